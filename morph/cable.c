@@ -1,0 +1,88 @@
+#include "cable.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct cable_parameters cable_defaults = {
+    .cm_uF_per_cm2 = 1.0, .ra_ohm_cm = 100.0, .gl_S_per_cm2 = 1e-4, .el_mV = -65.0};
+
+static double compartment_area_um2(const struct compartment_geometry *g) {
+  if (g->is_sphere)
+    return 4.0 * M_PI * g->radius_um * g->radius_um;
+  return 2.0 * M_PI * g->radius_um * g->length_um;
+}
+
+/* Axial resistance (MOhm) of half a compartment, from its centre to its end. */
+static double half_resistance_MOhm(const struct compartment_geometry *g, double ra_ohm_cm) {
+  if (g->is_sphere)
+    return 0.0;
+  return ra_ohm_cm * (0.5 * g->length_um) / (M_PI * g->radius_um * g->radius_um) * 1e-2;
+}
+
+void cable_coefficients_free(struct cable_coefficients *c) {
+  if (!c)
+    return;
+  free(c->area_um2);
+  free(c->capacitance_nF);
+  free(c->leak_uS);
+  free(c->axial_uS);
+  free(c->off_diagonal);
+  free(c->axial_sum_uS);
+  memset(c, 0, sizeof *c);
+}
+
+int cable_coefficients_build(const struct morphology *m, const struct cable_parameters *p,
+                             struct cable_coefficients *out, struct hines_error *err) {
+  int n = m->n_compartments;
+  memset(out, 0, sizeof *out);
+  if (!(p->cm_uF_per_cm2 > 0) || !(p->ra_ohm_cm > 0) || !(p->gl_S_per_cm2 >= 0))
+    return hines_fail(err, HINES_BAD_INPUT, "cable parameters must be positive");
+  out->n = n;
+  size_t bytes = (size_t)n * sizeof(double);
+  out->area_um2 = malloc(bytes);
+  out->capacitance_nF = malloc(bytes);
+  out->leak_uS = malloc(bytes);
+  out->axial_uS = malloc(bytes);
+  out->off_diagonal = malloc(bytes);
+  out->axial_sum_uS = calloc((size_t)n, sizeof(double));
+  if (!out->area_um2 || !out->capacitance_nF || !out->leak_uS || !out->axial_uS ||
+      !out->off_diagonal || !out->axial_sum_uS) {
+    cable_coefficients_free(out);
+    return hines_fail(err, HINES_FAILURE, "%s: out of memory", m->name);
+  }
+  for (int i = 0; i < n; i++) {
+    const struct compartment_geometry *g = &m->geometry[i];
+    if (!(g->radius_um > 0) || (!g->is_sphere && !(g->length_um > 0))) {
+      cable_coefficients_free(out);
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "%s: compartment %d has zero size (radius %g um, length %g um)", m->name, i,
+                        g->radius_um, g->length_um);
+    }
+    out->area_um2[i] = compartment_area_um2(g);
+    out->capacitance_nF[i] = p->cm_uF_per_cm2 * out->area_um2[i] * 1e-5;
+    out->leak_uS[i] = p->gl_S_per_cm2 * out->area_um2[i] * 1e-2;
+    out->axial_uS[i] = 0.0;
+    out->off_diagonal[i] = 0.0;
+  }
+  for (int i = 1; i < n; i++) {
+    int parent = m->parent[i];
+    double r = half_resistance_MOhm(&m->geometry[i], p->ra_ohm_cm) +
+               half_resistance_MOhm(&m->geometry[parent], p->ra_ohm_cm);
+    out->axial_uS[i] = 1.0 / r;
+    out->off_diagonal[i] = -out->axial_uS[i];
+    out->axial_sum_uS[i] += out->axial_uS[i];
+    out->axial_sum_uS[parent] += out->axial_uS[i];
+  }
+  return HINES_OK;
+}
+
+void cable_assemble(const struct cable_coefficients *c, const struct cable_parameters *p,
+                    double dt_ms, const double *v_mV, const double *injected_nA, double *diagonal,
+                    double *rhs) {
+  for (int i = 0; i < c->n; i++) {
+    double c_over_dt = c->capacitance_nF[i] / dt_ms;
+    diagonal[i] = c_over_dt + c->leak_uS[i] + c->axial_sum_uS[i];
+    rhs[i] = c_over_dt * v_mV[i] + c->leak_uS[i] * p->el_mV + (injected_nA ? injected_nA[i] : 0);
+  }
+}

@@ -1,0 +1,73 @@
+/* A neuron morphology as the solvers see it: compartments in Hines order (parent[i] < i,
+ * root 0), grouped into branches (unbranched runs of compartments) with their depth level.
+ * Nothing here knows about StarPU or the command line. */
+#ifndef HINES_MORPHOLOGY_H
+#define HINES_MORPHOLOGY_H
+
+#include <stddef.h>
+
+/* Status codes shared by the whole project; HINES_BAD_INPUT maps to exit status 2. */
+enum hines_status {
+  HINES_OK = 0,
+  HINES_FAILURE = 1,
+  HINES_BAD_INPUT = 2,
+};
+
+/* Room for one diagnostic line such as "cell.swc:12: parent 40 of sample 9 does not exist". */
+#define HINES_MESSAGE_SIZE 512
+struct hines_error {
+  char message[HINES_MESSAGE_SIZE];
+};
+/* printf-style setter; returns `status` so callers can `return hines_fail(err, HINES_BAD_INPUT,
+ * ...)`. */
+int hines_fail(struct hines_error *err, int status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Geometry of one compartment before Hines ordering, in any order the source provides. */
+struct compartment_geometry {
+  double length_um; /* cable length represented by the compartment */
+  double radius_um; /* cylinder radius (soma: radius of the equivalent sphere) */
+  int swc_type;     /* 1 soma, 2 axon, 3 basal, 4 apical, other codes kept as given */
+  int is_sphere;    /* soma compartment: area 4 pi r^2 and no axial resistance of its own */
+};
+
+struct morphology {
+  char *name; /* file path or synthetic spec, for messages and summaries */
+  int n_compartments;
+  int *parent; /* parent[i] < i, parent[0] == -1 */
+  struct compartment_geometry *geometry;
+
+  /* Branches: compartments branch_start[b] .. branch_start[b] + branch_size[b] - 1, in order
+   * from the junction outwards. A branch's first compartment hangs from junction node
+   * branch_junction[b] (the last compartment of the parent branch; -1 for the root branch). */
+  int n_branches;
+  int *branch_start;
+  int *branch_size;
+  int *branch_junction;
+  int *branch_parent; /* parent branch, -1 for the root branch */
+  int *branch_level;  /* root branch 0, its children 1, ... */
+  int *branch_of;     /* compartment -> branch */
+  int n_levels;       /* 1 + the deepest branch level */
+  int max_depth;      /* compartments on the longest root-to-leaf path */
+  double total_length_um;
+};
+
+/* Builds a morphology from a tree given in any order: source_parent[k] is the index of k's parent
+ * (-1 for the single root). Renumbers depth-first (children in source order) so that each
+ * branch is contiguous and parent[i] < i, then records branches and levels.
+ * Rejects (HINES_BAD_INPUT) a tree with no root, several roots, or a cycle. `name` is copied. */
+int morphology_from_tree(const char *name, int n, const int *source_parent,
+                         const struct compartment_geometry *geometry, struct morphology *out,
+                         struct hines_error *err);
+
+/* The same from a bare parent array (unit geometry), as tests and generators use. */
+int morphology_from_parents(const char *name, int n, const int *source_parent,
+                            struct morphology *out, struct hines_error *err);
+
+void morphology_free(struct morphology *m);
+
+/* Checks every invariant the solvers rely on (p[i] < i, branches contiguous, junction
+ * consistency, levels); returns HINES_OK or HINES_FAILURE with the first broken invariant. */
+int morphology_check(const struct morphology *m, struct hines_error *err);
+
+#endif
