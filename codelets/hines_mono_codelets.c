@@ -1,0 +1,171 @@
+/* StarPU adapters for the mono-morphology kernels: read the buffers' matrix interfaces, split the
+ * chunk into cache-sized neuron groups, and spread the groups over the OpenMP threads StarPU
+ * grants the task (the combined worker's size under pheft/peager, one thread otherwise, so we
+ * never oversubscribe the cores StarPU pinned). */
+#include "hines_mono_codelets.h"
+
+#include <limits.h>
+#include <omp.h>
+#include <string.h>
+
+/* Completes the chunk geometry from the matrix interface of the chunk's per-neuron buffer. */
+static void chunk_from_interface(struct chunk_geometry *g, void *matrix) {
+  size_t nx = STARPU_MATRIX_GET_NX(matrix), ny = STARPU_MATRIX_GET_NY(matrix);
+  g->ld = STARPU_MATRIX_GET_LD(matrix);
+  switch (g->layout) {
+  case BATCH_LAYOUT_FLAT:
+    g->n_neurons = (int)ny;
+    break;
+  case BATCH_LAYOUT_INTERLEAVED:
+    g->n_neurons = (int)nx;
+    break;
+  default:
+    g->n_neurons = (int)ny * g->block_size;
+    break;
+  }
+}
+
+/* Neurons [k, k + width) form a group when they share one stride and consecutive bases: the
+ * same block for block layouts, anything for interleaved, a single neuron for flat. */
+static int group_width(const struct chunk_geometry *g, int k, int preferred) {
+  int width = preferred;
+  if (g->layout == BATCH_LAYOUT_FLAT)
+    return 1;
+  if (g->layout != BATCH_LAYOUT_INTERLEAVED) {
+    int left_in_block = g->block_size - k % g->block_size;
+    width = width < left_in_block ? width : left_in_block;
+  }
+  int left = g->n_neurons - k;
+  return width < left ? width : left;
+}
+
+static int preferred_group(const struct chunk_geometry *g, int cpu_group) {
+  if (g->layout == BATCH_LAYOUT_FLAT)
+    return 1;
+  int group = cpu_group > 0 ? cpu_group : 32;
+  return group > HINES_CPU_MAX_GROUP ? HINES_CPU_MAX_GROUP : group;
+}
+
+static void hines_solve_cpu(void *buffers[], void *cl_arg) {
+  struct chunk_geometry g;
+  memcpy(&g, cl_arg, sizeof g);
+  chunk_from_interface(&g, buffers[2]);
+  const int *topology = (const int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  double *diagonal = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
+  double *rhs = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
+  const int group = preferred_group(&g, 32);
+  const int n_groups = (g.n_neurons + group - 1) / group;
+#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
+  for (int gi = 0; gi < n_groups; gi++) {
+    int k = gi * group;
+    for (int done = 0; done < group && k + done < g.n_neurons;) {
+      int width = group_width(&g, k + done, group - done);
+      hines_solve_group_cpu(topology, coefficients, &g, diagonal, rhs, chunk_base(&g, k + done),
+                            width);
+      done += width;
+    }
+  }
+}
+
+static void hines_step_cpu(void *buffers[], void *cl_arg) {
+  struct step_arguments args;
+  memcpy(&args, cl_arg, sizeof args);
+  struct chunk_geometry *g = &args.geometry;
+  chunk_from_interface(g, buffers[2]);
+  const int *topology = (const int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
+  double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
+  const int group = preferred_group(g, args.cpu_group);
+  const int n_groups = (g->n_neurons + group - 1) / group;
+#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
+  for (int gi = 0; gi < n_groups; gi++) {
+    /* A group that would straddle a block boundary is cut into same-stride pieces. */
+    int k = gi * group;
+    for (int done = 0; done < group && k + done < g->n_neurons;) {
+      int width = group_width(g, k + done, group - done);
+      hines_step_group_cpu(topology, coefficients, &args, voltage, work, chunk_base(g, k + done),
+                           width, k + done);
+      done += width;
+    }
+  }
+}
+
+#ifdef STARPU_USE_CUDA
+static void report_cuda(const char *what, int status) {
+  if (status)
+    STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
+  (void)what;
+}
+
+static void hines_solve_cuda_codelet(void *buffers[], void *cl_arg) {
+  struct chunk_geometry g;
+  memcpy(&g, cl_arg, sizeof g);
+  chunk_from_interface(&g, buffers[2]);
+  report_cuda("hines_solve", hines_solve_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                              (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &g,
+                                              (double *)STARPU_MATRIX_GET_PTR(buffers[2]),
+                                              (double *)STARPU_MATRIX_GET_PTR(buffers[3]),
+                                              starpu_cuda_get_local_stream()));
+}
+
+static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
+  struct step_arguments args;
+  memcpy(&args, cl_arg, sizeof args);
+  chunk_from_interface(&args.geometry, buffers[2]);
+  report_cuda("hines_step", hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                            (const double *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                                            &args, (double *)STARPU_MATRIX_GET_PTR(buffers[2]),
+                                            (double *)STARPU_MATRIX_GET_PTR(buffers[3]),
+                                            starpu_cuda_get_local_stream()));
+}
+#endif
+
+/* Footprint: layout and chunk shape, so the history model keeps one entry per kind of chunk
+ * (block and interleaved chunks of the same size do not cost the same). */
+static uint32_t chunk_footprint(struct starpu_task *task) {
+  const struct chunk_geometry *g = (const struct chunk_geometry *)task->cl_arg;
+  starpu_data_handle_t values = STARPU_TASK_GET_HANDLE(task, 2);
+  uint32_t hash = starpu_hash_crc32c_be((uint32_t)g->layout, 0);
+  hash = starpu_hash_crc32c_be((uint32_t)g->n_compartments, hash);
+  hash = starpu_hash_crc32c_be((uint32_t)starpu_matrix_get_nx(values), hash);
+  return starpu_hash_crc32c_be((uint32_t)starpu_matrix_get_ny(values), hash);
+}
+
+static struct starpu_perfmodel hines_solve_model = {
+    .type = STARPU_HISTORY_BASED, .symbol = "hines_solve", .footprint = chunk_footprint};
+static struct starpu_perfmodel hines_step_model = {
+    .type = STARPU_HISTORY_BASED, .symbol = "hines_step", .footprint = chunk_footprint};
+
+struct starpu_codelet hines_solve_codelet = {
+    .name = "hines_solve",
+    .type = STARPU_FORKJOIN,
+    .max_parallelism = INT_MAX,
+    .cpu_funcs = {hines_solve_cpu},
+    .cpu_funcs_name = {"hines_solve_cpu"},
+#ifdef STARPU_USE_CUDA
+    .cuda_funcs = {hines_solve_cuda_codelet},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = 4,
+    .modes = {STARPU_R, STARPU_R, STARPU_RW, STARPU_RW},
+    .model = &hines_solve_model,
+    .color = 0x1f77b4,
+};
+
+struct starpu_codelet hines_step_codelet = {
+    .name = "hines_step",
+    .type = STARPU_FORKJOIN,
+    .max_parallelism = INT_MAX,
+    .cpu_funcs = {hines_step_cpu},
+    .cpu_funcs_name = {"hines_step_cpu"},
+#ifdef STARPU_USE_CUDA
+    .cuda_funcs = {hines_step_cuda_codelet},
+    .cuda_flags = {STARPU_CUDA_ASYNC},
+#endif
+    .nbuffers = 4,
+    .modes = {STARPU_R, STARPU_R, STARPU_RW, STARPU_W},
+    .model = &hines_step_model,
+    .color = 0xff7f0e,
+};

@@ -1,0 +1,108 @@
+/* CPU kernels of the mono-morphology solver. The group kernels loop compartments outer and
+ * neurons inner, so with interleaved storage the inner loop runs over contiguous memory and
+ * vectorises across neurons; a group is kept small (cpu_group neurons) so that its whole
+ * working set (n compartments x group x 16 bytes) stays in L2. */
+#include "hines_mono_kernels.h"
+
+#define MAX_GROUP HINES_CPU_MAX_GROUP
+
+void hines_solve_group_cpu(const int *topology, const double *coefficients,
+                           const struct chunk_geometry *g, double *diagonal, double *rhs,
+                           size_t base, int width) {
+  const int n = g->n_compartments;
+  const int *parent = topology;
+  const double *upper = coefficients + (size_t)COEF_UPPER * n;
+  const double *lower = coefficients + (size_t)COEF_LOWER * n;
+  const size_t stride = chunk_stride(g);
+  double *restrict d = diagonal + base;
+  double *restrict r = rhs + base;
+  for (int i = n - 1; i > 0; i--) {
+    double *restrict di = d + (size_t)i * stride, *restrict ri = r + (size_t)i * stride;
+    double *restrict dp = d + (size_t)parent[i] * stride, *restrict rp =
+                                                              r + (size_t)parent[i] * stride;
+    const double u = upper[i], l = lower[i];
+#pragma omp simd
+    for (int k = 0; k < width; k++) {
+      double factor = u / di[k];
+      dp[k] -= factor * l;
+      rp[k] -= factor * ri[k];
+    }
+  }
+#pragma omp simd
+  for (int k = 0; k < width; k++)
+    r[k] /= d[k];
+  for (int i = 1; i < n; i++) {
+    double *restrict di = d + (size_t)i * stride, *restrict ri = r + (size_t)i * stride;
+    const double *restrict rp = r + (size_t)parent[i] * stride;
+    const double l = lower[i];
+#pragma omp simd
+    for (int k = 0; k < width; k++)
+      ri[k] = (ri[k] - l * rp[k]) / di[k];
+  }
+}
+
+void hines_step_group_cpu(const int *topology, const double *coefficients,
+                          const struct step_arguments *args, double *voltage, double *work,
+                          size_t base, int width, int first_local_neuron) {
+  const struct chunk_geometry *g = &args->geometry;
+  const int n = g->n_compartments;
+  const int *parent = topology;
+  const int *child_first = topology + n;
+  const int *child = topology + 2 * n + 1;
+  const double *upper = coefficients + (size_t)COEF_UPPER * n;
+  const double *lower = coefficients + (size_t)COEF_LOWER * n;
+  const double *c_over_dt = coefficients + (size_t)COEF_C_OVER_DT * n;
+  const double *diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
+  const double *leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
+  const size_t stride = chunk_stride(g);
+  double *restrict v = voltage + base;
+  double *restrict w = work + base;
+  double injected[MAX_GROUP];
+  for (int k = 0; k < width; k++)
+    injected[k] = stimulus_current(&args->stimulus, args->first_neuron + first_local_neuron + k,
+                                   args->time_ms);
+  const int stim = args->stimulus.compartment;
+
+  /* Backward: assemble row i and gather its (already eliminated) children, leaves first. The
+   * voltage slot of i then holds the eliminated rhs and the work slot the pivot. */
+  for (int i = n - 1; i >= 0; i--) {
+    double d[MAX_GROUP], r[MAX_GROUP];
+    double *restrict vi = v + (size_t)i * stride;
+    const double cdt = c_over_dt[i], dbase = diagonal_base[i], leak = leak_current[i];
+#pragma omp simd
+    for (int k = 0; k < width; k++) {
+      d[k] = dbase;
+      r[k] = cdt * vi[k] + leak + (i == stim ? injected[k] : 0.0);
+    }
+    for (int e = child_first[i]; e < child_first[i + 1]; e++) {
+      const int c = child[e];
+      const double u = upper[c], l = lower[c];
+      const double *restrict wc = w + (size_t)c * stride, *restrict vc = v + (size_t)c * stride;
+#pragma omp simd
+      for (int k = 0; k < width; k++) {
+        double factor = u / wc[k];
+        d[k] -= factor * l;
+        r[k] -= factor * vc[k];
+      }
+    }
+    double *restrict wi = w + (size_t)i * stride;
+#pragma omp simd
+    for (int k = 0; k < width; k++) {
+      wi[k] = d[k];
+      vi[k] = r[k];
+    }
+  }
+  /* Forward: root first. */
+#pragma omp simd
+  for (int k = 0; k < width; k++)
+    v[k] /= w[k];
+  for (int i = 1; i < n; i++) {
+    double *restrict vi = v + (size_t)i * stride;
+    const double *restrict wi = w + (size_t)i * stride;
+    const double *restrict vp = v + (size_t)parent[i] * stride;
+    const double l = lower[i];
+#pragma omp simd
+    for (int k = 0; k < width; k++)
+      vi[k] = (vi[k] - l * vp[k]) / wi[k];
+  }
+}

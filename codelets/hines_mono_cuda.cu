@@ -1,0 +1,245 @@
+// CUDA kernels of the mono-morphology solver: one thread per neuron (cuHinesBatch). Every thread
+// walks the same tree, so the topology and coefficient reads are warp-wide broadcasts and only
+// the per-neuron values differ; with interleaved or block storage consecutive threads touch
+// consecutive addresses and the accesses coalesce.
+#include <cuda_runtime.h>
+
+#include "hines_mono_kernels.h"
+
+namespace {
+
+template <int Layout>
+__device__ __forceinline__ size_t neuron_base(int k, size_t ld, int block_size) {
+  if (Layout == BATCH_LAYOUT_FLAT)
+    return (size_t)k * ld;
+  if (Layout == BATCH_LAYOUT_INTERLEAVED)
+    return (size_t)k;
+  return (size_t)(k / block_size) * ld + (size_t)(k % block_size);
+}
+
+template <int Layout> __device__ __forceinline__ size_t neuron_stride(size_t ld, int block_size) {
+  if (Layout == BATCH_LAYOUT_FLAT)
+    return 1;
+  if (Layout == BATCH_LAYOUT_INTERLEAVED)
+    return ld;
+  return (size_t)block_size;
+}
+
+// Algorithm 1 in place: d and r point at neuron k's compartment 0, stride apart.
+__device__ __forceinline__ void solve_one(int n, const int *__restrict__ parent,
+                                          const double *__restrict__ upper,
+                                          const double *__restrict__ lower, double *d, double *r,
+                                          size_t stride) {
+  for (int i = n - 1; i > 0; i--) {
+    size_t at = (size_t)i * stride, parent_at = (size_t)__ldg(parent + i) * stride;
+    double factor = __ldg(upper + i) / d[at];
+    d[parent_at] -= factor * __ldg(lower + i);
+    r[parent_at] -= factor * r[at];
+  }
+  r[0] /= d[0];
+  for (int i = 1; i < n; i++) {
+    size_t at = (size_t)i * stride;
+    r[at] = (r[at] - __ldg(lower + i) * r[(size_t)__ldg(parent + i) * stride]) / d[at];
+  }
+}
+
+template <int Layout>
+__global__ void
+solve_kernel(int n, int n_neurons, size_t ld, int block_size, const int *__restrict__ topology,
+             const double *__restrict__ coefficients, double *diagonal, double *rhs) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n_neurons)
+    return;
+  size_t base = neuron_base<Layout>(k, ld, block_size);
+  solve_one(n, topology, coefficients + COEF_UPPER * (size_t)n,
+            coefficients + COEF_LOWER * (size_t)n, diagonal + base, rhs + base,
+            neuron_stride<Layout>(ld, block_size));
+}
+
+// Block-Shared: the block's rhs lives in shared memory during the solve (loaded and stored
+// coalesced); the diagonal stays in global memory.
+__global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
+                                    const int *__restrict__ topology,
+                                    const double *__restrict__ coefficients, double *diagonal,
+                                    double *rhs) {
+  extern __shared__ double block_rhs[];
+  const int block_size = blockDim.x, lane = threadIdx.x;
+  const size_t block_base = (size_t)blockIdx.x * ld;
+  const size_t values = (size_t)n * block_size;
+  for (size_t j = lane; j < values; j += block_size)
+    block_rhs[j] = rhs[block_base + j];
+  __syncthreads();
+  int k = blockIdx.x * block_size + lane;
+  if (k < n_neurons)
+    solve_one(n, topology, coefficients + COEF_UPPER * (size_t)n,
+              coefficients + COEF_LOWER * (size_t)n, diagonal + block_base + lane, block_rhs + lane,
+              (size_t)block_size);
+  __syncthreads();
+  for (size_t j = lane; j < values; j += block_size)
+    rhs[block_base + j] = block_rhs[j];
+}
+
+// One implicit voltage step for one neuron: assemble each row and gather its eliminated children
+// (leaves first), then substitute root first. v holds the voltage, then the eliminated rhs, then
+// the new voltage; w holds the pivots.
+template <typename VoltageRef>
+__device__ __forceinline__ void
+step_one(int n, const int *__restrict__ topology, const double *__restrict__ coefficients,
+         VoltageRef v, double *w, size_t w_stride, double injected, int stimulated) {
+  const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
+  const double *upper = coefficients + COEF_UPPER * (size_t)n;
+  const double *lower = coefficients + COEF_LOWER * (size_t)n;
+  const double *c_over_dt = coefficients + COEF_C_OVER_DT * (size_t)n;
+  const double *diagonal_base = coefficients + COEF_DIAGONAL_BASE * (size_t)n;
+  const double *leak_current = coefficients + COEF_LEAK_CURRENT * (size_t)n;
+  for (int i = n - 1; i >= 0; i--) {
+    double d = __ldg(diagonal_base + i);
+    double r =
+        __ldg(c_over_dt + i) * v(i) + __ldg(leak_current + i) + (i == stimulated ? injected : 0.0);
+    const int end = __ldg(child_first + i + 1);
+    for (int e = __ldg(child_first + i); e < end; e++) {
+      const int c = __ldg(child + e);
+      double factor = __ldg(upper + c) / w[(size_t)c * w_stride];
+      d -= factor * __ldg(lower + c);
+      r -= factor * v(c);
+    }
+    w[(size_t)i * w_stride] = d;
+    v(i) = r;
+  }
+  double x_parent = v(0) / w[0];
+  v(0) = x_parent;
+  for (int i = 1; i < n; i++) {
+    double x = (v(i) - __ldg(lower + i) * v(__ldg(parent + i))) / w[(size_t)i * w_stride];
+    v(i) = x;
+  }
+}
+
+struct strided_voltage {
+  double *base;
+  size_t stride;
+  __device__ double &operator()(int i) const {
+    return base[(size_t)i * stride];
+  }
+};
+
+template <int Layout>
+__global__ void step_kernel(step_arguments args, const int *__restrict__ topology,
+                            const double *__restrict__ coefficients, double *voltage,
+                            double *work) {
+  const chunk_geometry &g = args.geometry;
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= g.n_neurons)
+    return;
+  size_t base = neuron_base<Layout>(k, g.ld, g.block_size);
+  size_t stride = neuron_stride<Layout>(g.ld, g.block_size);
+  double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
+  step_one(g.n_compartments, topology, coefficients, strided_voltage{voltage + base, stride},
+           work + base, stride, injected, args.stimulus.compartment);
+}
+
+__global__ void step_kernel_shared(step_arguments args, const int *__restrict__ topology,
+                                   const double *__restrict__ coefficients, double *voltage,
+                                   double *work) {
+  extern __shared__ double block_voltage[];
+  const chunk_geometry &g = args.geometry;
+  const int block_size = blockDim.x, lane = threadIdx.x, n = g.n_compartments;
+  const size_t block_base = (size_t)blockIdx.x * g.ld;
+  const size_t values = (size_t)n * block_size;
+  for (size_t j = lane; j < values; j += block_size)
+    block_voltage[j] = voltage[block_base + j];
+  __syncthreads();
+  int k = blockIdx.x * block_size + lane;
+  if (k < g.n_neurons) {
+    double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
+    step_one(n, topology, coefficients, strided_voltage{block_voltage + lane, (size_t)block_size},
+             work + block_base + lane, (size_t)block_size, injected, args.stimulus.compartment);
+  }
+  __syncthreads();
+  for (size_t j = lane; j < values; j += block_size)
+    voltage[block_base + j] = block_voltage[j];
+}
+
+constexpr int kThreads = 128;
+
+int blocks_for(int n_neurons, int threads) {
+  return (n_neurons + threads - 1) / threads;
+}
+
+int prepare_shared(const void *kernel, size_t bytes) {
+  cudaError_t status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  return (int)status;
+}
+
+} // namespace
+
+extern "C" int hines_shared_max_block_size(int n_compartments, int device) {
+  int optin = 0;
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+      cudaSuccess)
+    return 0;
+  int fit = optin / (int)(sizeof(double) * (size_t)n_compartments);
+  return fit >= 32 ? fit / 32 * 32 : fit;
+}
+
+extern "C" int hines_solve_cuda(const int *topology, const double *coefficients,
+                                const chunk_geometry *g, double *diagonal, double *rhs,
+                                void *stream_ptr) {
+  cudaStream_t stream = (cudaStream_t)stream_ptr;
+  const int n = g->n_compartments, count = g->n_neurons;
+  switch (g->layout) {
+  case BATCH_LAYOUT_FLAT:
+    solve_kernel<BATCH_LAYOUT_FLAT><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
+        n, count, g->ld, g->block_size, topology, coefficients, diagonal, rhs);
+    break;
+  case BATCH_LAYOUT_INTERLEAVED:
+    solve_kernel<BATCH_LAYOUT_INTERLEAVED><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
+        n, count, g->ld, g->block_size, topology, coefficients, diagonal, rhs);
+    break;
+  case BATCH_LAYOUT_BLOCK:
+    solve_kernel<BATCH_LAYOUT_BLOCK>
+        <<<blocks_for(count, g->block_size), g->block_size, 0, stream>>>(
+            n, count, g->ld, g->block_size, topology, coefficients, diagonal, rhs);
+    break;
+  default: {
+    size_t bytes = sizeof(double) * (size_t)n * g->block_size;
+    int status = prepare_shared((const void *)solve_kernel_shared, bytes);
+    if (status)
+      return status;
+    solve_kernel_shared<<<blocks_for(count, g->block_size), g->block_size, bytes, stream>>>(
+        n, count, g->ld, topology, coefficients, diagonal, rhs);
+  }
+  }
+  return (int)cudaGetLastError();
+}
+
+extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
+                               const step_arguments *args, double *voltage, double *work,
+                               void *stream_ptr) {
+  cudaStream_t stream = (cudaStream_t)stream_ptr;
+  const chunk_geometry *g = &args->geometry;
+  const int count = g->n_neurons;
+  switch (g->layout) {
+  case BATCH_LAYOUT_FLAT:
+    step_kernel<BATCH_LAYOUT_FLAT><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
+        *args, topology, coefficients, voltage, work);
+    break;
+  case BATCH_LAYOUT_INTERLEAVED:
+    step_kernel<BATCH_LAYOUT_INTERLEAVED><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
+        *args, topology, coefficients, voltage, work);
+    break;
+  case BATCH_LAYOUT_BLOCK:
+    step_kernel<BATCH_LAYOUT_BLOCK><<<blocks_for(count, g->block_size), g->block_size, 0, stream>>>(
+        *args, topology, coefficients, voltage, work);
+    break;
+  default: {
+    size_t bytes = sizeof(double) * (size_t)g->n_compartments * g->block_size;
+    int status = prepare_shared((const void *)step_kernel_shared, bytes);
+    if (status)
+      return status;
+    step_kernel_shared<<<blocks_for(count, g->block_size), g->block_size, bytes, stream>>>(
+        *args, topology, coefficients, voltage, work);
+  }
+  }
+  return (int)cudaGetLastError();
+}

@@ -1,0 +1,90 @@
+/* Kernels of the mono-morphology solver, free of StarPU: they see one chunk of neurons stored
+ * as "base(k) + i*stride" (see src/batch_layout.h) and the shared per-morphology constants.
+ * CPU versions live in hines_mono_cpu.c, CUDA versions in hines_mono_cuda.cu; the codelets in
+ * hines_mono_codelets.c adapt both to StarPU. */
+#ifndef HINES_MONO_KERNELS_H
+#define HINES_MONO_KERNELS_H
+
+#include <stddef.h>
+
+#include "batch_layout.h"
+#include "stimulus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-morphology constants, in one int array and one double array so that each is a single
+ * read-only StarPU handle replicated once to every memory node:
+ *   topology:     parent[n] | child_first[n+1] | child[n-1 (at least 1)]
+ *   coefficients: upper[n] | lower[n] | c_over_dt[n] | diagonal_base[n] | leak_current[n]
+ * upper[i] = A[parent(i)][i], lower[i] = A[i][parent(i)], diagonal_base = C/dt + gL + sum g_axial,
+ * leak_current = gL * EL. */
+enum { COEF_UPPER, COEF_LOWER, COEF_C_OVER_DT, COEF_DIAGONAL_BASE, COEF_LEAK_CURRENT, COEF_COUNT };
+static inline size_t topology_size(int n) {
+  return (size_t)n + (size_t)(n + 1) + (size_t)(n > 1 ? n - 1 : 1);
+}
+
+/* Where a chunk's neurons sit in their buffer. */
+struct chunk_geometry {
+  int n_compartments;
+  int n_neurons;  /* neurons in the chunk, padding lanes of the last block included */
+  int layout;     /* enum batch_layout_kind */
+  int block_size; /* block layouts */
+  size_t ld;      /* the StarPU matrix leading dimension of the chunk */
+};
+/* base(k) and stride of neuron k of the chunk (mirrors batch_layout_index). */
+static inline size_t chunk_base(const struct chunk_geometry *g, int k) {
+  switch (g->layout) {
+  case BATCH_LAYOUT_FLAT:
+    return (size_t)k * g->ld;
+  case BATCH_LAYOUT_INTERLEAVED:
+    return (size_t)k;
+  default: /* block and shared: ld is the size of one block */
+    return (size_t)(k / g->block_size) * g->ld + (size_t)(k % g->block_size);
+  }
+}
+static inline size_t chunk_stride(const struct chunk_geometry *g) {
+  return g->layout == BATCH_LAYOUT_FLAT          ? 1
+         : g->layout == BATCH_LAYOUT_INTERLEAVED ? g->ld
+                                                 : (size_t)g->block_size;
+}
+
+/* Everything a step task needs besides its buffers. */
+struct step_arguments {
+  struct chunk_geometry geometry;
+  struct stimulus stimulus;
+  int first_neuron; /* global index of the chunk's first neuron */
+  int cpu_group;    /* neurons vectorised together by the CPU kernel (fits L2) */
+  double time_ms;   /* time at the start of the step */
+};
+
+/* The widest group the CPU kernels take (their per-group scratch lives on the stack). */
+#define HINES_CPU_MAX_GROUP 64
+
+/* Pure Hines solve (Algorithm 1, in place) for neurons [k_begin, k_end) of a chunk that share
+ * one stride and have consecutive bases (interleaved and block layouts, or width 1). */
+void hines_solve_group_cpu(const int *topology, const double *coefficients,
+                           const struct chunk_geometry *g, double *diagonal, double *rhs,
+                           size_t base, int width);
+
+/* One implicit voltage step (assemble + Hines solve by gathering children) for `width`
+ * neurons with consecutive bases; voltage is updated in place, work is scratch. */
+void hines_step_group_cpu(const int *topology, const double *coefficients,
+                          const struct step_arguments *args, double *voltage, double *work,
+                          size_t base, int width, int first_local_neuron);
+
+/* CUDA launchers (hines_mono_cuda.cu): one thread per neuron, on `stream`, asynchronous.
+ * Return 0 or the cudaError_t of the launch. */
+int hines_solve_cuda(const int *topology, const double *coefficients,
+                     const struct chunk_geometry *g, double *diagonal, double *rhs, void *stream);
+int hines_step_cuda(const int *topology, const double *coefficients,
+                    const struct step_arguments *args, double *voltage, double *work, void *stream);
+/* Largest block size whose rhs fits the device's shared memory for n compartments. */
+int hines_shared_max_block_size(int n_compartments, int device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,347 @@
+#include "mono_batch.h"
+
+#include <starpu.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hines_mono_codelets.h"
+
+/* A private copy of a task's arguments: StarPU frees it when the task is done (STARPU_CL_ARGS). */
+static void *arguments_copy(const void *arguments, size_t size) {
+  void *copy = malloc(size);
+  if (copy)
+    memcpy(copy, arguments, size);
+  return copy;
+}
+
+/* parent[n] | child_first[n+1] | child[...]: the children of every node, for the gather form of
+ * the backward sweep. */
+static int *topology_build(int n, const int *parent) {
+  int *topology = calloc(topology_size(n), sizeof(int));
+  if (!topology)
+    return NULL;
+  int *child_first = topology + n, *child = topology + 2 * n + 1;
+  memcpy(topology, parent, (size_t)n * sizeof(int));
+  for (int i = 1; i < n; i++)
+    child_first[parent[i] + 1]++;
+  for (int i = 0; i < n; i++)
+    child_first[i + 1] += child_first[i];
+  int *fill = calloc((size_t)n, sizeof(int));
+  if (!fill) {
+    free(topology);
+    return NULL;
+  }
+  for (int i = 1; i < n; i++)
+    child[child_first[parent[i]] + fill[parent[i]]++] = i;
+  free(fill);
+  return topology;
+}
+
+/* A layout's storage as one StarPU matrix whose split along one axis gives chunks of neurons. */
+struct layout_matrix {
+  size_t ld, nx, ny;
+  int split_along_x; /* interleaved: neurons run along x; flat and block: along y */
+  int units;         /* neurons (flat, interleaved) or blocks (block layouts) */
+  int neurons_per_unit;
+};
+
+static struct layout_matrix layout_matrix(const struct batch_layout *layout) {
+  size_t n = (size_t)layout->n_compartments;
+  struct layout_matrix m;
+  switch (layout->kind) {
+  case BATCH_LAYOUT_FLAT:
+    m = (struct layout_matrix){n, n, (size_t)layout->n_neurons, 0, layout->n_neurons, 1};
+    break;
+  case BATCH_LAYOUT_INTERLEAVED:
+    m = (struct layout_matrix){
+        (size_t)layout->n_neurons, (size_t)layout->n_neurons, n, 1, layout->n_neurons, 1};
+    break;
+  default:
+    m = (struct layout_matrix){(size_t)layout->block_size * n,
+                               (size_t)layout->block_size * n,
+                               (size_t)layout->n_blocks,
+                               0,
+                               layout->n_blocks,
+                               layout->block_size};
+    break;
+  }
+  return m;
+}
+
+static int chunk_count(const struct layout_matrix *m, int neurons_per_task) {
+  int units_per_task = (neurons_per_task + m->neurons_per_unit - 1) / m->neurons_per_unit;
+  if (units_per_task < 1)
+    units_per_task = 1;
+  int chunks = (m->units + units_per_task - 1) / units_per_task;
+  return chunks < 1 ? 1 : chunks;
+}
+
+/* Registers `values` and partitions it into `chunks` children. */
+static void register_partitioned(starpu_data_handle_t *handle, double *values,
+                                 const struct layout_matrix *m, int chunks) {
+  starpu_matrix_data_register(handle, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)m->ld,
+                              (uint32_t)m->nx, (uint32_t)m->ny, sizeof(double));
+  struct starpu_data_filter filter = {.filter_func = m->split_along_x
+                                                         ? starpu_matrix_filter_block
+                                                         : starpu_matrix_filter_vertical_block,
+                                      .nchildren = (unsigned)chunks};
+  starpu_data_partition(*handle, &filter);
+}
+
+/* Global index of each chunk's first neuron, from the shapes StarPU gave the children. */
+static void chunk_first_neurons(starpu_data_handle_t handle, const struct layout_matrix *m,
+                                int chunks, int *first) {
+  int at = 0;
+  for (int c = 0; c < chunks; c++) {
+    first[c] = at;
+    starpu_data_handle_t child = starpu_data_get_sub_data(handle, 1, c);
+    int units = (int)(m->split_along_x ? starpu_matrix_get_nx(child) : starpu_matrix_get_ny(child));
+    at += units * m->neurons_per_unit;
+  }
+}
+
+int mono_batch_default_chunk(int n_neurons, int block_size, enum batch_layout_kind layout) {
+  int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
+  int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
+  int chunk = (n_neurons + chunks - 1) / chunks;
+  if (layout == BATCH_LAYOUT_BLOCK || layout == BATCH_LAYOUT_SHARED)
+    chunk = (chunk + block_size - 1) / block_size * block_size;
+  return chunk < 1 ? 1 : chunk;
+}
+
+struct mono_batch {
+  struct mono_batch_config config;
+  struct batch_layout layout;
+  struct layout_matrix matrix;
+  int n_chunks;
+  int *chunk_first;
+  char **chunk_names;
+  int *topology;
+  double *coefficients;
+  double *voltage, *work;
+  starpu_data_handle_t topology_handle, coefficients_handle, voltage_handle, work_handle;
+};
+
+static int check_sizes(enum batch_layout_kind layout, int n, int n_neurons, int block_size,
+                       struct hines_error *err) {
+  if (n_neurons < 1)
+    return hines_fail(err, HINES_BAD_INPUT, "the batch needs at least one neuron (got %d)",
+                      n_neurons);
+  if ((layout == BATCH_LAYOUT_BLOCK || layout == BATCH_LAYOUT_SHARED) && block_size < 1)
+    return hines_fail(err, HINES_BAD_INPUT, "block size must be at least 1 (got %d)", block_size);
+  double bytes = 3.0 * (double)n * n_neurons * sizeof(double);
+  if (bytes > 1e15)
+    return hines_fail(err, HINES_BAD_INPUT, "%d neurons x %d compartments is too large", n_neurons,
+                      n);
+  return HINES_OK;
+}
+
+int mono_batch_create(const struct mono_batch_config *config, struct mono_batch **out,
+                      struct hines_error *err) {
+  *out = NULL;
+  const struct morphology *m = config->morphology;
+  const int n = m->n_compartments;
+  int status = check_sizes(config->layout, n, config->n_neurons, config->block_size, err);
+  if (status)
+    return status;
+  if (!(config->dt_ms > 0))
+    return hines_fail(err, HINES_BAD_INPUT, "dt must be positive (got %g ms)", config->dt_ms);
+  struct cable_coefficients cable;
+  status = cable_coefficients_build(m, &config->cable, &cable, err);
+  if (status)
+    return status;
+
+  struct mono_batch *batch = calloc(1, sizeof *batch);
+  if (!batch) {
+    cable_coefficients_free(&cable);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  batch->config = *config;
+  batch_layout_init(&batch->layout, config->layout, n, config->n_neurons, config->block_size);
+  batch->matrix = layout_matrix(&batch->layout);
+  size_t values = batch_layout_size(&batch->layout);
+  batch->topology = topology_build(n, m->parent);
+  batch->coefficients = malloc((size_t)COEF_COUNT * n * sizeof(double));
+  batch->voltage = malloc(values * sizeof(double));
+  batch->work = malloc(values * sizeof(double));
+  if (!batch->topology || !batch->coefficients || !batch->voltage || !batch->work) {
+    cable_coefficients_free(&cable);
+    mono_batch_destroy(batch);
+    return hines_fail(err, HINES_FAILURE, "cannot allocate %zu MB for %d neurons x %d compartments",
+                      2 * values * sizeof(double) >> 20, config->n_neurons, n);
+  }
+  for (int i = 0; i < n; i++) {
+    double c_over_dt = cable.capacitance_nF[i] / config->dt_ms;
+    batch->coefficients[COEF_UPPER * n + i] = cable.off_diagonal[i];
+    batch->coefficients[COEF_LOWER * n + i] = cable.off_diagonal[i];
+    batch->coefficients[COEF_C_OVER_DT * n + i] = c_over_dt;
+    batch->coefficients[COEF_DIAGONAL_BASE * n + i] =
+        c_over_dt + cable.leak_uS[i] + cable.axial_sum_uS[i];
+    batch->coefficients[COEF_LEAK_CURRENT * n + i] = cable.leak_uS[i] * config->cable.el_mV;
+  }
+  cable_coefficients_free(&cable);
+  batch_layout_fill(&batch->layout, batch->voltage, config->initial_mV);
+  batch_layout_fill(&batch->layout, batch->work, 1.0);
+
+  int per_task =
+      config->neurons_per_task > 0
+          ? config->neurons_per_task
+          : mono_batch_default_chunk(config->n_neurons, batch->layout.block_size, config->layout);
+  batch->n_chunks = chunk_count(&batch->matrix, per_task);
+  starpu_vector_data_register(&batch->topology_handle, STARPU_MAIN_RAM, (uintptr_t)batch->topology,
+                              (uint32_t)topology_size(n), sizeof(int));
+  starpu_vector_data_register(&batch->coefficients_handle, STARPU_MAIN_RAM,
+                              (uintptr_t)batch->coefficients, (uint32_t)(COEF_COUNT * n),
+                              sizeof(double));
+  register_partitioned(&batch->voltage_handle, batch->voltage, &batch->matrix, batch->n_chunks);
+  register_partitioned(&batch->work_handle, batch->work, &batch->matrix, batch->n_chunks);
+  batch->chunk_first = malloc((size_t)batch->n_chunks * sizeof(int));
+  batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
+  chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
+  for (int c = 0; c < batch->n_chunks; c++) {
+    /* Trace names say what a task is: operation, layout and which neurons. */
+    char name[96];
+    int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : config->n_neurons;
+    snprintf(name, sizeof name, "step %s neurons %d-%d", batch_layout_name(config->layout),
+             batch->chunk_first[c], last - 1);
+    batch->chunk_names[c] = strdup(name);
+  }
+  *out = batch;
+  return HINES_OK;
+}
+
+int mono_batch_chunks(const struct mono_batch *batch) {
+  return batch->n_chunks;
+}
+
+int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms) {
+  const struct mono_batch_config *config = &batch->config;
+  struct step_arguments args = {.geometry = {.n_compartments = batch->layout.n_compartments,
+                                             .layout = config->layout,
+                                             .block_size = batch->layout.block_size},
+                                .stimulus = config->stimulus,
+                                .cpu_group = config->cpu_group};
+  args.stimulus.n_neurons_total = config->n_neurons;
+  for (int s = 0; s < steps; s++) {
+    args.time_ms = t0_ms + s * config->dt_ms;
+    for (int c = 0; c < batch->n_chunks; c++) {
+      args.first_neuron = batch->chunk_first[c];
+      int ret = starpu_task_insert(&hines_step_codelet, STARPU_R, batch->topology_handle, STARPU_R,
+                                   batch->coefficients_handle, STARPU_RW,
+                                   starpu_data_get_sub_data(batch->voltage_handle, 1, c), STARPU_W,
+                                   starpu_data_get_sub_data(batch->work_handle, 1, c),
+                                   STARPU_CL_ARGS, arguments_copy(&args, sizeof args), sizeof args,
+                                   STARPU_NAME, batch->chunk_names[c], 0);
+      if (ret)
+        return HINES_FAILURE;
+    }
+  }
+  starpu_task_wait_for_all();
+  return HINES_OK;
+}
+
+void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV) {
+  /* Acquire only the chunk that holds the neuron: the rest stays where it is. */
+  int c = 0;
+  while (c + 1 < batch->n_chunks && batch->chunk_first[c + 1] <= neuron)
+    c++;
+  starpu_data_handle_t chunk = starpu_data_get_sub_data(batch->voltage_handle, 1, c);
+  starpu_data_acquire(chunk, STARPU_R);
+  for (int i = 0; i < batch->layout.n_compartments; i++)
+    out_mV[i] = batch->voltage[batch_layout_index(&batch->layout, neuron, i)];
+  starpu_data_release(chunk);
+}
+
+void mono_batch_destroy(struct mono_batch *batch) {
+  if (!batch)
+    return;
+  if (batch->voltage_handle) {
+    starpu_data_unpartition(batch->voltage_handle, STARPU_MAIN_RAM);
+    starpu_data_unregister(batch->voltage_handle);
+    starpu_data_unpartition(batch->work_handle, STARPU_MAIN_RAM);
+    starpu_data_unregister_no_coherency(batch->work_handle);
+    starpu_data_unregister(batch->topology_handle);
+    starpu_data_unregister(batch->coefficients_handle);
+  }
+  for (int c = 0; batch->chunk_names && c < batch->n_chunks; c++)
+    free(batch->chunk_names[c]);
+  free(batch->chunk_names);
+  free(batch->chunk_first);
+  free(batch->topology);
+  free(batch->coefficients);
+  free(batch->voltage);
+  free(batch->work);
+  free(batch);
+}
+
+int mono_solve(int n, const int *parent, const double *upper, const double *lower,
+               enum batch_layout_kind layout_kind, int n_neurons, int block_size,
+               int neurons_per_task, double *diagonal, double *rhs, struct hines_error *err) {
+  int status = check_sizes(layout_kind, n, n_neurons, block_size, err);
+  if (status)
+    return status;
+  struct batch_layout layout;
+  batch_layout_init(&layout, layout_kind, n, n_neurons, block_size);
+  struct layout_matrix matrix = layout_matrix(&layout);
+  size_t values = batch_layout_size(&layout);
+  int *topology = topology_build(n, parent);
+  double *coefficients = calloc((size_t)COEF_COUNT * n, sizeof(double));
+  double *stored_diagonal = malloc(values * sizeof(double));
+  double *stored_rhs = malloc(values * sizeof(double));
+  if (!topology || !coefficients || !stored_diagonal || !stored_rhs) {
+    free(topology);
+    free(coefficients);
+    free(stored_diagonal);
+    free(stored_rhs);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  memcpy(coefficients + COEF_UPPER * n, upper, (size_t)n * sizeof(double));
+  memcpy(coefficients + COEF_LOWER * n, lower, (size_t)n * sizeof(double));
+  /* Padding lanes of the last block solve the identity system. */
+  batch_layout_fill(&layout, stored_diagonal, 1.0);
+  batch_layout_fill(&layout, stored_rhs, 0.0);
+  batch_layout_from_flat(&layout, diagonal, stored_diagonal);
+  batch_layout_from_flat(&layout, rhs, stored_rhs);
+
+  int per_task = neurons_per_task > 0
+                     ? neurons_per_task
+                     : mono_batch_default_chunk(n_neurons, layout.block_size, layout_kind);
+  int chunks = chunk_count(&matrix, per_task);
+  starpu_data_handle_t topology_handle, coefficients_handle, diagonal_handle, rhs_handle;
+  starpu_vector_data_register(&topology_handle, STARPU_MAIN_RAM, (uintptr_t)topology,
+                              (uint32_t)topology_size(n), sizeof(int));
+  starpu_vector_data_register(&coefficients_handle, STARPU_MAIN_RAM, (uintptr_t)coefficients,
+                              (uint32_t)(COEF_COUNT * n), sizeof(double));
+  register_partitioned(&diagonal_handle, stored_diagonal, &matrix, chunks);
+  register_partitioned(&rhs_handle, stored_rhs, &matrix, chunks);
+  struct chunk_geometry geometry = {
+      .n_compartments = n, .layout = layout_kind, .block_size = layout.block_size};
+  status = HINES_OK;
+  /* StarPU keeps the name pointers until the tasks are done. */
+  char(*names)[64] = malloc((size_t)chunks * sizeof *names);
+  for (int c = 0; c < chunks && status == HINES_OK; c++) {
+    snprintf(names[c], sizeof names[c], "solve %s chunk %d", batch_layout_name(layout_kind), c);
+    if (starpu_task_insert(
+            &hines_solve_codelet, STARPU_R, topology_handle, STARPU_R, coefficients_handle,
+            STARPU_RW, starpu_data_get_sub_data(diagonal_handle, 1, c), STARPU_RW,
+            starpu_data_get_sub_data(rhs_handle, 1, c), STARPU_CL_ARGS,
+            arguments_copy(&geometry, sizeof geometry), sizeof geometry, STARPU_NAME, names[c], 0))
+      status = hines_fail(err, HINES_FAILURE, "task submission failed");
+  }
+  starpu_task_wait_for_all();
+  free(names);
+  starpu_data_unpartition(diagonal_handle, STARPU_MAIN_RAM);
+  starpu_data_unpartition(rhs_handle, STARPU_MAIN_RAM);
+  starpu_data_unregister(diagonal_handle);
+  starpu_data_unregister(rhs_handle);
+  starpu_data_unregister(topology_handle);
+  starpu_data_unregister(coefficients_handle);
+  batch_layout_to_flat(&layout, stored_rhs, rhs);
+  batch_layout_to_flat(&layout, stored_diagonal, diagonal);
+  free(topology);
+  free(coefficients);
+  free(stored_diagonal);
+  free(stored_rhs);
+  return status;
+}

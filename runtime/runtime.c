@@ -1,0 +1,78 @@
+#include "runtime.h"
+
+#include <starpu.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char scheduler_in_use[64];
+
+int runtime_check_scheduler(const char *name, struct hines_error *err) {
+  struct starpu_sched_policy **policies = starpu_sched_get_predefined_policies();
+  char list[HINES_MESSAGE_SIZE] = "";
+  for (int i = 0; policies[i]; i++) {
+    if (strcmp(policies[i]->policy_name, name) == 0)
+      return HINES_OK;
+    size_t used = strlen(list);
+    snprintf(list + used, sizeof list - used, "%s%s", used ? " " : "", policies[i]->policy_name);
+  }
+  return hines_fail(err, HINES_BAD_INPUT, "STARPU_SCHED=%s: unknown scheduler; StarPU offers: %s",
+                    name, list);
+}
+
+int runtime_start(const struct runtime_options *options, struct hines_error *err) {
+  const char *requested = getenv("STARPU_SCHED");
+  if (requested && *requested) {
+    int status = runtime_check_scheduler(requested, err);
+    if (status)
+      return status;
+  }
+  struct starpu_conf conf;
+  starpu_conf_init(&conf);
+  if (options && options->trace_dir) {
+    /* FxT writes prof_file_<user>_<rank> under this prefix; starting the trace only here keeps
+     * it scoped to the run. */
+    setenv("STARPU_FXT_PREFIX", options->trace_dir, 1);
+    setenv("STARPU_FXT_TRACE", "1", 1);
+  } else {
+    /* A FxT-enabled StarPU 1.3 traces every run into /tmp unless told not to. */
+    setenv("STARPU_FXT_TRACE", "0", 0);
+  }
+  int ret = starpu_init(&conf);
+  if (ret == -ENODEV)
+    return hines_fail(err, HINES_FAILURE, "StarPU found no worker to run on");
+  if (ret != 0)
+    return hines_fail(err, HINES_FAILURE, "StarPU failed to start (error %d)", ret);
+  struct starpu_sched_policy *policy = starpu_sched_ctx_get_sched_policy(0);
+  snprintf(scheduler_in_use, sizeof scheduler_in_use, "%s",
+           policy && policy->policy_name ? policy->policy_name : "eager");
+  return HINES_OK;
+}
+
+void runtime_stop(void) {
+  starpu_shutdown();
+}
+
+const char *runtime_scheduler(void) {
+  return scheduler_in_use;
+}
+
+int runtime_cpu_workers(void) {
+  return (int)starpu_cpu_worker_get_count();
+}
+
+int runtime_cuda_workers(void) {
+  return (int)starpu_cuda_worker_get_count();
+}
+
+void runtime_describe(FILE *out) {
+  fprintf(out, "StarPU %d.%d.%d, scheduler %s, %d CPU worker%s, %d CUDA worker%s\n",
+          STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION, runtime_scheduler(),
+          runtime_cpu_workers(), runtime_cpu_workers() == 1 ? "" : "s", runtime_cuda_workers(),
+          runtime_cuda_workers() == 1 ? "" : "s");
+  int n = (int)starpu_worker_get_count();
+  for (int w = 0; w < n; w++) {
+    char name[128];
+    starpu_worker_get_name(w, name, sizeof name);
+    fprintf(out, "  worker %d: %s\n", w, name);
+  }
+}

@@ -1,0 +1,27 @@
+/* StarPU start-up and shutdown for hinestask: scheduler validation, worker census, traces. */
+#ifndef HINES_RUNTIME_H
+#define HINES_RUNTIME_H
+
+#include <stdio.h>
+
+#include "morphology.h"
+
+struct runtime_options {
+  int quiet;
+  const char *trace_dir; /* NULL: no trace */
+};
+
+/* Checks STARPU_SCHED against StarPU's policies (HINES_BAD_INPUT with the list if unknown), then
+ * starts StarPU. */
+int runtime_start(const struct runtime_options *options, struct hines_error *err);
+void runtime_stop(void);
+
+/* Returns HINES_OK, or HINES_BAD_INPUT naming the policies StarPU offers. */
+int runtime_check_scheduler(const char *name, struct hines_error *err);
+/* The policy in use (StarPU's default when STARPU_SCHED is unset). */
+const char *runtime_scheduler(void);
+int runtime_cpu_workers(void);
+int runtime_cuda_workers(void);
+void runtime_describe(FILE *out);
+
+#endif

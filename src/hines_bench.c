@@ -1,0 +1,182 @@
+/* hines_bench: the baselines that hinestask's StarPU runs are compared with, built with the same
+ * flags and run on the same machine by scripts/bench_mono.sh:
+ *   sequential   the reference time loop (assemble + Algorithm 1) neuron after neuron, one core
+ *   openmp-flat  the same loop over neurons split across all cores with OpenMP, no StarPU
+ *   cuda-direct  the CUDA step kernel of a layout launched directly (no StarPU), CUDA events
+ * It prints one CSV line: engine,layout,block_size,neurons,compartments,steps,seconds_per_step,
+ * compartment_solves_per_s. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "batch_layout.h"
+#include "cable.h"
+#include "hines_mono_kernels.h"
+#include "hines_reference.h"
+#include "morph_spec.h"
+
+#ifdef HINESTASK_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* One neuron's step, exactly as the reference time loop does it. */
+static void reference_step(const struct morphology *m, const struct cable_coefficients *c,
+                           const struct cable_parameters *p, double dt, double *v, double *d,
+                           const struct stimulus *stim, int neuron, double t) {
+  int n = m->n_compartments;
+  double injected = stimulus_current(stim, neuron, t);
+  for (int i = 0; i < n; i++) {
+    double c_over_dt = c->capacitance_nF[i] / dt;
+    d[i] = c_over_dt + c->leak_uS[i] + c->axial_sum_uS[i];
+    v[i] = c_over_dt * v[i] + c->leak_uS[i] * p->el_mV + (i == stim->compartment ? injected : 0);
+  }
+  hines_solve_reference(n, m->parent, c->off_diagonal, c->off_diagonal, d, v);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 6) {
+    fprintf(stderr, "usage: %s sequential|openmp-flat|cuda-direct SPEC NEURONS STEPS LAYOUT [BS]\n",
+            argv[0]);
+    return 2;
+  }
+  const char *engine = argv[1], *spec = argv[2];
+  int neurons = atoi(argv[3]), steps = atoi(argv[4]);
+  int layout_kind = batch_layout_parse(argv[5]);
+  int block_size = argc > 6 ? atoi(argv[6]) : 32;
+  struct morphology m;
+  struct hines_error err;
+  struct swc_options swc = {0};
+  if (neurons < 1 || steps < 1 || layout_kind < 0 || morphology_load_spec(spec, &swc, &m, &err)) {
+    fprintf(stderr, "%s: bad arguments\n", argv[0]);
+    return 2;
+  }
+  const struct cable_parameters p = cable_defaults;
+  const double dt = 0.025;
+  struct cable_coefficients c;
+  if (cable_coefficients_build(&m, &p, &c, &err))
+    return 2;
+  const int n = m.n_compartments;
+  struct stimulus stim = {.compartment = 0,
+                          .amplitude_nA = 0.1,
+                          .start_ms = 0,
+                          .stop_ms = 1e9,
+                          .spread = 0.5,
+                          .n_neurons_total = neurons};
+  double seconds = NAN;
+  if (strcmp(engine, "sequential") == 0 || strcmp(engine, "openmp-flat") == 0) {
+    int threads = strcmp(engine, "sequential") == 0 ? 1 : omp_get_max_threads();
+    double *v = malloc((size_t)neurons * n * sizeof(double));
+    double *d = malloc((size_t)neurons * n * sizeof(double));
+#pragma omp parallel for num_threads(threads)
+    for (long j = 0; j < (long)neurons * n; j++)
+      v[j] = p.el_mV; /* first touch by the thread that will use it */
+    double start = 0;
+    for (int s = -1; s < steps; s++) { /* step -1 warms up */
+      if (s == 0)
+        start = now_seconds();
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int k = 0; k < neurons; k++)
+        reference_step(&m, &c, &p, dt, v + (size_t)k * n, d + (size_t)k * n, &stim, k, s * dt);
+    }
+    seconds = (now_seconds() - start) / steps;
+    free(v);
+    free(d);
+  } else if (strcmp(engine, "cuda-direct") == 0) {
+#ifdef HINESTASK_WITH_CUDA
+    struct batch_layout layout;
+    batch_layout_init(&layout, layout_kind, n, neurons, block_size);
+    size_t values = batch_layout_size(&layout);
+    int *topology_host = calloc(topology_size(n), sizeof(int));
+    double *coefficients_host = calloc((size_t)COEF_COUNT * n, sizeof(double));
+    memcpy(topology_host, m.parent, n * sizeof(int));
+    int *child_first = topology_host + n, *child = topology_host + 2 * n + 1;
+    for (int i = 1; i < n; i++)
+      child_first[m.parent[i] + 1]++;
+    for (int i = 0; i < n; i++)
+      child_first[i + 1] += child_first[i];
+    int *fill = calloc(n, sizeof(int));
+    for (int i = 1; i < n; i++)
+      child[child_first[m.parent[i]] + fill[m.parent[i]]++] = i;
+    free(fill);
+    for (int i = 0; i < n; i++) {
+      double c_over_dt = c.capacitance_nF[i] / dt;
+      coefficients_host[COEF_UPPER * n + i] = c.off_diagonal[i];
+      coefficients_host[COEF_LOWER * n + i] = c.off_diagonal[i];
+      coefficients_host[COEF_C_OVER_DT * n + i] = c_over_dt;
+      coefficients_host[COEF_DIAGONAL_BASE * n + i] = c_over_dt + c.leak_uS[i] + c.axial_sum_uS[i];
+      coefficients_host[COEF_LEAK_CURRENT * n + i] = c.leak_uS[i] * p.el_mV;
+    }
+    double *voltage_host = malloc(values * sizeof(double));
+    batch_layout_fill(&layout, voltage_host, p.el_mV);
+    int *topology;
+    double *coefficients, *voltage, *work;
+    cudaMalloc((void **)&topology, topology_size(n) * sizeof(int));
+    cudaMalloc((void **)&coefficients, (size_t)COEF_COUNT * n * sizeof(double));
+    cudaMalloc((void **)&voltage, values * sizeof(double));
+    cudaMalloc((void **)&work, values * sizeof(double));
+    cudaMemcpy(topology, topology_host, topology_size(n) * sizeof(int), cudaMemcpyHostToDevice);
+    cudaMemcpy(coefficients, coefficients_host, (size_t)COEF_COUNT * n * sizeof(double),
+               cudaMemcpyHostToDevice);
+    cudaMemcpy(voltage, voltage_host, values * sizeof(double), cudaMemcpyHostToDevice);
+    /* The whole batch as one chunk, as hinestask's one-task-per-GPU default gives. */
+    struct step_arguments args = {
+        .geometry = {.n_compartments = n,
+                     .n_neurons = layout_kind >= BATCH_LAYOUT_BLOCK
+                                      ? layout.n_blocks * layout.block_size
+                                      : neurons,
+                     .layout = layout_kind,
+                     .block_size = layout.block_size},
+        .stimulus = stim};
+    args.geometry.ld = layout_kind == BATCH_LAYOUT_FLAT          ? (size_t)n
+                       : layout_kind == BATCH_LAYOUT_INTERLEAVED ? (size_t)neurons
+                                                                 : (size_t)layout.block_size * n;
+    cudaStream_t stream;
+    cudaStreamCreate(&stream);
+    cudaEvent_t begin, end;
+    cudaEventCreate(&begin);
+    cudaEventCreate(&end);
+    int status = hines_step_cuda(topology, coefficients, &args, voltage, work, stream);
+    cudaEventRecord(begin, stream);
+    for (int s = 0; s < steps && !status; s++) {
+      args.time_ms = s * dt;
+      status = hines_step_cuda(topology, coefficients, &args, voltage, work, stream);
+    }
+    cudaEventRecord(end, stream);
+    cudaEventSynchronize(end);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, begin, end);
+    if (status || cudaGetLastError() != cudaSuccess) {
+      fprintf(stderr, "%s: CUDA error %d\n", argv[0], status);
+      return 1;
+    }
+    seconds = ms * 1e-3 / steps;
+    cudaMemcpy(voltage_host, voltage, values * sizeof(double), cudaMemcpyDeviceToHost);
+    if (!isfinite(voltage_host[0])) {
+      fprintf(stderr, "%s: non-finite result\n", argv[0]);
+      return 1;
+    }
+    cudaFree(topology), cudaFree(coefficients), cudaFree(voltage), cudaFree(work);
+    free(topology_host), free(coefficients_host), free(voltage_host);
+#else
+    fprintf(stderr, "%s: built without CUDA\n", argv[0]);
+    return 77;
+#endif
+  } else {
+    fprintf(stderr, "%s: unknown engine %s\n", argv[0], engine);
+    return 2;
+  }
+  printf("%s,%s,%d,%d,%d,%d,%.9g,%.6g\n", engine, argv[5], block_size, neurons, n, steps, seconds,
+         (double)neurons * n / seconds);
+  cable_coefficients_free(&c);
+  morphology_free(&m);
+  return 0;
+}

@@ -1,0 +1,694 @@
+/* hinestask: the voltage step of compartmental neuron simulation for large batches of neurons,
+ * on CPUs and NVIDIA GPUs, scheduled by StarPU. This file only parses options and calls the
+ * runtime; the solvers live in codelets/, the StarPU side in runtime/. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch_layout.h"
+#include "cable.h"
+#include "mono_batch.h"
+#include "morph_spec.h"
+#include "multi_batch.h"
+#include "reference_simulation.h"
+#include "runtime.h"
+
+#ifndef HINESTASK_VERSION
+#define HINESTASK_VERSION "unknown"
+#endif
+
+#define MAX_MORPHOLOGIES 256
+#define VERIFY_TOLERANCE 1e-9
+
+struct options {
+  const char *morph_specs[MAX_MORPHOLOGIES];
+  int n_morph_specs;
+  int neurons;
+  const char *mode;
+  enum batch_layout_kind layout;
+  int block_size;
+  int neurons_per_task;
+  int cpu_group;
+  int steps;
+  double dt_ms;
+  double dx_um;
+  int summary, verify, quiet;
+  int padded; /* multi: CP (1) or NCP (0) */
+  const char *trace_dir;
+  const char *json_path;
+  struct cable_parameters cable;
+  struct stimulus stimulus;
+  int verify_samples;
+};
+
+static const char *program = "hinestask";
+
+static void usage(FILE *out) {
+  fprintf(
+      out,
+      "Usage: %s [OPTION]...\n"
+      "Compute the implicit voltage step of compartmental neuron models (Hines systems)\n"
+      "for a large batch of neurons, as StarPU tasks on CPU cores and CUDA GPUs.\n"
+      "With no option it runs the default job: %s.\n"
+      "\n"
+      "Batch:\n"
+      "  --morph SPEC         morphology (repeatable): FILE.swc, synthetic:CLASS with CLASS one\n"
+      "                       of small-low small-high medium-low medium-high big-low big-high,\n"
+      "                       synthetic:fig6:SIZE:PERCENT, synthetic:fig14:LEVELS (2-4),\n"
+      "                       synthetic:random:MIN:MAX[:SEED], synthetic:tree:N:B[:SEED]\n"
+      "  --neurons N          neurons in the batch (default 2560)\n"
+      "  --mode mono|multi    mono-morphology layouts or multi-morphology branch levels\n"
+      "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
+      "  --block-size BS      neurons per block for block/shared (default 32)\n"
+      "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
+      "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
+      "                       (ncp, default)\n"
+      "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
+      "  --dx UM              resample SWC morphologies to compartments of at most UM um\n"
+      "Time:\n"
+      "  --steps N            time steps (default 1000)\n"
+      "  --dt MS              step length in ms (default 0.025)\n"
+      "Membrane and stimulus (units: mV, ms, nA, uF/cm2, Ohm cm, S/cm2):\n"
+      "  --cm C  --ra R  --gl G  --el E   passive membrane (default 1, 100, 1e-4, -65)\n"
+      "  --stim-amp NA        current clamp amplitude in nA (default 0.1)\n"
+      "  --stim-start MS, --stim-stop MS  clamp window (default 1 and 1e9)\n"
+      "  --stim-compartment I compartment that receives the clamp (default 0, the soma)\n"
+      "  --stim-spread S      amplitude varies by +-S/2 across the batch (default 0.5)\n"
+      "Output:\n"
+      "  --summary            print the morphology summary of each --morph, then exit\n"
+      "  --verify             compare sampled neurons against the sequential reference solver\n"
+      "  --trace DIR          record an FxT trace and convert it into DIR/paje.trace\n"
+      "  --json FILE          write the run summary as JSON\n"
+      "  --quiet              no progress or banner; errors still go to stderr\n"
+      "  --help, --version\n"
+      "\n"
+      "Environment: STARPU_SCHED (scheduler, e.g. dmda; unknown names are refused),\n"
+      "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_HOME (performance models),\n"
+      "STARPU_LIMIT_CUDA_MEM (MB per GPU).\n"
+      "Exit status: 0 success, 1 failure during the run, 2 bad usage or bad input.\n",
+      program, "mono batch of 2560 synthetic:medium-high neurons, 1000 steps of 0.025 ms");
+}
+
+/* One line on stderr and exit 2: the contract for bad usage. */
+static void bad_usage(const char *format, const char *value) {
+  fprintf(stderr, "%s: ", program);
+  fprintf(stderr, format, value);
+  fprintf(stderr, " (try '%s --help')\n", program);
+  exit(2);
+}
+
+static int parse_int(const char *option, const char *text, int min, int max) {
+  char *end;
+  errno = 0;
+  long value = strtol(text, &end, 10);
+  if (errno || end == text || *end || value < min || value > max) {
+    char message[160];
+    snprintf(message, sizeof message, "%s needs a whole number from %d to %d, got '%%s'", option,
+             min, max);
+    bad_usage(message, text);
+  }
+  return (int)value;
+}
+
+static double parse_double(const char *option, const char *text, double min, int min_exclusive) {
+  char *end;
+  errno = 0;
+  double value = strtod(text, &end);
+  if (errno || end == text || *end || !isfinite(value) || value < min ||
+      (min_exclusive && value == min)) {
+    char message[160];
+    snprintf(message, sizeof message, "%s needs a number %s %g, got '%%s'", option,
+             min_exclusive ? ">" : ">=", min);
+    bad_usage(message, text);
+  }
+  return value;
+}
+
+/* A file we will write must be creatable: its folder exists and is writable. */
+static void check_writable_path(const char *option, const char *path) {
+  char folder[PATH_MAX];
+  snprintf(folder, sizeof folder, "%s", path);
+  char *slash = strrchr(folder, '/');
+  if (slash == folder)
+    folder[1] = 0;
+  else if (slash)
+    *slash = 0;
+  else
+    snprintf(folder, sizeof folder, ".");
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    char message[160];
+    snprintf(message, sizeof message, "%s '%%s' is a directory, not a file", option);
+    bad_usage(message, path);
+  }
+  if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode) || access(folder, W_OK) != 0) {
+    char message[160];
+    snprintf(message, sizeof message, "%s '%%s': folder does not exist or is not writable", option);
+    bad_usage(message, path);
+  }
+}
+
+enum long_only_options {
+  OPT_MORPH = 256,
+  OPT_NEURONS,
+  OPT_MODE,
+  OPT_LAYOUT,
+  OPT_BLOCK_SIZE,
+  OPT_TASK_NEURONS,
+  OPT_CPU_GROUP,
+  OPT_STEPS,
+  OPT_DT,
+  OPT_DX,
+  OPT_SUMMARY,
+  OPT_VERIFY,
+  OPT_TRACE,
+  OPT_JSON,
+  OPT_QUIET,
+  OPT_HELP,
+  OPT_VERSION,
+  OPT_CM,
+  OPT_RA,
+  OPT_GL,
+  OPT_EL,
+  OPT_STIM_AMP,
+  OPT_STIM_START,
+  OPT_STIM_STOP,
+  OPT_STIM_COMPARTMENT,
+  OPT_STIM_SPREAD,
+  OPT_PADDING,
+};
+
+static void parse_options(int argc, char **argv, struct options *o) {
+  static const struct option long_options[] = {
+      {"morph", required_argument, 0, OPT_MORPH},
+      {"neurons", required_argument, 0, OPT_NEURONS},
+      {"mode", required_argument, 0, OPT_MODE},
+      {"layout", required_argument, 0, OPT_LAYOUT},
+      {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
+      {"task-neurons", required_argument, 0, OPT_TASK_NEURONS},
+      {"cpu-group", required_argument, 0, OPT_CPU_GROUP},
+      {"steps", required_argument, 0, OPT_STEPS},
+      {"dt", required_argument, 0, OPT_DT},
+      {"dx", required_argument, 0, OPT_DX},
+      {"summary", no_argument, 0, OPT_SUMMARY},
+      {"verify", no_argument, 0, OPT_VERIFY},
+      {"trace", required_argument, 0, OPT_TRACE},
+      {"json", required_argument, 0, OPT_JSON},
+      {"quiet", no_argument, 0, OPT_QUIET},
+      {"help", no_argument, 0, OPT_HELP},
+      {"version", no_argument, 0, OPT_VERSION},
+      {"cm", required_argument, 0, OPT_CM},
+      {"ra", required_argument, 0, OPT_RA},
+      {"gl", required_argument, 0, OPT_GL},
+      {"el", required_argument, 0, OPT_EL},
+      {"stim-amp", required_argument, 0, OPT_STIM_AMP},
+      {"stim-start", required_argument, 0, OPT_STIM_START},
+      {"stim-stop", required_argument, 0, OPT_STIM_STOP},
+      {"stim-compartment", required_argument, 0, OPT_STIM_COMPARTMENT},
+      {"stim-spread", required_argument, 0, OPT_STIM_SPREAD},
+      {"padding", required_argument, 0, OPT_PADDING},
+      {0, 0, 0, 0}};
+  *o = (struct options){.neurons = 2560,
+                        .mode = "mono",
+                        .layout = BATCH_LAYOUT_INTERLEAVED,
+                        .block_size = 32,
+                        .cpu_group = 32,
+                        .steps = 1000,
+                        .dt_ms = 0.025,
+                        .cable = cable_defaults,
+                        .stimulus = {.compartment = 0,
+                                     .amplitude_nA = 0.1,
+                                     .start_ms = 1.0,
+                                     .stop_ms = 1e9,
+                                     .spread = 0.5},
+                        .verify_samples = 8};
+  opterr = 0; /* our own one-line messages */
+  int c;
+  while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+    switch (c) {
+    case OPT_MORPH:
+      if (o->n_morph_specs == MAX_MORPHOLOGIES)
+        bad_usage("too many --morph options (at most 256): '%s'", optarg);
+      o->morph_specs[o->n_morph_specs++] = optarg;
+      break;
+    case OPT_NEURONS:
+      o->neurons = parse_int("--neurons", optarg, 1, INT_MAX / 2);
+      break;
+    case OPT_MODE:
+      if (strcmp(optarg, "mono") && strcmp(optarg, "multi"))
+        bad_usage("--mode must be mono or multi, got '%s'", optarg);
+      o->mode = optarg;
+      break;
+    case OPT_LAYOUT: {
+      int layout = batch_layout_parse(optarg);
+      if (layout < 0)
+        bad_usage("--layout must be flat, interleaved, block or shared, got '%s'", optarg);
+      o->layout = (enum batch_layout_kind)layout;
+      break;
+    }
+    case OPT_BLOCK_SIZE:
+      o->block_size = parse_int("--block-size", optarg, 1, 1 << 20);
+      break;
+    case OPT_TASK_NEURONS:
+      o->neurons_per_task = parse_int("--task-neurons", optarg, 1, INT_MAX / 2);
+      break;
+    case OPT_CPU_GROUP:
+      o->cpu_group = parse_int("--cpu-group", optarg, 1, 64);
+      break;
+    case OPT_STEPS:
+      o->steps = parse_int("--steps", optarg, 1, INT_MAX / 2);
+      break;
+    case OPT_DT:
+      o->dt_ms = parse_double("--dt", optarg, 0, 1);
+      break;
+    case OPT_DX:
+      o->dx_um = parse_double("--dx", optarg, 0, 1);
+      break;
+    case OPT_SUMMARY:
+      o->summary = 1;
+      break;
+    case OPT_VERIFY:
+      o->verify = 1;
+      break;
+    case OPT_TRACE:
+      o->trace_dir = optarg;
+      break;
+    case OPT_JSON:
+      check_writable_path("--json", optarg);
+      o->json_path = optarg;
+      break;
+    case OPT_QUIET:
+      o->quiet = 1;
+      break;
+    case OPT_HELP:
+      usage(stdout);
+      exit(0);
+    case OPT_VERSION:
+      printf("hinestask %s\n", HINESTASK_VERSION);
+      exit(0);
+    case OPT_CM:
+      o->cable.cm_uF_per_cm2 = parse_double("--cm", optarg, 0, 1);
+      break;
+    case OPT_RA:
+      o->cable.ra_ohm_cm = parse_double("--ra", optarg, 0, 1);
+      break;
+    case OPT_GL:
+      o->cable.gl_S_per_cm2 = parse_double("--gl", optarg, 0, 0);
+      break;
+    case OPT_EL:
+      o->cable.el_mV = parse_double("--el", optarg, -1e6, 0);
+      break;
+    case OPT_STIM_AMP:
+      o->stimulus.amplitude_nA = parse_double("--stim-amp", optarg, -1e9, 0);
+      break;
+    case OPT_STIM_START:
+      o->stimulus.start_ms = parse_double("--stim-start", optarg, 0, 0);
+      break;
+    case OPT_STIM_STOP:
+      o->stimulus.stop_ms = parse_double("--stim-stop", optarg, 0, 0);
+      break;
+    case OPT_STIM_COMPARTMENT:
+      o->stimulus.compartment = parse_int("--stim-compartment", optarg, 0, INT_MAX);
+      break;
+    case OPT_STIM_SPREAD:
+      o->stimulus.spread = parse_double("--stim-spread", optarg, 0, 0);
+      break;
+    case OPT_PADDING:
+      if (strcmp(optarg, "cp") && strcmp(optarg, "ncp"))
+        bad_usage("--padding must be cp or ncp, got '%s'", optarg);
+      o->padded = strcmp(optarg, "cp") == 0;
+      break;
+    case '?':
+    default:
+      if (optopt)
+        bad_usage("option '%s' needs a value", argv[optind - 1]);
+      bad_usage("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc)
+    bad_usage("unexpected argument '%s'", argv[optind]);
+  if (o->trace_dir) {
+    struct stat st;
+    if (stat(o->trace_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+      bad_usage("--trace '%s' exists and is not a directory", o->trace_dir);
+  }
+  if (o->n_morph_specs == 0)
+    o->morph_specs[o->n_morph_specs++] = "synthetic:medium-high";
+}
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static void print_summary(const struct morphology *m) {
+  printf("%s: %d compartments, %d branches, %d levels, max depth %d, total length %.1f um\n",
+         m->name, m->n_compartments, m->n_branches, m->n_levels, m->max_depth, m->total_length_um);
+}
+
+/* Refuses up front a batch that cannot fit in host memory, with the numbers. */
+static void check_host_memory(double bytes) {
+  double available = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+  if (bytes > 0.9 * available) {
+    fprintf(stderr,
+            "%s: the batch needs %.1f GiB of host memory but this machine has %.1f GiB "
+            "(reduce --neurons)\n",
+            program, bytes / (1 << 30), available / (1 << 30));
+    exit(2);
+  }
+}
+
+struct run_result {
+  double seconds_total, seconds_steps, seconds_first_step, max_rel_error;
+  int timed_steps; /* steps after the first, over which seconds_steps is measured */
+  int tasks_per_step;
+  int verified;
+  long long compartments;
+};
+
+static int write_json(const struct options *o, const struct run_result *r) {
+  char temporary[PATH_MAX];
+  snprintf(temporary, sizeof temporary, "%s.partial", o->json_path);
+  FILE *f = fopen(temporary, "w");
+  if (!f)
+    return HINES_FAILURE;
+  const char *layout = strcmp(o->mode, "multi") == 0 ? (o->padded ? "levels-cp" : "levels-ncp")
+                                                     : batch_layout_name(o->layout);
+  fprintf(f, "{\n  \"mode\": \"%s\",\n  \"layout\": \"%s\",\n  \"scheduler\": \"%s\",\n", o->mode,
+          layout, runtime_scheduler());
+  fprintf(f, "  \"cpu_workers\": %d,\n  \"cuda_workers\": %d,\n  \"neurons\": %d,\n",
+          runtime_cpu_workers(), runtime_cuda_workers(), o->neurons);
+  fprintf(f, "  \"compartments\": %lld,\n  \"steps\": %d,\n  \"dt_ms\": %.17g,\n", r->compartments,
+          o->steps, o->dt_ms);
+  fprintf(f, "  \"block_size\": %d,\n  \"seconds_total\": %.9g,\n  \"seconds_per_step\": %.9g,\n",
+          o->block_size, r->seconds_total, r->seconds_steps / r->timed_steps);
+  fprintf(f, "  \"seconds_first_step\": %.9g,\n  \"tasks_per_step\": %d,\n", r->seconds_first_step,
+          r->tasks_per_step);
+  fprintf(f, "  \"compartment_solves_per_s\": %.9g,\n",
+          (double)r->compartments * r->timed_steps / r->seconds_steps);
+  if (r->verified)
+    fprintf(f, "  \"max_rel_error\": %.3e,\n", r->max_rel_error);
+  else
+    fprintf(f, "  \"max_rel_error\": null,\n");
+  fprintf(f, "  \"version\": \"%s\",\n  \"morphologies\": [", HINESTASK_VERSION);
+  for (int i = 0; i < o->n_morph_specs; i++) {
+    fputc('"', f);
+    for (const char *c = o->morph_specs[i]; *c; c++) {
+      if (*c == '"' || *c == '\\')
+        fputc('\\', f);
+      if ((unsigned char)*c < 0x20)
+        fprintf(f, "\\u%04x", *c);
+      else
+        fputc(*c, f);
+    }
+    fprintf(f, "\"%s", i + 1 < o->n_morph_specs ? ", " : "");
+  }
+  fprintf(f, "]\n}\n");
+  if (fclose(f) != 0 || rename(temporary, o->json_path) != 0) {
+    remove(temporary);
+    return HINES_FAILURE;
+  }
+  return HINES_OK;
+}
+
+/* Mono and multi batches seen through the four operations the time loop, the verification and
+ * the report need. */
+struct batch_ops {
+  void *batch;
+  int (*run)(void *batch, int steps, double t0_ms);
+  void (*voltage)(void *batch, int neuron, double *out_mV);
+  int tasks_per_step;
+  const struct morphology *morphologies;
+  int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
+};
+
+static int run_mono(void *batch, int steps, double t0) {
+  return mono_batch_run(batch, steps, t0);
+}
+static void voltage_mono(void *batch, int neuron, double *out) {
+  mono_batch_voltage(batch, neuron, out);
+}
+static int run_multi(void *batch, int steps, double t0) {
+  return multi_batch_run(batch, steps, t0);
+}
+static void voltage_multi(void *batch, int neuron, double *out) {
+  multi_batch_voltage(batch, neuron, out);
+}
+
+/* Verification: the sampled neurons, re-simulated by the sequential reference. */
+static double verify_batch(const struct options *o, const struct batch_ops *ops) {
+  double worst = 0;
+  for (int s = 0; s < o->verify_samples && isfinite(worst); s++) {
+    int neuron = o->verify_samples > 1
+                     ? (int)((long long)s * (o->neurons - 1) / (o->verify_samples - 1))
+                     : 0;
+    const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
+    int n = m->n_compartments;
+    double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
+    struct stimulus stim = o->stimulus;
+    stim.n_neurons_total = o->neurons;
+    for (int i = 0; i < n; i++)
+      want[i] = o->cable.el_mV;
+    struct hines_error err;
+    if (!got || !want ||
+        reference_simulate(m, &o->cable, o->dt_ms, o->steps, 0.0, &stim, neuron, want, &err)) {
+      fprintf(stderr, "%s: verification could not run\n", program);
+      worst = INFINITY;
+    } else {
+      ops->voltage(ops->batch, neuron, got);
+      double diff = 0, scale = 1e-300;
+      for (int i = 0; i < n; i++) {
+        diff = fmax(diff, isnan(got[i]) ? INFINITY : fabs(got[i] - want[i]));
+        scale = fmax(scale, fabs(want[i]));
+      }
+      worst = fmax(worst, diff / scale);
+    }
+    free(got);
+    free(want);
+  }
+  return worst;
+}
+
+static int convert_trace(const char *dir, int quiet) {
+  /* starpu_fxt_tool -o crashes in StarPU 1.3.10; -d writes every output into the folder. */
+  char command[PATH_MAX * 2 + 256];
+  snprintf(command, sizeof command,
+           "cd '%s' && f=$(ls -t prof_file_* 2>/dev/null | head -n 1) && [ -n \"$f\" ] && "
+           "{ [ -x '%s/starpu_fxt_tool' ] && t='%s/starpu_fxt_tool' || t=starpu_fxt_tool; } && "
+           "\"$t\" -d . -i \"$f\" >fxt_tool.log 2>&1",
+           dir, STARPU_BIN_DIR, STARPU_BIN_DIR);
+  int status = system(command);
+  if (status != 0) {
+    fprintf(stderr, "%s: could not convert the trace in %s (see %s/fxt_tool.log)\n", program, dir,
+            dir);
+    return HINES_FAILURE;
+  }
+  if (!quiet)
+    fprintf(stderr, "trace: %s/paje.trace (open with vite), tasks.rec, dag.dot\n", dir);
+  return HINES_OK;
+}
+
+/* Creates the batch the options describe; HINES_OK or a status with err set. */
+static int create_batch(const struct options *o, const struct morphology *morphologies,
+                        struct batch_ops *ops, struct hines_error *err) {
+  memset(ops, 0, sizeof *ops);
+  ops->morphologies = morphologies;
+  ops->n_morphologies = o->n_morph_specs;
+  if (strcmp(o->mode, "multi") == 0) {
+    struct multi_batch_config config = {.morphologies = morphologies,
+                                        .n_morphologies = o->n_morph_specs,
+                                        .n_neurons = o->neurons,
+                                        .neurons_per_task = o->neurons_per_task,
+                                        .padded = o->padded,
+                                        .cable = o->cable,
+                                        .dt_ms = o->dt_ms,
+                                        .initial_mV = o->cable.el_mV,
+                                        .stimulus = o->stimulus};
+    struct multi_batch *batch;
+    int status = multi_batch_create(&config, &batch, err);
+    if (status)
+      return status;
+    ops->batch = batch;
+    ops->run = run_multi;
+    ops->voltage = voltage_multi;
+    ops->tasks_per_step = multi_batch_tasks_per_step(batch);
+    return HINES_OK;
+  }
+  struct mono_batch_config config = {.morphology = &morphologies[0],
+                                     .cable = o->cable,
+                                     .layout = o->layout,
+                                     .n_neurons = o->neurons,
+                                     .block_size = o->block_size,
+                                     .neurons_per_task = o->neurons_per_task,
+                                     .cpu_group = o->cpu_group,
+                                     .dt_ms = o->dt_ms,
+                                     .initial_mV = o->cable.el_mV,
+                                     .stimulus = o->stimulus};
+  struct mono_batch *batch;
+  int status = mono_batch_create(&config, &batch, err);
+  if (status)
+    return status;
+  ops->batch = batch;
+  ops->run = run_mono;
+  ops->voltage = voltage_mono;
+  ops->tasks_per_step = mono_batch_chunks(batch);
+  return HINES_OK;
+}
+
+static void destroy_batch(const struct options *o, struct batch_ops *ops) {
+  if (strcmp(o->mode, "multi") == 0)
+    multi_batch_destroy(ops->batch);
+  else
+    mono_batch_destroy(ops->batch);
+}
+
+int main(int argc, char **argv) {
+  struct options o;
+  parse_options(argc, argv, &o);
+  double started = now_seconds();
+
+  /* Every input is read and checked before StarPU starts or anything is written. */
+  struct swc_options swc = {.max_compartment_um = o.dx_um};
+  static struct morphology morphologies[MAX_MORPHOLOGIES];
+  struct hines_error err;
+  for (int i = 0; i < o.n_morph_specs; i++) {
+    int status = morphology_load_spec(o.morph_specs[i], &swc, &morphologies[i], &err);
+    if (status) {
+      fprintf(stderr, "%s: %s\n", program, err.message);
+      for (int j = 0; j < i; j++)
+        morphology_free(&morphologies[j]);
+      return status;
+    }
+  }
+  if (o.summary) {
+    for (int i = 0; i < o.n_morph_specs; i++) {
+      print_summary(&morphologies[i]);
+      morphology_free(&morphologies[i]);
+    }
+    return 0;
+  }
+  int multi = strcmp(o.mode, "multi") == 0;
+  if (!multi && o.n_morph_specs != 1)
+    bad_usage("--mode mono takes exactly one --morph (got %s); use --mode multi for a mix",
+              "several");
+  long long compartments = 0;
+  int smallest = INT_MAX;
+  for (int k = 0; k < o.n_morph_specs; k++) {
+    long long copies = o.neurons / o.n_morph_specs + (k < o.neurons % o.n_morph_specs);
+    compartments += copies * morphologies[k].n_compartments;
+    if (morphologies[k].n_compartments < smallest)
+      smallest = morphologies[k].n_compartments;
+  }
+  if (o.stimulus.compartment >= smallest) {
+    fprintf(stderr, "%s: --stim-compartment %d is beyond the %d compartments of a morphology\n",
+            program, o.stimulus.compartment, smallest);
+    return 2;
+  }
+  /* Voltage and pivots per compartment (multi also keeps an index per compartment). */
+  check_host_memory((multi ? 2.5 : 2.0) * compartments * sizeof(double));
+
+  struct runtime_options runtime_options = {.quiet = o.quiet, .trace_dir = NULL};
+  char trace_prefix[PATH_MAX];
+  if (o.trace_dir) {
+    if (mkdir(o.trace_dir, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "%s: --trace %s: %s\n", program, o.trace_dir, strerror(errno));
+      return 2;
+    }
+    snprintf(trace_prefix, sizeof trace_prefix, "%s/", o.trace_dir);
+    runtime_options.trace_dir = trace_prefix;
+  }
+  int status = runtime_start(&runtime_options, &err);
+  if (status) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return status;
+  }
+  if (!o.quiet) {
+    if (multi)
+      printf("hinestask %s: multi-morphology batch of %d neurons from %d morphologies "
+             "(%lld compartments), %s levels, %d steps of %g ms\n",
+             HINESTASK_VERSION, o.neurons, o.n_morph_specs, compartments, o.padded ? "CP" : "NCP",
+             o.steps, o.dt_ms);
+    else
+      printf("hinestask %s: mono batch of %d x %s (%d compartments), layout %s, %d steps of "
+             "%g ms\n",
+             HINESTASK_VERSION, o.neurons, morphologies[0].name, morphologies[0].n_compartments,
+             batch_layout_name(o.layout), o.steps, o.dt_ms);
+    runtime_describe(stdout);
+  }
+
+  struct batch_ops ops;
+  status = create_batch(&o, morphologies, &ops, &err);
+  if (status) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    runtime_stop();
+    return status;
+  }
+  /* Progress only for a person watching: stderr is a terminal and --quiet is off. */
+  int progress = !o.quiet && isatty(STDERR_FILENO);
+  /* The first step moves the batch to where its tasks run and loads the kernels; the time per
+   * step is measured over the others, with the data resident. */
+  double first_start = now_seconds();
+  status = ops.run(ops.batch, 1, 0.0);
+  double first_seconds = now_seconds() - first_start;
+  int slice = progress ? (o.steps + 19) / 20 : o.steps;
+  double loop_start = now_seconds();
+  for (int done = 1; done < o.steps && status == HINES_OK; done += slice) {
+    int count = done + slice <= o.steps ? slice : o.steps - done;
+    status = ops.run(ops.batch, count, done * o.dt_ms);
+    if (progress)
+      fprintf(stderr, "\rstep %d/%d", done + count, o.steps);
+  }
+  double loop_seconds = o.steps > 1 ? now_seconds() - loop_start : first_seconds;
+  int timed_steps = o.steps > 1 ? o.steps - 1 : 1;
+  if (progress)
+    fputc('\n', stderr);
+
+  struct run_result result = {.seconds_steps = loop_seconds,
+                              .timed_steps = timed_steps,
+                              .seconds_first_step = first_seconds,
+                              .tasks_per_step = ops.tasks_per_step,
+                              .compartments = compartments};
+  if (status == HINES_OK && o.verify) {
+    result.verified = 1;
+    result.max_rel_error = verify_batch(&o, &ops);
+  }
+  if (!o.quiet) {
+    printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
+           "compartment-solves/s\n",
+           ops.tasks_per_step, 1e3 * first_seconds, 1e3 * loop_seconds / timed_steps,
+           (double)compartments * timed_steps / loop_seconds);
+    double *v = malloc((size_t)morphologies[0].n_compartments * sizeof(double));
+    ops.voltage(ops.batch, 0, v);
+    printf("soma of neuron 0 (%s) at t = %g ms: %.6f mV\n", morphologies[0].name, o.steps * o.dt_ms,
+           v[0]);
+    free(v);
+  }
+  destroy_batch(&o, &ops);
+  runtime_stop();
+  result.seconds_total = now_seconds() - started;
+  int exit_status = status == HINES_OK ? 0 : 1;
+  if (result.verified) {
+    int ok = result.max_rel_error <= VERIFY_TOLERANCE;
+    printf("verify: %d sampled neurons, max relative error %.3e (tolerance %.0e): %s\n",
+           o.verify_samples, result.max_rel_error, VERIFY_TOLERANCE, ok ? "ok" : "FAILED");
+    if (!ok)
+      exit_status = 1;
+  }
+  if (o.trace_dir && convert_trace(o.trace_dir, o.quiet))
+    exit_status = 1;
+  if (o.json_path && write_json(&o, &result)) {
+    fprintf(stderr, "%s: cannot write %s\n", program, o.json_path);
+    exit_status = 1;
+  }
+  for (int i = 0; i < o.n_morph_specs; i++)
+    morphology_free(&morphologies[i]);
+  return exit_status;
+}

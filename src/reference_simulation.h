@@ -1,0 +1,14 @@
+/* The sequential reference of one neuron's time loop: cable_assemble + hines_solve_reference per
+ * step. The batched, tasked, GPU time loops are checked against it (--verify and the tests). */
+#ifndef HINES_REFERENCE_SIMULATION_H
+#define HINES_REFERENCE_SIMULATION_H
+
+#include "cable.h"
+#include "stimulus.h"
+
+/* Advances v_mV (n values) by `steps` steps of dt from t0 for neuron `global_neuron`. */
+int reference_simulate(const struct morphology *m, const struct cable_parameters *cable,
+                       double dt_ms, int steps, double t0_ms, const struct stimulus *stim,
+                       int global_neuron, double *v_mV, struct hines_error *err);
+
+#endif
