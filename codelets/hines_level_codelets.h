@@ -1,0 +1,18 @@
+/* The multi-morphology level codelets. Buffers:
+ *   level_backward_codelet: block (R, int vector), constants (R), voltage (RW), pivot (W),
+ *                           contribution (W, 2 per system), child contribution (R: the next
+ *                           level's, or a 2-value dummy on the deepest level)
+ *   level_forward_codelet:  block (R), constants (R), voltage (RW), pivot (R),
+ *                           parent voltage (R: the previous level's, or a dummy on level 0)
+ * cl_arg: struct level_step_arguments. */
+#ifndef HINES_LEVEL_CODELETS_H
+#define HINES_LEVEL_CODELETS_H
+
+#include <starpu.h>
+
+#include "hines_level_kernels.h"
+
+extern struct starpu_codelet level_backward_codelet;
+extern struct starpu_codelet level_forward_codelet;
+
+#endif

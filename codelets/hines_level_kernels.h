@@ -1,0 +1,93 @@
+/* Kernels of the multi-morphology level solver, one system (branch) at a time, shared verbatim
+ * by the CPU codelet (OpenMP over systems) and the CUDA codelet (one thread per system): the
+ * same arithmetic in the same order on both. See src/level_layout.h for the storage. */
+#ifndef HINES_LEVEL_KERNELS_H
+#define HINES_LEVEL_KERNELS_H
+
+#include "level_layout.h"
+#include "stimulus.h"
+
+struct level_step_arguments {
+  struct stimulus stimulus;
+  double time_ms;
+  int constant_rows;
+  int systems; /* systems of the block (GPU launch size without reading the block back) */
+};
+
+/* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
+ * junction, gathering the child systems' contributions at the far end (their fixed order makes
+ * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
+ * junction's diagonal and rhs. */
+static inline LEVEL_HOST_DEVICE void
+level_backward_system(const struct level_block_view *v, int s, const double *constants,
+                      const struct level_step_arguments *args, double *voltage, double *pivot,
+                      double *contribution, const double *child_contribution) {
+  const int rows = args->constant_rows;
+  const double *upper = constants + CONST_UPPER * rows, *lower = constants + CONST_LOWER * rows;
+  const double *c_over_dt = constants + CONST_C_OVER_DT * rows;
+  const double *diagonal_base = constants + CONST_DIAGONAL_BASE * rows;
+  const double *leak_current = constants + CONST_LEAK_CURRENT * rows;
+  const int size = v->size[s];
+  const int top = v->padded ? v->max_size : size; /* CP computes on the padding rows too */
+  const int stimulated = args->stimulus.compartment - v->first_compartment[s];
+  const double injected = stimulated >= 0 && stimulated < size
+                              ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
+                              : 0.0;
+  double previous_pivot = 1.0, previous_rhs = 0.0, previous_upper = 0.0, previous_lower = 0.0;
+  for (int j = top - 1; j >= 0; j--) {
+    const int e = v->row_offset[j] + s;
+    const int ref = v->element_ref[e];
+    double d = diagonal_base[ref];
+    double r = c_over_dt[ref] * voltage[e] + leak_current[ref] + (j == stimulated ? injected : 0.0);
+    if (j == size - 1) {
+      for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
+        d -= child_contribution[2 * v->child[c]];
+        r -= child_contribution[2 * v->child[c] + 1];
+      }
+    } else if (j + 1 < top) {
+      double factor = previous_upper / previous_pivot;
+      d -= factor * previous_lower;
+      r -= factor * previous_rhs;
+    }
+    pivot[e] = d;
+    voltage[e] = r;
+    previous_pivot = d;
+    previous_rhs = r;
+    previous_upper = upper[ref];
+    previous_lower = lower[ref];
+  }
+  double factor = previous_upper / previous_pivot;
+  contribution[2 * s] = factor * previous_lower;
+  contribution[2 * s + 1] = factor * previous_rhs;
+}
+
+/* Forward sweep of system s: from the junction's solution (parent level) outwards. */
+static inline LEVEL_HOST_DEVICE void level_forward_system(const struct level_block_view *v, int s,
+                                                          const double *constants, int rows,
+                                                          double *voltage, const double *pivot,
+                                                          const double *parent_voltage) {
+  const double *lower = constants + CONST_LOWER * rows;
+  const int top = v->padded ? v->max_size : v->size[s];
+  double x = v->junction[s] >= 0 ? parent_voltage[v->junction[s]] : 0.0;
+  for (int j = 0; j < top; j++) {
+    const int e = v->row_offset[j] + s;
+    x = (voltage[e] - lower[v->element_ref[e]] * x) / pivot[e];
+    voltage[e] = x;
+  }
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* CUDA launchers (hines_level_cuda.cu), asynchronous on `stream`; 0 or a cudaError_t. */
+int level_backward_cuda(const int *block_ints, int systems, const double *constants,
+                        const struct level_step_arguments *args, double *voltage, double *pivot,
+                        double *contribution, const double *child_contribution, void *stream);
+int level_forward_cuda(const int *block_ints, int systems, const double *constants, int rows,
+                       double *voltage, const double *pivot, const double *parent_voltage,
+                       void *stream);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

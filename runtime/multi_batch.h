@@ -1,0 +1,35 @@
+/* A multi-morphology batch as StarPU tasks: every (level, chunk of neurons) block has its own
+ * handles, registered once and kept for the whole time loop. Per step and chunk the backward
+ * tasks run from the deepest level to the root and the forward tasks back down; the order comes
+ * from the data handles alone (a level's backward reads its children's contributions, a level's
+ * forward reads its parent's voltages). */
+#ifndef HINES_MULTI_BATCH_H
+#define HINES_MULTI_BATCH_H
+
+#include "cable.h"
+#include "level_layout.h"
+#include "stimulus.h"
+
+struct multi_batch_config {
+  const struct morphology *morphologies;
+  int n_morphologies;
+  int n_neurons;
+  int neurons_per_task; /* neurons per chunk; 0: one chunk per GPU, or 4 per CPU worker */
+  int padded;           /* CP (1) or NCP (0) */
+  struct cable_parameters cable;
+  double dt_ms, initial_mV;
+  struct stimulus stimulus;
+};
+
+struct multi_batch;
+
+int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
+                       struct hines_error *err);
+int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms);
+/* Voltages of neuron k (its morphology's n values) copied to the host. */
+void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
+int multi_batch_tasks_per_step(const struct multi_batch *batch);
+long long multi_batch_compartments(const struct multi_batch *batch);
+void multi_batch_destroy(struct multi_batch *batch);
+
+#endif

@@ -1,0 +1,258 @@
+#include "level_layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A branch waiting for its place in a level block. */
+struct pending_system {
+  int size, neuron, branch;
+};
+
+/* Largest first; ties by neuron then branch, so the order (and every result) is reproducible. */
+static int by_size_descending(const void *a, const void *b) {
+  const struct pending_system *x = a, *y = b;
+  if (x->size != y->size)
+    return y->size - x->size;
+  if (x->neuron != y->neuron)
+    return x->neuron - y->neuron;
+  return x->branch - y->branch;
+}
+
+void level_batch_free(struct level_batch *batch) {
+  if (!batch)
+    return;
+  for (int b = 0; batch->blocks && b < batch->n_chunks * batch->n_levels; b++)
+    free(batch->blocks[b]);
+  free(batch->blocks);
+  free(batch->chunk_first_neuron);
+  free(batch->constants);
+  free(batch->morphology_row);
+  free(batch->branch_offset);
+  free(batch->branch_system);
+  memset(batch, 0, sizeof *batch);
+}
+
+static int build_constants(struct level_batch *batch, const struct cable_parameters *cable,
+                           double dt_ms, struct hines_error *err) {
+  int rows = 1;
+  batch->morphology_row = malloc((size_t)batch->n_morphologies * sizeof(int));
+  if (!batch->morphology_row)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int m = 0; m < batch->n_morphologies; m++) {
+    batch->morphology_row[m] = rows;
+    rows += batch->morphologies[m].n_compartments;
+  }
+  batch->constant_rows = rows;
+  batch->constants = calloc((size_t)CONST_COUNT * rows, sizeof(double));
+  if (!batch->constants)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  double *c = batch->constants;
+  c[CONST_DIAGONAL_BASE * rows + 0] = 1.0; /* identity row for padding */
+  for (int m = 0; m < batch->n_morphologies; m++) {
+    struct cable_coefficients cc;
+    int status = cable_coefficients_build(&batch->morphologies[m], cable, &cc, err);
+    if (status)
+      return status;
+    for (int i = 0; i < cc.n; i++) {
+      int row = batch->morphology_row[m] + i;
+      double c_over_dt = cc.capacitance_nF[i] / dt_ms;
+      c[CONST_UPPER * rows + row] = cc.off_diagonal[i];
+      c[CONST_LOWER * rows + row] = cc.off_diagonal[i];
+      c[CONST_C_OVER_DT * rows + row] = c_over_dt;
+      c[CONST_DIAGONAL_BASE * rows + row] = c_over_dt + cc.leak_uS[i] + cc.axial_sum_uS[i];
+      c[CONST_LEAK_CURRENT * rows + row] = cc.leak_uS[i] * cable->el_mV;
+    }
+    cable_coefficients_free(&cc);
+  }
+  return HINES_OK;
+}
+
+/* The child branches of every branch of every morphology, as compressed lists. */
+struct branch_children {
+  int *first; /* per morphology: n_branches + 1 offsets */
+  int *child;
+};
+
+static int branch_children_build(const struct morphology *m, struct branch_children *out) {
+  out->first = calloc((size_t)m->n_branches + 1, sizeof(int));
+  out->child = malloc((size_t)(m->n_branches > 1 ? m->n_branches - 1 : 1) * sizeof(int));
+  if (!out->first || !out->child)
+    return HINES_FAILURE;
+  for (int b = 1; b < m->n_branches; b++)
+    out->first[m->branch_parent[b] + 1]++;
+  for (int b = 0; b < m->n_branches; b++)
+    out->first[b + 1] += out->first[b];
+  int *fill = calloc((size_t)m->n_branches, sizeof(int));
+  if (!fill)
+    return HINES_FAILURE;
+  for (int b = 1; b < m->n_branches; b++) /* ascending: children in branch order */
+    out->child[out->first[m->branch_parent[b]] + fill[m->branch_parent[b]]++] = b;
+  free(fill);
+  return HINES_OK;
+}
+
+/* Lays out one level of one chunk from its pending systems (already sorted). */
+static int *build_block(const struct level_batch *batch, const struct branch_children *lists,
+                        const struct pending_system *systems, int count, int level, int chunk) {
+  int max_size = count ? systems[0].size : 0;
+  int elements = 0, children = 0;
+  for (int s = 0; s < count; s++) {
+    const struct branch_children *l = &lists[systems[s].neuron % batch->n_morphologies];
+    elements += systems[s].size;
+    children += l->first[systems[s].branch + 1] - l->first[systems[s].branch];
+  }
+  if (batch->padded)
+    elements = count * max_size;
+  int *ints = calloc(level_block_ints(count, max_size, elements, children), sizeof(int));
+  if (!ints)
+    return NULL;
+  ints[LEVEL_SYSTEMS] = count;
+  ints[LEVEL_MAX_SIZE] = max_size;
+  ints[LEVEL_ELEMENTS] = elements;
+  ints[LEVEL_CHILDREN] = children;
+  ints[LEVEL_PADDED] = batch->padded;
+  struct level_block_view v = level_block_describe(ints);
+  int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *element_ref = (int *)v.element_ref,
+      *junction = (int *)v.junction, *child_first = (int *)v.child_first, *child = (int *)v.child,
+      *neuron = (int *)v.neuron, *first_compartment = (int *)v.first_compartment;
+  /* Row j holds the systems longer than j: a prefix, since they are sorted largest first. */
+  int in_row = count;
+  row_offset[0] = 0;
+  for (int j = 0; j < max_size; j++) {
+    if (!batch->padded)
+      while (in_row > 0 && systems[in_row - 1].size <= j)
+        in_row--;
+    row_offset[j + 1] = row_offset[j] + in_row;
+  }
+  int child_at = 0;
+  for (int s = 0; s < count; s++) {
+    int k = systems[s].neuron, b = systems[s].branch;
+    int morphology = k % batch->n_morphologies;
+    const struct morphology *m = &batch->morphologies[morphology];
+    size[s] = systems[s].size;
+    neuron[s] = k;
+    first_compartment[s] = m->branch_start[b];
+    for (int j = 0; j < size[s]; j++)
+      element_ref[row_offset[j] + s] = batch->morphology_row[morphology] + m->branch_start[b] + j;
+    if (level == 0) {
+      junction[s] = -1;
+    } else {
+      /* The junction is the last element of the parent branch, in the parent level block. */
+      int parent_branch = m->branch_parent[b];
+      int parent_system = batch->branch_system[batch->branch_offset[k] + parent_branch];
+      const int *parent_ints = batch->blocks[chunk * batch->n_levels + level - 1];
+      struct level_block_view pv = level_block_describe(parent_ints);
+      junction[s] = pv.row_offset[pv.size[parent_system] - 1] + parent_system;
+    }
+    child_first[s] = child_at;
+    const struct branch_children *l = &lists[morphology];
+    for (int e = l->first[b]; e < l->first[b + 1]; e++)
+      child[child_at++] = -1 - l->child[e]; /* resolved once the next level is laid out */
+  }
+  child_first[count] = child_at;
+  return ints;
+}
+
+int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                      int neurons_per_chunk, int padded, const struct cable_parameters *cable,
+                      double dt_ms, struct level_batch *out, struct hines_error *err) {
+  memset(out, 0, sizeof *out);
+  if (n_morphologies < 1 || n_neurons < 1 || neurons_per_chunk < 1)
+    return hines_fail(err, HINES_BAD_INPUT, "a multi-morphology batch needs neurons (got %d)",
+                      n_neurons);
+  if (!(dt_ms > 0))
+    return hines_fail(err, HINES_BAD_INPUT, "dt must be positive (got %g ms)", dt_ms);
+  out->n_neurons = n_neurons;
+  out->padded = padded;
+  out->n_morphologies = n_morphologies;
+  out->morphologies = morphologies;
+  out->n_levels = 0;
+  for (int m = 0; m < n_morphologies; m++)
+    if (morphologies[m].n_levels > out->n_levels)
+      out->n_levels = morphologies[m].n_levels;
+  out->n_chunks = (n_neurons + neurons_per_chunk - 1) / neurons_per_chunk;
+  out->chunk_first_neuron = malloc((size_t)(out->n_chunks + 1) * sizeof(int));
+  out->blocks = calloc((size_t)out->n_chunks * out->n_levels, sizeof(int *));
+  out->branch_offset = malloc(((size_t)n_neurons + 1) * sizeof(long long));
+  int status = HINES_OK;
+  if (!out->chunk_first_neuron || !out->blocks || !out->branch_offset)
+    status = hines_fail(err, HINES_FAILURE, "out of memory");
+  if (!status)
+    status = build_constants(out, cable, dt_ms, err);
+  if (status) {
+    level_batch_free(out);
+    return status;
+  }
+  out->branch_offset[0] = 0;
+  for (int k = 0; k < n_neurons; k++) {
+    const struct morphology *m = &morphologies[k % n_morphologies];
+    out->branch_offset[k + 1] = out->branch_offset[k] + m->n_branches;
+    out->total_compartments += m->n_compartments;
+  }
+  out->branch_system = malloc((size_t)out->branch_offset[n_neurons] * sizeof(int));
+  struct pending_system *pending =
+      malloc((size_t)(out->branch_offset[n_neurons] > 0 ? out->branch_offset[n_neurons] : 1) *
+             sizeof *pending);
+  struct branch_children *lists = calloc((size_t)n_morphologies, sizeof *lists);
+  int lists_ok = lists != NULL;
+  for (int m = 0; lists_ok && m < n_morphologies; m++)
+    lists_ok = branch_children_build(&morphologies[m], &lists[m]) == HINES_OK;
+  if (!out->branch_system || !pending || !lists_ok) {
+    free(pending);
+    for (int m = 0; lists && m < n_morphologies; m++)
+      free(lists[m].first), free(lists[m].child);
+    free(lists);
+    level_batch_free(out);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  for (int chunk = 0; chunk < out->n_chunks && !status; chunk++) {
+    int first = chunk * neurons_per_chunk;
+    int last = first + neurons_per_chunk < n_neurons ? first + neurons_per_chunk : n_neurons;
+    out->chunk_first_neuron[chunk] = first;
+    for (int level = 0; level < out->n_levels && !status; level++) {
+      int count = 0;
+      for (int k = first; k < last; k++) {
+        const struct morphology *m = &morphologies[k % n_morphologies];
+        for (int b = 0; b < m->n_branches; b++)
+          if (m->branch_level[b] == level)
+            pending[count++] = (struct pending_system){m->branch_size[b], k, b};
+      }
+      qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
+      for (int s = 0; s < count; s++)
+        out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
+      int *block = build_block(out, lists, pending, count, level, chunk);
+      if (!block)
+        status = hines_fail(err, HINES_FAILURE, "out of memory");
+      out->blocks[chunk * out->n_levels + level] = block;
+    }
+    /* Children were recorded as -1 - branch; now every level has its system numbers. */
+    for (int level = 0; level + 1 < out->n_levels && !status; level++) {
+      struct level_block_view v = level_block_describe(out->blocks[chunk * out->n_levels + level]);
+      int *child = (int *)v.child;
+      for (int s = 0; s < v.systems; s++)
+        for (int e = v.child_first[s]; e < v.child_first[s + 1]; e++)
+          child[e] = out->branch_system[out->branch_offset[v.neuron[s]] + (-1 - child[e])];
+    }
+  }
+  out->chunk_first_neuron[out->n_chunks] = n_neurons;
+  free(pending);
+  for (int m = 0; m < n_morphologies; m++)
+    free(lists[m].first), free(lists[m].child);
+  free(lists);
+  if (status)
+    level_batch_free(out);
+  return status;
+}
+
+void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
+                        int *element) {
+  const struct morphology *m = &batch->morphologies[neuron % batch->n_morphologies];
+  int chunk = 0;
+  while (batch->chunk_first_neuron[chunk + 1] <= neuron)
+    chunk++;
+  int branch = m->branch_of[compartment];
+  int system = batch->branch_system[batch->branch_offset[neuron] + branch];
+  *block = chunk * batch->n_levels + m->branch_level[branch];
+  struct level_block_view v = level_block_describe(batch->blocks[*block]);
+  *element = v.row_offset[compartment - m->branch_start[branch]] + system;
+}

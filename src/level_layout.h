@@ -1,0 +1,119 @@
+/* Multi-morphology batches (OGST 2018): every neuron has its own tree. Each tree is split into
+ * branches (unbranched runs), the branches of all neurons of a chunk are grouped by depth level,
+ * and each (level, chunk) "level block" is a batch of variable-size tridiagonal systems stored
+ * interleaved:
+ *   NCP (no compute padding): systems sorted by size, largest first; row j holds only the systems
+ *       longer than j, contiguously: element j of system s at row_offset[j] + s.
+ *   CP (compute padding): every system padded to the longest; row_offset[j] = j * systems; the
+ *       padding rows are identity rows that the kernels compute on.
+ * Levels are coupled exactly through their junctions: the backward sweep of a level gathers each
+ * system's children's contributions (no atomics, a fixed order, so results are bitwise
+ * reproducible), the forward sweep reads the junction's solution from the parent level.
+ * Electrical constants live once per distinct morphology in one table; every element stores the
+ * index of its compartment's row there (row 0 is the identity row used by padding). */
+#ifndef HINES_LEVEL_LAYOUT_H
+#define HINES_LEVEL_LAYOUT_H
+
+#include <stddef.h>
+
+#include "cable.h"
+#include "morphology.h"
+
+/* The integer description of one level block, in one array (one read-only StarPU handle):
+ * header then the arrays below, at the offsets level_block_ints gives. */
+enum level_header {
+  LEVEL_SYSTEMS,  /* S */
+  LEVEL_MAX_SIZE, /* longest system */
+  LEVEL_ELEMENTS, /* values stored (padding included for CP) */
+  LEVEL_CHILDREN, /* child systems in the next level */
+  LEVEL_PADDED,   /* 1: CP, 0: NCP */
+  LEVEL_HEADER_SIZE
+};
+
+struct level_block_view {
+  int systems, max_size, elements, children, padded;
+  const int *size;              /* [S] */
+  const int *row_offset;        /* [max_size + 1] */
+  const int *element_ref;       /* [elements] row of the constants table */
+  const int *junction;          /* [S] element of the parent level block, -1 on level 0 */
+  const int *child_first;       /* [S + 1] */
+  const int *child;             /* [children] systems of the next level block */
+  const int *neuron;            /* [S] global neuron index */
+  const int *first_compartment; /* [S] compartment of element 0 in its neuron's morphology */
+};
+
+#ifdef __CUDACC__
+#define LEVEL_HOST_DEVICE __host__ __device__
+#else
+#define LEVEL_HOST_DEVICE
+#endif
+
+static inline LEVEL_HOST_DEVICE struct level_block_view level_block_describe(const int *ints) {
+  struct level_block_view v;
+  v.systems = ints[LEVEL_SYSTEMS];
+  v.max_size = ints[LEVEL_MAX_SIZE];
+  v.elements = ints[LEVEL_ELEMENTS];
+  v.children = ints[LEVEL_CHILDREN];
+  v.padded = ints[LEVEL_PADDED];
+  const int *at = ints + LEVEL_HEADER_SIZE;
+  v.size = at;
+  at += v.systems;
+  v.row_offset = at;
+  at += v.max_size + 1;
+  v.element_ref = at;
+  at += v.elements;
+  v.junction = at;
+  at += v.systems;
+  v.child_first = at;
+  at += v.systems + 1;
+  v.child = at;
+  at += v.children;
+  v.neuron = at;
+  at += v.systems;
+  v.first_compartment = at;
+  return v;
+}
+
+static inline size_t level_block_ints(int systems, int max_size, int elements, int children) {
+  return LEVEL_HEADER_SIZE + (size_t)systems * 5 + 2 + (size_t)max_size + (size_t)elements +
+         (size_t)children;
+}
+
+/* Constants table: CONST_COUNT arrays of `rows` doubles (row 0: identity). */
+enum level_constants {
+  CONST_UPPER,
+  CONST_LOWER,
+  CONST_C_OVER_DT,
+  CONST_DIAGONAL_BASE,
+  CONST_LEAK_CURRENT,
+  CONST_COUNT
+};
+
+struct level_batch {
+  int n_neurons, n_chunks, n_levels, padded;
+  int n_morphologies;
+  const struct morphology *morphologies; /* neuron k has morphologies[k % n_morphologies] */
+  int *chunk_first_neuron;               /* [n_chunks + 1] */
+  int **blocks;      /* [chunk * n_levels + level] -> int description (NULL if empty) */
+  double *constants; /* CONST_COUNT * constant_rows */
+  int constant_rows;
+  int *morphology_row; /* first constants row of each morphology */
+  /* Where each neuron's branches went: system index of branch b of neuron k is
+   * branch_system[branch_offset[k] + b] in block (chunk of k, level of b). */
+  long long *branch_offset;
+  int *branch_system;
+  long long total_compartments;
+};
+
+/* Builds the level blocks for n_neurons neurons (morphologies repeated round-robin) split into
+ * chunks of neurons_per_chunk neurons. HINES_BAD_INPUT for bad sizes or cable parameters. */
+int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                      int neurons_per_chunk, int padded, const struct cable_parameters *cable,
+                      double dt_ms, struct level_batch *out, struct hines_error *err);
+void level_batch_free(struct level_batch *batch);
+
+/* Where compartment i of neuron k is stored: the level block and the element index in it. */
+void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
+                        int *element);
+
+#endif

@@ -1,0 +1,150 @@
+/* The multi-morphology level solver against the sequential reference time loop, on a mix of every
+ * SWC file in ../shared/morphologies plus random trees, in both storage variants (CP and NCP).
+ * It prints a digest of the final voltages: tests/same_digest.sh runs it under two schedulers
+ * with one seed and requires bitwise identical digests. */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <starpu.h>
+
+#include "morph_spec.h"
+#include "multi_batch.h"
+#include "reference_simulation.h"
+#include "synthetic.h"
+#include "testing.h"
+
+#define MAX_MIX 64
+static uint64_t seed_state;
+static struct morphology mix[MAX_MIX];
+static int mix_count;
+
+static const char *shared_folder(void) {
+  const char *folder = getenv("HINES_SHARED_MORPHOLOGIES");
+  return folder && *folder ? folder : "../shared/morphologies";
+}
+
+static void load_mix(void) {
+  DIR *dir = opendir(shared_folder());
+  assert_non_null(dir);
+  struct dirent *entry;
+  struct swc_options options = {.warnings = fopen("/dev/null", "w")};
+  while ((entry = readdir(dir)) && mix_count < MAX_MIX - 4) {
+    size_t length = strlen(entry->d_name);
+    if (length < 4 || strcmp(entry->d_name + length - 4, ".swc") != 0)
+      continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", shared_folder(), entry->d_name);
+    struct hines_error err;
+    if (swc_load(path, &options, &mix[mix_count], &err) != HINES_OK)
+      fail_msg("%s", err.message);
+    mix_count++;
+  }
+  closedir(dir);
+  fclose(options.warnings);
+  assert_true(mix_count >= 10);
+  for (int r = 0; r < 4; r++) {
+    struct hines_error err;
+    unsigned seed = (unsigned)(testing_uniform(&seed_state) * 1e9);
+    assert_int_equal(synthetic_random(20, 400, seed, &mix[mix_count++], &err), HINES_OK);
+  }
+}
+
+static uint64_t digest(const double *values, int n, uint64_t hash) {
+  for (int i = 0; i < n; i++) {
+    uint64_t bits;
+    memcpy(&bits, &values[i], sizeof bits);
+    hash = (hash ^ bits) * 1099511628211ull;
+  }
+  return hash;
+}
+
+static void run_and_compare(int padded, int neurons, int per_task) {
+  const int steps = 20;
+  struct stimulus stim = {
+      .compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.05, .stop_ms = 1e9, .spread = 0.8};
+  struct multi_batch_config config = {.morphologies = mix,
+                                      .n_morphologies = mix_count,
+                                      .n_neurons = neurons,
+                                      .neurons_per_task = per_task,
+                                      .padded = padded,
+                                      .cable = cable_defaults,
+                                      .dt_ms = 0.025,
+                                      .initial_mV = -65,
+                                      .stimulus = stim};
+  struct multi_batch *batch;
+  struct hines_error err;
+  assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
+  assert_int_equal(multi_batch_run(batch, steps / 2, 0), HINES_OK);
+  assert_int_equal(multi_batch_run(batch, steps / 2, steps / 2 * 0.025), HINES_OK);
+  uint64_t hash = 14695981039346656037ull;
+  double worst = 0;
+  for (int k = 0; k < neurons; k++) {
+    const struct morphology *m = &mix[k % mix_count];
+    double *got = malloc(m->n_compartments * sizeof(double));
+    double *want = malloc(m->n_compartments * sizeof(double));
+    multi_batch_voltage(batch, k, got);
+    hash = digest(got, m->n_compartments, hash);
+    for (int i = 0; i < m->n_compartments; i++)
+      want[i] = -65;
+    struct stimulus s = stim;
+    s.n_neurons_total = neurons;
+    assert_int_equal(reference_simulate(m, &cable_defaults, 0.025, steps, 0, &s, k, want, &err),
+                     HINES_OK);
+    double error = testing_relative_error(m->n_compartments, got, want);
+    if (error > 1e-12)
+      fail_msg("%s neuron %d (%s): relative error %.3e", padded ? "CP" : "NCP", k, m->name, error);
+    worst = fmax(worst, error);
+    /* the stimulus moved the soma, or the comparison shows little */
+    assert_true(fabs(want[0] + 65) > 1e-3);
+    free(got);
+    free(want);
+  }
+  multi_batch_destroy(batch);
+  printf("# %s neurons %d per task %d: max relative error %.3e; result digest %016llx\n",
+         padded ? "CP" : "NCP", neurons, per_task, worst, (unsigned long long)hash);
+}
+
+static void level_solver_matches_reference_ncp(void **state) {
+  (void)state;
+  run_and_compare(0, 2 * mix_count + 3, 7);
+  run_and_compare(0, mix_count, 0);
+}
+
+static void level_solver_matches_reference_cp(void **state) {
+  (void)state;
+  run_and_compare(1, 2 * mix_count + 3, 11);
+}
+
+static int starpu_started;
+
+static int setup(void **state) {
+  (void)state;
+  load_mix();
+  starpu_started = starpu_init(NULL) == 0;
+  return starpu_started ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  if (starpu_started)
+    starpu_shutdown();
+  for (int i = 0; i < mix_count; i++)
+    morphology_free(&mix[i]);
+  return 0;
+}
+
+int main(void) {
+  seed_state = testing_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(level_solver_matches_reference_ncp),
+      cmocka_unit_test(level_solver_matches_reference_cp),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
