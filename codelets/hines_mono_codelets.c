@@ -68,6 +68,17 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
+/* The gates matrix is the fifth buffer when the task carries Hodgkin-Huxley channels. */
+static double *step_gates(void *buffers[], struct step_arguments *args) {
+  if (STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) < 5)
+    return NULL;
+  args->gates_geometry.layout = args->geometry.layout;
+  args->gates_geometry.block_size = args->geometry.block_size;
+  args->gates_geometry.n_compartments = 3 * args->geometry.n_compartments;
+  chunk_from_interface(&args->gates_geometry, buffers[4]);
+  return (double *)STARPU_MATRIX_GET_PTR(buffers[4]);
+}
+
 static void hines_step_cpu(void *buffers[], void *cl_arg) {
   struct step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
@@ -77,6 +88,7 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
+  double *gates = step_gates(buffers, &args);
   const int group = preferred_group(g, args.cpu_group);
   const int n_groups = (g->n_neurons + group - 1) / group;
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
@@ -85,8 +97,8 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
     int k = gi * group;
     for (int done = 0; done < group && k + done < g->n_neurons;) {
       int width = group_width(g, k + done, group - done);
-      hines_step_group_cpu(topology, coefficients, &args, voltage, work, chunk_base(g, k + done),
-                           width, k + done);
+      hines_step_group_cpu(topology, coefficients, &args, voltage, work, gates,
+                           chunk_base(g, k + done), width, k + done);
       done += width;
     }
   }
@@ -114,10 +126,11 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   struct step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
   chunk_from_interface(&args.geometry, buffers[2]);
+  double *gates = step_gates(buffers, &args);
   report_cuda("hines_step", hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
                                             (const double *)STARPU_VECTOR_GET_PTR(buffers[1]),
                                             &args, (double *)STARPU_MATRIX_GET_PTR(buffers[2]),
-                                            (double *)STARPU_MATRIX_GET_PTR(buffers[3]),
+                                            (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates,
                                             starpu_cuda_get_local_stream()));
 }
 #endif
@@ -164,8 +177,9 @@ struct starpu_codelet hines_step_codelet = {
     .cuda_funcs = {hines_step_cuda_codelet},
     .cuda_flags = {STARPU_CUDA_ASYNC},
 #endif
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_RW, STARPU_W},
+    /* topology (R), coefficients (R), voltage (RW), work (W) [, gates (RW)]: the modes come
+     * with each task. */
+    .nbuffers = STARPU_VARIABLE_NBUFFERS,
     .model = &hines_step_model,
     .color = 0xff7f0e,
 };

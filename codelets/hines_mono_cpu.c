@@ -43,7 +43,7 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
 
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          size_t base, int width, int first_local_neuron) {
+                          double *gates, size_t base, int width, int first_local_neuron) {
   const struct chunk_geometry *g = &args->geometry;
   const int n = g->n_compartments;
   const int *parent = topology;
@@ -54,7 +54,11 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
   const double *c_over_dt = coefficients + (size_t)COEF_C_OVER_DT * n;
   const double *diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
   const double *leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
+  const double *hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
   const size_t stride = chunk_stride(g);
+  const int with_hh = gates && args->hh.placement != HH_NONE;
+  const size_t gates_stride = chunk_stride(&args->gates_geometry);
+  const size_t gates_base = with_hh ? chunk_base(&args->gates_geometry, first_local_neuron) : 0;
   double *restrict v = voltage + base;
   double *restrict w = work + base;
   double injected[MAX_GROUP];
@@ -73,6 +77,17 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     for (int k = 0; k < width; k++) {
       d[k] = dbase;
       r[k] = cdt * vi[k] + leak + (i == stim ? injected[k] : 0.0);
+    }
+    if (with_hh && hh_applies(&args->hh, i)) {
+      double *m = gates + gates_base + (size_t)i * gates_stride;
+      double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
+      for (int k = 0; k < width; k++) {
+        double conductance, driven;
+        hh_step(&args->hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k], &nk[k], &conductance,
+                &driven);
+        d[k] += conductance;
+        r[k] += driven;
+      }
     }
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];

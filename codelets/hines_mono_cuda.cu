@@ -85,17 +85,27 @@ __global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
 template <typename VoltageRef>
 __device__ __forceinline__ void
 step_one(int n, const int *__restrict__ topology, const double *__restrict__ coefficients,
-         VoltageRef v, double *w, size_t w_stride, double injected, int stimulated) {
+         VoltageRef v, double *w, size_t w_stride, double injected, int stimulated,
+         const step_arguments &args, double *gates, size_t gates_stride) {
   const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
   const double *upper = coefficients + COEF_UPPER * (size_t)n;
   const double *lower = coefficients + COEF_LOWER * (size_t)n;
   const double *c_over_dt = coefficients + COEF_C_OVER_DT * (size_t)n;
   const double *diagonal_base = coefficients + COEF_DIAGONAL_BASE * (size_t)n;
   const double *leak_current = coefficients + COEF_LEAK_CURRENT * (size_t)n;
+  const double *hh_scale = coefficients + COEF_HH_SCALE * (size_t)n;
   for (int i = n - 1; i >= 0; i--) {
     double d = __ldg(diagonal_base + i);
     double r =
         __ldg(c_over_dt + i) * v(i) + __ldg(leak_current + i) + (i == stimulated ? injected : 0.0);
+    if (gates && hh_applies(&args.hh, i)) {
+      double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
+      double *nk = h + (size_t)n * gates_stride;
+      double conductance, driven;
+      hh_step(&args.hh, v(i), args.dt_ms, __ldg(hh_scale + i), m, h, nk, &conductance, &driven);
+      d += conductance;
+      r += driven;
+    }
     const int end = __ldg(child_first + i + 1);
     for (int e = __ldg(child_first + i); e < end; e++) {
       const int c = __ldg(child + e);
@@ -124,8 +134,8 @@ struct strided_voltage {
 
 template <int Layout>
 __global__ void step_kernel(step_arguments args, const int *__restrict__ topology,
-                            const double *__restrict__ coefficients, double *voltage,
-                            double *work) {
+                            const double *__restrict__ coefficients, double *voltage, double *work,
+                            double *gates) {
   const chunk_geometry &g = args.geometry;
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= g.n_neurons)
@@ -133,13 +143,16 @@ __global__ void step_kernel(step_arguments args, const int *__restrict__ topolog
   size_t base = neuron_base<Layout>(k, g.ld, g.block_size);
   size_t stride = neuron_stride<Layout>(g.ld, g.block_size);
   double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
+  const chunk_geometry &gg = args.gates_geometry;
   step_one(g.n_compartments, topology, coefficients, strided_voltage{voltage + base, stride},
-           work + base, stride, injected, args.stimulus.compartment);
+           work + base, stride, injected, args.stimulus.compartment, args,
+           gates ? gates + neuron_base<Layout>(k, gg.ld, gg.block_size) : nullptr,
+           neuron_stride<Layout>(gg.ld, gg.block_size));
 }
 
 __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ topology,
                                    const double *__restrict__ coefficients, double *voltage,
-                                   double *work) {
+                                   double *work, double *gates) {
   extern __shared__ double block_voltage[];
   const chunk_geometry &g = args.geometry;
   const int block_size = blockDim.x, lane = threadIdx.x, n = g.n_compartments;
@@ -151,8 +164,12 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
   int k = blockIdx.x * block_size + lane;
   if (k < g.n_neurons) {
     double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
+    const chunk_geometry &gg = args.gates_geometry;
     step_one(n, topology, coefficients, strided_voltage{block_voltage + lane, (size_t)block_size},
-             work + block_base + lane, (size_t)block_size, injected, args.stimulus.compartment);
+             work + block_base + lane, (size_t)block_size, injected, args.stimulus.compartment,
+             args,
+             gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size) : nullptr,
+             (size_t)block_size);
   }
   __syncthreads();
   for (size_t j = lane; j < values; j += block_size)
@@ -215,22 +232,22 @@ extern "C" int hines_solve_cuda(const int *topology, const double *coefficients,
 
 extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
                                const step_arguments *args, double *voltage, double *work,
-                               void *stream_ptr) {
+                               double *gates, void *stream_ptr) {
   cudaStream_t stream = (cudaStream_t)stream_ptr;
   const chunk_geometry *g = &args->geometry;
   const int count = g->n_neurons;
   switch (g->layout) {
   case BATCH_LAYOUT_FLAT:
     step_kernel<BATCH_LAYOUT_FLAT><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
-        *args, topology, coefficients, voltage, work);
+        *args, topology, coefficients, voltage, work, gates);
     break;
   case BATCH_LAYOUT_INTERLEAVED:
     step_kernel<BATCH_LAYOUT_INTERLEAVED><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
-        *args, topology, coefficients, voltage, work);
+        *args, topology, coefficients, voltage, work, gates);
     break;
   case BATCH_LAYOUT_BLOCK:
     step_kernel<BATCH_LAYOUT_BLOCK><<<blocks_for(count, g->block_size), g->block_size, 0, stream>>>(
-        *args, topology, coefficients, voltage, work);
+        *args, topology, coefficients, voltage, work, gates);
     break;
   default: {
     size_t bytes = sizeof(double) * (size_t)g->n_compartments * g->block_size;
@@ -238,7 +255,7 @@ extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
     if (status)
       return status;
     step_kernel_shared<<<blocks_for(count, g->block_size), g->block_size, bytes, stream>>>(
-        *args, topology, coefficients, voltage, work);
+        *args, topology, coefficients, voltage, work, gates);
   }
   }
   return (int)cudaGetLastError();

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "batch_layout.h"
+#include "hh_channel.h"
 #include "stimulus.h"
 
 #ifdef __cplusplus
@@ -17,10 +18,19 @@ extern "C" {
 /* Per-morphology constants, in one int array and one double array so that each is a single
  * read-only StarPU handle replicated once to every memory node:
  *   topology:     parent[n] | child_first[n+1] | child[n-1 (at least 1)]
- *   coefficients: upper[n] | lower[n] | c_over_dt[n] | diagonal_base[n] | leak_current[n]
+ *   coefficients: upper[n] | lower[n] | c_over_dt[n] | diagonal_base[n] | leak_current[n] |
+ *                 hh_scale[n]
  * upper[i] = A[parent(i)][i], lower[i] = A[i][parent(i)], diagonal_base = C/dt + gL + sum g_axial,
  * leak_current = gL * EL. */
-enum { COEF_UPPER, COEF_LOWER, COEF_C_OVER_DT, COEF_DIAGONAL_BASE, COEF_LEAK_CURRENT, COEF_COUNT };
+enum {
+  COEF_UPPER,
+  COEF_LOWER,
+  COEF_C_OVER_DT,
+  COEF_DIAGONAL_BASE,
+  COEF_LEAK_CURRENT,
+  COEF_HH_SCALE, /* membrane area * 1e-2: channel densities in S/cm^2 -> uS */
+  COEF_COUNT
+};
 static inline size_t topology_size(int n) {
   return (size_t)n + (size_t)(n + 1) + (size_t)(n > 1 ? n - 1 : 1);
 }
@@ -54,9 +64,14 @@ static inline size_t chunk_stride(const struct chunk_geometry *g) {
 struct step_arguments {
   struct chunk_geometry geometry;
   struct stimulus stimulus;
+  struct hh_parameters hh;
+  /* Hodgkin-Huxley gates m, h, n of compartment i stored like 3n compartments: gate g of
+   * compartment i of neuron k at gates_base(k) + (g*n + i) * gates_stride. */
+  struct chunk_geometry gates_geometry;
   int first_neuron; /* global index of the chunk's first neuron */
   int cpu_group;    /* neurons vectorised together by the CPU kernel (fits L2) */
-  double time_ms;   /* time at the start of the step */
+  double dt_ms;
+  double time_ms; /* time at the start of the step */
 };
 
 /* The widest group the CPU kernels take (their per-group scratch lives on the stack). */
@@ -72,14 +87,15 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
  * neurons with consecutive bases; voltage is updated in place, work is scratch. */
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          size_t base, int width, int first_local_neuron);
+                          double *gates, size_t base, int width, int first_local_neuron);
 
 /* CUDA launchers (hines_mono_cuda.cu): one thread per neuron, on `stream`, asynchronous.
  * Return 0 or the cudaError_t of the launch. */
 int hines_solve_cuda(const int *topology, const double *coefficients,
                      const struct chunk_geometry *g, double *diagonal, double *rhs, void *stream);
 int hines_step_cuda(const int *topology, const double *coefficients,
-                    const struct step_arguments *args, double *voltage, double *work, void *stream);
+                    const struct step_arguments *args, double *voltage, double *work, double *gates,
+                    void *stream);
 /* Largest block size whose rhs fits the device's shared memory for n compartments. */
 int hines_shared_max_block_size(int n_compartments, int device);
 

@@ -114,13 +114,15 @@ struct mono_batch {
   struct mono_batch_config config;
   struct batch_layout layout;
   struct layout_matrix matrix;
+  struct layout_matrix gates_matrix; /* m, h, n stored as 3n compartments */
   int n_chunks;
   int *chunk_first;
   char **chunk_names;
   int *topology;
   double *coefficients;
-  double *voltage, *work;
-  starpu_data_handle_t topology_handle, coefficients_handle, voltage_handle, work_handle;
+  double *voltage, *work, *gates;
+  starpu_data_handle_t topology_handle, coefficients_handle, voltage_handle, work_handle,
+      gates_handle;
 };
 
 static int check_sizes(enum batch_layout_kind layout, int n, int n_neurons, int block_size,
@@ -179,10 +181,31 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     batch->coefficients[COEF_DIAGONAL_BASE * n + i] =
         c_over_dt + cable.leak_uS[i] + cable.axial_sum_uS[i];
     batch->coefficients[COEF_LEAK_CURRENT * n + i] = cable.leak_uS[i] * config->cable.el_mV;
+    batch->coefficients[COEF_HH_SCALE * n + i] = cable.area_um2[i] * 1e-2;
   }
   cable_coefficients_free(&cable);
   batch_layout_fill(&batch->layout, batch->voltage, config->initial_mV);
   batch_layout_fill(&batch->layout, batch->work, 1.0);
+  if (config->hh.placement != HH_NONE) {
+    /* Gates start at rest for the initial voltage; they sit in the same layout as the voltage,
+     * as if each neuron had 3n compartments, so the same partition serves both. */
+    struct batch_layout gates_layout;
+    batch_layout_init(&gates_layout, config->layout, 3 * n, config->n_neurons, config->block_size);
+    batch->gates_matrix = layout_matrix(&gates_layout);
+    size_t gate_values = batch_layout_size(&gates_layout);
+    batch->gates = malloc(gate_values * sizeof(double));
+    if (!batch->gates) {
+      mono_batch_destroy(batch);
+      return hines_fail(err, HINES_FAILURE, "cannot allocate the channel gates");
+    }
+    double rest[3];
+    hh_rest(config->initial_mV, &rest[0], &rest[1], &rest[2]);
+    batch_layout_fill(&gates_layout, batch->gates, 0.0);
+    for (int k = 0; k < config->n_neurons; k++)
+      for (int g = 0; g < 3; g++)
+        for (int i = 0; i < n; i++)
+          batch->gates[batch_layout_index(&gates_layout, k, g * n + i)] = rest[g];
+  }
 
   int per_task =
       config->neurons_per_task > 0
@@ -196,6 +219,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
                               sizeof(double));
   register_partitioned(&batch->voltage_handle, batch->voltage, &batch->matrix, batch->n_chunks);
   register_partitioned(&batch->work_handle, batch->work, &batch->matrix, batch->n_chunks);
+  if (batch->gates)
+    register_partitioned(&batch->gates_handle, batch->gates, &batch->gates_matrix, batch->n_chunks);
   batch->chunk_first = malloc((size_t)batch->n_chunks * sizeof(int));
   batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
   chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
@@ -221,18 +246,27 @@ int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms) {
                                              .layout = config->layout,
                                              .block_size = batch->layout.block_size},
                                 .stimulus = config->stimulus,
-                                .cpu_group = config->cpu_group};
+                                .hh = config->hh,
+                                .cpu_group = config->cpu_group,
+                                .dt_ms = config->dt_ms};
   args.stimulus.n_neurons_total = config->n_neurons;
   for (int s = 0; s < steps; s++) {
     args.time_ms = t0_ms + s * config->dt_ms;
     for (int c = 0; c < batch->n_chunks; c++) {
       args.first_neuron = batch->chunk_first[c];
-      int ret = starpu_task_insert(&hines_step_codelet, STARPU_R, batch->topology_handle, STARPU_R,
-                                   batch->coefficients_handle, STARPU_RW,
-                                   starpu_data_get_sub_data(batch->voltage_handle, 1, c), STARPU_W,
-                                   starpu_data_get_sub_data(batch->work_handle, 1, c),
-                                   STARPU_CL_ARGS, arguments_copy(&args, sizeof args), sizeof args,
-                                   STARPU_NAME, batch->chunk_names[c], 0);
+      starpu_data_handle_t voltage = starpu_data_get_sub_data(batch->voltage_handle, 1, c);
+      starpu_data_handle_t work = starpu_data_get_sub_data(batch->work_handle, 1, c);
+      void *task_args = arguments_copy(&args, sizeof args);
+      int ret = batch->gates
+                    ? starpu_task_insert(
+                          &hines_step_codelet, STARPU_R, batch->topology_handle, STARPU_R,
+                          batch->coefficients_handle, STARPU_RW, voltage, STARPU_W, work, STARPU_RW,
+                          starpu_data_get_sub_data(batch->gates_handle, 1, c), STARPU_CL_ARGS,
+                          task_args, sizeof args, STARPU_NAME, batch->chunk_names[c], 0)
+                    : starpu_task_insert(&hines_step_codelet, STARPU_R, batch->topology_handle,
+                                         STARPU_R, batch->coefficients_handle, STARPU_RW, voltage,
+                                         STARPU_W, work, STARPU_CL_ARGS, task_args, sizeof args,
+                                         STARPU_NAME, batch->chunk_names[c], 0);
       if (ret)
         return HINES_FAILURE;
     }
@@ -261,6 +295,10 @@ void mono_batch_destroy(struct mono_batch *batch) {
     starpu_data_unregister(batch->voltage_handle);
     starpu_data_unpartition(batch->work_handle, STARPU_MAIN_RAM);
     starpu_data_unregister_no_coherency(batch->work_handle);
+    if (batch->gates_handle) {
+      starpu_data_unpartition(batch->gates_handle, STARPU_MAIN_RAM);
+      starpu_data_unregister(batch->gates_handle);
+    }
     starpu_data_unregister(batch->topology_handle);
     starpu_data_unregister(batch->coefficients_handle);
   }
@@ -272,6 +310,7 @@ void mono_batch_destroy(struct mono_batch *batch) {
   free(batch->coefficients);
   free(batch->voltage);
   free(batch->work);
+  free(batch->gates);
   free(batch);
 }
 

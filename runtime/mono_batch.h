@@ -20,6 +20,7 @@ struct mono_batch_config {
   double dt_ms;
   double initial_mV;
   struct stimulus stimulus;
+  struct hh_parameters hh; /* placement HH_NONE: passive membrane only */
 };
 
 struct mono_batch;

@@ -4,11 +4,14 @@
 #define HINES_REFERENCE_SIMULATION_H
 
 #include "cable.h"
+#include "hh_channel.h"
 #include "stimulus.h"
 
-/* Advances v_mV (n values) by `steps` steps of dt from t0 for neuron `global_neuron`. */
+/* Advances v_mV (n values) by `steps` steps of dt from t0 for neuron `global_neuron`; with
+ * Hodgkin-Huxley channels (hh may be NULL) their gates start at rest for the initial v. */
 int reference_simulate(const struct morphology *m, const struct cable_parameters *cable,
-                       double dt_ms, int steps, double t0_ms, const struct stimulus *stim,
-                       int global_neuron, double *v_mV, struct hines_error *err);
+                       const struct hh_parameters *hh, double dt_ms, int steps, double t0_ms,
+                       const struct stimulus *stim, int global_neuron, double *v_mV,
+                       struct hines_error *err);
 
 #endif

@@ -134,8 +134,9 @@ static void voltage_steps_match_reference_time_loop(void **state) {
       s.n_neurons_total = neurons;
       for (int i = 0; i < n; i++)
         want[i] = -65;
-      assert_int_equal(reference_simulate(&m, &cable_defaults, 0.025, steps, 0, &s, k, want, &err),
-                       HINES_OK);
+      assert_int_equal(
+          reference_simulate(&m, &cable_defaults, NULL, 0.025, steps, 0, &s, k, want, &err),
+          HINES_OK);
       mono_batch_voltage(batch, k, got);
       double error = testing_relative_error(n, got, want);
       if (error > 1e-12)
