@@ -4,7 +4,8 @@
  *                           level's, or a 2-value dummy on the deepest level)
  *   level_forward_codelet:  block (R), constants (R), voltage (RW), pivot (R),
  *                           parent voltage (R: the previous level's, or a dummy on level 0)
- * cl_arg: struct level_step_arguments. */
+ * cl_arg: struct level_step_arguments. Per-level tasks show the paper's decomposition in traces
+ * and let several workers share the levels of a chunk. */
 #ifndef HINES_LEVEL_CODELETS_H
 #define HINES_LEVEL_CODELETS_H
 
@@ -14,5 +15,11 @@
 
 extern struct starpu_codelet level_backward_codelet;
 extern struct starpu_codelet level_forward_codelet;
+
+/* chunk_step_codelet: one task per chunk and step that sweeps all its levels (kernels queued
+ * back to back on the GPU stream, no runtime round trip between levels). Buffers: the chunk's
+ * concatenated level descriptions (R), constants (R), voltage (RW), pivot (W), contribution (W)
+ * [, gates (RW)]; cl_arg: struct chunk_step_arguments. */
+extern struct starpu_codelet chunk_step_codelet;
 
 #endif

@@ -11,12 +11,13 @@ constexpr int kThreads = 128;
 
 __global__ void backward_kernel(const int *block_ints, const double *constants,
                                 level_step_arguments args, double *voltage, double *pivot,
-                                double *contribution, const double *child_contribution) {
+                                double *contribution, const double *child_contribution,
+                                double *gates) {
   const level_block_view v = level_block_describe(block_ints);
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < v.systems)
-    level_backward_system(&v, s, constants, &args, voltage, pivot, contribution,
-                          child_contribution);
+    level_backward_system(&v, s, constants, &args, voltage, pivot, contribution, child_contribution,
+                          gates);
 }
 
 __global__ void forward_kernel(const int *block_ints, const double *constants, int rows,
@@ -32,11 +33,11 @@ __global__ void forward_kernel(const int *block_ints, const double *constants, i
 extern "C" int level_backward_cuda(const int *block_ints, int systems, const double *constants,
                                    const level_step_arguments *args, double *voltage, double *pivot,
                                    double *contribution, const double *child_contribution,
-                                   void *stream) {
+                                   double *gates, void *stream) {
   if (systems == 0)
     return 0;
   backward_kernel<<<(systems + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
-      block_ints, constants, *args, voltage, pivot, contribution, child_contribution);
+      block_ints, constants, *args, voltage, pivot, contribution, child_contribution, gates);
   return (int)cudaGetLastError();
 }
 

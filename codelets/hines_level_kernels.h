@@ -4,11 +4,14 @@
 #ifndef HINES_LEVEL_KERNELS_H
 #define HINES_LEVEL_KERNELS_H
 
+#include "hh_channel.h"
 #include "level_layout.h"
 #include "stimulus.h"
 
 struct level_step_arguments {
   struct stimulus stimulus;
+  struct hh_parameters hh;
+  double dt_ms;
   double time_ms;
   int constant_rows;
   int systems; /* systems of the block (GPU launch size without reading the block back) */
@@ -21,7 +24,7 @@ struct level_step_arguments {
 static inline LEVEL_HOST_DEVICE void
 level_backward_system(const struct level_block_view *v, int s, const double *constants,
                       const struct level_step_arguments *args, double *voltage, double *pivot,
-                      double *contribution, const double *child_contribution) {
+                      double *contribution, const double *child_contribution, double *gates) {
   const int rows = args->constant_rows;
   const double *upper = constants + CONST_UPPER * rows, *lower = constants + CONST_LOWER * rows;
   const double *c_over_dt = constants + CONST_C_OVER_DT * rows;
@@ -39,6 +42,14 @@ level_backward_system(const struct level_block_view *v, int s, const double *con
     const int ref = v->element_ref[e];
     double d = diagonal_base[ref];
     double r = c_over_dt[ref] * voltage[e] + leak_current[ref] + (j == stimulated ? injected : 0.0);
+    if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
+      /* gates: m | h | n, one block of `elements` each */
+      double conductance, driven;
+      hh_step(&args->hh, voltage[e], args->dt_ms, constants[CONST_HH_SCALE * rows + ref], &gates[e],
+              &gates[v->elements + e], &gates[2 * v->elements + e], &conductance, &driven);
+      d += conductance;
+      r += driven;
+    }
     if (j == size - 1) {
       for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
         d -= child_contribution[2 * v->child[c]];
@@ -76,13 +87,31 @@ static inline LEVEL_HOST_DEVICE void level_forward_system(const struct level_blo
   }
 }
 
+/* Where each level of one chunk sits in the chunk's concatenated arrays (host memory): level L's
+ * description at ints + ints_offset[L], its values at + element_offset[L] (gates: m | h | n of
+ * element_count[L] each at + 3 * element_offset[L]), its contributions at
+ * + 2 * system_offset[L]. */
+struct chunk_levels {
+  int n_levels;
+  const size_t *ints_offset, *element_offset, *system_offset;
+  const int *systems;
+};
+
+/* A whole step of one chunk in one task: every level's backward sweep, deepest first, then
+ * every forward sweep. */
+struct chunk_step_arguments {
+  struct level_step_arguments step;
+  const struct chunk_levels *levels;
+};
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 /* CUDA launchers (hines_level_cuda.cu), asynchronous on `stream`; 0 or a cudaError_t. */
 int level_backward_cuda(const int *block_ints, int systems, const double *constants,
                         const struct level_step_arguments *args, double *voltage, double *pivot,
-                        double *contribution, const double *child_contribution, void *stream);
+                        double *contribution, const double *child_contribution, double *gates,
+                        void *stream);
 int level_forward_cuda(const int *block_ints, int systems, const double *constants, int rows,
                        double *voltage, const double *pivot, const double *parent_voltage,
                        void *stream);

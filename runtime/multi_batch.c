@@ -7,17 +7,23 @@
 
 #include "hines_level_codelets.h"
 
-struct level_handles {
-  double *voltage, *pivot, *contribution;
-  starpu_data_handle_t block, voltage_handle, pivot_handle, contribution_handle;
-  char backward_name[64], forward_name[64];
+/* One chunk of neurons: its levels concatenated in single arrays (so a whole step can be one
+ * task), and, in per-level mode, those arrays partitioned by level. */
+struct chunk {
+  struct chunk_levels levels;
+  size_t *ints_offset, *element_offset, *system_offset; /* n_levels + 1 each */
+  int *systems;
+  int *ints;
+  double *voltage, *pivot, *contribution, *gates;
+  starpu_data_handle_t ints_handle, voltage_handle, pivot_handle, contribution_handle, gates_handle;
+  char name[64];
+  char (*backward_names)[64], (*forward_names)[64];
 };
 
 struct multi_batch {
   struct multi_batch_config config;
   struct level_batch levels;
-  struct level_handles *handles; /* [chunk * n_levels + level] */
-  double *constants_copy;
+  struct chunk *chunks;
   starpu_data_handle_t constants, dummy;
   double dummy_values[2];
 };
@@ -29,6 +35,98 @@ static void *arguments_copy(const void *arguments, size_t size) {
   return copy;
 }
 
+/* Registers `values` and, in per-level mode, splits it into one piece per level. */
+static void register_levels(starpu_data_handle_t *handle, void *values, size_t element_size,
+                            const size_t *offset, int n_levels, size_t scale, int per_level) {
+  starpu_vector_data_register(handle, STARPU_MAIN_RAM, (uintptr_t)values,
+                              (uint32_t)(scale * offset[n_levels]), element_size);
+  if (!per_level)
+    return;
+  uint32_t *lengths = malloc((size_t)n_levels * sizeof(uint32_t));
+  for (int level = 0; level < n_levels; level++)
+    lengths[level] = (uint32_t)(scale * (offset[level + 1] - offset[level]));
+  struct starpu_data_filter filter = {.filter_func = starpu_vector_filter_list,
+                                      .nchildren = (unsigned)n_levels,
+                                      .filter_arg_ptr = lengths};
+  starpu_data_partition(*handle, &filter);
+  free(lengths);
+}
+
+static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
+  const struct level_batch *lb = &batch->levels;
+  const struct multi_batch_config *config = &batch->config;
+  struct chunk *k = &batch->chunks[c];
+  const int n_levels = lb->n_levels;
+  k->ints_offset = calloc((size_t)n_levels + 1, sizeof(size_t));
+  k->element_offset = calloc((size_t)n_levels + 1, sizeof(size_t));
+  k->system_offset = calloc((size_t)n_levels + 1, sizeof(size_t));
+  k->systems = calloc((size_t)n_levels, sizeof(int));
+  k->backward_names = calloc((size_t)n_levels, sizeof *k->backward_names);
+  k->forward_names = calloc((size_t)n_levels, sizeof *k->forward_names);
+  if (!k->ints_offset || !k->element_offset || !k->system_offset || !k->systems ||
+      !k->backward_names || !k->forward_names)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int level = 0; level < n_levels; level++) {
+    const struct level_block_view v = level_block_describe(lb->blocks[c * n_levels + level]);
+    k->systems[level] = v.systems;
+    /* Empty levels (shallower trees in this chunk) keep one slot so each piece exists. */
+    k->ints_offset[level + 1] =
+        k->ints_offset[level] + level_block_ints(v.systems, v.max_size, v.elements, v.children);
+    k->element_offset[level + 1] = k->element_offset[level] + (v.elements > 0 ? v.elements : 1);
+    k->system_offset[level + 1] = k->system_offset[level] + (v.systems > 0 ? v.systems : 1);
+    snprintf(k->backward_names[level], sizeof k->backward_names[level],
+             "backward %s level %d chunk %d", config->padded ? "CP" : "NCP", level, c);
+    snprintf(k->forward_names[level], sizeof k->forward_names[level],
+             "forward %s level %d chunk %d", config->padded ? "CP" : "NCP", level, c);
+  }
+  snprintf(k->name, sizeof k->name, "step %s %d levels chunk %d", config->padded ? "CP" : "NCP",
+           n_levels, c);
+  size_t elements = k->element_offset[n_levels];
+  k->ints = malloc(k->ints_offset[n_levels] * sizeof(int));
+  k->voltage = malloc(elements * sizeof(double));
+  k->pivot = malloc(elements * sizeof(double));
+  k->contribution = calloc(2 * k->system_offset[n_levels], sizeof(double));
+  if (config->hh.placement != HH_NONE)
+    k->gates = malloc(3 * elements * sizeof(double));
+  if (!k->ints || !k->voltage || !k->pivot || !k->contribution ||
+      (config->hh.placement != HH_NONE && !k->gates))
+    return hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
+  for (int level = 0; level < n_levels; level++)
+    memcpy(k->ints + k->ints_offset[level], lb->blocks[c * n_levels + level],
+           (k->ints_offset[level + 1] - k->ints_offset[level]) * sizeof(int));
+  for (size_t e = 0; e < elements; e++) {
+    k->voltage[e] = config->initial_mV;
+    k->pivot[e] = 1.0;
+  }
+  if (k->gates) { /* at rest for the initial voltage: m | h | n of each level */
+    double rest[3];
+    hh_rest(config->initial_mV, &rest[0], &rest[1], &rest[2]);
+    for (int level = 0; level < n_levels; level++) {
+      size_t first = k->element_offset[level], count = k->element_offset[level + 1] - first;
+      for (int g = 0; g < 3; g++)
+        for (size_t e = 0; e < count; e++)
+          k->gates[3 * first + g * count + e] = rest[g];
+    }
+  }
+  k->levels = (struct chunk_levels){.n_levels = n_levels,
+                                    .ints_offset = k->ints_offset,
+                                    .element_offset = k->element_offset,
+                                    .system_offset = k->system_offset,
+                                    .systems = k->systems};
+  int per_level = config->level_tasks;
+  register_levels(&k->ints_handle, k->ints, sizeof(int), k->ints_offset, n_levels, 1, per_level);
+  register_levels(&k->voltage_handle, k->voltage, sizeof(double), k->element_offset, n_levels, 1,
+                  per_level);
+  register_levels(&k->pivot_handle, k->pivot, sizeof(double), k->element_offset, n_levels, 1,
+                  per_level);
+  register_levels(&k->contribution_handle, k->contribution, sizeof(double), k->system_offset,
+                  n_levels, 2, per_level);
+  if (k->gates)
+    register_levels(&k->gates_handle, k->gates, sizeof(double), k->element_offset, n_levels, 3,
+                    per_level);
+  return HINES_OK;
+}
+
 int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
                        struct hines_error *err) {
   *out = NULL;
@@ -38,8 +136,9 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   batch->config = *config;
   int per_task = config->neurons_per_task;
   if (per_task <= 0) {
+    /* A chunk's levels form a dependency chain: one chunk per worker keeps them busy. */
     int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
-    int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
+    int chunks = cuda > 0 ? cuda : (cpu > 0 ? cpu : 1);
     per_task = (config->n_neurons + chunks - 1) / chunks;
   }
   int status =
@@ -50,9 +149,8 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     return status;
   }
   struct level_batch *lb = &batch->levels;
-  int n_blocks = lb->n_chunks * lb->n_levels;
-  batch->handles = calloc((size_t)n_blocks, sizeof *batch->handles);
-  if (!batch->handles) {
+  batch->chunks = calloc((size_t)lb->n_chunks, sizeof *batch->chunks);
+  if (!batch->chunks) {
     level_batch_free(lb);
     free(batch);
     return hines_fail(err, HINES_FAILURE, "out of memory");
@@ -61,82 +159,98 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
                               (uint32_t)(CONST_COUNT * lb->constant_rows), sizeof(double));
   starpu_vector_data_register(&batch->dummy, STARPU_MAIN_RAM, (uintptr_t)batch->dummy_values, 2,
                               sizeof(double));
-  for (int b = 0; b < n_blocks; b++) {
-    struct level_handles *h = &batch->handles[b];
-    struct level_block_view v = level_block_describe(lb->blocks[b]);
-    /* Empty blocks (a chunk whose trees are shallower) keep one value so every handle exists. */
-    size_t elements = v.elements > 0 ? (size_t)v.elements : 1;
-    size_t systems = v.systems > 0 ? (size_t)v.systems : 1;
-    h->voltage = malloc(elements * sizeof(double));
-    h->pivot = malloc(elements * sizeof(double));
-    h->contribution = calloc(2 * systems, sizeof(double));
-    if (!h->voltage || !h->pivot || !h->contribution) {
+  for (int c = 0; c < lb->n_chunks; c++) {
+    status = chunk_build(batch, c, err);
+    if (status) {
       multi_batch_destroy(batch);
-      return hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
+      return status;
     }
-    for (size_t e = 0; e < elements; e++) {
-      h->voltage[e] = config->initial_mV;
-      h->pivot[e] = 1.0;
-    }
-    starpu_vector_data_register(
-        &h->block, STARPU_MAIN_RAM, (uintptr_t)lb->blocks[b],
-        (uint32_t)level_block_ints(v.systems, v.max_size, v.elements, v.children), sizeof(int));
-    starpu_vector_data_register(&h->voltage_handle, STARPU_MAIN_RAM, (uintptr_t)h->voltage,
-                                (uint32_t)elements, sizeof(double));
-    starpu_vector_data_register(&h->pivot_handle, STARPU_MAIN_RAM, (uintptr_t)h->pivot,
-                                (uint32_t)elements, sizeof(double));
-    starpu_vector_data_register(&h->contribution_handle, STARPU_MAIN_RAM,
-                                (uintptr_t)h->contribution, (uint32_t)(2 * systems),
-                                sizeof(double));
-    int chunk = b / lb->n_levels, level = b % lb->n_levels;
-    snprintf(h->backward_name, sizeof h->backward_name, "backward %s level %d chunk %d",
-             config->padded ? "CP" : "NCP", level, chunk);
-    snprintf(h->forward_name, sizeof h->forward_name, "forward %s level %d chunk %d",
-             config->padded ? "CP" : "NCP", level, chunk);
   }
   *out = batch;
   return HINES_OK;
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
-  return 2 * batch->levels.n_chunks * batch->levels.n_levels;
+  return batch->config.level_tasks ? 2 * batch->levels.n_chunks * batch->levels.n_levels
+                                   : batch->levels.n_chunks;
 }
 
 long long multi_batch_compartments(const struct multi_batch *batch) {
   return batch->levels.total_compartments;
 }
 
+static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
+                              struct level_step_arguments *args) {
+  const int n_levels = batch->levels.n_levels;
+#define PIECE(handle, level) starpu_data_get_sub_data((handle), 1, (level))
+  for (int level = n_levels - 1; level >= 0; level--) {
+    args->systems = k->systems[level];
+    starpu_data_handle_t children =
+        level + 1 < n_levels ? PIECE(k->contribution_handle, level + 1) : batch->dummy;
+    void *task_args = arguments_copy(args, sizeof *args);
+    int ret =
+        k->gates_handle
+            ? starpu_task_insert(
+                  &level_backward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
+                  batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_W,
+                  PIECE(k->pivot_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
+                  STARPU_R, children, STARPU_RW, PIECE(k->gates_handle, level), STARPU_CL_ARGS,
+                  task_args, sizeof *args, STARPU_NAME, k->backward_names[level], 0)
+            : starpu_task_insert(
+                  &level_backward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
+                  batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_W,
+                  PIECE(k->pivot_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
+                  STARPU_R, children, STARPU_CL_ARGS, task_args, sizeof *args, STARPU_NAME,
+                  k->backward_names[level], 0);
+    if (ret)
+      return HINES_FAILURE;
+  }
+  for (int level = 0; level < n_levels; level++) {
+    args->systems = k->systems[level];
+    starpu_data_handle_t parent = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy;
+    if (starpu_task_insert(&level_forward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
+                           batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_R,
+                           PIECE(k->pivot_handle, level), STARPU_R, parent, STARPU_CL_ARGS,
+                           arguments_copy(args, sizeof *args), sizeof *args, STARPU_NAME,
+                           k->forward_names[level], 0))
+      return HINES_FAILURE;
+  }
+#undef PIECE
+  return HINES_OK;
+}
+
+static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
+                             const struct level_step_arguments *step) {
+  struct chunk_step_arguments args = {.step = *step, .levels = &k->levels};
+  void *task_args = arguments_copy(&args, sizeof args);
+  int ret =
+      k->gates_handle
+          ? starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
+                               batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
+                               k->pivot_handle, STARPU_W, k->contribution_handle, STARPU_RW,
+                               k->gates_handle, STARPU_CL_ARGS, task_args, sizeof args, STARPU_NAME,
+                               k->name, 0)
+          : starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
+                               batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
+                               k->pivot_handle, STARPU_W, k->contribution_handle, STARPU_CL_ARGS,
+                               task_args, sizeof args, STARPU_NAME, k->name, 0);
+  return ret ? HINES_FAILURE : HINES_OK;
+}
+
 int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
   const struct level_batch *lb = &batch->levels;
   struct level_step_arguments args = {.stimulus = batch->config.stimulus,
+                                      .hh = batch->config.hh,
+                                      .dt_ms = batch->config.dt_ms,
                                       .constant_rows = lb->constant_rows};
   args.stimulus.n_neurons_total = batch->config.n_neurons;
   for (int step = 0; step < steps; step++) {
     args.time_ms = t0_ms + step * batch->config.dt_ms;
-    for (int chunk = 0; chunk < lb->n_chunks; chunk++) {
-      struct level_handles *h = &batch->handles[chunk * lb->n_levels];
-      for (int level = lb->n_levels - 1; level >= 0; level--) {
-        args.systems = level_block_describe(lb->blocks[chunk * lb->n_levels + level]).systems;
-        starpu_data_handle_t children =
-            level + 1 < lb->n_levels ? h[level + 1].contribution_handle : batch->dummy;
-        if (starpu_task_insert(&level_backward_codelet, STARPU_R, h[level].block, STARPU_R,
-                               batch->constants, STARPU_RW, h[level].voltage_handle, STARPU_W,
-                               h[level].pivot_handle, STARPU_W, h[level].contribution_handle,
-                               STARPU_R, children, STARPU_CL_ARGS,
-                               arguments_copy(&args, sizeof args), sizeof args, STARPU_NAME,
-                               h[level].backward_name, 0))
-          return HINES_FAILURE;
-      }
-      for (int level = 0; level < lb->n_levels; level++) {
-        args.systems = level_block_describe(lb->blocks[chunk * lb->n_levels + level]).systems;
-        starpu_data_handle_t parent = level > 0 ? h[level - 1].voltage_handle : batch->dummy;
-        if (starpu_task_insert(&level_forward_codelet, STARPU_R, h[level].block, STARPU_R,
-                               batch->constants, STARPU_RW, h[level].voltage_handle, STARPU_R,
-                               h[level].pivot_handle, STARPU_R, parent, STARPU_CL_ARGS,
-                               arguments_copy(&args, sizeof args), sizeof args, STARPU_NAME,
-                               h[level].forward_name, 0))
-          return HINES_FAILURE;
-      }
+    for (int c = 0; c < lb->n_chunks; c++) {
+      int status = batch->config.level_tasks ? submit_level_tasks(batch, &batch->chunks[c], &args)
+                                             : submit_chunk_task(batch, &batch->chunks[c], &args);
+      if (status)
+        return status;
     }
   }
   starpu_task_wait_for_all();
@@ -146,42 +260,59 @@ int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) {
   const struct level_batch *lb = &batch->levels;
   const struct morphology *m = &lb->morphologies[neuron % lb->n_morphologies];
-  int chunk = 0;
-  while (lb->chunk_first_neuron[chunk + 1] <= neuron)
-    chunk++;
-  /* Only this neuron's chunk's level blocks come back to the host. */
-  for (int level = 0; level < lb->n_levels; level++)
-    starpu_data_acquire(batch->handles[chunk * lb->n_levels + level].voltage_handle, STARPU_R);
+  int c = 0;
+  while (lb->chunk_first_neuron[c + 1] <= neuron)
+    c++;
+  struct chunk *k = &batch->chunks[c];
+  /* Only this neuron's chunk comes back to the host. */
+  int pieces = batch->config.level_tasks ? lb->n_levels : 1;
+  for (int p = 0; p < pieces; p++)
+    starpu_data_acquire(batch->config.level_tasks
+                            ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
+                            : k->voltage_handle,
+                        STARPU_R);
   for (int i = 0; i < m->n_compartments; i++) {
     int block, element;
     level_batch_locate(lb, neuron, i, &block, &element);
-    out_mV[i] = batch->handles[block].voltage[element];
+    out_mV[i] = k->voltage[k->element_offset[block % lb->n_levels] + element];
   }
-  for (int level = 0; level < lb->n_levels; level++)
-    starpu_data_release(batch->handles[chunk * lb->n_levels + level].voltage_handle);
+  for (int p = 0; p < pieces; p++)
+    starpu_data_release(batch->config.level_tasks
+                            ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
+                            : k->voltage_handle);
+}
+
+static void unregister(starpu_data_handle_t handle, int partitioned, int keep) {
+  if (!handle)
+    return;
+  if (partitioned)
+    starpu_data_unpartition(handle, STARPU_MAIN_RAM);
+  if (keep)
+    starpu_data_unregister(handle);
+  else
+    starpu_data_unregister_no_coherency(handle);
 }
 
 void multi_batch_destroy(struct multi_batch *batch) {
   if (!batch)
     return;
-  int n_blocks = batch->levels.n_chunks * batch->levels.n_levels;
-  for (int b = 0; batch->handles && b < n_blocks; b++) {
-    struct level_handles *h = &batch->handles[b];
-    if (h->block) {
-      starpu_data_unregister(h->block);
-      starpu_data_unregister(h->voltage_handle);
-      starpu_data_unregister_no_coherency(h->pivot_handle);
-      starpu_data_unregister_no_coherency(h->contribution_handle);
-    }
-    free(h->voltage);
-    free(h->pivot);
-    free(h->contribution);
+  int partitioned = batch->config.level_tasks;
+  for (int c = 0; batch->chunks && c < batch->levels.n_chunks; c++) {
+    struct chunk *k = &batch->chunks[c];
+    unregister(k->ints_handle, partitioned, 0);
+    unregister(k->voltage_handle, partitioned, 1);
+    unregister(k->pivot_handle, partitioned, 0);
+    unregister(k->contribution_handle, partitioned, 0);
+    unregister(k->gates_handle, partitioned, 1);
+    free(k->ints_offset), free(k->element_offset), free(k->system_offset), free(k->systems);
+    free(k->backward_names), free(k->forward_names);
+    free(k->ints), free(k->voltage), free(k->pivot), free(k->contribution), free(k->gates);
   }
   if (batch->constants) {
     starpu_data_unregister(batch->constants);
     starpu_data_unregister(batch->dummy);
   }
-  free(batch->handles);
+  free(batch->chunks);
   level_batch_free(&batch->levels);
   free(batch);
 }

@@ -1,12 +1,14 @@
-/* A multi-morphology batch as StarPU tasks: every (level, chunk of neurons) block has its own
- * handles, registered once and kept for the whole time loop. Per step and chunk the backward
- * tasks run from the deepest level to the root and the forward tasks back down; the order comes
- * from the data handles alone (a level's backward reads its children's contributions, a level's
- * forward reads its parent's voltages). */
+/* A multi-morphology batch as StarPU tasks. Each chunk of neurons keeps its levels in single
+ * arrays registered once for the whole time loop. With level tasks the arrays are partitioned by
+ * level: per step and chunk the backward tasks run from the deepest level to the root and the
+ * forward tasks back down, ordered by the data handles alone (a level's backward reads its
+ * children's contributions, a level's forward its parent's voltages). Otherwise one task per
+ * chunk and step sweeps all levels. */
 #ifndef HINES_MULTI_BATCH_H
 #define HINES_MULTI_BATCH_H
 
 #include "cable.h"
+#include "hh_channel.h"
 #include "level_layout.h"
 #include "stimulus.h"
 
@@ -16,9 +18,14 @@ struct multi_batch_config {
   int n_neurons;
   int neurons_per_task; /* neurons per chunk; 0: one chunk per GPU, or 4 per CPU worker */
   int padded;           /* CP (1) or NCP (0) */
+  /* 1: one task per level and chunk for each sweep (the paper's decomposition: traces show the
+   * levels, several workers can share a chunk's levels); 0: one task per chunk and step that
+   * sweeps every level itself (no runtime round trip between levels). */
+  int level_tasks;
   struct cable_parameters cable;
   double dt_ms, initial_mV;
   struct stimulus stimulus;
+  struct hh_parameters hh; /* placement HH_NONE: passive membrane only */
 };
 
 struct multi_batch;

@@ -61,6 +61,7 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
       c[CONST_C_OVER_DT * rows + row] = c_over_dt;
       c[CONST_DIAGONAL_BASE * rows + row] = c_over_dt + cc.leak_uS[i] + cc.axial_sum_uS[i];
       c[CONST_LEAK_CURRENT * rows + row] = cc.leak_uS[i] * cable->el_mV;
+      c[CONST_HH_SCALE * rows + row] = cc.area_um2[i] * 1e-2;
     }
     cable_coefficients_free(&cc);
   }

@@ -86,6 +86,7 @@ enum level_constants {
   CONST_C_OVER_DT,
   CONST_DIAGONAL_BASE,
   CONST_LEAK_CURRENT,
+  CONST_HH_SCALE, /* membrane area * 1e-2: channel densities in S/cm^2 -> uS */
   CONST_COUNT
 };
 

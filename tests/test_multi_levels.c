@@ -65,7 +65,7 @@ static uint64_t digest(const double *values, int n, uint64_t hash) {
   return hash;
 }
 
-static void run_and_compare(int padded, int neurons, int per_task) {
+static void run_and_compare(int padded, int neurons, int per_task, int level_tasks) {
   const int steps = 20;
   struct stimulus stim = {
       .compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.05, .stop_ms = 1e9, .spread = 0.8};
@@ -74,6 +74,7 @@ static void run_and_compare(int padded, int neurons, int per_task) {
                                       .n_neurons = neurons,
                                       .neurons_per_task = per_task,
                                       .padded = padded,
+                                      .level_tasks = level_tasks,
                                       .cable = cable_defaults,
                                       .dt_ms = 0.025,
                                       .initial_mV = -65,
@@ -95,8 +96,8 @@ static void run_and_compare(int padded, int neurons, int per_task) {
       want[i] = -65;
     struct stimulus s = stim;
     s.n_neurons_total = neurons;
-    assert_int_equal(reference_simulate(m, &cable_defaults, 0.025, steps, 0, &s, k, want, &err),
-                     HINES_OK);
+    assert_int_equal(
+        reference_simulate(m, &cable_defaults, NULL, 0.025, steps, 0, &s, k, want, &err), HINES_OK);
     double error = testing_relative_error(m->n_compartments, got, want);
     if (error > 1e-12)
       fail_msg("%s neuron %d (%s): relative error %.3e", padded ? "CP" : "NCP", k, m->name, error);
@@ -107,19 +108,22 @@ static void run_and_compare(int padded, int neurons, int per_task) {
     free(want);
   }
   multi_batch_destroy(batch);
-  printf("# %s neurons %d per task %d: max relative error %.3e; result digest %016llx\n",
-         padded ? "CP" : "NCP", neurons, per_task, worst, (unsigned long long)hash);
+  printf("# %s %s neurons %d per task %d: max relative error %.3e; result digest %016llx\n",
+         padded ? "CP" : "NCP", level_tasks ? "level tasks" : "chunk tasks", neurons, per_task,
+         worst, (unsigned long long)hash);
 }
 
 static void level_solver_matches_reference_ncp(void **state) {
   (void)state;
-  run_and_compare(0, 2 * mix_count + 3, 7);
-  run_and_compare(0, mix_count, 0);
+  run_and_compare(0, 2 * mix_count + 3, 7, 1);
+  run_and_compare(0, mix_count, 0, 1);
+  run_and_compare(0, 2 * mix_count + 3, 7, 0);
 }
 
 static void level_solver_matches_reference_cp(void **state) {
   (void)state;
-  run_and_compare(1, 2 * mix_count + 3, 11);
+  run_and_compare(1, 2 * mix_count + 3, 11, 1);
+  run_and_compare(1, 2 * mix_count + 3, 11, 0);
 }
 
 static int starpu_started;
