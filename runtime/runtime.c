@@ -19,21 +19,34 @@ int runtime_check_scheduler(const char *name, struct hines_error *err) {
                     name, list);
 }
 
-int runtime_start(const struct runtime_options *options, struct hines_error *err) {
+int runtime_check_environment(struct hines_error *err) {
   const char *requested = getenv("STARPU_SCHED");
   if (requested && *requested) {
     int status = runtime_check_scheduler(requested, err);
     if (status)
       return status;
   }
+  /* StarPU reads these with atoi and would quietly take "abc" for 0 workers. */
+  const char *counts[] = {"STARPU_NCPU", "STARPU_NCPUS", "STARPU_NCUDA"};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+    const char *value = getenv(counts[i]);
+    if (!value || !*value)
+      continue;
+    char *end;
+    long number = strtol(value, &end, 10);
+    if (*end || number < -1 || number > 4096)
+      return hines_fail(err, HINES_BAD_INPUT, "%s=%s: not a worker count", counts[i], value);
+  }
+  return HINES_OK;
+}
+
+int runtime_start(const struct runtime_options *options, struct hines_error *err) {
+  int status = runtime_check_environment(err);
+  if (status)
+    return status;
   struct starpu_conf conf;
   starpu_conf_init(&conf);
-  if (options && options->trace_dir) {
-    /* FxT writes prof_file_<user>_<rank> under this prefix; starting the trace only here keeps
-     * it scoped to the run. */
-    setenv("STARPU_FXT_PREFIX", options->trace_dir, 1);
-    setenv("STARPU_FXT_TRACE", "1", 1);
-  } else {
+  if (!(options && options->tracing)) {
     /* A FxT-enabled StarPU 1.3 traces every run into /tmp unless told not to. */
     setenv("STARPU_FXT_TRACE", "0", 0);
   }

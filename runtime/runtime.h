@@ -8,7 +8,7 @@
 
 struct runtime_options {
   int quiet;
-  const char *trace_dir; /* NULL: no trace */
+  int tracing; /* trace_prepare was called: keep the FxT trace on */
 };
 
 /* Checks STARPU_SCHED against StarPU's policies (HINES_BAD_INPUT with the list if unknown), then
@@ -16,6 +16,8 @@ struct runtime_options {
 int runtime_start(const struct runtime_options *options, struct hines_error *err);
 void runtime_stop(void);
 
+/* STARPU_SCHED and the worker counts of the environment; HINES_BAD_INPUT if unusable. */
+int runtime_check_environment(struct hines_error *err);
 /* Returns HINES_OK, or HINES_BAD_INPUT naming the policies StarPU offers. */
 int runtime_check_scheduler(const char *name, struct hines_error *err);
 /* The policy in use (StarPU's default when STARPU_SCHED is unset). */

@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""Summarise a StarPU FxT trace converted by `hinestask --trace DIR`, and draw its Gantt chart.
+
+Usage: scripts/trace_report.py DIR [--png OUT.png] [--title TEXT]
+
+Reads DIR/tasks.rec (one record per task, times in ms), and, when present, DIR/activity.data
+(worker names) and DIR/paje.trace (workers' memory nodes and the data transfers between memory
+nodes). Prints, on stdout:
+  - per worker: tasks, busy time and idle share over the run's span (first task start to last
+    task end);
+  - per codelet (the task's perfmodel symbol, or its name without numbers): count and
+    mean/min/max/total duration in ms, split per kind of worker when several kinds ran it;
+  - bytes moved between memory nodes (paje.trace fetch/prefetch links), or why there are none.
+With --png, also renders a Gantt chart (one row per worker, one colour per codelet, data
+transfers on one row per destination memory node) through gnuplot into OUT.png.
+
+Python 3 standard library only; gnuplot (5.x, pngcairo or png terminal) for --png.
+Exit status: 0 success, 1 unreadable or empty trace or gnuplot failure, 2 bad usage.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+LINK_KINDS = {"F": "fetch", "PF": "prefetch", "IF": "idle fetch"}
+# Application-thread states (paje.trace "US"): submitting work, or blocked waiting for tasks.
+APP_GROUPS = {"Bu": "submitting", "Su": "submitting", "Sc": "submitting",
+              "Th": "submitting", "W": "waiting", "WA": "waiting"}
+
+
+def read_rec(path):
+    """Records of a recutils file: a list of dicts (first value wins for a repeated field)."""
+    records, current, last = [], {}, None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if not line.strip():
+                if current:
+                    records.append(current)
+                current, last = {}, None
+                continue
+            if line.startswith("#"):
+                continue
+            if line.startswith("+") and last is not None:  # recutils continuation line
+                current[last] += "\n" + line[1:].lstrip()
+                continue
+            key, sep, value = line.partition(":")
+            if not sep:
+                continue
+            key = key.strip()
+            last = key
+            current.setdefault(key, value.strip())
+    if current:
+        records.append(current)
+    return records
+
+
+def codelet_of(record):
+    """The perfmodel symbol, else the task name without its numbers ("step interleaved neurons
+    0-319" -> "step interleaved neurons")."""
+    model = record.get("Model", "").strip()
+    if model:
+        return model
+    words = [w for w in record.get("Name", "").split() if not re.search(r"\d", w)]
+    return " ".join(words) or record.get("Name", "?")
+
+
+def load_tasks(path):
+    tasks = []
+    for r in read_rec(path):
+        name = r.get("Name", "")
+        if name.startswith("_starpu_") or "StartTime" not in r or "EndTime" not in r:
+            continue
+        try:
+            start, end = float(r["StartTime"]), float(r["EndTime"])
+            worker = int(r.get("WorkerId", "-1"))
+        except ValueError:
+            continue
+        tasks.append({
+            "name": name,
+            "codelet": codelet_of(r),
+            "start": start,
+            "end": end,
+            "submit": float(r["SubmitTime"]) if "SubmitTime" in r else start,
+            "worker": worker,
+            "node": r.get("MemoryNode", "?"),
+            "job": r.get("JobId", "?"),
+        })
+    tasks.sort(key=lambda t: (t["start"], t["worker"]))
+    return tasks
+
+
+def worker_names_from_activity(path):
+    """activity.data starts with lines 'name<TAB>ID<TAB>NAME' ("CPU 0", "CUDA 0")."""
+    names = {}
+    if not os.path.exists(path):
+        return names
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("name"):
+                continue
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) >= 3 and parts[1].strip().isdigit():
+                names[int(parts[1])] = parts[2].strip()
+    return names
+
+
+def trailing_number(alias):
+    m = re.search(r"(\d+)$", alias)
+    return int(m.group(1)) if m else None
+
+
+def read_paje(path):
+    """Workers (id -> container name, memory node), memory nodes, and the data transfers
+    (PajeStartLink/PajeEndLink pairs of type F, PF or IF, matched by key; the link's value is
+    its size in bytes)."""
+    info = {"workers": {}, "transfers": [], "state_values": set(), "app": [], "colours": {},
+            "ok": False}
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return info
+    defs = {}  # event id -> (event name, [field names])
+    current = None
+    containers = {}  # alias -> (type, parent, name)
+    starts = {}  # key -> (time, kind, src node, size)
+    link_types = set()
+    app_stacks = {}  # application thread -> stack of (start, state)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("%"):
+                words = line[1:].split()
+                if not words:
+                    continue
+                if words[0] == "EventDef" and len(words) >= 3:
+                    current = [words[1], []]
+                    defs[words[2]] = current
+                elif words[0] == "EndEventDef":
+                    current = None
+                elif current is not None:
+                    current[1].append(words[0])
+                continue
+            head = line.split(None, 1)
+            if not head or head[0] not in defs:
+                continue
+            event, fields = defs[head[0]]
+            if event not in ("PajeCreateContainer", "PajeStartLink", "PajeEndLink",
+                             "PajeDefineLinkType", "PajeSetState", "PajePushState",
+                             "PajePopState", "PajeDefineEntityValue"):
+                continue
+            if event == "PajeDefineEntityValue":
+                # Task names as worker states, with the codelet's colour ("R G B", 0-255 or 0-1).
+                parts = [x.strip().strip('"') for x in line.rstrip("\n").split("\t")]
+                rec = dict(zip(fields, parts[1:]))
+                if rec.get("Type") == "WS" and "Color" in rec:
+                    try:
+                        rgb = [float(x) for x in rec["Color"].split()]
+                    except ValueError:
+                        continue
+                    if len(rgb) == 3:
+                        scale = 255.0 if max(rgb) > 1.0 else 1.0
+                        info["colours"][rec.get("Name", "")] = "#" + "".join(
+                            f"{min(255, max(0, round(255 * x / scale))):02x}" for x in rgb)
+                continue
+            if event in ("PajePushState", "PajePopState"):
+                # The application threads' states (building, submitting, waiting for tasks):
+                # keep the outermost one of each nesting.
+                parts = line.rstrip("\n").split("\t")
+                rec = dict(zip(fields, parts[1:]))
+                if rec.get("Type") != "US":
+                    continue
+                thread = rec.get("Container", "")
+                stack = app_stacks.setdefault(thread, [])
+                try:
+                    time = float(rec["Time"])
+                except (KeyError, ValueError):
+                    continue
+                if event == "PajePushState":
+                    stack.append((time, rec.get("Value", "").strip().strip('"')))
+                elif stack:
+                    start, value = stack.pop()
+                    if not stack:
+                        info["app"].append({"thread": thread, "start": start, "end": time,
+                                            "state": value})
+                continue
+            if event == "PajeSetState":
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) > 4 and "Value" in fields:
+                    value = parts[1 + fields.index("Value")].strip().strip('"')
+                    if len(fields) > 4:  # the task states carry Size, Params, Footprint, ...
+                        info["state_values"].add(value)
+                continue
+            try:
+                parts = shlex.split(line) if '"' in line else line.split()
+            except ValueError:
+                parts = line.split()
+            rec = dict(zip(fields, parts[1:]))
+            if event == "PajeDefineLinkType":
+                # Alias Type StartContainerType EndContainerType Name: data links join memory
+                # managers ("Mm"); work stealing (WSL) joins workers.
+                if rec.get("StartContainerType") == "Mm" and rec.get("EndContainerType") == "Mm":
+                    link_types.add(rec.get("Alias"))
+            elif event == "PajeCreateContainer":
+                containers[rec.get("Alias", "")] = (rec.get("Type"), rec.get("Container"),
+                                                    rec.get("Name", ""))
+            elif event == "PajeStartLink":
+                kind = rec.get("Type")
+                if kind in LINK_KINDS or kind in link_types:
+                    try:
+                        starts[rec["Key"]] = (float(rec["Time"]), kind,
+                                              trailing_number(rec["StartContainer"]),
+                                              int(rec["Value"]))
+                    except (KeyError, ValueError):
+                        pass
+            elif event == "PajeEndLink":
+                key = rec.get("Key")
+                if key in starts:
+                    t0, kind, src, size = starts.pop(key)
+                    try:
+                        t1 = float(rec["Time"])
+                        size = int(rec.get("Value", size))
+                    except ValueError:
+                        t1 = t0
+                    info["transfers"].append({"start": t0, "end": t1, "kind": kind, "src": src,
+                                              "dst": trailing_number(rec.get("EndContainer", "")),
+                                              "bytes": size})
+    for alias, (ctype, parent, name) in containers.items():
+        if ctype != "W":
+            continue
+        wid = trailing_number(alias)
+        node = None
+        thread = containers.get(parent)
+        if thread and thread[1] in containers and containers[thread[1]][0] == "Mn":
+            node = trailing_number(thread[1])
+        if wid is not None:
+            info["workers"][wid] = {"name": name, "node": node}
+    info["unmatched_links"] = len(starts)
+    info["ok"] = True
+    return info
+
+
+def worker_kind(name):
+    upper = name.upper()
+    for kind in ("CUDA", "OPENCL", "MIC", "MPI"):
+        if kind in upper:
+            return kind
+    return "CPU"
+
+
+def union_length(intervals):
+    total, cur_start, cur_end = 0.0, None, None
+    for s, e in sorted(intervals):
+        if cur_end is None or s > cur_end:
+            if cur_end is not None:
+                total += cur_end - cur_start
+            cur_start, cur_end = s, e
+        else:
+            cur_end = max(cur_end, e)
+    if cur_end is not None:
+        total += cur_end - cur_start
+    return total
+
+
+def human_bytes(n):
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1000.0
+    return f"{n} B"
+
+
+def node_label(node, workers):
+    names = sorted((w["name"] for w in workers.values() if w["node"] == node))
+    if not names:
+        return f"node {node}"
+    if all(worker_kind(n) == "CPU" for n in names):
+        return f"node {node} (RAM)"
+    return f"node {node} ({', '.join(names)})"
+
+
+def summarise(directory, tasks, names, paje, out):
+    t0 = min(t["start"] for t in tasks)
+    t1 = max(t["end"] for t in tasks)
+    span = t1 - t0
+    workers = sorted(set(names) | {t["worker"] for t in tasks})
+    p = lambda s="": print(s, file=out)
+
+    p(f"trace {directory}: {len(tasks)} tasks on {len(workers)} workers, "
+      f"span {span:.3f} ms (first task start to last task end)")
+    p()
+    p(f"{'worker':<24} {'tasks':>7} {'busy ms':>11} {'idle %':>7}")
+    total_busy = 0.0
+    for w in workers:
+        mine = [(t["start"], t["end"]) for t in tasks if t["worker"] == w]
+        busy = union_length(mine)
+        total_busy += busy
+        label = names.get(w, f"worker {w}")
+        node = paje["workers"].get(w, {}).get("node")
+        if node is not None:
+            label += f" [node {node}]"
+        idle = 100.0 * (1.0 - busy / span) if span > 0 else 0.0
+        p(f"{label:<24} {len(mine):>7} {busy:>11.3f} {idle:>7.1f}")
+    if workers and span > 0:
+        idle_all = 100.0 * (1.0 - total_busy / (span * len(workers)))
+        p(f"{'all workers':<24} {len(tasks):>7} {total_busy:>11.3f} {idle_all:>7.1f}")
+    p()
+
+    codelets = {}
+    for t in tasks:
+        codelets.setdefault(t["codelet"], []).append(t)
+    p(f"{'codelet':<24} {'count':>7} {'mean ms':>10} {'min ms':>10} {'max ms':>10} "
+      f"{'total ms':>11}")
+
+    def row(label, group):
+        d = [t["end"] - t["start"] for t in group]
+        p(f"{label:<24} {len(d):>7} {sum(d) / len(d):>10.4f} {min(d):>10.4f} {max(d):>10.4f} "
+          f"{sum(d):>11.3f}")
+
+    for codelet in sorted(codelets, key=lambda c: min(t["start"] for t in codelets[c])):
+        group = codelets[codelet]
+        row(codelet, group)
+        kinds = {}
+        for t in group:
+            kinds.setdefault(worker_kind(names.get(t["worker"], "CPU")), []).append(t)
+        if len(kinds) > 1:
+            for kind in sorted(kinds):
+                row(f"  on {kind}", kinds[kind])
+    p()
+
+    if not paje["ok"]:
+        p("data transfers: not derivable (no paje.trace in the trace folder)")
+        return
+    transfers = paje["transfers"]
+    if not transfers:
+        nodes = {w["node"] for w in paje["workers"].values() if w["node"] is not None}
+        why = ("every worker shares memory node 0, so no data moved" if len(nodes) <= 1
+               else "the data stayed where it was")
+        p(f"data transfers: none in paje.trace ({why})")
+        return
+    pairs = {}
+    for c in transfers:
+        key = (c["src"], c["dst"], c["kind"])
+        agg = pairs.setdefault(key, [0, 0, []])
+        agg[0] += 1
+        agg[1] += c["bytes"]
+        agg[2].append((c["start"], c["end"]))
+    p("data transfers between memory nodes (paje.trace links):")
+    total_bytes = 0
+    for (src, dst, kind), (count, size, spans) in sorted(pairs.items(),
+                                                         key=lambda kv: (kv[0][0], kv[0][1])):
+        total_bytes += size
+        busy = union_length(spans)
+        rate = f", {size / busy / 1e6:.2f} GB/s while busy" if busy > 0 else ""
+        label = f"{node_label(src, paje['workers'])} -> {node_label(dst, paje['workers'])}"
+        what = LINK_KINDS.get(kind, kind) + ("es" if count != 1 else "")
+        p(f"  {label}: {count} {what}, {human_bytes(size)} "
+          f"in {busy:.3f} ms{rate}")
+    p(f"  total: {len(transfers)} transfers, {human_bytes(total_bytes)}")
+    if paje.get("unmatched_links"):
+        p(f"  ({paje['unmatched_links']} transfers started without a matching end)")
+
+
+def app_intervals(tasks, paje):
+    """Application-thread intervals from the first task submission to the last task end."""
+    origin = min(t["submit"] for t in tasks)
+    end = max(t["end"] for t in tasks)
+    out = []
+    for a in paje["app"]:
+        group = APP_GROUPS.get(a["state"])
+        if group and a["end"] > origin and a["start"] < end:
+            out.append(dict(a, group=group, start=max(a["start"], origin),
+                            end=min(a["end"], end)))
+    return out
+
+
+def summarise_app(tasks, paje, out):
+    intervals = app_intervals(tasks, paje)
+    if not intervals:
+        return
+    origin = min(t["submit"] for t in tasks)
+    window = max(t["end"] for t in tasks) - origin
+    print(file=out)
+    print(f"application threads, first submission to last task end ({window:.3f} ms):",
+          file=out)
+    for thread in sorted({a["thread"] for a in intervals}):
+        mine = [a for a in intervals if a["thread"] == thread]
+        parts = []
+        for group in ("submitting", "waiting"):
+            d = union_length([(a["start"], a["end"]) for a in mine if a["group"] == group])
+            parts.append(f"{group} {d:.3f} ms ({100 * d / window:.1f}%)" if window > 0 else "")
+        print(f"  {thread}: " + ", ".join(parts), file=out)
+
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39"]
+TRANSFER_COLOURS = {"F": "#555555", "PF": "#999999", "IF": "#cccccc"}
+
+
+def find_terminal(gnuplot):
+    try:
+        listing = subprocess.run([gnuplot, "-e", "set terminal"], capture_output=True,
+                                 text=True, timeout=30)
+        text = listing.stdout + listing.stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if re.search(r"^\s*pngcairo\s", text, re.M):
+        return "pngcairo"
+    if re.search(r"^\s*png\s", text, re.M):
+        return "png"
+    return None
+
+
+def gp_quote(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render_gantt(tasks, names, paje, png, title):
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        print("trace_report: gnuplot not found (apt-get install gnuplot-nox)", file=sys.stderr)
+        return 1
+    terminal = find_terminal(gnuplot)
+    if not terminal:
+        print("trace_report: gnuplot has neither the pngcairo nor the png terminal",
+              file=sys.stderr)
+        return 1
+    origin = min(t["submit"] for t in tasks)
+    last = max(t["end"] for t in tasks)
+    transfers = paje["transfers"]
+    if transfers:
+        origin = min(origin, min(c["start"] for c in transfers))
+        last = max(last, max(c["end"] for c in transfers))
+    app = app_intervals(tasks, paje)
+
+    # Rows from the top: workers, application threads, transfers per destination memory node.
+    workers = sorted(set(names) | {t["worker"] for t in tasks})
+    threads = sorted({a["thread"] for a in app})
+    dst_nodes = sorted({c["dst"] for c in transfers}, key=lambda n: (n is None, n))
+    rows = [(("w", w), names.get(w, f"worker {w}")) for w in workers]
+    rows += [(("t", t), f"app thread {t}") for t in threads]
+    rows += [(("n", n), f"to {node_label(n, paje['workers'])}") for n in dst_nodes]
+    y_of = {key: len(rows) - 1 - i for i, (key, _) in enumerate(rows)}
+
+    codelets, colours = [], {}
+    for t in tasks:
+        if t["codelet"] not in codelets:
+            codelets.append(t["codelet"])
+            colours[t["codelet"]] = paje["colours"].get(t["name"])
+    # The codelets' own colours (as ViTE shows them) when the trace gives distinct ones.
+    if None in colours.values() or len(set(colours.values())) < len(codelets):
+        colours = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(codelets)}
+    half = 0.4
+    with tempfile.TemporaryDirectory(prefix="trace_report.") as tmp:
+        series, plots = 0, []
+        data = os.path.join(tmp, "boxes.dat")
+        with open(data, "w") as f:
+            def block(items, colour, label, height=half):
+                # x y xlow xhigh ylow yhigh: one gnuplot data block (index) per series; a border
+                # of the same colour keeps the shortest tasks visible as one-pixel lines.
+                nonlocal series
+                if not items:
+                    return
+                for start, end, key in items:
+                    y = y_of[key]
+                    f.write(f"{(start + end) / 2 - origin:.6f} {y} {start - origin:.6f} "
+                            f"{end - origin:.6f} {y - height} {y + height}\n")
+                f.write("\n\n")
+                plots.append(f"'{data}' index {series} using 1:2:3:4:5:6 with boxxyerror "
+                             f"fs solid 0.85 border lc rgb '{colour}' lc rgb '{colour}' "
+                             f"title {gp_quote(label)}")
+                series += 1
+
+            for c in codelets:
+                block([(t["start"], t["end"], ("w", t["worker"]))
+                       for t in tasks if t["codelet"] == c], colours[c], c)
+            block([(a["start"], a["end"], ("t", a["thread"]))
+                   for a in app if a["group"] == "submitting"], "#b8860b", "app: submitting")
+            block([(a["start"], a["end"], ("t", a["thread"]))
+                   for a in app if a["group"] == "waiting"], "#c8c8e0", "app: waiting", 0.2)
+            for kind in sorted({c["kind"] for c in transfers}):
+                block([(c["start"], c["end"], ("n", c["dst"]))
+                       for c in transfers if c["kind"] == kind],
+                      TRANSFER_COLOURS.get(kind, "#777777"), f"data {LINK_KINDS.get(kind, kind)}")
+        width = 1400
+        height = max(300, min(2400, 130 + 36 * len(rows), 130 + 22 * series))
+        font = "font 'sans,10'" if terminal == "pngcairo" else "small"
+        ytics = ", ".join(f"{gp_quote(label)} {y_of[key]}" for key, label in rows)
+        script = [
+            f"set terminal {terminal} size {width},{height} {font}",
+            f"set output {gp_quote(png)}",
+            f"set title {gp_quote(title)} noenhanced",
+            "set xlabel 'time since the first task submission (ms)'",
+            f"set xrange [0:{max(last - origin, 1e-6) * 1.01:.6f}]",
+            f"set yrange [-0.6:{len(rows) - 0.4}]",
+            f"set ytics ({ytics}) noenhanced",
+            "set grid xtics",
+            "set key outside right top vertical Left reverse noenhanced",
+            "set border 3",
+            "set tics nomirror",
+            "plot " + ", \\\n     ".join(plots),
+        ]
+        path = os.path.join(tmp, "gantt.gp")
+        with open(path, "w") as f:
+            f.write("\n".join(script) + "\n")
+        run = subprocess.run([gnuplot, path], capture_output=True, text=True)
+        if run.returncode != 0 or not os.path.exists(png) or os.path.getsize(png) == 0:
+            print(f"trace_report: gnuplot failed:\n{run.stderr}", file=sys.stderr)
+            return 1
+    print(f"gantt chart: {png} ({len(tasks)} tasks, {len(transfers)} transfers, "
+          f"{len(rows)} rows)")
+    return 0
+
+
+def main(argv=None):
+    if hasattr(signal, "SIGPIPE"):  # `trace_report.py DIR | head` ends quietly
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    parser = argparse.ArgumentParser(
+        description="Summarise a StarPU trace folder written by `hinestask --trace DIR`.")
+    parser.add_argument("dir", help="trace folder (holds tasks.rec, paje.trace, ...)")
+    parser.add_argument("--png", metavar="OUT.png", help="also draw a Gantt chart into OUT.png")
+    parser.add_argument("--title", help="title of the Gantt chart (default: the folder)")
+    args = parser.parse_args(argv)
+
+    tasks_path = os.path.join(args.dir, "tasks.rec")
+    if not os.path.exists(tasks_path):
+        print(f"trace_report: {tasks_path} not found (record with `hinestask --trace DIR`)",
+              file=sys.stderr)
+        return 1
+    tasks = load_tasks(tasks_path)
+    if not tasks:
+        print(f"trace_report: no executed task in {tasks_path}", file=sys.stderr)
+        return 1
+    paje = read_paje(os.path.join(args.dir, "paje.trace"))
+    names = worker_names_from_activity(os.path.join(args.dir, "activity.data"))
+    for wid, w in paje["workers"].items():
+        names.setdefault(wid, w["name"])
+    summarise(args.dir, tasks, names, paje, sys.stdout)
+    summarise_app(tasks, paje, sys.stdout)
+    if args.png:
+        return render_gantt(tasks, names, paje, args.png,
+                            args.title or f"{os.path.abspath(args.dir)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
