@@ -60,6 +60,12 @@ int cable_coefficients_build(const struct morphology *m, const struct cable_para
                         g->radius_um, g->length_um);
     }
     out->area_um2[i] = compartment_area_um2(g);
+    if (!isfinite(out->area_um2[i]) || !(out->area_um2[i] > 0)) {
+      cable_coefficients_free(out);
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "%s: compartment %d has unusable geometry (length %g um, radius %g um)",
+                        m->name, i, g->length_um, g->radius_um);
+    }
     out->capacitance_nF[i] = p->cm_uF_per_cm2 * out->area_um2[i] * 1e-5;
     out->leak_uS[i] = p->gl_S_per_cm2 * out->area_um2[i] * 1e-2;
     out->axial_uS[i] = 0.0;
@@ -70,6 +76,14 @@ int cable_coefficients_build(const struct morphology *m, const struct cable_para
     double r = half_resistance_MOhm(&m->geometry[i], p->ra_ohm_cm) +
                half_resistance_MOhm(&m->geometry[parent], p->ra_ohm_cm);
     out->axial_uS[i] = 1.0 / r;
+    /* Absurd geometry (1e308 um apart, 1e-320 um radius) would put inf or 0 in the matrix. */
+    if (!isfinite(r) || !(out->axial_uS[i] > 0) || !isfinite(out->axial_uS[i]) ||
+        !isfinite(out->area_um2[i]) || !(out->area_um2[i] > 0)) {
+      cable_coefficients_free(out);
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "%s: compartment %d has unusable geometry (length %g um, radius %g um)",
+                        m->name, i, m->geometry[i].length_um, m->geometry[i].radius_um);
+    }
     out->off_diagonal[i] = -out->axial_uS[i];
     out->axial_sum_uS[i] += out->axial_uS[i];
     out->axial_sum_uS[parent] += out->axial_uS[i];

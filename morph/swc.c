@@ -29,6 +29,9 @@ enum {
 /* A non-soma compartment shorter than this (coincident sample points) is lengthened to it:
  * a zero length would give an infinite axial conductance. */
 static const double MIN_LENGTH_UM = 0.01;
+/* Plausibility bounds for SWC numbers: 1 m, and a thousandth of a nanometre. */
+static const double MAX_MICROMETRES = 1e6;
+static const double MIN_RADIUS_UM = 1e-6;
 /* Radius used when every sample of the file has radius 0 (nothing better to copy from). */
 static const double DEFAULT_RADIUS_UM = 1.0;
 
@@ -213,6 +216,19 @@ static int parse_line(const struct reader *r, const char *text, long line,
   if (sample->radius_um < 0)
     return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: negative radius %g of sample %lld", r->path,
                       line, sample->radius_um, sample->id);
+  /* Finite but absurd numbers would overflow or underflow the cable coefficients (a neuron is
+   * not a kilometre long, nor a compartment thinner than an atom): refuse them here, where the
+   * line is known. Zero radii stay allowed; they are repaired later. */
+  if (sample->radius_um > MAX_MICROMETRES ||
+      (sample->radius_um > 0 && sample->radius_um < MIN_RADIUS_UM))
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "%s:%ld: radius %g um of sample %lld is outside %g..%g um", r->path, line,
+                      sample->radius_um, sample->id, MIN_RADIUS_UM, MAX_MICROMETRES);
+  if (fabs(sample->x) > MAX_MICROMETRES || fabs(sample->y) > MAX_MICROMETRES ||
+      fabs(sample->z) > MAX_MICROMETRES)
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "%s:%ld: coordinates of sample %lld are beyond %g um from the origin",
+                      r->path, line, sample->id, MAX_MICROMETRES);
   return HINES_OK;
 }
 

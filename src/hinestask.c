@@ -19,12 +19,17 @@
 #include "multi_batch.h"
 #include "reference_simulation.h"
 #include "runtime.h"
+#include "synthetic.h"
+#include "trace.h"
 
 #ifndef HINESTASK_VERSION
 #define HINESTASK_VERSION "unknown"
 #endif
 
 #define MAX_MORPHOLOGIES 256
+#define MAX_PROBES 64
+/* Probe samples kept in memory before the CSV is written (at 8 bytes each: 400 MB). */
+#define MAX_PROBE_VALUES 50000000LL
 #define VERIFY_TOLERANCE 1e-9
 
 struct options {
@@ -40,12 +45,21 @@ struct options {
   double dt_ms;
   double dx_um;
   int summary, verify, quiet;
-  int padded; /* multi: CP (1) or NCP (0) */
+  int padded;      /* multi: CP (1) or NCP (0) */
+  int level_tasks; /* multi: one task per level (1) or per chunk and step (0) */
   const char *trace_dir;
   const char *json_path;
   struct cable_parameters cable;
+  struct hh_parameters hh;
   struct stimulus stimulus;
   int verify_samples;
+  /* Voltage probes: neuron and compartment of each, recorded every probe_every_ms. */
+  int n_probes;
+  int probe_neuron[MAX_PROBES], probe_compartment[MAX_PROBES];
+  double probe_every_ms;
+  const char *probes_path;
+  int default_job; /* no --morph given: the shipped multi-morphology job */
+  int hh_given, stimulus_given;
 };
 
 static const char *program = "hinestask";
@@ -70,6 +84,13 @@ static void usage(FILE *out) {
       "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
       "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
       "                       (ncp, default)\n"
+      "  --multi-tasks chunk|levels  multi: one task per chunk and step sweeping all its\n"
+      "                       levels (default), or one task per level and sweep\n"
+      "  --hh none|soma|all   Hodgkin-Huxley channels (NEURON's hh) on no, the first or every\n"
+      "                       compartment (default none; all in the default job)\n"
+      "  --probe N:C          record compartment C of neuron N (repeatable)\n"
+      "  --probe-every MS     probe sampling interval (default 0.1)\n"
+      "  --probes FILE        write the probe voltages as CSV\n"
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
       "  --dx UM              resample SWC morphologies to compartments of at most UM um\n"
       "Time:\n"
@@ -133,6 +154,11 @@ static double parse_double(const char *option, const char *text, double min, int
 
 /* A file we will write must be creatable: its folder exists and is writable. */
 static void check_writable_path(const char *option, const char *path) {
+  if (!*path) {
+    char message[160];
+    snprintf(message, sizeof message, "%s needs a file name, got '%%s'", option);
+    bad_usage(message, path);
+  }
   char folder[PATH_MAX];
   snprintf(folder, sizeof folder, "%s", path);
   char *slash = strrchr(folder, '/');
@@ -183,7 +209,72 @@ enum long_only_options {
   OPT_STIM_COMPARTMENT,
   OPT_STIM_SPREAD,
   OPT_PADDING,
+  OPT_HH,
+  OPT_PROBE,
+  OPT_PROBE_EVERY,
+  OPT_PROBES,
+  OPT_MULTI_TASKS,
 };
+
+/* The morphologies shipped in morph/data for the default job (permissive licenses, see
+ * morph/data/PROVENANCE.md). */
+static const char *const shipped_morphologies[] = {
+    "c91662.swc",           "pyramidal.swc",
+    "morph_ca1_n120.swc",   "morph_allen_485574832.swc",
+    "HSN-fluoro02.CNG.swc", "Cha-F-000012.CNG.swc"};
+#define N_SHIPPED (sizeof shipped_morphologies / sizeof *shipped_morphologies)
+#define RESULTS_DIR "hinestask-results"
+
+/* With no --morph, hinestask runs its default job: a multi-morphology batch of the shipped
+ * cells (or, if the data folder is gone, of the papers' synthetic classes) with Hodgkin-Huxley
+ * channels everywhere, a current step into each soma, 200 ms of simulated time, the somas
+ * probed, results in hinestask-results/. Options given explicitly keep their values. */
+static void resolve_default_job(struct options *o) {
+  static char paths[N_SHIPPED][PATH_MAX];
+  if (o->n_morph_specs == 0 && (!o->mode || strcmp(o->mode, "multi") == 0)) {
+    o->default_job = 1;
+    o->mode = "multi";
+    for (size_t i = 0; i < N_SHIPPED; i++) {
+      snprintf(paths[i], sizeof paths[i], "%s/%s", HINESTASK_DATA_DIR, shipped_morphologies[i]);
+      o->morph_specs[o->n_morph_specs++] =
+          access(paths[i], R_OK) == 0 ? paths[i] : synthetic_classes[i % 6].name;
+    }
+    if (access(paths[0], R_OK) != 0) { /* synthetic class names need their prefix */
+      for (int i = 0; i < o->n_morph_specs; i++) {
+        snprintf(paths[i], sizeof paths[i], "synthetic:%s", synthetic_classes[i % 6].name);
+        o->morph_specs[i] = paths[i];
+      }
+    }
+    if (!o->neurons)
+      o->neurons = 4 * (int)N_SHIPPED;
+    if (!o->steps)
+      o->steps = (int)(200.0 / o->dt_ms + 0.5);
+    if (!o->hh_given)
+      o->hh.placement = HH_ALL;
+    if (!o->stimulus_given) {
+      o->stimulus.amplitude_nA = 1.0;
+      o->stimulus.start_ms = 20.0;
+      o->stimulus.stop_ms = 180.0;
+    }
+    if (o->n_probes == 0)
+      for (int i = 0; i < (int)N_SHIPPED && i < o->neurons; i++) {
+        o->probe_neuron[o->n_probes] = i;
+        o->probe_compartment[o->n_probes++] = 0;
+      }
+    if (!o->probes_path)
+      o->probes_path = RESULTS_DIR "/default-probes.csv";
+    if (!o->json_path)
+      o->json_path = RESULTS_DIR "/default-summary.json";
+  }
+  if (!o->mode)
+    o->mode = "mono";
+  if (o->n_morph_specs == 0)
+    o->morph_specs[o->n_morph_specs++] = "synthetic:medium-high";
+  if (!o->neurons)
+    o->neurons = 2560;
+  if (!o->steps)
+    o->steps = 1000;
+}
 
 static void parse_options(int argc, char **argv, struct options *o) {
   static const struct option long_options[] = {
@@ -214,15 +305,22 @@ static void parse_options(int argc, char **argv, struct options *o) {
       {"stim-compartment", required_argument, 0, OPT_STIM_COMPARTMENT},
       {"stim-spread", required_argument, 0, OPT_STIM_SPREAD},
       {"padding", required_argument, 0, OPT_PADDING},
+      {"hh", required_argument, 0, OPT_HH},
+      {"probe", required_argument, 0, OPT_PROBE},
+      {"probe-every", required_argument, 0, OPT_PROBE_EVERY},
+      {"probes", required_argument, 0, OPT_PROBES},
+      {"multi-tasks", required_argument, 0, OPT_MULTI_TASKS},
       {0, 0, 0, 0}};
-  *o = (struct options){.neurons = 2560,
-                        .mode = "mono",
+  *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
+                        .mode = NULL,
                         .layout = BATCH_LAYOUT_INTERLEAVED,
                         .block_size = 32,
                         .cpu_group = 32,
-                        .steps = 1000,
+                        .steps = 0,
                         .dt_ms = 0.025,
                         .cable = cable_defaults,
+                        .hh = HH_DEFAULTS,
+                        .probe_every_ms = 0.1,
                         .stimulus = {.compartment = 0,
                                      .amplitude_nA = 0.1,
                                      .start_ms = 1.0,
@@ -307,18 +405,55 @@ static void parse_options(int argc, char **argv, struct options *o) {
       break;
     case OPT_STIM_AMP:
       o->stimulus.amplitude_nA = parse_double("--stim-amp", optarg, -1e9, 0);
+      o->stimulus_given = 1;
       break;
     case OPT_STIM_START:
       o->stimulus.start_ms = parse_double("--stim-start", optarg, 0, 0);
+      o->stimulus_given = 1;
       break;
     case OPT_STIM_STOP:
       o->stimulus.stop_ms = parse_double("--stim-stop", optarg, 0, 0);
+      o->stimulus_given = 1;
       break;
     case OPT_STIM_COMPARTMENT:
       o->stimulus.compartment = parse_int("--stim-compartment", optarg, 0, INT_MAX);
       break;
     case OPT_STIM_SPREAD:
       o->stimulus.spread = parse_double("--stim-spread", optarg, 0, 0);
+      break;
+    case OPT_HH:
+      if (strcmp(optarg, "none") == 0)
+        o->hh.placement = HH_NONE;
+      else if (strcmp(optarg, "soma") == 0)
+        o->hh.placement = HH_SOMA;
+      else if (strcmp(optarg, "all") == 0)
+        o->hh.placement = HH_ALL;
+      else
+        bad_usage("--hh must be none, soma or all, got '%s'", optarg);
+      o->hh_given = 1;
+      break;
+    case OPT_PROBE: {
+      int neuron, compartment, used = 0;
+      if (sscanf(optarg, "%d:%d%n", &neuron, &compartment, &used) != 2 || optarg[used] ||
+          neuron < 0 || compartment < 0)
+        bad_usage("--probe needs NEURON:COMPARTMENT (whole numbers from 0), got '%s'", optarg);
+      if (o->n_probes == MAX_PROBES)
+        bad_usage("too many --probe options (at most 64): '%s'", optarg);
+      o->probe_neuron[o->n_probes] = neuron;
+      o->probe_compartment[o->n_probes++] = compartment;
+      break;
+    }
+    case OPT_PROBE_EVERY:
+      o->probe_every_ms = parse_double("--probe-every", optarg, 0, 1);
+      break;
+    case OPT_PROBES:
+      check_writable_path("--probes", optarg);
+      o->probes_path = optarg;
+      break;
+    case OPT_MULTI_TASKS:
+      if (strcmp(optarg, "levels") && strcmp(optarg, "chunk"))
+        bad_usage("--multi-tasks must be levels or chunk, got '%s'", optarg);
+      o->level_tasks = strcmp(optarg, "levels") == 0;
       break;
     case OPT_PADDING:
       if (strcmp(optarg, "cp") && strcmp(optarg, "ncp"))
@@ -339,8 +474,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
     if (stat(o->trace_dir, &st) == 0 && !S_ISDIR(st.st_mode))
       bad_usage("--trace '%s' exists and is not a directory", o->trace_dir);
   }
-  if (o->n_morph_specs == 0)
-    o->morph_specs[o->n_morph_specs++] = "synthetic:medium-high";
+  resolve_default_job(o);
 }
 
 static double now_seconds(void) {
@@ -459,7 +593,8 @@ static double verify_batch(const struct options *o, const struct batch_ops *ops)
       want[i] = o->cable.el_mV;
     struct hines_error err;
     if (!got || !want ||
-        reference_simulate(m, &o->cable, o->dt_ms, o->steps, 0.0, &stim, neuron, want, &err)) {
+        reference_simulate(m, &o->cable, &o->hh, o->dt_ms, o->steps, 0.0, &stim, neuron, want,
+                           &err)) {
       fprintf(stderr, "%s: verification could not run\n", program);
       worst = INFINITY;
     } else {
@@ -477,22 +612,72 @@ static double verify_batch(const struct options *o, const struct batch_ops *ops)
   return worst;
 }
 
-static int convert_trace(const char *dir, int quiet) {
-  /* starpu_fxt_tool -o crashes in StarPU 1.3.10; -d writes every output into the folder. */
-  char command[PATH_MAX * 2 + 256];
-  snprintf(command, sizeof command,
-           "cd '%s' && f=$(ls -t prof_file_* 2>/dev/null | head -n 1) && [ -n \"$f\" ] && "
-           "{ [ -x '%s/starpu_fxt_tool' ] && t='%s/starpu_fxt_tool' || t=starpu_fxt_tool; } && "
-           "\"$t\" -d . -i \"$f\" >fxt_tool.log 2>&1",
-           dir, STARPU_BIN_DIR, STARPU_BIN_DIR);
-  int status = system(command);
-  if (status != 0) {
-    fprintf(stderr, "%s: could not convert the trace in %s (see %s/fxt_tool.log)\n", program, dir,
-            dir);
+/* Probe samples: rows of (time, one voltage per probe), kept in memory and written at the end. */
+struct probe_record {
+  int every; /* steps between samples */
+  long long rows, capacity;
+  double *values; /* rows x (1 + n_probes) */
+  const struct options *o;
+  double *scratch; /* one neuron's voltages */
+};
+
+static int probe_record_init(struct probe_record *p, const struct options *o,
+                             const struct batch_ops *ops) {
+  p->o = o;
+  p->every = (int)(o->probe_every_ms / o->dt_ms + 0.5);
+  if (p->every < 1)
+    p->every = 1;
+  p->capacity = o->steps / p->every + 2;
+  p->values = malloc((size_t)p->capacity * (1 + o->n_probes) * sizeof(double));
+  int largest = 0;
+  for (int i = 0; i < ops->n_morphologies; i++)
+    if (ops->morphologies[i].n_compartments > largest)
+      largest = ops->morphologies[i].n_compartments;
+  p->scratch = malloc((size_t)largest * sizeof(double));
+  if (!p->values || !p->scratch)
+    return HINES_FAILURE;
+  for (int j = 0; j < o->n_probes; j++) /* t = 0: every neuron starts at rest */
+    p->values[1 + j] = o->cable.el_mV;
+  p->values[0] = 0.0;
+  p->rows = 1;
+  return HINES_OK;
+}
+
+static void probe_record_sample(struct probe_record *p, const struct batch_ops *ops, int step) {
+  if (!p->values || step % p->every != 0 || p->rows >= p->capacity)
+    return;
+  double *row = p->values + (size_t)p->rows * (1 + p->o->n_probes);
+  row[0] = step * p->o->dt_ms;
+  for (int j = 0; j < p->o->n_probes; j++) {
+    ops->voltage(ops->batch, p->o->probe_neuron[j], p->scratch);
+    row[1 + j] = p->scratch[p->o->probe_compartment[j]];
+  }
+  p->rows++;
+}
+
+static int write_probes(const struct options *o, struct probe_record *p) {
+  free(p->scratch);
+  p->scratch = NULL;
+  char temporary[PATH_MAX];
+  snprintf(temporary, sizeof temporary, "%s.partial", o->probes_path);
+  FILE *f = fopen(temporary, "w");
+  if (!f)
+    return HINES_FAILURE;
+  fprintf(f, "time_ms");
+  for (int j = 0; j < o->n_probes; j++)
+    fprintf(f, ",neuron%d_compartment%d_mV", o->probe_neuron[j], o->probe_compartment[j]);
+  fputc('\n', f);
+  for (long long r = 0; r < p->rows; r++) {
+    const double *row = p->values + (size_t)r * (1 + o->n_probes);
+    fprintf(f, "%.6f", row[0]);
+    for (int j = 0; j < o->n_probes; j++)
+      fprintf(f, ",%.12g", row[1 + j]);
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0 || rename(temporary, o->probes_path) != 0) {
+    remove(temporary);
     return HINES_FAILURE;
   }
-  if (!quiet)
-    fprintf(stderr, "trace: %s/paje.trace (open with vite), tasks.rec, dag.dot\n", dir);
   return HINES_OK;
 }
 
@@ -508,10 +693,12 @@ static int create_batch(const struct options *o, const struct morphology *morpho
                                         .n_neurons = o->neurons,
                                         .neurons_per_task = o->neurons_per_task,
                                         .padded = o->padded,
+                                        .level_tasks = o->level_tasks,
                                         .cable = o->cable,
                                         .dt_ms = o->dt_ms,
                                         .initial_mV = o->cable.el_mV,
-                                        .stimulus = o->stimulus};
+                                        .stimulus = o->stimulus,
+                                        .hh = o->hh};
     struct multi_batch *batch;
     int status = multi_batch_create(&config, &batch, err);
     if (status)
@@ -531,7 +718,8 @@ static int create_batch(const struct options *o, const struct morphology *morpho
                                      .cpu_group = o->cpu_group,
                                      .dt_ms = o->dt_ms,
                                      .initial_mV = o->cable.el_mV,
-                                     .stimulus = o->stimulus};
+                                     .stimulus = o->stimulus,
+                                     .hh = o->hh};
   struct mono_batch *batch;
   int status = mono_batch_create(&config, &batch, err);
   if (status)
@@ -568,6 +756,18 @@ int main(int argc, char **argv) {
       return status;
     }
   }
+  /* Geometry that cannot make a usable matrix is bad input too: refuse it before anything runs. */
+  for (int i = 0; i < o.n_morph_specs && !o.summary; i++) {
+    struct cable_coefficients check;
+    int status = cable_coefficients_build(&morphologies[i], &o.cable, &check, &err);
+    cable_coefficients_free(&check);
+    if (status) {
+      fprintf(stderr, "%s: %s\n", program, err.message);
+      for (int j = 0; j < o.n_morph_specs; j++)
+        morphology_free(&morphologies[j]);
+      return 2;
+    }
+  }
   if (o.summary) {
     for (int i = 0; i < o.n_morph_specs; i++) {
       print_summary(&morphologies[i]);
@@ -592,18 +792,41 @@ int main(int argc, char **argv) {
             program, o.stimulus.compartment, smallest);
     return 2;
   }
+  for (int j = 0; j < o.n_probes; j++) {
+    const struct morphology *pm = &morphologies[o.probe_neuron[j] % o.n_morph_specs];
+    if (o.probe_neuron[j] >= o.neurons || o.probe_compartment[j] >= pm->n_compartments) {
+      fprintf(stderr,
+              "%s: --probe %d:%d is outside the batch (%d neurons; neuron %d has %d "
+              "compartments)\n",
+              program, o.probe_neuron[j], o.probe_compartment[j], o.neurons,
+              o.probe_neuron[j] % o.neurons, pm->n_compartments);
+      return 2;
+    }
+  }
+  if (o.n_probes &&
+      (long long)(o.steps / (int)fmax(1, o.probe_every_ms / o.dt_ms + 0.5) + 2) * (1 + o.n_probes) >
+          MAX_PROBE_VALUES) {
+    fprintf(stderr,
+            "%s: --steps %d with --probe-every %g ms would record more than %lld "
+            "probe values; record less often\n",
+            program, o.steps, o.probe_every_ms, MAX_PROBE_VALUES);
+    return 2;
+  }
   /* Voltage and pivots per compartment (multi also keeps an index per compartment). */
   check_host_memory((multi ? 2.5 : 2.0) * compartments * sizeof(double));
 
-  struct runtime_options runtime_options = {.quiet = o.quiet, .trace_dir = NULL};
-  char trace_prefix[PATH_MAX];
-  if (o.trace_dir) {
-    if (mkdir(o.trace_dir, 0777) != 0 && errno != EEXIST) {
-      fprintf(stderr, "%s: --trace %s: %s\n", program, o.trace_dir, strerror(errno));
-      return 2;
-    }
-    snprintf(trace_prefix, sizeof trace_prefix, "%s/", o.trace_dir);
-    runtime_options.trace_dir = trace_prefix;
+  if (runtime_check_environment(&err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return 2;
+  }
+  if (o.default_job && mkdir(RESULTS_DIR, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "%s: cannot create %s: %s\n", program, RESULTS_DIR, strerror(errno));
+    return 2;
+  }
+  struct runtime_options runtime_options = {.quiet = o.quiet, .tracing = o.trace_dir != NULL};
+  if (o.trace_dir && trace_prepare(o.trace_dir, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return 2;
   }
   int status = runtime_start(&runtime_options, &err);
   if (status) {
@@ -611,6 +834,11 @@ int main(int argc, char **argv) {
     return status;
   }
   if (!o.quiet) {
+    if (o.default_job)
+      printf("default job: %d neurons of %d shipped morphologies, Hodgkin-Huxley channels, a %g nA "
+             "step from %g to %g ms, %g ms simulated (options override any of it)\n",
+             o.neurons, o.n_morph_specs, o.stimulus.amplitude_nA, o.stimulus.start_ms,
+             o.stimulus.stop_ms, o.steps * o.dt_ms);
     if (multi)
       printf("hinestask %s: multi-morphology batch of %d neurons from %d morphologies "
              "(%lld compartments), %s levels, %d steps of %g ms\n",
@@ -633,18 +861,28 @@ int main(int argc, char **argv) {
   }
   /* Progress only for a person watching: stderr is a terminal and --quiet is off. */
   int progress = !o.quiet && isatty(STDERR_FILENO);
+  struct probe_record probes = {0};
+  if (o.n_probes)
+    status = probe_record_init(&probes, &o, &ops);
   /* The first step moves the batch to where its tasks run and loads the kernels; the time per
    * step is measured over the others, with the data resident. */
   double first_start = now_seconds();
-  status = ops.run(ops.batch, 1, 0.0);
+  if (status == HINES_OK)
+    status = ops.run(ops.batch, 1, 0.0);
   double first_seconds = now_seconds() - first_start;
   int slice = progress ? (o.steps + 19) / 20 : o.steps;
+  int done = 1;
+  probe_record_sample(&probes, &ops, done);
   double loop_start = now_seconds();
-  for (int done = 1; done < o.steps && status == HINES_OK; done += slice) {
-    int count = done + slice <= o.steps ? slice : o.steps - done;
+  while (done < o.steps && status == HINES_OK) {
+    int count = o.steps - done < slice ? o.steps - done : slice;
+    if (o.n_probes && probes.every - done % probes.every < count)
+      count = probes.every - done % probes.every;
     status = ops.run(ops.batch, count, done * o.dt_ms);
+    done += count;
+    probe_record_sample(&probes, &ops, done);
     if (progress)
-      fprintf(stderr, "\rstep %d/%d", done + count, o.steps);
+      fprintf(stderr, "\rstep %d/%d", done, o.steps);
   }
   double loop_seconds = o.steps > 1 ? now_seconds() - loop_start : first_seconds;
   int timed_steps = o.steps > 1 ? o.steps - 1 : 1;
@@ -682,8 +920,24 @@ int main(int argc, char **argv) {
     if (!ok)
       exit_status = 1;
   }
-  if (o.trace_dir && convert_trace(o.trace_dir, o.quiet))
+  if (o.trace_dir) {
+    if (trace_convert(o.trace_dir, &err)) {
+      fprintf(stderr, "%s: %s\n", program, err.message);
+      exit_status = 1;
+    } else if (!o.quiet) {
+      printf("trace: %s/paje.trace (vite), tasks.rec, dag.dot; summary and Gantt chart: "
+             "scripts/trace_report.py %s --png %s/gantt.png\n",
+             o.trace_dir, o.trace_dir, o.trace_dir);
+    }
+  }
+  if (o.n_probes && write_probes(&o, &probes)) {
+    fprintf(stderr, "%s: cannot write %s\n", program, o.probes_path);
     exit_status = 1;
+  }
+  if (o.n_probes && !o.quiet)
+    printf("probes: %d voltages every %g ms in %s (plot: scripts/plot_probes.sh %s)\n", o.n_probes,
+           probes.every * o.dt_ms, o.probes_path, o.probes_path);
+  free(probes.values);
   if (o.json_path && write_json(&o, &result)) {
     fprintf(stderr, "%s: cannot write %s\n", program, o.json_path);
     exit_status = 1;
