@@ -13,7 +13,7 @@ starpu_prefix=$(readlink -f "${HINESTASK_DEPS:-$HOME/.local/hinestask-deps}/star
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib"
-programs=("$build_dir/hinestask" "$build_dir/hines_bench" "$build_dir"/tests/test_*)
+programs=("$build_dir/hinestask" "$build_dir/hines_bench" "$build_dir/tridiag_bench" "$build_dir"/tests/test_*)
 for tool in starpu_machine_display starpu_fxt_tool starpu_perfmodel_display starpu_calibrate_bus; do
   programs+=("$starpu_prefix/bin/$tool")
 done

@@ -2,7 +2,7 @@
 # Runs on the GPU machine from the repository root, over a bundle made by scripts/gpu_bundle.sh:
 # checks that StarPU sees the GPU, runs the CUDA correctness checks, then the benchmarks.
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
-#   what: check (CUDA worker + correctness), bench-mono, or a custom command after --
+#   what: check, check-multi (correctness), bench-mono, bench-multi, bench-hetero, bench-tridiag
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -13,6 +13,7 @@ cuda_dirs=$(for lib in libcublas.so.13 libcusparse.so.12 libnvJitLink.so.13; do
   find /usr/local/cuda*/ /usr/lib /opt -name "$lib" 2>/dev/null | head -n 1 | xargs -r dirname
 done | sort -u | paste -sd:)
 export LD_LIBRARY_PATH="$bundle/lib:${cuda_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$bundle/bin:$PATH" # starpu_fxt_tool for --trace
 export STARPU_HOME=${STARPU_HOME:-$out/starpu-home}
 export STARPU_SILENT=1
 mkdir -p "$STARPU_HOME"
@@ -33,8 +34,44 @@ for what in "${@:-check bench-mono}"; do
         --block-size 64 --verify 2>&1 | tee -a "$out/verify_cuda.txt"
     done
     ;;
+  check-multi)
+    echo "== multi-morphology level solver on the GPU against the sequential reference"
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for tasks in chunk levels; do
+      for padding in ncp cp; do
+        STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 600 \
+          --steps 400 --hh all --stim-amp 1 --multi-tasks $tasks --padding $padding --verify 2>&1 |
+          sed "s/^/$tasks $padding: /" | tee -a "$out/verify_cuda.txt"
+      done
+    done
+    echo "== the same HH configuration on CPU workers only and on the GPU only: probe files"
+    for workers in cpu:STARPU_NCUDA=0 cuda:STARPU_NCPU=0; do
+      env "${workers#*:}" "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 24 \
+        --steps 4000 --hh all --stim-amp 1 --stim-start 20 --stim-stop 80 --probe 0:0 --probe 3:0 \
+        --probe 3:100 --probe 5:0 --probes "$out/probes_${workers%%:*}.csv"
+    done
+    python3 - "$out/probes_cpu.csv" "$out/probes_cuda.csv" <<'PY' | tee "$out/probes_cpu_vs_cuda.txt"
+import csv, sys
+a = list(csv.reader(open(sys.argv[1]))); b = list(csv.reader(open(sys.argv[2])))
+assert a[0] == b[0] and len(a) == len(b)
+diff = max(abs(float(x) - float(y)) for ra, rb in zip(a[1:], b[1:]) for x, y in zip(ra[1:], rb[1:]))
+peak = max(float(x) for r in a[1:] for x in r[1:])
+print(f"CPU vs CUDA probes: {len(a) - 1} samples x {len(a[0]) - 1} probes, max |difference| {diff:.3e} mV (peak {peak:.1f} mV): {'ok' if diff <= 1e-9 else 'ABOVE 1e-9'}")
+PY
+    ;;
   bench-mono)
     scripts/bench_mono.sh "$bundle/bin" "$out/bench_mono.csv" ${HINES_BENCH_SIZES:-}
+    ;;
+  bench-multi)
+    scripts/bench_multi.sh "$bundle/bin" "$out/bench_multi.csv"
+    ;;
+  bench-hetero)
+    scripts/bench_hetero.sh "$bundle/bin" "$out"
+    ;;
+  bench-tridiag)
+    scripts/bench_tridiag.sh "$bundle/bin" "$out/bench_tridiag.csv" 2>"$out/bench_tridiag.log"
+    tail -n 5 "$out/bench_tridiag.log"
     ;;
   esac
 done

@@ -526,6 +526,9 @@ static int write_json(const struct options *o, const struct run_result *r) {
           o->block_size, r->seconds_total, r->seconds_steps / r->timed_steps);
   fprintf(f, "  \"seconds_first_step\": %.9g,\n  \"tasks_per_step\": %d,\n", r->seconds_first_step,
           r->tasks_per_step);
+  static const char *const hh_names[] = {"none", "soma", "all"};
+  fprintf(f, "  \"hh\": \"%s\",\n  \"multi_tasks\": \"%s\",\n", hh_names[o->hh.placement],
+          o->level_tasks ? "levels" : "chunk");
   fprintf(f, "  \"compartment_solves_per_s\": %.9g,\n",
           (double)r->compartments * r->timed_steps / r->seconds_steps);
   if (r->verified)
