@@ -17,14 +17,25 @@ struct level_step_arguments {
   int systems; /* systems of the block (GPU launch size without reading the block back) */
 };
 
+#ifdef __CUDACC__
+#define LEVEL_RESTRICT __restrict__
+#else
+#define LEVEL_RESTRICT restrict
+#endif
+
 /* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
  * junction, gathering the child systems' contributions at the far end (their fixed order makes
  * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
- * junction's diagonal and rhs. */
+ * junction's diagonal and rhs. A GPU thread walks a long chain alone, so each iteration first
+ * issues the loads of the next element (its index, constants row and voltage): their latency
+ * then overlaps the arithmetic instead of adding to it. */
 static inline LEVEL_HOST_DEVICE void
-level_backward_system(const struct level_block_view *v, int s, const double *constants,
-                      const struct level_step_arguments *args, double *voltage, double *pivot,
-                      double *contribution, const double *child_contribution, double *gates) {
+level_backward_system(const struct level_block_view *v, int s,
+                      const double *LEVEL_RESTRICT constants,
+                      const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
+                      double *LEVEL_RESTRICT pivot, double *LEVEL_RESTRICT contribution,
+                      const double *LEVEL_RESTRICT child_contribution,
+                      double *LEVEL_RESTRICT gates) {
   const int rows = args->constant_rows;
   const double *upper = constants + CONST_UPPER * rows, *lower = constants + CONST_LOWER * rows;
   const double *c_over_dt = constants + CONST_C_OVER_DT * rows;
@@ -37,16 +48,21 @@ level_backward_system(const struct level_block_view *v, int s, const double *con
                               ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
                               : 0.0;
   double previous_pivot = 1.0, previous_rhs = 0.0, previous_upper = 0.0, previous_lower = 0.0;
+  int e = top > 0 ? v->row_offset[top - 1] + s : 0;
+  int ref = top > 0 ? v->element_ref[e] : 0;
+  double old_voltage = top > 0 ? voltage[e] : 0.0;
   for (int j = top - 1; j >= 0; j--) {
-    const int e = v->row_offset[j] + s;
-    const int ref = v->element_ref[e];
+    const int e_next = j > 0 ? v->row_offset[j - 1] + s : e;
+    const int ref_next = j > 0 ? v->element_ref[e_next] : ref;
+    const double voltage_next = j > 0 ? voltage[e_next] : 0.0;
     double d = diagonal_base[ref];
-    double r = c_over_dt[ref] * voltage[e] + leak_current[ref] + (j == stimulated ? injected : 0.0);
+    double r = c_over_dt[ref] * old_voltage + leak_current[ref] + (j == stimulated ? injected : 0.0);
     if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
       /* gates: m | h | n, one block of `elements` each */
       double conductance, driven;
-      hh_step(&args->hh, voltage[e], args->dt_ms, constants[CONST_HH_SCALE * rows + ref], &gates[e],
-              &gates[v->elements + e], &gates[2 * v->elements + e], &conductance, &driven);
+      hh_step(&args->hh, old_voltage, args->dt_ms, constants[CONST_HH_SCALE * rows + ref],
+              &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &conductance,
+              &driven);
       d += conductance;
       r += driven;
     }
@@ -66,24 +82,38 @@ level_backward_system(const struct level_block_view *v, int s, const double *con
     previous_rhs = r;
     previous_upper = upper[ref];
     previous_lower = lower[ref];
+    e = e_next;
+    ref = ref_next;
+    old_voltage = voltage_next;
   }
   double factor = previous_upper / previous_pivot;
   contribution[2 * s] = factor * previous_lower;
   contribution[2 * s + 1] = factor * previous_rhs;
 }
 
-/* Forward sweep of system s: from the junction's solution (parent level) outwards. */
-static inline LEVEL_HOST_DEVICE void level_forward_system(const struct level_block_view *v, int s,
-                                                          const double *constants, int rows,
-                                                          double *voltage, const double *pivot,
-                                                          const double *parent_voltage) {
+/* Forward sweep of system s: from the junction's solution (parent level) outwards, with the
+ * next element's loads issued ahead as in the backward sweep. */
+static inline LEVEL_HOST_DEVICE void
+level_forward_system(const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+                     int rows, double *LEVEL_RESTRICT voltage, const double *LEVEL_RESTRICT pivot,
+                     const double *LEVEL_RESTRICT parent_voltage) {
   const double *lower = constants + CONST_LOWER * rows;
   const int top = v->padded ? v->max_size : v->size[s];
   double x = v->junction[s] >= 0 ? parent_voltage[v->junction[s]] : 0.0;
+  if (top == 0)
+    return;
+  int e = v->row_offset[0] + s;
+  double rhs = voltage[e], d = pivot[e], l = lower[v->element_ref[e]];
   for (int j = 0; j < top; j++) {
-    const int e = v->row_offset[j] + s;
-    x = (voltage[e] - lower[v->element_ref[e]] * x) / pivot[e];
+    const int e_next = j + 1 < top ? v->row_offset[j + 1] + s : e;
+    const double rhs_next = voltage[e_next], d_next = pivot[e_next];
+    const double l_next = lower[v->element_ref[e_next]];
+    x = (rhs - l * x) / d;
     voltage[e] = x;
+    e = e_next;
+    rhs = rhs_next;
+    d = d_next;
+    l = l_next;
   }
 }
 

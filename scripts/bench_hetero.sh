@@ -30,8 +30,14 @@ for chunks in 8000 32000; do
   STARPU_NCPU=0 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" --steps 200 --task-neurons "$chunks" --json "$j" && row "gpu-only-$chunks" "$j"
 done
 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" --steps 200 --json "$j" && row cpu+gpu-dmda-default "$j"
+# Several streams per GPU (StarPU workers sharing one device) let small chunks run concurrently.
+for streams in 2 4; do
+  STARPU_NWORKER_PER_CUDA=$streams STARPU_NCPU=0 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" \
+    --steps 200 --task-neurons 32000 --json "$j" && row "gpu-only-32000-$streams-streams" "$j"
+done
 # reference trace: CPU + CUDA workers, dmda with the models calibrated above, a few steps
 STARPU_SCHED=dmda "$bin/hinestask" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 \
-  --layout block --block-size 32 --task-neurons 32000 --steps 6 --trace "$out/trace-dmda" && \
-  ls -la "$out/trace-dmda"
+  --layout block --block-size 32 --task-neurons 32000 --steps 6 --trace "$out/trace-dmda" &&
+  tar -C "$out" -czf "$out/trace-dmda.tar.gz" trace-dmda/paje.trace trace-dmda/tasks.rec \
+    trace-dmda/data.rec trace-dmda/dag.dot && rm -rf "$out/trace-dmda"
 rm -f "$j"

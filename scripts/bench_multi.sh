@@ -42,6 +42,9 @@ run realmix mono-medium-high-256000 100 --mode mono --morph synthetic:medium-hig
 run realmix swc-mix-chunk 100 --mode multi "${mix[@]}" --neurons 33390 --verify
 run realmix swc-mix-levels 100 --mode multi "${mix[@]}" --neurons 33390 --multi-tasks levels
 run realmix swc-mix-chunk-cp 100 --mode multi "${mix[@]}" --neurons 33390 --padding cp
+run realmix swc-mix-chunk-x4 100 --mode multi "${mix[@]}" --neurons 133560
+
+[ "${HINES_BENCH_ONLY:-}" = realmix ] && exit 0
 
 # Fig. 6: mono vs multi, 10 % and 50 % branches, 25,600 neurons of 512 compartments.
 for percent in 10 50; do

@@ -66,6 +66,9 @@ PY
   bench-multi)
     scripts/bench_multi.sh "$bundle/bin" "$out/bench_multi.csv"
     ;;
+  bench-realmix)
+    HINES_BENCH_ONLY=realmix scripts/bench_multi.sh "$bundle/bin" "$out/bench_realmix.csv"
+    ;;
   bench-hetero)
     scripts/bench_hetero.sh "$bundle/bin" "$out"
     ;;
