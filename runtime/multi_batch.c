@@ -26,6 +26,7 @@ struct multi_batch {
   struct chunk *chunks;
   starpu_data_handle_t constants, dummy;
   double dummy_values[2];
+  unsigned long where; /* GPU-sized default chunks run on GPUs only, as in mono_batch.c */
 };
 
 static void *arguments_copy(const void *arguments, size_t size) {
@@ -141,6 +142,9 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     int chunks = cuda > 0 ? cuda : (cpu > 0 ? cpu : 1);
     per_task = (config->n_neurons + chunks - 1) / chunks;
   }
+  batch->where = config->neurons_per_task <= 0 && starpu_cuda_worker_get_count() > 0
+                     ? STARPU_CUDA
+                     : STARPU_CPU | STARPU_CUDA;
   int status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, per_task,
                         config->padded, &config->cable, config->dt_ms, &batch->levels, err);
@@ -223,17 +227,17 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
                              const struct level_step_arguments *step) {
   struct chunk_step_arguments args = {.step = *step, .levels = &k->levels};
   void *task_args = arguments_copy(&args, sizeof args);
-  int ret =
-      k->gates_handle
-          ? starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
-                               batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
-                               k->pivot_handle, STARPU_W, k->contribution_handle, STARPU_RW,
-                               k->gates_handle, STARPU_CL_ARGS, task_args, sizeof args, STARPU_NAME,
-                               k->name, 0)
-          : starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
-                               batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
-                               k->pivot_handle, STARPU_W, k->contribution_handle, STARPU_CL_ARGS,
-                               task_args, sizeof args, STARPU_NAME, k->name, 0);
+  int ret = k->gates_handle
+                ? starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
+                                     batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
+                                     k->pivot_handle, STARPU_W, k->contribution_handle, STARPU_RW,
+                                     k->gates_handle, STARPU_CL_ARGS, task_args, sizeof args,
+                                     STARPU_NAME, k->name, STARPU_EXECUTE_WHERE, batch->where, 0)
+                : starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
+                                     batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
+                                     k->pivot_handle, STARPU_W, k->contribution_handle,
+                                     STARPU_CL_ARGS, task_args, sizeof args, STARPU_NAME, k->name,
+                                     STARPU_EXECUTE_WHERE, batch->where, 0);
   return ret ? HINES_FAILURE : HINES_OK;
 }
 

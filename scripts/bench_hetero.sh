@@ -21,6 +21,7 @@ PY
   tail -n 1 "$csv"
 }
 j=$(mktemp)
+if [ "${HINES_HETERO_ONLY_STREAMS:-0}" != 1 ]; then
 STARPU_NCPU=0 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" --steps 200 --json "$j" && row gpu-only-1-task "$j"
 for chunks in 8000 32000; do
   # calibrate the history models of this chunk shape on both kinds of workers, then measure
@@ -35,6 +36,17 @@ for streams in 2 4; do
   STARPU_NWORKER_PER_CUDA=$streams STARPU_NCPU=0 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" \
     --steps 200 --task-neurons 32000 --json "$j" && row "gpu-only-32000-$streams-streams" "$j"
 done
+fi
+# CPU workers beside a GPU driven through 4 streams, models calibrated for this chunk shape.
+for pass in 1 2; do
+  STARPU_CALIBRATE=1 STARPU_NWORKER_PER_CUDA=4 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" \
+    --steps 60 --task-neurons 32000 --json "$j" >/dev/null
+done
+STARPU_NWORKER_PER_CUDA=4 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" --steps 200 \
+  --task-neurons 32000 --json "$j" && row "cpu+gpu-dmda-32000-4-streams" "$j"
+STARPU_NWORKER_PER_CUDA=4 STARPU_NCPU=0 STARPU_SCHED=dmda "$bin/hinestask" "${common[@]}" \
+  --steps 200 --task-neurons 32000 --json "$j" && row "gpu-only-32000-4-streams-again" "$j"
+[ "${HINES_HETERO_ONLY_STREAMS:-0}" = 1 ] && exit 0
 # reference trace: CPU + CUDA workers, dmda with the models calibrated above, a few steps
 STARPU_SCHED=dmda "$bin/hinestask" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 \
   --layout block --block-size 32 --task-neurons 32000 --steps 6 --trace "$out/trace-dmda" &&

@@ -72,6 +72,9 @@ PY
   bench-hetero)
     scripts/bench_hetero.sh "$bundle/bin" "$out"
     ;;
+  bandwidth)
+    "$bundle/bin/hines_bench" copy-bandwidth - 4096 20 flat | tee "$out/copy_bandwidth.txt"
+    ;;
   bench-tridiag)
     scripts/bench_tridiag.sh "$bundle/bin" "$out/bench_tridiag.csv" 2>"$out/bench_tridiag.log"
     tail -n 5 "$out/bench_tridiag.log"

@@ -44,14 +44,48 @@ static void reference_step(const struct morphology *m, const struct cable_coeffi
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    fprintf(stderr, "usage: %s sequential|openmp-flat|cuda-direct SPEC NEURONS STEPS LAYOUT [BS]\n",
-            argv[0]);
+    fprintf(stderr,
+            "usage: %s sequential|openmp-flat|cuda-direct SPEC NEURONS STEPS LAYOUT [BS]\n"
+            "       %s copy-bandwidth - MIB COPIES flat\n",
+            argv[0], argv[0]);
     return 2;
   }
   const char *engine = argv[1], *spec = argv[2];
   int neurons = atoi(argv[3]), steps = atoi(argv[4]);
   int layout_kind = batch_layout_parse(argv[5]);
   int block_size = argc > 6 ? atoi(argv[6]) : 32;
+  if (strcmp(engine, "copy-bandwidth") == 0) {
+#ifdef HINESTASK_WITH_CUDA
+    /* The roofline's ceiling: a large device-to-device copy, counting bytes read plus written.
+     * NEURONS is reused as the size in MiB. */
+    size_t bytes = (size_t)neurons << 20;
+    void *from, *to;
+    if (cudaMalloc(&from, bytes) != cudaSuccess || cudaMalloc(&to, bytes) != cudaSuccess) {
+      fprintf(stderr, "%s: cannot allocate 2 x %d MiB\n", argv[0], neurons);
+      return 1;
+    }
+    cudaMemset(from, 1, bytes);
+    cudaEvent_t begin, end;
+    cudaEventCreate(&begin);
+    cudaEventCreate(&end);
+    cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(begin, 0);
+    for (int s = 0; s < steps; s++)
+      cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(end, 0);
+    cudaEventSynchronize(end);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, begin, end);
+    printf("copy-bandwidth,%zu MiB,%d copies,%.3f ms per copy,%.3f TB/s read+written\n",
+           bytes >> 20, steps, ms / steps, 2.0 * bytes * steps / (ms * 1e-3) / 1e12);
+    cudaFree(from);
+    cudaFree(to);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+#else
+    fprintf(stderr, "%s: built without CUDA\n", argv[0]);
+    return 77;
+#endif
+  }
   struct morphology m;
   struct hines_error err;
   struct swc_options swc = {0};

@@ -433,14 +433,17 @@ static void parse_options(int argc, char **argv, struct options *o) {
       o->hh_given = 1;
       break;
     case OPT_PROBE: {
-      int neuron, compartment, used = 0;
-      if (sscanf(optarg, "%d:%d%n", &neuron, &compartment, &used) != 2 || optarg[used] ||
-          neuron < 0 || compartment < 0)
+      char *colon, *end;
+      errno = 0;
+      long neuron = strtol(optarg, &colon, 10);
+      long compartment = *colon == ':' ? strtol(colon + 1, &end, 10) : -1;
+      if (errno || colon == optarg || *colon != ':' || colon[1] == '\0' || *end || neuron < 0 ||
+          neuron > INT_MAX / 2 || compartment < 0 || compartment > INT_MAX / 2)
         bad_usage("--probe needs NEURON:COMPARTMENT (whole numbers from 0), got '%s'", optarg);
       if (o->n_probes == MAX_PROBES)
         bad_usage("too many --probe options (at most 64): '%s'", optarg);
-      o->probe_neuron[o->n_probes] = neuron;
-      o->probe_compartment[o->n_probes++] = compartment;
+      o->probe_neuron[o->n_probes] = (int)neuron;
+      o->probe_compartment[o->n_probes++] = (int)compartment;
       break;
     }
     case OPT_PROBE_EVERY:
@@ -747,7 +750,12 @@ int main(int argc, char **argv) {
   double started = now_seconds();
 
   /* Every input is read and checked before StarPU starts or anything is written. */
-  struct swc_options swc = {.max_compartment_um = o.dx_um};
+  /* Repair warnings are held back until every file has loaded: a run that is refused prints
+   * its one error line and nothing else. */
+  char *warnings = NULL;
+  size_t warnings_size = 0;
+  struct swc_options swc = {.max_compartment_um = o.dx_um,
+                            .warnings = open_memstream(&warnings, &warnings_size)};
   static struct morphology morphologies[MAX_MORPHOLOGIES];
   struct hines_error err;
   for (int i = 0; i < o.n_morph_specs; i++) {
@@ -756,9 +764,14 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%s: %s\n", program, err.message);
       for (int j = 0; j < i; j++)
         morphology_free(&morphologies[j]);
+      if (swc.warnings)
+        fclose(swc.warnings);
+      free(warnings);
       return status;
     }
   }
+  if (swc.warnings)
+    fclose(swc.warnings);
   /* Geometry that cannot make a usable matrix is bad input too: refuse it before anything runs. */
   for (int i = 0; i < o.n_morph_specs && !o.summary; i++) {
     struct cable_coefficients check;
@@ -772,6 +785,8 @@ int main(int argc, char **argv) {
     }
   }
   if (o.summary) {
+    fputs(warnings ? warnings : "", stderr);
+    free(warnings);
     for (int i = 0; i < o.n_morph_specs; i++) {
       print_summary(&morphologies[i]);
       morphology_free(&morphologies[i]);
@@ -822,6 +837,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return 2;
   }
+  /* Every check has passed: the repairs made to the input files can be reported now. */
+  fputs(warnings ? warnings : "", stderr);
+  free(warnings);
   if (o.default_job && mkdir(RESULTS_DIR, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: cannot create %s: %s\n", program, RESULTS_DIR, strerror(errno));
     return 2;
