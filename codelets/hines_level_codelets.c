@@ -68,7 +68,7 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
-#ifdef STARPU_USE_CUDA
+#ifdef HINES_CUDA_CODELETS
 static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   struct chunk_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
@@ -136,7 +136,7 @@ struct starpu_codelet level_backward_codelet = {
     .max_parallelism = INT_MAX,
     .cpu_funcs = {level_backward_cpu},
     .cpu_funcs_name = {"level_backward_cpu"},
-#ifdef STARPU_USE_CUDA
+#ifdef HINES_CUDA_CODELETS
     .cuda_funcs = {level_backward_gpu},
     .cuda_flags = {STARPU_CUDA_ASYNC},
 #endif
@@ -156,7 +156,7 @@ struct starpu_codelet chunk_step_codelet = {
     .max_parallelism = INT_MAX,
     .cpu_funcs = {chunk_step_cpu},
     .cpu_funcs_name = {"chunk_step_cpu"},
-#ifdef STARPU_USE_CUDA
+#ifdef HINES_CUDA_CODELETS
     .cuda_funcs = {chunk_step_gpu},
     .cuda_flags = {STARPU_CUDA_ASYNC},
 #endif
@@ -171,7 +171,7 @@ struct starpu_codelet level_forward_codelet = {
     .max_parallelism = INT_MAX,
     .cpu_funcs = {level_forward_cpu},
     .cpu_funcs_name = {"level_forward_cpu"},
-#ifdef STARPU_USE_CUDA
+#ifdef HINES_CUDA_CODELETS
     .cuda_funcs = {level_forward_gpu},
     .cuda_flags = {STARPU_CUDA_ASYNC},
 #endif

@@ -29,13 +29,11 @@ struct level_step_arguments {
  * junction's diagonal and rhs. A GPU thread walks a long chain alone, so each iteration first
  * issues the loads of the next element (its index, constants row and voltage): their latency
  * then overlaps the arithmetic instead of adding to it. */
-static inline LEVEL_HOST_DEVICE void
-level_backward_system(const struct level_block_view *v, int s,
-                      const double *LEVEL_RESTRICT constants,
-                      const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
-                      double *LEVEL_RESTRICT pivot, double *LEVEL_RESTRICT contribution,
-                      const double *LEVEL_RESTRICT child_contribution,
-                      double *LEVEL_RESTRICT gates) {
+static inline LEVEL_HOST_DEVICE void level_backward_system(
+    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
+    double *LEVEL_RESTRICT pivot, double *LEVEL_RESTRICT contribution,
+    const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates) {
   const int rows = args->constant_rows;
   const double *upper = constants + CONST_UPPER * rows, *lower = constants + CONST_LOWER * rows;
   const double *c_over_dt = constants + CONST_C_OVER_DT * rows;
@@ -56,7 +54,8 @@ level_backward_system(const struct level_block_view *v, int s,
     const int ref_next = j > 0 ? v->element_ref[e_next] : ref;
     const double voltage_next = j > 0 ? voltage[e_next] : 0.0;
     double d = diagonal_base[ref];
-    double r = c_over_dt[ref] * old_voltage + leak_current[ref] + (j == stimulated ? injected : 0.0);
+    double r =
+        c_over_dt[ref] * old_voltage + leak_current[ref] + (j == stimulated ? injected : 0.0);
     if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
       /* gates: m | h | n, one block of `elements` each */
       double conductance, driven;
@@ -94,8 +93,9 @@ level_backward_system(const struct level_block_view *v, int s,
 /* Forward sweep of system s: from the junction's solution (parent level) outwards, with the
  * next element's loads issued ahead as in the backward sweep. */
 static inline LEVEL_HOST_DEVICE void
-level_forward_system(const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
-                     int rows, double *LEVEL_RESTRICT voltage, const double *LEVEL_RESTRICT pivot,
+level_forward_system(const struct level_block_view *v, int s,
+                     const double *LEVEL_RESTRICT constants, int rows,
+                     double *LEVEL_RESTRICT voltage, const double *LEVEL_RESTRICT pivot,
                      const double *LEVEL_RESTRICT parent_voltage) {
   const double *lower = constants + CONST_LOWER * rows;
   const int top = v->padded ? v->max_size : v->size[s];

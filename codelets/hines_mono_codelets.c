@@ -104,7 +104,7 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
-#ifdef STARPU_USE_CUDA
+#ifdef HINES_CUDA_CODELETS
 static void report_cuda(const char *what, int status) {
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
@@ -157,7 +157,7 @@ struct starpu_codelet hines_solve_codelet = {
     .max_parallelism = INT_MAX,
     .cpu_funcs = {hines_solve_cpu},
     .cpu_funcs_name = {"hines_solve_cpu"},
-#ifdef STARPU_USE_CUDA
+#ifdef HINES_CUDA_CODELETS
     .cuda_funcs = {hines_solve_cuda_codelet},
     .cuda_flags = {STARPU_CUDA_ASYNC},
 #endif
@@ -173,7 +173,7 @@ struct starpu_codelet hines_step_codelet = {
     .max_parallelism = INT_MAX,
     .cpu_funcs = {hines_step_cpu},
     .cpu_funcs_name = {"hines_step_cpu"},
-#ifdef STARPU_USE_CUDA
+#ifdef HINES_CUDA_CODELETS
     .cuda_funcs = {hines_step_cuda_codelet},
     .cuda_flags = {STARPU_CUDA_ASYNC},
 #endif

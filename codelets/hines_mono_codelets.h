@@ -9,6 +9,12 @@
 
 #include <starpu.h>
 
+/* The CUDA halves exist when this build compiled them (CMake's HINESTASK_WITH_CUDA), not merely
+ * when the StarPU we link could drive a GPU. */
+#if defined(STARPU_USE_CUDA) && defined(HINESTASK_WITH_CUDA)
+#define HINES_CUDA_CODELETS 1
+#endif
+
 #include "hines_mono_kernels.h"
 
 extern struct starpu_codelet hines_solve_codelet;
