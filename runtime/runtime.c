@@ -44,6 +44,9 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
   int status = runtime_check_environment(err);
   if (status)
     return status;
+  /* StarPU's start-up chatter (FxT, scheduler advice) is for StarPU developers; users who want
+   * it set STARPU_SILENT=0. */
+  setenv("STARPU_SILENT", "1", 0);
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (!(options && options->tracing)) {

@@ -744,6 +744,13 @@ static void destroy_batch(const struct options *o, struct batch_ops *ops) {
     mono_batch_destroy(ops->batch);
 }
 
+/* SWC repair warnings, held back until the run is accepted (see main). */
+static char *pending_warnings;
+static void free_pending_warnings(void) {
+  free(pending_warnings);
+  pending_warnings = NULL;
+}
+
 int main(int argc, char **argv) {
   struct options o;
   parse_options(argc, argv, &o);
@@ -752,10 +759,10 @@ int main(int argc, char **argv) {
   /* Every input is read and checked before StarPU starts or anything is written. */
   /* Repair warnings are held back until every file has loaded: a run that is refused prints
    * its one error line and nothing else. */
-  char *warnings = NULL;
   size_t warnings_size = 0;
+  atexit(free_pending_warnings); /* every early exit below, too */
   struct swc_options swc = {.max_compartment_um = o.dx_um,
-                            .warnings = open_memstream(&warnings, &warnings_size)};
+                            .warnings = open_memstream(&pending_warnings, &warnings_size)};
   static struct morphology morphologies[MAX_MORPHOLOGIES];
   struct hines_error err;
   for (int i = 0; i < o.n_morph_specs; i++) {
@@ -766,7 +773,6 @@ int main(int argc, char **argv) {
         morphology_free(&morphologies[j]);
       if (swc.warnings)
         fclose(swc.warnings);
-      free(warnings);
       return status;
     }
   }
@@ -785,8 +791,7 @@ int main(int argc, char **argv) {
     }
   }
   if (o.summary) {
-    fputs(warnings ? warnings : "", stderr);
-    free(warnings);
+    fputs(pending_warnings ? pending_warnings : "", stderr);
     for (int i = 0; i < o.n_morph_specs; i++) {
       print_summary(&morphologies[i]);
       morphology_free(&morphologies[i]);
@@ -838,8 +843,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   /* Every check has passed: the repairs made to the input files can be reported now. */
-  fputs(warnings ? warnings : "", stderr);
-  free(warnings);
+  fputs(pending_warnings ? pending_warnings : "", stderr);
   if (o.default_job && mkdir(RESULTS_DIR, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: cannot create %s: %s\n", program, RESULTS_DIR, strerror(errno));
     return 2;
