@@ -1,5 +1,6 @@
 #include "mono_batch.h"
 
+#include <math.h>
 #include <starpu.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,24 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
 
 int mono_batch_chunks(const struct mono_batch *batch) {
   return batch->n_chunks;
+}
+
+int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment) {
+  int found = 0;
+  for (int c = 0; c < batch->n_chunks && !found; c++) {
+    starpu_data_handle_t chunk = starpu_data_get_sub_data(batch->voltage_handle, 1, c);
+    starpu_data_acquire(chunk, STARPU_R);
+    int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : batch->config.n_neurons;
+    for (int k = batch->chunk_first[c]; k < last && !found; k++)
+      for (int i = 0; i < batch->layout.n_compartments && !found; i++)
+        if (!isfinite(batch->voltage[batch_layout_index(&batch->layout, k, i)])) {
+          *neuron = k;
+          *compartment = i;
+          found = 1;
+        }
+    starpu_data_release(chunk);
+  }
+  return found;
 }
 
 int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms) {

@@ -33,6 +33,9 @@ int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms);
 /* Copies neuron k's voltages (n values) to the host. */
 void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV);
 int mono_batch_chunks(const struct mono_batch *batch);
+/* Brings the voltages home and looks for a value that is not finite; returns 1 and the first
+ * such neuron and compartment, or 0. */
+int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment);
 void mono_batch_destroy(struct mono_batch *batch);
 
 /* Neurons per task when the user gives none: one chunk per CUDA worker when there are GPUs

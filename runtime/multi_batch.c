@@ -1,5 +1,6 @@
 #include "multi_batch.h"
 
+#include <math.h>
 #include <starpu.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,36 @@ void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) 
     starpu_data_release(batch->config.level_tasks
                             ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
                             : k->voltage_handle);
+}
+
+int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment) {
+  const struct level_batch *lb = &batch->levels;
+  int found = 0;
+  for (int c = 0; c < lb->n_chunks && !found; c++) {
+    struct chunk *k = &batch->chunks[c];
+    int pieces = batch->config.level_tasks ? lb->n_levels : 1;
+    for (int p = 0; p < pieces; p++)
+      starpu_data_acquire(batch->config.level_tasks
+                              ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
+                              : k->voltage_handle,
+                          STARPU_R);
+    for (int level = 0; level < lb->n_levels && !found; level++) {
+      const struct level_block_view v = level_block_describe(k->ints + k->ints_offset[level]);
+      const double *values = k->voltage + k->element_offset[level];
+      for (int s = 0; s < v.systems && !found; s++)
+        for (int j = 0; j < v.size[s] && !found; j++)
+          if (!isfinite(values[v.row_offset[j] + s])) {
+            *neuron = v.neuron[s];
+            *compartment = v.first_compartment[s] + j;
+            found = 1;
+          }
+    }
+    for (int p = 0; p < pieces; p++)
+      starpu_data_release(batch->config.level_tasks
+                              ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
+                              : k->voltage_handle);
+  }
+  return found;
 }
 
 static void unregister(starpu_data_handle_t handle, int partitioned, int keep) {

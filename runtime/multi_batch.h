@@ -36,6 +36,8 @@ int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms);
 /* Voltages of neuron k (its morphology's n values) copied to the host. */
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
 int multi_batch_tasks_per_step(const struct multi_batch *batch);
+/* As mono_batch_find_nonfinite. */
+int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment);
 long long multi_batch_compartments(const struct multi_batch *batch);
 void multi_batch_destroy(struct multi_batch *batch);
 

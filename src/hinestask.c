@@ -565,6 +565,7 @@ struct batch_ops {
   void *batch;
   int (*run)(void *batch, int steps, double t0_ms);
   void (*voltage)(void *batch, int neuron, double *out_mV);
+  int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
   int tasks_per_step;
   const struct morphology *morphologies;
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
@@ -575,6 +576,12 @@ static int run_mono(void *batch, int steps, double t0) {
 }
 static void voltage_mono(void *batch, int neuron, double *out) {
   mono_batch_voltage(batch, neuron, out);
+}
+static int nonfinite_mono(void *batch, int *neuron, int *compartment) {
+  return mono_batch_find_nonfinite(batch, neuron, compartment);
+}
+static int nonfinite_multi(void *batch, int *neuron, int *compartment) {
+  return multi_batch_find_nonfinite(batch, neuron, compartment);
 }
 static int run_multi(void *batch, int steps, double t0) {
   return multi_batch_run(batch, steps, t0);
@@ -712,6 +719,7 @@ static int create_batch(const struct options *o, const struct morphology *morpho
     ops->batch = batch;
     ops->run = run_multi;
     ops->voltage = voltage_multi;
+    ops->find_nonfinite = nonfinite_multi;
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
     return HINES_OK;
   }
@@ -733,6 +741,7 @@ static int create_batch(const struct options *o, const struct morphology *morpho
   ops->batch = batch;
   ops->run = run_mono;
   ops->voltage = voltage_mono;
+  ops->find_nonfinite = nonfinite_mono;
   ops->tasks_per_step = mono_batch_chunks(batch);
   return HINES_OK;
 }
@@ -919,6 +928,16 @@ int main(int argc, char **argv) {
                               .seconds_first_step = first_seconds,
                               .tasks_per_step = ops.tasks_per_step,
                               .compartments = compartments};
+  /* Numerical trouble (an unstable parameter choice, say) must not pass silently: the final
+   * state comes home anyway when the batch is released, so the scan costs no transfer. */
+  int bad_neuron, bad_compartment;
+  if (status == HINES_OK && ops.find_nonfinite(ops.batch, &bad_neuron, &bad_compartment)) {
+    fprintf(stderr,
+            "%s: numerical trouble: neuron %d, compartment %d has a non-finite voltage after %d "
+            "steps (check the membrane and stimulus parameters)\n",
+            program, bad_neuron, bad_compartment, o.steps);
+    status = HINES_FAILURE;
+  }
   if (status == HINES_OK && o.verify) {
     result.verified = 1;
     result.max_rel_error = verify_batch(&o, &ops);

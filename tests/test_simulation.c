@@ -79,8 +79,8 @@ static void passive_cable_reaches_analytic_steady_state_through_the_time_loop(vo
 
 static void hh_soma_fires_repetitively_and_rests_near_minus_65(void **state) {
   (void)state;
-  struct compartment_geometry soma = {.length_um = 20, .radius_um = 10, .swc_type = 1,
-                                      .is_sphere = 1};
+  struct compartment_geometry soma = {
+      .length_um = 20, .radius_um = 10, .swc_type = 1, .is_sphere = 1};
   int parent = -1;
   struct morphology m;
   struct hines_error err;
@@ -97,8 +97,7 @@ static void hh_soma_fires_repetitively_and_rests_near_minus_65(void **state) {
       .n_neurons = 3,
       .dt_ms = 0.025,
       .initial_mV = -65,
-      .stimulus = {.compartment = 0, .amplitude_nA = current_nA, .start_ms = 20,
-                   .stop_ms = 120},
+      .stimulus = {.compartment = 0, .amplitude_nA = current_nA, .start_ms = 20, .stop_ms = 120},
       .hh = hh};
   struct mono_batch *batch;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
@@ -126,9 +125,9 @@ static void hh_soma_fires_repetitively_and_rests_near_minus_65(void **state) {
   struct stimulus stim = config.stimulus;
   stim.n_neurons_total = 3;
   double want = -65;
-  assert_int_equal(reference_simulate(&m, &cable_defaults, &hh, 0.025, steps, 0, &stim, 1, &want,
-                                      &err),
-                   HINES_OK);
+  assert_int_equal(
+      reference_simulate(&m, &cable_defaults, &hh, 0.025, steps, 0, &stim, 1, &want, &err),
+      HINES_OK);
   assert_true(fabs(want - v) < 1e-9);
   morphology_free(&m);
 }
@@ -138,13 +137,13 @@ static void hh_everywhere_batches_follow_the_reference(void **state) {
   struct morphology shapes[3];
   struct hines_error err;
   for (int i = 0; i < 3; i++)
-    assert_int_equal(synthetic_random(30, 200, (unsigned)(testing_uniform(&seed_state) * 1e9),
-                                      &shapes[i], &err),
-                     HINES_OK);
+    assert_int_equal(
+        synthetic_random(30, 200, (unsigned)(testing_uniform(&seed_state) * 1e9), &shapes[i], &err),
+        HINES_OK);
   struct hh_parameters hh = HH_DEFAULTS;
   hh.placement = HH_ALL;
-  struct stimulus stim = {.compartment = 0, .amplitude_nA = 2.0, .start_ms = 0.5,
-                          .stop_ms = 1e9, .spread = 0.6};
+  struct stimulus stim = {
+      .compartment = 0, .amplitude_nA = 2.0, .start_ms = 0.5, .stop_ms = 1e9, .spread = 0.6};
   const int neurons = 11, steps = 400;
   /* mono: every layout */
   for (int layout = 0; layout < 4; layout++) {
@@ -220,6 +219,41 @@ static void hh_everywhere_batches_follow_the_reference(void **state) {
     morphology_free(&shapes[i]);
 }
 
+/* A run that blows up is reported with the neuron and compartment, not passed on silently. */
+static void nonfinite_voltages_are_found_and_located(void **state) {
+  (void)state;
+  struct morphology m;
+  struct hines_error err;
+  assert_int_equal(synthetic_class("small-low", 1, &m, &err), HINES_OK);
+  struct hh_parameters hh = HH_DEFAULTS;
+  hh.placement = HH_ALL;
+  struct mono_batch_config config = {.morphology = &m,
+                                     .cable = cable_defaults,
+                                     .layout = BATCH_LAYOUT_INTERLEAVED,
+                                     .n_neurons = 11,
+                                     .neurons_per_task = 4,
+                                     .dt_ms = 0.025,
+                                     .initial_mV = -65,
+                                     .stimulus = {.compartment = 0, .start_ms = 0, .stop_ms = 1e9},
+                                     .hh = hh};
+  struct mono_batch *batch;
+  assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
+  int neuron = -1, compartment = -1;
+  assert_int_equal(mono_batch_run(batch, 20, 0), HINES_OK);
+  assert_int_equal(mono_batch_find_nonfinite(batch, &neuron, &compartment), 0);
+  mono_batch_destroy(batch);
+  /* the same batch driven by an overflowing stimulus: every neuron blows up, and the first one
+   * must be the one reported */
+  config.stimulus.amplitude_nA = 1e308;
+  assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
+  assert_int_equal(mono_batch_run(batch, 20, 0), HINES_OK);
+  assert_int_equal(mono_batch_find_nonfinite(batch, &neuron, &compartment), 1);
+  assert_int_equal(neuron, 0);
+  assert_true(compartment >= 0 && compartment < m.n_compartments);
+  mono_batch_destroy(batch);
+  morphology_free(&m);
+}
+
 static int start_starpu(void **state) {
   (void)state;
   return starpu_init(NULL) == 0 ? 0 : -1;
@@ -237,6 +271,7 @@ int main(void) {
       cmocka_unit_test(passive_cable_reaches_analytic_steady_state_through_the_time_loop),
       cmocka_unit_test(hh_soma_fires_repetitively_and_rests_near_minus_65),
       cmocka_unit_test(hh_everywhere_batches_follow_the_reference),
+      cmocka_unit_test(nonfinite_voltages_are_found_and_located),
   };
   return cmocka_run_group_tests(tests, start_starpu, stop_starpu);
 }
