@@ -72,6 +72,19 @@ PY
   bench-hetero)
     scripts/bench_hetero.sh "$bundle/bin" "$out"
     ;;
+  extras)
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    echo "== out-of-core: 256,000 neurons (1.3 GB) through 512 MB of GPU memory"
+    STARPU_LIMIT_CUDA_MEM=512 STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode mono \
+      --neurons 256000 --task-neurons 16000 --steps 20 --verify --json "$out/out_of_core.json" 2>&1 |
+      tee "$out/out_of_core.txt"
+    echo "== simulator throughput: real-SWC mix with HH everywhere, GPU and 16 CPU cores"
+    STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 33390 \
+      --hh all --steps 100 --json "$out/sim_gpu.json" && grep -E 'per_step|solves' "$out/sim_gpu.json"
+    STARPU_NCUDA=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 3339 \
+      --hh all --steps 40 --task-neurons 100 --json "$out/sim_cpu.json" && grep -E 'per_step|solves|cpu_workers' "$out/sim_cpu.json"
+    ;;
   bandwidth)
     "$bundle/bin/hines_bench" copy-bandwidth - 4096 20 flat | tee "$out/copy_bandwidth.txt"
     ;;
