@@ -23,12 +23,22 @@ struct level_step_arguments {
 #define LEVEL_RESTRICT restrict
 #endif
 
+/* A GPU thread walks a long branch alone, so its time is the chain of dependent memory
+ * latencies. The sweeps therefore go LEVEL_PREFETCH elements at a time: first every load of the
+ * group (indices, constants rows, voltages, constants), then the sequential arithmetic, so up to
+ * LEVEL_PREFETCH loads are in flight instead of one. The arithmetic and its order are those of
+ * the one-element-at-a-time sweep. */
+#define LEVEL_PREFETCH 8
+#ifdef __CUDACC__
+#define LEVEL_UNROLL _Pragma("unroll")
+#else
+#define LEVEL_UNROLL _Pragma("GCC unroll 8")
+#endif
+
 /* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
  * junction, gathering the child systems' contributions at the far end (their fixed order makes
  * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
- * junction's diagonal and rhs. A GPU thread walks a long chain alone, so each iteration first
- * issues the loads of the next element (its index, constants row and voltage): their latency
- * then overlaps the arithmetic instead of adding to it. */
+ * junction's diagonal and rhs. */
 static inline LEVEL_HOST_DEVICE void level_backward_system(
     const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
@@ -46,52 +56,66 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
                               ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
                               : 0.0;
   double previous_pivot = 1.0, previous_rhs = 0.0, previous_upper = 0.0, previous_lower = 0.0;
-  int e = top > 0 ? v->row_offset[top - 1] + s : 0;
-  int ref = top > 0 ? v->element_ref[e] : 0;
-  double old_voltage = top > 0 ? voltage[e] : 0.0;
-  for (int j = top - 1; j >= 0; j--) {
-    const int e_next = j > 0 ? v->row_offset[j - 1] + s : e;
-    const int ref_next = j > 0 ? v->element_ref[e_next] : ref;
-    const double voltage_next = j > 0 ? voltage[e_next] : 0.0;
-    double d = diagonal_base[ref];
-    double r =
-        c_over_dt[ref] * old_voltage + leak_current[ref] + (j == stimulated ? injected : 0.0);
-    if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
-      /* gates: m | h | n, one block of `elements` each */
-      double conductance, driven;
-      hh_step(&args->hh, old_voltage, args->dt_ms, constants[CONST_HH_SCALE * rows + ref],
-              &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &conductance,
-              &driven);
-      d += conductance;
-      r += driven;
-    }
-    if (j == size - 1) {
-      for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
-        d -= child_contribution[2 * v->child[c]];
-        r -= child_contribution[2 * v->child[c] + 1];
+  for (int group = top - 1; group >= 0; group -= LEVEL_PREFETCH) {
+    int e[LEVEL_PREFETCH] = {0}, ref[LEVEL_PREFETCH] = {0};
+    double old_voltage[LEVEL_PREFETCH] = {0}, d[LEVEL_PREFETCH] = {0}, r[LEVEL_PREFETCH] = {0};
+    double up[LEVEL_PREFETCH] = {0}, low[LEVEL_PREFETCH] = {0};
+    LEVEL_UNROLL
+    for (int b = 0; b < LEVEL_PREFETCH; b++)
+      if (group - b >= 0) {
+        e[b] = v->row_offset[group - b] + s;
+        ref[b] = v->element_ref[e[b]];
+        old_voltage[b] = voltage[e[b]];
       }
-    } else if (j + 1 < top) {
-      double factor = previous_upper / previous_pivot;
-      d -= factor * previous_lower;
-      r -= factor * previous_rhs;
-    }
-    pivot[e] = d;
-    voltage[e] = r;
-    previous_pivot = d;
-    previous_rhs = r;
-    previous_upper = upper[ref];
-    previous_lower = lower[ref];
-    e = e_next;
-    ref = ref_next;
-    old_voltage = voltage_next;
+    LEVEL_UNROLL
+    for (int b = 0; b < LEVEL_PREFETCH; b++)
+      if (group - b >= 0) {
+        const int j = group - b;
+        d[b] = diagonal_base[ref[b]];
+        r[b] = c_over_dt[ref[b]] * old_voltage[b] + leak_current[ref[b]] +
+               (j == stimulated ? injected : 0.0);
+        up[b] = upper[ref[b]];
+        low[b] = lower[ref[b]];
+      }
+    LEVEL_UNROLL
+    for (int b = 0; b < LEVEL_PREFETCH; b++)
+      if (group - b >= 0) {
+        const int j = group - b;
+        double dj = d[b], rj = r[b];
+        if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
+          /* gates: m | h | n, one block of `elements` each */
+          double conductance, driven;
+          hh_step(&args->hh, old_voltage[b], args->dt_ms, constants[CONST_HH_SCALE * rows + ref[b]],
+                  &gates[e[b]], &gates[v->elements + e[b]], &gates[2 * v->elements + e[b]],
+                  &conductance, &driven);
+          dj += conductance;
+          rj += driven;
+        }
+        if (j == size - 1) {
+          for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
+            dj -= child_contribution[2 * v->child[c]];
+            rj -= child_contribution[2 * v->child[c] + 1];
+          }
+        } else if (j + 1 < top) {
+          double factor = previous_upper / previous_pivot;
+          dj -= factor * previous_lower;
+          rj -= factor * previous_rhs;
+        }
+        pivot[e[b]] = dj;
+        voltage[e[b]] = rj;
+        previous_pivot = dj;
+        previous_rhs = rj;
+        previous_upper = up[b];
+        previous_lower = low[b];
+      }
   }
   double factor = previous_upper / previous_pivot;
   contribution[2 * s] = factor * previous_lower;
   contribution[2 * s + 1] = factor * previous_rhs;
 }
 
-/* Forward sweep of system s: from the junction's solution (parent level) outwards, with the
- * next element's loads issued ahead as in the backward sweep. */
+/* Forward sweep of system s: from the junction's solution (parent level) outwards, loads of a
+ * group of elements first, as in the backward sweep. */
 static inline LEVEL_HOST_DEVICE void
 level_forward_system(const struct level_block_view *v, int s,
                      const double *LEVEL_RESTRICT constants, int rows,
@@ -100,20 +124,23 @@ level_forward_system(const struct level_block_view *v, int s,
   const double *lower = constants + CONST_LOWER * rows;
   const int top = v->padded ? v->max_size : v->size[s];
   double x = v->junction[s] >= 0 ? parent_voltage[v->junction[s]] : 0.0;
-  if (top == 0)
-    return;
-  int e = v->row_offset[0] + s;
-  double rhs = voltage[e], d = pivot[e], l = lower[v->element_ref[e]];
-  for (int j = 0; j < top; j++) {
-    const int e_next = j + 1 < top ? v->row_offset[j + 1] + s : e;
-    const double rhs_next = voltage[e_next], d_next = pivot[e_next];
-    const double l_next = lower[v->element_ref[e_next]];
-    x = (rhs - l * x) / d;
-    voltage[e] = x;
-    e = e_next;
-    rhs = rhs_next;
-    d = d_next;
-    l = l_next;
+  for (int group = 0; group < top; group += LEVEL_PREFETCH) {
+    int e[LEVEL_PREFETCH] = {0};
+    double rhs[LEVEL_PREFETCH] = {0}, d[LEVEL_PREFETCH] = {0}, l[LEVEL_PREFETCH] = {0};
+    LEVEL_UNROLL
+    for (int b = 0; b < LEVEL_PREFETCH; b++)
+      if (group + b < top) {
+        e[b] = v->row_offset[group + b] + s;
+        rhs[b] = voltage[e[b]];
+        d[b] = pivot[e[b]];
+        l[b] = lower[v->element_ref[e[b]]];
+      }
+    LEVEL_UNROLL
+    for (int b = 0; b < LEVEL_PREFETCH; b++)
+      if (group + b < top) {
+        x = (rhs[b] - l[b] * x) / d[b];
+        voltage[e[b]] = x;
+      }
   }
 }
 
