@@ -21,8 +21,7 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
   for (int s = 0; s < v.systems; s++)
     level_backward_system(&v, s, VECTOR(1, const double), &args, VECTOR(2, double),
-                          VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), gates,
-                          LEVEL_PREFETCH);
+                          VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), gates);
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
@@ -32,7 +31,7 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
   for (int s = 0; s < v.systems; s++)
     level_forward_system(&v, s, VECTOR(1, const double), args.constant_rows, VECTOR(2, double),
-                         VECTOR(3, const double), VECTOR(4, const double), LEVEL_PREFETCH);
+                         VECTOR(3, const double), VECTOR(4, const double));
 }
 
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
@@ -56,7 +55,7 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
     for (int s = 0; s < v.systems; s++)
       level_backward_system(&v, s, constants, &args.step, voltage + e, pivot + e,
                             contribution + 2 * levels->system_offset[level], children,
-                            gates ? gates + 3 * e : NULL, LEVEL_PREFETCH);
+                            gates ? gates + 3 * e : NULL);
   }
   for (int level = 0; level < levels->n_levels; level++) {
     const struct level_block_view v = level_block_describe(ints + levels->ints_offset[level]);
@@ -65,7 +64,7 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int s = 0; s < v.systems; s++)
       level_forward_system(&v, s, constants, args.step.constant_rows, voltage + e, pivot + e,
-                           parent, LEVEL_PREFETCH);
+                           parent);
   }
 }
 

@@ -9,10 +9,6 @@ namespace {
 
 constexpr int kThreads = 128;
 
-// GroupSize 8 keeps eight elements' loads in flight per thread (168 registers): the win when a
-// level has few, long branches. GroupSize 1 (79 registers) lets more threads reside: the win
-// when a level has more systems than the GPU can hold at 168 registers each.
-template <int GroupSize>
 __global__ void backward_kernel(const int *block_ints, const double *constants,
                                 level_step_arguments args, double *voltage, double *pivot,
                                 double *contribution, const double *child_contribution,
@@ -21,20 +17,16 @@ __global__ void backward_kernel(const int *block_ints, const double *constants,
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < v.systems)
     level_backward_system(&v, s, constants, &args, voltage, pivot, contribution, child_contribution,
-                          gates, GroupSize);
+                          gates);
 }
 
-template <int GroupSize>
 __global__ void forward_kernel(const int *block_ints, const double *constants, int rows,
                                double *voltage, const double *pivot, const double *parent_voltage) {
   const level_block_view v = level_block_describe(block_ints);
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < v.systems)
-    level_forward_system(&v, s, constants, rows, voltage, pivot, parent_voltage, GroupSize);
+    level_forward_system(&v, s, constants, rows, voltage, pivot, parent_voltage);
 }
-
-// Threads an H200-class GPU holds at ~168 registers each (132 SMs x 64 K registers / 168).
-constexpr int kPrefetchThreadLimit = 50000;
 
 } // namespace
 
@@ -44,13 +36,8 @@ extern "C" int level_backward_cuda(const int *block_ints, int systems, const dou
                                    double *gates, void *stream) {
   if (systems == 0)
     return 0;
-  const int blocks = (systems + kThreads - 1) / kThreads;
-  if (systems <= kPrefetchThreadLimit)
-    backward_kernel<LEVEL_PREFETCH><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        block_ints, constants, *args, voltage, pivot, contribution, child_contribution, gates);
-  else
-    backward_kernel<1><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        block_ints, constants, *args, voltage, pivot, contribution, child_contribution, gates);
+  backward_kernel<<<(systems + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
+      block_ints, constants, *args, voltage, pivot, contribution, child_contribution, gates);
   return (int)cudaGetLastError();
 }
 
@@ -59,12 +46,7 @@ extern "C" int level_forward_cuda(const int *block_ints, int systems, const doub
                                   const double *parent_voltage, void *stream) {
   if (systems == 0)
     return 0;
-  const int blocks = (systems + kThreads - 1) / kThreads;
-  if (systems <= kPrefetchThreadLimit)
-    forward_kernel<LEVEL_PREFETCH><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        block_ints, constants, rows, voltage, pivot, parent_voltage);
-  else
-    forward_kernel<1><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        block_ints, constants, rows, voltage, pivot, parent_voltage);
+  forward_kernel<<<(systems + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
+      block_ints, constants, rows, voltage, pivot, parent_voltage);
   return (int)cudaGetLastError();
 }

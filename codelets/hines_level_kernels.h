@@ -24,8 +24,7 @@ struct level_step_arguments {
 #endif
 
 /* A GPU thread walks a long branch alone, so its time is the chain of dependent memory
- * latencies. The sweeps therefore go group_size (at most LEVEL_PREFETCH) elements at a time:
- * first every load of the
+ * latencies. The sweeps therefore go LEVEL_PREFETCH elements at a time: first every load of the
  * group (indices, constants rows, voltages, constants), then the sequential arithmetic, so up to
  * LEVEL_PREFETCH loads are in flight instead of one. The arithmetic and its order are those of
  * the one-element-at-a-time sweep. */
@@ -40,13 +39,11 @@ struct level_step_arguments {
  * junction, gathering the child systems' contributions at the far end (their fixed order makes
  * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
  * junction's diagonal and rhs. */
-static inline LEVEL_HOST_DEVICE void
-level_backward_system(const struct level_block_view *v, int s,
-                      const double *LEVEL_RESTRICT constants,
-                      const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
-                      double *LEVEL_RESTRICT pivot, double *LEVEL_RESTRICT contribution,
-                      const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates,
-                      const int group_size) {
+static inline LEVEL_HOST_DEVICE void level_backward_system(
+    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
+    double *LEVEL_RESTRICT pivot, double *LEVEL_RESTRICT contribution,
+    const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates) {
   const int rows = args->constant_rows;
   const double *upper = constants + CONST_UPPER * rows, *lower = constants + CONST_LOWER * rows;
   const double *c_over_dt = constants + CONST_C_OVER_DT * rows;
@@ -59,20 +56,20 @@ level_backward_system(const struct level_block_view *v, int s,
                               ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
                               : 0.0;
   double previous_pivot = 1.0, previous_rhs = 0.0, previous_upper = 0.0, previous_lower = 0.0;
-  for (int group = top - 1; group >= 0; group -= group_size) {
+  for (int group = top - 1; group >= 0; group -= LEVEL_PREFETCH) {
     int e[LEVEL_PREFETCH] = {0}, ref[LEVEL_PREFETCH] = {0};
     double old_voltage[LEVEL_PREFETCH] = {0}, d[LEVEL_PREFETCH] = {0}, r[LEVEL_PREFETCH] = {0};
     double up[LEVEL_PREFETCH] = {0}, low[LEVEL_PREFETCH] = {0};
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (b < group_size && group - b >= 0) {
+      if (group - b >= 0) {
         e[b] = v->row_offset[group - b] + s;
         ref[b] = v->element_ref[e[b]];
         old_voltage[b] = voltage[e[b]];
       }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (b < group_size && group - b >= 0) {
+      if (group - b >= 0) {
         const int j = group - b;
         d[b] = diagonal_base[ref[b]];
         r[b] = c_over_dt[ref[b]] * old_voltage[b] + leak_current[ref[b]] +
@@ -82,7 +79,7 @@ level_backward_system(const struct level_block_view *v, int s,
       }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (b < group_size && group - b >= 0) {
+      if (group - b >= 0) {
         const int j = group - b;
         double dj = d[b], rj = r[b];
         if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
@@ -123,16 +120,16 @@ static inline LEVEL_HOST_DEVICE void
 level_forward_system(const struct level_block_view *v, int s,
                      const double *LEVEL_RESTRICT constants, int rows,
                      double *LEVEL_RESTRICT voltage, const double *LEVEL_RESTRICT pivot,
-                     const double *LEVEL_RESTRICT parent_voltage, const int group_size) {
+                     const double *LEVEL_RESTRICT parent_voltage) {
   const double *lower = constants + CONST_LOWER * rows;
   const int top = v->padded ? v->max_size : v->size[s];
   double x = v->junction[s] >= 0 ? parent_voltage[v->junction[s]] : 0.0;
-  for (int group = 0; group < top; group += group_size) {
+  for (int group = 0; group < top; group += LEVEL_PREFETCH) {
     int e[LEVEL_PREFETCH] = {0};
     double rhs[LEVEL_PREFETCH] = {0}, d[LEVEL_PREFETCH] = {0}, l[LEVEL_PREFETCH] = {0};
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (b < group_size && group + b < top) {
+      if (group + b < top) {
         e[b] = v->row_offset[group + b] + s;
         rhs[b] = voltage[e[b]];
         d[b] = pivot[e[b]];
@@ -140,7 +137,7 @@ level_forward_system(const struct level_block_view *v, int s,
       }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (b < group_size && group + b < top) {
+      if (group + b < top) {
         x = (rhs[b] - l[b] * x) / d[b];
         voltage[e[b]] = x;
       }
