@@ -85,6 +85,26 @@ PY
     STARPU_NCUDA=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 3339 \
       --hh all --steps 40 --task-neurons 100 --json "$out/sim_cpu.json" && grep -E 'per_step|solves|cpu_workers' "$out/sim_cpu.json"
     ;;
+  two-gpus)
+    echo "== 256,000 medium-high neurons, data resident: 1 GPU vs 2 GPUs (one chunk per GPU)"
+    for gpus in 1 2 1 2; do
+      STARPU_NCPU=0 STARPU_NCUDA=$gpus STARPU_SCHED=dmda "$bundle/bin/hinestask" --quiet \
+        --mode mono --neurons 256000 --steps 300 --json "$out/j.json" &&
+        python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('gpus', sys.argv[2], 'ms/step', round(j['seconds_per_step']*1e3, 4), 'G/s', round(j['compartment_solves_per_s']/1e9, 2))" "$out/j.json" $gpus | tee -a "$out/two_gpus.txt"
+    done
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for gpus in 1 2; do
+      STARPU_NCPU=0 STARPU_NCUDA=$gpus "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" \
+        --neurons 33390 --steps 100 --json "$out/j.json" &&
+        python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('multi real mix, gpus', sys.argv[2], 'ms/step', round(j['seconds_per_step']*1e3, 4), 'G/s', round(j['compartment_solves_per_s']/1e9, 2))" "$out/j.json" $gpus | tee -a "$out/two_gpus.txt"
+    done
+    STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_SCHED=dmda "$bundle/bin/hinestask" --quiet --mode mono \
+      --neurons 256000 --steps 6 --trace "$out/trace-2gpus" &&
+      tar -C "$out" -czf "$out/trace-2gpus.tar.gz" trace-2gpus/paje.trace trace-2gpus/tasks.rec \
+        trace-2gpus/data.rec trace-2gpus/dag.dot && rm -rf "$out/trace-2gpus"
+    rm -f "$out/j.json"
+    ;;
   bandwidth)
     "$bundle/bin/hines_bench" copy-bandwidth - 4096 20 flat | tee "$out/copy_bandwidth.txt"
     ;;
