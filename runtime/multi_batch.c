@@ -262,6 +262,24 @@ int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
   return HINES_OK;
 }
 
+/* A chunk's voltages on the host for reading (every level piece in per-level mode). */
+static starpu_data_handle_t voltage_piece(struct multi_batch *batch, struct chunk *k, int p) {
+  return batch->config.level_tasks ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
+                                   : k->voltage_handle;
+}
+
+static void chunk_voltage_acquire(struct multi_batch *batch, struct chunk *k) {
+  int pieces = batch->config.level_tasks ? batch->levels.n_levels : 1;
+  for (int p = 0; p < pieces; p++)
+    starpu_data_acquire(voltage_piece(batch, k, p), STARPU_R);
+}
+
+static void chunk_voltage_release(struct multi_batch *batch, struct chunk *k) {
+  int pieces = batch->config.level_tasks ? batch->levels.n_levels : 1;
+  for (int p = 0; p < pieces; p++)
+    starpu_data_release(voltage_piece(batch, k, p));
+}
+
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) {
   const struct level_batch *lb = &batch->levels;
   const struct morphology *m = &lb->morphologies[neuron % lb->n_morphologies];
@@ -270,21 +288,13 @@ void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) 
     c++;
   struct chunk *k = &batch->chunks[c];
   /* Only this neuron's chunk comes back to the host. */
-  int pieces = batch->config.level_tasks ? lb->n_levels : 1;
-  for (int p = 0; p < pieces; p++)
-    starpu_data_acquire(batch->config.level_tasks
-                            ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
-                            : k->voltage_handle,
-                        STARPU_R);
+  chunk_voltage_acquire(batch, k);
   for (int i = 0; i < m->n_compartments; i++) {
     int block, element;
     level_batch_locate(lb, neuron, i, &block, &element);
     out_mV[i] = k->voltage[k->element_offset[block % lb->n_levels] + element];
   }
-  for (int p = 0; p < pieces; p++)
-    starpu_data_release(batch->config.level_tasks
-                            ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
-                            : k->voltage_handle);
+  chunk_voltage_release(batch, k);
 }
 
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment) {
@@ -292,12 +302,7 @@ int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *comp
   int found = 0;
   for (int c = 0; c < lb->n_chunks && !found; c++) {
     struct chunk *k = &batch->chunks[c];
-    int pieces = batch->config.level_tasks ? lb->n_levels : 1;
-    for (int p = 0; p < pieces; p++)
-      starpu_data_acquire(batch->config.level_tasks
-                              ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
-                              : k->voltage_handle,
-                          STARPU_R);
+    chunk_voltage_acquire(batch, k);
     for (int level = 0; level < lb->n_levels && !found; level++) {
       const struct level_block_view v = level_block_describe(k->ints + k->ints_offset[level]);
       const double *values = k->voltage + k->element_offset[level];
@@ -309,10 +314,7 @@ int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *comp
             found = 1;
           }
     }
-    for (int p = 0; p < pieces; p++)
-      starpu_data_release(batch->config.level_tasks
-                              ? starpu_data_get_sub_data(k->voltage_handle, 1, p)
-                              : k->voltage_handle);
+    chunk_voltage_release(batch, k);
   }
   return found;
 }

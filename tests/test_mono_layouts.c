@@ -155,17 +155,6 @@ static int cuda_only(void) {
   return flag && strcmp(flag, "1") == 0;
 }
 
-static int start_starpu(void **state) {
-  (void)state;
-  return starpu_init(NULL) == 0 ? 0 : -1;
-}
-
-static int stop_starpu(void **state) {
-  (void)state;
-  starpu_shutdown();
-  return 0;
-}
-
 int main(void) {
   seed_state = testing_seed();
   if (cuda_only()) {
@@ -184,5 +173,5 @@ int main(void) {
       cmocka_unit_test(pure_solve_matches_reference_in_every_layout),
       cmocka_unit_test(voltage_steps_match_reference_time_loop),
   };
-  return cmocka_run_group_tests(tests, start_starpu, stop_starpu);
+  return cmocka_run_group_tests(tests, testing_starpu_start, testing_starpu_stop);
 }

@@ -254,17 +254,6 @@ static void nonfinite_voltages_are_found_and_located(void **state) {
   morphology_free(&m);
 }
 
-static int start_starpu(void **state) {
-  (void)state;
-  return starpu_init(NULL) == 0 ? 0 : -1;
-}
-
-static int stop_starpu(void **state) {
-  (void)state;
-  starpu_shutdown();
-  return 0;
-}
-
 int main(void) {
   seed_state = testing_seed();
   const struct CMUnitTest tests[] = {
@@ -273,5 +262,5 @@ int main(void) {
       cmocka_unit_test(hh_everywhere_batches_follow_the_reference),
       cmocka_unit_test(nonfinite_voltages_are_found_and_located),
   };
-  return cmocka_run_group_tests(tests, start_starpu, stop_starpu);
+  return cmocka_run_group_tests(tests, testing_starpu_start, testing_starpu_stop);
 }

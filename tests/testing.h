@@ -24,6 +24,10 @@ void testing_dense_solve(int n, const int *parent, const double *upper, const do
 /* max_i |a_i - b_i| / max(max_i |b_i|, tiny) */
 double testing_relative_error(int n, const double *a, const double *b);
 
+/* cmocka group set-up / tear-down: start StarPU with the environment's workers, stop it. */
+int testing_starpu_start(void **state);
+int testing_starpu_stop(void **state);
+
 /* 77 tells ctest the test was skipped (e.g. no CUDA worker). */
 #define TESTING_SKIP 77
 
