@@ -44,11 +44,7 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
     const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
     double *LEVEL_RESTRICT pivot, double *LEVEL_RESTRICT contribution,
     const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates) {
-  const int rows = args->constant_rows;
-  const double *upper = constants + CONST_UPPER * rows, *lower = constants + CONST_LOWER * rows;
-  const double *c_over_dt = constants + CONST_C_OVER_DT * rows;
-  const double *diagonal_base = constants + CONST_DIAGONAL_BASE * rows;
-  const double *leak_current = constants + CONST_LEAK_CURRENT * rows;
+#define ROW(ref, c) constants[(size_t)(ref)*CONST_STRIDE + (c)]
   const int size = v->size[s];
   const int top = v->padded ? v->max_size : size; /* CP computes on the padding rows too */
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
@@ -71,11 +67,11 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
     for (int b = 0; b < LEVEL_PREFETCH; b++)
       if (group - b >= 0) {
         const int j = group - b;
-        d[b] = diagonal_base[ref[b]];
-        r[b] = c_over_dt[ref[b]] * old_voltage[b] + leak_current[ref[b]] +
+        d[b] = ROW(ref[b], CONST_DIAGONAL_BASE);
+        r[b] = ROW(ref[b], CONST_C_OVER_DT) * old_voltage[b] + ROW(ref[b], CONST_LEAK_CURRENT) +
                (j == stimulated ? injected : 0.0);
-        up[b] = upper[ref[b]];
-        low[b] = lower[ref[b]];
+        up[b] = ROW(ref[b], CONST_UPPER);
+        low[b] = ROW(ref[b], CONST_LOWER);
       }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
@@ -85,9 +81,9 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
         if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
           /* gates: m | h | n, one block of `elements` each */
           double conductance, driven;
-          hh_step(&args->hh, old_voltage[b], args->dt_ms, constants[CONST_HH_SCALE * rows + ref[b]],
-                  &gates[e[b]], &gates[v->elements + e[b]], &gates[2 * v->elements + e[b]],
-                  &conductance, &driven);
+          hh_step(&args->hh, old_voltage[b], args->dt_ms, ROW(ref[b], CONST_HH_SCALE), &gates[e[b]],
+                  &gates[v->elements + e[b]], &gates[2 * v->elements + e[b]], &conductance,
+                  &driven);
           dj += conductance;
           rj += driven;
         }
@@ -112,6 +108,7 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
   double factor = previous_upper / previous_pivot;
   contribution[2 * s] = factor * previous_lower;
   contribution[2 * s + 1] = factor * previous_rhs;
+#undef ROW
 }
 
 /* Forward sweep of system s: from the junction's solution (parent level) outwards, loads of a
@@ -121,7 +118,7 @@ level_forward_system(const struct level_block_view *v, int s,
                      const double *LEVEL_RESTRICT constants, int rows,
                      double *LEVEL_RESTRICT voltage, const double *LEVEL_RESTRICT pivot,
                      const double *LEVEL_RESTRICT parent_voltage) {
-  const double *lower = constants + CONST_LOWER * rows;
+  (void)rows; /* rows of CONST_STRIDE: the row index alone locates a constant */
   const int top = v->padded ? v->max_size : v->size[s];
   double x = v->junction[s] >= 0 ? parent_voltage[v->junction[s]] : 0.0;
   for (int group = 0; group < top; group += LEVEL_PREFETCH) {
@@ -133,7 +130,7 @@ level_forward_system(const struct level_block_view *v, int s,
         e[b] = v->row_offset[group + b] + s;
         rhs[b] = voltage[e[b]];
         d[b] = pivot[e[b]];
-        l[b] = lower[v->element_ref[e[b]]];
+        l[b] = constants[(size_t)v->element_ref[e[b]] * CONST_STRIDE + CONST_LOWER];
       }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)

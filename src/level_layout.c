@@ -43,11 +43,11 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
     rows += batch->morphologies[m].n_compartments;
   }
   batch->constant_rows = rows;
-  batch->constants = calloc((size_t)CONST_COUNT * rows, sizeof(double));
+  batch->constants = calloc((size_t)CONST_STRIDE * rows, sizeof(double));
   if (!batch->constants)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   double *c = batch->constants;
-  c[CONST_DIAGONAL_BASE * rows + 0] = 1.0; /* identity row for padding */
+  c[CONST_DIAGONAL_BASE] = 1.0; /* identity row for padding */
   for (int m = 0; m < batch->n_morphologies; m++) {
     struct cable_coefficients cc;
     int status = cable_coefficients_build(&batch->morphologies[m], cable, &cc, err);
@@ -56,12 +56,13 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
     for (int i = 0; i < cc.n; i++) {
       int row = batch->morphology_row[m] + i;
       double c_over_dt = cc.capacitance_nF[i] / dt_ms;
-      c[CONST_UPPER * rows + row] = cc.off_diagonal[i];
-      c[CONST_LOWER * rows + row] = cc.off_diagonal[i];
-      c[CONST_C_OVER_DT * rows + row] = c_over_dt;
-      c[CONST_DIAGONAL_BASE * rows + row] = c_over_dt + cc.leak_uS[i] + cc.axial_sum_uS[i];
-      c[CONST_LEAK_CURRENT * rows + row] = cc.leak_uS[i] * cable->el_mV;
-      c[CONST_HH_SCALE * rows + row] = cc.area_um2[i] * 1e-2;
+      c[(size_t)row * CONST_STRIDE + CONST_UPPER] = cc.off_diagonal[i];
+      c[(size_t)row * CONST_STRIDE + CONST_LOWER] = cc.off_diagonal[i];
+      c[(size_t)row * CONST_STRIDE + CONST_C_OVER_DT] = c_over_dt;
+      c[(size_t)row * CONST_STRIDE + CONST_DIAGONAL_BASE] =
+          c_over_dt + cc.leak_uS[i] + cc.axial_sum_uS[i];
+      c[(size_t)row * CONST_STRIDE + CONST_LEAK_CURRENT] = cc.leak_uS[i] * cable->el_mV;
+      c[(size_t)row * CONST_STRIDE + CONST_HH_SCALE] = cc.area_um2[i] * 1e-2;
     }
     cable_coefficients_free(&cc);
   }
