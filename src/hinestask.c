@@ -532,6 +532,10 @@ static int write_json(const struct options *o, const struct run_result *r) {
   static const char *const hh_names[] = {"none", "soma", "all"};
   fprintf(f, "  \"hh\": \"%s\",\n  \"multi_tasks\": \"%s\",\n", hh_names[o->hh.placement],
           o->level_tasks ? "levels" : "chunk");
+  if (o->neurons_per_task > 0)
+    fprintf(f, "  \"task_neurons\": %d,\n", o->neurons_per_task);
+  else
+    fprintf(f, "  \"task_neurons\": null,\n"); /* the default: one task per GPU or a few per CPU */
   fprintf(f, "  \"compartment_solves_per_s\": %.9g,\n",
           (double)r->compartments * r->timed_steps / r->seconds_steps);
   if (r->verified)
