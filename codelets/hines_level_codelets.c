@@ -125,58 +125,10 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
 }
 #endif
 
-static struct starpu_perfmodel level_backward_model = {.type = STARPU_HISTORY_BASED,
-                                                       .symbol = "level_backward"};
-static struct starpu_perfmodel level_forward_model = {.type = STARPU_HISTORY_BASED,
-                                                      .symbol = "level_forward"};
-
-struct starpu_codelet level_backward_codelet = {
-    .name = "level_backward",
-    .type = STARPU_FORKJOIN,
-    .max_parallelism = INT_MAX,
-    .cpu_funcs = {level_backward_cpu},
-    .cpu_funcs_name = {"level_backward_cpu"},
-#ifdef HINES_CUDA_CODELETS
-    .cuda_funcs = {level_backward_gpu},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-    /* block (R), constants (R), voltage (RW), pivot (W), contribution (W), child contribution
-     * (R) [, gates (RW)]: the modes come with each task. */
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,
-    .model = &level_backward_model,
-    .color = 0x2ca02c,
-};
-
-static struct starpu_perfmodel chunk_step_model = {.type = STARPU_HISTORY_BASED,
-                                                   .symbol = "chunk_step"};
-
-struct starpu_codelet chunk_step_codelet = {
-    .name = "chunk_step",
-    .type = STARPU_FORKJOIN,
-    .max_parallelism = INT_MAX,
-    .cpu_funcs = {chunk_step_cpu},
-    .cpu_funcs_name = {"chunk_step_cpu"},
-#ifdef HINES_CUDA_CODELETS
-    .cuda_funcs = {chunk_step_gpu},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,
-    .model = &chunk_step_model,
-    .color = 0x9467bd,
-};
-
-struct starpu_codelet level_forward_codelet = {
-    .name = "level_forward",
-    .type = STARPU_FORKJOIN,
-    .max_parallelism = INT_MAX,
-    .cpu_funcs = {level_forward_cpu},
-    .cpu_funcs_name = {"level_forward_cpu"},
-#ifdef HINES_CUDA_CODELETS
-    .cuda_funcs = {level_forward_gpu},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-    .nbuffers = 5,
-    .modes = {STARPU_R, STARPU_R, STARPU_RW, STARPU_R, STARPU_R},
-    .model = &level_forward_model,
-    .color = 0xd62728,
-};
+/* block (R), constants (R), voltage (RW), pivot (W), contribution (W), child contribution (R)
+ * [, gates (RW)] */
+HINES_DECLARE_CODELET(level_backward, level_backward_cpu, level_backward_gpu, NULL, 0x2ca02c);
+/* block (R), constants (R), voltage (RW), pivot (R), parent voltage (R) */
+HINES_DECLARE_CODELET(level_forward, level_forward_cpu, level_forward_gpu, NULL, 0xd62728);
+/* ints (R), constants (R), voltage (RW), pivot (W), contribution (W) [, gates (RW)] */
+HINES_DECLARE_CODELET(chunk_step, chunk_step_cpu, chunk_step_gpu, NULL, 0x9467bd);

@@ -146,40 +146,8 @@ static uint32_t chunk_footprint(struct starpu_task *task) {
   return starpu_hash_crc32c_be((uint32_t)starpu_matrix_get_ny(values), hash);
 }
 
-static struct starpu_perfmodel hines_solve_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "hines_solve", .footprint = chunk_footprint};
-static struct starpu_perfmodel hines_step_model = {
-    .type = STARPU_HISTORY_BASED, .symbol = "hines_step", .footprint = chunk_footprint};
-
-struct starpu_codelet hines_solve_codelet = {
-    .name = "hines_solve",
-    .type = STARPU_FORKJOIN,
-    .max_parallelism = INT_MAX,
-    .cpu_funcs = {hines_solve_cpu},
-    .cpu_funcs_name = {"hines_solve_cpu"},
-#ifdef HINES_CUDA_CODELETS
-    .cuda_funcs = {hines_solve_cuda_codelet},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-    .nbuffers = 4,
-    .modes = {STARPU_R, STARPU_R, STARPU_RW, STARPU_RW},
-    .model = &hines_solve_model,
-    .color = 0x1f77b4,
-};
-
-struct starpu_codelet hines_step_codelet = {
-    .name = "hines_step",
-    .type = STARPU_FORKJOIN,
-    .max_parallelism = INT_MAX,
-    .cpu_funcs = {hines_step_cpu},
-    .cpu_funcs_name = {"hines_step_cpu"},
-#ifdef HINES_CUDA_CODELETS
-    .cuda_funcs = {hines_step_cuda_codelet},
-    .cuda_flags = {STARPU_CUDA_ASYNC},
-#endif
-    /* topology (R), coefficients (R), voltage (RW), work (W) [, gates (RW)]: the modes come
-     * with each task. */
-    .nbuffers = STARPU_VARIABLE_NBUFFERS,
-    .model = &hines_step_model,
-    .color = 0xff7f0e,
-};
+HINES_DECLARE_CODELET(hines_solve, hines_solve_cpu, hines_solve_cuda_codelet, chunk_footprint,
+                      0x1f77b4);
+/* topology (R), coefficients (R), voltage (RW), work (W) [, gates (RW)] */
+HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, chunk_footprint,
+                      0xff7f0e);

@@ -7,13 +7,7 @@
 #ifndef HINES_MONO_CODELETS_H
 #define HINES_MONO_CODELETS_H
 
-#include <starpu.h>
-
-/* The CUDA halves exist when this build compiled them (CMake's HINESTASK_WITH_CUDA), not merely
- * when the StarPU we link could drive a GPU. */
-#if defined(STARPU_USE_CUDA) && defined(HINESTASK_WITH_CUDA)
-#define HINES_CUDA_CODELETS 1
-#endif
+#include "hines_codelet.h"
 
 #include "hines_mono_kernels.h"
 
