@@ -60,6 +60,7 @@ struct options {
   const char *probes_path;
   int default_job; /* no --morph given: the shipped multi-morphology job */
   int hh_given, stimulus_given;
+  int calibrate; /* --calibrate: StarPU calibration run */
 };
 
 static const char *program = "hinestask";
@@ -86,6 +87,9 @@ static void usage(FILE *out) {
       "                       (ncp, default)\n"
       "  --multi-tasks chunk|levels  multi: one task per chunk and step sweeping all its\n"
       "                       levels (default), or one task per level and sweep\n"
+      "  --calibrate          calibration run: refine the performance models of every codelet\n"
+      "                       on every worker (stored under STARPU_HOME; run it twice before\n"
+      "                       trusting dmda with CPU and GPU workers together)\n"
       "  --hh none|soma|all   Hodgkin-Huxley channels (NEURON's hh) on no, the first or every\n"
       "                       compartment (default none; all in the default job)\n"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
@@ -214,6 +218,7 @@ enum long_only_options {
   OPT_PROBE_EVERY,
   OPT_PROBES,
   OPT_MULTI_TASKS,
+  OPT_CALIBRATE,
 };
 
 /* The morphologies shipped in morph/data for the default job (permissive licenses, see
@@ -310,6 +315,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
       {"probe-every", required_argument, 0, OPT_PROBE_EVERY},
       {"probes", required_argument, 0, OPT_PROBES},
       {"multi-tasks", required_argument, 0, OPT_MULTI_TASKS},
+      {"calibrate", no_argument, 0, OPT_CALIBRATE},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -452,6 +458,12 @@ static void parse_options(int argc, char **argv, struct options *o) {
     case OPT_PROBES:
       check_writable_path("--probes", optarg);
       o->probes_path = optarg;
+      break;
+    case OPT_CALIBRATE:
+      /* StarPU's calibration mode: every task of this run feeds the history models under
+       * STARPU_HOME, and dmda explores all workers instead of trusting partial models. */
+      setenv("STARPU_CALIBRATE", "1", 1);
+      o->calibrate = 1;
       break;
     case OPT_MULTI_TASKS:
       if (strcmp(optarg, "levels") && strcmp(optarg, "chunk"))
@@ -967,6 +979,12 @@ int main(int argc, char **argv) {
            o.verify_samples, result.max_rel_error, VERIFY_TOLERANCE, ok ? "ok" : "FAILED");
     if (!ok)
       exit_status = 1;
+  }
+  if (o.calibrate && !o.quiet) {
+    const char *home = getenv("STARPU_HOME");
+    printf("calibration: performance models updated under %s/.starpu/sampling/codelets "
+           "(starpu_perfmodel_display -l lists them)\n",
+           home && *home ? home : "$HOME");
   }
   if (o.trace_dir) {
     if (trace_convert(o.trace_dir, &err)) {
