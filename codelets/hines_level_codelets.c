@@ -34,16 +34,31 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
                          VECTOR(3, const double), VECTOR(4, const double));
 }
 
+/* The buffers of a chunk_step task, in codelet order (gates only with HH channels). */
+struct chunk_buffers {
+  const int *ints;
+  const double *constants;
+  double *voltage, *pivot, *contribution, *gates;
+};
+
+static struct chunk_buffers chunk_buffers_of(void *buffers[]) {
+  return (struct chunk_buffers){
+      .ints = VECTOR(0, const int),
+      .constants = VECTOR(1, const double),
+      .voltage = VECTOR(2, double),
+      .pivot = VECTOR(3, double),
+      .contribution = VECTOR(4, double),
+      .gates = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 ? VECTOR(5, double) : NULL};
+}
+
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
   const struct chunk_levels *levels = args.levels;
-  const int *ints = VECTOR(0, const int);
-  const double *constants = VECTOR(1, const double);
-  double *voltage = VECTOR(2, double), *pivot = VECTOR(3, double);
-  double *contribution = VECTOR(4, double);
-  double *gates =
-      STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 ? VECTOR(5, double) : NULL;
+  const struct chunk_buffers b = chunk_buffers_of(buffers);
+  const int *ints = b.ints;
+  const double *constants = b.constants;
+  double *voltage = b.voltage, *pivot = b.pivot, *contribution = b.contribution, *gates = b.gates;
   const int threads = starpu_combined_worker_get_size();
   for (int level = levels->n_levels - 1; level >= 0; level--) {
     const struct level_block_view v = level_block_describe(ints + levels->ints_offset[level]);
@@ -73,12 +88,10 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   struct chunk_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
   const struct chunk_levels *levels = args.levels;
-  const int *ints = VECTOR(0, const int);
-  const double *constants = VECTOR(1, const double);
-  double *voltage = VECTOR(2, double), *pivot = VECTOR(3, double);
-  double *contribution = VECTOR(4, double);
-  double *gates =
-      STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 ? VECTOR(5, double) : NULL;
+  const struct chunk_buffers b = chunk_buffers_of(buffers);
+  const int *ints = b.ints;
+  const double *constants = b.constants;
+  double *voltage = b.voltage, *pivot = b.pivot, *contribution = b.contribution, *gates = b.gates;
   cudaStream_t stream = starpu_cuda_get_local_stream();
   int status = 0;
   for (int level = levels->n_levels - 1; level >= 0 && !status; level--) {
