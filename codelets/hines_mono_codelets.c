@@ -104,6 +104,30 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
+/* The multi-morphology baseline (hines_neuron_step_cuda's comment): each neuron its own tree,
+ * one neuron at a time per thread, through the same step kernel as the mono batches. */
+static void neuron_step_cpu(void *buffers[], void *cl_arg) {
+  struct step_arguments args;
+  memcpy(&args, cl_arg, sizeof args);
+  const int *neurons = (const int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  const int *topology = (const int *)STARPU_VECTOR_GET_PTR(buffers[1]);
+  const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[2]);
+  double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
+  double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[4]);
+  const int count = (int)STARPU_MATRIX_GET_NX(buffers[3]);
+  args.geometry.layout = BATCH_LAYOUT_INTERLEAVED;
+  args.geometry.ld = STARPU_MATRIX_GET_LD(buffers[3]);
+  args.geometry.n_neurons = count;
+#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
+  for (int k = 0; k < count; k++) {
+    const int *entry = neurons + 1 + 3 * ((args.first_neuron + k) % neurons[0]);
+    struct step_arguments own = args;
+    own.geometry.n_compartments = entry[0];
+    hines_step_group_cpu(topology + entry[1], coefficients + entry[2], &own, voltage, work, NULL,
+                         (size_t)k, 1, k);
+  }
+}
+
 #ifdef HINES_CUDA_CODELETS
 static void report_cuda(const char *what, int status) {
   if (status)
@@ -133,6 +157,19 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
                                             (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates,
                                             starpu_cuda_get_local_stream()));
 }
+static void neuron_step_cuda_codelet(void *buffers[], void *cl_arg) {
+  struct step_arguments args;
+  memcpy(&args, cl_arg, sizeof args);
+  args.geometry.ld = STARPU_MATRIX_GET_LD(buffers[3]);
+  report_cuda("neuron_step",
+              hines_neuron_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                     (const int *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                                     (const double *)STARPU_VECTOR_GET_PTR(buffers[2]), &args,
+                                     (double *)STARPU_MATRIX_GET_PTR(buffers[3]),
+                                     (double *)STARPU_MATRIX_GET_PTR(buffers[4]),
+                                     (int)STARPU_MATRIX_GET_NX(buffers[3]),
+                                     starpu_cuda_get_local_stream()));
+}
 #endif
 
 /* Footprint: layout and chunk shape, so the history model keeps one entry per kind of chunk
@@ -151,3 +188,5 @@ HINES_DECLARE_CODELET(hines_solve, hines_solve_cpu, hines_solve_cuda_codelet, ch
 /* topology (R), coefficients (R), voltage (RW), work (W) [, gates (RW)] */
 HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, chunk_footprint,
                       0xff7f0e);
+/* neurons (R), topology table (R), coefficient table (R), voltage (RW), work (W) */
+HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, NULL, 0x8c564b);

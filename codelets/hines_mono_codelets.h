@@ -13,5 +13,9 @@
 
 extern struct starpu_codelet hines_solve_codelet;
 extern struct starpu_codelet hines_step_codelet;
+/* The multi-morphology baseline: neuron table (R, int vector), topology table (R), coefficient
+ * table (R), voltage (RW, matrix: neurons along x, compartments along y), work (W);
+ * cl_arg: struct step_arguments. */
+extern struct starpu_codelet neuron_step_codelet;
 
 #endif

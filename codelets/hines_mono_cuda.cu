@@ -176,6 +176,22 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
     voltage[block_base + j] = block_voltage[j];
 }
 
+// Each thread walks its own neuron's tree: the topology and coefficient reads are no longer
+// warp-wide broadcasts, which is what the papers' Fig. 6 measures.
+__global__ void neuron_step_kernel(step_arguments args, const int *__restrict__ neurons,
+                                   const int *__restrict__ topology,
+                                   const double *__restrict__ coefficients, double *voltage,
+                                   double *work, int count) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count)
+    return;
+  const int *entry = neurons + 1 + 3 * ((args.first_neuron + k) % neurons[0]);
+  const size_t ld = args.geometry.ld;
+  double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
+  step_one(entry[0], topology + entry[1], coefficients + entry[2], strided_voltage{voltage + k, ld},
+           work + k, ld, injected, args.stimulus.compartment, args, nullptr, 0);
+}
+
 constexpr int kThreads = 128;
 
 int blocks_for(int n_neurons, int threads) {
@@ -258,5 +274,15 @@ extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
         *args, topology, coefficients, voltage, work, gates);
   }
   }
+  return (int)cudaGetLastError();
+}
+
+extern "C" int hines_neuron_step_cuda(const int *neurons, const int *topology,
+                                      const double *coefficients, const step_arguments *args,
+                                      double *voltage, double *work, int count, void *stream_ptr) {
+  if (count == 0)
+    return 0;
+  neuron_step_kernel<<<blocks_for(count, kThreads), kThreads, 0, (cudaStream_t)stream_ptr>>>(
+      *args, neurons, topology, coefficients, voltage, work, count);
   return (int)cudaGetLastError();
 }

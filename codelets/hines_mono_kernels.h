@@ -96,6 +96,15 @@ int hines_solve_cuda(const int *topology, const double *coefficients,
 int hines_step_cuda(const int *topology, const double *coefficients,
                     const struct step_arguments *args, double *voltage, double *work, double *gates,
                     void *stream);
+/* The papers' multi-morphology baseline: the mono step kernel with one tree per neuron. A
+ * neuron table (neurons[0] = M morphologies, then n, topology offset, coefficients offset of
+ * each) says where neuron first_neuron + k's shape sits in the concatenated topology and
+ * coefficient tables (neuron k has morphology k % M); voltages are interleaved with ld, padded
+ * to the largest morphology. */
+int hines_neuron_step_cuda(const int *neurons, const int *topology, const double *coefficients,
+                           const struct step_arguments *args, double *voltage, double *work,
+                           int count, void *stream);
+
 /* Largest block size whose rhs fits the device's shared memory for n compartments. */
 int hines_shared_max_block_size(int n_compartments, int device);
 

@@ -18,7 +18,7 @@ static void *arguments_copy(const void *arguments, size_t size) {
 
 /* parent[n] | child_first[n+1] | child[...]: the children of every node, for the gather form of
  * the backward sweep. */
-static int *topology_build(int n, const int *parent) {
+int *mono_topology_build(int n, const int *parent) {
   int *topology = calloc(topology_size(n), sizeof(int));
   if (!topology)
     return NULL;
@@ -102,6 +102,26 @@ static void chunk_first_neurons(starpu_data_handle_t handle, const struct layout
   }
 }
 
+int mono_coefficients_fill(const struct morphology *m, const struct cable_parameters *cable,
+                           double dt_ms, double *coefficients, struct hines_error *err) {
+  struct cable_coefficients c;
+  int status = cable_coefficients_build(m, cable, &c, err);
+  if (status)
+    return status;
+  const int n = m->n_compartments;
+  for (int i = 0; i < n; i++) {
+    double c_over_dt = c.capacitance_nF[i] / dt_ms;
+    coefficients[COEF_UPPER * n + i] = c.off_diagonal[i];
+    coefficients[COEF_LOWER * n + i] = c.off_diagonal[i];
+    coefficients[COEF_C_OVER_DT * n + i] = c_over_dt;
+    coefficients[COEF_DIAGONAL_BASE * n + i] = c_over_dt + c.leak_uS[i] + c.axial_sum_uS[i];
+    coefficients[COEF_LEAK_CURRENT * n + i] = c.leak_uS[i] * cable->el_mV;
+    coefficients[COEF_HH_SCALE * n + i] = c.area_um2[i] * 1e-2;
+  }
+  cable_coefficients_free(&c);
+  return HINES_OK;
+}
+
 int mono_batch_default_chunk(int n_neurons, int block_size, enum batch_layout_kind layout) {
   int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
   int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
@@ -153,41 +173,27 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     return status;
   if (!(config->dt_ms > 0))
     return hines_fail(err, HINES_BAD_INPUT, "dt must be positive (got %g ms)", config->dt_ms);
-  struct cable_coefficients cable;
-  status = cable_coefficients_build(m, &config->cable, &cable, err);
-  if (status)
-    return status;
-
   struct mono_batch *batch = calloc(1, sizeof *batch);
-  if (!batch) {
-    cable_coefficients_free(&cable);
+  if (!batch)
     return hines_fail(err, HINES_FAILURE, "out of memory");
-  }
   batch->config = *config;
   batch_layout_init(&batch->layout, config->layout, n, config->n_neurons, config->block_size);
   batch->matrix = layout_matrix(&batch->layout);
   size_t values = batch_layout_size(&batch->layout);
-  batch->topology = topology_build(n, m->parent);
+  batch->topology = mono_topology_build(n, m->parent);
   batch->coefficients = malloc((size_t)COEF_COUNT * n * sizeof(double));
   batch->voltage = malloc(values * sizeof(double));
   batch->work = malloc(values * sizeof(double));
   if (!batch->topology || !batch->coefficients || !batch->voltage || !batch->work) {
-    cable_coefficients_free(&cable);
     mono_batch_destroy(batch);
     return hines_fail(err, HINES_FAILURE, "cannot allocate %zu MB for %d neurons x %d compartments",
                       2 * values * sizeof(double) >> 20, config->n_neurons, n);
   }
-  for (int i = 0; i < n; i++) {
-    double c_over_dt = cable.capacitance_nF[i] / config->dt_ms;
-    batch->coefficients[COEF_UPPER * n + i] = cable.off_diagonal[i];
-    batch->coefficients[COEF_LOWER * n + i] = cable.off_diagonal[i];
-    batch->coefficients[COEF_C_OVER_DT * n + i] = c_over_dt;
-    batch->coefficients[COEF_DIAGONAL_BASE * n + i] =
-        c_over_dt + cable.leak_uS[i] + cable.axial_sum_uS[i];
-    batch->coefficients[COEF_LEAK_CURRENT * n + i] = cable.leak_uS[i] * config->cable.el_mV;
-    batch->coefficients[COEF_HH_SCALE * n + i] = cable.area_um2[i] * 1e-2;
+  status = mono_coefficients_fill(m, &config->cable, config->dt_ms, batch->coefficients, err);
+  if (status) {
+    mono_batch_destroy(batch);
+    return status;
   }
-  cable_coefficients_free(&cable);
   batch_layout_fill(&batch->layout, batch->voltage, config->initial_mV);
   batch_layout_fill(&batch->layout, batch->work, 1.0);
   if (config->hh.placement != HH_NONE) {
@@ -352,7 +358,7 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   batch_layout_init(&layout, layout_kind, n, n_neurons, block_size);
   struct layout_matrix matrix = layout_matrix(&layout);
   size_t values = batch_layout_size(&layout);
-  int *topology = topology_build(n, parent);
+  int *topology = mono_topology_build(n, parent);
   double *coefficients = calloc((size_t)COEF_COUNT * n, sizeof(double));
   double *stored_diagonal = malloc(values * sizeof(double));
   double *stored_rhs = malloc(values * sizeof(double));

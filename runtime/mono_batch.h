@@ -38,6 +38,12 @@ int mono_batch_chunks(const struct mono_batch *batch);
 int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment);
 void mono_batch_destroy(struct mono_batch *batch);
 
+/* The per-morphology arrays the step codelets share (layouts in codelets/hines_mono_kernels.h):
+ * the topology (malloc'd, NULL when out of memory) and the COEF_COUNT * n coefficients. */
+int *mono_topology_build(int n, const int *parent);
+int mono_coefficients_fill(const struct morphology *m, const struct cable_parameters *cable,
+                           double dt_ms, double *coefficients, struct hines_error *err);
+
 /* Neurons per task when the user gives none: one chunk per CUDA worker when there are GPUs
  * (one-thread-per-neuron kernels need ~100k neurons to fill a GPU), else a few chunks per CPU
  * worker so that the schedulers can balance. */

@@ -17,6 +17,7 @@
 #include "mono_batch.h"
 #include "morph_spec.h"
 #include "multi_batch.h"
+#include "neuron_batch.h"
 #include "reference_simulation.h"
 #include "runtime.h"
 #include "synthetic.h"
@@ -47,6 +48,7 @@ struct options {
   int summary, verify, quiet;
   int padded;      /* multi: CP (1) or NCP (0) */
   int level_tasks; /* multi: one task per level (1) or per chunk and step (0) */
+  int per_neuron;  /* multi: the papers' baseline, the mono kernel with one tree per neuron */
   const char *trace_dir;
   const char *json_path;
   struct cable_parameters cable;
@@ -85,8 +87,9 @@ static void usage(FILE *out) {
       "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
       "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
       "                       (ncp, default)\n"
-      "  --multi-tasks chunk|levels  multi: one task per chunk and step sweeping all its\n"
-      "                       levels (default), or one task per level and sweep\n"
+      "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
+      "                       its levels (default), one task per level and sweep, or the\n"
+      "                       papers' baseline: the mono kernel with one tree per neuron\n"
       "  --calibrate          calibration run: refine the performance models of every codelet\n"
       "                       on every worker (stored under STARPU_HOME; run it twice before\n"
       "                       trusting dmda with CPU and GPU workers together)\n"
@@ -466,9 +469,10 @@ static void parse_options(int argc, char **argv, struct options *o) {
       o->calibrate = 1;
       break;
     case OPT_MULTI_TASKS:
-      if (strcmp(optarg, "levels") && strcmp(optarg, "chunk"))
-        bad_usage("--multi-tasks must be levels or chunk, got '%s'", optarg);
+      if (strcmp(optarg, "levels") && strcmp(optarg, "chunk") && strcmp(optarg, "neuron"))
+        bad_usage("--multi-tasks must be chunk, levels or neuron, got '%s'", optarg);
       o->level_tasks = strcmp(optarg, "levels") == 0;
+      o->per_neuron = strcmp(optarg, "neuron") == 0;
       break;
     case OPT_PADDING:
       if (strcmp(optarg, "cp") && strcmp(optarg, "ncp"))
@@ -490,6 +494,9 @@ static void parse_options(int argc, char **argv, struct options *o) {
       bad_usage("--trace '%s' exists and is not a directory", o->trace_dir);
   }
   resolve_default_job(o);
+  if (o->per_neuron && o->hh.placement != HH_NONE)
+    bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
+              o->hh.placement == HH_SOMA ? "soma" : "all");
 }
 
 static double now_seconds(void) {
@@ -543,7 +550,9 @@ static int write_json(const struct options *o, const struct run_result *r) {
           r->tasks_per_step);
   static const char *const hh_names[] = {"none", "soma", "all"};
   fprintf(f, "  \"hh\": \"%s\",\n  \"multi_tasks\": \"%s\",\n", hh_names[o->hh.placement],
-          o->level_tasks ? "levels" : "chunk");
+          o->per_neuron    ? "neuron"
+          : o->level_tasks ? "levels"
+                           : "chunk");
   if (o->neurons_per_task > 0)
     fprintf(f, "  \"task_neurons\": %d,\n", o->neurons_per_task);
   else
@@ -598,6 +607,15 @@ static int nonfinite_mono(void *batch, int *neuron, int *compartment) {
 }
 static int nonfinite_multi(void *batch, int *neuron, int *compartment) {
   return multi_batch_find_nonfinite(batch, neuron, compartment);
+}
+static int run_neuron(void *batch, int steps, double t0) {
+  return neuron_batch_run(batch, steps, t0);
+}
+static void voltage_neuron(void *batch, int neuron, double *out) {
+  neuron_batch_voltage(batch, neuron, out);
+}
+static int nonfinite_neuron(void *batch, int *neuron, int *compartment) {
+  return neuron_batch_find_nonfinite(batch, neuron, compartment);
 }
 static int run_multi(void *batch, int steps, double t0) {
   return multi_batch_run(batch, steps, t0);
@@ -728,6 +746,18 @@ static int create_batch(const struct options *o, const struct morphology *morpho
                                         .initial_mV = o->cable.el_mV,
                                         .stimulus = o->stimulus,
                                         .hh = o->hh};
+    if (o->per_neuron) {
+      struct neuron_batch *batch;
+      int status = neuron_batch_create(&config, &batch, err);
+      if (status)
+        return status;
+      ops->batch = batch;
+      ops->run = run_neuron;
+      ops->voltage = voltage_neuron;
+      ops->find_nonfinite = nonfinite_neuron;
+      ops->tasks_per_step = neuron_batch_tasks_per_step(batch);
+      return HINES_OK;
+    }
     struct multi_batch *batch;
     int status = multi_batch_create(&config, &batch, err);
     if (status)
@@ -763,7 +793,9 @@ static int create_batch(const struct options *o, const struct morphology *morpho
 }
 
 static void destroy_batch(const struct options *o, struct batch_ops *ops) {
-  if (strcmp(o->mode, "multi") == 0)
+  if (strcmp(o->mode, "multi") == 0 && o->per_neuron)
+    neuron_batch_destroy(ops->batch);
+  else if (strcmp(o->mode, "multi") == 0)
     multi_batch_destroy(ops->batch);
   else
     mono_batch_destroy(ops->batch);

@@ -159,7 +159,11 @@ static const struct cli_case cases[] = {
     {.name = "unknown_multi_tasks",
      .args = {SMALL_RUN, OUTPUTS, "--mode", "multi", "--multi-tasks", "some"},
      .exit_status = BAD_INPUT,
-     .expected_text = "--multi-tasks must be levels or chunk"},
+     .expected_text = "--multi-tasks must be chunk, levels or neuron"},
+    {.name = "per_neuron_baseline_with_channels",
+     .args = {SMALL_RUN, OUTPUTS, "--mode", "multi", "--multi-tasks", "neuron", "--hh", "all"},
+     .exit_status = BAD_INPUT,
+     .expected_text = "drop '--hh all'"},
 
     /* Probes. */
     {.name = "probe_without_compartment",

@@ -16,6 +16,7 @@
 
 #include "morph_spec.h"
 #include "multi_batch.h"
+#include "neuron_batch.h"
 #include "reference_simulation.h"
 #include "synthetic.h"
 #include "testing.h"
@@ -126,6 +127,44 @@ static void level_solver_matches_reference_cp(void **state) {
   run_and_compare(1, 2 * mix_count + 3, 11, 0);
 }
 
+/* The papers' baseline (the mono kernel, one tree per neuron) follows the reference too. */
+static void per_neuron_baseline_matches_reference(void **state) {
+  (void)state;
+  const int neurons = mix_count + 5, steps = 20;
+  struct stimulus stim = {
+      .compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.05, .stop_ms = 1e9, .spread = 0.8};
+  struct multi_batch_config config = {.morphologies = mix,
+                                      .n_morphologies = mix_count,
+                                      .n_neurons = neurons,
+                                      .neurons_per_task = 6,
+                                      .cable = cable_defaults,
+                                      .dt_ms = 0.025,
+                                      .initial_mV = -65,
+                                      .stimulus = stim};
+  struct neuron_batch *batch;
+  struct hines_error err;
+  assert_int_equal(neuron_batch_create(&config, &batch, &err), HINES_OK);
+  assert_int_equal(neuron_batch_run(batch, steps, 0), HINES_OK);
+  for (int k = 0; k < neurons; k++) {
+    const struct morphology *m = &mix[k % mix_count];
+    double *got = malloc(m->n_compartments * sizeof(double));
+    double *want = malloc(m->n_compartments * sizeof(double));
+    neuron_batch_voltage(batch, k, got);
+    for (int i = 0; i < m->n_compartments; i++)
+      want[i] = -65;
+    struct stimulus s = stim;
+    s.n_neurons_total = neurons;
+    assert_int_equal(
+        reference_simulate(m, &cable_defaults, NULL, 0.025, steps, 0, &s, k, want, &err), HINES_OK);
+    double error = testing_relative_error(m->n_compartments, got, want);
+    if (error > 1e-12)
+      fail_msg("per-neuron baseline, neuron %d (%s): relative error %.3e", k, m->name, error);
+    free(got);
+    free(want);
+  }
+  neuron_batch_destroy(batch);
+}
+
 static int starpu_started;
 
 static int setup(void **state) {
@@ -149,6 +188,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(level_solver_matches_reference_ncp),
       cmocka_unit_test(level_solver_matches_reference_cp),
+      cmocka_unit_test(per_neuron_baseline_matches_reference),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

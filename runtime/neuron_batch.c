@@ -1,0 +1,222 @@
+#include "neuron_batch.h"
+
+#include <math.h>
+#include <starpu.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hines_mono_codelets.h"
+#include "mono_batch.h"
+
+struct neuron_batch {
+  struct multi_batch_config config;
+  int max_compartments, n_chunks;
+  int *neurons; /* M, then n, topology offset, coefficients offset per morphology */
+  int *topology;
+  double *coefficients;
+  double *voltage, *work; /* compartment i of neuron k at i * n_neurons + k */
+  int *chunk_first;
+  char (*names)[64];
+  unsigned long where;
+  starpu_data_handle_t neurons_handle, topology_handle, coefficients_handle, voltage_handle,
+      work_handle;
+};
+
+static void *arguments_copy(const void *arguments, size_t size) {
+  void *copy = malloc(size);
+  if (copy)
+    memcpy(copy, arguments, size);
+  return copy;
+}
+
+static int build_tables(struct neuron_batch *b, struct hines_error *err) {
+  const int m_count = b->config.n_morphologies;
+  size_t topology_total = 0, coefficients_total = 0;
+  for (int m = 0; m < m_count; m++) {
+    int n = b->config.morphologies[m].n_compartments;
+    topology_total += topology_size(n);
+    coefficients_total += (size_t)COEF_COUNT * n;
+    if (n > b->max_compartments)
+      b->max_compartments = n;
+  }
+  b->neurons = malloc((1 + 3 * (size_t)m_count) * sizeof(int));
+  b->topology = malloc(topology_total * sizeof(int));
+  b->coefficients = malloc(coefficients_total * sizeof(double));
+  if (!b->neurons || !b->topology || !b->coefficients)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  b->neurons[0] = m_count;
+  size_t topology_at = 0, coefficients_at = 0;
+  for (int m = 0; m < m_count; m++) {
+    const struct morphology *morphology = &b->config.morphologies[m];
+    int n = morphology->n_compartments;
+    int *one = mono_topology_build(n, morphology->parent);
+    if (!one)
+      return hines_fail(err, HINES_FAILURE, "out of memory");
+    memcpy(b->topology + topology_at, one, topology_size(n) * sizeof(int));
+    free(one);
+    int status = mono_coefficients_fill(morphology, &b->config.cable, b->config.dt_ms,
+                                        b->coefficients + coefficients_at, err);
+    if (status)
+      return status;
+    b->neurons[1 + 3 * m] = n;
+    b->neurons[2 + 3 * m] = (int)topology_at;
+    b->neurons[3 + 3 * m] = (int)coefficients_at;
+    topology_at += topology_size(n);
+    coefficients_at += (size_t)COEF_COUNT * n;
+  }
+  return HINES_OK;
+}
+
+int neuron_batch_create(const struct multi_batch_config *config, struct neuron_batch **out,
+                        struct hines_error *err) {
+  *out = NULL;
+  if (config->hh.placement != HH_NONE)
+    return hines_fail(
+        err, HINES_BAD_INPUT,
+        "--multi-tasks neuron (the per-neuron baseline) has no channels: use --hh none");
+  if (config->n_neurons < 1 || config->n_morphologies < 1)
+    return hines_fail(err, HINES_BAD_INPUT, "the batch needs neurons");
+  struct neuron_batch *b = calloc(1, sizeof *b);
+  if (!b)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  b->config = *config;
+  int status = build_tables(b, err);
+  const size_t n_neurons = (size_t)config->n_neurons;
+  const size_t values = n_neurons * (size_t)b->max_compartments;
+  if (!status) {
+    b->voltage = malloc(values * sizeof(double));
+    b->work = malloc(values * sizeof(double));
+    if (!b->voltage || !b->work)
+      status = hines_fail(err, HINES_FAILURE, "out of memory for %zu values", values);
+  }
+  if (status) {
+    neuron_batch_destroy(b);
+    return status;
+  }
+  for (size_t j = 0; j < values; j++) {
+    b->voltage[j] = config->initial_mV;
+    b->work[j] = 1.0;
+  }
+  int per_task = config->neurons_per_task;
+  int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
+  if (per_task <= 0) {
+    int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
+    per_task = (config->n_neurons + chunks - 1) / chunks;
+  }
+  b->n_chunks = (config->n_neurons + per_task - 1) / per_task;
+  b->where = config->neurons_per_task <= 0 && cuda > 0 ? STARPU_CUDA : STARPU_CPU | STARPU_CUDA;
+  b->chunk_first = malloc((size_t)(b->n_chunks + 1) * sizeof(int));
+  b->names = calloc((size_t)b->n_chunks, sizeof *b->names);
+  if (!b->chunk_first || !b->names) {
+    neuron_batch_destroy(b);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  starpu_vector_data_register(&b->neurons_handle, STARPU_MAIN_RAM, (uintptr_t)b->neurons,
+                              (uint32_t)(1 + 3 * config->n_morphologies), sizeof(int));
+  starpu_vector_data_register(
+      &b->topology_handle, STARPU_MAIN_RAM, (uintptr_t)b->topology,
+      (uint32_t)(b->neurons[2 + 3 * (config->n_morphologies - 1)] +
+                 topology_size(b->neurons[1 + 3 * (config->n_morphologies - 1)])),
+      sizeof(int));
+  starpu_vector_data_register(
+      &b->coefficients_handle, STARPU_MAIN_RAM, (uintptr_t)b->coefficients,
+      (uint32_t)(b->neurons[3 + 3 * (config->n_morphologies - 1)] +
+                 COEF_COUNT * b->neurons[1 + 3 * (config->n_morphologies - 1)]),
+      sizeof(double));
+  /* neurons along x (contiguous), compartments along y: chunks of neurons split x */
+  starpu_data_handle_t *handles[] = {&b->voltage_handle, &b->work_handle};
+  double *arrays[] = {b->voltage, b->work};
+  for (int h = 0; h < 2; h++) {
+    starpu_matrix_data_register(handles[h], STARPU_MAIN_RAM, (uintptr_t)arrays[h],
+                                (uint32_t)n_neurons, (uint32_t)n_neurons,
+                                (uint32_t)b->max_compartments, sizeof(double));
+    struct starpu_data_filter filter = {.filter_func = starpu_matrix_filter_block,
+                                        .nchildren = (unsigned)b->n_chunks};
+    starpu_data_partition(*handles[h], &filter);
+  }
+  int at = 0;
+  for (int c = 0; c < b->n_chunks; c++) {
+    b->chunk_first[c] = at;
+    at += (int)starpu_matrix_get_nx(starpu_data_get_sub_data(b->voltage_handle, 1, c));
+    snprintf(b->names[c], sizeof b->names[c], "neuron-step neurons %d-%d", b->chunk_first[c],
+             at - 1);
+  }
+  b->chunk_first[b->n_chunks] = at;
+  *out = b;
+  return HINES_OK;
+}
+
+int neuron_batch_tasks_per_step(const struct neuron_batch *batch) {
+  return batch->n_chunks;
+}
+
+int neuron_batch_run(struct neuron_batch *b, int steps, double t0_ms) {
+  struct step_arguments args = {.stimulus = b->config.stimulus, .dt_ms = b->config.dt_ms};
+  args.stimulus.n_neurons_total = b->config.n_neurons;
+  for (int s = 0; s < steps; s++) {
+    args.time_ms = t0_ms + s * b->config.dt_ms;
+    for (int c = 0; c < b->n_chunks; c++) {
+      args.first_neuron = b->chunk_first[c];
+      if (starpu_task_insert(&neuron_step_codelet, STARPU_R, b->neurons_handle, STARPU_R,
+                             b->topology_handle, STARPU_R, b->coefficients_handle, STARPU_RW,
+                             starpu_data_get_sub_data(b->voltage_handle, 1, c), STARPU_W,
+                             starpu_data_get_sub_data(b->work_handle, 1, c), STARPU_CL_ARGS,
+                             arguments_copy(&args, sizeof args), sizeof args, STARPU_NAME,
+                             b->names[c], STARPU_EXECUTE_WHERE, b->where, 0))
+        return HINES_FAILURE;
+    }
+  }
+  starpu_task_wait_for_all();
+  return HINES_OK;
+}
+
+static int chunk_of(const struct neuron_batch *b, int neuron) {
+  int c = 0;
+  while (b->chunk_first[c + 1] <= neuron)
+    c++;
+  return c;
+}
+
+void neuron_batch_voltage(struct neuron_batch *b, int neuron, double *out_mV) {
+  starpu_data_handle_t chunk = starpu_data_get_sub_data(b->voltage_handle, 1, chunk_of(b, neuron));
+  starpu_data_acquire(chunk, STARPU_R);
+  int n = b->neurons[1 + 3 * (neuron % b->config.n_morphologies)];
+  for (int i = 0; i < n; i++)
+    out_mV[i] = b->voltage[(size_t)i * b->config.n_neurons + neuron];
+  starpu_data_release(chunk);
+}
+
+int neuron_batch_find_nonfinite(struct neuron_batch *b, int *neuron, int *compartment) {
+  double *v = malloc((size_t)b->max_compartments * sizeof(double));
+  int found = 0;
+  for (int k = 0; v && k < b->config.n_neurons && !found; k++) {
+    int n = b->neurons[1 + 3 * (k % b->config.n_morphologies)];
+    neuron_batch_voltage(b, k, v);
+    for (int i = 0; i < n && !found; i++)
+      if (!isfinite(v[i])) {
+        *neuron = k;
+        *compartment = i;
+        found = 1;
+      }
+  }
+  free(v);
+  return found;
+}
+
+void neuron_batch_destroy(struct neuron_batch *b) {
+  if (!b)
+    return;
+  if (b->voltage_handle) {
+    starpu_data_unpartition(b->voltage_handle, STARPU_MAIN_RAM);
+    starpu_data_unregister(b->voltage_handle);
+    starpu_data_unpartition(b->work_handle, STARPU_MAIN_RAM);
+    starpu_data_unregister_no_coherency(b->work_handle);
+    starpu_data_unregister(b->neurons_handle);
+    starpu_data_unregister(b->topology_handle);
+    starpu_data_unregister(b->coefficients_handle);
+  }
+  free(b->neurons), free(b->topology), free(b->coefficients), free(b->voltage), free(b->work);
+  free(b->chunk_first), free(b->names);
+  free(b);
+}
