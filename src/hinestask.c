@@ -73,15 +73,16 @@ static void usage(FILE *out) {
       "Usage: %s [OPTION]...\n"
       "Compute the implicit voltage step of compartmental neuron models (Hines systems)\n"
       "for a large batch of neurons, as StarPU tasks on CPU cores and CUDA GPUs.\n"
-      "With no option it runs the default job: %s.\n"
+      "With no option it runs the default job:\n%s.\n"
       "\n"
       "Batch:\n"
       "  --morph SPEC         morphology (repeatable): FILE.swc, synthetic:CLASS with CLASS one\n"
       "                       of small-low small-high medium-low medium-high big-low big-high,\n"
       "                       synthetic:fig6:SIZE:PERCENT, synthetic:fig14:LEVELS (2-4),\n"
       "                       synthetic:random:MIN:MAX[:SEED], synthetic:tree:N:B[:SEED]\n"
-      "  --neurons N          neurons in the batch (default 2560)\n"
+      "  --neurons N          neurons in the batch (default 2560; 24 in the default job)\n"
       "  --mode mono|multi    mono-morphology layouts or multi-morphology branch levels\n"
+      "                       (default mono when --morph is given)\n"
       "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
       "  --block-size BS      neurons per block for block/shared (default 32)\n"
       "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
@@ -101,7 +102,7 @@ static void usage(FILE *out) {
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
       "  --dx UM              resample SWC morphologies to compartments of at most UM um\n"
       "Time:\n"
-      "  --steps N            time steps (default 1000)\n"
+      "  --steps N            time steps (default 1000; 200 ms worth in the default job)\n"
       "  --dt MS              step length in ms (default 0.025)\n"
       "Membrane and stimulus (units: mV, ms, nA, uF/cm2, Ohm cm, S/cm2):\n"
       "  --cm C  --ra R  --gl G  --el E   passive membrane (default 1, 100, 1e-4, -65)\n"
@@ -121,7 +122,10 @@ static void usage(FILE *out) {
       "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_HOME (performance models),\n"
       "STARPU_LIMIT_CUDA_MEM (MB per GPU).\n"
       "Exit status: 0 success, 1 failure during the run, 2 bad usage or bad input.\n",
-      program, "mono batch of 2560 synthetic:medium-high neurons, 1000 steps of 0.025 ms");
+      program,
+      "24 neurons of the six cells in morph/data (multi-morphology), HH channels\n"
+      "everywhere, a 1 nA step into each soma from 20 to 180 ms, 200 ms simulated; soma\n"
+      "voltages and the JSON summary go to hinestask-results/");
 }
 
 /* One line on stderr and exit 2: the contract for bad usage. */
