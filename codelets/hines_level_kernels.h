@@ -74,8 +74,8 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
         d[b] = ROW(ref[b], CONST_DIAGONAL_BASE);
         r[b] = ROW(ref[b], CONST_C_OVER_DT) * old_voltage[b] + ROW(ref[b], CONST_LEAK_CURRENT) +
                (j == stimulated ? injected : 0.0);
-        up[b] = ROW(ref[b], CONST_UPPER);
-        low[b] = ROW(ref[b], CONST_LOWER);
+        up[b] = ROW(ref[b], CONST_OFF_DIAGONAL); /* symmetric: upper and lower entry */
+        low[b] = up[b];
       }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
@@ -85,7 +85,8 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
         if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
           /* gates: m | h | n, one block of `elements` each */
           double conductance, driven;
-          hh_step(&args->hh, old_voltage[b], args->dt_ms, ROW(ref[b], CONST_HH_SCALE), &gates[e[b]],
+          hh_step(&args->hh, old_voltage[b], args->dt_ms,
+                  constants[(size_t)CONST_STRIDE * args->constant_rows + ref[b]], &gates[e[b]],
                   &gates[v->elements + e[b]], &gates[2 * v->elements + e[b]], &conductance,
                   &driven);
           dj += conductance;
@@ -134,7 +135,7 @@ level_forward_system(const struct level_block_view *v, int s,
         e[b] = v->row_offset[group + b] + s;
         rhs[b] = voltage[e[b]];
         d[b] = pivot[e[b]];
-        l[b] = constants[(size_t)v->element_ref[e[b]] * CONST_STRIDE + CONST_LOWER];
+        l[b] = constants[(size_t)v->element_ref[e[b]] * CONST_STRIDE + CONST_OFF_DIAGONAL];
       }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)

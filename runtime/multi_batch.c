@@ -161,7 +161,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
   starpu_vector_data_register(&batch->constants, STARPU_MAIN_RAM, (uintptr_t)lb->constants,
-                              (uint32_t)(CONST_STRIDE * lb->constant_rows), sizeof(double));
+                              (uint32_t)CONST_TABLE_SIZE(lb->constant_rows), sizeof(double));
   starpu_vector_data_register(&batch->dummy, STARPU_MAIN_RAM, (uintptr_t)batch->dummy_values, 2,
                               sizeof(double));
   for (int c = 0; c < lb->n_chunks; c++) {

@@ -43,7 +43,7 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
     rows += batch->morphologies[m].n_compartments;
   }
   batch->constant_rows = rows;
-  batch->constants = calloc((size_t)CONST_STRIDE * rows, sizeof(double));
+  batch->constants = calloc(CONST_TABLE_SIZE(rows), sizeof(double));
   if (!batch->constants)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   double *c = batch->constants;
@@ -56,13 +56,12 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
     for (int i = 0; i < cc.n; i++) {
       int row = batch->morphology_row[m] + i;
       double c_over_dt = cc.capacitance_nF[i] / dt_ms;
-      c[(size_t)row * CONST_STRIDE + CONST_UPPER] = cc.off_diagonal[i];
-      c[(size_t)row * CONST_STRIDE + CONST_LOWER] = cc.off_diagonal[i];
+      c[(size_t)row * CONST_STRIDE + CONST_OFF_DIAGONAL] = cc.off_diagonal[i];
       c[(size_t)row * CONST_STRIDE + CONST_C_OVER_DT] = c_over_dt;
       c[(size_t)row * CONST_STRIDE + CONST_DIAGONAL_BASE] =
           c_over_dt + cc.leak_uS[i] + cc.axial_sum_uS[i];
       c[(size_t)row * CONST_STRIDE + CONST_LEAK_CURRENT] = cc.leak_uS[i] * cable->el_mV;
-      c[(size_t)row * CONST_STRIDE + CONST_HH_SCALE] = cc.area_um2[i] * 1e-2;
+      c[(size_t)CONST_STRIDE * rows + row] = cc.area_um2[i] * 1e-2; /* HH area scale */
     }
     cable_coefficients_free(&cc);
   }

@@ -80,20 +80,21 @@ static inline size_t level_block_ints(int systems, int max_size, int elements, i
 }
 
 /* Constants table: one row of CONST_STRIDE doubles per compartment of each distinct morphology
- * (row 0: identity), value c of row r at r * CONST_STRIDE + c. Rows rather than one array per
- * constant: the threads of a warp read rows of different compartments, and a row's values then
- * share 64 aligned bytes (two L2 sectors) instead of taking one sector each (measured on the
- * H200 with ncu: the level kernels were bound by those scattered reads). */
-#define CONST_STRIDE 8
+ * (row 0: identity), value c of row r at r * CONST_STRIDE + c, then the Hodgkin-Huxley area
+ * scale of every row (read only when channels are on) at CONST_STRIDE * rows + r. Rows rather
+ * than one array per constant: the threads of a warp read rows of different compartments, and a
+ * 32-byte row is one L2 sector (measured on the H200 with ncu: the level kernels were bound by
+ * those scattered reads). The cable matrix is symmetric, so one off-diagonal serves as both the
+ * upper and the lower entry. */
+#define CONST_STRIDE 4
 enum level_constants {
-  CONST_UPPER,
-  CONST_LOWER,
+  CONST_OFF_DIAGONAL,
   CONST_C_OVER_DT,
   CONST_DIAGONAL_BASE,
   CONST_LEAK_CURRENT,
-  CONST_HH_SCALE, /* membrane area * 1e-2: channel densities in S/cm^2 -> uS */
-  CONST_COUNT
 };
+/* Doubles of the whole table for `rows` rows. */
+#define CONST_TABLE_SIZE(rows) ((size_t)(CONST_STRIDE + 1) * (size_t)(rows))
 
 struct level_batch {
   int n_neurons, n_chunks, n_levels, padded;
@@ -101,7 +102,7 @@ struct level_batch {
   const struct morphology *morphologies; /* neuron k has morphologies[k % n_morphologies] */
   int *chunk_first_neuron;               /* [n_chunks + 1] */
   int **blocks;      /* [chunk * n_levels + level] -> int description (NULL if empty) */
-  double *constants; /* constant_rows rows of CONST_STRIDE */
+  double *constants; /* CONST_TABLE_SIZE(constant_rows) */
   int constant_rows;
   int *morphology_row; /* first constants row of each morphology */
   /* Where each neuron's branches went: system index of branch b of neuron k is
