@@ -16,6 +16,7 @@
 #include "cable.h"
 #include "hines_mono_kernels.h"
 #include "hines_reference.h"
+#include "mono_batch.h"
 #include "morph_spec.h"
 
 #ifdef HINESTASK_WITH_CUDA
@@ -129,25 +130,13 @@ int main(int argc, char **argv) {
     struct batch_layout layout;
     batch_layout_init(&layout, layout_kind, n, neurons, block_size);
     size_t values = batch_layout_size(&layout);
-    int *topology_host = calloc(topology_size(n), sizeof(int));
+    /* the same shared arrays the StarPU step codelet gets */
+    int *topology_host = mono_topology_build(n, m.parent);
     double *coefficients_host = calloc((size_t)COEF_COUNT * n, sizeof(double));
-    memcpy(topology_host, m.parent, n * sizeof(int));
-    int *child_first = topology_host + n, *child = topology_host + 2 * n + 1;
-    for (int i = 1; i < n; i++)
-      child_first[m.parent[i] + 1]++;
-    for (int i = 0; i < n; i++)
-      child_first[i + 1] += child_first[i];
-    int *fill = calloc(n, sizeof(int));
-    for (int i = 1; i < n; i++)
-      child[child_first[m.parent[i]] + fill[m.parent[i]]++] = i;
-    free(fill);
-    for (int i = 0; i < n; i++) {
-      double c_over_dt = c.capacitance_nF[i] / dt;
-      coefficients_host[COEF_UPPER * n + i] = c.off_diagonal[i];
-      coefficients_host[COEF_LOWER * n + i] = c.off_diagonal[i];
-      coefficients_host[COEF_C_OVER_DT * n + i] = c_over_dt;
-      coefficients_host[COEF_DIAGONAL_BASE * n + i] = c_over_dt + c.leak_uS[i] + c.axial_sum_uS[i];
-      coefficients_host[COEF_LEAK_CURRENT * n + i] = c.leak_uS[i] * p.el_mV;
+    if (!topology_host || !coefficients_host ||
+        mono_coefficients_fill(&m, &p, dt, coefficients_host, &err)) {
+      fprintf(stderr, "%s: cannot build the coefficients\n", argv[0]);
+      return 1;
     }
     double *voltage_host = malloc(values * sizeof(double));
     batch_layout_fill(&layout, voltage_host, p.el_mV);
