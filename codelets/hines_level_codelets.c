@@ -25,20 +25,19 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
-  struct level_step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
+  (void)cl_arg;
   const struct level_block_view v = level_block_describe(VECTOR(0, const int));
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
   for (int s = 0; s < v.systems; s++)
-    level_forward_system(&v, s, VECTOR(1, const double), args.constant_rows, VECTOR(2, double),
-                         VECTOR(3, const double), VECTOR(4, const double));
+    level_forward_system(&v, s, VECTOR(1, double), VECTOR(2, const double),
+                         VECTOR(3, const double));
 }
 
 /* The buffers of a chunk_step task, in codelet order (gates only with HH channels). */
 struct chunk_buffers {
   const int *ints;
   const double *constants;
-  double *voltage, *pivot, *contribution, *gates;
+  double *voltage, *factor, *contribution, *gates;
 };
 
 static struct chunk_buffers chunk_buffers_of(void *buffers[]) {
@@ -46,70 +45,174 @@ static struct chunk_buffers chunk_buffers_of(void *buffers[]) {
       .ints = VECTOR(0, const int),
       .constants = VECTOR(1, const double),
       .voltage = VECTOR(2, double),
-      .pivot = VECTOR(3, double),
+      .factor = VECTOR(3, double),
       .contribution = VECTOR(4, double),
       .gates = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 ? VECTOR(5, double) : NULL};
+}
+
+/* One part of a chunk task: its slices of the task's buffers. */
+static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
+                                         const struct chunk_levels *part) {
+  return (struct chunk_buffers){.ints = b->ints + part->ints_base,
+                                .constants = b->constants,
+                                .voltage = b->voltage + part->element_base,
+                                .factor = b->factor + part->element_base,
+                                .contribution = b->contribution + 2 * part->system_base,
+                                .gates = b->gates ? b->gates + 3 * part->element_base : NULL};
 }
 
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
-  const struct chunk_levels *levels = args.levels;
-  const struct chunk_buffers b = chunk_buffers_of(buffers);
-  const int *ints = b.ints;
-  const double *constants = b.constants;
-  double *voltage = b.voltage, *pivot = b.pivot, *contribution = b.contribution, *gates = b.gates;
+  const struct chunk_buffers all = chunk_buffers_of(buffers);
   const int threads = starpu_combined_worker_get_size();
-  for (int level = levels->n_levels - 1; level >= 0; level--) {
-    const struct level_block_view v = level_block_describe(ints + levels->ints_offset[level]);
-    const size_t e = levels->element_offset[level];
-    /* the deepest level has no children: it never reads its child contributions */
-    const double *children =
-        contribution + 2 * (level + 1 < levels->n_levels ? levels->system_offset[level + 1] : 0);
+  for (int p = 0; p < args.n_parts; p++) {
+    const struct chunk_levels *levels = &args.parts[p];
+    const struct chunk_buffers b = part_buffers(&all, levels);
+    /* Links index the part's arrays: children and junctions are read from their bases. */
+    for (int level = levels->n_levels - 1; level >= 0; level--) {
+      const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
+      const size_t e = levels->element_offset[level];
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int s = 0; s < v.systems; s++)
-      level_backward_system(&v, s, constants, &args.step, voltage + e, pivot + e,
-                            contribution + 2 * levels->system_offset[level], children,
-                            gates ? gates + 3 * e : NULL);
-  }
-  for (int level = 0; level < levels->n_levels; level++) {
-    const struct level_block_view v = level_block_describe(ints + levels->ints_offset[level]);
-    const size_t e = levels->element_offset[level];
-    const double *parent = voltage + (level > 0 ? levels->element_offset[level - 1] : 0);
+      for (int s = 0; s < v.systems; s++)
+        level_backward_system(&v, s, b.constants, &args.step, b.voltage + e, b.factor + e,
+                              b.contribution + 2 * levels->system_offset[level], b.contribution,
+                              b.gates ? b.gates + 3 * e : NULL);
+    }
+    for (int level = 0; level < levels->n_levels; level++) {
+      const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
+      const size_t e = levels->element_offset[level];
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int s = 0; s < v.systems; s++)
-      level_forward_system(&v, s, constants, args.step.constant_rows, voltage + e, pivot + e,
-                           parent);
+      for (int s = 0; s < v.systems; s++)
+        level_forward_system(&v, s, b.voltage + e, b.factor + e, b.voltage);
+    }
   }
 }
 
 #ifdef HINES_CUDA_CODELETS
-static void chunk_step_gpu(void *buffers[], void *cl_arg) {
-  struct chunk_step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
-  const struct chunk_levels *levels = args.levels;
-  const struct chunk_buffers b = chunk_buffers_of(buffers);
-  const int *ints = b.ints;
-  const double *constants = b.constants;
-  double *voltage = b.voltage, *pivot = b.pivot, *contribution = b.contribution, *gates = b.gates;
-  cudaStream_t stream = starpu_cuda_get_local_stream();
+/* Streams for the parts of a chunk task, one set per CUDA worker (created on first use by the
+ * worker's thread, on its device). Each part has a low-priority stream for its large levels
+ * (part 0's is StarPU's own stream) and a high-priority one for its small levels: a small level
+ * is latency-bound (its threads cannot fill the GPU, each walks its branch alone), so while one
+ * part works through its small levels near the root, the block scheduler gives them SMs first
+ * and fills the rest with another part's large levels. Without the priorities the blocks of a
+ * large kernel already queued run first and the parts do not overlap (measured on the H200). */
+#define MAX_STREAM_PARTS 8
+struct part_streams {
+  int ready;
+  int small_level_systems; /* below this many systems a level goes to the urgent stream */
+  cudaStream_t bulk[MAX_STREAM_PARTS], urgent[MAX_STREAM_PARTS];
+  cudaEvent_t switched[MAX_STREAM_PARTS], deepest_done[MAX_STREAM_PARTS], done[MAX_STREAM_PARTS];
+};
+static struct part_streams part_streams_of_worker[STARPU_NMAXWORKERS];
+
+static struct part_streams *part_streams_get(cudaStream_t local) {
+  struct part_streams *ps = &part_streams_of_worker[starpu_worker_get_id_check()];
+  if (!ps->ready) {
+    int least, greatest, device, sms;
+    if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess ||
+        cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+      return NULL;
+    /* Threads an SM keeps resident for these kernels, about: a level with fewer systems than
+     * the GPU holds threads leaves SMs idle. */
+    ps->small_level_systems = sms * 512;
+    for (int p = 0; p < MAX_STREAM_PARTS; p++) {
+      if ((p > 0 && cudaStreamCreateWithPriority(&ps->bulk[p], cudaStreamNonBlocking, least)) ||
+          cudaStreamCreateWithPriority(&ps->urgent[p], cudaStreamNonBlocking, greatest) ||
+          cudaEventCreateWithFlags(&ps->switched[p], cudaEventDisableTiming) ||
+          cudaEventCreateWithFlags(&ps->deepest_done[p], cudaEventDisableTiming) ||
+          cudaEventCreateWithFlags(&ps->done[p], cudaEventDisableTiming))
+        return NULL;
+    }
+    ps->ready = 1;
+  }
+  ps->bulk[0] = local; /* StarPU's stream for this worker carries part 0's large levels */
+  return ps;
+}
+
+/* Where one part's kernels go: the stream of the previous kernel, switched (one event) when a
+ * level's size class differs. A lone part uses StarPU's stream only. */
+struct part_queue {
+  cudaStream_t bulk, urgent, current;
+  cudaEvent_t switched;
+  int small_level_systems;
+};
+
+static cudaStream_t part_queue_for(struct part_queue *q, int systems, int *status) {
+  cudaStream_t want = systems < q->small_level_systems ? q->urgent : q->bulk;
+  if (want != q->current && !*status) {
+    *status = (int)cudaEventRecord(q->switched, q->current);
+    if (!*status)
+      *status = (int)cudaStreamWaitEvent(want, q->switched, 0);
+    q->current = want;
+  }
+  return q->current;
+}
+
+/* Queues one part's step; records `deepest_done` (if any) after the backward kernel of its
+ * deepest level and leaves the queue on the stream of its last kernel. */
+static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_levels *levels,
+                           struct level_step_arguments step, struct part_queue *q,
+                           cudaEvent_t deepest_done) {
   int status = 0;
   for (int level = levels->n_levels - 1; level >= 0 && !status; level--) {
     const size_t e = levels->element_offset[level];
-    const double *children =
-        contribution + 2 * (level + 1 < levels->n_levels ? levels->system_offset[level + 1] : 0);
-    args.step.systems = levels->systems[level];
-    status = level_backward_cuda(ints + levels->ints_offset[level], levels->systems[level],
-                                 constants, &args.step, voltage + e, pivot + e,
-                                 contribution + 2 * levels->system_offset[level], children,
-                                 gates ? gates + 3 * e : NULL, stream);
+    step.systems = levels->systems[level];
+    cudaStream_t stream = part_queue_for(q, step.systems, &status);
+    if (!status)
+      status = level_backward_cuda(
+          b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
+          levels->systems[level], b->constants, &step, b->voltage + e, b->factor + e,
+          b->contribution + 2 * levels->system_offset[level], b->contribution,
+          b->gates ? b->gates + 3 * e : NULL, stream);
+    if (!status && level == levels->n_levels - 1 && deepest_done)
+      status = (int)cudaEventRecord(deepest_done, stream);
   }
   for (int level = 0; level < levels->n_levels && !status; level++) {
     const size_t e = levels->element_offset[level];
-    const double *parent = voltage + (level > 0 ? levels->element_offset[level - 1] : 0);
-    status =
-        level_forward_cuda(ints + levels->ints_offset[level], levels->systems[level], constants,
-                           args.step.constant_rows, voltage + e, pivot + e, parent, stream);
+    cudaStream_t stream = part_queue_for(q, levels->systems[level], &status);
+    if (!status)
+      status = level_forward_cuda(
+          b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
+          levels->systems[level], b->voltage + e, b->factor + e, b->voltage, stream);
+  }
+  return status;
+}
+
+static void chunk_step_gpu(void *buffers[], void *cl_arg) {
+  struct chunk_step_arguments args;
+  memcpy(&args, cl_arg, sizeof args);
+  const struct chunk_buffers all = chunk_buffers_of(buffers);
+  cudaStream_t local = starpu_cuda_get_local_stream();
+  int status = 0;
+  if (args.n_parts == 1) {
+    struct part_queue q = {.bulk = local, .urgent = local, .current = local};
+    const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
+    status = chunk_part_cuda(&b, &args.parts[0], args.step, &q, NULL);
+  } else {
+    struct part_streams *ps = args.n_parts <= MAX_STREAM_PARTS ? part_streams_get(local) : NULL;
+    if (!ps)
+      status = (int)cudaErrorInvalidValue;
+    /* Part p > 0 starts once part p - 1's deepest level is eliminated (which also orders it
+     * after the task's inputs, all on StarPU's stream first); StarPU's stream then waits for
+     * every part before the task counts as done. */
+    for (int p = 0; p < args.n_parts && !status; p++) {
+      struct part_queue q = {.bulk = ps->bulk[p],
+                             .urgent = ps->urgent[p],
+                             .current = ps->bulk[p],
+                             .switched = ps->switched[p],
+                             .small_level_systems = ps->small_level_systems};
+      if (p > 0)
+        status = (int)cudaStreamWaitEvent(q.current, ps->deepest_done[p - 1], 0);
+      const struct chunk_buffers b = part_buffers(&all, &args.parts[p]);
+      if (!status)
+        status = chunk_part_cuda(&b, &args.parts[p], args.step, &q, ps->deepest_done[p]);
+      if (!status && q.current != local)
+        status = (int)cudaEventRecord(ps->done[p], q.current);
+      if (!status && q.current != local)
+        status = (int)cudaStreamWaitEvent(local, ps->done[p], 0);
+    }
   }
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
@@ -119,10 +222,10 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
 static void level_backward_gpu(void *buffers[], void *cl_arg) {
   struct level_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
-  int status = level_backward_cuda(VECTOR(0, const int), args.systems, VECTOR(1, const double),
-                                   &args, VECTOR(2, double), VECTOR(3, double), VECTOR(4, double),
-                                   VECTOR(5, const double), backward_gates(buffers),
-                                   starpu_cuda_get_local_stream());
+  int status = level_backward_cuda(VECTOR(0, const int), NULL, args.systems,
+                                   VECTOR(1, const double), &args, VECTOR(2, double),
+                                   VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double),
+                                   backward_gates(buffers), starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
@@ -130,18 +233,18 @@ static void level_backward_gpu(void *buffers[], void *cl_arg) {
 static void level_forward_gpu(void *buffers[], void *cl_arg) {
   struct level_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
-  int status = level_forward_cuda(VECTOR(0, const int), args.systems, VECTOR(1, const double),
-                                  args.constant_rows, VECTOR(2, double), VECTOR(3, const double),
-                                  VECTOR(4, const double), starpu_cuda_get_local_stream());
+  int status = level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
+                                  VECTOR(2, const double), VECTOR(3, const double),
+                                  starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
 #endif
 
-/* block (R), constants (R), voltage (RW), pivot (W), contribution (W), child contribution (R)
+/* block (R), constants (R), voltage (RW), factor (W), contribution (W), child contribution (R)
  * [, gates (RW)] */
 HINES_DECLARE_CODELET(level_backward, level_backward_cpu, level_backward_gpu, NULL, 0x2ca02c);
-/* block (R), constants (R), voltage (RW), pivot (R), parent voltage (R) */
+/* block (R), voltage (RW), factor (R), parent voltage (R) */
 HINES_DECLARE_CODELET(level_forward, level_forward_cpu, level_forward_gpu, NULL, 0xd62728);
-/* ints (R), constants (R), voltage (RW), pivot (W), contribution (W) [, gates (RW)] */
+/* ints (R), constants (R), voltage (RW), factor (W), contribution (W) [, gates (RW)] */
 HINES_DECLARE_CODELET(chunk_step, chunk_step_cpu, chunk_step_gpu, NULL, 0x9467bd);

@@ -7,46 +7,97 @@
 
 namespace {
 
-constexpr int kThreads = 128;
+// Threads a block (64 and 256 measured within 1 % of 128 on the H200).
+#ifndef LEVEL_CUDA_THREADS
+#define LEVEL_CUDA_THREADS 128
+#endif
+constexpr int kThreads = LEVEL_CUDA_THREADS;
+#ifdef LEVEL_BACKWARD_MIN_BLOCKS
+#define LEVEL_BACKWARD_BOUNDS __launch_bounds__(LEVEL_CUDA_THREADS, LEVEL_BACKWARD_MIN_BLOCKS)
+#else
+#define LEVEL_BACKWARD_BOUNDS
+#endif
 
-__global__ void backward_kernel(const int *block_ints, const double *constants,
-                                level_step_arguments args, double *voltage, double *pivot,
-                                double *contribution, const double *child_contribution,
-                                double *gates) {
-  const level_block_view v = level_block_describe(block_ints);
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s < v.systems)
-    level_backward_system(&v, s, constants, &args, voltage, pivot, contribution, child_contribution,
-                          gates);
+// The block's description: read by the kernel from the block itself, or, when the caller has the
+// host copy of the block, built on the host and passed by value (one dependent memory round trip
+// less at the start of every thread, which is much of a small level's time).
+struct block_description {
+  level_block_view view; // valid when view.systems >= 0
+  const int *block_ints; // device copy
+};
+
+__device__ inline level_block_view describe(const block_description &d) {
+  return d.view.systems >= 0 ? d.view : level_block_describe(d.block_ints);
 }
 
-__global__ void forward_kernel(const int *block_ints, const double *constants, int rows,
-                               double *voltage, const double *pivot, const double *parent_voltage) {
-  const level_block_view v = level_block_describe(block_ints);
+block_description description_of(const int *block_ints, const int *host_block) {
+  block_description d;
+  d.block_ints = block_ints;
+  d.view.systems = -1;
+  if (host_block) {
+    d.view = level_block_describe(host_block);
+    // the same offsets from the device copy's start
+    const auto rebase = [&](const int *p) { return block_ints + (p - host_block); };
+    d.view.size = rebase(d.view.size);
+    d.view.row_offset = rebase(d.view.row_offset);
+    d.view.first_row = rebase(d.view.first_row);
+    d.view.junction = rebase(d.view.junction);
+    d.view.child_first = rebase(d.view.child_first);
+    d.view.child = rebase(d.view.child);
+    d.view.neuron = rebase(d.view.neuron);
+    d.view.first_compartment = rebase(d.view.first_compartment);
+  }
+  return d;
+}
+
+// Two instances: without channels the gates are a compile-time null, so the Hodgkin-Huxley code
+// (and the registers it needs) vanishes from the passive kernel (ptxas, sm_90: 168 registers a
+// thread with the channel code, 128 without).
+template <bool kChannels>
+__global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
+    block_description block, const double *constants, level_step_arguments args, double *voltage,
+    double *factor, double *contribution, const double *child_contribution, double *gates) {
+  const level_block_view v = describe(block);
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < v.systems)
-    level_forward_system(&v, s, constants, rows, voltage, pivot, parent_voltage);
+    level_backward_system(&v, s, constants, &args, voltage, factor, contribution,
+                          child_contribution, kChannels ? gates : nullptr);
+}
+
+__global__ void forward_kernel(block_description block, double *voltage, const double *factor,
+                               const double *parent_voltage) {
+  const level_block_view v = describe(block);
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < v.systems)
+    level_forward_system(&v, s, voltage, factor, parent_voltage);
 }
 
 } // namespace
 
-extern "C" int level_backward_cuda(const int *block_ints, int systems, const double *constants,
-                                   const level_step_arguments *args, double *voltage, double *pivot,
-                                   double *contribution, const double *child_contribution,
-                                   double *gates, void *stream) {
+extern "C" int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
+                                   const double *constants, const level_step_arguments *args,
+                                   double *voltage, double *factor, double *contribution,
+                                   const double *child_contribution, double *gates, void *stream) {
   if (systems == 0)
     return 0;
-  backward_kernel<<<(systems + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
-      block_ints, constants, *args, voltage, pivot, contribution, child_contribution, gates);
+  const block_description block = description_of(block_ints, host_block);
+  const unsigned blocks = (systems + kThreads - 1) / kThreads;
+  if (gates)
+    backward_kernel<true><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
+        block, constants, *args, voltage, factor, contribution, child_contribution, gates);
+  else
+    backward_kernel<false><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
+        block, constants, *args, voltage, factor, contribution, child_contribution, nullptr);
   return (int)cudaGetLastError();
 }
 
-extern "C" int level_forward_cuda(const int *block_ints, int systems, const double *constants,
-                                  int rows, double *voltage, const double *pivot,
+extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, int systems,
+                                  double *voltage, const double *factor,
                                   const double *parent_voltage, void *stream) {
   if (systems == 0)
     return 0;
+  const block_description block = description_of(block_ints, host_block);
   forward_kernel<<<(systems + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
-      block_ints, constants, rows, voltage, pivot, parent_voltage);
+      block, voltage, factor, parent_voltage);
   return (int)cudaGetLastError();
 }

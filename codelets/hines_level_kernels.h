@@ -24,14 +24,18 @@ struct level_step_arguments {
 #endif
 
 /* A GPU thread walks a long branch alone, so its time is the chain of dependent memory
- * latencies. The sweeps therefore go LEVEL_PREFETCH elements at a time:
- * first every load of the group (indices, constants rows, voltages, constants), then the
- * sequential arithmetic, so several loads are in flight instead of one. The arithmetic and its
- * order are those of the one-element-at-a-time sweep. Measured on the H200 (real-SWC mix,
- * 33,390 neurons): 4 elements 2.90 ms per step, 8 elements 3.01 ms (130 against 168 registers
- * a thread), one element 4.18 ms. */
+ * latencies. The sweeps therefore go in groups of elements: every load of a group is issued
+ * before the arithmetic of the previous group (software pipelining), so the loads of two groups
+ * are in flight while the sequential arithmetic runs. The arithmetic and its order are those of
+ * the one-element-at-a-time sweep. Measured on the H200 (real-SWC mix, 33,390 neurons, ms per
+ * step): backward groups of 4 and forward groups of 8 1.83-1.84; both 4 1.87-1.88; both 16
+ * 1.93; backward 2, forward 8 1.91; without pipelining, both 8 1.94 and both 4 2.10. Wider
+ * groups cost registers (the backward sweep of groups of 4 takes 128 a thread) and occupancy. */
 #ifndef LEVEL_PREFETCH
 #define LEVEL_PREFETCH 4
+#endif
+#ifndef LEVEL_FORWARD_PREFETCH
+#define LEVEL_FORWARD_PREFETCH 8
 #endif
 #ifdef __CUDACC__
 #define LEVEL_UNROLL _Pragma("unroll")
@@ -39,56 +43,83 @@ struct level_step_arguments {
 #define LEVEL_UNROLL _Pragma("GCC unroll 8")
 #endif
 
+/* What one group of the backward sweep reads: element indices, old voltages, constants. */
+struct level_backward_group {
+  int e[LEVEL_PREFETCH];
+  double old_voltage[LEVEL_PREFETCH], diagonal[LEVEL_PREFETCH], c_over_dt[LEVEL_PREFETCH],
+      leak_current[LEVEL_PREFETCH], off_diagonal[LEVEL_PREFETCH];
+};
+
+/* Element j of system s reads constants row first_row + j (a CP padding element the identity
+ * row 0). */
+static inline LEVEL_HOST_DEVICE int level_row(int j, int size, int first_row) {
+  return j < size ? first_row + j : 0;
+}
+
+static inline LEVEL_HOST_DEVICE void level_backward_load(const struct level_block_view *v, int s,
+                                                         int group, int size, int first_row,
+                                                         const double *LEVEL_RESTRICT constants,
+                                                         const double *voltage,
+                                                         struct level_backward_group *g) {
+  LEVEL_UNROLL
+  for (int b = 0; b < LEVEL_PREFETCH; b++)
+    if (group - b >= 0) {
+      const int j = group - b;
+      const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
+      g->e[b] = v->row_offset[j] + s;
+      g->old_voltage[b] = voltage[g->e[b]];
+      g->diagonal[b] = row[CONST_DIAGONAL_BASE];
+      g->c_over_dt[b] = row[CONST_C_OVER_DT];
+      g->leak_current[b] = row[CONST_LEAK_CURRENT];
+      g->off_diagonal[b] = row[CONST_OFF_DIAGONAL]; /* symmetric: upper and lower entry */
+    }
+}
+
 /* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
  * junction, gathering the child systems' contributions at the far end (their fixed order makes
  * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
- * junction's diagonal and rhs. */
+ * junction's diagonal and rhs.
+ * What the forward sweep needs is stored already divided by the pivot: factor[e] = off-diagonal /
+ * pivot and voltage[e] = eliminated rhs / pivot, so that sweep is x = voltage - factor * x with
+ * two streamed loads an element and no constants (the cable matrix is symmetric, so the factor
+ * that eliminates an element from its parent's row is also its forward-substitution factor).
+ * The loads of the next group are issued before the arithmetic of the current one, so memory
+ * latency overlaps the elimination chain (the stores of a group never touch the next group's
+ * elements). */
 static inline LEVEL_HOST_DEVICE void level_backward_system(
     const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
-    const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
-    double *LEVEL_RESTRICT pivot, double *LEVEL_RESTRICT contribution,
-    const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates) {
-#define ROW(ref, c) constants[(size_t)(ref)*CONST_STRIDE + (c)]
-  const int size = v->size[s];
+    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
+    double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
+    double *LEVEL_RESTRICT gates) {
+  const int size = v->size[s], first_row = v->first_row[s];
   const int top = v->padded ? v->max_size : size; /* CP computes on the padding rows too */
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
                               ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
                               : 0.0;
-  double previous_pivot = 1.0, previous_rhs = 0.0, previous_upper = 0.0, previous_lower = 0.0;
+  /* of the element just eliminated (one further from the junction) */
+  double previous_factor = 0.0, previous_rhs = 0.0, previous_off_diagonal = 0.0;
+  struct level_backward_group current = {.e = {0}}, next = {.e = {0}};
+  if (top > 0)
+    level_backward_load(v, s, top - 1, size, first_row, constants, voltage, &current);
   for (int group = top - 1; group >= 0; group -= LEVEL_PREFETCH) {
-    int e[LEVEL_PREFETCH] = {0}, ref[LEVEL_PREFETCH] = {0};
-    double old_voltage[LEVEL_PREFETCH] = {0}, d[LEVEL_PREFETCH] = {0}, r[LEVEL_PREFETCH] = {0};
-    double up[LEVEL_PREFETCH] = {0}, low[LEVEL_PREFETCH] = {0};
+    if (group - LEVEL_PREFETCH >= 0)
+      level_backward_load(v, s, group - LEVEL_PREFETCH, size, first_row, constants, voltage, &next);
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
       if (group - b >= 0) {
-        e[b] = v->row_offset[group - b] + s;
-        ref[b] = v->element_ref[e[b]];
-        old_voltage[b] = voltage[e[b]];
-      }
-    LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (group - b >= 0) {
-        const int j = group - b;
-        d[b] = ROW(ref[b], CONST_DIAGONAL_BASE);
-        r[b] = ROW(ref[b], CONST_C_OVER_DT) * old_voltage[b] + ROW(ref[b], CONST_LEAK_CURRENT) +
-               (j == stimulated ? injected : 0.0);
-        up[b] = ROW(ref[b], CONST_OFF_DIAGONAL); /* symmetric: upper and lower entry */
-        low[b] = up[b];
-      }
-    LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (group - b >= 0) {
-        const int j = group - b;
-        double dj = d[b], rj = r[b];
+        const int j = group - b, e = current.e[b];
+        double dj = current.diagonal[b];
+        double rj = current.c_over_dt[b] * current.old_voltage[b] + current.leak_current[b] +
+                    (j == stimulated ? injected : 0.0);
         if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
           /* gates: m | h | n, one block of `elements` each */
           double conductance, driven;
-          hh_step(&args->hh, old_voltage[b], args->dt_ms,
-                  constants[(size_t)CONST_STRIDE * args->constant_rows + ref[b]], &gates[e[b]],
-                  &gates[v->elements + e[b]], &gates[2 * v->elements + e[b]], &conductance,
-                  &driven);
+          hh_step(
+              &args->hh, current.old_voltage[b], args->dt_ms,
+              constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)],
+              &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &conductance,
+              &driven);
           dj += conductance;
           rj += driven;
         }
@@ -98,82 +129,100 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
             rj -= child_contribution[2 * v->child[c] + 1];
           }
         } else if (j + 1 < top) {
-          double factor = previous_upper / previous_pivot;
-          dj -= factor * previous_lower;
-          rj -= factor * previous_rhs;
+          dj -= previous_factor * previous_off_diagonal;
+          rj -= previous_factor * previous_rhs;
         }
-        pivot[e[b]] = dj;
-        voltage[e[b]] = rj;
-        previous_pivot = dj;
+        previous_factor = current.off_diagonal[b] / dj;
+        factor[e] = previous_factor;
+        voltage[e] = rj / dj;
         previous_rhs = rj;
-        previous_upper = up[b];
-        previous_lower = low[b];
+        previous_off_diagonal = current.off_diagonal[b];
       }
+    current = next;
   }
-  double factor = previous_upper / previous_pivot;
-  contribution[2 * s] = factor * previous_lower;
-  contribution[2 * s + 1] = factor * previous_rhs;
-#undef ROW
+  contribution[2 * s] = previous_factor * previous_off_diagonal;
+  contribution[2 * s + 1] = previous_factor * previous_rhs;
 }
 
-/* Forward sweep of system s: from the junction's solution (parent level) outwards, loads of a
- * group of elements first, as in the backward sweep. */
+/* What one group of the forward sweep reads. */
+struct level_forward_group {
+  int e[LEVEL_FORWARD_PREFETCH];
+  double scaled_rhs[LEVEL_FORWARD_PREFETCH], factor[LEVEL_FORWARD_PREFETCH];
+};
+
+static inline LEVEL_HOST_DEVICE void level_forward_load(const struct level_block_view *v, int s,
+                                                        int group, int top, const double *voltage,
+                                                        const double *LEVEL_RESTRICT factor,
+                                                        struct level_forward_group *g) {
+  LEVEL_UNROLL
+  for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
+    if (group + b < top) {
+      g->e[b] = v->row_offset[group + b] + s;
+      g->scaled_rhs[b] = voltage[g->e[b]];
+      g->factor[b] = factor[g->e[b]];
+    }
+}
+
+/* Forward sweep of system s: from the junction's solution (parent level) outwards; the next
+ * group's loads are in flight during the current group's arithmetic, as in the backward sweep. */
 static inline LEVEL_HOST_DEVICE void
-level_forward_system(const struct level_block_view *v, int s,
-                     const double *LEVEL_RESTRICT constants, int rows,
-                     double *LEVEL_RESTRICT voltage, const double *LEVEL_RESTRICT pivot,
+level_forward_system(const struct level_block_view *v, int s, double *voltage,
+                     const double *LEVEL_RESTRICT factor,
                      const double *LEVEL_RESTRICT parent_voltage) {
-  (void)rows; /* rows of CONST_STRIDE: the row index alone locates a constant */
   const int top = v->padded ? v->max_size : v->size[s];
   double x = v->junction[s] >= 0 ? parent_voltage[v->junction[s]] : 0.0;
-  for (int group = 0; group < top; group += LEVEL_PREFETCH) {
-    int e[LEVEL_PREFETCH] = {0};
-    double rhs[LEVEL_PREFETCH] = {0}, d[LEVEL_PREFETCH] = {0}, l[LEVEL_PREFETCH] = {0};
+  struct level_forward_group current = {.e = {0}}, next = {.e = {0}};
+  if (top > 0)
+    level_forward_load(v, s, 0, top, voltage, factor, &current);
+  for (int group = 0; group < top; group += LEVEL_FORWARD_PREFETCH) {
+    if (group + LEVEL_FORWARD_PREFETCH < top)
+      level_forward_load(v, s, group + LEVEL_FORWARD_PREFETCH, top, voltage, factor, &next);
     LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_PREFETCH; b++)
+    for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
       if (group + b < top) {
-        e[b] = v->row_offset[group + b] + s;
-        rhs[b] = voltage[e[b]];
-        d[b] = pivot[e[b]];
-        l[b] = constants[(size_t)v->element_ref[e[b]] * CONST_STRIDE + CONST_OFF_DIAGONAL];
+        x = current.scaled_rhs[b] - current.factor[b] * x;
+        voltage[current.e[b]] = x;
       }
-    LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (group + b < top) {
-        x = (rhs[b] - l[b] * x) / d[b];
-        voltage[e[b]] = x;
-      }
+    current = next;
   }
 }
 
-/* Where each level of one chunk sits in the chunk's concatenated arrays (host memory): level L's
- * description at ints + ints_offset[L], its values at + element_offset[L] (gates: m | h | n of
- * element_count[L] each at + 3 * element_offset[L]), its contributions at
- * + 2 * system_offset[L]. */
+/* A chunk task's arrays hold one or more parts (independent sets of neurons, each a level batch
+ * chunk of its own) back to back. Part P starts at ints + ints_base, values + element_base (gates
+ * at + 3 * element_base), contributions + 2 * system_base; within it level L's description is at
+ * + ints_offset[L], its values at + element_offset[L] (gates: m | h | n of that level's count
+ * each, at + 3 * element_offset[L]), its contributions at + 2 * system_offset[L]. Links index
+ * the part's arrays. */
 struct chunk_levels {
   int n_levels;
   const size_t *ints_offset, *element_offset, *system_offset;
   const int *systems;
+  size_t ints_base, element_base, system_base;
+  const int *host_ints; /* the part's level descriptions in host memory (read-only) */
 };
 
-/* A whole step of one chunk in one task: every level's backward sweep, deepest first, then
- * every forward sweep. */
+/* A whole step of one chunk task: for each part, every level's backward sweep, deepest first,
+ * then every forward sweep. On a GPU the parts run on separate streams, each starting once the
+ * previous part's deepest level is eliminated: a part's latency-bound levels near the root then
+ * overlap another part's large levels instead of leaving the GPU idle. */
 struct chunk_step_arguments {
   struct level_step_arguments step;
-  const struct chunk_levels *levels;
+  int n_parts;
+  const struct chunk_levels *parts;
 };
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* CUDA launchers (hines_level_cuda.cu), asynchronous on `stream`; 0 or a cudaError_t. */
-int level_backward_cuda(const int *block_ints, int systems, const double *constants,
-                        const struct level_step_arguments *args, double *voltage, double *pivot,
-                        double *contribution, const double *child_contribution, double *gates,
-                        void *stream);
-int level_forward_cuda(const int *block_ints, int systems, const double *constants, int rows,
-                       double *voltage, const double *pivot, const double *parent_voltage,
-                       void *stream);
+/* CUDA launchers (hines_level_cuda.cu), asynchronous on `stream`; 0 or a cudaError_t.
+ * block_ints is the device copy of the level block; host_block, when not NULL, its host copy
+ * (the kernel then gets the description by value instead of reading it first). */
+int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
+                        const double *constants, const struct level_step_arguments *args,
+                        double *voltage, double *factor, double *contribution,
+                        const double *child_contribution, double *gates, void *stream);
+int level_forward_cuda(const int *block_ints, const int *host_block, int systems, double *voltage,
+                       const double *factor, const double *parent_voltage, void *stream);
 #ifdef __cplusplus
 }
 #endif

@@ -11,12 +11,17 @@
 /* One chunk of neurons: its levels concatenated in single arrays (so a whole step can be one
  * task), and, in per-level mode, those arrays partitioned by level. */
 struct chunk {
-  struct chunk_levels levels;
-  size_t *ints_offset, *element_offset, *system_offset; /* n_levels + 1 each */
-  int *systems;
+  /* The level batch's chunks first_part ... first_part + n_parts - 1, back to back. */
+  int first_part, n_parts;
+  struct chunk_levels *parts;
+  size_t n_ints, n_elements, n_systems;
+  /* Per-level tasks (a single part): where each level's piece starts. */
+  const size_t *ints_offset, *element_offset, *system_offset; /* n_levels + 1 each */
+  int *systems;                                               /* [part * n_levels + level] */
   int *ints;
-  double *voltage, *pivot, *contribution, *gates;
-  starpu_data_handle_t ints_handle, voltage_handle, pivot_handle, contribution_handle, gates_handle;
+  double *voltage, *factor, *contribution, *gates;
+  starpu_data_handle_t ints_handle, voltage_handle, factor_handle, contribution_handle,
+      gates_handle;
   char name[64];
   char (*backward_names)[64], (*forward_names)[64];
 };
@@ -28,6 +33,8 @@ struct multi_batch {
   starpu_data_handle_t constants, dummy;
   double dummy_values[2];
   unsigned long where; /* GPU-sized default chunks run on GPUs only, as in mono_batch.c */
+  int parts_per_chunk; /* level batch chunks per chunk task */
+  int n_chunks;        /* chunk tasks per step */
 };
 
 static void *arguments_copy(const void *arguments, size_t size) {
@@ -37,11 +44,12 @@ static void *arguments_copy(const void *arguments, size_t size) {
   return copy;
 }
 
-/* Registers `values` and, in per-level mode, splits it into one piece per level. */
+/* Registers `count` values and, in per-level mode, splits them into one piece per level. */
 static void register_levels(starpu_data_handle_t *handle, void *values, size_t element_size,
-                            const size_t *offset, int n_levels, size_t scale, int per_level) {
-  starpu_vector_data_register(handle, STARPU_MAIN_RAM, (uintptr_t)values,
-                              (uint32_t)(scale * offset[n_levels]), element_size);
+                            size_t count, const size_t *offset, int n_levels, size_t scale,
+                            int per_level) {
+  starpu_vector_data_register(handle, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)(scale * count),
+                              element_size);
   if (!per_level)
     return;
   uint32_t *lengths = malloc((size_t)n_levels * sizeof(uint32_t));
@@ -59,23 +67,39 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   const struct multi_batch_config *config = &batch->config;
   struct chunk *k = &batch->chunks[c];
   const int n_levels = lb->n_levels;
-  k->ints_offset = calloc((size_t)n_levels + 1, sizeof(size_t));
-  k->element_offset = calloc((size_t)n_levels + 1, sizeof(size_t));
-  k->system_offset = calloc((size_t)n_levels + 1, sizeof(size_t));
-  k->systems = calloc((size_t)n_levels, sizeof(int));
+  k->first_part = c * batch->parts_per_chunk;
+  k->n_parts = lb->n_chunks - k->first_part < batch->parts_per_chunk ? lb->n_chunks - k->first_part
+                                                                     : batch->parts_per_chunk;
+  k->parts = calloc((size_t)k->n_parts, sizeof *k->parts);
+  k->systems = calloc((size_t)k->n_parts * n_levels, sizeof(int));
   k->backward_names = calloc((size_t)n_levels, sizeof *k->backward_names);
   k->forward_names = calloc((size_t)n_levels, sizeof *k->forward_names);
-  if (!k->ints_offset || !k->element_offset || !k->system_offset || !k->systems ||
-      !k->backward_names || !k->forward_names)
+  if (!k->parts || !k->systems || !k->backward_names || !k->forward_names)
     return hines_fail(err, HINES_FAILURE, "out of memory");
+  size_t ints = 0, elements = 0, systems = 0;
+  for (int p = 0; p < k->n_parts; p++) {
+    const int part = k->first_part + p; /* a chunk of the level batch */
+    const size_t at = (size_t)part * (n_levels + 1);
+    for (int level = 0; level < n_levels; level++)
+      k->systems[p * n_levels + level] =
+          level_block_describe(lb->blocks[part * n_levels + level]).systems;
+    k->parts[p] = (struct chunk_levels){.n_levels = n_levels,
+                                        .ints_offset = lb->ints_offset + at,
+                                        .element_offset = lb->element_offset + at,
+                                        .system_offset = lb->system_offset + at,
+                                        .systems = k->systems + p * n_levels,
+                                        .ints_base = ints,
+                                        .element_base = elements,
+                                        .system_base = systems};
+    ints += lb->ints_offset[at + n_levels];
+    elements += lb->element_offset[at + n_levels];
+    systems += lb->system_offset[at + n_levels];
+  }
+  /* Per-level tasks partition the arrays of a single part by level. */
+  k->ints_offset = k->parts[0].ints_offset;
+  k->element_offset = k->parts[0].element_offset;
+  k->system_offset = k->parts[0].system_offset;
   for (int level = 0; level < n_levels; level++) {
-    const struct level_block_view v = level_block_describe(lb->blocks[c * n_levels + level]);
-    k->systems[level] = v.systems;
-    /* Empty levels (shallower trees in this chunk) keep one slot so each piece exists. */
-    k->ints_offset[level + 1] =
-        k->ints_offset[level] + level_block_ints(v.systems, v.max_size, v.elements, v.children);
-    k->element_offset[level + 1] = k->element_offset[level] + (v.elements > 0 ? v.elements : 1);
-    k->system_offset[level + 1] = k->system_offset[level] + (v.systems > 0 ? v.systems : 1);
     snprintf(k->backward_names[level], sizeof k->backward_names[level],
              "backward %s level %d chunk %d", config->padded ? "CP" : "NCP", level, c);
     snprintf(k->forward_names[level], sizeof k->forward_names[level],
@@ -83,49 +107,52 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   }
   snprintf(k->name, sizeof k->name, "step %s %d levels chunk %d", config->padded ? "CP" : "NCP",
            n_levels, c);
-  size_t elements = k->element_offset[n_levels];
-  k->ints = malloc(k->ints_offset[n_levels] * sizeof(int));
+  k->n_ints = ints;
+  k->n_elements = elements;
+  k->n_systems = systems;
+  k->ints = malloc(ints * sizeof(int));
   k->voltage = malloc(elements * sizeof(double));
-  k->pivot = malloc(elements * sizeof(double));
-  k->contribution = calloc(2 * k->system_offset[n_levels], sizeof(double));
+  k->factor = calloc(elements, sizeof(double));
+  k->contribution = calloc(2 * systems, sizeof(double));
   if (config->hh.placement != HH_NONE)
     k->gates = malloc(3 * elements * sizeof(double));
-  if (!k->ints || !k->voltage || !k->pivot || !k->contribution ||
+  if (!k->ints || !k->voltage || !k->factor || !k->contribution ||
       (config->hh.placement != HH_NONE && !k->gates))
     return hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
-  for (int level = 0; level < n_levels; level++)
-    memcpy(k->ints + k->ints_offset[level], lb->blocks[c * n_levels + level],
-           (k->ints_offset[level + 1] - k->ints_offset[level]) * sizeof(int));
-  for (size_t e = 0; e < elements; e++) {
+  for (size_t e = 0; e < elements; e++)
     k->voltage[e] = config->initial_mV;
-    k->pivot[e] = 1.0;
-  }
-  if (k->gates) { /* at rest for the initial voltage: m | h | n of each level */
-    double rest[3];
-    hh_rest(config->initial_mV, &rest[0], &rest[1], &rest[2]);
+  for (int p = 0; p < k->n_parts; p++)
+    k->parts[p].host_ints = k->ints + k->parts[p].ints_base;
+  double rest[3];
+  hh_rest(config->initial_mV, &rest[0], &rest[1], &rest[2]);
+  for (int p = 0; p < k->n_parts; p++) {
+    const struct chunk_levels *part = &k->parts[p];
     for (int level = 0; level < n_levels; level++) {
-      size_t first = k->element_offset[level], count = k->element_offset[level + 1] - first;
-      for (int g = 0; g < 3; g++)
-        for (size_t e = 0; e < count; e++)
-          k->gates[3 * first + g * count + e] = rest[g];
+      memcpy(k->ints + part->ints_base + part->ints_offset[level],
+             lb->blocks[(k->first_part + p) * n_levels + level],
+             (part->ints_offset[level + 1] - part->ints_offset[level]) * sizeof(int));
+      if (k->gates) { /* at rest for the initial voltage: m | h | n of each level */
+        size_t first = part->element_offset[level];
+        size_t count = part->element_offset[level + 1] - first;
+        double *gates = k->gates + 3 * (part->element_base + first);
+        for (int g = 0; g < 3; g++)
+          for (size_t e = 0; e < count; e++)
+            gates[g * count + e] = rest[g];
+      }
     }
   }
-  k->levels = (struct chunk_levels){.n_levels = n_levels,
-                                    .ints_offset = k->ints_offset,
-                                    .element_offset = k->element_offset,
-                                    .system_offset = k->system_offset,
-                                    .systems = k->systems};
   int per_level = config->level_tasks;
-  register_levels(&k->ints_handle, k->ints, sizeof(int), k->ints_offset, n_levels, 1, per_level);
-  register_levels(&k->voltage_handle, k->voltage, sizeof(double), k->element_offset, n_levels, 1,
+  register_levels(&k->ints_handle, k->ints, sizeof(int), ints, k->ints_offset, n_levels, 1,
                   per_level);
-  register_levels(&k->pivot_handle, k->pivot, sizeof(double), k->element_offset, n_levels, 1,
-                  per_level);
-  register_levels(&k->contribution_handle, k->contribution, sizeof(double), k->system_offset,
-                  n_levels, 2, per_level);
+  register_levels(&k->voltage_handle, k->voltage, sizeof(double), elements, k->element_offset,
+                  n_levels, 1, per_level);
+  register_levels(&k->factor_handle, k->factor, sizeof(double), elements, k->element_offset,
+                  n_levels, 1, per_level);
+  register_levels(&k->contribution_handle, k->contribution, sizeof(double), systems,
+                  k->system_offset, n_levels, 2, per_level);
   if (k->gates)
-    register_levels(&k->gates_handle, k->gates, sizeof(double), k->element_offset, n_levels, 3,
-                    per_level);
+    register_levels(&k->gates_handle, k->gates, sizeof(double), elements, k->element_offset,
+                    n_levels, 3, per_level);
   return HINES_OK;
 }
 
@@ -146,15 +173,34 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   batch->where = config->neurons_per_task <= 0 && starpu_cuda_worker_get_count() > 0
                      ? STARPU_CUDA
                      : STARPU_CPU | STARPU_CUDA;
-  int status =
-      level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, per_task,
-                        config->padded, &config->cable, config->dt_ms, &batch->levels, err);
+  /* Parts: on a GPU, two halves of a chunk pipelined on two streams hide each other's
+   * latency-bound levels near the root (measured on the H200, BENCHMARKS.md); per-level tasks
+   * keep one part. */
+  int parts = config->parts_per_task > 0    ? config->parts_per_task
+              : batch->where == STARPU_CUDA ? 2
+                                            : 1;
+  if (config->level_tasks)
+    parts = 1;
+  if (parts > 8) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT, "at most 8 parts per task (got %d)", parts);
+  }
+  if (parts > per_task)
+    parts = per_task;
+  batch->parts_per_chunk = parts;
+  const struct level_batch_options options = {.neurons_per_chunk = (per_task + parts - 1) / parts,
+                                              .padded = config->padded,
+                                              .chunk_links = !config->level_tasks,
+                                              .order = config->order};
+  int status = level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons,
+                                 &options, &config->cable, config->dt_ms, &batch->levels, err);
   if (status) {
     free(batch);
     return status;
   }
   struct level_batch *lb = &batch->levels;
-  batch->chunks = calloc((size_t)lb->n_chunks, sizeof *batch->chunks);
+  batch->n_chunks = (lb->n_chunks + parts - 1) / parts;
+  batch->chunks = calloc((size_t)batch->n_chunks, sizeof *batch->chunks);
   if (!batch->chunks) {
     level_batch_free(lb);
     free(batch);
@@ -164,7 +210,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
                               (uint32_t)CONST_TABLE_SIZE(lb->constant_rows), sizeof(double));
   starpu_vector_data_register(&batch->dummy, STARPU_MAIN_RAM, (uintptr_t)batch->dummy_values, 2,
                               sizeof(double));
-  for (int c = 0; c < lb->n_chunks; c++) {
+  for (int c = 0; c < batch->n_chunks; c++) {
     status = chunk_build(batch, c, err);
     if (status) {
       multi_batch_destroy(batch);
@@ -176,8 +222,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
-  return batch->config.level_tasks ? 2 * batch->levels.n_chunks * batch->levels.n_levels
-                                   : batch->levels.n_chunks;
+  return batch->config.level_tasks ? 2 * batch->n_chunks * batch->levels.n_levels : batch->n_chunks;
 }
 
 long long multi_batch_compartments(const struct multi_batch *batch) {
@@ -198,13 +243,13 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
             ? starpu_task_insert(
                   &level_backward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
                   batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_W,
-                  PIECE(k->pivot_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
+                  PIECE(k->factor_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
                   STARPU_R, children, STARPU_RW, PIECE(k->gates_handle, level), STARPU_CL_ARGS,
                   task_args, sizeof *args, STARPU_NAME, k->backward_names[level], 0)
             : starpu_task_insert(
                   &level_backward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
                   batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_W,
-                  PIECE(k->pivot_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
+                  PIECE(k->factor_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
                   STARPU_R, children, STARPU_CL_ARGS, task_args, sizeof *args, STARPU_NAME,
                   k->backward_names[level], 0);
     if (ret)
@@ -213,9 +258,9 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
   for (int level = 0; level < n_levels; level++) {
     args->systems = k->systems[level];
     starpu_data_handle_t parent = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy;
-    if (starpu_task_insert(&level_forward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
-                           batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_R,
-                           PIECE(k->pivot_handle, level), STARPU_R, parent, STARPU_CL_ARGS,
+    if (starpu_task_insert(&level_forward_codelet, STARPU_R, PIECE(k->ints_handle, level),
+                           STARPU_RW, PIECE(k->voltage_handle, level), STARPU_R,
+                           PIECE(k->factor_handle, level), STARPU_R, parent, STARPU_CL_ARGS,
                            arguments_copy(args, sizeof *args), sizeof *args, STARPU_NAME,
                            k->forward_names[level], 0))
       return HINES_FAILURE;
@@ -226,17 +271,17 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
 
 static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
                              const struct level_step_arguments *step) {
-  struct chunk_step_arguments args = {.step = *step, .levels = &k->levels};
+  struct chunk_step_arguments args = {.step = *step, .n_parts = k->n_parts, .parts = k->parts};
   void *task_args = arguments_copy(&args, sizeof args);
   int ret = k->gates_handle
                 ? starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
                                      batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
-                                     k->pivot_handle, STARPU_W, k->contribution_handle, STARPU_RW,
+                                     k->factor_handle, STARPU_W, k->contribution_handle, STARPU_RW,
                                      k->gates_handle, STARPU_CL_ARGS, task_args, sizeof args,
                                      STARPU_NAME, k->name, STARPU_EXECUTE_WHERE, batch->where, 0)
                 : starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
                                      batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
-                                     k->pivot_handle, STARPU_W, k->contribution_handle,
+                                     k->factor_handle, STARPU_W, k->contribution_handle,
                                      STARPU_CL_ARGS, task_args, sizeof args, STARPU_NAME, k->name,
                                      STARPU_EXECUTE_WHERE, batch->where, 0);
   return ret ? HINES_FAILURE : HINES_OK;
@@ -251,7 +296,7 @@ int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
   args.stimulus.n_neurons_total = batch->config.n_neurons;
   for (int step = 0; step < steps; step++) {
     args.time_ms = t0_ms + step * batch->config.dt_ms;
-    for (int c = 0; c < lb->n_chunks; c++) {
+    for (int c = 0; c < batch->n_chunks; c++) {
       int status = batch->config.level_tasks ? submit_level_tasks(batch, &batch->chunks[c], &args)
                                              : submit_chunk_task(batch, &batch->chunks[c], &args);
       if (status)
@@ -283,16 +328,18 @@ static void chunk_voltage_release(struct multi_batch *batch, struct chunk *k) {
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) {
   const struct level_batch *lb = &batch->levels;
   const struct morphology *m = &lb->morphologies[neuron % lb->n_morphologies];
-  int c = 0;
-  while (lb->chunk_first_neuron[c + 1] <= neuron)
-    c++;
-  struct chunk *k = &batch->chunks[c];
+  int part = 0; /* the level batch's chunk */
+  while (lb->chunk_first_neuron[part + 1] <= neuron)
+    part++;
+  struct chunk *k = &batch->chunks[part / batch->parts_per_chunk];
+  const struct chunk_levels *levels = &k->parts[part % batch->parts_per_chunk];
   /* Only this neuron's chunk comes back to the host. */
   chunk_voltage_acquire(batch, k);
   for (int i = 0; i < m->n_compartments; i++) {
     int block, element;
     level_batch_locate(lb, neuron, i, &block, &element);
-    out_mV[i] = k->voltage[k->element_offset[block % lb->n_levels] + element];
+    out_mV[i] =
+        k->voltage[levels->element_base + levels->element_offset[block % lb->n_levels] + element];
   }
   chunk_voltage_release(batch, k);
 }
@@ -300,19 +347,23 @@ void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) 
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment) {
   const struct level_batch *lb = &batch->levels;
   int found = 0;
-  for (int c = 0; c < lb->n_chunks && !found; c++) {
+  for (int c = 0; c < batch->n_chunks && !found; c++) {
     struct chunk *k = &batch->chunks[c];
     chunk_voltage_acquire(batch, k);
-    for (int level = 0; level < lb->n_levels && !found; level++) {
-      const struct level_block_view v = level_block_describe(k->ints + k->ints_offset[level]);
-      const double *values = k->voltage + k->element_offset[level];
-      for (int s = 0; s < v.systems && !found; s++)
-        for (int j = 0; j < v.size[s] && !found; j++)
-          if (!isfinite(values[v.row_offset[j] + s])) {
-            *neuron = v.neuron[s];
-            *compartment = v.first_compartment[s] + j;
-            found = 1;
-          }
+    for (int p = 0; p < k->n_parts && !found; p++) {
+      const struct chunk_levels *part = &k->parts[p];
+      for (int level = 0; level < lb->n_levels && !found; level++) {
+        const struct level_block_view v =
+            level_block_describe(k->ints + part->ints_base + part->ints_offset[level]);
+        const double *values = k->voltage + part->element_base + part->element_offset[level];
+        for (int s = 0; s < v.systems && !found; s++)
+          for (int j = 0; j < v.size[s] && !found; j++)
+            if (!isfinite(values[v.row_offset[j] + s])) {
+              *neuron = v.neuron[s];
+              *compartment = v.first_compartment[s] + j;
+              found = 1;
+            }
+      }
     }
     chunk_voltage_release(batch, k);
   }
@@ -334,16 +385,16 @@ void multi_batch_destroy(struct multi_batch *batch) {
   if (!batch)
     return;
   int partitioned = batch->config.level_tasks;
-  for (int c = 0; batch->chunks && c < batch->levels.n_chunks; c++) {
+  for (int c = 0; batch->chunks && c < batch->n_chunks; c++) {
     struct chunk *k = &batch->chunks[c];
     unregister(k->ints_handle, partitioned, 0);
     unregister(k->voltage_handle, partitioned, 1);
-    unregister(k->pivot_handle, partitioned, 0);
+    unregister(k->factor_handle, partitioned, 0);
     unregister(k->contribution_handle, partitioned, 0);
     unregister(k->gates_handle, partitioned, 1);
-    free(k->ints_offset), free(k->element_offset), free(k->system_offset), free(k->systems);
+    free(k->systems), free(k->parts);
     free(k->backward_names), free(k->forward_names);
-    free(k->ints), free(k->voltage), free(k->pivot), free(k->contribution), free(k->gates);
+    free(k->ints), free(k->voltage), free(k->factor), free(k->contribution), free(k->gates);
   }
   if (batch->constants) {
     starpu_data_unregister(batch->constants);

@@ -17,11 +17,17 @@ struct multi_batch_config {
   int n_morphologies;
   int n_neurons;
   int neurons_per_task; /* neurons per chunk; 0: one chunk per GPU, or 4 per CPU worker */
-  int padded;           /* CP (1) or NCP (0) */
+  /* Independent neuron sets in one chunk task, pipelined on as many streams on a GPU (at most
+   * 8); 0: 2 for the default GPU chunks, else 1. Per-level tasks always have one. */
+  int parts_per_task;
+  int padded; /* CP (1) or NCP (0) */
   /* 1: one task per level and chunk for each sweep (the paper's decomposition: traces show the
    * levels, several workers can share a chunk's levels); 0: one task per chunk and step that
    * sweeps every level itself (no runtime round trip between levels). */
   int level_tasks;
+  /* Which level each branch goes to (src/level_layout.h); AUTO: by height with one task per
+   * chunk, by depth with per-level tasks (height needs one task per chunk). */
+  enum level_order order;
   struct cable_parameters cable;
   double dt_ms, initial_mV;
   struct stimulus stimulus;

@@ -41,6 +41,7 @@ struct options {
   enum batch_layout_kind layout;
   int block_size;
   int neurons_per_task;
+  int parts_per_task; /* multi: 0 for the default */
   int cpu_group;
   int steps;
   double dt_ms;
@@ -49,6 +50,7 @@ struct options {
   int padded;      /* multi: CP (1) or NCP (0) */
   int level_tasks; /* multi: one task per level (1) or per chunk and step (0) */
   int per_neuron;  /* multi: the papers' baseline, the mono kernel with one tree per neuron */
+  enum level_order level_order; /* multi: AUTO unless --level-order was given */
   const char *trace_dir;
   const char *json_path;
   struct cable_parameters cable;
@@ -86,11 +88,17 @@ static void usage(FILE *out) {
       "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
       "  --block-size BS      neurons per block for block/shared (default 32)\n"
       "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
+      "  --task-parts P       multi: split each chunk task into P independent neuron sets run on\n"
+      "                       P GPU streams, each starting when the previous one has eliminated\n"
+      "                       its deepest level (default 1)\n"
       "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
       "                       (ncp, default)\n"
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
       "                       its levels (default), one task per level and sweep, or the\n"
       "                       papers' baseline: the mono kernel with one tree per neuron\n"
+      "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
+      "                       papers'; default with --multi-tasks levels) or from the leaves\n"
+      "                       (all leaves in one level; default with chunk tasks)\n"
       "  --calibrate          calibration run: refine the performance models of every codelet\n"
       "                       on every worker (stored under STARPU_HOME; run it twice before\n"
       "                       trusting dmda with CPU and GPU workers together)\n"
@@ -199,6 +207,7 @@ enum long_only_options {
   OPT_LAYOUT,
   OPT_BLOCK_SIZE,
   OPT_TASK_NEURONS,
+  OPT_TASK_PARTS,
   OPT_CPU_GROUP,
   OPT_STEPS,
   OPT_DT,
@@ -220,6 +229,7 @@ enum long_only_options {
   OPT_STIM_COMPARTMENT,
   OPT_STIM_SPREAD,
   OPT_PADDING,
+  OPT_LEVEL_ORDER,
   OPT_HH,
   OPT_PROBE,
   OPT_PROBE_EVERY,
@@ -296,6 +306,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
       {"layout", required_argument, 0, OPT_LAYOUT},
       {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
       {"task-neurons", required_argument, 0, OPT_TASK_NEURONS},
+      {"task-parts", required_argument, 0, OPT_TASK_PARTS},
       {"cpu-group", required_argument, 0, OPT_CPU_GROUP},
       {"steps", required_argument, 0, OPT_STEPS},
       {"dt", required_argument, 0, OPT_DT},
@@ -317,6 +328,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
       {"stim-compartment", required_argument, 0, OPT_STIM_COMPARTMENT},
       {"stim-spread", required_argument, 0, OPT_STIM_SPREAD},
       {"padding", required_argument, 0, OPT_PADDING},
+      {"level-order", required_argument, 0, OPT_LEVEL_ORDER},
       {"hh", required_argument, 0, OPT_HH},
       {"probe", required_argument, 0, OPT_PROBE},
       {"probe-every", required_argument, 0, OPT_PROBE_EVERY},
@@ -369,6 +381,9 @@ static void parse_options(int argc, char **argv, struct options *o) {
       break;
     case OPT_TASK_NEURONS:
       o->neurons_per_task = parse_int("--task-neurons", optarg, 1, INT_MAX / 2);
+      break;
+    case OPT_TASK_PARTS:
+      o->parts_per_task = parse_int("--task-parts", optarg, 1, 8);
       break;
     case OPT_CPU_GROUP:
       o->cpu_group = parse_int("--cpu-group", optarg, 1, 64);
@@ -483,6 +498,11 @@ static void parse_options(int argc, char **argv, struct options *o) {
         bad_usage("--padding must be cp or ncp, got '%s'", optarg);
       o->padded = strcmp(optarg, "cp") == 0;
       break;
+    case OPT_LEVEL_ORDER:
+      if (strcmp(optarg, "depth") && strcmp(optarg, "height"))
+        bad_usage("--level-order must be depth or height, got '%s'", optarg);
+      o->level_order = strcmp(optarg, "depth") == 0 ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT;
+      break;
     case '?':
     default:
       if (optopt)
@@ -498,6 +518,10 @@ static void parse_options(int argc, char **argv, struct options *o) {
       bad_usage("--trace '%s' exists and is not a directory", o->trace_dir);
   }
   resolve_default_job(o);
+  if (o->level_tasks && o->level_order == LEVEL_ORDER_HEIGHT)
+    bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
+              "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
+              "levels");
   if (o->per_neuron && o->hh.placement != HH_NONE)
     bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
               o->hh.placement == HH_SOMA ? "soma" : "all");
@@ -557,6 +581,18 @@ static int write_json(const struct options *o, const struct run_result *r) {
           o->per_neuron    ? "neuron"
           : o->level_tasks ? "levels"
                            : "chunk");
+  if (strcmp(o->mode, "multi") == 0 && !o->per_neuron)
+    fprintf(f, "  \"level_order\": \"%s\",\n",
+            o->level_order == LEVEL_ORDER_DEPTH ||
+                    (o->level_order == LEVEL_ORDER_AUTO && o->level_tasks)
+                ? "depth"
+                : "height");
+  else
+    fprintf(f, "  \"level_order\": null,\n");
+  if (o->parts_per_task > 0)
+    fprintf(f, "  \"task_parts\": %d,\n", o->parts_per_task);
+  else
+    fprintf(f, "  \"task_parts\": null,\n"); /* the default */
   if (o->neurons_per_task > 0)
     fprintf(f, "  \"task_neurons\": %d,\n", o->neurons_per_task);
   else
@@ -743,8 +779,10 @@ static int create_batch(const struct options *o, const struct morphology *morpho
                                         .n_morphologies = o->n_morph_specs,
                                         .n_neurons = o->neurons,
                                         .neurons_per_task = o->neurons_per_task,
+                                        .parts_per_task = o->parts_per_task,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,
+                                        .order = o->level_order,
                                         .cable = o->cable,
                                         .dt_ms = o->dt_ms,
                                         .initial_mV = o->cable.el_mV,
@@ -896,8 +934,8 @@ int main(int argc, char **argv) {
             program, o.steps, o.probe_every_ms, MAX_PROBE_VALUES);
     return 2;
   }
-  /* Voltage and pivots per compartment (multi also keeps an index per compartment). */
-  check_host_memory((multi ? 2.5 : 2.0) * compartments * sizeof(double));
+  /* Voltage and pivots (multi: elimination factors) per compartment. */
+  check_host_memory(2.0 * compartments * sizeof(double));
 
   if (runtime_check_environment(&err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);

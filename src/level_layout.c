@@ -1,21 +1,27 @@
 #include "level_layout.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A branch waiting for its place in a level block. */
 struct pending_system {
-  int size, neuron, branch;
+  int size, morphology, branch, neuron;
 };
 
-/* Largest first; ties by neuron then branch, so the order (and every result) is reproducible. */
+/* Largest first; ties by morphology, branch, then neuron, so the order (and every result) is
+ * reproducible and the copies of one branch in a batch sit side by side: the threads of a warp
+ * then read the same constants row for their element j (one broadcast instead of 32 scattered
+ * reads) whenever the batch repeats its morphologies. */
 static int by_size_descending(const void *a, const void *b) {
   const struct pending_system *x = a, *y = b;
   if (x->size != y->size)
     return y->size - x->size;
-  if (x->neuron != y->neuron)
-    return x->neuron - y->neuron;
-  return x->branch - y->branch;
+  if (x->morphology != y->morphology)
+    return x->morphology - y->morphology;
+  if (x->branch != y->branch)
+    return x->branch - y->branch;
+  return x->neuron - y->neuron;
 }
 
 void level_batch_free(struct level_batch *batch) {
@@ -29,6 +35,12 @@ void level_batch_free(struct level_batch *batch) {
   free(batch->morphology_row);
   free(batch->branch_offset);
   free(batch->branch_system);
+  for (int m = 0; batch->branch_level && m < batch->n_morphologies; m++)
+    free(batch->branch_level[m]);
+  free(batch->branch_level);
+  free(batch->ints_offset);
+  free(batch->element_offset);
+  free(batch->system_offset);
   memset(batch, 0, sizeof *batch);
 }
 
@@ -94,7 +106,7 @@ static int branch_children_build(const struct morphology *m, struct branch_child
 
 /* Lays out one level of one chunk from its pending systems (already sorted). */
 static int *build_block(const struct level_batch *batch, const struct branch_children *lists,
-                        const struct pending_system *systems, int count, int level, int chunk) {
+                        const struct pending_system *systems, int count, int chunk) {
   int max_size = count ? systems[0].size : 0;
   int elements = 0, children = 0;
   for (int s = 0; s < count; s++) {
@@ -113,7 +125,7 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   ints[LEVEL_CHILDREN] = children;
   ints[LEVEL_PADDED] = batch->padded;
   struct level_block_view v = level_block_describe(ints);
-  int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *element_ref = (int *)v.element_ref,
+  int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *first_row = (int *)v.first_row,
       *junction = (int *)v.junction, *child_first = (int *)v.child_first, *child = (int *)v.child,
       *neuron = (int *)v.neuron, *first_compartment = (int *)v.first_compartment;
   /* Row j holds the systems longer than j: a prefix, since they are sorted largest first. */
@@ -133,17 +145,20 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
     size[s] = systems[s].size;
     neuron[s] = k;
     first_compartment[s] = m->branch_start[b];
-    for (int j = 0; j < size[s]; j++)
-      element_ref[row_offset[j] + s] = batch->morphology_row[morphology] + m->branch_start[b] + j;
-    if (level == 0) {
+    first_row[s] = batch->morphology_row[morphology] + m->branch_start[b];
+    int parent_branch = m->branch_parent[b];
+    if (parent_branch < 0) {
       junction[s] = -1;
     } else {
-      /* The junction is the last element of the parent branch, in the parent level block. */
-      int parent_branch = m->branch_parent[b];
+      /* The junction is the last element of the parent branch, in the parent's level block. */
+      int parent_level = batch->branch_level[morphology][parent_branch];
       int parent_system = batch->branch_system[batch->branch_offset[k] + parent_branch];
-      const int *parent_ints = batch->blocks[chunk * batch->n_levels + level - 1];
+      const int *parent_ints = batch->blocks[chunk * batch->n_levels + parent_level];
       struct level_block_view pv = level_block_describe(parent_ints);
-      junction[s] = pv.row_offset[pv.size[parent_system] - 1] + parent_system;
+      size_t base = batch->chunk_links
+                        ? batch->element_offset[chunk * (batch->n_levels + 1) + parent_level]
+                        : 0;
+      junction[s] = (int)base + pv.row_offset[pv.size[parent_system] - 1] + parent_system;
     }
     child_first[s] = child_at;
     const struct branch_children *l = &lists[morphology];
@@ -154,10 +169,39 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   return ints;
 }
 
+/* The level of every branch of m in the given order (n_levels levels in all). */
+static int *branch_levels(const struct morphology *m, enum level_order order, int n_levels) {
+  int *level = malloc((size_t)m->n_branches * sizeof(int));
+  if (!level)
+    return NULL;
+  if (order == LEVEL_ORDER_DEPTH) {
+    memcpy(level, m->branch_level, (size_t)m->n_branches * sizeof(int));
+    return level;
+  }
+  /* Height (0 for a leaf branch): parents have smaller indices, so one backward pass. */
+  for (int b = 0; b < m->n_branches; b++)
+    level[b] = 0;
+  for (int b = m->n_branches - 1; b > 0; b--)
+    if (level[b] + 1 > level[m->branch_parent[b]])
+      level[m->branch_parent[b]] = level[b] + 1;
+  for (int b = 0; b < m->n_branches; b++)
+    level[b] = n_levels - 1 - level[b];
+  return level;
+}
+
 int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
-                      int neurons_per_chunk, int padded, const struct cable_parameters *cable,
-                      double dt_ms, struct level_batch *out, struct hines_error *err) {
+                      const struct level_batch_options *options,
+                      const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
+                      struct hines_error *err) {
   memset(out, 0, sizeof *out);
+  const int neurons_per_chunk = options->neurons_per_chunk, padded = options->padded;
+  enum level_order order = options->order;
+  if (order == LEVEL_ORDER_AUTO)
+    order = options->chunk_links ? LEVEL_ORDER_HEIGHT : LEVEL_ORDER_DEPTH;
+  if (order == LEVEL_ORDER_HEIGHT && !options->chunk_links)
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "levels by height need one task per chunk: a branch's children may sit "
+                      "several levels deeper than the next level's task can see");
   if (n_morphologies < 1 || n_neurons < 1 || neurons_per_chunk < 1)
     return hines_fail(err, HINES_BAD_INPUT, "a multi-morphology batch needs neurons (got %d)",
                       n_neurons);
@@ -165,6 +209,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     return hines_fail(err, HINES_BAD_INPUT, "dt must be positive (got %g ms)", dt_ms);
   out->n_neurons = n_neurons;
   out->padded = padded;
+  out->chunk_links = options->chunk_links;
+  out->order = order;
   out->n_morphologies = n_morphologies;
   out->morphologies = morphologies;
   out->n_levels = 0;
@@ -175,9 +221,18 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->chunk_first_neuron = malloc((size_t)(out->n_chunks + 1) * sizeof(int));
   out->blocks = calloc((size_t)out->n_chunks * out->n_levels, sizeof(int *));
   out->branch_offset = malloc(((size_t)n_neurons + 1) * sizeof(long long));
+  const size_t offsets = (size_t)out->n_chunks * (out->n_levels + 1);
+  out->ints_offset = calloc(offsets, sizeof(size_t));
+  out->element_offset = calloc(offsets, sizeof(size_t));
+  out->system_offset = calloc(offsets, sizeof(size_t));
+  out->branch_level = calloc((size_t)n_morphologies, sizeof(int *));
   int status = HINES_OK;
-  if (!out->chunk_first_neuron || !out->blocks || !out->branch_offset)
+  if (!out->chunk_first_neuron || !out->blocks || !out->branch_offset || !out->ints_offset ||
+      !out->element_offset || !out->system_offset || !out->branch_level)
     status = hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int m = 0; m < n_morphologies && !status; m++)
+    if (!(out->branch_level[m] = branch_levels(&morphologies[m], order, out->n_levels)))
+      status = hines_fail(err, HINES_FAILURE, "out of memory");
   if (!status)
     status = build_constants(out, cable, dt_ms, err);
   if (status) {
@@ -210,29 +265,50 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     int first = chunk * neurons_per_chunk;
     int last = first + neurons_per_chunk < n_neurons ? first + neurons_per_chunk : n_neurons;
     out->chunk_first_neuron[chunk] = first;
+    size_t *ints_offset = out->ints_offset + (size_t)chunk * (out->n_levels + 1);
+    size_t *element_offset = out->element_offset + (size_t)chunk * (out->n_levels + 1);
+    size_t *system_offset = out->system_offset + (size_t)chunk * (out->n_levels + 1);
     for (int level = 0; level < out->n_levels && !status; level++) {
       int count = 0;
       for (int k = first; k < last; k++) {
-        const struct morphology *m = &morphologies[k % n_morphologies];
+        const int morphology = k % n_morphologies;
+        const struct morphology *m = &morphologies[morphology];
         for (int b = 0; b < m->n_branches; b++)
-          if (m->branch_level[b] == level)
-            pending[count++] = (struct pending_system){m->branch_size[b], k, b};
+          if (out->branch_level[morphology][b] == level)
+            pending[count++] = (struct pending_system){m->branch_size[b], morphology, b, k};
       }
       qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
       for (int s = 0; s < count; s++)
         out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
-      int *block = build_block(out, lists, pending, count, level, chunk);
-      if (!block)
+      int *block = build_block(out, lists, pending, count, chunk);
+      if (!block) {
         status = hines_fail(err, HINES_FAILURE, "out of memory");
+        break;
+      }
       out->blocks[chunk * out->n_levels + level] = block;
+      const struct level_block_view v = level_block_describe(block);
+      ints_offset[level + 1] =
+          ints_offset[level] + level_block_ints(v.systems, v.max_size, v.elements, v.children);
+      element_offset[level + 1] = element_offset[level] + (v.elements > 0 ? v.elements : 1);
+      system_offset[level + 1] = system_offset[level] + (v.systems > 0 ? v.systems : 1);
+      if (element_offset[level + 1] > INT_MAX)
+        status = hines_fail(err, HINES_BAD_INPUT,
+                            "chunk %d holds more than %d values; give fewer neurons per task",
+                            chunk, INT_MAX);
     }
     /* Children were recorded as -1 - branch; now every level has its system numbers. */
-    for (int level = 0; level + 1 < out->n_levels && !status; level++) {
+    for (int level = 0; level < out->n_levels && !status; level++) {
       struct level_block_view v = level_block_describe(out->blocks[chunk * out->n_levels + level]);
       int *child = (int *)v.child;
-      for (int s = 0; s < v.systems; s++)
-        for (int e = v.child_first[s]; e < v.child_first[s + 1]; e++)
-          child[e] = out->branch_system[out->branch_offset[v.neuron[s]] + (-1 - child[e])];
+      for (int s = 0; s < v.systems; s++) {
+        const int morphology = v.neuron[s] % n_morphologies;
+        for (int e = v.child_first[s]; e < v.child_first[s + 1]; e++) {
+          int branch = -1 - child[e];
+          int child_level = out->branch_level[morphology][branch];
+          child[e] = (out->chunk_links ? (int)system_offset[child_level] : 0) +
+                     out->branch_system[out->branch_offset[v.neuron[s]] + branch];
+        }
+      }
     }
   }
   out->chunk_first_neuron[out->n_chunks] = n_neurons;
@@ -253,7 +329,7 @@ void level_batch_locate(const struct level_batch *batch, int neuron, int compart
     chunk++;
   int branch = m->branch_of[compartment];
   int system = batch->branch_system[batch->branch_offset[neuron] + branch];
-  *block = chunk * batch->n_levels + m->branch_level[branch];
+  *block = chunk * batch->n_levels + batch->branch_level[neuron % batch->n_morphologies][branch];
   struct level_block_view v = level_block_describe(batch->blocks[*block]);
   *element = v.row_offset[compartment - m->branch_start[branch]] + system;
 }

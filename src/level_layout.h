@@ -9,8 +9,20 @@
  * Levels are coupled exactly through their junctions: the backward sweep of a level gathers each
  * system's children's contributions (no atomics, a fixed order, so results are bitwise
  * reproducible), the forward sweep reads the junction's solution from the parent level.
- * Electrical constants live once per distinct morphology in one table; every element stores the
- * index of its compartment's row there (row 0 is the identity row used by padding). */
+ * Which level a branch goes to (any order works where children come after their parent):
+ *   depth (the papers'): the root branch at level 0, its children at 1, ...;
+ *   height: every leaf branch in the last level, every other branch one level before the first
+ *       level holding one of its children. A level's sweep lasts as long as its longest branch, so
+ * what a step waits for is the sum over levels of the longest branch there. Aligning the leaves
+ * instead of the roots puts most short branches in one large level and leaves few, small levels
+ * behind the long paths: for the six shipped cells that sum is 865 compartments instead of 2,476
+ *       (the longest root-to-leaf path is 644).
+ * Links (junction, child) are element and system indices either in the adjacent level's arrays
+ * (per-level tasks, depth order only: a task sees only the adjacent level) or in the chunk's
+ * concatenated arrays (one task per chunk: a child may then sit several levels deeper).
+ * Electrical constants live once per distinct morphology in one table; a branch's compartments
+ * have consecutive rows there, so each system stores only the row of its first element (row 0 is
+ * the identity row used by padding). */
 #ifndef HINES_LEVEL_LAYOUT_H
 #define HINES_LEVEL_LAYOUT_H
 
@@ -34,10 +46,12 @@ struct level_block_view {
   int systems, max_size, elements, children, padded;
   const int *size;              /* [S] */
   const int *row_offset;        /* [max_size + 1] */
-  const int *element_ref;       /* [elements] row of the constants table */
-  const int *junction;          /* [S] element of the parent level block, -1 on level 0 */
+  const int *first_row;         /* [S] constants row of element 0 (element j: first_row + j; a
+                                   CP padding element uses the identity row 0) */
+  const int *junction;          /* [S] element of the parent branch's last compartment, -1
+                                   for a root branch (see links above) */
   const int *child_first;       /* [S + 1] */
-  const int *child;             /* [children] systems of the next level block */
+  const int *child;             /* [children] systems of the child branches (see links) */
   const int *neuron;            /* [S] global neuron index */
   const int *first_compartment; /* [S] compartment of element 0 in its neuron's morphology */
 };
@@ -60,8 +74,8 @@ static inline LEVEL_HOST_DEVICE struct level_block_view level_block_describe(con
   at += v.systems;
   v.row_offset = at;
   at += v.max_size + 1;
-  v.element_ref = at;
-  at += v.elements;
+  v.first_row = at;
+  at += v.systems;
   v.junction = at;
   at += v.systems;
   v.child_first = at;
@@ -75,8 +89,8 @@ static inline LEVEL_HOST_DEVICE struct level_block_view level_block_describe(con
 }
 
 static inline size_t level_block_ints(int systems, int max_size, int elements, int children) {
-  return LEVEL_HEADER_SIZE + (size_t)systems * 5 + 2 + (size_t)max_size + (size_t)elements +
-         (size_t)children;
+  (void)elements; /* no per-element integers: an element's place and row follow from j and s */
+  return LEVEL_HEADER_SIZE + (size_t)systems * 6 + 2 + (size_t)max_size + (size_t)children;
 }
 
 /* Constants table: one row of CONST_STRIDE doubles per compartment of each distinct morphology
@@ -96,8 +110,22 @@ enum level_constants {
 /* Doubles of the whole table for `rows` rows. */
 #define CONST_TABLE_SIZE(rows) ((size_t)(CONST_STRIDE + 1) * (size_t)(rows))
 
+enum level_order {
+  LEVEL_ORDER_AUTO,   /* height with chunk links, depth with level links */
+  LEVEL_ORDER_DEPTH,  /* the root branch at level 0 */
+  LEVEL_ORDER_HEIGHT, /* every leaf branch in the last level */
+};
+
+struct level_batch_options {
+  int neurons_per_chunk;
+  int padded;      /* CP (1) or NCP (0) */
+  int chunk_links; /* 1: links index the chunk's concatenated arrays; 0: the adjacent level's */
+  enum level_order order;
+};
+
 struct level_batch {
-  int n_neurons, n_chunks, n_levels, padded;
+  int n_neurons, n_chunks, n_levels, padded, chunk_links;
+  enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
   const struct morphology *morphologies; /* neuron k has morphologies[k % n_morphologies] */
   int *chunk_first_neuron;               /* [n_chunks + 1] */
@@ -109,14 +137,21 @@ struct level_batch {
    * branch_system[branch_offset[k] + b] in block (chunk of k, level of b). */
   long long *branch_offset;
   int *branch_system;
+  int **branch_level; /* [morphology][branch]: the level a branch is stored at */
+  /* Where level L of chunk c starts in the chunk's concatenated arrays, at
+   * [c * (n_levels + 1) + L]: its description (ints), its values (elements) and its systems.
+   * An empty level keeps one element and one system, so every per-level piece exists. */
+  size_t *ints_offset, *element_offset, *system_offset;
   long long total_compartments;
 };
 
 /* Builds the level blocks for n_neurons neurons (morphologies repeated round-robin) split into
- * chunks of neurons_per_chunk neurons. HINES_BAD_INPUT for bad sizes or cable parameters. */
+ * chunks of options->neurons_per_chunk neurons. HINES_BAD_INPUT for bad sizes, cable parameters,
+ * or height order with adjacent-level links. */
 int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
-                      int neurons_per_chunk, int padded, const struct cable_parameters *cable,
-                      double dt_ms, struct level_batch *out, struct hines_error *err);
+                      const struct level_batch_options *options,
+                      const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
+                      struct hines_error *err);
 void level_batch_free(struct level_batch *batch);
 
 /* Where compartment i of neuron k is stored: the level block and the element index in it. */

@@ -87,7 +87,12 @@ static double compare_with_reference(const double *got, int k, int neurons, int 
   return error;
 }
 
-static void run_and_compare(int padded, int neurons, int per_task, int level_tasks) {
+static const char *order_name(enum level_order order) {
+  return order == LEVEL_ORDER_DEPTH ? "depth" : order == LEVEL_ORDER_HEIGHT ? "height" : "auto";
+}
+
+static void run_and_compare_parts(int padded, int neurons, int per_task, int parts, int level_tasks,
+                                  enum level_order order) {
   const int steps = 20;
   struct stimulus stim = {
       .compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.05, .stop_ms = 1e9, .spread = 0.8};
@@ -95,8 +100,10 @@ static void run_and_compare(int padded, int neurons, int per_task, int level_tas
                                       .n_morphologies = mix_count,
                                       .n_neurons = neurons,
                                       .neurons_per_task = per_task,
+                                      .parts_per_task = parts,
                                       .padded = padded,
                                       .level_tasks = level_tasks,
+                                      .order = order,
                                       .cable = cable_defaults,
                                       .dt_ms = 0.025,
                                       .initial_mV = -65,
@@ -118,22 +125,53 @@ static void run_and_compare(int padded, int neurons, int per_task, int level_tas
     free(got);
   }
   multi_batch_destroy(batch);
-  printf("# %s %s neurons %d per task %d: max relative error %.3e; result digest %016llx\n",
-         padded ? "CP" : "NCP", level_tasks ? "level tasks" : "chunk tasks", neurons, per_task,
-         worst, (unsigned long long)hash);
+  printf("# %s %s, levels by %s, neurons %d per task %d in %d parts: max relative error %.3e; "
+         "result digest %016llx\n",
+         padded ? "CP" : "NCP", level_tasks ? "level tasks" : "chunk tasks", order_name(order),
+         neurons, per_task, parts, worst, (unsigned long long)hash);
+}
+
+static void run_and_compare(int padded, int neurons, int per_task, int level_tasks,
+                            enum level_order order) {
+  run_and_compare_parts(padded, neurons, per_task, 0, level_tasks, order);
 }
 
 static void level_solver_matches_reference_ncp(void **state) {
   (void)state;
-  run_and_compare(0, 2 * mix_count + 3, 7, 1);
-  run_and_compare(0, mix_count, 0, 1);
-  run_and_compare(0, 2 * mix_count + 3, 7, 0);
+  run_and_compare(0, 2 * mix_count + 3, 7, 1, LEVEL_ORDER_AUTO);
+  run_and_compare(0, mix_count, 0, 1, LEVEL_ORDER_DEPTH);
+  run_and_compare(0, 2 * mix_count + 3, 7, 0, LEVEL_ORDER_AUTO);
+  run_and_compare(0, 2 * mix_count + 3, 5, 0, LEVEL_ORDER_DEPTH);
+  run_and_compare(0, mix_count + 1, 0, 0, LEVEL_ORDER_HEIGHT);
+  /* Chunk tasks of several parts (independent neuron sets in one task), a short last part. */
+  run_and_compare_parts(0, 2 * mix_count + 3, 9, 2, 0, LEVEL_ORDER_AUTO);
+  run_and_compare_parts(0, 2 * mix_count + 3, 0, 3, 0, LEVEL_ORDER_DEPTH);
 }
 
 static void level_solver_matches_reference_cp(void **state) {
   (void)state;
-  run_and_compare(1, 2 * mix_count + 3, 11, 1);
-  run_and_compare(1, 2 * mix_count + 3, 11, 0);
+  run_and_compare(1, 2 * mix_count + 3, 11, 1, LEVEL_ORDER_AUTO);
+  run_and_compare(1, 2 * mix_count + 3, 11, 0, LEVEL_ORDER_HEIGHT);
+  run_and_compare(1, 2 * mix_count + 3, 4, 0, LEVEL_ORDER_DEPTH);
+  run_and_compare_parts(1, 2 * mix_count + 3, 12, 4, 0, LEVEL_ORDER_HEIGHT);
+}
+
+/* Height order with per-level tasks cannot be expressed: refused, not silently changed. */
+static void height_order_needs_chunk_tasks(void **state) {
+  (void)state;
+  struct multi_batch_config config = {.morphologies = mix,
+                                      .n_morphologies = mix_count,
+                                      .n_neurons = mix_count,
+                                      .level_tasks = 1,
+                                      .order = LEVEL_ORDER_HEIGHT,
+                                      .cable = cable_defaults,
+                                      .dt_ms = 0.025,
+                                      .initial_mV = -65};
+  struct multi_batch *batch = NULL;
+  struct hines_error err;
+  assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_BAD_INPUT);
+  assert_null(batch);
+  assert_non_null(strstr(err.message, "one task per chunk"));
 }
 
 /* The papers' baseline (the mono kernel, one tree per neuron) follows the reference too. */
@@ -186,6 +224,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(level_solver_matches_reference_ncp),
       cmocka_unit_test(level_solver_matches_reference_cp),
+      cmocka_unit_test(height_order_needs_chunk_tasks),
       cmocka_unit_test(per_neuron_baseline_matches_reference),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
