@@ -35,10 +35,17 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >&
 
 status=0
 started=$(date +%s)
+# Every row says where, when and from which commit it was measured.
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
+stamp=$(date -u +%Y-%m-%dT%H:%MZ)
+commit=${HINESTASK_COMMIT:-$(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)}
 : >"$csv"
 run() { # extra arguments for tridiag_bench; rows go to the CSV and to stdout
   "$bin/tridiag_bench" --repeats "$repeats" --warmup "$warmup" --max-device-gb "$max_gb" \
-    --precision fp32,fp64 --modes fixed,variable "$@" | tee -a "$csv"
+    --precision fp32,fp64 --modes fixed,variable "$@" |
+    awk -v d="$stamp" -v c="$commit" -v g="${gpu:-none}" \
+      '/^method,/ { print "date,commit,gpu," $0; next } { print d "," c "," g "," $0; fflush() }' |
+    tee -a "$csv"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
 }
 run --batches 256,2560,25600,256000 --sizes 64,128,256,512

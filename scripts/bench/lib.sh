@@ -6,10 +6,10 @@
 #     fresh CSV, then plots those CSVs;
 #   - without: plots the CSVs given, or the committed ones (plot.sh picks them).
 # Kinds and the scripts they run (the measurement scripts are not modified by this harness):
-#   mono     scripts/bench_mono.sh BIN_DIR CSV [$HINES_BENCH_SIZES]
-#   multi    scripts/bench_multi.sh BIN_DIR CSV
-#   tridiag  scripts/bench_tridiag.sh BIN_DIR CSV   (+ a .meta file: it records no machine)
-#   classes  scripts/bench/bench_classes.sh BIN_DIR CSV [$HINES_BENCH_SIZES]
+#   mono     scripts/bench_mono.sh BIN_DIR CSV [$HINES_BENCH_SIZES]        } each run
+#   multi    scripts/bench_multi.sh BIN_DIR CSV                             } $HINES_BENCH_REPEATS
+#   classes  scripts/bench/bench_classes.sh BIN_DIR CSV [$HINES_BENCH_SIZES] } times, merged
+#   tridiag  scripts/bench_tridiag.sh BIN_DIR CSV   (median of 15 timed solves inside each row)
 # Environment: HINES_RESULTS_DIR (where fresh CSVs go, default scripts/results),
 # HINES_PLOTS_DIR (where PNGs go, default scripts/results/plots), HINESTASK_COMMIT.
 
@@ -61,6 +61,22 @@ bundle_env() {
   export HINESTASK_COMMIT
 }
 
+# Runs a measurement script HINES_BENCH_REPEATS times (default 3; the word CSV in its arguments
+# stands for each run's own file) and merges the runs into OUT: per configuration the median run
+# and the spread (repeats, seconds_min, seconds_max; scripts/bench/median.py).
+repeated() {
+  local out=$1 repeats=${HINES_BENCH_REPEATS:-3} run args runs=()
+  shift
+  for run in $(seq 1 "$repeats"); do
+    args=()
+    for a in "$@"; do [ "$a" = CSV ] && args+=("${out%.csv}.run$run.csv") || args+=("$a"); done
+    echo "== run $run of $repeats" >&2
+    "${args[@]}" || echo "== run $run reported a failure (exit status $?)" >&2
+    runs+=("${out%.csv}.run$run.csv")
+  done
+  python3 "$bench_dir/median.py" "$out" "${runs[@]}" && rm -f "${runs[@]}"
+}
+
 # Runs the measurement of one kind into a fresh CSV; sets measured_csv.
 measured_csv=
 measure() {
@@ -69,9 +85,9 @@ measure() {
   read -r -a sizes <<<"${HINES_BENCH_SIZES:-}"
   echo "== $kind: measuring into $csv" >&2
   case "$kind" in
-  mono) "$repo_root/scripts/bench_mono.sh" "$bin" "$csv" "${sizes[@]}" ;;
-  multi) "$repo_root/scripts/bench_multi.sh" "$bin" "$csv" ;;
-  classes) "$bench_dir/bench_classes.sh" "$bin" "$csv" "${sizes[@]}" ;;
+  mono) repeated "$csv" "$repo_root/scripts/bench_mono.sh" "$bin" CSV "${sizes[@]}" ;;
+  multi) repeated "$csv" "$repo_root/scripts/bench_multi.sh" "$bin" CSV ;;
+  classes) repeated "$csv" "$bench_dir/bench_classes.sh" "$bin" CSV "${sizes[@]}" ;;
   tridiag)
     # bench_tridiag.sh exits 1 when one run failed but keeps the other rows: plot what came.
     "$repo_root/scripts/bench_tridiag.sh" "$bin" "$csv" ||
