@@ -77,8 +77,8 @@ if [ $# -gt 0 ]; then
   done
 else
   csv_of[mono]=$committed/mono_h200_2026-11-22.csv
-  csv_of[multi]=$committed/multi_h200_2026-11-22.csv
-  csv_of[tridiag]=$committed/tridiag_h200_2026-11-22.csv
+  csv_of[multi]=$committed/multi_h200_2026-11-22b.csv
+  csv_of[tridiag]=$committed/tridiag_h200_2026-11-22b.csv
   # No six-class CSV is committed; take the newest one a --run left behind, if any.
   for csv in "${HINES_RESULTS_DIR:-$committed}"/classes_*.csv "$committed"/classes_*.csv; do
     if [ -e "$csv" ] && { [ -z "${csv_of[classes]:-}" ] || [ "$csv" -nt "${csv_of[classes]}" ]; }; then
