@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Mono-morphology benchmark (the papers' Fig. 3 and 4): sequential, OpenMP flat, the StarPU CPU
 # codelets, and every GPU layout through StarPU and launched directly, for 256 ... 256,000
-# medium-high neurons. Every engine runs in this one script on this one machine, built with the
+# medium-high neurons (and Flat/Full-Interleaved on two GPUs when the machine has them;
+# HINES_BENCH_FIG3_ONLY=1 keeps only Fig. 3's GPU layouts). Every engine runs in this one script
+# on this one machine, built with the
 # same flags, so the ratios compare like with like.
 # Usage: scripts/bench_mono.sh BIN_DIR OUT.csv [SIZES...]
 set -euo pipefail
@@ -15,6 +17,7 @@ export STARPU_SILENT=1
 export STARPU_HOME=${STARPU_HOME:-$(mktemp -d)}
 cores=$(nproc)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || echo none)
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l || echo 0)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 stamp=$(date -u +%Y-%m-%dT%H:%MZ)
 commit=${HINESTASK_COMMIT:-$(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)}
@@ -60,10 +63,21 @@ for n in "${sizes[@]}"; do
     starpu_run starpu-cpu "$layout" 32 "$n" $((cpu_steps * 4)) STARPU_NCUDA=0 STARPU_NCPU="$cores"
   done
   if [ "${HINES_BENCH_GPU:-1}" = 1 ]; then
-    for config in flat:1 interleaved:1 block:32 block:64 block:128 block:256 block:512 shared:32 shared:64; do
+    configs=(flat:1 interleaved:1 block:32 block:64 block:128 block:256 block:512 shared:32 shared:64)
+    [ "${HINES_BENCH_FIG3_ONLY:-0}" = 1 ] && configs=(flat:1 interleaved:1)
+    for config in "${configs[@]}"; do
       layout=${config%%:*} bs=${config##*:}
       starpu_run starpu-gpu "$layout" "$bs" "$n" "$gpu_steps" STARPU_NCPU=0 STARPU_NCUDA=1
       bench_run cuda-direct "$layout" "$bs" "$n" "$gpu_steps"
     done
+    # The papers' Fig. 3 has curves on two GPUs: one task per GPU, calibrated dmda (a first
+    # calibration run feeds the models under this script's STARPU_HOME).
+    if [ "$gpus" -ge 2 ]; then
+      for layout in flat interleaved; do
+        STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_SCHED=dmda "$bin/hinestask" --quiet --morph $morph \
+          --neurons "$n" --layout "$layout" --steps 20 --calibrate >/dev/null 2>&1 || true
+        starpu_run starpu-2gpu "$layout" 1 "$n" "$gpu_steps" STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_SCHED=dmda
+      done
+    fi
   fi
 done

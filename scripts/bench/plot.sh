@@ -303,8 +303,12 @@ EOF
 
 fig3() {
   local png=$plots_dir/fig3.png gp=$tmp/fig3.gp
+  mono_series starpu-2gpu flat - "$tmp/gpu2flat"
+  mono_series starpu-2gpu interleaved - "$tmp/gpu2int"
+  local two_gpus="Two-GPU curves: StarPU, one task per GPU, calibrated dmda."
+  [ -s "$tmp/gpu2int" ] || two_gpus="Not measured in this CSV: curves on two GPUs (no starpu-2gpu rows)."
   FOOT="$(provenance "${csv_of[mono]}")
-Not measured: curves on two GPUs (the CSV has no such rows). Speedup = sequential seconds per step / seconds per step, both at the same batch size."
+$two_gpus Speedup = sequential seconds per step / seconds per step, both at the same batch size."
   mono_series openmp-flat flat - "$tmp/omp"
   mono_series starpu-cpu block 32 "$tmp/cpublock"
   mono_series starpu-gpu flat - "$tmp/gpuflat"
@@ -320,6 +324,10 @@ Not measured: curves on two GPUs (the CSV has no such rows). Speedup = sequentia
     add "$tmp/gpuflat" 'using 1:2 with linespoints lt 4 title "GPU Flat (StarPU)"'
     add "$tmp/gpuint" 'using 1:2 with linespoints lt 1 title "GPU Full-Interleaved (StarPU)"'
     add "$tmp/cudaint" 'using 1:2 with linespoints lt 2 dt 2 title "GPU Full-Interleaved (CUDA kernel launched directly)"'
+    if [ -s "$tmp/gpu2int" ]; then
+      add "$tmp/gpu2flat" 'using 1:2 with linespoints lt 4 dt 3 title "2 GPUs Flat (StarPU)"'
+      add "$tmp/gpu2int" 'using 1:2 with linespoints lt 1 dt 3 title "2 GPUs Full-Interleaved (StarPU)"'
+    fi
     plot_clauses
   } >"$gp"
   gp_run "$gp" "$png"
