@@ -77,6 +77,8 @@ if [ $# -gt 0 ]; then
   done
 else
   csv_of[mono]=$committed/mono_h200_2026-11-22.csv
+  # Fig. 3 has two-GPU curves: the run on the two-GPU machine (its CPU engines too, same run).
+  [ "$figure" = fig3 ] && csv_of[mono]=$committed/mono_h200x2_2026-11-22.csv
   csv_of[multi]=$committed/multi_h200_2026-11-22b.csv
   csv_of[tridiag]=$committed/tridiag_h200_2026-11-22b.csv
   # No six-class CSV is committed; take the newest one a --run left behind, if any.
@@ -317,7 +319,7 @@ $two_gpus Speedup = sequential seconds per step / seconds per step, both at the 
   {
     gp_begin "$png" 1300 860
     mono_common "Fig. 3: mono-morphology speedup over the sequential solver" \
-      "CPU engines and one GPU, fp64, one implicit step"
+      "CPU engines and $([ -s "$tmp/gpu2int" ] && echo "one and two GPUs" || echo "one GPU"), fp64, one implicit step"
     echo 'set key top left'
     add "$tmp/omp" 'using 1:2 with linespoints lt 8 title "OpenMP flat (all cores, no StarPU)"'
     add "$tmp/cpublock" 'using 1:2 with linespoints lt 6 title "StarPU CPU block codelet (BS 32)"'
