@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VECTOR(i, type) ((type *)STARPU_VECTOR_GET_PTR(buffers[i]))
@@ -69,8 +70,11 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   for (int p = 0; p < args.n_parts; p++) {
     const struct chunk_levels *levels = &args.parts[p];
     const struct chunk_buffers b = part_buffers(&all, levels);
-    /* Links index the part's arrays: children and junctions are read from their bases. */
-    for (int level = levels->n_levels - 1; level >= 0; level--) {
+    /* Links index the part's arrays: children and junctions are read from their bases. The
+     * levels of the trunk (if any) go neuron by neuron. */
+    const int tail = levels->tail_levels;
+    const int *trunk = b.ints + levels->trunk_offset;
+    for (int level = levels->n_levels - 1; level >= tail; level--) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -79,7 +83,16 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
                               b.contribution + 2 * levels->system_offset[level], b.contribution,
                               b.gates ? b.gates + 3 * e : NULL);
     }
-    for (int level = 0; level < levels->n_levels; level++) {
+    if (tail > 0) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int t = 0; t < levels->trunk_threads; t++)
+        level_trunk_backward(b.ints, trunk, t, b.constants, &args.step, b.voltage, b.factor,
+                             b.contribution, b.gates);
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int t = 0; t < levels->trunk_threads; t++)
+        level_trunk_forward(b.ints, trunk, t, b.voltage, b.factor);
+    }
+    for (int level = tail; level < levels->n_levels; level++) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -156,7 +169,8 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
                            struct level_step_arguments step, struct part_queue *q,
                            cudaEvent_t deepest_done) {
   int status = 0;
-  for (int level = levels->n_levels - 1; level >= 0 && !status; level--) {
+  const int tail = levels->tail_levels;
+  for (int level = levels->n_levels - 1; level >= tail && !status; level--) {
     const size_t e = levels->element_offset[level];
     step.systems = levels->systems[level];
     cudaStream_t stream = part_queue_for(q, step.systems, &status);
@@ -169,7 +183,17 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
     if (!status && level == levels->n_levels - 1 && deepest_done)
       status = (int)cudaEventRecord(deepest_done, stream);
   }
-  for (int level = 0; level < levels->n_levels && !status; level++) {
+  if (tail > 0 && !status) { /* the trunk: both sweeps, one thread per neuron */
+    const int *trunk = b->ints + levels->trunk_offset;
+    cudaStream_t stream = part_queue_for(q, levels->trunk_threads, &status);
+    if (!status)
+      status = level_trunk_backward_cuda(b->ints, trunk, levels->trunk_threads, b->constants, &step,
+                                         b->voltage, b->factor, b->contribution, b->gates, stream);
+    if (!status)
+      status = level_trunk_forward_cuda(b->ints, trunk, levels->trunk_threads, b->voltage,
+                                        b->factor, stream);
+  }
+  for (int level = tail; level < levels->n_levels && !status; level++) {
     const size_t e = levels->element_offset[level];
     cudaStream_t stream = part_queue_for(q, levels->systems[level], &status);
     if (!status)

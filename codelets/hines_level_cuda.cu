@@ -72,6 +72,24 @@ __global__ void forward_kernel(block_description block, double *voltage, const d
     level_forward_system(&v, s, voltage, factor, parent_voltage);
 }
 
+template <bool kChannels>
+__global__ void trunk_backward_kernel(const int *part_ints, const int *trunk,
+                                      const double *constants, level_step_arguments args,
+                                      double *voltage, double *factor, double *contribution,
+                                      double *gates) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < trunk[TRUNK_THREADS])
+    level_trunk_backward(part_ints, trunk, t, constants, &args, voltage, factor, contribution,
+                         kChannels ? gates : nullptr);
+}
+
+__global__ void trunk_forward_kernel(const int *part_ints, const int *trunk, double *voltage,
+                                     const double *factor) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < trunk[TRUNK_THREADS])
+    level_trunk_forward(part_ints, trunk, t, voltage, factor);
+}
+
 } // namespace
 
 extern "C" int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
@@ -99,5 +117,30 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
   const block_description block = description_of(block_ints, host_block);
   forward_kernel<<<(systems + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
       block, voltage, factor, parent_voltage);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,
+                                         const double *constants, const level_step_arguments *args,
+                                         double *voltage, double *factor, double *contribution,
+                                         double *gates, void *stream) {
+  if (threads == 0)
+    return 0;
+  const unsigned blocks = (threads + kThreads - 1) / kThreads;
+  if (gates)
+    trunk_backward_kernel<true><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
+        part_ints, trunk, constants, *args, voltage, factor, contribution, gates);
+  else
+    trunk_backward_kernel<false><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
+        part_ints, trunk, constants, *args, voltage, factor, contribution, nullptr);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int level_trunk_forward_cuda(const int *part_ints, const int *trunk, int threads,
+                                        double *voltage, const double *factor, void *stream) {
+  if (threads == 0)
+    return 0;
+  trunk_forward_kernel<<<(threads + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
+      part_ints, trunk, voltage, factor);
   return (int)cudaGetLastError();
 }

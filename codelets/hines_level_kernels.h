@@ -187,6 +187,45 @@ level_forward_system(const struct level_block_view *v, int s, double *voltage,
   }
 }
 
+/* The trunk sweeps (src/level_layout.h): thread t walks its neuron's systems of the levels near
+ * the root one after another, the same per-system arithmetic as the level kernels, so the
+ * results are bitwise those of the level-by-level sweeps. part_ints: the part's level
+ * descriptions (the trunk's offsets index them); links index the part's arrays. */
+static inline LEVEL_HOST_DEVICE void level_trunk_backward(const int *part_ints, const int *trunk,
+                                                          int t,
+                                                          const double *LEVEL_RESTRICT constants,
+                                                          const struct level_step_arguments *args,
+                                                          double *voltage, double *factor,
+                                                          double *contribution, double *gates) {
+  const int tail = trunk[TRUNK_LEVELS], threads = trunk[TRUNK_THREADS];
+  const int *ints_offset = trunk + TRUNK_HEADER_SIZE, *element_offset = ints_offset + tail;
+  const int *system_offset = element_offset + tail, *list_first = system_offset + tail;
+  const int *list = list_first + threads + 1;
+  for (int i = list_first[t]; i < list_first[t + 1]; i++) {
+    const int level = list[2 * i], s = list[2 * i + 1];
+    const struct level_block_view v = level_block_describe(part_ints + ints_offset[level]);
+    const size_t e = (size_t)element_offset[level];
+    level_backward_system(&v, s, constants, args, voltage + e, factor + e,
+                          contribution + 2 * (size_t)system_offset[level], contribution,
+                          gates ? gates + 3 * e : NULL);
+  }
+}
+
+static inline LEVEL_HOST_DEVICE void level_trunk_forward(const int *part_ints, const int *trunk,
+                                                         int t, double *voltage,
+                                                         const double *factor) {
+  const int tail = trunk[TRUNK_LEVELS], threads = trunk[TRUNK_THREADS];
+  const int *ints_offset = trunk + TRUNK_HEADER_SIZE, *element_offset = ints_offset + tail;
+  const int *list_first = element_offset + 2 * tail;
+  const int *list = list_first + threads + 1;
+  for (int i = list_first[t + 1] - 1; i >= list_first[t]; i--) { /* parents first */
+    const int level = list[2 * i], s = list[2 * i + 1];
+    const struct level_block_view v = level_block_describe(part_ints + ints_offset[level]);
+    const size_t e = (size_t)element_offset[level];
+    level_forward_system(&v, s, voltage + e, factor + e, voltage);
+  }
+}
+
 /* A chunk task's arrays hold one or more parts (independent sets of neurons, each a level batch
  * chunk of its own) back to back. Part P starts at ints + ints_base, values + element_base (gates
  * at + 3 * element_base), contributions + 2 * system_base; within it level L's description is at
@@ -199,6 +238,10 @@ struct chunk_levels {
   const int *systems;
   size_t ints_base, element_base, system_base;
   const int *host_ints; /* the part's level descriptions in host memory (read-only) */
+  /* Levels 0 .. tail_levels - 1 form the trunk (0: none), swept by trunk_threads threads; its
+   * array sits at ints + trunk_offset in the part. */
+  int tail_levels, trunk_threads;
+  size_t trunk_offset;
 };
 
 /* A whole step of one chunk task: for each part, every level's backward sweep, deepest first,
@@ -223,6 +266,13 @@ int level_backward_cuda(const int *block_ints, const int *host_block, int system
                         const double *child_contribution, double *gates, void *stream);
 int level_forward_cuda(const int *block_ints, const int *host_block, int systems, double *voltage,
                        const double *factor, const double *parent_voltage, void *stream);
+/* The trunk sweeps, one thread per trunk thread (device pointers). */
+int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,
+                              const double *constants, const struct level_step_arguments *args,
+                              double *voltage, double *factor, double *contribution, double *gates,
+                              void *stream);
+int level_trunk_forward_cuda(const int *part_ints, const int *trunk, int threads, double *voltage,
+                             const double *factor, void *stream);
 #ifdef __cplusplus
 }
 #endif

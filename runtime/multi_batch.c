@@ -91,7 +91,12 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
                                         .ints_base = ints,
                                         .element_base = elements,
                                         .system_base = systems};
-    ints += lb->ints_offset[at + n_levels];
+    k->parts[p].trunk_offset = lb->ints_offset[at + n_levels]; /* after the level blocks */
+    if (lb->trunk[part]) {
+      k->parts[p].tail_levels = lb->trunk[part][TRUNK_LEVELS];
+      k->parts[p].trunk_threads = lb->trunk[part][TRUNK_THREADS];
+    }
+    ints += lb->ints_offset[at + n_levels] + lb->trunk_ints[part];
     elements += lb->element_offset[at + n_levels];
     systems += lb->system_offset[at + n_levels];
   }
@@ -127,6 +132,9 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   hh_rest(config->initial_mV, &rest[0], &rest[1], &rest[2]);
   for (int p = 0; p < k->n_parts; p++) {
     const struct chunk_levels *part = &k->parts[p];
+    if (lb->trunk[k->first_part + p])
+      memcpy(k->ints + part->ints_base + part->trunk_offset, lb->trunk[k->first_part + p],
+             lb->trunk_ints[k->first_part + p] * sizeof(int));
     for (int level = 0; level < n_levels; level++) {
       memcpy(k->ints + part->ints_base + part->ints_offset[level],
              lb->blocks[(k->first_part + p) * n_levels + level],
@@ -188,10 +196,12 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   if (parts > per_task)
     parts = per_task;
   batch->parts_per_chunk = parts;
-  const struct level_batch_options options = {.neurons_per_chunk = (per_task + parts - 1) / parts,
-                                              .padded = config->padded,
-                                              .chunk_links = !config->level_tasks,
-                                              .order = config->order};
+  const struct level_batch_options options = {
+      .neurons_per_chunk = (per_task + parts - 1) / parts,
+      .padded = config->padded,
+      .chunk_links = !config->level_tasks,
+      .order = config->order,
+      .trunk_below_systems = config->trunk_below_systems > 0 ? config->trunk_below_systems : 0};
   int status = level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons,
                                  &options, &config->cable, config->dt_ms, &batch->levels, err);
   if (status) {

@@ -42,6 +42,7 @@ struct options {
   int block_size;
   int neurons_per_task;
   int parts_per_task; /* multi: 0 for the default */
+  int trunk_below;    /* multi: 0 none (the default), else systems */
   int cpu_group;
   int steps;
   double dt_ms;
@@ -91,6 +92,9 @@ static void usage(FILE *out) {
       "  --task-parts P       multi: split each chunk task into P independent neuron sets run on\n"
       "                       P GPU streams, each starting when the previous one has eliminated\n"
       "                       its deepest level (default 1)\n"
+      "  --trunk-below N      multi, chunk tasks: the levels from the root up to the first one\n"
+      "                       with N systems or more are swept by one GPU thread per neuron\n"
+      "                       instead of one kernel per level (default 0: never)\n"
       "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
       "                       (ncp, default)\n"
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
@@ -208,6 +212,7 @@ enum long_only_options {
   OPT_BLOCK_SIZE,
   OPT_TASK_NEURONS,
   OPT_TASK_PARTS,
+  OPT_TRUNK_BELOW,
   OPT_CPU_GROUP,
   OPT_STEPS,
   OPT_DT,
@@ -307,6 +312,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
       {"block-size", required_argument, 0, OPT_BLOCK_SIZE},
       {"task-neurons", required_argument, 0, OPT_TASK_NEURONS},
       {"task-parts", required_argument, 0, OPT_TASK_PARTS},
+      {"trunk-below", required_argument, 0, OPT_TRUNK_BELOW},
       {"cpu-group", required_argument, 0, OPT_CPU_GROUP},
       {"steps", required_argument, 0, OPT_STEPS},
       {"dt", required_argument, 0, OPT_DT},
@@ -384,6 +390,9 @@ static void parse_options(int argc, char **argv, struct options *o) {
       break;
     case OPT_TASK_PARTS:
       o->parts_per_task = parse_int("--task-parts", optarg, 1, 8);
+      break;
+    case OPT_TRUNK_BELOW:
+      o->trunk_below = parse_int("--trunk-below", optarg, 0, INT_MAX);
       break;
     case OPT_CPU_GROUP:
       o->cpu_group = parse_int("--cpu-group", optarg, 1, 64);
@@ -589,6 +598,10 @@ static int write_json(const struct options *o, const struct run_result *r) {
                 : "height");
   else
     fprintf(f, "  \"level_order\": null,\n");
+  if (strcmp(o->mode, "multi") == 0 && !o->per_neuron && !o->level_tasks)
+    fprintf(f, "  \"trunk_below\": %d,\n", o->trunk_below);
+  else
+    fprintf(f, "  \"trunk_below\": null,\n");
   if (o->parts_per_task > 0)
     fprintf(f, "  \"task_parts\": %d,\n", o->parts_per_task);
   else
@@ -780,6 +793,7 @@ static int create_batch(const struct options *o, const struct morphology *morpho
                                         .n_neurons = o->neurons,
                                         .neurons_per_task = o->neurons_per_task,
                                         .parts_per_task = o->parts_per_task,
+                                        .trunk_below_systems = o->trunk_below,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,
                                         .order = o->level_order,

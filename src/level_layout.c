@@ -38,6 +38,10 @@ void level_batch_free(struct level_batch *batch) {
   for (int m = 0; batch->branch_level && m < batch->n_morphologies; m++)
     free(batch->branch_level[m]);
   free(batch->branch_level);
+  for (int c = 0; batch->trunk && c < batch->n_chunks; c++)
+    free(batch->trunk[c]);
+  free(batch->trunk);
+  free(batch->trunk_ints);
   free(batch->ints_offset);
   free(batch->element_offset);
   free(batch->system_offset);
@@ -169,6 +173,82 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   return ints;
 }
 
+/* The trunk of chunk `chunk` (see level_layout.h), or NULL with *length 0 when its levels from
+ * the root already hold enough systems. HINES_FAILURE only for memory. */
+static int build_trunk(struct level_batch *batch, int chunk, int first, int last,
+                       int below_systems) {
+  const int n_levels = batch->n_levels;
+  const size_t at = (size_t)chunk * (n_levels + 1);
+  int tail = 0;
+  while (tail < n_levels &&
+         level_block_describe(batch->blocks[chunk * n_levels + tail]).systems < below_systems)
+    tail++;
+  batch->trunk[chunk] = NULL;
+  batch->trunk_ints[chunk] = 0;
+  if (tail == 0)
+    return HINES_OK;
+  int threads = 0, entries = 0;
+  for (int k = first; k < last; k++) {
+    const int morphology = k % batch->n_morphologies;
+    const struct morphology *m = &batch->morphologies[morphology];
+    int mine = 0;
+    for (int b = 0; b < m->n_branches; b++)
+      mine += batch->branch_level[morphology][b] < tail;
+    threads += mine > 0;
+    entries += mine;
+  }
+  size_t length = TRUNK_HEADER_SIZE + 3 * (size_t)tail + (size_t)threads + 1 + 2 * (size_t)entries;
+  int *t = malloc(length * sizeof(int));
+  if (!t)
+    return HINES_FAILURE;
+  t[TRUNK_THREADS] = threads;
+  t[TRUNK_LEVELS] = tail;
+  int *offsets = t + TRUNK_HEADER_SIZE;
+  for (int level = 0; level < tail; level++) {
+    offsets[level] = (int)batch->ints_offset[at + level];
+    offsets[tail + level] = (int)batch->element_offset[at + level];
+    offsets[2 * tail + level] = (int)batch->system_offset[at + level];
+  }
+  int *list_first = offsets + 3 * tail, *list = list_first + threads + 1;
+  /* Per morphology, its trunk branches deepest level first (children before parents). */
+  int **order = calloc((size_t)batch->n_morphologies, sizeof(int *));
+  int *order_count = calloc((size_t)batch->n_morphologies, sizeof(int));
+  int ok = order && order_count;
+  for (int morphology = 0; ok && morphology < batch->n_morphologies; morphology++) {
+    const struct morphology *m = &batch->morphologies[morphology];
+    ok = (order[morphology] = malloc((size_t)m->n_branches * sizeof(int))) != NULL;
+    for (int level = tail - 1; ok && level >= 0; level--)
+      for (int b = 0; b < m->n_branches; b++)
+        if (batch->branch_level[morphology][b] == level)
+          order[morphology][order_count[morphology]++] = b;
+  }
+  int thread = 0, entry = 0;
+  for (int k = first; ok && k < last; k++) {
+    const int morphology = k % batch->n_morphologies;
+    if (order_count[morphology] == 0)
+      continue;
+    list_first[thread++] = entry;
+    for (int i = 0; i < order_count[morphology]; i++) {
+      const int b = order[morphology][i];
+      list[2 * entry] = batch->branch_level[morphology][b];
+      list[2 * entry + 1] = batch->branch_system[batch->branch_offset[k] + b];
+      entry++;
+    }
+  }
+  list_first[threads] = entry;
+  for (int morphology = 0; order && morphology < batch->n_morphologies; morphology++)
+    free(order[morphology]);
+  free(order);
+  free(order_count);
+  if (!ok) {
+    free(t);
+    return HINES_FAILURE;
+  }
+  batch->trunk[chunk] = t;
+  batch->trunk_ints[chunk] = length;
+  return HINES_OK;
+}
+
 /* The level of every branch of m in the given order (n_levels levels in all). */
 static int *branch_levels(const struct morphology *m, enum level_order order, int n_levels) {
   int *level = malloc((size_t)m->n_branches * sizeof(int));
@@ -226,9 +306,12 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->element_offset = calloc(offsets, sizeof(size_t));
   out->system_offset = calloc(offsets, sizeof(size_t));
   out->branch_level = calloc((size_t)n_morphologies, sizeof(int *));
+  out->trunk = calloc((size_t)out->n_chunks, sizeof(int *));
+  out->trunk_ints = calloc((size_t)out->n_chunks, sizeof(size_t));
   int status = HINES_OK;
   if (!out->chunk_first_neuron || !out->blocks || !out->branch_offset || !out->ints_offset ||
-      !out->element_offset || !out->system_offset || !out->branch_level)
+      !out->element_offset || !out->system_offset || !out->branch_level || !out->trunk ||
+      !out->trunk_ints)
     status = hines_fail(err, HINES_FAILURE, "out of memory");
   for (int m = 0; m < n_morphologies && !status; m++)
     if (!(out->branch_level[m] = branch_levels(&morphologies[m], order, out->n_levels)))
@@ -310,6 +393,9 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
         }
       }
     }
+    if (!status && out->chunk_links && options->trunk_below_systems > 0 &&
+        build_trunk(out, chunk, first, last, options->trunk_below_systems))
+      status = hines_fail(err, HINES_FAILURE, "out of memory");
   }
   out->chunk_first_neuron[out->n_chunks] = n_neurons;
   free(pending);

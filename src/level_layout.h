@@ -121,7 +121,18 @@ struct level_batch_options {
   int padded;      /* CP (1) or NCP (0) */
   int chunk_links; /* 1: links index the chunk's concatenated arrays; 0: the adjacent level's */
   enum level_order order;
+  /* Trunk (chunk links only): the levels from the root up to the first one with at least this
+   * many systems are swept by one thread per neuron instead of one kernel per level; 0: none. */
+  int trunk_below_systems;
 };
+
+/* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
+ * level would be latency-bound), swept neuron by neuron. One int array:
+ *   [TRUNK_THREADS] neurons with systems there, [TRUNK_LEVELS] tail_levels,
+ *   then ints_offset, element_offset, system_offset of each tail level (tail_levels each),
+ *   then list_first[threads + 1], then the lists: (level, system) pairs, deepest level first
+ *   (the backward order; the forward sweep reads each list backwards). */
+enum trunk_header { TRUNK_THREADS, TRUNK_LEVELS, TRUNK_HEADER_SIZE };
 
 struct level_batch {
   int n_neurons, n_chunks, n_levels, padded, chunk_links;
@@ -142,6 +153,8 @@ struct level_batch {
    * [c * (n_levels + 1) + L]: its description (ints), its values (elements) and its systems.
    * An empty level keeps one element and one system, so every per-level piece exists. */
   size_t *ints_offset, *element_offset, *system_offset;
+  int **trunk;        /* [chunk]: the trunk array above, NULL without a trunk */
+  size_t *trunk_ints; /* [chunk]: its length */
   long long total_compartments;
 };
 

@@ -91,8 +91,8 @@ static const char *order_name(enum level_order order) {
   return order == LEVEL_ORDER_DEPTH ? "depth" : order == LEVEL_ORDER_HEIGHT ? "height" : "auto";
 }
 
-static void run_and_compare_parts(int padded, int neurons, int per_task, int parts, int level_tasks,
-                                  enum level_order order) {
+static void run_and_compare_trunk(int padded, int neurons, int per_task, int parts, int level_tasks,
+                                  enum level_order order, int trunk_below) {
   const int steps = 20;
   struct stimulus stim = {
       .compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.05, .stop_ms = 1e9, .spread = 0.8};
@@ -104,6 +104,7 @@ static void run_and_compare_parts(int padded, int neurons, int per_task, int par
                                       .padded = padded,
                                       .level_tasks = level_tasks,
                                       .order = order,
+                                      .trunk_below_systems = trunk_below,
                                       .cable = cable_defaults,
                                       .dt_ms = 0.025,
                                       .initial_mV = -65,
@@ -125,10 +126,15 @@ static void run_and_compare_parts(int padded, int neurons, int per_task, int par
     free(got);
   }
   multi_batch_destroy(batch);
-  printf("# %s %s, levels by %s, neurons %d per task %d in %d parts: max relative error %.3e; "
-         "result digest %016llx\n",
+  printf("# %s %s, levels by %s, neurons %d per task %d in %d parts, trunk below %d systems: "
+         "max relative error %.3e; result digest %016llx\n",
          padded ? "CP" : "NCP", level_tasks ? "level tasks" : "chunk tasks", order_name(order),
-         neurons, per_task, parts, worst, (unsigned long long)hash);
+         neurons, per_task, parts, trunk_below, worst, (unsigned long long)hash);
+}
+
+static void run_and_compare_parts(int padded, int neurons, int per_task, int parts, int level_tasks,
+                                  enum level_order order) {
+  run_and_compare_trunk(padded, neurons, per_task, parts, level_tasks, order, 0);
 }
 
 static void run_and_compare(int padded, int neurons, int per_task, int level_tasks,
@@ -146,6 +152,12 @@ static void level_solver_matches_reference_ncp(void **state) {
   /* Chunk tasks of several parts (independent neuron sets in one task), a short last part. */
   run_and_compare_parts(0, 2 * mix_count + 3, 9, 2, 0, LEVEL_ORDER_AUTO);
   run_and_compare_parts(0, 2 * mix_count + 3, 0, 3, 0, LEVEL_ORDER_DEPTH);
+  /* The trunk (levels near the root swept neuron by neuron): part of the levels (the first
+   * levels with fewer than 4 or 12 systems) or every level. */
+  run_and_compare_trunk(0, 2 * mix_count + 3, 0, 0, 0, LEVEL_ORDER_HEIGHT, 1 << 30);
+  run_and_compare_trunk(0, 2 * mix_count + 3, 0, 2, 0, LEVEL_ORDER_HEIGHT, 4);
+  run_and_compare_trunk(0, 3 * mix_count, 0, 0, 0, LEVEL_ORDER_HEIGHT, 12);
+  run_and_compare_trunk(0, 3 * mix_count, 0, 0, 0, LEVEL_ORDER_DEPTH, 12);
 }
 
 static void level_solver_matches_reference_cp(void **state) {
@@ -154,6 +166,7 @@ static void level_solver_matches_reference_cp(void **state) {
   run_and_compare(1, 2 * mix_count + 3, 11, 0, LEVEL_ORDER_HEIGHT);
   run_and_compare(1, 2 * mix_count + 3, 4, 0, LEVEL_ORDER_DEPTH);
   run_and_compare_parts(1, 2 * mix_count + 3, 12, 4, 0, LEVEL_ORDER_HEIGHT);
+  run_and_compare_trunk(1, 2 * mix_count + 3, 0, 0, 0, LEVEL_ORDER_HEIGHT, 6);
 }
 
 /* Height order with per-level tasks cannot be expressed: refused, not silently changed. */
