@@ -181,12 +181,11 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   batch->where = config->neurons_per_task <= 0 && starpu_cuda_worker_get_count() > 0
                      ? STARPU_CUDA
                      : STARPU_CPU | STARPU_CUDA;
-  /* Parts: on a GPU, two halves of a chunk pipelined on two streams hide each other's
-   * latency-bound levels near the root (measured on the H200, BENCHMARKS.md); per-level tasks
-   * keep one part. */
-  int parts = config->parts_per_task > 0    ? config->parts_per_task
-              : batch->where == STARPU_CUDA ? 2
-                                            : 1;
+  /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one
+   * set's latency-bound levels near the root overlap another's large levels. Measured on the
+   * H200 (real-SWC mix): 2 parts 4-6 % slower than 1, more parts slower still; so one unless
+   * asked. Per-level tasks always have one. */
+  int parts = config->parts_per_task > 0 ? config->parts_per_task : 1;
   if (config->level_tasks)
     parts = 1;
   if (parts > 8) {

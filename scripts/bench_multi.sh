@@ -41,6 +41,8 @@ for f in "$data"/*.swc; do mix+=(--morph "$f"); done
 run realmix mono-medium-high-256000 100 --mode mono --morph synthetic:medium-high --neurons 256000 --layout interleaved
 run realmix swc-mix-chunk 100 --mode multi "${mix[@]}" --neurons 33390 --verify
 run realmix swc-mix-chunk-depth 100 --mode multi "${mix[@]}" --neurons 33390 --level-order depth
+run realmix swc-mix-chunk-trunk 100 --mode multi "${mix[@]}" --neurons 33390 --trunk-below 32768
+run realmix swc-mix-chunk-2parts 100 --mode multi "${mix[@]}" --neurons 33390 --task-parts 2
 run realmix swc-mix-levels 100 --mode multi "${mix[@]}" --neurons 33390 --multi-tasks levels
 run realmix swc-mix-chunk-cp 100 --mode multi "${mix[@]}" --neurons 33390 --padding cp
 run realmix swc-mix-chunk-x4 100 --mode multi "${mix[@]}" --neurons 133560
