@@ -79,7 +79,7 @@ else
   csv_of[mono]=$committed/mono_h200_2026-11-22.csv
   # Fig. 3 has two-GPU curves: the run on the two-GPU machine (its CPU engines too, same run).
   [ "$figure" = fig3 ] && csv_of[mono]=$committed/mono_h200x2_2026-11-22.csv
-  csv_of[multi]=$committed/multi_h200_2026-11-22b.csv
+  csv_of[multi]=$committed/multi_h200_2026-11-22c.csv
   csv_of[tridiag]=$committed/tridiag_h200_2026-11-22b.csv
   # No six-class CSV is committed; take the newest one a --run left behind, if any.
   for csv in "${HINES_RESULTS_DIR:-$committed}"/classes_*.csv "$committed"/classes_*.csv; do
