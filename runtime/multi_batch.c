@@ -14,7 +14,6 @@ struct chunk {
   /* The level batch's chunks first_part ... first_part + n_parts - 1, back to back. */
   int first_part, n_parts;
   struct chunk_levels *parts;
-  size_t n_ints, n_elements, n_systems;
   /* Per-level tasks (a single part): where each level's piece starts. */
   const size_t *ints_offset, *element_offset, *system_offset; /* n_levels + 1 each */
   int *systems;                                               /* [part * n_levels + level] */
@@ -112,9 +111,6 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   }
   snprintf(k->name, sizeof k->name, "step %s %d levels chunk %d", config->padded ? "CP" : "NCP",
            n_levels, c);
-  k->n_ints = ints;
-  k->n_elements = elements;
-  k->n_systems = systems;
   k->ints = malloc(ints * sizeof(int));
   k->voltage = malloc(elements * sizeof(double));
   k->factor = calloc(elements, sizeof(double));

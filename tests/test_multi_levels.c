@@ -153,11 +153,12 @@ static void level_solver_matches_reference_ncp(void **state) {
   run_and_compare_parts(0, 2 * mix_count + 3, 9, 2, 0, LEVEL_ORDER_AUTO);
   run_and_compare_parts(0, 2 * mix_count + 3, 0, 3, 0, LEVEL_ORDER_DEPTH);
   /* The trunk (levels near the root swept neuron by neuron): part of the levels (the first
-   * levels with fewer than 4 or 12 systems) or every level. */
+   * levels with fewer than 20, 12 or 60 systems: see the next test for what they cover) or
+   * every level. */
   run_and_compare_trunk(0, 2 * mix_count + 3, 0, 0, 0, LEVEL_ORDER_HEIGHT, 1 << 30);
-  run_and_compare_trunk(0, 2 * mix_count + 3, 0, 2, 0, LEVEL_ORDER_HEIGHT, 4);
+  run_and_compare_trunk(0, 2 * mix_count + 3, 0, 2, 0, LEVEL_ORDER_HEIGHT, 20);
   run_and_compare_trunk(0, 3 * mix_count, 0, 0, 0, LEVEL_ORDER_HEIGHT, 12);
-  run_and_compare_trunk(0, 3 * mix_count, 0, 0, 0, LEVEL_ORDER_DEPTH, 12);
+  run_and_compare_trunk(0, 3 * mix_count, 0, 0, 0, LEVEL_ORDER_DEPTH, 60);
 }
 
 static void level_solver_matches_reference_cp(void **state) {
@@ -166,7 +167,53 @@ static void level_solver_matches_reference_cp(void **state) {
   run_and_compare(1, 2 * mix_count + 3, 11, 0, LEVEL_ORDER_HEIGHT);
   run_and_compare(1, 2 * mix_count + 3, 4, 0, LEVEL_ORDER_DEPTH);
   run_and_compare_parts(1, 2 * mix_count + 3, 12, 4, 0, LEVEL_ORDER_HEIGHT);
-  run_and_compare_trunk(1, 2 * mix_count + 3, 0, 0, 0, LEVEL_ORDER_HEIGHT, 6);
+  run_and_compare_trunk(1, 2 * mix_count + 3, 0, 0, 0, LEVEL_ORDER_HEIGHT, 20);
+}
+
+/* The trunk the runs above use covers part of the levels: the levels from the root up to the
+ * first one with at least `below` systems, each of their systems exactly once, every neuron's
+ * list deepest level first (children before parents in the backward sweep). */
+static void trunk_lists_cover_the_small_levels_once(void **state) {
+  (void)state;
+  const int neurons = 3 * mix_count;
+  const int thresholds[] = {8, 40, 300}; /* level 0 holds 6 systems, the leaves' level thousands */
+  for (size_t i = 0; i < sizeof thresholds / sizeof thresholds[0]; i++) {
+    const struct level_batch_options options = {.neurons_per_chunk = neurons,
+                                                .chunk_links = 1,
+                                                .order = LEVEL_ORDER_HEIGHT,
+                                                .trunk_below_systems = thresholds[i]};
+    struct level_batch batch;
+    struct hines_error err;
+    assert_int_equal(
+        level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &batch, &err),
+        HINES_OK);
+    const int *trunk = batch.trunk[0];
+    assert_non_null(trunk);
+    const int tail = trunk[TRUNK_LEVELS], threads = trunk[TRUNK_THREADS];
+    assert_true(tail > 0 && tail < batch.n_levels); /* a part of the levels, not all */
+    for (int level = 0; level <= tail; level++) {
+      int systems = level_block_describe(batch.blocks[level]).systems;
+      if (level < tail)
+        assert_true(systems < thresholds[i]);
+      else
+        assert_true(systems >= thresholds[i]);
+    }
+    const int *list_first = trunk + TRUNK_HEADER_SIZE + 3 * tail, *list = list_first + threads + 1;
+    int seen[64][512] = {{0}};
+    for (int t = 0; t < threads; t++)
+      for (int e = list_first[t]; e < list_first[t + 1]; e++) {
+        const int level = list[2 * e], system = list[2 * e + 1];
+        assert_true(level >= 0 && level < tail);
+        assert_true(system >= 0 && system < 512);
+        if (e > list_first[t])
+          assert_true(level <= list[2 * (e - 1)]);
+        seen[level][system]++;
+      }
+    for (int level = 0; level < tail; level++)
+      for (int s = 0; s < level_block_describe(batch.blocks[level]).systems; s++)
+        assert_int_equal(seen[level][s], 1);
+    level_batch_free(&batch);
+  }
 }
 
 /* Height order with per-level tasks cannot be expressed: refused, not silently changed. */
@@ -237,6 +284,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(level_solver_matches_reference_ncp),
       cmocka_unit_test(level_solver_matches_reference_cp),
+      cmocka_unit_test(trunk_lists_cover_the_small_levels_once),
       cmocka_unit_test(height_order_needs_chunk_tasks),
       cmocka_unit_test(per_neuron_baseline_matches_reference),
   };
