@@ -164,22 +164,31 @@ static cudaStream_t part_queue_for(struct part_queue *q, int systems, int *statu
 }
 
 /* Queues one part's step; records `deepest_done` (if any) after the backward kernel of its
- * deepest level and leaves the queue on the stream of its last kernel. */
+ * deepest level and leaves the queue on the stream of its last kernel. With `early`, every
+ * kernel is launched early (all on one stream): a backward level's first loads (its old
+ * voltages, constants) and a forward level's (its eliminated values) are none of what the
+ * previous level's kernel writes, except for the step's first kernel (the stream's previous
+ * kernel may be this chunk's last forward sweep) and the first forward level right after its
+ * own backward sweep, which wait before loading. */
 static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_levels *levels,
                            struct level_step_arguments step, struct part_queue *q,
-                           cudaEvent_t deepest_done) {
+                           cudaEvent_t deepest_done, int early) {
   int status = 0;
   const int tail = levels->tail_levels;
+  const enum level_launch plain = LEVEL_LAUNCH_PLAIN;
   for (int level = levels->n_levels - 1; level >= tail && !status; level--) {
     const size_t e = levels->element_offset[level];
     step.systems = levels->systems[level];
     cudaStream_t stream = part_queue_for(q, step.systems, &status);
+    const enum level_launch launch = !early                          ? plain
+                                     : level == levels->n_levels - 1 ? LEVEL_LAUNCH_EARLY
+                                                                     : LEVEL_LAUNCH_EARLY_LOADS;
     if (!status)
       status = level_backward_cuda(
           b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
           levels->systems[level], b->constants, &step, b->voltage + e, b->factor + e,
           b->contribution + 2 * levels->system_offset[level], b->contribution,
-          b->gates ? b->gates + 3 * e : NULL, stream);
+          b->gates ? b->gates + 3 * e : NULL, launch, stream);
     if (!status && level == levels->n_levels - 1 && deepest_done)
       status = (int)cudaEventRecord(deepest_done, stream);
   }
@@ -188,18 +197,23 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
     cudaStream_t stream = part_queue_for(q, levels->trunk_threads, &status);
     if (!status)
       status = level_trunk_backward_cuda(b->ints, trunk, levels->trunk_threads, b->constants, &step,
-                                         b->voltage, b->factor, b->contribution, b->gates, stream);
+                                         b->voltage, b->factor, b->contribution, b->gates,
+                                         early ? LEVEL_LAUNCH_EARLY : plain, stream);
     if (!status)
       status = level_trunk_forward_cuda(b->ints, trunk, levels->trunk_threads, b->voltage,
-                                        b->factor, stream);
+                                        b->factor, early ? LEVEL_LAUNCH_EARLY : plain, stream);
   }
   for (int level = tail; level < levels->n_levels && !status; level++) {
     const size_t e = levels->element_offset[level];
     cudaStream_t stream = part_queue_for(q, levels->systems[level], &status);
+    /* after the trunk's forward sweep (which writes only the levels above) or another level */
+    const enum level_launch launch = !early                       ? plain
+                                     : level == tail && tail == 0 ? LEVEL_LAUNCH_EARLY
+                                                                  : LEVEL_LAUNCH_EARLY_LOADS;
     if (!status)
       status = level_forward_cuda(
           b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
-          levels->systems[level], b->voltage + e, b->factor + e, b->voltage, stream);
+          levels->systems[level], b->voltage + e, b->factor + e, b->voltage, launch, stream);
   }
   return status;
 }
@@ -213,7 +227,7 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   if (args.n_parts == 1) {
     struct part_queue q = {.bulk = local, .urgent = local, .current = local};
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
-    status = chunk_part_cuda(&b, &args.parts[0], args.step, &q, NULL);
+    status = chunk_part_cuda(&b, &args.parts[0], args.step, &q, NULL, args.early_launches);
   } else {
     struct part_streams *ps = args.n_parts <= MAX_STREAM_PARTS ? part_streams_get(local) : NULL;
     if (!ps)
@@ -231,7 +245,7 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
         status = (int)cudaStreamWaitEvent(q.current, ps->deepest_done[p - 1], 0);
       const struct chunk_buffers b = part_buffers(&all, &args.parts[p]);
       if (!status)
-        status = chunk_part_cuda(&b, &args.parts[p], args.step, &q, ps->deepest_done[p]);
+        status = chunk_part_cuda(&b, &args.parts[p], args.step, &q, ps->deepest_done[p], 0);
       if (!status && q.current != local)
         status = (int)cudaEventRecord(ps->done[p], q.current);
       if (!status && q.current != local)
@@ -246,10 +260,10 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
 static void level_backward_gpu(void *buffers[], void *cl_arg) {
   struct level_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
-  int status = level_backward_cuda(VECTOR(0, const int), NULL, args.systems,
-                                   VECTOR(1, const double), &args, VECTOR(2, double),
-                                   VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double),
-                                   backward_gates(buffers), starpu_cuda_get_local_stream());
+  int status = level_backward_cuda(
+      VECTOR(0, const int), NULL, args.systems, VECTOR(1, const double), &args, VECTOR(2, double),
+      VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), backward_gates(buffers),
+      LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
@@ -259,7 +273,7 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
   memcpy(&args, cl_arg, sizeof args);
   int status = level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
                                   VECTOR(2, const double), VECTOR(3, const double),
-                                  starpu_cuda_get_local_stream());
+                                  LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }

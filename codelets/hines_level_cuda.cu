@@ -3,6 +3,27 @@
 // own system's size, with CP every thread runs to the longest and computes on identity padding.
 #include <cuda_runtime.h>
 
+#include <utility>
+
+// Programmatic dependent launch (compute capability 9.0): wait until the previous kernel of the
+// stream has finished and its writes are visible, then let the next kernel start. Without a
+// pending previous kernel (plain launches, older GPUs) the wait returns at once.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define LEVEL_AFTER_FIRST_LOADS()                                                                  \
+  asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define LEVEL_AFTER_FIRST_LOADS() ((void)0)
+#endif
+// Past L1 (cached in L2 only): lines of these arrays may have entered the SM's L1 before the wait.
+static __host__ __device__ inline double level_load_produced(const double *pointer) {
+#ifdef __CUDA_ARCH__
+  return __ldcg(pointer);
+#else
+  return *pointer;
+#endif
+}
+#define LEVEL_LOAD_PRODUCED(pointer) level_load_produced(pointer)
+
 #include "hines_level_kernels.h"
 
 namespace {
@@ -54,9 +75,14 @@ block_description description_of(const int *block_ints, const int *host_block) {
 // (and the registers it needs) vanishes from the passive kernel (ptxas, sm_90: 168 registers a
 // thread with the channel code, 128 without).
 template <bool kChannels>
-__global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
-    block_description block, const double *constants, level_step_arguments args, double *voltage,
-    double *factor, double *contribution, const double *child_contribution, double *gates) {
+__global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(block_description block,
+                                                      const double *constants,
+                                                      level_step_arguments args, double *voltage,
+                                                      double *factor, double *contribution,
+                                                      const double *child_contribution,
+                                                      double *gates, bool wait_first) {
+  if (wait_first)
+    LEVEL_AFTER_FIRST_LOADS();
   const level_block_view v = describe(block);
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < v.systems)
@@ -65,7 +91,9 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
 }
 
 __global__ void forward_kernel(block_description block, double *voltage, const double *factor,
-                               const double *parent_voltage) {
+                               const double *parent_voltage, bool wait_first) {
+  if (wait_first)
+    LEVEL_AFTER_FIRST_LOADS();
   const level_block_view v = describe(block);
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < v.systems)
@@ -77,6 +105,7 @@ __global__ void trunk_backward_kernel(const int *part_ints, const int *trunk,
                                       const double *constants, level_step_arguments args,
                                       double *voltage, double *factor, double *contribution,
                                       double *gates) {
+  LEVEL_AFTER_FIRST_LOADS(); // the trunk reads its first level's children first
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < trunk[TRUNK_THREADS])
     level_trunk_backward(part_ints, trunk, t, constants, &args, voltage, factor, contribution,
@@ -85,9 +114,44 @@ __global__ void trunk_backward_kernel(const int *part_ints, const int *trunk,
 
 __global__ void trunk_forward_kernel(const int *part_ints, const int *trunk, double *voltage,
                                      const double *factor) {
+  LEVEL_AFTER_FIRST_LOADS(); // the trunk's backward sweep wrote what it reads
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < trunk[TRUNK_THREADS])
     level_trunk_forward(part_ints, trunk, t, voltage, factor);
+}
+
+// Launches `kernel` on `stream`, early (programmatic stream serialization) when asked and the
+// device supports it.
+bool early_launch_supported() {
+  constexpr int kMaxDevices = 64;
+  static int major_of_device[kMaxDevices]; // 0: not asked yet (benign race: same value)
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices)
+    return false;
+  if (major_of_device[device] == 0) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+      return false;
+    major_of_device[device] = major;
+  }
+  return major_of_device[device] >= 9;
+}
+
+template <typename... Parameters, typename... Arguments>
+int launch(void (*kernel)(Parameters...), unsigned blocks, level_launch how, cudaStream_t stream,
+           Arguments &&...arguments) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  cudaLaunchAttribute early[1] = {};
+  early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early[0].val.programmaticStreamSerializationAllowed = 1;
+  if (how != LEVEL_LAUNCH_PLAIN && early_launch_supported()) {
+    config.attrs = early;
+    config.numAttrs = 1;
+  }
+  return (int)cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...);
 }
 
 } // namespace
@@ -95,52 +159,49 @@ __global__ void trunk_forward_kernel(const int *part_ints, const int *trunk, dou
 extern "C" int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
                                    const double *constants, const level_step_arguments *args,
                                    double *voltage, double *factor, double *contribution,
-                                   const double *child_contribution, double *gates, void *stream) {
+                                   const double *child_contribution, double *gates,
+                                   level_launch how, void *stream) {
   if (systems == 0)
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const unsigned blocks = (systems + kThreads - 1) / kThreads;
+  const bool wait_first = how == LEVEL_LAUNCH_EARLY;
   if (gates)
-    backward_kernel<true><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        block, constants, *args, voltage, factor, contribution, child_contribution, gates);
-  else
-    backward_kernel<false><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        block, constants, *args, voltage, factor, contribution, child_contribution, nullptr);
-  return (int)cudaGetLastError();
+    return launch(backward_kernel<true>, blocks, how, (cudaStream_t)stream, block, constants, *args,
+                  voltage, factor, contribution, child_contribution, gates, wait_first);
+  return launch(backward_kernel<false>, blocks, how, (cudaStream_t)stream, block, constants, *args,
+                voltage, factor, contribution, child_contribution, (double *)nullptr, wait_first);
 }
 
 extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, int systems,
                                   double *voltage, const double *factor,
-                                  const double *parent_voltage, void *stream) {
+                                  const double *parent_voltage, level_launch how, void *stream) {
   if (systems == 0)
     return 0;
   const block_description block = description_of(block_ints, host_block);
-  forward_kernel<<<(systems + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
-      block, voltage, factor, parent_voltage);
-  return (int)cudaGetLastError();
+  return launch(forward_kernel, (systems + kThreads - 1) / kThreads, how, (cudaStream_t)stream,
+                block, voltage, factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
 }
 
 extern "C" int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,
                                          const double *constants, const level_step_arguments *args,
                                          double *voltage, double *factor, double *contribution,
-                                         double *gates, void *stream) {
+                                         double *gates, level_launch how, void *stream) {
   if (threads == 0)
     return 0;
   const unsigned blocks = (threads + kThreads - 1) / kThreads;
   if (gates)
-    trunk_backward_kernel<true><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        part_ints, trunk, constants, *args, voltage, factor, contribution, gates);
-  else
-    trunk_backward_kernel<false><<<blocks, kThreads, 0, (cudaStream_t)stream>>>(
-        part_ints, trunk, constants, *args, voltage, factor, contribution, nullptr);
-  return (int)cudaGetLastError();
+    return launch(trunk_backward_kernel<true>, blocks, how, (cudaStream_t)stream, part_ints, trunk,
+                  constants, *args, voltage, factor, contribution, gates);
+  return launch(trunk_backward_kernel<false>, blocks, how, (cudaStream_t)stream, part_ints, trunk,
+                constants, *args, voltage, factor, contribution, (double *)nullptr);
 }
 
 extern "C" int level_trunk_forward_cuda(const int *part_ints, const int *trunk, int threads,
-                                        double *voltage, const double *factor, void *stream) {
+                                        double *voltage, const double *factor, level_launch how,
+                                        void *stream) {
   if (threads == 0)
     return 0;
-  trunk_forward_kernel<<<(threads + kThreads - 1) / kThreads, kThreads, 0, (cudaStream_t)stream>>>(
-      part_ints, trunk, voltage, factor);
-  return (int)cudaGetLastError();
+  return launch(trunk_forward_kernel, (threads + kThreads - 1) / kThreads, how,
+                (cudaStream_t)stream, part_ints, trunk, voltage, factor);
 }

@@ -43,6 +43,21 @@ struct level_step_arguments {
 #define LEVEL_UNROLL _Pragma("GCC unroll 8")
 #endif
 
+/* Where a sweep has issued its first group's loads, which read nothing the previous kernel of
+ * its stream writes, and is about to read what that kernel does write (child contributions, the
+ * parent's voltage). The CUDA codelet defines it as "wait for the previous kernel": the kernels
+ * are launched as programmatic dependent launches, so a level's kernel starts and issues its
+ * first loads while the previous level's kernel is still finishing (see hines_level_cuda.cu).
+ * Nothing to wait for on a CPU. */
+#ifndef LEVEL_AFTER_FIRST_LOADS
+#define LEVEL_AFTER_FIRST_LOADS() ((void)0)
+#endif
+/* A read of what the previous kernel wrote (after LEVEL_AFTER_FIRST_LOADS): the CUDA codelet
+ * reads it past the SM's L1, which may hold lines loaded while that kernel was still writing. */
+#ifndef LEVEL_LOAD_PRODUCED
+#define LEVEL_LOAD_PRODUCED(pointer) (*(pointer))
+#endif
+
 /* What one group of the backward sweep reads: element indices, old voltages, constants. */
 struct level_backward_group {
   int e[LEVEL_PREFETCH];
@@ -102,6 +117,7 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
   struct level_backward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)
     level_backward_load(v, s, top - 1, size, first_row, constants, voltage, &current);
+  LEVEL_AFTER_FIRST_LOADS();
   for (int group = top - 1; group >= 0; group -= LEVEL_PREFETCH) {
     if (group - LEVEL_PREFETCH >= 0)
       level_backward_load(v, s, group - LEVEL_PREFETCH, size, first_row, constants, voltage, &next);
@@ -125,8 +141,8 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
         }
         if (j == size - 1) {
           for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
-            dj -= child_contribution[2 * v->child[c]];
-            rj -= child_contribution[2 * v->child[c] + 1];
+            dj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c]]);
+            rj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c] + 1]);
           }
         } else if (j + 1 < top) {
           dj -= previous_factor * previous_off_diagonal;
@@ -169,11 +185,12 @@ static inline LEVEL_HOST_DEVICE void
 level_forward_system(const struct level_block_view *v, int s, double *voltage,
                      const double *LEVEL_RESTRICT factor,
                      const double *LEVEL_RESTRICT parent_voltage) {
-  const int top = v->padded ? v->max_size : v->size[s];
-  double x = v->junction[s] >= 0 ? parent_voltage[v->junction[s]] : 0.0;
+  const int top = v->padded ? v->max_size : v->size[s], junction = v->junction[s];
   struct level_forward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)
     level_forward_load(v, s, 0, top, voltage, factor, &current);
+  LEVEL_AFTER_FIRST_LOADS();
+  double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
   for (int group = 0; group < top; group += LEVEL_FORWARD_PREFETCH) {
     if (group + LEVEL_FORWARD_PREFETCH < top)
       level_forward_load(v, s, group + LEVEL_FORWARD_PREFETCH, top, voltage, factor, &next);
@@ -250,8 +267,21 @@ struct chunk_levels {
  * overlap another part's large levels instead of leaving the GPU idle. */
 struct chunk_step_arguments {
   struct level_step_arguments step;
+  int early_launches; /* GPU, one part: each level's kernel launched early (enum level_launch) */
   int n_parts;
   const struct chunk_levels *parts;
+};
+
+/* How a CUDA launcher's kernel follows the previous kernel of its stream. A kernel launched
+ * early sits on the SMs left free by the previous one and waits there (LEVEL_AFTER_FIRST_LOADS)
+ * for it to finish, so a chain of small levels does not pay a launch and a first round of
+ * memory latency per level. Early launches need compute capability 9.0; elsewhere they are
+ * plain. A kernel launched early lets the next one start once it has waited. */
+enum level_launch {
+  LEVEL_LAUNCH_PLAIN,       /* starts once the previous kernel has finished */
+  LEVEL_LAUNCH_EARLY_LOADS, /* may start before, and issue its first loads: the previous kernel
+                               writes none of them */
+  LEVEL_LAUNCH_EARLY,       /* may start before, but waits before any load */
 };
 
 #ifdef __cplusplus
@@ -263,16 +293,18 @@ extern "C" {
 int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
                         const double *constants, const struct level_step_arguments *args,
                         double *voltage, double *factor, double *contribution,
-                        const double *child_contribution, double *gates, void *stream);
+                        const double *child_contribution, double *gates, enum level_launch launch,
+                        void *stream);
 int level_forward_cuda(const int *block_ints, const int *host_block, int systems, double *voltage,
-                       const double *factor, const double *parent_voltage, void *stream);
+                       const double *factor, const double *parent_voltage, enum level_launch launch,
+                       void *stream);
 /* The trunk sweeps, one thread per trunk thread (device pointers). */
 int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,
                               const double *constants, const struct level_step_arguments *args,
                               double *voltage, double *factor, double *contribution, double *gates,
-                              void *stream);
+                              enum level_launch launch, void *stream);
 int level_trunk_forward_cuda(const int *part_ints, const int *trunk, int threads, double *voltage,
-                             const double *factor, void *stream);
+                             const double *factor, enum level_launch launch, void *stream);
 #ifdef __cplusplus
 }
 #endif

@@ -276,7 +276,10 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
 
 static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
                              const struct level_step_arguments *step) {
-  struct chunk_step_arguments args = {.step = *step, .n_parts = k->n_parts, .parts = k->parts};
+  struct chunk_step_arguments args = {.step = *step,
+                                      .early_launches = !batch->config.plain_gpu_launches,
+                                      .n_parts = k->n_parts,
+                                      .parts = k->parts};
   void *task_args = arguments_copy(&args, sizeof args);
   int ret = k->gates_handle
                 ? starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,

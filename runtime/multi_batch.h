@@ -33,6 +33,11 @@ struct multi_batch_config {
    * default: measured on the H200, 32,768 gains 1.5-2 % on the real-SWC mix of 33,390 neurons,
    * but a batch too small to reach it becomes one thread per neuron, 4x slower). */
   int trunk_below_systems;
+  /* Chunk tasks with one part on a GPU of compute capability 9.0 or newer: 0 (the default)
+   * launches each level's kernel early, so that it starts and issues its first loads while the
+   * previous level's kernel finishes (codelets/hines_level_kernels.h); 1 launches each kernel
+   * once the previous one has finished. */
+  int plain_gpu_launches;
   struct cable_parameters cable;
   double dt_ms, initial_mV;
   struct stimulus stimulus;

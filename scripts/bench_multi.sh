@@ -40,6 +40,7 @@ mix=()
 for f in "$data"/*.swc; do mix+=(--morph "$f"); done
 run realmix mono-medium-high-256000 100 --mode mono --morph synthetic:medium-high --neurons 256000 --layout interleaved
 run realmix swc-mix-chunk 100 --mode multi "${mix[@]}" --neurons 33390 --verify
+run realmix swc-mix-chunk-plain 100 --mode multi "${mix[@]}" --neurons 33390 --gpu-launch plain
 run realmix swc-mix-chunk-depth 100 --mode multi "${mix[@]}" --neurons 33390 --level-order depth
 run realmix swc-mix-chunk-trunk 100 --mode multi "${mix[@]}" --neurons 33390 --trunk-below 32768
 run realmix swc-mix-chunk-2parts 100 --mode multi "${mix[@]}" --neurons 33390 --task-parts 2

@@ -45,6 +45,29 @@ for what in "${@:-check bench-mono}"; do
           sed "s/^/$tasks $padding: /" | tee -a "$out/verify_cuda.txt"
       done
     done
+    echo "== chunk tasks with a trunk, kernels launched early and plainly: both against the reference"
+    for launch in early plain; do
+      STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 600 \
+        --steps 400 --hh all --stim-amp 1 --trunk-below 300 --gpu-launch $launch --verify 2>&1 |
+        sed "s/^/trunk $launch: /" | tee -a "$out/verify_cuda.txt"
+    done
+    echo "== early and plain launches give the same voltages (probes, 12 digits)"
+    probes=()
+    for p in 0:0 1:50 2:7 3:100 4:3 5:0 100:20 333:0 599:40; do probes+=(--probe "$p"); done
+    for launch in early plain; do
+      for trunk in 0 300; do
+        STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 600 \
+          --steps 2000 --hh all --stim-amp 1 --trunk-below $trunk --gpu-launch $launch \
+          "${probes[@]}" --probes "$out/probes_${launch}_trunk$trunk.csv"
+      done
+    done
+    for trunk in 0 300; do
+      if cmp -s "$out/probes_early_trunk$trunk.csv" "$out/probes_plain_trunk$trunk.csv"; then
+        echo "trunk-below $trunk: early and plain launches: identical probe files" | tee -a "$out/verify_cuda.txt"
+      else
+        echo "trunk-below $trunk: early and plain launches: probe files DIFFER" | tee -a "$out/verify_cuda.txt"
+      fi
+    done
     echo "== the same HH configuration on CPU workers only and on the GPU only: probe files"
     for workers in cpu:STARPU_NCUDA=0 cuda:STARPU_NCPU=0; do
       env "${workers#*:}" "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 24 \

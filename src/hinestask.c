@@ -43,6 +43,7 @@ struct options {
   int neurons_per_task;
   int parts_per_task; /* multi: 0 for the default */
   int trunk_below;    /* multi: 0 none (the default), else systems */
+  int plain_launches; /* multi, GPU: no early (programmatic dependent) kernel launches */
   int cpu_group;
   int steps;
   double dt_ms;
@@ -95,6 +96,9 @@ static void usage(FILE *out) {
       "  --trunk-below N      multi, chunk tasks: the levels from the root up to the first one\n"
       "                       with N systems or more are swept by one GPU thread per neuron\n"
       "                       instead of one kernel per level (default 0: never)\n"
+      "  --gpu-launch early|plain  multi, chunk tasks: launch each level's GPU kernel early, so\n"
+      "                       it starts while the previous level finishes (default early;\n"
+      "                       compute capability 9.0 and newer), or plainly after it\n"
       "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
       "                       (ncp, default)\n"
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
@@ -213,6 +217,7 @@ enum long_only_options {
   OPT_TASK_NEURONS,
   OPT_TASK_PARTS,
   OPT_TRUNK_BELOW,
+  OPT_GPU_LAUNCH,
   OPT_CPU_GROUP,
   OPT_STEPS,
   OPT_DT,
@@ -335,6 +340,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
       {"stim-spread", required_argument, 0, OPT_STIM_SPREAD},
       {"padding", required_argument, 0, OPT_PADDING},
       {"level-order", required_argument, 0, OPT_LEVEL_ORDER},
+      {"gpu-launch", required_argument, 0, OPT_GPU_LAUNCH},
       {"hh", required_argument, 0, OPT_HH},
       {"probe", required_argument, 0, OPT_PROBE},
       {"probe-every", required_argument, 0, OPT_PROBE_EVERY},
@@ -512,6 +518,11 @@ static void parse_options(int argc, char **argv, struct options *o) {
         bad_usage("--level-order must be depth or height, got '%s'", optarg);
       o->level_order = strcmp(optarg, "depth") == 0 ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT;
       break;
+    case OPT_GPU_LAUNCH:
+      if (strcmp(optarg, "early") && strcmp(optarg, "plain"))
+        bad_usage("--gpu-launch must be early or plain, got '%s'", optarg);
+      o->plain_launches = strcmp(optarg, "plain") == 0;
+      break;
     case '?':
     default:
       if (optopt)
@@ -602,6 +613,10 @@ static int write_json(const struct options *o, const struct run_result *r) {
     fprintf(f, "  \"trunk_below\": %d,\n", o->trunk_below);
   else
     fprintf(f, "  \"trunk_below\": null,\n");
+  if (strcmp(o->mode, "multi") == 0 && !o->per_neuron && !o->level_tasks)
+    fprintf(f, "  \"gpu_launch\": \"%s\",\n", o->plain_launches ? "plain" : "early");
+  else
+    fprintf(f, "  \"gpu_launch\": null,\n");
   if (o->parts_per_task > 0)
     fprintf(f, "  \"task_parts\": %d,\n", o->parts_per_task);
   else
@@ -794,6 +809,7 @@ static int create_batch(const struct options *o, const struct morphology *morpho
                                         .neurons_per_task = o->neurons_per_task,
                                         .parts_per_task = o->parts_per_task,
                                         .trunk_below_systems = o->trunk_below,
+                                        .plain_gpu_launches = o->plain_launches,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,
                                         .order = o->level_order,
