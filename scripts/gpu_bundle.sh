@@ -30,5 +30,12 @@ done | sort -u | while read -r lib; do
   fi
 done
 # starpu_fxt_tool reads nothing else; the perf-model and trace tools need no data files.
+# The shared morphologies, when this checkout has them beside it, for the level solver's test on
+# the GPU (gpu_run.sh check-multi); the bundle is never committed.
+shared=$(readlink -f "$repo_root/../shared/morphologies" 2>/dev/null || true)
+if [ -n "$shared" ] && [ -d "$shared" ]; then
+  mkdir -p "$bundle/morphologies"
+  cp "$shared"/*.swc "$bundle/morphologies/"
+fi
 du -sh "$bundle" >&2
 ls "$bundle/lib" >&2

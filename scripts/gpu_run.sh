@@ -45,6 +45,17 @@ for what in "${@:-check bench-mono}"; do
           sed "s/^/$tasks $padding: /" | tee -a "$out/verify_cuda.txt"
       done
     done
+    if [ -d "$bundle/morphologies" ]; then
+      echo "== the level solver's test (every shared SWC file plus random trees, CP and NCP, both"
+      echo "   task shapes, trunks, parts) on the GPU only, then its digests under two schedulers"
+      HINES_SHARED_MORPHOLOGIES="$bundle/morphologies" STARPU_NCPU=0 STARPU_NCUDA=1 \
+        "$bundle/bin/test_multi_levels" 2>&1 | tee "$out/test_multi_levels_cuda.txt" | tail -n 25
+      echo "exit status ${PIPESTATUS[0]}" | tee -a "$out/test_multi_levels_cuda.txt"
+      HINES_SHARED_MORPHOLOGIES="$bundle/morphologies" STARPU_NCPU=0 STARPU_NCUDA=1 \
+        tests/same_digest.sh "$bundle/bin/test_multi_levels" eager dmda 2>&1 |
+        tee "$out/same_digest_cuda.txt"
+      echo "exit status ${PIPESTATUS[0]}" | tee -a "$out/same_digest_cuda.txt"
+    fi
     echo "== chunk tasks with a trunk, kernels launched early and plainly: both against the reference"
     for launch in early plain; do
       STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 600 \

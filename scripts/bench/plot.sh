@@ -5,12 +5,11 @@
 #   FIGURE: fig3 fig4 fig5 fig6 fig9 fig10 fig11 fig9-11 fig12 fig13 fig14
 #   CSV:    benchmark CSVs; each is recognised by its header (bench_mono.sh, bench_multi.sh,
 #           bench_tridiag.sh, bench/bench_classes.sh). Without any, the committed CSVs of
-#           scripts/results/ are plotted (fig5: the newest classes_*.csv, if there is one).
-# Environment: HINES_PLOTS_DIR (output folder, default scripts/results/plots),
-#              HINES_RESULTS_DIR (also searched for classes_*.csv).
+#           scripts/results/ are plotted.
+# Environment: HINES_PLOTS_DIR (output folder, default scripts/results/plots).
 # Every value drawn comes from the CSVs; the footnote of each PNG names the machine, the date,
-# the commit and the CSV. A figure without data (fig5 until it has been measured) is skipped
-# with a message and exit status 0.
+# the commit and the CSV. A figure without data (fig5 without a classes CSV) is skipped with a
+# message and exit status 0.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd "$here/../.." && pwd)
@@ -76,17 +75,12 @@ if [ $# -gt 0 ]; then
     fi
   done
 else
-  csv_of[mono]=$committed/mono_h200_2026-11-22.csv
+  csv_of[mono]=$committed/mono_h200_2026-11-22b.csv
   # Fig. 3 has two-GPU curves: the run on the two-GPU machine (its CPU engines too, same run).
   [ "$figure" = fig3 ] && csv_of[mono]=$committed/mono_h200x2_2026-11-22.csv
-  csv_of[multi]=$committed/multi_h200_2026-11-22c.csv
+  csv_of[multi]=$committed/multi_h200_2026-11-22d.csv
   csv_of[tridiag]=$committed/tridiag_h200_2026-11-22b.csv
-  # No six-class CSV is committed; take the newest one a --run left behind, if any.
-  for csv in "${HINES_RESULTS_DIR:-$committed}"/classes_*.csv "$committed"/classes_*.csv; do
-    if [ -e "$csv" ] && { [ -z "${csv_of[classes]:-}" ] || [ "$csv" -nt "${csv_of[classes]}" ]; }; then
-      csv_of[classes]=$csv
-    fi
-  done
+  csv_of[classes]=$committed/classes_h200_2026-11-22b.csv
 fi
 have=0
 for kind in $needs; do
