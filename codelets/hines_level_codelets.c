@@ -164,57 +164,53 @@ static cudaStream_t part_queue_for(struct part_queue *q, int systems, int *statu
 }
 
 /* Queues one part's step; records `deepest_done` (if any) after the backward kernel of its
- * deepest level and leaves the queue on the stream of its last kernel. With `early`, every
- * kernel is launched early (all on one stream): a backward level's first loads (its old
- * voltages, constants) and a forward level's (its eliminated values) are none of what the
- * previous level's kernel writes, except for the step's first kernel (the stream's previous
- * kernel may be this chunk's last forward sweep) and the first forward level right after its
- * own backward sweep, which wait before loading. */
+ * deepest level and leaves the queue on the stream of its last kernel. With `early`, the kernels
+ * are launched early as level_plan_launches says (all on one stream). */
 static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_levels *levels,
                            struct level_step_arguments step, struct part_queue *q,
                            cudaEvent_t deepest_done, int early) {
   int status = 0;
-  const int tail = levels->tail_levels;
-  const enum level_launch plain = LEVEL_LAUNCH_PLAIN;
-  for (int level = levels->n_levels - 1; level >= tail && !status; level--) {
+  const int tail = levels->tail_levels, n_levels = levels->n_levels;
+  int *backward = malloc(2 * (size_t)n_levels * sizeof *backward), *forward = backward + n_levels;
+  int trunk_launch;
+  if (!backward)
+    return (int)cudaErrorMemoryAllocation;
+  level_plan_launches(n_levels, levels->systems, tail, levels->trunk_threads, early, backward,
+                      forward, &trunk_launch);
+  for (int level = n_levels - 1; level >= tail && !status; level--) {
     const size_t e = levels->element_offset[level];
     step.systems = levels->systems[level];
     cudaStream_t stream = part_queue_for(q, step.systems, &status);
-    const enum level_launch launch = !early                          ? plain
-                                     : level == levels->n_levels - 1 ? LEVEL_LAUNCH_EARLY
-                                                                     : LEVEL_LAUNCH_EARLY_LOADS;
-    if (!status)
+    if (!status && backward[level] >= 0)
       status = level_backward_cuda(
           b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
           levels->systems[level], b->constants, &step, b->voltage + e, b->factor + e,
           b->contribution + 2 * levels->system_offset[level], b->contribution,
-          b->gates ? b->gates + 3 * e : NULL, launch, stream);
-    if (!status && level == levels->n_levels - 1 && deepest_done)
+          b->gates ? b->gates + 3 * e : NULL, (enum level_launch)backward[level], stream);
+    if (!status && level == n_levels - 1 && deepest_done)
       status = (int)cudaEventRecord(deepest_done, stream);
   }
-  if (tail > 0 && !status) { /* the trunk: both sweeps, one thread per neuron */
+  if (trunk_launch >= 0 && !status) { /* the trunk: both sweeps, one thread per neuron */
     const int *trunk = b->ints + levels->trunk_offset;
     cudaStream_t stream = part_queue_for(q, levels->trunk_threads, &status);
     if (!status)
       status = level_trunk_backward_cuda(b->ints, trunk, levels->trunk_threads, b->constants, &step,
                                          b->voltage, b->factor, b->contribution, b->gates,
-                                         early ? LEVEL_LAUNCH_EARLY : plain, stream);
+                                         (enum level_launch)trunk_launch, stream);
     if (!status)
       status = level_trunk_forward_cuda(b->ints, trunk, levels->trunk_threads, b->voltage,
-                                        b->factor, early ? LEVEL_LAUNCH_EARLY : plain, stream);
+                                        b->factor, (enum level_launch)trunk_launch, stream);
   }
-  for (int level = tail; level < levels->n_levels && !status; level++) {
+  for (int level = tail; level < n_levels && !status; level++) {
     const size_t e = levels->element_offset[level];
     cudaStream_t stream = part_queue_for(q, levels->systems[level], &status);
-    /* after the trunk's forward sweep (which writes only the levels above) or another level */
-    const enum level_launch launch = !early                       ? plain
-                                     : level == tail && tail == 0 ? LEVEL_LAUNCH_EARLY
-                                                                  : LEVEL_LAUNCH_EARLY_LOADS;
-    if (!status)
-      status = level_forward_cuda(
-          b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
-          levels->systems[level], b->voltage + e, b->factor + e, b->voltage, launch, stream);
+    if (!status && forward[level] >= 0)
+      status = level_forward_cuda(b->ints + levels->ints_offset[level],
+                                  levels->host_ints + levels->ints_offset[level],
+                                  levels->systems[level], b->voltage + e, b->factor + e, b->voltage,
+                                  (enum level_launch)forward[level], stream);
   }
+  free(backward);
   return status;
 }
 

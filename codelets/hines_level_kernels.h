@@ -284,6 +284,39 @@ enum level_launch {
   LEVEL_LAUNCH_EARLY,       /* may start before, but waits before any load */
 };
 
+/* How each kernel of one part's step is launched, in queue order: backward[level] (deepest
+ * first), the trunk's two kernels, forward[level] (root first); -1 where a level has no system
+ * (no kernel). A kernel may issue its first loads early only when the kernel queued just before
+ * it writes none of them: a backward level after a deeper backward level, a forward level after
+ * a shallower forward level or the trunk. The step's first kernel (the stream's previous kernel
+ * may be this chunk's last forward sweep of the previous step), the first forward kernel right
+ * after the backward kernel of the same level, and the trunk (which reads the level below it
+ * first) wait before loading. Empty levels launch nothing, so "just before" skips them. */
+static inline void level_plan_launches(int n_levels, const int *systems, int tail,
+                                       int trunk_threads, int early, int *backward, int *forward,
+                                       int *trunk) {
+  int launched = 0;
+  for (int level = n_levels - 1; level >= 0; level--) {
+    backward[level] = -1;
+    if (level >= tail && systems[level] > 0)
+      backward[level] = !early       ? LEVEL_LAUNCH_PLAIN
+                        : launched++ ? LEVEL_LAUNCH_EARLY_LOADS
+                                     : LEVEL_LAUNCH_EARLY;
+  }
+  const int with_trunk = tail > 0 && trunk_threads > 0;
+  *trunk = !with_trunk ? -1 : early ? LEVEL_LAUNCH_EARLY : LEVEL_LAUNCH_PLAIN;
+  int first_forward = 1;
+  for (int level = 0; level < n_levels; level++) {
+    forward[level] = -1;
+    if (level >= tail && systems[level] > 0) {
+      forward[level] = !early                         ? LEVEL_LAUNCH_PLAIN
+                       : first_forward && !with_trunk ? LEVEL_LAUNCH_EARLY
+                                                      : LEVEL_LAUNCH_EARLY_LOADS;
+      first_forward = 0;
+    }
+  }
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif

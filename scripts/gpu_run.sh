@@ -47,14 +47,28 @@ for what in "${@:-check bench-mono}"; do
     done
     if [ -d "$bundle/morphologies" ]; then
       echo "== the level solver's test (every shared SWC file plus random trees, CP and NCP, both"
-      echo "   task shapes, trunks, parts) on the GPU only, then its digests under two schedulers"
-      HINES_SHARED_MORPHOLOGIES="$bundle/morphologies" STARPU_NCPU=0 STARPU_NCUDA=1 \
-        "$bundle/bin/test_multi_levels" 2>&1 | tee "$out/test_multi_levels_cuda.txt" | tail -n 25
-      echo "exit status ${PIPESTATUS[0]}" | tee -a "$out/test_multi_levels_cuda.txt"
+      echo "   task shapes, trunks, parts) on the GPU only, kernels launched early and plainly;"
+      echo "   one seed: every configuration's digest must be the same both ways"
+      seed=${HINES_TEST_SEED:-$RANDOM$RANDOM}
+      for plain in 0 1; do
+        HINES_TEST_SEED=$seed HINES_TEST_PLAIN_LAUNCHES=$plain HINES_SHARED_MORPHOLOGIES="$bundle/morphologies" \
+          STARPU_NCPU=0 STARPU_NCUDA=1 "$bundle/bin/test_multi_levels" >"$out/test_multi_levels_cuda_plain$plain.txt" 2>&1
+        echo "plain launches $plain: exit status $? ($(grep -c 'result digest' "$out/test_multi_levels_cuda_plain$plain.txt") configurations)" |
+          tee -a "$out/verify_cuda.txt"
+        grep -E 'FAILED|ERROR' "$out/test_multi_levels_cuda_plain$plain.txt" | head -n 5
+      done
+      if diff <(grep 'result digest' "$out/test_multi_levels_cuda_plain0.txt") \
+        <(grep 'result digest' "$out/test_multi_levels_cuda_plain1.txt") >/dev/null; then
+        echo "early and plain launches: identical digests and errors in every configuration" | tee -a "$out/verify_cuda.txt"
+      else
+        echo "early and plain launches: digests DIFFER" | tee -a "$out/verify_cuda.txt"
+      fi
+      grep 'max relative error' "$out/test_multi_levels_cuda_plain0.txt" | sed 's/.*max relative error \([^;]*\);.*/\1/' |
+        sort -g | tail -n 1 | sed 's/^/largest relative error against the reference: /' | tee -a "$out/verify_cuda.txt"
       HINES_SHARED_MORPHOLOGIES="$bundle/morphologies" STARPU_NCPU=0 STARPU_NCUDA=1 \
         tests/same_digest.sh "$bundle/bin/test_multi_levels" eager dmda 2>&1 |
         tee "$out/same_digest_cuda.txt"
-      echo "exit status ${PIPESTATUS[0]}" | tee -a "$out/same_digest_cuda.txt"
+      echo "two schedulers on the GPU, same digest: exit status ${PIPESTATUS[0]}" | tee -a "$out/verify_cuda.txt"
     fi
     echo "== chunk tasks with a trunk, kernels launched early and plainly: both against the reference"
     for launch in early plain; do

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <starpu.h>
 
+#include "hines_level_kernels.h"
 #include "morph_spec.h"
 #include "multi_batch.h"
 #include "neuron_batch.h"
@@ -91,6 +92,13 @@ static const char *order_name(enum level_order order) {
   return order == LEVEL_ORDER_DEPTH ? "depth" : order == LEVEL_ORDER_HEIGHT ? "height" : "auto";
 }
 
+/* On a GPU the chunk tasks launch their kernels early unless HINES_TEST_PLAIN_LAUNCHES=1
+ * (gpu_run.sh check-multi runs this test both ways on CUDA workers). */
+static int plain_gpu_launches(void) {
+  const char *plain = getenv("HINES_TEST_PLAIN_LAUNCHES");
+  return plain && strcmp(plain, "1") == 0;
+}
+
 static void run_and_compare_trunk(int padded, int neurons, int per_task, int parts, int level_tasks,
                                   enum level_order order, int trunk_below) {
   const int steps = 20;
@@ -105,6 +113,7 @@ static void run_and_compare_trunk(int padded, int neurons, int per_task, int par
                                       .level_tasks = level_tasks,
                                       .order = order,
                                       .trunk_below_systems = trunk_below,
+                                      .plain_gpu_launches = plain_gpu_launches(),
                                       .cable = cable_defaults,
                                       .dt_ms = 0.025,
                                       .initial_mV = -65,
@@ -168,6 +177,71 @@ static void level_solver_matches_reference_cp(void **state) {
   run_and_compare(1, 2 * mix_count + 3, 4, 0, LEVEL_ORDER_DEPTH);
   run_and_compare_parts(1, 2 * mix_count + 3, 12, 4, 0, LEVEL_ORDER_HEIGHT);
   run_and_compare_trunk(1, 2 * mix_count + 3, 0, 0, 0, LEVEL_ORDER_HEIGHT, 20);
+}
+
+/* The launch plan of a chunk step (codelets/hines_level_kernels.h) on random level sizes, empty
+ * levels and trunks: a kernel that issues loads before waiting for the previous kernel must come
+ * right after one that writes none of them (a deeper backward level before a backward level; a
+ * shallower forward level or the trunk before a forward level). On the GPU, breaking this rule
+ * read a level's values while the kernel before was still writing them (chunks whose levels near
+ * the root were empty). */
+enum { KERNEL_BACKWARD, KERNEL_TRUNK_BACKWARD, KERNEL_TRUNK_FORWARD, KERNEL_FORWARD };
+struct queued_kernel {
+  int kind, level, launch;
+};
+
+static void early_launches_preload_only_what_the_previous_kernel_leaves(void **state) {
+  (void)state;
+  int preloading_seen = 0;
+  for (int trial = 0; trial < 2000; trial++) {
+    const int n_levels = 1 + (int)(testing_uniform(&seed_state) * 12);
+    int systems[12], backward[12], forward[12], trunk;
+    for (int level = 0; level < n_levels; level++)
+      systems[level] = testing_uniform(&seed_state) < 0.3 ? 0 : 1 + level * 7;
+    const int tail =
+        testing_uniform(&seed_state) < 0.5 ? 0 : (int)(testing_uniform(&seed_state) * n_levels);
+    const int trunk_threads = testing_uniform(&seed_state) < 0.2 ? 0 : 5;
+    for (int early = 0; early <= 1; early++) {
+      level_plan_launches(n_levels, systems, tail, trunk_threads, early, backward, forward, &trunk);
+      struct queued_kernel queue[2 * 12 + 2];
+      int queued = 0;
+      for (int level = n_levels - 1; level >= 0; level--) {
+        assert_int_equal(backward[level] >= 0, level >= tail && systems[level] > 0);
+        if (backward[level] >= 0)
+          queue[queued++] = (struct queued_kernel){KERNEL_BACKWARD, level, backward[level]};
+      }
+      assert_int_equal(trunk >= 0, tail > 0 && trunk_threads > 0);
+      if (trunk >= 0) {
+        queue[queued++] = (struct queued_kernel){KERNEL_TRUNK_BACKWARD, -1, trunk};
+        queue[queued++] = (struct queued_kernel){KERNEL_TRUNK_FORWARD, -1, trunk};
+      }
+      for (int level = 0; level < n_levels; level++) {
+        assert_int_equal(forward[level] >= 0, level >= tail && systems[level] > 0);
+        if (forward[level] >= 0)
+          queue[queued++] = (struct queued_kernel){KERNEL_FORWARD, level, forward[level]};
+      }
+      for (int i = 0; i < queued; i++) {
+        const struct queued_kernel *k = &queue[i], *before = i > 0 ? &queue[i - 1] : NULL;
+        if (!early) {
+          assert_int_equal(k->launch, LEVEL_LAUNCH_PLAIN);
+          continue;
+        }
+        assert_int_not_equal(k->launch, LEVEL_LAUNCH_PLAIN);
+        if (k->launch != LEVEL_LAUNCH_EARLY_LOADS)
+          continue;
+        preloading_seen++;
+        assert_non_null(before); /* never the step's first kernel */
+        if (k->kind == KERNEL_BACKWARD)
+          assert_true(before->kind == KERNEL_BACKWARD && before->level > k->level);
+        else if (k->kind == KERNEL_FORWARD)
+          assert_true((before->kind == KERNEL_FORWARD && before->level < k->level) ||
+                      before->kind == KERNEL_TRUNK_FORWARD);
+        else
+          fail_msg("the trunk's kernels read the level below them first: they must wait");
+      }
+    }
+  }
+  assert_true(preloading_seen > 1000); /* the plans do preload */
 }
 
 /* The trunk the runs above use covers part of the levels: the levels from the root up to the
@@ -285,6 +359,7 @@ int main(void) {
       cmocka_unit_test(level_solver_matches_reference_ncp),
       cmocka_unit_test(level_solver_matches_reference_cp),
       cmocka_unit_test(trunk_lists_cover_the_small_levels_once),
+      cmocka_unit_test(early_launches_preload_only_what_the_previous_kernel_leaves),
       cmocka_unit_test(height_order_needs_chunk_tasks),
       cmocka_unit_test(per_neuron_baseline_matches_reference),
   };
