@@ -120,8 +120,8 @@ __global__ void trunk_forward_kernel(const int *part_ints, const int *trunk, dou
     level_trunk_forward(part_ints, trunk, t, voltage, factor);
 }
 
-// Launches `kernel` on `stream`, early (programmatic stream serialization) when asked and the
-// device supports it.
+// Whether the current device takes early launches (compute capability 9.0 or newer), asked once
+// per device.
 bool early_launch_supported() {
   constexpr int kMaxDevices = 64;
   static int major_of_device[kMaxDevices]; // 0: not asked yet (benign race: same value)
@@ -137,6 +137,8 @@ bool early_launch_supported() {
   return major_of_device[device] >= 9;
 }
 
+// Launches `kernel` on `stream`, early (programmatic stream serialization) when asked and the
+// device supports it.
 template <typename... Parameters, typename... Arguments>
 int launch(void (*kernel)(Parameters...), unsigned blocks, level_launch how, cudaStream_t stream,
            Arguments &&...arguments) {

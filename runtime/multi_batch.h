@@ -30,8 +30,9 @@ struct multi_batch_config {
   enum level_order order;
   /* Chunk tasks: the levels from the root up to the first one with at least this many systems
    * are swept by one thread per neuron (src/level_layout.h); 0 or negative: no trunk (the
-   * default: measured on the H200, 32,768 gains 1.5-2 % on the real-SWC mix of 33,390 neurons,
-   * but a batch too small to reach it becomes one thread per neuron, 4x slower). */
+   * default: measured on the H200 with early launches, 32,768 loses 2 % on the real-SWC mix of
+   * 33,390 neurons, and a batch too small to reach it becomes one thread per neuron, 4x
+   * slower). */
   int trunk_below_systems;
   /* Chunk tasks with one part on a GPU of compute capability 9.0 or newer: 0 (the default)
    * launches each level's kernel early, so that it starts and issues its first loads while the
