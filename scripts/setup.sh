@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-shot set-up for hinestask on a Debian machine:
-#   1. Debian packages (build tools, hwloc, FxT, cmocka, gnuplot for plots),
-#   2. StarPU 1.3.10 built from Debian's *source* package with FxT, 256 CPU workers
+#   1. Debian packages (build tools, hwloc, FxT, cmocka, Open MPI, pajeng, matplotlib),
+#   2. StarPU 1.3.10 built from Debian's *source* package with FxT, MPI, 256 CPU workers
 #      and CUDA when nvcc is found (Debian's binary libstarpu-dev has none of these),
 #   3. a CMake build of hinestask in ./build.
 # Re-running it is cheap: the StarPU prefix carries a stamp of its configuration and
@@ -40,8 +40,13 @@ case "${HINESTASK_CUDA:-auto}" in
 esac
 
 # ---------------------------------------------------------------- packages
-packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libfxt-dev libcmocka-dev
-  libnuma-dev libltdl-dev gnuplot-nox python3)
+# libhwloc-plugins: present on many machines anyway; installed everywhere so the sanitizer job
+# sees the same hwloc start-up on every machine (tests/lsan.supp covers its plugin's leak).
+# pajeng: pj_dump, the Paje reader the trace test checks paje.trace with.
+# python3-matplotlib/numpy: the figure scripts. Open MPI: StarPU-MPI and the mpirun tests.
+packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libhwloc-plugins libfxt-dev
+  libcmocka-dev libnuma-dev libltdl-dev python3 python3-matplotlib python3-numpy pajeng
+  libopenmpi-dev openmpi-bin gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -59,7 +64,7 @@ if [ "$use_cuda" -eq 1 ]; then
   cuda_flags="--enable-cuda --with-cuda-dir=$cuda_home"
 fi
 configure_flags="--with-fxt --enable-maxcpus=256 --enable-maxcudadev=8 --disable-opencl \
---disable-build-examples --disable-build-tests --disable-build-doc --disable-mpi \
+--disable-build-examples --disable-build-tests --disable-build-doc --enable-mpi \
 --disable-fortran --disable-socl --disable-starpufft --disable-starpupy --disable-mlr \
 --disable-hdf5 --disable-leveldb --without-blas --disable-opengl-render $cuda_flags"
 configure_flags=$(echo "$configure_flags" | tr -s ' ')
