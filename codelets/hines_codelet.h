@@ -7,6 +7,8 @@
 
 #include <limits.h>
 #include <starpu.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The CUDA halves exist when this build compiled them (CMake's HINESTASK_WITH_CUDA), not merely
  * when the StarPU we link could drive a GPU. */
@@ -31,5 +33,17 @@
                                               STARPU_VARIABLE_NBUFFERS,                            \
                                           .model = &NAME##_model,                                  \
                                           .color = COLOUR}
+
+/* Where a task may run when its caller does not restrict it. */
+#define HINES_WHERE_ANY (STARPU_CPU | STARPU_CUDA)
+
+/* A private copy of a task's arguments, which StarPU frees when the task is done (the insert
+ * helpers pass it with STARPU_CL_ARGS); NULL when out of memory. */
+static inline void *codelet_arguments_copy(const void *arguments, size_t size) {
+  void *copy = malloc(size);
+  if (copy)
+    memcpy(copy, arguments, size);
+  return copy;
+}
 
 #endif

@@ -2,6 +2,7 @@
  * the threads StarPU grants the task), one thread per system on GPUs. */
 #include "hines_level_codelets.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -223,7 +224,8 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   if (args.n_parts == 1) {
     struct part_queue q = {.bulk = local, .urgent = local, .current = local};
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
-    status = chunk_part_cuda(&b, &args.parts[0], args.step, &q, NULL, args.early_launches);
+    status = chunk_part_cuda(&b, &args.parts[0], args.step, &q, NULL,
+                             args.gpu_launch == GPU_LAUNCH_EARLY);
   } else {
     struct part_streams *ps = args.n_parts <= MAX_STREAM_PARTS ? part_streams_get(local) : NULL;
     if (!ps)
@@ -275,10 +277,48 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
 }
 #endif
 
-/* block (R), constants (R), voltage (RW), factor (W), contribution (W), child contribution (R)
- * [, gates (RW)] */
 HINES_DECLARE_CODELET(level_backward, level_backward_cpu, level_backward_gpu, NULL, 0x2ca02c);
-/* block (R), voltage (RW), factor (R), parent voltage (R) */
 HINES_DECLARE_CODELET(level_forward, level_forward_cpu, level_forward_gpu, NULL, 0xd62728);
-/* ints (R), constants (R), voltage (RW), factor (W), contribution (W) [, gates (RW)] */
 HINES_DECLARE_CODELET(chunk_step, chunk_step_cpu, chunk_step_gpu, NULL, 0x9467bd);
+
+/* The buffer orders the functions above unpack (VECTOR(i) and chunk_buffers_of). */
+int level_backward_insert(const struct level_backward_data *data,
+                          const struct level_step_arguments *args, const char *name) {
+  struct starpu_data_descr buffers[] = {
+      {data->block, STARPU_R},        {data->constants, STARPU_R},
+      {data->voltage, STARPU_RW},     {data->factor, STARPU_W},
+      {data->contribution, STARPU_W}, {data->child_contribution, STARPU_R},
+      {data->gates, STARPU_RW}};
+  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  if (!arguments)
+    return -ENOMEM;
+  return starpu_task_insert(&level_backward_codelet, STARPU_DATA_MODE_ARRAY, buffers,
+                            data->gates ? 7 : 6, STARPU_CL_ARGS, arguments, sizeof *args,
+                            STARPU_NAME, name, 0);
+}
+
+int level_forward_insert(const struct level_forward_data *data,
+                         const struct level_step_arguments *args, const char *name) {
+  struct starpu_data_descr buffers[] = {{data->block, STARPU_R},
+                                        {data->voltage, STARPU_RW},
+                                        {data->factor, STARPU_R},
+                                        {data->parent_voltage, STARPU_R}};
+  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  if (!arguments)
+    return -ENOMEM;
+  return starpu_task_insert(&level_forward_codelet, STARPU_DATA_MODE_ARRAY, buffers, 4,
+                            STARPU_CL_ARGS, arguments, sizeof *args, STARPU_NAME, name, 0);
+}
+
+int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
+                      const char *name, unsigned long where) {
+  struct starpu_data_descr buffers[] = {{data->ints, STARPU_R},         {data->constants, STARPU_R},
+                                        {data->voltage, STARPU_RW},     {data->factor, STARPU_W},
+                                        {data->contribution, STARPU_W}, {data->gates, STARPU_RW}};
+  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  if (!arguments)
+    return -ENOMEM;
+  return starpu_task_insert(&chunk_step_codelet, STARPU_DATA_MODE_ARRAY, buffers,
+                            data->gates ? 6 : 5, STARPU_CL_ARGS, arguments, sizeof *args,
+                            STARPU_NAME, name, STARPU_EXECUTE_WHERE, where, 0);
+}

@@ -1,11 +1,9 @@
-/* The multi-morphology level codelets. Buffers:
- *   level_backward_codelet: block (R, int vector), constants (R), voltage (RW), factor (W),
- *                           contribution (W, 2 per system), child contribution (R: the next
- *                           level's, or a 2-value dummy on the deepest level)
- *   level_forward_codelet:  block (R), voltage (RW), factor (R),
- *                           parent voltage (R: the previous level's, or a dummy on level 0)
- * cl_arg: struct level_step_arguments. Per-level tasks show the paper's decomposition in traces
- * and let several workers share the levels of a chunk. */
+/* The multi-morphology level codelets and the helpers that submit their tasks; the helpers are
+ * the only place that orders a task's buffers (hines_level_codelets.c unpacks them in the same
+ * file). Each helper returns starpu_task_insert's status (-ENOMEM when out of memory).
+ * Per-level tasks show the paper's decomposition in traces and let several workers share the
+ * levels of a chunk; a chunk task sweeps all its levels (kernels queued back to back on the GPU
+ * stream, no runtime round trip between levels). */
 #ifndef HINES_LEVEL_CODELETS_H
 #define HINES_LEVEL_CODELETS_H
 
@@ -15,11 +13,32 @@
 
 extern struct starpu_codelet level_backward_codelet;
 extern struct starpu_codelet level_forward_codelet;
-
-/* chunk_step_codelet: one task per chunk and step that sweeps all its levels (kernels queued
- * back to back on the GPU stream, no runtime round trip between levels). Buffers: the chunk's
- * concatenated level descriptions (R), constants (R), voltage (RW), factor (W), contribution (W)
- * [, gates (RW)]; cl_arg: struct chunk_step_arguments. */
 extern struct starpu_codelet chunk_step_codelet;
+
+/* The backward sweep of one level block: block is its description (level_layout.h), constants
+ * the batch's table; factor and contribution (2 per system) are written; child_contribution is
+ * the next level's contribution (a 2-value dummy on the deepest level); gates NULL when
+ * passive. */
+struct level_backward_data {
+  starpu_data_handle_t block, constants, voltage, factor, contribution, child_contribution, gates;
+};
+int level_backward_insert(const struct level_backward_data *data,
+                          const struct level_step_arguments *args, const char *name);
+
+/* The forward sweep of one level block: parent_voltage is the previous level's voltage (a dummy
+ * on level 0). */
+struct level_forward_data {
+  starpu_data_handle_t block, voltage, factor, parent_voltage;
+};
+int level_forward_insert(const struct level_forward_data *data,
+                         const struct level_step_arguments *args, const char *name);
+
+/* A whole step of one chunk: ints are the chunk's concatenated level descriptions; gates NULL
+ * when passive. */
+struct chunk_step_data {
+  starpu_data_handle_t ints, constants, voltage, factor, contribution, gates;
+};
+int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
+                      const char *name, unsigned long where);
 
 #endif

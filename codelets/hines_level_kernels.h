@@ -1,12 +1,11 @@
 /* Kernels of the multi-morphology level solver, one system (branch) at a time, shared verbatim
  * by the CPU codelet (OpenMP over systems) and the CUDA codelet (one thread per system): the
- * same arithmetic in the same order on both. See src/level_layout.h for the storage. */
+ * same arithmetic in the same order on both. See level_layout.h for the storage. */
 #ifndef HINES_LEVEL_KERNELS_H
 #define HINES_LEVEL_KERNELS_H
 
-#include "hh_channel.h"
 #include "level_layout.h"
-#include "stimulus.h"
+#include "step_model.h"
 
 struct level_step_arguments {
   struct stimulus stimulus;
@@ -67,11 +66,11 @@ struct level_backward_group {
 
 /* Element j of system s reads constants row first_row + j (a CP padding element the identity
  * row 0). */
-static inline LEVEL_HOST_DEVICE int level_row(int j, int size, int first_row) {
+static inline HINES_HOST_DEVICE int level_row(int j, int size, int first_row) {
   return j < size ? first_row + j : 0;
 }
 
-static inline LEVEL_HOST_DEVICE void level_backward_load(const struct level_block_view *v, int s,
+static inline HINES_HOST_DEVICE void level_backward_load(const struct level_block_view *v, int s,
                                                          int group, int size, int first_row,
                                                          const double *LEVEL_RESTRICT constants,
                                                          const double *voltage,
@@ -101,7 +100,7 @@ static inline LEVEL_HOST_DEVICE void level_backward_load(const struct level_bloc
  * The loads of the next group are issued before the arithmetic of the current one, so memory
  * latency overlaps the elimination chain (the stores of a group never touch the next group's
  * elements). */
-static inline LEVEL_HOST_DEVICE void level_backward_system(
+static inline HINES_HOST_DEVICE void level_backward_system(
     const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
@@ -125,20 +124,15 @@ static inline LEVEL_HOST_DEVICE void level_backward_system(
     for (int b = 0; b < LEVEL_PREFETCH; b++)
       if (group - b >= 0) {
         const int j = group - b, e = current.e[b];
-        double dj = current.diagonal[b];
-        double rj = current.c_over_dt[b] * current.old_voltage[b] + current.leak_current[b] +
-                    (j == stimulated ? injected : 0.0);
-        if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j)) {
+        double dj, rj;
+        membrane_row(current.diagonal[b], current.c_over_dt[b], current.leak_current[b],
+                     current.old_voltage[b], j == stimulated ? injected : 0.0, &dj, &rj);
+        if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j))
           /* gates: m | h | n, one block of `elements` each */
-          double conductance, driven;
-          hh_step(
+          membrane_row_channels(
               &args->hh, current.old_voltage[b], args->dt_ms,
               constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)],
-              &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &conductance,
-              &driven);
-          dj += conductance;
-          rj += driven;
-        }
+              &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &dj, &rj);
         if (j == size - 1) {
           for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
             dj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c]]);
@@ -166,7 +160,7 @@ struct level_forward_group {
   double scaled_rhs[LEVEL_FORWARD_PREFETCH], factor[LEVEL_FORWARD_PREFETCH];
 };
 
-static inline LEVEL_HOST_DEVICE void level_forward_load(const struct level_block_view *v, int s,
+static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block_view *v, int s,
                                                         int group, int top, const double *voltage,
                                                         const double *LEVEL_RESTRICT factor,
                                                         struct level_forward_group *g) {
@@ -181,7 +175,7 @@ static inline LEVEL_HOST_DEVICE void level_forward_load(const struct level_block
 
 /* Forward sweep of system s: from the junction's solution (parent level) outwards; the next
  * group's loads are in flight during the current group's arithmetic, as in the backward sweep. */
-static inline LEVEL_HOST_DEVICE void
+static inline HINES_HOST_DEVICE void
 level_forward_system(const struct level_block_view *v, int s, double *voltage,
                      const double *LEVEL_RESTRICT factor,
                      const double *LEVEL_RESTRICT parent_voltage) {
@@ -204,11 +198,11 @@ level_forward_system(const struct level_block_view *v, int s, double *voltage,
   }
 }
 
-/* The trunk sweeps (src/level_layout.h): thread t walks its neuron's systems of the levels near
+/* The trunk sweeps (level_layout.h): thread t walks its neuron's systems of the levels near
  * the root one after another, the same per-system arithmetic as the level kernels, so the
  * results are bitwise those of the level-by-level sweeps. part_ints: the part's level
  * descriptions (the trunk's offsets index them); links index the part's arrays. */
-static inline LEVEL_HOST_DEVICE void level_trunk_backward(const int *part_ints, const int *trunk,
+static inline HINES_HOST_DEVICE void level_trunk_backward(const int *part_ints, const int *trunk,
                                                           int t,
                                                           const double *LEVEL_RESTRICT constants,
                                                           const struct level_step_arguments *args,
@@ -228,7 +222,7 @@ static inline LEVEL_HOST_DEVICE void level_trunk_backward(const int *part_ints, 
   }
 }
 
-static inline LEVEL_HOST_DEVICE void level_trunk_forward(const int *part_ints, const int *trunk,
+static inline HINES_HOST_DEVICE void level_trunk_forward(const int *part_ints, const int *trunk,
                                                          int t, double *voltage,
                                                          const double *factor) {
   const int tail = trunk[TRUNK_LEVELS], threads = trunk[TRUNK_THREADS];
@@ -265,9 +259,15 @@ struct chunk_levels {
  * then every forward sweep. On a GPU the parts run on separate streams, each starting once the
  * previous part's deepest level is eliminated: a part's latency-bound levels near the root then
  * overlap another part's large levels instead of leaving the GPU idle. */
+/* How a chunk task launches its level kernels on a GPU of compute capability 9.0 or newer
+ * (one part only; elsewhere launches are plain): early, so that each level's kernel starts and
+ * issues its first loads while the previous level's kernel finishes (enum level_launch below),
+ * or plainly once the previous kernel has finished. */
+enum gpu_launch { GPU_LAUNCH_EARLY, GPU_LAUNCH_PLAIN };
+
 struct chunk_step_arguments {
   struct level_step_arguments step;
-  int early_launches; /* GPU, one part: each level's kernel launched early (enum level_launch) */
+  enum gpu_launch gpu_launch;
   int n_parts;
   const struct chunk_levels *parts;
 };

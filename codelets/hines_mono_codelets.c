@@ -4,6 +4,7 @@
  * never oversubscribe the cores StarPU pinned). */
 #include "hines_mono_codelets.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <omp.h>
 #include <string.h>
@@ -185,8 +186,51 @@ static uint32_t chunk_footprint(struct starpu_task *task) {
 
 HINES_DECLARE_CODELET(hines_solve, hines_solve_cpu, hines_solve_cuda_codelet, chunk_footprint,
                       0x1f77b4);
-/* topology (R), coefficients (R), voltage (RW), work (W) [, gates (RW)] */
 HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, chunk_footprint,
                       0xff7f0e);
-/* neurons (R), topology table (R), coefficient table (R), voltage (RW), work (W) */
 HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, NULL, 0x8c564b);
+
+/* The buffer orders the functions above unpack. */
+int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coefficients,
+                       starpu_data_handle_t diagonal, starpu_data_handle_t rhs,
+                       const struct chunk_geometry *geometry, const char *name,
+                       unsigned long where) {
+  struct starpu_data_descr buffers[] = {
+      {topology, STARPU_R}, {coefficients, STARPU_R}, {diagonal, STARPU_RW}, {rhs, STARPU_RW}};
+  void *arguments = codelet_arguments_copy(geometry, sizeof *geometry);
+  if (!arguments)
+    return -ENOMEM;
+  return starpu_task_insert(&hines_solve_codelet, STARPU_DATA_MODE_ARRAY, buffers, 4,
+                            STARPU_CL_ARGS, arguments, sizeof *geometry, STARPU_NAME, name,
+                            STARPU_EXECUTE_WHERE, where, 0);
+}
+
+int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
+                      const char *name, unsigned long where) {
+  struct starpu_data_descr buffers[] = {{data->topology, STARPU_R},
+                                        {data->coefficients, STARPU_R},
+                                        {data->voltage, STARPU_RW},
+                                        {data->work, STARPU_W},
+                                        {data->gates, STARPU_RW}};
+  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  if (!arguments)
+    return -ENOMEM;
+  return starpu_task_insert(&hines_step_codelet, STARPU_DATA_MODE_ARRAY, buffers,
+                            data->gates ? 5 : 4, STARPU_CL_ARGS, arguments, sizeof *args,
+                            STARPU_NAME, name, STARPU_EXECUTE_WHERE, where, 0);
+}
+
+int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
+                       const char *name, unsigned long where) {
+  struct starpu_data_descr buffers[] = {{data->neurons, STARPU_R},
+                                        {data->topology, STARPU_R},
+                                        {data->coefficients, STARPU_R},
+                                        {data->voltage, STARPU_RW},
+                                        {data->work, STARPU_W}};
+  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  if (!arguments)
+    return -ENOMEM;
+  return starpu_task_insert(&neuron_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, 5,
+                            STARPU_CL_ARGS, arguments, sizeof *args, STARPU_NAME, name,
+                            STARPU_EXECUTE_WHERE, where, 0);
+}

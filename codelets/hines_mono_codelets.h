@@ -1,9 +1,8 @@
-/* The mono-morphology codelets. Buffers, in order:
- *   hines_solve_codelet: topology (R, vector of int), coefficients (R, vector of double),
- *                        diagonal (RW, matrix), rhs (RW, matrix)  -- rhs becomes the solution
- *   hines_step_codelet:  topology (R), coefficients (R), voltage (RW, matrix), work (W, matrix)
- * cl_arg: struct chunk_geometry (solve) or struct step_arguments (step), whose ld and neuron
- * count the codelet refreshes from the matrix interface it receives. */
+/* The mono-morphology codelets and the helpers that submit their tasks. The helpers are the
+ * only place that orders a task's buffers (hines_mono_codelets.c unpacks them in the same file);
+ * callers name the handles. cl_arg: struct chunk_geometry (solve) or struct step_arguments
+ * (step), whose ld and neuron count the codelet refreshes from the matrix interface it
+ * receives. Each helper returns starpu_task_insert's status (-ENOMEM when out of memory). */
 #ifndef HINES_MONO_CODELETS_H
 #define HINES_MONO_CODELETS_H
 
@@ -13,9 +12,30 @@
 
 extern struct starpu_codelet hines_solve_codelet;
 extern struct starpu_codelet hines_step_codelet;
-/* The multi-morphology baseline: neuron table (R, int vector), topology table (R), coefficient
- * table (R), voltage (RW, matrix: neurons along x, compartments along y), work (W);
- * cl_arg: struct step_arguments. */
 extern struct starpu_codelet neuron_step_codelet;
+
+/* A pure Hines solve of one chunk: rhs becomes the solution, diagonal the pivots. topology and
+ * coefficients are vectors (hines_mono_kernels.h), diagonal and rhs the chunk's matrices. */
+int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coefficients,
+                       starpu_data_handle_t diagonal, starpu_data_handle_t rhs,
+                       const struct chunk_geometry *geometry, const char *name,
+                       unsigned long where);
+
+/* One voltage step of one chunk. work is scratch (written before read); gates is the chunk's
+ * Hodgkin-Huxley gates matrix, or NULL for a passive membrane. */
+struct hines_step_data {
+  starpu_data_handle_t topology, coefficients, voltage, work, gates;
+};
+int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
+                      const char *name, unsigned long where);
+
+/* The multi-morphology baseline: the mono step with one tree per neuron. neurons, topology and
+ * coefficients are the concatenated tables (hines_neuron_step_cuda in hines_mono_kernels.h);
+ * voltage and work matrices hold neurons along x, compartments along y. */
+struct neuron_step_data {
+  starpu_data_handle_t neurons, topology, coefficients, voltage, work;
+};
+int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
+                       const char *name, unsigned long where);
 
 #endif

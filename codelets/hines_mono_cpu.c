@@ -74,20 +74,14 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     double *restrict vi = v + (size_t)i * stride;
     const double cdt = c_over_dt[i], dbase = diagonal_base[i], leak = leak_current[i];
 #pragma omp simd
-    for (int k = 0; k < width; k++) {
-      d[k] = dbase;
-      r[k] = cdt * vi[k] + leak + (i == stim ? injected[k] : 0.0);
-    }
+    for (int k = 0; k < width; k++)
+      membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
     if (with_hh && hh_applies(&args->hh, i)) {
       double *m = gates + gates_base + (size_t)i * gates_stride;
       double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
-      for (int k = 0; k < width; k++) {
-        double conductance, driven;
-        hh_step(&args->hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k], &nk[k], &conductance,
-                &driven);
-        d[k] += conductance;
-        r[k] += driven;
-      }
+      for (int k = 0; k < width; k++)
+        membrane_row_channels(&args->hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k], &nk[k],
+                              &d[k], &r[k]);
     }
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];

@@ -95,16 +95,13 @@ step_one(int n, const int *__restrict__ topology, const double *__restrict__ coe
   const double *leak_current = coefficients + COEF_LEAK_CURRENT * (size_t)n;
   const double *hh_scale = coefficients + COEF_HH_SCALE * (size_t)n;
   for (int i = n - 1; i >= 0; i--) {
-    double d = __ldg(diagonal_base + i);
-    double r =
-        __ldg(c_over_dt + i) * v(i) + __ldg(leak_current + i) + (i == stimulated ? injected : 0.0);
+    double d, r;
+    membrane_row(__ldg(diagonal_base + i), __ldg(c_over_dt + i), __ldg(leak_current + i), v(i),
+                 i == stimulated ? injected : 0.0, &d, &r);
     if (gates && hh_applies(&args.hh, i)) {
       double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
       double *nk = h + (size_t)n * gates_stride;
-      double conductance, driven;
-      hh_step(&args.hh, v(i), args.dt_ms, __ldg(hh_scale + i), m, h, nk, &conductance, &driven);
-      d += conductance;
-      r += driven;
+      membrane_row_channels(&args.hh, v(i), args.dt_ms, __ldg(hh_scale + i), m, h, nk, &d, &r);
     }
     const int end = __ldg(child_first + i + 1);
     for (int e = __ldg(child_first + i); e < end; e++) {

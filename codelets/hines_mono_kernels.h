@@ -1,5 +1,5 @@
 /* Kernels of the mono-morphology solver, free of StarPU: they see one chunk of neurons stored
- * as "base(k) + i*stride" (see src/batch_layout.h) and the shared per-morphology constants.
+ * as "base(k) + i*stride" (see batch_layout.h) and the shared per-morphology constants.
  * CPU versions live in hines_mono_cpu.c, CUDA versions in hines_mono_cuda.cu; the codelets in
  * hines_mono_codelets.c adapt both to StarPU. */
 #ifndef HINES_MONO_KERNELS_H
@@ -8,8 +8,7 @@
 #include <stddef.h>
 
 #include "batch_layout.h"
-#include "hh_channel.h"
-#include "stimulus.h"
+#include "step_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +33,12 @@ enum {
 static inline size_t topology_size(int n) {
   return (size_t)n + (size_t)(n + 1) + (size_t)(n > 1 ? n - 1 : 1);
 }
+
+/* The per-morphology arrays the step codelets share (layouts above):
+ * the topology (malloc'd, NULL when out of memory) and the COEF_COUNT * n coefficients. */
+int *mono_topology_build(int n, const int *parent);
+int mono_coefficients_fill(const struct morphology *m, const struct cable_parameters *cable,
+                           double dt_ms, double *coefficients, struct hines_error *err);
 
 /* Where a chunk's neurons sit in their buffer. */
 struct chunk_geometry {

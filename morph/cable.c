@@ -90,13 +90,3 @@ int cable_coefficients_build(const struct morphology *m, const struct cable_para
   }
   return HINES_OK;
 }
-
-void cable_assemble(const struct cable_coefficients *c, const struct cable_parameters *p,
-                    double dt_ms, const double *v_mV, const double *injected_nA, double *diagonal,
-                    double *rhs) {
-  for (int i = 0; i < c->n; i++) {
-    double c_over_dt = c->capacitance_nF[i] / dt_ms;
-    diagonal[i] = c_over_dt + c->leak_uS[i] + c->axial_sum_uS[i];
-    rhs[i] = c_over_dt * v_mV[i] + c->leak_uS[i] * p->el_mV + (injected_nA ? injected_nA[i] : 0);
-  }
-}

@@ -42,10 +42,4 @@ int cable_coefficients_build(const struct morphology *m, const struct cable_para
                              struct cable_coefficients *out, struct hines_error *err);
 void cable_coefficients_free(struct cable_coefficients *c);
 
-/* d_i and rhs_i of one step of length dt for membrane potential v (leak only, plus an injected
- * current per compartment, NULL for none). */
-void cable_assemble(const struct cable_coefficients *c, const struct cable_parameters *p,
-                    double dt_ms, const double *v_mV, const double *injected_nA, double *diagonal,
-                    double *rhs);
-
 #endif

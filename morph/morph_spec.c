@@ -27,14 +27,15 @@
 static int spec_fail(struct hines_error *err, const char *spec, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* One line "--morph SPEC: problem" so the user sees which argument is wrong. */
+/* One line "SPEC: problem" so the user sees which morphology is wrong (as "FILE:LINE: problem"
+ * for files). */
 static int spec_fail(struct hines_error *err, const char *spec, const char *format, ...) {
   char problem[HINES_MESSAGE_SIZE];
   va_list args;
   va_start(args, format);
   vsnprintf(problem, sizeof problem, format, args);
   va_end(args);
-  return hines_fail(err, HINES_BAD_INPUT, "--morph %s: %s", spec, problem);
+  return hines_fail(err, HINES_BAD_INPUT, "%s: %s", spec, problem);
 }
 
 /* Generator messages read "LABEL: problem" where LABEL is the generator's own name for the
@@ -45,7 +46,7 @@ static int relabel_generator_error(int status, struct hines_error *err, const ch
   char problem[HINES_MESSAGE_SIZE];
   const char *separator = strstr(err->message, ": ");
   snprintf(problem, sizeof problem, "%s", separator ? separator + 2 : err->message);
-  return hines_fail(err, status, "--morph %s: %s", spec, problem);
+  return hines_fail(err, status, "%s: %s", spec, problem);
 }
 
 enum parse_result { PARSE_OK, PARSE_SYNTAX, PARSE_RANGE };
@@ -109,7 +110,7 @@ static int number_fail(struct hines_error *err, const char *spec, enum parse_res
   return spec_fail(err, spec, "%s '%s' is not %s", what, text, expected);
 }
 
-/* Parses one field into *target or returns the "--morph SPEC: WHAT 'text' is not ..." error. */
+/* Parses one field into *target or returns the "SPEC: WHAT 'text' is not ..." error. */
 #define PARSE_OR_FAIL(parser, field, what, expected, target)                                       \
   do {                                                                                             \
     enum parse_result result_ = parser(field, target);                                             \
@@ -181,14 +182,13 @@ int morphology_load_spec(const char *spec, const struct swc_options *options,
   memset(out, 0, sizeof *out);
   if (!spec || !*spec)
     return hines_fail(err, HINES_BAD_INPUT,
-                      "--morph: no morphology given (an .swc path or "
-                      "synthetic:CLASS, see --help)");
+                      "no morphology given (an .swc path or synthetic:CLASS)");
   if (strncmp(spec, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) != 0)
     return swc_load(spec, options, out, err);
 
   char *copy = strdup(spec + strlen(SYNTHETIC_PREFIX));
   if (!copy)
-    return hines_fail(err, HINES_FAILURE, "--morph %s: out of memory", spec);
+    return hines_fail(err, HINES_FAILURE, "%s: out of memory", spec);
   /* Split on ':' keeping empty fields, so "fig6::10" reports an empty SIZE. */
   char *fields[MAX_FIELDS];
   int n_fields = 0;
@@ -211,8 +211,10 @@ int morphology_load_spec(const char *spec, const struct swc_options *options,
   int status = generate(spec, n_fields, fields, out, err);
   free(copy);
   if (status != HINES_OK) {
-    /* Syntax errors already read "--morph SPEC: ..."; generator errors get that form here. */
-    if (err && strncmp(err->message, "--morph ", 8) != 0)
+    /* Syntax errors already read "SPEC: ..."; generator errors get that form here. */
+    size_t spec_length = strlen(spec);
+    if (err && (strncmp(err->message, spec, spec_length) != 0 ||
+                strncmp(err->message + spec_length, ": ", 2) != 0))
       status = relabel_generator_error(status, err, spec);
     return status;
   }
@@ -220,7 +222,7 @@ int morphology_load_spec(const char *spec, const struct swc_options *options,
   char *name = strdup(spec);
   if (!name) {
     morphology_free(out);
-    return hines_fail(err, HINES_FAILURE, "--morph %s: out of memory", spec);
+    return hines_fail(err, HINES_FAILURE, "%s: out of memory", spec);
   }
   free(out->name);
   out->name = name;

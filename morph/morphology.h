@@ -6,22 +6,7 @@
 
 #include <stddef.h>
 
-/* Status codes shared by the whole project; HINES_BAD_INPUT maps to exit status 2. */
-enum hines_status {
-  HINES_OK = 0,
-  HINES_FAILURE = 1,
-  HINES_BAD_INPUT = 2,
-};
-
-/* Room for one diagnostic line such as "cell.swc:12: parent 40 of sample 9 does not exist". */
-#define HINES_MESSAGE_SIZE 512
-struct hines_error {
-  char message[HINES_MESSAGE_SIZE];
-};
-/* printf-style setter; returns `status` so callers can `return hines_fail(err, HINES_BAD_INPUT,
- * ...)`. */
-int hines_fail(struct hines_error *err, int status, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
+#include "hines_status.h"
 
 /* Geometry of one compartment before Hines ordering, in any order the source provides. */
 struct compartment_geometry {

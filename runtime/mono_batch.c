@@ -7,37 +7,7 @@
 #include <string.h>
 
 #include "hines_mono_codelets.h"
-
-/* A private copy of a task's arguments: StarPU frees it when the task is done (STARPU_CL_ARGS). */
-static void *arguments_copy(const void *arguments, size_t size) {
-  void *copy = malloc(size);
-  if (copy)
-    memcpy(copy, arguments, size);
-  return copy;
-}
-
-/* parent[n] | child_first[n+1] | child[...]: the children of every node, for the gather form of
- * the backward sweep. */
-int *mono_topology_build(int n, const int *parent) {
-  int *topology = calloc(topology_size(n), sizeof(int));
-  if (!topology)
-    return NULL;
-  int *child_first = topology + n, *child = topology + 2 * n + 1;
-  memcpy(topology, parent, (size_t)n * sizeof(int));
-  for (int i = 1; i < n; i++)
-    child_first[parent[i] + 1]++;
-  for (int i = 0; i < n; i++)
-    child_first[i + 1] += child_first[i];
-  int *fill = calloc((size_t)n, sizeof(int));
-  if (!fill) {
-    free(topology);
-    return NULL;
-  }
-  for (int i = 1; i < n; i++)
-    child[child_first[parent[i]] + fill[parent[i]]++] = i;
-  free(fill);
-  return topology;
-}
+#include "placement.h"
 
 /* A layout's storage as one StarPU matrix whose split along one axis gives chunks of neurons. */
 struct layout_matrix {
@@ -102,44 +72,13 @@ static void chunk_first_neurons(starpu_data_handle_t handle, const struct layout
   }
 }
 
-int mono_coefficients_fill(const struct morphology *m, const struct cable_parameters *cable,
-                           double dt_ms, double *coefficients, struct hines_error *err) {
-  struct cable_coefficients c;
-  int status = cable_coefficients_build(m, cable, &c, err);
-  if (status)
-    return status;
-  const int n = m->n_compartments;
-  for (int i = 0; i < n; i++) {
-    double c_over_dt = c.capacitance_nF[i] / dt_ms;
-    coefficients[COEF_UPPER * n + i] = c.off_diagonal[i];
-    coefficients[COEF_LOWER * n + i] = c.off_diagonal[i];
-    coefficients[COEF_C_OVER_DT * n + i] = c_over_dt;
-    coefficients[COEF_DIAGONAL_BASE * n + i] = c_over_dt + c.leak_uS[i] + c.axial_sum_uS[i];
-    coefficients[COEF_LEAK_CURRENT * n + i] = c.leak_uS[i] * cable->el_mV;
-    coefficients[COEF_HH_SCALE * n + i] = c.area_um2[i] * 1e-2;
-  }
-  cable_coefficients_free(&c);
-  return HINES_OK;
-}
-
-int mono_batch_default_chunk(int n_neurons, int block_size, enum batch_layout_kind layout) {
-  int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
-  int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
-  int chunk = (n_neurons + chunks - 1) / chunks;
-  if (layout == BATCH_LAYOUT_BLOCK || layout == BATCH_LAYOUT_SHARED)
-    chunk = (chunk + block_size - 1) / block_size * block_size;
-  return chunk < 1 ? 1 : chunk;
-}
-
 struct mono_batch {
   struct mono_batch_config config;
   struct batch_layout layout;
   struct layout_matrix matrix;
   struct layout_matrix gates_matrix; /* m, h, n stored as 3n compartments */
   int n_chunks;
-  /* Where the tasks may run: GPU-sized default chunks only on GPUs (see mono_batch_default_chunk),
-   * chunks the user sized anywhere. */
-  unsigned long where;
+  unsigned long where; /* runtime/placement.h */
   int *chunk_first;
   char **chunk_names;
   int *topology;
@@ -171,12 +110,14 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   int status = check_sizes(config->layout, n, config->n_neurons, config->block_size, err);
   if (status)
     return status;
-  if (!(config->dt_ms > 0))
-    return hines_fail(err, HINES_BAD_INPUT, "dt must be positive (got %g ms)", config->dt_ms);
+  const struct step_model *model = &config->model;
+  if (!(model->dt_ms > 0))
+    return hines_fail(err, HINES_BAD_INPUT, "dt must be positive (got %g ms)", model->dt_ms);
   struct mono_batch *batch = calloc(1, sizeof *batch);
   if (!batch)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   batch->config = *config;
+  batch->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
   batch_layout_init(&batch->layout, config->layout, n, config->n_neurons, config->block_size);
   batch->matrix = layout_matrix(&batch->layout);
   size_t values = batch_layout_size(&batch->layout);
@@ -189,14 +130,14 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     return hines_fail(err, HINES_FAILURE, "cannot allocate %zu MB for %d neurons x %d compartments",
                       2 * values * sizeof(double) >> 20, config->n_neurons, n);
   }
-  status = mono_coefficients_fill(m, &config->cable, config->dt_ms, batch->coefficients, err);
+  status = mono_coefficients_fill(m, &model->cable, model->dt_ms, batch->coefficients, err);
   if (status) {
     mono_batch_destroy(batch);
     return status;
   }
-  batch_layout_fill(&batch->layout, batch->voltage, config->initial_mV);
+  batch_layout_fill(&batch->layout, batch->voltage, model->initial_mV);
   batch_layout_fill(&batch->layout, batch->work, 1.0);
-  if (config->hh.placement != HH_NONE) {
+  if (model->hh.placement != HH_NONE) {
     /* Gates start at rest for the initial voltage; they sit in the same layout as the voltage,
      * as if each neuron had 3n compartments, so the same partition serves both. */
     struct batch_layout gates_layout;
@@ -209,7 +150,7 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
       return hines_fail(err, HINES_FAILURE, "cannot allocate the channel gates");
     }
     double rest[3];
-    hh_rest(config->initial_mV, &rest[0], &rest[1], &rest[2]);
+    hh_rest(model->initial_mV, &rest[0], &rest[1], &rest[2]);
     batch_layout_fill(&gates_layout, batch->gates, 0.0);
     for (int k = 0; k < config->n_neurons; k++)
       for (int g = 0; g < 3; g++)
@@ -217,16 +158,10 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
           batch->gates[batch_layout_index(&gates_layout, k, g * n + i)] = rest[g];
   }
 
-  int per_task =
-      config->neurons_per_task > 0
-          ? config->neurons_per_task
-          : mono_batch_default_chunk(config->n_neurons, batch->layout.block_size, config->layout);
+  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons,
+                                            batch->matrix.neurons_per_unit);
   batch->n_chunks = chunk_count(&batch->matrix, per_task);
-  /* A chunk sized to fill a GPU would take a CPU core hundreds of times longer: an uncalibrated
-   * dmda once sent it there (12 ms per step instead of 1.3 on the H200). */
-  batch->where = config->neurons_per_task <= 0 && starpu_cuda_worker_get_count() > 0
-                     ? STARPU_CUDA
-                     : STARPU_CPU | STARPU_CUDA;
+  batch->where = placement_where(config->neurons_per_task);
   starpu_vector_data_register(&batch->topology_handle, STARPU_MAIN_RAM, (uintptr_t)batch->topology,
                               (uint32_t)topology_size(n), sizeof(int));
   starpu_vector_data_register(&batch->coefficients_handle, STARPU_MAIN_RAM,
@@ -278,30 +213,21 @@ int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms) {
   struct step_arguments args = {.geometry = {.n_compartments = batch->layout.n_compartments,
                                              .layout = config->layout,
                                              .block_size = batch->layout.block_size},
-                                .stimulus = config->stimulus,
-                                .hh = config->hh,
+                                .stimulus = config->model.stimulus,
+                                .hh = config->model.hh,
                                 .cpu_group = config->cpu_group,
-                                .dt_ms = config->dt_ms};
-  args.stimulus.n_neurons_total = config->n_neurons;
+                                .dt_ms = config->model.dt_ms};
   for (int s = 0; s < steps; s++) {
-    args.time_ms = t0_ms + s * config->dt_ms;
+    args.time_ms = t0_ms + s * config->model.dt_ms;
     for (int c = 0; c < batch->n_chunks; c++) {
       args.first_neuron = batch->chunk_first[c];
-      starpu_data_handle_t voltage = starpu_data_get_sub_data(batch->voltage_handle, 1, c);
-      starpu_data_handle_t work = starpu_data_get_sub_data(batch->work_handle, 1, c);
-      void *task_args = arguments_copy(&args, sizeof args);
-      int ret =
-          batch->gates
-              ? starpu_task_insert(&hines_step_codelet, STARPU_R, batch->topology_handle, STARPU_R,
-                                   batch->coefficients_handle, STARPU_RW, voltage, STARPU_W, work,
-                                   STARPU_RW, starpu_data_get_sub_data(batch->gates_handle, 1, c),
-                                   STARPU_CL_ARGS, task_args, sizeof args, STARPU_NAME,
-                                   batch->chunk_names[c], STARPU_EXECUTE_WHERE, batch->where, 0)
-              : starpu_task_insert(&hines_step_codelet, STARPU_R, batch->topology_handle, STARPU_R,
-                                   batch->coefficients_handle, STARPU_RW, voltage, STARPU_W, work,
-                                   STARPU_CL_ARGS, task_args, sizeof args, STARPU_NAME,
-                                   batch->chunk_names[c], STARPU_EXECUTE_WHERE, batch->where, 0);
-      if (ret)
+      const struct hines_step_data data = {
+          .topology = batch->topology_handle,
+          .coefficients = batch->coefficients_handle,
+          .voltage = starpu_data_get_sub_data(batch->voltage_handle, 1, c),
+          .work = starpu_data_get_sub_data(batch->work_handle, 1, c),
+          .gates = batch->gates ? starpu_data_get_sub_data(batch->gates_handle, 1, c) : NULL};
+      if (hines_step_insert(&data, &args, batch->chunk_names[c], batch->where))
         return HINES_FAILURE;
     }
   }
@@ -377,9 +303,7 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   batch_layout_from_flat(&layout, diagonal, stored_diagonal);
   batch_layout_from_flat(&layout, rhs, stored_rhs);
 
-  int per_task = neurons_per_task > 0
-                     ? neurons_per_task
-                     : mono_batch_default_chunk(n_neurons, layout.block_size, layout_kind);
+  int per_task = placement_neurons_per_task(neurons_per_task, n_neurons, matrix.neurons_per_unit);
   int chunks = chunk_count(&matrix, per_task);
   starpu_data_handle_t topology_handle, coefficients_handle, diagonal_handle, rhs_handle;
   starpu_vector_data_register(&topology_handle, STARPU_MAIN_RAM, (uintptr_t)topology,
@@ -395,11 +319,9 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   char(*names)[64] = malloc((size_t)chunks * sizeof *names);
   for (int c = 0; c < chunks && status == HINES_OK; c++) {
     snprintf(names[c], sizeof names[c], "solve %s chunk %d", batch_layout_name(layout_kind), c);
-    if (starpu_task_insert(
-            &hines_solve_codelet, STARPU_R, topology_handle, STARPU_R, coefficients_handle,
-            STARPU_RW, starpu_data_get_sub_data(diagonal_handle, 1, c), STARPU_RW,
-            starpu_data_get_sub_data(rhs_handle, 1, c), STARPU_CL_ARGS,
-            arguments_copy(&geometry, sizeof geometry), sizeof geometry, STARPU_NAME, names[c], 0))
+    if (hines_solve_insert(
+            topology_handle, coefficients_handle, starpu_data_get_sub_data(diagonal_handle, 1, c),
+            starpu_data_get_sub_data(rhs_handle, 1, c), &geometry, names[c], HINES_WHERE_ANY))
       status = hines_fail(err, HINES_FAILURE, "task submission failed");
   }
   starpu_task_wait_for_all();

@@ -5,22 +5,17 @@
 #define HINES_MONO_BATCH_H
 
 #include "batch_layout.h"
-#include "cable.h"
 #include "hines_mono_kernels.h"
-#include "morphology.h"
+#include "step_model.h"
 
 struct mono_batch_config {
   const struct morphology *morphology;
-  struct cable_parameters cable;
   enum batch_layout_kind layout;
   int n_neurons;
   int block_size;       /* block layouts */
-  int neurons_per_task; /* 0: one task per worker-sized share (see mono_batch_default_chunk) */
+  int neurons_per_task; /* 0: the default of runtime/placement.h */
   int cpu_group;        /* neurons vectorised together by CPU kernels (0: 32) */
-  double dt_ms;
-  double initial_mV;
-  struct stimulus stimulus;
-  struct hh_parameters hh; /* placement HH_NONE: passive membrane only */
+  struct step_model model;
 };
 
 struct mono_batch;
@@ -37,17 +32,6 @@ int mono_batch_chunks(const struct mono_batch *batch);
  * such neuron and compartment, or 0. */
 int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment);
 void mono_batch_destroy(struct mono_batch *batch);
-
-/* The per-morphology arrays the step codelets share (layouts in codelets/hines_mono_kernels.h):
- * the topology (malloc'd, NULL when out of memory) and the COEF_COUNT * n coefficients. */
-int *mono_topology_build(int n, const int *parent);
-int mono_coefficients_fill(const struct morphology *m, const struct cable_parameters *cable,
-                           double dt_ms, double *coefficients, struct hines_error *err);
-
-/* Neurons per task when the user gives none: one chunk per CUDA worker when there are GPUs
- * (one-thread-per-neuron kernels need ~100k neurons to fill a GPU), else a few chunks per CPU
- * worker so that the schedulers can balance. */
-int mono_batch_default_chunk(int n_neurons, int block_size, enum batch_layout_kind layout);
 
 /* Pure Hines solve of N systems sharing parent/upper/lower (papers' benchmark operation and the
  * --verify path): diagonal and rhs are flat (k*n + i); rhs receives the solutions. */

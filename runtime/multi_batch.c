@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hines_level_codelets.h"
+#include "placement.h"
 
 /* One chunk of neurons: its levels concatenated in single arrays (so a whole step can be one
  * task), and, in per-level mode, those arrays partitioned by level. */
@@ -31,17 +32,10 @@ struct multi_batch {
   struct chunk *chunks;
   starpu_data_handle_t constants, dummy;
   double dummy_values[2];
-  unsigned long where; /* GPU-sized default chunks run on GPUs only, as in mono_batch.c */
+  unsigned long where; /* runtime/placement.h */
   int parts_per_chunk; /* level batch chunks per chunk task */
   int n_chunks;        /* chunk tasks per step */
 };
-
-static void *arguments_copy(const void *arguments, size_t size) {
-  void *copy = malloc(size);
-  if (copy)
-    memcpy(copy, arguments, size);
-  return copy;
-}
 
 /* Registers `count` values and, in per-level mode, splits them into one piece per level. */
 static void register_levels(starpu_data_handle_t *handle, void *values, size_t element_size,
@@ -115,17 +109,17 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   k->voltage = malloc(elements * sizeof(double));
   k->factor = calloc(elements, sizeof(double));
   k->contribution = calloc(2 * systems, sizeof(double));
-  if (config->hh.placement != HH_NONE)
+  if (config->model.hh.placement != HH_NONE)
     k->gates = malloc(3 * elements * sizeof(double));
   if (!k->ints || !k->voltage || !k->factor || !k->contribution ||
-      (config->hh.placement != HH_NONE && !k->gates))
+      (config->model.hh.placement != HH_NONE && !k->gates))
     return hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
   for (size_t e = 0; e < elements; e++)
-    k->voltage[e] = config->initial_mV;
+    k->voltage[e] = config->model.initial_mV;
   for (int p = 0; p < k->n_parts; p++)
     k->parts[p].host_ints = k->ints + k->parts[p].ints_base;
   double rest[3];
-  hh_rest(config->initial_mV, &rest[0], &rest[1], &rest[2]);
+  hh_rest(config->model.initial_mV, &rest[0], &rest[1], &rest[2]);
   for (int p = 0; p < k->n_parts; p++) {
     const struct chunk_levels *part = &k->parts[p];
     if (lb->trunk[k->first_part + p])
@@ -167,16 +161,9 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   if (!batch)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   batch->config = *config;
-  int per_task = config->neurons_per_task;
-  if (per_task <= 0) {
-    /* A chunk's levels form a dependency chain: one chunk per worker keeps them busy. */
-    int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
-    int chunks = cuda > 0 ? cuda : (cpu > 0 ? cpu : 1);
-    per_task = (config->n_neurons + chunks - 1) / chunks;
-  }
-  batch->where = config->neurons_per_task <= 0 && starpu_cuda_worker_get_count() > 0
-                     ? STARPU_CUDA
-                     : STARPU_CPU | STARPU_CUDA;
+  batch->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
+  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
+  batch->where = placement_where(config->neurons_per_task);
   /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one
    * set's latency-bound levels near the root overlap another's large levels. Measured on the
    * H200 (real-SWC mix): 2 parts 4-6 % slower than 1, more parts slower still; so one unless
@@ -196,9 +183,10 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .padded = config->padded,
       .chunk_links = !config->level_tasks,
       .order = config->order,
-      .trunk_below_systems = config->trunk_below_systems > 0 ? config->trunk_below_systems : 0};
-  int status = level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons,
-                                 &options, &config->cable, config->dt_ms, &batch->levels, err);
+      .trunk_below = config->trunk_below > 0 ? config->trunk_below : 0};
+  int status =
+      level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,
+                        &config->model.cable, config->model.dt_ms, &batch->levels, err);
   if (status) {
     free(batch);
     return status;
@@ -240,34 +228,26 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
 #define PIECE(handle, level) starpu_data_get_sub_data((handle), 1, (level))
   for (int level = n_levels - 1; level >= 0; level--) {
     args->systems = k->systems[level];
-    starpu_data_handle_t children =
-        level + 1 < n_levels ? PIECE(k->contribution_handle, level + 1) : batch->dummy;
-    void *task_args = arguments_copy(args, sizeof *args);
-    int ret =
-        k->gates_handle
-            ? starpu_task_insert(
-                  &level_backward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
-                  batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_W,
-                  PIECE(k->factor_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
-                  STARPU_R, children, STARPU_RW, PIECE(k->gates_handle, level), STARPU_CL_ARGS,
-                  task_args, sizeof *args, STARPU_NAME, k->backward_names[level], 0)
-            : starpu_task_insert(
-                  &level_backward_codelet, STARPU_R, PIECE(k->ints_handle, level), STARPU_R,
-                  batch->constants, STARPU_RW, PIECE(k->voltage_handle, level), STARPU_W,
-                  PIECE(k->factor_handle, level), STARPU_W, PIECE(k->contribution_handle, level),
-                  STARPU_R, children, STARPU_CL_ARGS, task_args, sizeof *args, STARPU_NAME,
-                  k->backward_names[level], 0);
-    if (ret)
+    const struct level_backward_data data = {
+        .block = PIECE(k->ints_handle, level),
+        .constants = batch->constants,
+        .voltage = PIECE(k->voltage_handle, level),
+        .factor = PIECE(k->factor_handle, level),
+        .contribution = PIECE(k->contribution_handle, level),
+        .child_contribution =
+            level + 1 < n_levels ? PIECE(k->contribution_handle, level + 1) : batch->dummy,
+        .gates = k->gates_handle ? PIECE(k->gates_handle, level) : NULL};
+    if (level_backward_insert(&data, args, k->backward_names[level]))
       return HINES_FAILURE;
   }
   for (int level = 0; level < n_levels; level++) {
     args->systems = k->systems[level];
-    starpu_data_handle_t parent = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy;
-    if (starpu_task_insert(&level_forward_codelet, STARPU_R, PIECE(k->ints_handle, level),
-                           STARPU_RW, PIECE(k->voltage_handle, level), STARPU_R,
-                           PIECE(k->factor_handle, level), STARPU_R, parent, STARPU_CL_ARGS,
-                           arguments_copy(args, sizeof *args), sizeof *args, STARPU_NAME,
-                           k->forward_names[level], 0))
+    const struct level_forward_data data = {
+        .block = PIECE(k->ints_handle, level),
+        .voltage = PIECE(k->voltage_handle, level),
+        .factor = PIECE(k->factor_handle, level),
+        .parent_voltage = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy};
+    if (level_forward_insert(&data, args, k->forward_names[level]))
       return HINES_FAILURE;
   }
 #undef PIECE
@@ -276,34 +256,28 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
 
 static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
                              const struct level_step_arguments *step) {
-  struct chunk_step_arguments args = {.step = *step,
-                                      .early_launches = !batch->config.plain_gpu_launches,
-                                      .n_parts = k->n_parts,
-                                      .parts = k->parts};
-  void *task_args = arguments_copy(&args, sizeof args);
-  int ret = k->gates_handle
-                ? starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
-                                     batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
-                                     k->factor_handle, STARPU_W, k->contribution_handle, STARPU_RW,
-                                     k->gates_handle, STARPU_CL_ARGS, task_args, sizeof args,
-                                     STARPU_NAME, k->name, STARPU_EXECUTE_WHERE, batch->where, 0)
-                : starpu_task_insert(&chunk_step_codelet, STARPU_R, k->ints_handle, STARPU_R,
-                                     batch->constants, STARPU_RW, k->voltage_handle, STARPU_W,
-                                     k->factor_handle, STARPU_W, k->contribution_handle,
-                                     STARPU_CL_ARGS, task_args, sizeof args, STARPU_NAME, k->name,
-                                     STARPU_EXECUTE_WHERE, batch->where, 0);
-  return ret ? HINES_FAILURE : HINES_OK;
+  const struct chunk_step_arguments args = {.step = *step,
+                                            .gpu_launch = batch->config.gpu_launch,
+                                            .n_parts = k->n_parts,
+                                            .parts = k->parts};
+  const struct chunk_step_data data = {.ints = k->ints_handle,
+                                       .constants = batch->constants,
+                                       .voltage = k->voltage_handle,
+                                       .factor = k->factor_handle,
+                                       .contribution = k->contribution_handle,
+                                       .gates = k->gates_handle};
+  return chunk_step_insert(&data, &args, k->name, batch->where) ? HINES_FAILURE : HINES_OK;
 }
 
 int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
   const struct level_batch *lb = &batch->levels;
-  struct level_step_arguments args = {.stimulus = batch->config.stimulus,
-                                      .hh = batch->config.hh,
-                                      .dt_ms = batch->config.dt_ms,
+  const struct step_model *model = &batch->config.model;
+  struct level_step_arguments args = {.stimulus = model->stimulus,
+                                      .hh = model->hh,
+                                      .dt_ms = model->dt_ms,
                                       .constant_rows = lb->constant_rows};
-  args.stimulus.n_neurons_total = batch->config.n_neurons;
   for (int step = 0; step < steps; step++) {
-    args.time_ms = t0_ms + step * batch->config.dt_ms;
+    args.time_ms = t0_ms + step * model->dt_ms;
     for (int c = 0; c < batch->n_chunks; c++) {
       int status = batch->config.level_tasks ? submit_level_tasks(batch, &batch->chunks[c], &args)
                                              : submit_chunk_task(batch, &batch->chunks[c], &args);

@@ -7,16 +7,15 @@
 #ifndef HINES_MULTI_BATCH_H
 #define HINES_MULTI_BATCH_H
 
-#include "cable.h"
-#include "hh_channel.h"
+#include "hines_level_kernels.h"
 #include "level_layout.h"
-#include "stimulus.h"
+#include "step_model.h"
 
 struct multi_batch_config {
   const struct morphology *morphologies;
   int n_morphologies;
   int n_neurons;
-  int neurons_per_task; /* neurons per chunk; 0: one chunk per GPU, or 4 per CPU worker */
+  int neurons_per_task; /* neurons per chunk; 0: the default of runtime/placement.h */
   /* Independent neuron sets in one chunk task, pipelined on as many streams on a GPU (at most
    * 8); 0: 2 for the default GPU chunks, else 1. Per-level tasks always have one. */
   int parts_per_task;
@@ -25,24 +24,19 @@ struct multi_batch_config {
    * levels, several workers can share a chunk's levels); 0: one task per chunk and step that
    * sweeps every level itself (no runtime round trip between levels). */
   int level_tasks;
-  /* Which level each branch goes to (src/level_layout.h); AUTO: by height with one task per
+  /* Which level each branch goes to (codelets/level_layout.h); AUTO: by height with one task per
    * chunk, by depth with per-level tasks (height needs one task per chunk). */
   enum level_order order;
   /* Chunk tasks: the levels from the root up to the first one with at least this many systems
-   * are swept by one thread per neuron (src/level_layout.h); 0 or negative: no trunk (the
+   * are swept by one thread per neuron (codelets/level_layout.h); 0 or negative: no trunk (the
    * default: measured on the H200 with early launches, 32,768 loses 2 % on the real-SWC mix of
    * 33,390 neurons, and a batch too small to reach it becomes one thread per neuron, 4x
    * slower). */
-  int trunk_below_systems;
-  /* Chunk tasks with one part on a GPU of compute capability 9.0 or newer: 0 (the default)
-   * launches each level's kernel early, so that it starts and issues its first loads while the
-   * previous level's kernel finishes (codelets/hines_level_kernels.h); 1 launches each kernel
-   * once the previous one has finished. */
-  int plain_gpu_launches;
-  struct cable_parameters cable;
-  double dt_ms, initial_mV;
-  struct stimulus stimulus;
-  struct hh_parameters hh; /* placement HH_NONE: passive membrane only */
+  int trunk_below;
+  /* Chunk tasks with one part (codelets/hines_level_kernels.h); GPU_LAUNCH_EARLY, the default,
+   * is 0. */
+  enum gpu_launch gpu_launch;
+  struct step_model model;
 };
 
 struct multi_batch;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hines_mono_codelets.h"
-#include "mono_batch.h"
+#include "placement.h"
 
 struct neuron_batch {
   struct multi_batch_config config;
@@ -22,13 +22,6 @@ struct neuron_batch {
   starpu_data_handle_t neurons_handle, topology_handle, coefficients_handle, voltage_handle,
       work_handle;
 };
-
-static void *arguments_copy(const void *arguments, size_t size) {
-  void *copy = malloc(size);
-  if (copy)
-    memcpy(copy, arguments, size);
-  return copy;
-}
 
 static int build_tables(struct neuron_batch *b, struct hines_error *err) {
   const int m_count = b->config.n_morphologies;
@@ -55,7 +48,7 @@ static int build_tables(struct neuron_batch *b, struct hines_error *err) {
       return hines_fail(err, HINES_FAILURE, "out of memory");
     memcpy(b->topology + topology_at, one, topology_size(n) * sizeof(int));
     free(one);
-    int status = mono_coefficients_fill(morphology, &b->config.cable, b->config.dt_ms,
+    int status = mono_coefficients_fill(morphology, &b->config.model.cable, b->config.model.dt_ms,
                                         b->coefficients + coefficients_at, err);
     if (status)
       return status;
@@ -71,16 +64,16 @@ static int build_tables(struct neuron_batch *b, struct hines_error *err) {
 int neuron_batch_create(const struct multi_batch_config *config, struct neuron_batch **out,
                         struct hines_error *err) {
   *out = NULL;
-  if (config->hh.placement != HH_NONE)
-    return hines_fail(
-        err, HINES_BAD_INPUT,
-        "--multi-tasks neuron (the per-neuron baseline) has no channels: use --hh none");
+  if (config->model.hh.placement != HH_NONE)
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "the per-neuron baseline has no channels: it takes a passive membrane only");
   if (config->n_neurons < 1 || config->n_morphologies < 1)
     return hines_fail(err, HINES_BAD_INPUT, "the batch needs neurons");
   struct neuron_batch *b = calloc(1, sizeof *b);
   if (!b)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   b->config = *config;
+  b->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
   int status = build_tables(b, err);
   const size_t n_neurons = (size_t)config->n_neurons;
   const size_t values = n_neurons * (size_t)b->max_compartments;
@@ -95,17 +88,12 @@ int neuron_batch_create(const struct multi_batch_config *config, struct neuron_b
     return status;
   }
   for (size_t j = 0; j < values; j++) {
-    b->voltage[j] = config->initial_mV;
+    b->voltage[j] = config->model.initial_mV;
     b->work[j] = 1.0;
   }
-  int per_task = config->neurons_per_task;
-  int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
-  if (per_task <= 0) {
-    int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
-    per_task = (config->n_neurons + chunks - 1) / chunks;
-  }
+  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
   b->n_chunks = (config->n_neurons + per_task - 1) / per_task;
-  b->where = config->neurons_per_task <= 0 && cuda > 0 ? STARPU_CUDA : STARPU_CPU | STARPU_CUDA;
+  b->where = placement_where(config->neurons_per_task);
   b->chunk_first = malloc((size_t)(b->n_chunks + 1) * sizeof(int));
   b->names = calloc((size_t)b->n_chunks, sizeof *b->names);
   if (!b->chunk_first || !b->names) {
@@ -152,18 +140,19 @@ int neuron_batch_tasks_per_step(const struct neuron_batch *batch) {
 }
 
 int neuron_batch_run(struct neuron_batch *b, int steps, double t0_ms) {
-  struct step_arguments args = {.stimulus = b->config.stimulus, .dt_ms = b->config.dt_ms};
-  args.stimulus.n_neurons_total = b->config.n_neurons;
+  struct step_arguments args = {.stimulus = b->config.model.stimulus,
+                                .dt_ms = b->config.model.dt_ms};
   for (int s = 0; s < steps; s++) {
-    args.time_ms = t0_ms + s * b->config.dt_ms;
+    args.time_ms = t0_ms + s * b->config.model.dt_ms;
     for (int c = 0; c < b->n_chunks; c++) {
       args.first_neuron = b->chunk_first[c];
-      if (starpu_task_insert(&neuron_step_codelet, STARPU_R, b->neurons_handle, STARPU_R,
-                             b->topology_handle, STARPU_R, b->coefficients_handle, STARPU_RW,
-                             starpu_data_get_sub_data(b->voltage_handle, 1, c), STARPU_W,
-                             starpu_data_get_sub_data(b->work_handle, 1, c), STARPU_CL_ARGS,
-                             arguments_copy(&args, sizeof args), sizeof args, STARPU_NAME,
-                             b->names[c], STARPU_EXECUTE_WHERE, b->where, 0))
+      const struct neuron_step_data data = {.neurons = b->neurons_handle,
+                                            .topology = b->topology_handle,
+                                            .coefficients = b->coefficients_handle,
+                                            .voltage =
+                                                starpu_data_get_sub_data(b->voltage_handle, 1, c),
+                                            .work = starpu_data_get_sub_data(b->work_handle, 1, c)};
+      if (neuron_step_insert(&data, &args, b->names[c], b->where))
         return HINES_FAILURE;
     }
   }

@@ -20,20 +20,21 @@ static const char *const converted_files[] = {
 
 int trace_prepare(const char *dir, struct hines_error *err) {
   if (strlen(dir) + 1 + strlen(RAW_TRACE) + 3 >= STARPU_TRACE_PATH_MAX)
-    return hines_fail(err, HINES_BAD_INPUT,
-                      "--trace %s: path too long for StarPU's trace file (at most %d characters)",
-                      dir, (int)(STARPU_TRACE_PATH_MAX - strlen(RAW_TRACE) - 5));
+    return hines_fail(
+        err, HINES_BAD_INPUT,
+        "trace folder %s: path too long for StarPU's trace file (at most %d characters)", dir,
+        (int)(STARPU_TRACE_PATH_MAX - strlen(RAW_TRACE) - 5));
   if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-    return hines_fail(err, HINES_BAD_INPUT, "--trace %s: %s", dir, strerror(errno));
+    return hines_fail(err, HINES_BAD_INPUT, "trace folder %s: %s", dir, strerror(errno));
   struct stat st;
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    return hines_fail(err, HINES_BAD_INPUT, "--trace %s: not a directory", dir);
+    return hines_fail(err, HINES_BAD_INPUT, "trace folder %s: not a directory", dir);
   /* A stale file from an earlier run must never pass for this run's trace. */
   for (size_t i = 0; i < sizeof converted_files / sizeof *converted_files; i++) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, converted_files[i]);
     if (unlink(path) != 0 && errno != ENOENT)
-      return hines_fail(err, HINES_BAD_INPUT, "--trace %s: cannot remove the old %s: %s", dir,
+      return hines_fail(err, HINES_BAD_INPUT, "trace folder %s: cannot remove the old %s: %s", dir,
                         converted_files[i], strerror(errno));
   }
   static char prefix[PATH_MAX];
@@ -52,7 +53,7 @@ int trace_convert(const char *dir, struct hines_error *err) {
     snprintf(tool, sizeof tool, "starpu_fxt_tool"); /* from PATH, e.g. in a GPU bundle */
   pid_t child = fork();
   if (child < 0)
-    return hines_fail(err, HINES_FAILURE, "--trace %s: cannot start starpu_fxt_tool", dir);
+    return hines_fail(err, HINES_FAILURE, "trace folder %s: cannot start starpu_fxt_tool", dir);
   if (child == 0) {
     /* starpu_fxt_tool -o crashes in StarPU 1.3.10; -d writes every output into the folder. */
     int log = -1;
@@ -68,11 +69,11 @@ int trace_convert(const char *dir, struct hines_error *err) {
   int status;
   if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return hines_fail(err, HINES_FAILURE,
-                      "--trace %s: starpu_fxt_tool failed (see %s/fxt_tool.log)", dir, dir);
+                      "trace folder %s: starpu_fxt_tool failed (see %s/fxt_tool.log)", dir, dir);
   char paje[PATH_MAX];
   snprintf(paje, sizeof paje, "%s/paje.trace", dir);
   struct stat st;
   if (stat(paje, &st) != 0 || st.st_size == 0)
-    return hines_fail(err, HINES_FAILURE, "--trace %s: no paje.trace was produced", dir);
+    return hines_fail(err, HINES_FAILURE, "trace folder %s: no paje.trace was produced", dir);
   return HINES_OK;
 }

@@ -36,9 +36,9 @@ static void reference_step(const struct morphology *m, const struct cable_coeffi
   int n = m->n_compartments;
   double injected = stimulus_current(stim, neuron, t);
   for (int i = 0; i < n; i++) {
-    double c_over_dt = c->capacitance_nF[i] / dt;
-    d[i] = c_over_dt + c->leak_uS[i] + c->axial_sum_uS[i];
-    v[i] = c_over_dt * v[i] + c->leak_uS[i] * p->el_mV + (i == stim->compartment ? injected : 0);
+    const struct membrane_constants k = membrane_constants_of(c, i, p, dt);
+    membrane_row(k.diagonal_base, k.c_over_dt, k.leak_current, v[i],
+                 i == stim->compartment ? injected : 0.0, &d[i], &v[i]);
   }
   hines_solve_reference(n, m->parent, c->off_diagonal, c->off_diagonal, d, v);
 }

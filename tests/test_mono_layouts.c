@@ -113,16 +113,14 @@ static void voltage_steps_match_reference_time_loop(void **state) {
                           .stop_ms = 0.6,
                           .spread = 0.8};
   for (size_t l = 0; l < 4; l++) {
-    struct mono_batch_config config = {.morphology = &m,
-                                       .cable = cable_defaults,
-                                       .layout = layouts[l],
-                                       .n_neurons = neurons,
-                                       .block_size = 8,
-                                       .neurons_per_task = 10,
-                                       .cpu_group = 4,
-                                       .dt_ms = 0.025,
-                                       .initial_mV = -65,
-                                       .stimulus = stim};
+    struct mono_batch_config config = {
+        .morphology = &m,
+        .layout = layouts[l],
+        .n_neurons = neurons,
+        .block_size = 8,
+        .neurons_per_task = 10,
+        .cpu_group = 4,
+        .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
     struct mono_batch *batch;
     assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
     /* Two runs of the time loop: data stays partitioned and resident in between. */

@@ -94,9 +94,9 @@ static const char *order_name(enum level_order order) {
 
 /* On a GPU the chunk tasks launch their kernels early unless HINES_TEST_PLAIN_LAUNCHES=1
  * (gpu_run.sh check-multi runs this test both ways on CUDA workers). */
-static int plain_gpu_launches(void) {
+static enum gpu_launch gpu_launch_of_test(void) {
   const char *plain = getenv("HINES_TEST_PLAIN_LAUNCHES");
-  return plain && strcmp(plain, "1") == 0;
+  return plain && strcmp(plain, "1") == 0 ? GPU_LAUNCH_PLAIN : GPU_LAUNCH_EARLY;
 }
 
 static void run_and_compare_trunk(int padded, int neurons, int per_task, int parts, int level_tasks,
@@ -104,20 +104,18 @@ static void run_and_compare_trunk(int padded, int neurons, int per_task, int par
   const int steps = 20;
   struct stimulus stim = {
       .compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.05, .stop_ms = 1e9, .spread = 0.8};
-  struct multi_batch_config config = {.morphologies = mix,
-                                      .n_morphologies = mix_count,
-                                      .n_neurons = neurons,
-                                      .neurons_per_task = per_task,
-                                      .parts_per_task = parts,
-                                      .padded = padded,
-                                      .level_tasks = level_tasks,
-                                      .order = order,
-                                      .trunk_below_systems = trunk_below,
-                                      .plain_gpu_launches = plain_gpu_launches(),
-                                      .cable = cable_defaults,
-                                      .dt_ms = 0.025,
-                                      .initial_mV = -65,
-                                      .stimulus = stim};
+  struct multi_batch_config config = {
+      .morphologies = mix,
+      .n_morphologies = mix_count,
+      .n_neurons = neurons,
+      .neurons_per_task = per_task,
+      .parts_per_task = parts,
+      .padded = padded,
+      .level_tasks = level_tasks,
+      .order = order,
+      .trunk_below = trunk_below,
+      .gpu_launch = gpu_launch_of_test(),
+      .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct multi_batch *batch;
   struct hines_error err;
   assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
@@ -255,7 +253,7 @@ static void trunk_lists_cover_the_small_levels_once(void **state) {
     const struct level_batch_options options = {.neurons_per_chunk = neurons,
                                                 .chunk_links = 1,
                                                 .order = LEVEL_ORDER_HEIGHT,
-                                                .trunk_below_systems = thresholds[i]};
+                                                .trunk_below = thresholds[i]};
     struct level_batch batch;
     struct hines_error err;
     assert_int_equal(
@@ -293,14 +291,13 @@ static void trunk_lists_cover_the_small_levels_once(void **state) {
 /* Height order with per-level tasks cannot be expressed: refused, not silently changed. */
 static void height_order_needs_chunk_tasks(void **state) {
   (void)state;
-  struct multi_batch_config config = {.morphologies = mix,
-                                      .n_morphologies = mix_count,
-                                      .n_neurons = mix_count,
-                                      .level_tasks = 1,
-                                      .order = LEVEL_ORDER_HEIGHT,
-                                      .cable = cable_defaults,
-                                      .dt_ms = 0.025,
-                                      .initial_mV = -65};
+  struct multi_batch_config config = {
+      .morphologies = mix,
+      .n_morphologies = mix_count,
+      .n_neurons = mix_count,
+      .level_tasks = 1,
+      .order = LEVEL_ORDER_HEIGHT,
+      .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65}};
   struct multi_batch *batch = NULL;
   struct hines_error err;
   assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_BAD_INPUT);
@@ -314,14 +311,12 @@ static void per_neuron_baseline_matches_reference(void **state) {
   const int neurons = mix_count + 5, steps = 20;
   struct stimulus stim = {
       .compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.05, .stop_ms = 1e9, .spread = 0.8};
-  struct multi_batch_config config = {.morphologies = mix,
-                                      .n_morphologies = mix_count,
-                                      .n_neurons = neurons,
-                                      .neurons_per_task = 6,
-                                      .cable = cable_defaults,
-                                      .dt_ms = 0.025,
-                                      .initial_mV = -65,
-                                      .stimulus = stim};
+  struct multi_batch_config config = {
+      .morphologies = mix,
+      .n_morphologies = mix_count,
+      .n_neurons = neurons,
+      .neurons_per_task = 6,
+      .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct neuron_batch *batch;
   struct hines_error err;
   assert_int_equal(neuron_batch_create(&config, &batch, &err), HINES_OK);

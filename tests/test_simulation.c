@@ -44,14 +44,15 @@ static void passive_cable_reaches_analytic_steady_state_through_the_time_loop(vo
   struct cable_parameters p = cable_defaults; /* tau = cm / gl = 10 ms */
   struct mono_batch_config config = {
       .morphology = &m,
-      .cable = p,
       .layout = BATCH_LAYOUT_INTERLEAVED,
       .n_neurons = 5,
       .neurons_per_task = 2,
-      .dt_ms = 0.5,
-      .initial_mV = p.el_mV,
-      .stimulus = {.compartment = 0, .amplitude_nA = current_nA, .start_ms = 0, .stop_ms = 1e9},
-      .hh = {.placement = HH_NONE}};
+      .model = {
+          .cable = p,
+          .dt_ms = 0.5,
+          .initial_mV = p.el_mV,
+          .stimulus = {.compartment = 0, .amplitude_nA = current_nA, .start_ms = 0, .stop_ms = 1e9},
+          .hh = {.placement = HH_NONE}}};
   struct mono_batch *batch;
   struct hines_error err;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
@@ -89,16 +90,18 @@ static void hh_soma_fires_repetitively_and_rests_near_minus_65(void **state) {
   double current_nA = 10e-6 * area_cm2 * 1e9; /* 10 uA/cm^2 */
   struct hh_parameters hh = HH_DEFAULTS;
   hh.placement = HH_SOMA;
-  struct mono_batch_config config = {
-      .morphology = &m,
-      .cable = cable_defaults,
-      .layout = BATCH_LAYOUT_BLOCK,
-      .block_size = 4,
-      .n_neurons = 3,
-      .dt_ms = 0.025,
-      .initial_mV = -65,
-      .stimulus = {.compartment = 0, .amplitude_nA = current_nA, .start_ms = 20, .stop_ms = 120},
-      .hh = hh};
+  struct mono_batch_config config = {.morphology = &m,
+                                     .layout = BATCH_LAYOUT_BLOCK,
+                                     .block_size = 4,
+                                     .n_neurons = 3,
+                                     .model = {.cable = cable_defaults,
+                                               .dt_ms = 0.025,
+                                               .initial_mV = -65,
+                                               .stimulus = {.compartment = 0,
+                                                            .amplitude_nA = current_nA,
+                                                            .start_ms = 20,
+                                                            .stop_ms = 120},
+                                               .hh = hh}};
   struct mono_batch *batch;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
   int spikes = 0, steps = 6000; /* 150 ms */
@@ -122,7 +125,7 @@ static void hh_soma_fires_repetitively_and_rests_near_minus_65(void **state) {
   assert_true(peak > 20);
   assert_true(rest_worst < 2.0);
   /* and exactly what the sequential reference computes */
-  struct stimulus stim = config.stimulus;
+  struct stimulus stim = config.model.stimulus;
   stim.n_neurons_total = 3;
   double want = -65;
   assert_int_equal(
@@ -148,16 +151,16 @@ static void hh_everywhere_batches_follow_the_reference(void **state) {
   /* mono: every layout */
   for (int layout = 0; layout < 4; layout++) {
     struct mono_batch_config config = {.morphology = &shapes[0],
-                                       .cable = cable_defaults,
                                        .layout = layout,
                                        .block_size = 4,
                                        .n_neurons = neurons,
                                        .neurons_per_task = 3,
                                        .cpu_group = 2,
-                                       .dt_ms = 0.025,
-                                       .initial_mV = -65,
-                                       .stimulus = stim,
-                                       .hh = hh};
+                                       .model = {.cable = cable_defaults,
+                                                 .dt_ms = 0.025,
+                                                 .initial_mV = -65,
+                                                 .stimulus = stim,
+                                                 .hh = hh}};
     struct mono_batch *batch;
     assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
     assert_int_equal(mono_batch_run(batch, steps, 0), HINES_OK);
@@ -186,11 +189,11 @@ static void hh_everywhere_batches_follow_the_reference(void **state) {
                                         .n_neurons = neurons,
                                         .neurons_per_task = 4,
                                         .level_tasks = level_tasks,
-                                        .cable = cable_defaults,
-                                        .dt_ms = 0.025,
-                                        .initial_mV = -65,
-                                        .stimulus = stim,
-                                        .hh = hh};
+                                        .model = {.cable = cable_defaults,
+                                                  .dt_ms = 0.025,
+                                                  .initial_mV = -65,
+                                                  .stimulus = stim,
+                                                  .hh = hh}};
     struct multi_batch *batch;
     assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
     assert_int_equal(multi_batch_run(batch, steps, 0), HINES_OK);
@@ -227,15 +230,16 @@ static void nonfinite_voltages_are_found_and_located(void **state) {
   assert_int_equal(synthetic_class("small-low", 1, &m, &err), HINES_OK);
   struct hh_parameters hh = HH_DEFAULTS;
   hh.placement = HH_ALL;
-  struct mono_batch_config config = {.morphology = &m,
-                                     .cable = cable_defaults,
-                                     .layout = BATCH_LAYOUT_INTERLEAVED,
-                                     .n_neurons = 11,
-                                     .neurons_per_task = 4,
-                                     .dt_ms = 0.025,
-                                     .initial_mV = -65,
-                                     .stimulus = {.compartment = 0, .start_ms = 0, .stop_ms = 1e9},
-                                     .hh = hh};
+  struct mono_batch_config config = {
+      .morphology = &m,
+      .layout = BATCH_LAYOUT_INTERLEAVED,
+      .n_neurons = 11,
+      .neurons_per_task = 4,
+      .model = {.cable = cable_defaults,
+                .dt_ms = 0.025,
+                .initial_mV = -65,
+                .stimulus = {.compartment = 0, .start_ms = 0, .stop_ms = 1e9},
+                .hh = hh}};
   struct mono_batch *batch;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
   int neuron = -1, compartment = -1;
@@ -244,7 +248,7 @@ static void nonfinite_voltages_are_found_and_located(void **state) {
   mono_batch_destroy(batch);
   /* the same batch driven by an overflowing stimulus: every neuron blows up, and the first one
    * must be the one reported */
-  config.stimulus.amplitude_nA = 1e308;
+  config.model.stimulus.amplitude_nA = 1e308;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
   assert_int_equal(mono_batch_run(batch, 20, 0), HINES_OK);
   assert_int_equal(mono_batch_find_nonfinite(batch, &neuron, &compartment), 1);

@@ -378,58 +378,58 @@ static void test_bad_specs_are_rejected(void **state) {
   static const struct {
     const char *spec, *message;
   } cases[] = {
-      {"synthetic:huge-low", "--morph synthetic:huge-low: unknown class (one of small-low "
+      {"synthetic:huge-low", "synthetic:huge-low: unknown class (one of small-low "
                              "small-high medium-low medium-high big-low big-high)"},
-      {"synthetic:", "--morph synthetic:: unknown class (one of small-low small-high "
+      {"synthetic:", "synthetic:: unknown class (one of small-low small-high "
                      "medium-low medium-high big-low big-high)"},
-      {"synthetic:huge-low:3", "--morph synthetic:huge-low:3: unknown class (one of small-low "
+      {"synthetic:huge-low:3", "synthetic:huge-low:3: unknown class (one of small-low "
                                "small-high medium-low medium-high big-low big-high)"},
-      {"synthetic:small-low:7:8", "--morph synthetic:small-low:7:8: expected "
+      {"synthetic:small-low:7:8", "synthetic:small-low:7:8: expected "
                                   "synthetic:CLASS[:SEED]"},
-      {"synthetic:small-low:x", "--morph synthetic:small-low:x: SEED 'x' is not a whole number "
+      {"synthetic:small-low:x", "synthetic:small-low:x: SEED 'x' is not a whole number "
                                 "0..4294967295"},
       {"synthetic:small-low:4294967296",
-       "--morph synthetic:small-low:4294967296: SEED '4294967296' is out of range"},
-      {"synthetic:fig6:100", "--morph synthetic:fig6:100: expected "
+       "synthetic:small-low:4294967296: SEED '4294967296' is out of range"},
+      {"synthetic:fig6:100", "synthetic:fig6:100: expected "
                              "synthetic:fig6:SIZE:PERCENT[:SEED]"},
-      {"synthetic:fig6:abc:10", "--morph synthetic:fig6:abc:10: SIZE 'abc' is not a whole "
+      {"synthetic:fig6:abc:10", "synthetic:fig6:abc:10: SIZE 'abc' is not a whole "
                                 "number"},
-      {"synthetic:fig6::10", "--morph synthetic:fig6::10: SIZE '' is not a whole number"},
-      {"synthetic:fig6:100:1e1", "--morph synthetic:fig6:100:1e1: PERCENT '1e1' is not a "
+      {"synthetic:fig6::10", "synthetic:fig6::10: SIZE '' is not a whole number"},
+      {"synthetic:fig6:100:1e1", "synthetic:fig6:100:1e1: PERCENT '1e1' is not a "
                                  "decimal number such as 10 or 12.5"},
-      {"synthetic:fig6:100:nan", "--morph synthetic:fig6:100:nan: PERCENT 'nan' is not a "
+      {"synthetic:fig6:100:nan", "synthetic:fig6:100:nan: PERCENT 'nan' is not a "
                                  "decimal number such as 10 or 12.5"},
-      {"synthetic:fig6:100:.5", "--morph synthetic:fig6:100:.5: PERCENT '.5' is not a decimal "
+      {"synthetic:fig6:100:.5", "synthetic:fig6:100:.5: PERCENT '.5' is not a decimal "
                                 "number such as 10 or 12.5"},
-      {"synthetic:fig6:100: 10", "--morph synthetic:fig6:100: 10: PERCENT ' 10' is not a "
+      {"synthetic:fig6:100: 10", "synthetic:fig6:100: 10: PERCENT ' 10' is not a "
                                  "decimal number such as 10 or 12.5"},
-      {"synthetic:fig6:100:150", "--morph synthetic:fig6:100:150: branch percentage 150 (must "
+      {"synthetic:fig6:100:150", "synthetic:fig6:100:150: branch percentage 150 (must "
                                  "be 0..100)"},
-      {"synthetic:fig6:100:10:-1", "--morph synthetic:fig6:100:10:-1: SEED '-1' is not a whole "
+      {"synthetic:fig6:100:10:-1", "synthetic:fig6:100:10:-1: SEED '-1' is not a whole "
                                    "number 0..4294967295"},
-      {"synthetic:fig14:5", "--morph synthetic:fig14:5: 5 branch levels (must be 2..4)"},
-      {"synthetic:fig14", "--morph synthetic:fig14: expected synthetic:fig14:LEVELS"},
-      {"synthetic:fig14:3:1", "--morph synthetic:fig14:3:1: expected synthetic:fig14:LEVELS"},
-      {"synthetic:random:10:5", "--morph synthetic:random:10:5: size range 10..5 (must be "
+      {"synthetic:fig14:5", "synthetic:fig14:5: 5 branch levels (must be 2..4)"},
+      {"synthetic:fig14", "synthetic:fig14: expected synthetic:fig14:LEVELS"},
+      {"synthetic:fig14:3:1", "synthetic:fig14:3:1: expected synthetic:fig14:LEVELS"},
+      {"synthetic:random:10:5", "synthetic:random:10:5: size range 10..5 (must be "
                                 "within 1..10000000)"},
-      {"synthetic:random:0x10:20", "--morph synthetic:random:0x10:20: MIN '0x10' is not a "
+      {"synthetic:random:0x10:20", "synthetic:random:0x10:20: MIN '0x10' is not a "
                                    "whole number"},
-      {"synthetic:random:+10:20", "--morph synthetic:random:+10:20: MIN '+10' is not a whole "
+      {"synthetic:random:+10:20", "synthetic:random:+10:20: MIN '+10' is not a whole "
                                   "number"},
-      {"synthetic:tree:10:2", "--morph synthetic:tree:10:2: 2 branches is impossible (a branch "
+      {"synthetic:tree:10:2", "synthetic:tree:10:2: 2 branches is impossible (a branch "
                               "point adds at least 2 branches to the root branch, so a tree "
                               "has 1 or at least 3)"},
-      {"synthetic:tree:5:6", "--morph synthetic:tree:5:6: 6 branches do not fit in 5 "
+      {"synthetic:tree:5:6", "synthetic:tree:5:6: 6 branches do not fit in 5 "
                              "compartments (each branch needs one)"},
-      {"synthetic:tree:-5:1", "--morph synthetic:tree:-5:1: -5 compartments (must be "
+      {"synthetic:tree:-5:1", "synthetic:tree:-5:1: -5 compartments (must be "
                               "1..10000000)"},
-      {"synthetic:tree:99999999999:3", "--morph synthetic:tree:99999999999:3: COMPARTMENTS "
+      {"synthetic:tree:99999999999:3", "synthetic:tree:99999999999:3: COMPARTMENTS "
                                        "'99999999999' is out of range"},
-      {"synthetic:tree:20000000:3", "--morph synthetic:tree:20000000:3: 20000000 compartments "
+      {"synthetic:tree:20000000:3", "synthetic:tree:20000000:3: 20000000 compartments "
                                     "(must be 1..10000000)"},
-      {"synthetic:tree:1:1:2:3", "--morph synthetic:tree:1:1:2:3: too many ':'-separated "
+      {"synthetic:tree:1:1:2:3", "synthetic:tree:1:1:2:3: too many ':'-separated "
                                  "fields (at most 4 after 'synthetic:')"},
-      {"", "--morph: no morphology given (an .swc path or synthetic:CLASS, see --help)"},
+      {"", "no morphology given (an .swc path or synthetic:CLASS)"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     struct morphology m;

@@ -4,11 +4,7 @@
 #ifndef HINES_STIMULUS_H
 #define HINES_STIMULUS_H
 
-#ifdef __CUDACC__
-#define HINES_HOST_DEVICE __host__ __device__
-#else
-#define HINES_HOST_DEVICE
-#endif
+#include "host_device.h"
 
 struct stimulus {
   int compartment;

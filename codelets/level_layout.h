@@ -56,13 +56,9 @@ struct level_block_view {
   const int *first_compartment; /* [S] compartment of element 0 in its neuron's morphology */
 };
 
-#ifdef __CUDACC__
-#define LEVEL_HOST_DEVICE __host__ __device__
-#else
-#define LEVEL_HOST_DEVICE
-#endif
+#include "host_device.h"
 
-static inline LEVEL_HOST_DEVICE struct level_block_view level_block_describe(const int *ints) {
+static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(const int *ints) {
   struct level_block_view v;
   v.systems = ints[LEVEL_SYSTEMS];
   v.max_size = ints[LEVEL_MAX_SIZE];
@@ -123,7 +119,7 @@ struct level_batch_options {
   enum level_order order;
   /* Trunk (chunk links only): the levels from the root up to the first one with at least this
    * many systems are swept by one thread per neuron instead of one kernel per level; 0: none. */
-  int trunk_below_systems;
+  int trunk_below;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per

@@ -1,11 +1,10 @@
-/* The sequential reference of one neuron's time loop: cable_assemble + hines_solve_reference per
- * step. The batched, tasked, GPU time loops are checked against it (--verify and the tests). */
+/* The sequential reference of one neuron's time loop: the rows of step_model.h +
+ * hines_solve_reference per step. The batched, tasked, GPU time loops are checked against it
+ * (--verify and the tests). */
 #ifndef HINES_REFERENCE_SIMULATION_H
 #define HINES_REFERENCE_SIMULATION_H
 
-#include "cable.h"
-#include "hh_channel.h"
-#include "stimulus.h"
+#include "step_model.h"
 
 /* Advances v_mV (n values) by `steps` steps of dt from t0 for neuron `global_neuron`; with
  * Hodgkin-Huxley channels (hh may be NULL) their gates start at rest for the initial v. */

@@ -8,11 +8,7 @@
 
 #include <math.h>
 
-#ifdef __CUDACC__
-#define HH_HOST_DEVICE __host__ __device__
-#else
-#define HH_HOST_DEVICE
-#endif
+#include "host_device.h"
 
 enum hh_placement { HH_NONE, HH_SOMA, HH_ALL };
 
@@ -26,18 +22,18 @@ struct hh_parameters {
   { HH_NONE, 0.12, 0.036, 0.0003, 50.0, -77.0, -54.3 }
 
 /* x / (exp(x/y) - 1) without the 0/0 at x = 0. */
-static inline HH_HOST_DEVICE double hh_vtrap(double x, double y) {
+static inline HINES_HOST_DEVICE double hh_vtrap(double x, double y) {
   return fabs(x / y) < 1e-6 ? y * (1.0 - x / y / 2.0) : x / (exp(x / y) - 1.0);
 }
 
-static inline HH_HOST_DEVICE double hh_relax(double gate, double alpha, double beta, double dt) {
+static inline HINES_HOST_DEVICE double hh_relax(double gate, double alpha, double beta, double dt) {
   double rate = alpha + beta;
   double steady = alpha / rate;
   return steady + (gate - steady) * exp(-dt * rate);
 }
 
 /* Gate values at rest for voltage v. */
-static inline HH_HOST_DEVICE void hh_rest(double v, double *m, double *h, double *n) {
+static inline HINES_HOST_DEVICE void hh_rest(double v, double *m, double *h, double *n) {
   double am = 0.1 * hh_vtrap(-(v + 40.0), 10.0), bm = 4.0 * exp(-(v + 65.0) / 18.0);
   double ah = 0.07 * exp(-(v + 65.0) / 20.0), bh = 1.0 / (exp(-(v + 35.0) / 10.0) + 1.0);
   double an = 0.01 * hh_vtrap(-(v + 55.0), 10.0), bn = 0.125 * exp(-(v + 65.0) / 80.0);
@@ -49,9 +45,9 @@ static inline HH_HOST_DEVICE void hh_rest(double v, double *m, double *h, double
 /* Advances the gates by dt at voltage v and returns, for a compartment whose membrane area
  * times 1e-2 is `scale` (S/cm^2 -> uS), the conductance to add to the diagonal and the current
  * g*E to add to the rhs. */
-static inline HH_HOST_DEVICE void hh_step(const struct hh_parameters *p, double v, double dt,
-                                          double scale, double *m, double *h, double *n,
-                                          double *conductance, double *driven_current) {
+static inline HINES_HOST_DEVICE void hh_step(const struct hh_parameters *p, double v, double dt,
+                                             double scale, double *m, double *h, double *n,
+                                             double *conductance, double *driven_current) {
   double am = 0.1 * hh_vtrap(-(v + 40.0), 10.0), bm = 4.0 * exp(-(v + 65.0) / 18.0);
   double ah = 0.07 * exp(-(v + 65.0) / 20.0), bh = 1.0 / (exp(-(v + 35.0) / 10.0) + 1.0);
   double an = 0.01 * hh_vtrap(-(v + 55.0), 10.0), bn = 0.125 * exp(-(v + 65.0) / 80.0);
@@ -64,7 +60,7 @@ static inline HH_HOST_DEVICE void hh_step(const struct hh_parameters *p, double 
   *driven_current = gna * p->ena + gk * p->ek + gl * p->el;
 }
 
-static inline HH_HOST_DEVICE int hh_applies(const struct hh_parameters *p, int compartment) {
+static inline HINES_HOST_DEVICE int hh_applies(const struct hh_parameters *p, int compartment) {
   return p->placement == HH_ALL || (p->placement == HH_SOMA && compartment == 0);
 }
 

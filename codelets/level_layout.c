@@ -1,5 +1,7 @@
 #include "level_layout.h"
 
+#include "step_model.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +73,12 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
       return status;
     for (int i = 0; i < cc.n; i++) {
       int row = batch->morphology_row[m] + i;
-      double c_over_dt = cc.capacitance_nF[i] / dt_ms;
+      const struct membrane_constants k = membrane_constants_of(&cc, i, cable, dt_ms);
       c[(size_t)row * CONST_STRIDE + CONST_OFF_DIAGONAL] = cc.off_diagonal[i];
-      c[(size_t)row * CONST_STRIDE + CONST_C_OVER_DT] = c_over_dt;
-      c[(size_t)row * CONST_STRIDE + CONST_DIAGONAL_BASE] =
-          c_over_dt + cc.leak_uS[i] + cc.axial_sum_uS[i];
-      c[(size_t)row * CONST_STRIDE + CONST_LEAK_CURRENT] = cc.leak_uS[i] * cable->el_mV;
-      c[(size_t)CONST_STRIDE * rows + row] = cc.area_um2[i] * 1e-2; /* HH area scale */
+      c[(size_t)row * CONST_STRIDE + CONST_C_OVER_DT] = k.c_over_dt;
+      c[(size_t)row * CONST_STRIDE + CONST_DIAGONAL_BASE] = k.diagonal_base;
+      c[(size_t)row * CONST_STRIDE + CONST_LEAK_CURRENT] = k.leak_current;
+      c[(size_t)CONST_STRIDE * rows + row] = k.hh_scale;
     }
     cable_coefficients_free(&cc);
   }
@@ -393,8 +394,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
         }
       }
     }
-    if (!status && out->chunk_links && options->trunk_below_systems > 0 &&
-        build_trunk(out, chunk, first, last, options->trunk_below_systems))
+    if (!status && out->chunk_links && options->trunk_below > 0 &&
+        build_trunk(out, chunk, first, last, options->trunk_below))
       status = hines_fail(err, HINES_FAILURE, "out of memory");
   }
   out->chunk_first_neuron[out->n_chunks] = n_neurons;

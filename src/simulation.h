@@ -1,0 +1,54 @@
+/* The simulation as the program drives it: the batch the options describe behind four
+ * operations, the time loop with its probes, and the verification against the sequential
+ * reference. */
+#ifndef HINES_SIMULATION_H
+#define HINES_SIMULATION_H
+
+#include "morphology.h"
+#include "options.h"
+
+/* Mono and multi batches seen through the four operations the time loop, the verification and
+ * the report need. */
+struct batch_ops {
+  void *batch;
+  int (*run)(void *batch, int steps, double t0_ms);
+  void (*voltage)(void *batch, int neuron, double *out_mV);
+  int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
+  int tasks_per_step;
+  const struct morphology *morphologies;
+  int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
+};
+
+struct run_result {
+  double seconds_total, seconds_steps, seconds_first_step, max_rel_error;
+  int timed_steps; /* steps after the first, over which seconds_steps is measured */
+  int tasks_per_step;
+  int verified;
+  long long compartments;
+};
+
+/* Probe samples: rows of (time, one voltage per probe), kept in memory and written at the end. */
+struct probe_record {
+  int every; /* steps between samples */
+  long long rows, capacity;
+  double *values; /* rows x (1 + n_probes) */
+  const struct options *o;
+  double *scratch; /* one neuron's voltages */
+};
+
+double now_seconds(void);
+
+/* Creates the batch the options describe; HINES_OK or a status with err set. */
+int simulation_create(const struct options *o, const struct morphology *morphologies,
+                      struct batch_ops *ops, struct hines_error *err);
+void simulation_destroy(const struct options *o, struct batch_ops *ops);
+
+/* Runs o->steps steps, sampling the probes (when o->n_probes) into *probes; fills the timings
+ * of *result. Returns HINES_OK or HINES_FAILURE. */
+int simulation_run(const struct options *o, const struct batch_ops *ops,
+                   struct probe_record *probes, struct run_result *result);
+
+/* The worst relative difference of the sampled neurons against the sequential reference. */
+double simulation_verify(const struct options *o, const struct batch_ops *ops);
+
+#endif
