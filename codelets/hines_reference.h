@@ -9,4 +9,11 @@
 void hines_solve_reference(int n, const int *parent, const double *upper, const double *lower,
                            double *diagonal, double *rhs);
 
+/* The same system solved in long double (x86: 64-bit significand, 11 more bits than double), the
+ * yardstick the double solvers' accuracy is measured against (tests/test_accuracy.c). The
+ * inputs stay double, so what is measured is the solve's own rounding; x receives the solution. */
+void hines_solve_reference_extended(int n, const int *parent, const double *upper,
+                                    const double *lower, const double *diagonal, const double *rhs,
+                                    long double *x, long double *scratch_diagonal);
+
 #endif
