@@ -43,10 +43,11 @@ esac
 # libhwloc-plugins: present on many machines anyway; installed everywhere so the sanitizer job
 # sees the same hwloc start-up on every machine (tests/lsan.supp covers its plugin's leak).
 # pajeng: pj_dump, the Paje reader the trace test checks paje.trace with.
-# python3-matplotlib/numpy: the figure scripts. Open MPI: StarPU-MPI and the mpirun tests.
+# python3-matplotlib/numpy: the figure scripts (scripts/bench/plot.py, trace_report.py --png,
+# plot_probes.py); gnuplot is no longer needed. Open MPI: StarPU-MPI and the mpirun tests.
 packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libhwloc-plugins libfxt-dev
   libcmocka-dev libnuma-dev libltdl-dev python3 python3-matplotlib python3-numpy pajeng
-  libopenmpi-dev openmpi-bin gnuplot-nox)
+  libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Summarise a StarPU FxT trace converted by `hinestask --trace DIR`, and draw its Gantt chart.
 
 Usage: scripts/trace_report.py DIR [--png OUT.png] [--title TEXT]
@@ -11,22 +11,24 @@ nodes). Prints, on stdout:
   - per codelet (the task's perfmodel symbol, or its name without numbers): count and
     mean/min/max/total duration in ms, split per kind of worker when several kinds ran it;
   - bytes moved between memory nodes (paje.trace fetch/prefetch links), or why there are none.
-With --png, also renders a Gantt chart (one row per worker, one colour per codelet, data
-transfers on one row per destination memory node) through gnuplot into OUT.png.
+With --png, also draws a Gantt chart into OUT.png: one row per worker, one colour per codelet
+(with a legend), the application threads' submitting and waiting, and the data transfers on one
+row per destination memory node; the image grows with the number of rows. Its title is --title,
+or the trace folder's name (never its path) and what the trace says about the run: tasks,
+workers by kind, memory nodes, transfers (StarPU's trace does not record the scheduler).
 
-Python 3 standard library only; gnuplot (5.x, pngcairo or png terminal) for --png.
-Exit status: 0 success, 1 unreadable or empty trace or gnuplot failure, 2 bad usage.
+The summary needs only the Python 3 standard library; --png needs matplotlib, which Debian's
+python3-matplotlib provides to /usr/bin/python3 (hence the #! line).
+Exit status: 0 success, 1 unreadable or empty trace, or no chart drawn (matplotlib missing,
+OUT.png not writable), 2 bad usage.
 """
 
 import argparse
 import os
 import re
 import shlex
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 
 LINK_KINDS = {"F": "fetch", "PF": "prefetch", "IF": "idle fetch"}
 # Application-thread states (paje.trace "US"): submitting work, or blocked waiting for tasks.
@@ -400,32 +402,41 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 TRANSFER_COLOURS = {"F": "#555555", "PF": "#999999", "IF": "#cccccc"}
 
 
-def find_terminal(gnuplot):
-    try:
-        listing = subprocess.run([gnuplot, "-e", "set terminal"], capture_output=True,
-                                 text=True, timeout=30)
-        text = listing.stdout + listing.stderr
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if re.search(r"^\s*pngcairo\s", text, re.M):
-        return "pngcairo"
-    if re.search(r"^\s*png\s", text, re.M):
-        return "png"
-    return None
-
-
-def gp_quote(text):
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def describe_run(directory, tasks, names, paje):
+    """The chart's default title: the trace folder's own name (not its path: that belongs to
+    the machine that drew the chart) and what the trace says about the run: tasks, workers by
+    kind, memory nodes, data transfers. StarPU's trace does not record the scheduler; name it in
+    the folder (as the reference traces do) or pass --title."""
+    folder = os.path.basename(os.path.normpath(os.path.abspath(directory)))
+    workers = sorted(set(names) | {t["worker"] for t in tasks})
+    kinds = {}
+    for w in workers:
+        kind = worker_kind(names.get(w, "CPU"))
+        kinds[kind] = kinds.get(kind, 0) + 1
+    by_kind = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    codelets = ", ".join(dict.fromkeys(t["codelet"] for t in tasks))
+    # Memory nodes: the workers' and those data moved between (main RAM has no worker when
+    # only CUDA workers run).
+    nodes = {w["node"] for w in paje["workers"].values()}
+    nodes |= {c[end] for c in paje["transfers"] for end in ("src", "dst")}
+    nodes.discard(None)
+    where = f"; {len(nodes)} memory node{'s' if len(nodes) != 1 else ''}" if nodes else ""
+    moved = f", {len(paje['transfers'])} data transfers" if paje["transfers"] else ""
+    return (f"StarPU trace {folder}\n{len(tasks)} tasks ({codelets}) on {len(workers)} "
+            f"workers ({by_kind}){where}{moved}")
 
 
 def render_gantt(tasks, names, paje, png, title):
-    gnuplot = shutil.which("gnuplot")
-    if not gnuplot:
-        print("trace_report: gnuplot not found (apt-get install gnuplot-nox)", file=sys.stderr)
-        return 1
-    terminal = find_terminal(gnuplot)
-    if not terminal:
-        print("trace_report: gnuplot has neither the pngcairo nor the png terminal",
+    """Draws the Gantt chart into PNG with matplotlib: one row per worker, application thread
+    and destination memory node, one colour per codelet; the figure grows with the rows so that
+    every row keeps a readable height."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # a file only: no display needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"trace_report: matplotlib not found for {sys.executable} (Debian: apt-get "
+              "install python3-matplotlib; run this script as /usr/bin/python3)",
               file=sys.stderr)
         return 1
     origin = min(t["submit"] for t in tasks)
@@ -443,7 +454,7 @@ def render_gantt(tasks, names, paje, png, title):
     rows = [(("w", w), names.get(w, f"worker {w}")) for w in workers]
     rows += [(("t", t), f"app thread {t}") for t in threads]
     rows += [(("n", n), f"to {node_label(n, paje['workers'])}") for n in dst_nodes]
-    y_of = {key: len(rows) - 1 - i for i, (key, _) in enumerate(rows)}
+    y_of = {key: i for i, (key, _) in enumerate(rows)}
 
     codelets, colours = [], {}
     for t in tasks:
@@ -453,63 +464,48 @@ def render_gantt(tasks, names, paje, png, title):
     # The codelets' own colours (as ViTE shows them) when the trace gives distinct ones.
     if None in colours.values() or len(set(colours.values())) < len(codelets):
         colours = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(codelets)}
-    half = 0.4
-    with tempfile.TemporaryDirectory(prefix="trace_report.") as tmp:
-        series, plots = 0, []
-        data = os.path.join(tmp, "boxes.dat")
-        with open(data, "w") as f:
-            def block(items, colour, label, height=half):
-                # x y xlow xhigh ylow yhigh: one gnuplot data block (index) per series; a border
-                # of the same colour keeps the shortest tasks visible as one-pixel lines.
-                nonlocal series
-                if not items:
-                    return
-                for start, end, key in items:
-                    y = y_of[key]
-                    f.write(f"{(start + end) / 2 - origin:.6f} {y} {start - origin:.6f} "
-                            f"{end - origin:.6f} {y - height} {y + height}\n")
-                f.write("\n\n")
-                plots.append(f"'{data}' index {series} using 1:2:3:4:5:6 with boxxyerror "
-                             f"fs solid 0.85 border lc rgb '{colour}' lc rgb '{colour}' "
-                             f"title {gp_quote(label)}")
-                series += 1
 
-            for c in codelets:
-                block([(t["start"], t["end"], ("w", t["worker"]))
-                       for t in tasks if t["codelet"] == c], colours[c], c)
-            block([(a["start"], a["end"], ("t", a["thread"]))
-                   for a in app if a["group"] == "submitting"], "#b8860b", "app: submitting")
-            block([(a["start"], a["end"], ("t", a["thread"]))
-                   for a in app if a["group"] == "waiting"], "#c8c8e0", "app: waiting", 0.2)
-            for kind in sorted({c["kind"] for c in transfers}):
-                block([(c["start"], c["end"], ("n", c["dst"]))
-                       for c in transfers if c["kind"] == kind],
-                      TRANSFER_COLOURS.get(kind, "#777777"), f"data {LINK_KINDS.get(kind, kind)}")
-        width = 1400
-        height = max(300, min(2400, 130 + 36 * len(rows), 130 + 22 * series))
-        font = "font 'sans,10'" if terminal == "pngcairo" else "small"
-        ytics = ", ".join(f"{gp_quote(label)} {y_of[key]}" for key, label in rows)
-        script = [
-            f"set terminal {terminal} size {width},{height} {font}",
-            f"set output {gp_quote(png)}",
-            f"set title {gp_quote(title)} noenhanced",
-            "set xlabel 'time since the first task submission (ms)'",
-            f"set xrange [0:{max(last - origin, 1e-6) * 1.01:.6f}]",
-            f"set yrange [-0.6:{len(rows) - 0.4}]",
-            f"set ytics ({ytics}) noenhanced",
-            "set grid xtics",
-            "set key outside right top vertical Left reverse noenhanced",
-            "set border 3",
-            "set tics nomirror",
-            "plot " + ", \\\n     ".join(plots),
-        ]
-        path = os.path.join(tmp, "gantt.gp")
-        with open(path, "w") as f:
-            f.write("\n".join(script) + "\n")
-        run = subprocess.run([gnuplot, path], capture_output=True, text=True)
-        if run.returncode != 0 or not os.path.exists(png) or os.path.getsize(png) == 0:
-            print(f"trace_report: gnuplot failed:\n{run.stderr}", file=sys.stderr)
-            return 1
+    # (legend label, colour, bar height, [(start, end, row key)]) per series, in legend order.
+    series = [(c, colours[c], 0.8, [(t["start"], t["end"], ("w", t["worker"]))
+                                    for t in tasks if t["codelet"] == c]) for c in codelets]
+    series += [("app: submitting", "#b8860b", 0.8,
+                [(a["start"], a["end"], ("t", a["thread"])) for a in app
+                 if a["group"] == "submitting"]),
+               ("app: waiting", "#c8c8e0", 0.4,
+                [(a["start"], a["end"], ("t", a["thread"])) for a in app
+                 if a["group"] == "waiting"])]
+    series += [(f"data {LINK_KINDS.get(kind, kind)}", TRANSFER_COLOURS.get(kind, "#777777"), 0.8,
+                [(c["start"], c["end"], ("n", c["dst"])) for c in transfers
+                 if c["kind"] == kind])
+               for kind in sorted({c["kind"] for c in transfers})]
+    series = [s for s in series if s[3]]
+
+    # 28 px per row (or per legend entry, when they are more) and room for title and time axis.
+    height = max(360, 170 + 28 * max(len(rows), len(series)))
+    fig, ax = plt.subplots(figsize=(15, height / 100), dpi=100, layout="constrained")
+    for i in range(0, len(rows), 2):  # every other row shaded, to follow a row across
+        ax.axhspan(i - 0.5, i + 0.5, color="#f3f3f3", zorder=0)
+    for label, colour, bar, items in series:
+        # A border of the bar's colour keeps the shortest tasks visible as one-pixel lines.
+        ax.barh([y_of[key] for _, _, key in items], [end - start for start, end, _ in items],
+                left=[start - origin for start, _, _ in items], height=bar, color=colour,
+                edgecolor=colour, linewidth=0.6, label=label, zorder=2)
+    ax.set_yticks(range(len(rows)), [label for _, label in rows])
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # the first worker on top
+    ax.set_xlim(0, max(last - origin, 1e-6) * 1.01)
+    ax.set_xlabel("time since the first task submission (ms)")
+    ax.grid(True, axis="x", color="#d0d0d0", linewidth=0.8, zorder=1)
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title, fontsize=12)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    try:
+        fig.savefig(png)
+    except OSError as e:
+        print(f"trace_report: cannot write {png}: {e.strerror}", file=sys.stderr)
+        return 1
+    finally:
+        plt.close(fig)
     print(f"gantt chart: {png} ({len(tasks)} tasks, {len(transfers)} transfers, "
           f"{len(rows)} rows)")
     return 0
@@ -522,7 +518,8 @@ def main(argv=None):
         description="Summarise a StarPU trace folder written by `hinestask --trace DIR`.")
     parser.add_argument("dir", help="trace folder (holds tasks.rec, paje.trace, ...)")
     parser.add_argument("--png", metavar="OUT.png", help="also draw a Gantt chart into OUT.png")
-    parser.add_argument("--title", help="title of the Gantt chart (default: the folder)")
+    parser.add_argument("--title", help="title of the Gantt chart (default: the folder's name "
+                        "and the run's tasks, workers and memory nodes)")
     args = parser.parse_args(argv)
 
     tasks_path = os.path.join(args.dir, "tasks.rec")
@@ -542,7 +539,7 @@ def main(argv=None):
     summarise_app(tasks, paje, sys.stdout)
     if args.png:
         return render_gantt(tasks, names, paje, args.png,
-                            args.title or f"{os.path.abspath(args.dir)}")
+                            args.title or describe_run(args.dir, tasks, names, paje))
     return 0
 
 

@@ -241,7 +241,7 @@ int main(int argc, char **argv) {
     exit_status = 1;
   }
   if (o.n_probes && !o.quiet)
-    printf("probes: %d voltages every %g ms in %s (plot: scripts/plot_probes.sh %s)\n", o.n_probes,
+    printf("probes: %d voltages every %g ms in %s (plot: scripts/plot_probes.py %s)\n", o.n_probes,
            probes.every * o.model.dt_ms, o.probes_path, o.probes_path);
   free(probes.values);
   if (o.json_path && write_json(&o, &result)) {

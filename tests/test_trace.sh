@@ -34,8 +34,11 @@ check() { # check DESCRIPTION LOG COMMAND...: one TAP line for the command's sta
   shift 2
   if "$@"; then ok "$what"; else not_ok "$what" "$log"; fi
 }
-has_gnuplot=0
-command -v gnuplot >/dev/null 2>&1 && has_gnuplot=1
+# The report runs under Debian's Python, where python3-matplotlib is (its #! line); a python3
+# earlier on PATH (pyenv's, say) may lack matplotlib.
+python=/usr/bin/python3
+has_matplotlib=0
+"$python" -c 'import matplotlib' >/dev/null 2>&1 && has_matplotlib=1
 # PNG files start with \x89PNG.
 is_png() { [ -s "$1" ] && [ "$(head -c 4 "$1" | tail -c 3)" = PNG ]; }
 
@@ -69,8 +72,8 @@ traced_run() {
       grep -q -x "Model: $model" "$dir/tasks.rec"
   done
   local png_args=()
-  [ $has_gnuplot = 1 ] && png_args=(--png "$tmp/$name.png")
-  if python3 "$report" "$dir" "${png_args[@]}" >"$tmp/$name.report" 2>&1; then
+  [ $has_matplotlib = 1 ] && png_args=(--png "$tmp/$name.png")
+  if "$python" "$report" "$dir" "${png_args[@]}" >"$tmp/$name.report" 2>&1; then
     ok "$name: trace_report.py exits 0"
   else
     not_ok "$name: trace_report.py exits 0" "$tmp/$name.report"
@@ -85,10 +88,10 @@ traced_run() {
     grep -q -E "^all workers +[0-9]+ +[0-9.]+ +[0-9.]+$" "$tmp/$name.report"
   check "$name: the summary says what data moved between memory nodes" /dev/null \
     grep -q "^data transfers" "$tmp/$name.report"
-  if [ $has_gnuplot = 1 ]; then
+  if [ $has_matplotlib = 1 ]; then
     check "$name: the Gantt chart is a non-empty PNG" /dev/null is_png "$tmp/$name.png"
   else
-    ok "$name: the Gantt chart is a non-empty PNG # SKIP gnuplot not installed (scripts/setup.sh installs gnuplot-nox)"
+    ok "$name: the Gantt chart is a non-empty PNG # SKIP no matplotlib for $python (scripts/setup.sh installs python3-matplotlib)"
   fi
 }
 

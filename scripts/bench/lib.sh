@@ -4,7 +4,7 @@
 # parses the wrapper's arguments  [--run BIN_DIR] [CSV...]  and then
 #   - with --run: runs the measurement script of every kind in KINDS (comma-separated) into a
 #     fresh CSV, then plots those CSVs;
-#   - without: plots the CSVs given, or the committed ones (plot.sh picks them).
+#   - without: plots the CSVs given, or the committed ones (plot.py picks them).
 # Kinds and the scripts they run (the measurement scripts are not modified by this harness):
 #   mono     scripts/bench_mono.sh BIN_DIR CSV [$HINES_BENCH_SIZES]        } each run
 #   multi    scripts/bench_multi.sh BIN_DIR CSV                             } $HINES_BENCH_REPEATS
@@ -144,5 +144,5 @@ figure_main() {
     done
     echo "== measured: ${csvs[*]}" >&2
   fi
-  "$bench_dir/plot.sh" "$figure" "${csvs[@]}"
+  "$bench_dir/plot.py" "$figure" "${csvs[@]}"
 }
