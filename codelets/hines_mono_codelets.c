@@ -190,6 +190,26 @@ HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, chunk
                       0xff7f0e);
 HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, NULL, 0x8c564b);
 
+int hines_shared_block_limit_on_workers(int n_compartments, int *bytes_per_block) {
+  int limit = INT_MAX;
+  *bytes_per_block = 0;
+#ifdef HINES_CUDA_CODELETS
+  for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
+    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER)
+      continue;
+    int bytes = hines_shared_memory_per_block(starpu_worker_get_devid((int)w));
+    int fit = hines_shared_block_limit(bytes, n_compartments);
+    if (fit < limit) {
+      limit = fit;
+      *bytes_per_block = bytes;
+    }
+  }
+#else
+  (void)n_compartments;
+#endif
+  return limit;
+}
+
 /* The buffer orders the functions above unpack. */
 int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coefficients,
                        starpu_data_handle_t diagonal, starpu_data_handle_t rhs,

@@ -14,6 +14,11 @@ extern struct starpu_codelet hines_solve_codelet;
 extern struct starpu_codelet hines_step_codelet;
 extern struct starpu_codelet neuron_step_codelet;
 
+/* The largest Block-Shared block, in neurons, that every CUDA worker's GPU can run for n
+ * compartments (hines_shared_block_limit), INT_MAX when no CUDA worker would run one;
+ * *bytes_per_block gets the smallest GPU's shared memory per block (0 without CUDA workers). */
+int hines_shared_block_limit_on_workers(int n_compartments, int *bytes_per_block);
+
 /* A pure Hines solve of one chunk: rhs becomes the solution, diagonal the pivots. topology and
  * coefficients are vectors (hines_mono_kernels.h), diagonal and rhs the chunk's matrices. */
 int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coefficients,

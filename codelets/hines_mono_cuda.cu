@@ -203,13 +203,12 @@ int prepare_shared(const void *kernel, size_t bytes) {
 
 } // namespace
 
-extern "C" int hines_shared_max_block_size(int n_compartments, int device) {
+extern "C" int hines_shared_memory_per_block(int device) {
   int optin = 0;
   if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
       cudaSuccess)
     return 0;
-  int fit = optin / (int)(sizeof(double) * (size_t)n_compartments);
-  return fit >= 32 ? fit / 32 * 32 : fit;
+  return optin;
 }
 
 extern "C" int hines_solve_cuda(const int *topology, const double *coefficients,

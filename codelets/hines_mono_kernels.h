@@ -110,8 +110,16 @@ int hines_neuron_step_cuda(const int *neurons, const int *topology, const double
                            const struct step_arguments *args, double *voltage, double *work,
                            int count, void *stream);
 
-/* Largest block size whose rhs fits the device's shared memory for n compartments. */
-int hines_shared_max_block_size(int n_compartments, int device);
+/* The Block-Shared kernels keep a block's n values of every neuron in shared memory, one thread
+ * per neuron: the most neurons a block can have on a device that gives a block
+ * shared_bytes_per_block (0 when not even one fits). */
+#define HINES_MAX_THREADS_PER_BLOCK 1024
+static inline int hines_shared_block_limit(int shared_bytes_per_block, int n_compartments) {
+  long long fit = shared_bytes_per_block / ((long long)sizeof(double) * n_compartments);
+  return fit > HINES_MAX_THREADS_PER_BLOCK ? HINES_MAX_THREADS_PER_BLOCK : (int)fit;
+}
+/* The shared memory a block may opt in to on CUDA device `device` (0 if it cannot be read). */
+int hines_shared_memory_per_block(int device);
 
 #ifdef __cplusplus
 }

@@ -88,6 +88,27 @@ struct mono_batch {
       gates_handle;
 };
 
+/* A Block-Shared block whose values do not fit a GPU's shared memory cannot be launched: refuse
+ * it before anything runs (the launch would fail inside a task). */
+static int check_shared_block(int n, int block_size, struct hines_error *err) {
+  int bytes_per_block;
+  int limit = hines_shared_block_limit_on_workers(n, &bytes_per_block);
+  if (block_size <= limit)
+    return HINES_OK;
+  double needed_kib = (double)sizeof(double) * n * block_size / 1024;
+  if (limit == 0)
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "Block-Shared layout: one neuron of %d compartments needs %.0f KiB of GPU "
+                      "shared memory, more than the %d KiB a block gets here; use the block "
+                      "layout",
+                      n, (double)sizeof(double) * n / 1024, bytes_per_block / 1024);
+  return hines_fail(err, HINES_BAD_INPUT,
+                    "Block-Shared layout: a block of %d neurons x %d compartments needs %.0f KiB "
+                    "of GPU shared memory, the GPU gives a block %d KiB: at most %d neurons per "
+                    "block fit",
+                    block_size, n, needed_kib, bytes_per_block / 1024, limit);
+}
+
 static int check_sizes(enum batch_layout_kind layout, int n, int n_neurons, int block_size,
                        struct hines_error *err) {
   if (n_neurons < 1)
@@ -95,6 +116,8 @@ static int check_sizes(enum batch_layout_kind layout, int n, int n_neurons, int 
                       n_neurons);
   if ((layout == BATCH_LAYOUT_BLOCK || layout == BATCH_LAYOUT_SHARED) && block_size < 1)
     return hines_fail(err, HINES_BAD_INPUT, "block size must be at least 1 (got %d)", block_size);
+  if (layout == BATCH_LAYOUT_SHARED && check_shared_block(n, block_size, err))
+    return HINES_BAD_INPUT;
   double bytes = 3.0 * (double)n * n_neurons * sizeof(double);
   if (bytes > 1e15)
     return hines_fail(err, HINES_BAD_INPUT, "%d neurons x %d compartments is too large", n_neurons,

@@ -153,6 +153,19 @@ static int cuda_only(void) {
   return flag && strcmp(flag, "1") == 0;
 }
 
+/* Block-Shared: the block limit a GPU's shared memory allows (a block larger than that is refused
+ * before the run by mono_batch_create, see check_shared_block). 232,448 bytes is what an H100
+ * or H200 gives a block. */
+static void shared_block_limit_follows_shared_memory(void **state) {
+  (void)state;
+  assert_int_equal(hines_shared_block_limit(232448, 319), 91);  /* 319 x 8 B = 2,552 B a neuron */
+  assert_int_equal(hines_shared_block_limit(232448, 3171), 9);  /* the large cell of #19 */
+  assert_int_equal(hines_shared_block_limit(232448, 29056), 1); /* 232,448 B: just fits */
+  assert_int_equal(hines_shared_block_limit(232448, 29057), 0); /* 232,456 B: not one neuron */
+  assert_int_equal(hines_shared_block_limit(232448, 1), 1024);  /* one thread per neuron */
+  assert_int_equal(hines_shared_block_limit(0, 10), 0);
+}
+
 int main(void) {
   seed_state = testing_seed();
   if (cuda_only()) {
@@ -168,6 +181,7 @@ int main(void) {
     starpu_shutdown();
   }
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(shared_block_limit_follows_shared_memory),
       cmocka_unit_test(pure_solve_matches_reference_in_every_layout),
       cmocka_unit_test(voltage_steps_match_reference_time_loop),
   };
