@@ -80,6 +80,21 @@ int runtime_cuda_workers(void) {
   return (int)starpu_cuda_worker_get_count();
 }
 
+int runtime_cuda_devices(void) {
+  int devices = 0;
+  unsigned long long seen = 0; /* StarPU 1.3 drives at most STARPU_MAXCUDADEVS (< 64) GPUs */
+  for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
+    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER)
+      continue;
+    int device = starpu_worker_get_devid((int)w);
+    if (device >= 0 && device < 64 && !(seen & (1ULL << device))) {
+      seen |= 1ULL << device;
+      devices++;
+    }
+  }
+  return devices;
+}
+
 void runtime_describe(FILE *out) {
   fprintf(out, "StarPU %d.%d.%d, scheduler %s, %d CPU worker%s, %d CUDA worker%s\n",
           STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION, runtime_scheduler(),

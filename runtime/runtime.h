@@ -24,6 +24,8 @@ int runtime_check_scheduler(const char *name, struct hines_error *err);
 const char *runtime_scheduler(void);
 int runtime_cpu_workers(void);
 int runtime_cuda_workers(void);
+/* GPUs driven by the CUDA workers (several workers may share one). */
+int runtime_cuda_devices(void);
 void runtime_describe(FILE *out);
 
 #endif

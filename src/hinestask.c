@@ -93,8 +93,7 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  int multi = strcmp(o.mode, "multi") == 0;
-  if (!multi && o.n_morph_specs != 1)
+  if (strcmp(o.mode, "mono") == 0 && o.n_morph_specs != 1)
     bad_usage("--mode mono takes exactly one --morph (got %s); use --mode multi for a mix",
               "several");
   long long compartments = 0;
@@ -154,7 +153,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return status;
   }
+  simulation_choose_mode(&o);
+  const int multi = strcmp(o.mode, "multi") == 0;
   if (!o.quiet) {
+    printf("mode %s (%s)%s\n",
+           multi ? "multi: the branch-level solver" : "mono: the cuHinesBatch layouts",
+           o.mode_reason, strncmp(o.mode_reason, "automatic", 9) == 0 ? "; --mode forces one" : "");
     if (o.default_job)
       printf("default job: %d neurons of %d shipped morphologies, Hodgkin-Huxley channels, a %g nA "
              "step from %g to %g ms, %g ms simulated (options override any of it)\n",

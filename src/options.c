@@ -28,8 +28,11 @@ static void usage(FILE *out) {
       "                       synthetic:fig6:SIZE:PERCENT, synthetic:fig14:LEVELS (2-4),\n"
       "                       synthetic:random:MIN:MAX[:SEED], synthetic:tree:N:B[:SEED]\n"
       "  --neurons N          neurons in the batch (default 2560; 24 in the default job)\n"
-      "  --mode mono|multi    mono-morphology layouts or multi-morphology branch levels\n"
-      "                       (default mono when --morph is given)\n"
+      "  --mode auto|mono|multi  mono-morphology layouts (one GPU thread per neuron) or the\n"
+      "                       branch-level solver; auto (the default) takes the level solver\n"
+      "                       for a mix, or when one cell's batch cannot fill the GPUs (fewer\n"
+      "                       than 50,000 neurons per GPU), the mono layouts otherwise and on\n"
+      "                       CPUs only; an option of one mode (--layout, --padding...) picks it\n"
       "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
       "  --block-size BS      neurons per block for block/shared (default 32)\n"
       "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
@@ -208,6 +211,7 @@ static void resolve_default_job(struct options *o) {
   if (o->n_morph_specs == 0 && (!o->mode || strcmp(o->mode, "multi") == 0)) {
     o->default_job = 1;
     o->mode = "multi";
+    o->mode_reason = "the default job";
     for (size_t i = 0; i < N_SHIPPED; i++) {
       snprintf(paths[i], sizeof paths[i], "%s/%s", HINESTASK_DATA_DIR, shipped_morphologies[i]);
       o->morph_specs[o->n_morph_specs++] =
@@ -241,7 +245,16 @@ static void resolve_default_job(struct options *o) {
       o->json_path = RESULTS_DIR "/default-summary.json";
   }
   if (!o->mode)
-    o->mode = "mono";
+    o->mode = "auto";
+  if (strcmp(o->mode, "auto") == 0 && o->n_morph_specs > 1) {
+    o->mode = "multi";
+    o->mode_reason = "a mix of morphologies";
+  } else if (strcmp(o->mode, "auto") == 0 && o->mono_option_given != o->multi_option_given) {
+    o->mode = o->mono_option_given ? "mono" : "multi";
+    o->mode_reason = "an option of that mode was given";
+  } else if (!o->mode_reason) {
+    o->mode_reason = strcmp(o->mode, "auto") == 0 ? NULL : "given with --mode";
+  }
   if (o->n_morph_specs == 0)
     o->morph_specs[o->n_morph_specs++] = "synthetic:medium-high";
   if (!o->neurons)
@@ -319,11 +332,12 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->neurons = parse_int("--neurons", optarg, 1, INT_MAX / 2);
       break;
     case OPT_MODE:
-      if (strcmp(optarg, "mono") && strcmp(optarg, "multi"))
-        bad_usage("--mode must be mono or multi, got '%s'", optarg);
+      if (strcmp(optarg, "mono") && strcmp(optarg, "multi") && strcmp(optarg, "auto"))
+        bad_usage("--mode must be auto, mono or multi, got '%s'", optarg);
       o->mode = optarg;
       break;
     case OPT_LAYOUT: {
+      o->mono_option_given = 1;
       int layout = batch_layout_parse(optarg);
       if (layout < 0)
         bad_usage("--layout must be flat, interleaved, block or shared, got '%s'", optarg);
@@ -331,18 +345,22 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     }
     case OPT_BLOCK_SIZE:
+      o->mono_option_given = 1;
       o->block_size = parse_int("--block-size", optarg, 1, 1 << 20);
       break;
     case OPT_TASK_NEURONS:
       o->neurons_per_task = parse_int("--task-neurons", optarg, 1, INT_MAX / 2);
       break;
     case OPT_TASK_PARTS:
+      o->multi_option_given = 1;
       o->parts_per_task = parse_int("--task-parts", optarg, 1, 8);
       break;
     case OPT_TRUNK_BELOW:
+      o->multi_option_given = 1;
       o->trunk_below = parse_int("--trunk-below", optarg, 0, INT_MAX);
       break;
     case OPT_CPU_GROUP:
+      o->mono_option_given = 1;
       o->cpu_group = parse_int("--cpu-group", optarg, 1, 64);
       break;
     case OPT_STEPS:
@@ -445,22 +463,26 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->calibrate = 1;
       break;
     case OPT_MULTI_TASKS:
+      o->multi_option_given = 1;
       if (strcmp(optarg, "levels") && strcmp(optarg, "chunk") && strcmp(optarg, "neuron"))
         bad_usage("--multi-tasks must be chunk, levels or neuron, got '%s'", optarg);
       o->level_tasks = strcmp(optarg, "levels") == 0;
       o->per_neuron = strcmp(optarg, "neuron") == 0;
       break;
     case OPT_PADDING:
+      o->multi_option_given = 1;
       if (strcmp(optarg, "cp") && strcmp(optarg, "ncp"))
         bad_usage("--padding must be cp or ncp, got '%s'", optarg);
       o->padded = strcmp(optarg, "cp") == 0;
       break;
     case OPT_LEVEL_ORDER:
+      o->multi_option_given = 1;
       if (strcmp(optarg, "depth") && strcmp(optarg, "height"))
         bad_usage("--level-order must be depth or height, got '%s'", optarg);
       o->level_order = strcmp(optarg, "depth") == 0 ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT;
       break;
     case OPT_GPU_LAUNCH:
+      o->multi_option_given = 1;
       if (strcmp(optarg, "early") && strcmp(optarg, "plain"))
         bad_usage("--gpu-launch must be early or plain, got '%s'", optarg);
       o->gpu_launch = strcmp(optarg, "plain") == 0 ? GPU_LAUNCH_PLAIN : GPU_LAUNCH_EARLY;

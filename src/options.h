@@ -22,7 +22,10 @@ struct options {
   const char *morph_specs[MAX_MORPHOLOGIES];
   int n_morph_specs;
   int neurons;
-  const char *mode;
+  const char *mode; /* "mono", "multi", or "auto" until simulation_choose_mode decides */
+  /* Why the mode is what it is (given, or the automatic choice's reason), for people and JSON. */
+  const char *mode_reason;
+  int mono_option_given, multi_option_given; /* an option that applies to one mode only */
   enum batch_layout_kind layout;
   int block_size;
   int neurons_per_task;

@@ -20,8 +20,8 @@ int write_json(const struct options *o, const struct run_result *r) {
     return HINES_FAILURE;
   const char *layout = strcmp(o->mode, "multi") == 0 ? (o->padded ? "levels-cp" : "levels-ncp")
                                                      : batch_layout_name(o->layout);
-  fprintf(f, "{\n  \"mode\": \"%s\",\n  \"layout\": \"%s\",\n  \"scheduler\": \"%s\",\n", o->mode,
-          layout, runtime_scheduler());
+  fprintf(f, "{\n  \"mode\": \"%s\",\n  \"mode_reason\": \"%s\",\n", o->mode, o->mode_reason);
+  fprintf(f, "  \"layout\": \"%s\",\n  \"scheduler\": \"%s\",\n", layout, runtime_scheduler());
   fprintf(f, "  \"cpu_workers\": %d,\n  \"cuda_workers\": %d,\n  \"neurons\": %d,\n",
           runtime_cpu_workers(), runtime_cuda_workers(), o->neurons);
   fprintf(f, "  \"compartments\": %lld,\n  \"steps\": %d,\n  \"dt_ms\": %.17g,\n", r->compartments,

@@ -11,6 +11,30 @@
 #include "multi_batch.h"
 #include "neuron_batch.h"
 #include "reference_simulation.h"
+#include "runtime.h"
+
+/* The automatic mode. Measured on the H200 (scripts/results/mixes_h200_2026-11-23.csv): the mono
+ * kernel, one thread per neuron, runs 22 G compartment-steps/s with 30,000 neurons, 58 with
+ * 100,000 and 66 with 256,000, whatever the cell; the level solver runs a 2,619-compartment cell
+ * at 7.1 G/s with 500 neurons (mono: 0.6) and 58.6 with 30,000 (mono: 21.6), a 319-compartment
+ * cell at 22.9 with 30,000 (a tie) and 25.4 with 100,000 (mono: 57.7). On CPU workers the mono
+ * kernels, vectorised across neurons, were faster at every size (2-core machine, same script). */
+#define MONO_FILLS_A_GPU_NEURONS 50000
+
+void simulation_choose_mode(struct options *o) {
+  if (strcmp(o->mode, "auto") != 0)
+    return;
+  const int gpus = runtime_cuda_devices();
+  if (gpus > 0 && o->neurons < (long long)MONO_FILLS_A_GPU_NEURONS * gpus) {
+    o->mode = "multi";
+    o->mode_reason = "automatic: fewer than 50,000 neurons per GPU, too few to fill it with one "
+                     "thread per neuron";
+  } else {
+    o->mode = "mono";
+    o->mode_reason = gpus > 0 ? "automatic: at least 50,000 neurons per GPU"
+                              : "automatic: CPU workers only, where the mono kernels are faster";
+  }
+}
 
 double now_seconds(void) {
   struct timespec t;

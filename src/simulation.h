@@ -38,6 +38,10 @@ struct probe_record {
 
 double now_seconds(void);
 
+/* Settles --mode auto once the workers are known (o->mode becomes "mono" or "multi", with
+ * o->mode_reason); leaves a given mode alone. */
+void simulation_choose_mode(struct options *o);
+
 /* Creates the batch the options describe; HINES_OK or a status with err set. */
 int simulation_create(const struct options *o, const struct morphology *morphologies,
                       struct batch_ops *ops, struct hines_error *err);
