@@ -27,7 +27,7 @@ static char stop_messages[1024];
 /* Removes every file of trace_file_names from DIR, and DIR itself when that empties it. */
 static void remove_trace_files(const char *dir) {
   for (size_t i = 0; trace_file_names[i]; i++) {
-    char path[PATH_MAX];
+    char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, trace_file_names[i]);
     unlink(path);
   }
@@ -120,7 +120,33 @@ int trace_convert(const char *dir, struct hines_error *err) {
   return HINES_OK;
 }
 
-int trace_hold_stderr(void) {
+/* While stderr is held: the folder and the prefix of the message (trace_hold_stderr). */
+static int held_stderr = -1;
+static char held_dir[PATH_MAX], held_prefix[128];
+
+/* FxT ends the program (exit 1) when it cannot write the raw trace at all while StarPU stops,
+ * with stderr still held: the message it wrote is turned into the one line trace_convert would
+ * have given, and the partial files are removed. */
+static void report_exit_while_held(void) {
+  if (held_stderr < 0)
+    return;
+  trace_release_stderr(held_stderr);
+  remove_trace_files(held_dir);
+  char said[200];
+  snprintf(said, sizeof said, "%.*s", (int)strcspn(stop_messages, "\n"), stop_messages);
+  struct hines_error err;
+  hines_fail(&err, HINES_FAILURE,
+             "trace folder %s: cannot write the trace (FxT: %s); its partial files were removed",
+             held_dir, said[0] ? said : "it ended the program");
+  fprintf(stderr, "%s%s\n", held_prefix, err.message);
+}
+
+int trace_hold_stderr(const char *dir, const char *prefix) {
+  static int registered;
+  if (!registered && atexit(report_exit_while_held) == 0)
+    registered = 1;
+  snprintf(held_dir, sizeof held_dir, "%s", dir);
+  snprintf(held_prefix, sizeof held_prefix, "%s", prefix);
   fflush(stderr);
   int memory = memfd_create("hinestask-stop", MFD_CLOEXEC);
   int saved = memory >= 0 ? dup(STDERR_FILENO) : -1;
@@ -132,12 +158,14 @@ int trace_hold_stderr(void) {
     return -1;
   }
   close(memory);
+  held_stderr = saved;
   return saved;
 }
 
 void trace_release_stderr(int held) {
   if (held < 0)
     return;
+  held_stderr = -1;
   fflush(stderr);
   ssize_t got = pread(STDERR_FILENO, stop_messages, sizeof stop_messages - 1, 0);
   stop_messages[got > 0 ? got : 0] = '\0';

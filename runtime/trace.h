@@ -16,11 +16,13 @@ extern const char *const trace_file_names[];
  * trace could not be written whole (a full disk), removes what was left of it and fails with
  * the reason. */
 int trace_convert(const char *dir, struct hines_error *err);
-/* Around runtime_stop with a trace: FxT reports a failed write of the raw trace on stderr
+/* Around runtime_stop with a trace in DIR: FxT reports a failed write of the raw trace on stderr
  * itself; held here, it becomes part of trace_convert's one-line message (anything else said
- * then is passed on to stderr by trace_convert). trace_hold_stderr returns what
- * trace_release_stderr needs (-1 when stderr could not be held). */
-int trace_hold_stderr(void);
+ * then is passed on to stderr by trace_convert). When FxT ends the program instead (nothing of
+ * the trace could be written), an exit handler prints that one line, after `prefix`, and
+ * removes the partial files. trace_hold_stderr returns what trace_release_stderr needs (-1 when
+ * stderr could not be held). */
+int trace_hold_stderr(const char *dir, const char *prefix);
 void trace_release_stderr(int held);
 
 #endif

@@ -232,7 +232,7 @@ int main(int argc, char **argv) {
     free(v);
   }
   simulation_destroy(&o, &ops);
-  int held = o.trace_dir ? trace_hold_stderr() : -1;
+  int held = o.trace_dir ? trace_hold_stderr(o.trace_dir, "hinestask: --trace: ") : -1;
   runtime_stop();
   trace_release_stderr(held);
   result.seconds_total = now_seconds() - started;
