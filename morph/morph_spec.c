@@ -177,14 +177,31 @@ static int generate(const char *spec, int n_fields, char **fields, struct morpho
   return synthetic_class(kind, seed, out, err);
 }
 
+/* The morphology's name is what the user typed, made printable (hines_printable): summaries,
+ * banners and traces print it, and a file name may hold control bytes. */
+static int set_printable_name(struct morphology *out, const char *spec, struct hines_error *err) {
+  size_t size = 4 * strlen(spec) + 1;
+  char *name = malloc(size);
+  if (!name) {
+    morphology_free(out);
+    return hines_fail(err, HINES_FAILURE, "%s: out of memory", spec);
+  }
+  hines_printable(name, size, spec, strlen(spec));
+  free(out->name);
+  out->name = name;
+  return HINES_OK;
+}
+
 int morphology_load_spec(const char *spec, const struct swc_options *options,
                          struct morphology *out, struct hines_error *err) {
   memset(out, 0, sizeof *out);
   if (!spec || !*spec)
     return hines_fail(err, HINES_BAD_INPUT,
                       "no morphology given (an .swc path or synthetic:CLASS)");
-  if (strncmp(spec, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) != 0)
-    return swc_load(spec, options, out, err);
+  if (strncmp(spec, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) != 0) {
+    int status = swc_load(spec, options, out, err);
+    return status == HINES_OK ? set_printable_name(out, spec, err) : status;
+  }
 
   char *copy = strdup(spec + strlen(SYNTHETIC_PREFIX));
   if (!copy)
@@ -219,12 +236,5 @@ int morphology_load_spec(const char *spec, const struct swc_options *options,
     return status;
   }
   /* The name is what the user typed, so summaries and traces match the command line. */
-  char *name = strdup(spec);
-  if (!name) {
-    morphology_free(out);
-    return hines_fail(err, HINES_FAILURE, "%s: out of memory", spec);
-  }
-  free(out->name);
-  out->name = name;
-  return HINES_OK;
+  return set_printable_name(out, spec, err);
 }

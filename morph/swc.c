@@ -15,7 +15,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum {
   SWC_FIELDS = 7,
@@ -48,7 +51,11 @@ struct swc_sample {
 };
 
 struct reader {
-  const char *path;
+  const char *path; /* as given; "-" is standard input */
+  const char *name; /* for messages: the path, or "stdin" */
+  /* Micrometres per unit of the file's numbers: 1 unless a header comment states other units
+   * (see header_units). */
+  double scale;
   FILE *warnings;
   double max_compartment_um;
 
@@ -87,19 +94,29 @@ static void reader_free(struct reader *r) {
 }
 
 static int out_of_memory(const struct reader *r, struct hines_error *err) {
-  return hines_fail(err, HINES_FAILURE, "%s: out of memory", r->path);
+  return hines_fail(err, HINES_FAILURE, "%s: out of memory", r->name);
 }
 
 /* ---- warnings ---- */
 
+/* One line "FILE:LINE: warning: ...", escaped as messages are (hines_printable): it quotes the
+ * file name and may quote the file. */
 __attribute__((format(printf, 3, 4))) static void warn(const struct reader *r, long line,
                                                        const char *format, ...) {
-  fprintf(r->warnings, "%s:%ld: warning: ", r->path, line);
+  char raw[1024], shown[1024];
+  int length = snprintf(raw, sizeof raw, "%s:%ld: warning: ", r->name, line);
+  if (length < 0 || (size_t)length >= sizeof raw)
+    length = (int)sizeof raw - 1;
   va_list args;
   va_start(args, format);
-  vfprintf(r->warnings, format, args);
+  int more = vsnprintf(raw + length, sizeof raw - (size_t)length, format, args);
   va_end(args);
-  fputc('\n', r->warnings);
+  if (more > 0)
+    length += more;
+  if ((size_t)length >= sizeof raw)
+    length = (int)sizeof raw - 1;
+  hines_printable(shown, sizeof shown, raw, (size_t)length);
+  fprintf(r->warnings, "%s\n", shown);
 }
 
 /* Counts the repairs of one kind; only the first WARNINGS_PER_KIND are printed. */
@@ -147,7 +164,7 @@ static bool parse_real(const struct field_span *field, double *value) {
 static int reject_field(const struct reader *r, long line, int index, const char *problem,
                         const struct field_span *field, struct hines_error *err) {
   int shown = field->length > 40 ? 40 : (int)field->length;
-  return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: %s field %s: '%.*s'", r->path, line,
+  return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: %s field %s: '%.*s'", r->name, line,
                     field_names[index], problem, shown, field->start);
 }
 
@@ -175,7 +192,7 @@ static int parse_line(const struct reader *r, const char *text, long line,
     return hines_fail(err, HINES_BAD_INPUT,
                       "%s:%ld: expected 7 fields (id type x y z radius parent), found %d: "
                       "'%.*s'",
-                      r->path, line, n_fields, shown > 60 ? 60 : shown, content);
+                      r->name, line, n_fields, shown > 60 ? 60 : shown, content);
   }
 
   long long integers[SWC_FIELDS];
@@ -197,24 +214,24 @@ static int parse_line(const struct reader *r, const char *text, long line,
   }
   *sample = (struct swc_sample){.id = integers[0],
                                 .type = (int)integers[1],
-                                .x = reals[2],
-                                .y = reals[3],
-                                .z = reals[4],
-                                .radius_um = reals[5],
+                                .x = reals[2] * r->scale,
+                                .y = reals[3] * r->scale,
+                                .z = reals[4] * r->scale,
+                                .radius_um = reals[5] * r->scale,
                                 .parent_id = integers[6],
                                 .line = line};
   if (sample->id < 0)
-    return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: negative sample id %lld", r->path, line,
+    return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: negative sample id %lld", r->name, line,
                       sample->id);
   if (sample->parent_id < -1)
     return hines_fail(err, HINES_BAD_INPUT,
                       "%s:%ld: parent %lld of sample %lld is invalid (a root has parent -1)",
-                      r->path, line, sample->parent_id, sample->id);
+                      r->name, line, sample->parent_id, sample->id);
   if (sample->parent_id == sample->id)
-    return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: sample %lld is its own parent", r->path, line,
+    return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: sample %lld is its own parent", r->name, line,
                       sample->id);
   if (sample->radius_um < 0)
-    return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: negative radius %g of sample %lld", r->path,
+    return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: negative radius %g of sample %lld", r->name,
                       line, sample->radius_um, sample->id);
   /* Finite but absurd numbers would overflow or underflow the cable coefficients (a neuron is
    * not a kilometre long, nor a compartment thinner than an atom): refuse them here, where the
@@ -222,13 +239,13 @@ static int parse_line(const struct reader *r, const char *text, long line,
   if (sample->radius_um > MAX_MICROMETRES ||
       (sample->radius_um > 0 && sample->radius_um < MIN_RADIUS_UM))
     return hines_fail(err, HINES_BAD_INPUT,
-                      "%s:%ld: radius %g um of sample %lld is outside %g..%g um", r->path, line,
+                      "%s:%ld: radius %g um of sample %lld is outside %g..%g um", r->name, line,
                       sample->radius_um, sample->id, MIN_RADIUS_UM, MAX_MICROMETRES);
   if (fabs(sample->x) > MAX_MICROMETRES || fabs(sample->y) > MAX_MICROMETRES ||
       fabs(sample->z) > MAX_MICROMETRES)
     return hines_fail(err, HINES_BAD_INPUT,
                       "%s:%ld: coordinates of sample %lld are beyond %g um from the origin",
-                      r->path, line, sample->id, MAX_MICROMETRES);
+                      r->name, line, sample->id, MAX_MICROMETRES);
   return HINES_OK;
 }
 
@@ -236,7 +253,7 @@ static int append_sample(struct reader *r, const struct swc_sample *sample,
                          struct hines_error *err) {
   if (r->n_samples == r->capacity) {
     if (r->capacity > INT_MAX / 4)
-      return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: too many samples", r->path, sample->line);
+      return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: too many samples", r->name, sample->line);
     int capacity = r->capacity ? 2 * r->capacity : 1024;
     struct swc_sample *grown = realloc(r->samples, (size_t)capacity * sizeof *grown);
     if (!grown)
@@ -248,49 +265,191 @@ static int append_sample(struct reader *r, const struct swc_sample *sample,
   return HINES_OK;
 }
 
-static int read_samples(struct reader *r, struct hines_error *err) {
-  FILE *file = fopen(r->path, "r");
-  if (!file)
-    return hines_fail(err, HINES_BAD_INPUT, "%s: cannot open: %s", r->path, strerror(errno));
-  /* fopen succeeds on a directory; reading it would then fail with a less clear message. */
-  struct stat info;
-  if (fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode)) {
-    fclose(file);
-    return hines_fail(err, HINES_BAD_INPUT, "%s: cannot open: %s", r->path, strerror(EISDIR));
+/* ---- units stated in the header ---- */
+
+/* Length units a header comment may state, and micrometres per unit. */
+static const struct {
+  const char *word;
+  double micrometres;
+  const char *plural; /* for the warning */
+} length_units[] = {
+    {"um", 1, "micrometres"},           {"\xc2\xb5m", 1, "micrometres"},
+    {"\xce\xbcm", 1, "micrometres"},    {"micron", 1, "micrometres"},
+    {"microns", 1, "micrometres"},      {"micrometer", 1, "micrometres"},
+    {"micrometers", 1, "micrometres"},  {"micrometre", 1, "micrometres"},
+    {"micrometres", 1, "micrometres"},  {"nm", 1e-3, "nanometres"},
+    {"nanometer", 1e-3, "nanometres"},  {"nanometers", 1e-3, "nanometres"},
+    {"nanometre", 1e-3, "nanometres"},  {"nanometres", 1e-3, "nanometres"},
+    {"mm", 1e3, "millimetres"},         {"millimeter", 1e3, "millimetres"},
+    {"millimeters", 1e3, "millimetres"}, {"millimetre", 1e3, "millimetres"},
+    {"millimetres", 1e3, "millimetres"}, {"m", 1e6, "metres"},
+    {"meter", 1e6, "metres"},           {"meters", 1e6, "metres"},
+    {"metre", 1e6, "metres"},           {"metres", 1e6, "metres"},
+};
+/* Words that may stand between "units" and the unit ("# units of the coordinates are nm"). */
+static const char *const filler_words[] = {"are", "is", "in", "of", "the", "all",
+                                           "for", "and", "coordinates", "coordinate",
+                                           "radii", "radius", "lengths", "length", "xyz"};
+
+static bool word_in(const char *word, size_t length, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(list[i]) == length && strncmp(list[i], word, length) == 0)
+      return true;
+  return false;
+}
+
+/* A header comment (text after '#', before the first sample) that states units: the word
+ * "unit" or "units" followed by a length unit, as in "# units: nm" or "# Coordinate units are
+ * nanometres". Sets r->scale (with a warning unless the unit is the micrometre), or warns that
+ * the unit is unknown and the file is read in micrometres. A comment that only mentions
+ * nanometres or millimetres spelled out ("# traced at 200 nanometres resolution") gets a
+ * warning and no conversion. Only the first units statement counts. */
+static void header_units(struct reader *r, const char *comment, long line, bool *units_seen) {
+  char lower[256];
+  size_t n = 0;
+  for (; comment[n] && comment[n] != '\n' && n < sizeof lower - 1; n++)
+    lower[n] = (char)tolower((unsigned char)comment[n]);
+  lower[n] = '\0';
+  for (const char *at = strstr(lower, "unit"); at && !*units_seen; at = strstr(at + 1, "unit")) {
+    if (at > lower && isalpha((unsigned char)at[-1]))
+      continue;
+    const char *cursor = at + 4 + (at[4] == 's');
+    if (isalpha((unsigned char)*cursor))
+      continue; /* "units" must be a word: not "unitary" */
+    for (;;) {
+      cursor += strspn(cursor, " \t\r:=-\"'()[],");
+      size_t length = strcspn(cursor, " \t\r:=-\"'()[],.;");
+      if (length == 0)
+        return;
+      if (word_in(cursor, length, filler_words, sizeof filler_words / sizeof *filler_words)) {
+        cursor += length;
+        continue;
+      }
+      *units_seen = true;
+      for (size_t u = 0; u < sizeof length_units / sizeof *length_units; u++)
+        if (strlen(length_units[u].word) == length &&
+            strncmp(length_units[u].word, cursor, length) == 0) {
+          r->scale = length_units[u].micrometres;
+          if (r->scale != 1)
+            warn(r, line,
+                 "the header gives the units as %s; coordinates and radii converted to "
+                 "micrometres (multiplied by %g)",
+                 length_units[u].plural, r->scale);
+          return;
+        }
+      warn(r, line,
+           "the header gives the units as '%.*s', which this reader does not know; the numbers "
+           "are read as micrometres (SWC's unit)",
+           (int)(length > 40 ? 40 : length), cursor);
+      return;
+    }
   }
+  if (!*units_seen && (strstr(lower, "nanomet") || strstr(lower, "millimet")))
+    warn(r, line,
+         "the header mentions %s but states no units; the numbers are read as micrometres "
+         "(SWC's unit; a header line such as '# units: nm' makes the reader convert them)",
+         strstr(lower, "nanomet") ? "nanometres" : "millimetres");
+}
+
+/* ---- opening ---- */
+
+static const char *file_kind(mode_t mode) {
+  return S_ISFIFO(mode)   ? "a FIFO"
+         : S_ISCHR(mode)  ? "a character device"
+         : S_ISBLK(mode)  ? "a block device"
+         : S_ISSOCK(mode) ? "a socket"
+                          : "not a regular file";
+}
+
+/* Opens r->path for reading: a regular file, or standard input for "-". The file is opened
+ * without blocking and checked before any read, so a FIFO or a device is refused rather than
+ * waited on. */
+static int open_input(const struct reader *r, FILE **out, struct hines_error *err) {
+  *out = NULL;
+  if (strcmp(r->path, "-") == 0) {
+    *out = stdin;
+    return HINES_OK;
+  }
+  int fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return hines_fail(err, HINES_BAD_INPUT, "%s: cannot open: %s", r->name, strerror(errno));
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    int error = errno;
+    close(fd);
+    return hines_fail(err, HINES_BAD_INPUT, "%s: cannot open: %s", r->name, strerror(error));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    close(fd);
+    return hines_fail(err, HINES_BAD_INPUT, "%s: cannot open: %s", r->name, strerror(EISDIR));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    close(fd);
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "%s: is %s, not a regular file (give a file, or - for standard input)",
+                      r->name, file_kind(info.st_mode));
+  }
+  int flags = fcntl(fd, F_GETFL);
+  FILE *file = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "r");
+  if (!file) {
+    int error = errno;
+    close(fd);
+    return hines_fail(err, HINES_FAILURE, "%s: cannot open: %s", r->name, strerror(error));
+  }
+  *out = file;
+  return HINES_OK;
+}
+
+static int read_samples(struct reader *r, struct hines_error *err) {
+  FILE *file;
+  int status = open_input(r, &file, err);
+  if (status != HINES_OK)
+    return status;
   char *text = NULL;
   size_t size = 0;
   long line = 0;
-  int status = HINES_OK;
+  bool units_seen = false;
   ssize_t length;
+  errno = 0;
   while ((length = getline(&text, &size, file)) >= 0) {
     line++;
-    if (memchr(text, '\0', (size_t)length)) {
+    char *start = text;
+    /* A UTF-8 byte-order mark, as some Windows editors write, is not part of the first field. */
+    if (line == 1 && length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+      start += 3;
+      length -= 3;
+    }
+    if (memchr(start, '\0', (size_t)length)) {
       status = hines_fail(err, HINES_BAD_INPUT, "%s:%ld: NUL byte in line (not a text file?)",
-                          r->path, line);
+                          r->name, line);
       break;
     }
-    char *comment = strchr(text, '#');
-    if (comment)
+    char *comment = strchr(start, '#');
+    if (comment) {
       *comment = '\0';
+      if (r->n_samples == 0)
+        header_units(r, comment + 1, line, &units_seen);
+    }
     struct swc_sample sample;
     bool is_sample;
-    status = parse_line(r, text, line, &sample, &is_sample, err);
+    status = parse_line(r, start, line, &sample, &is_sample, err);
     if (status == HINES_OK && is_sample)
       status = append_sample(r, &sample, err);
     if (status != HINES_OK)
       break;
+    errno = 0;
   }
   /* getline also returns -1 on an error, which must not pass for the end of the file. */
   if (status == HINES_OK && !feof(file))
     status = errno == ENOMEM
                  ? out_of_memory(r, err)
-                 : hines_fail(err, HINES_BAD_INPUT, "%s: read error: %s", r->path, strerror(errno));
+                 : hines_fail(err, HINES_BAD_INPUT, "%s: read error: %s", r->name, strerror(errno));
   free(text);
-  fclose(file);
+  if (file != stdin)
+    fclose(file);
   if (status == HINES_OK && r->n_samples == 0)
     status = hines_fail(err, HINES_BAD_INPUT, "%s: no samples (%ld lines, all blank or comments)",
-                        r->path, line);
+                        r->name, line);
   return status;
 }
 
@@ -343,7 +502,7 @@ static int link_parents(struct reader *r, struct hines_error *err) {
   if (repeat >= 0) {
     free(entries);
     return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: duplicate id %lld (already on line %ld)",
-                      r->path, r->samples[repeat].line, r->samples[repeat].id,
+                      r->name, r->samples[repeat].line, r->samples[repeat].id,
                       r->samples[original].line);
   }
   for (int k = 0; k < n; k++) {
@@ -352,7 +511,7 @@ static int link_parents(struct reader *r, struct hines_error *err) {
     if (s->parent_id != -1 && r->parent[k] < 0) {
       free(entries);
       return hines_fail(err, HINES_BAD_INPUT, "%s:%ld: parent %lld of sample %lld does not exist",
-                        r->path, s->line, s->parent_id, s->id);
+                        r->name, s->line, s->parent_id, s->id);
     }
   }
   free(entries);
@@ -381,7 +540,7 @@ static int reject_cycle(const struct reader *r, int member, struct hines_error *
   else
     snprintf(ids + used, sizeof ids - used, "...");
   return hines_fail(err, HINES_BAD_INPUT,
-                    "%s:%ld: sample %lld is in a cycle of %d samples with no root (%s)", r->path,
+                    "%s:%ld: sample %lld is in a cycle of %d samples with no root (%s)", r->name,
                     r->samples[first].line, r->samples[first].id, length, ids);
 }
 
@@ -976,7 +1135,7 @@ static int resample(struct reader *r, struct hines_error *err) {
         status = hines_fail(err, HINES_BAD_INPUT,
                             "%s: a maximum compartment length of %g um would give %.0f "
                             "compartments (at most %d allowed)",
-                            r->path, dx, total, MAX_RESAMPLED_COMPARTMENTS);
+                            r->name, dx, total, MAX_RESAMPLED_COMPARTMENTS);
         goto done;
       }
       n_new = (int)total;
@@ -1010,6 +1169,8 @@ int swc_load(const char *path, const struct swc_options *options, struct morphol
              struct hines_error *err) {
   memset(out, 0, sizeof *out);
   struct reader r = {.path = path,
+                     .name = strcmp(path, "-") == 0 ? "stdin" : path,
+                     .scale = 1.0,
                      .warnings = options && options->warnings ? options->warnings : stderr,
                      .max_compartment_um = options ? options->max_compartment_um : 0.0};
   if (!(r.max_compartment_um >= 0) || isinf(r.max_compartment_um))

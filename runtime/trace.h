@@ -9,7 +9,20 @@
  * what an earlier run left there, and sets the StarPU variables that record the trace. Call
  * before runtime_start. HINES_BAD_INPUT with a message when DIR cannot be used. */
 int trace_prepare(const char *dir, struct hines_error *err);
-/* After runtime_stop (which flushes the raw trace): runs starpu_fxt_tool -d DIR on it. */
+/* The files a trace leaves in DIR (the raw FxT file and what starpu_fxt_tool writes), NULL at
+ * the end: trace_prepare removes them, callers look for an earlier trace with them. */
+extern const char *const trace_file_names[];
+/* After runtime_stop (which flushes the raw trace): runs starpu_fxt_tool -d DIR on it. When the
+ * trace could not be written whole (a full disk), removes what was left of it and fails with
+ * the reason. */
 int trace_convert(const char *dir, struct hines_error *err);
+/* Around runtime_stop with a trace in DIR: FxT reports a failed write of the raw trace on stderr
+ * itself; held here, it becomes part of trace_convert's one-line message (anything else said
+ * then is passed on to stderr by trace_convert). When FxT ends the program instead (nothing of
+ * the trace could be written), an exit handler prints that one line, after `prefix`, and
+ * removes the partial files. trace_hold_stderr returns what trace_release_stderr needs (-1 when
+ * stderr could not be held). */
+int trace_hold_stderr(const char *dir, const char *prefix);
+void trace_release_stderr(int held);
 
 #endif

@@ -9,7 +9,7 @@ export STARPU_SILENT=1
 export STARPU_HOME=${STARPU_HOME:-$(mktemp -d)}
 csv=$out/bench_hetero.csv
 echo "case,scheduler,cpu_workers,cuda_workers,task_neurons,tasks_per_step,seconds_per_step,compartment_solves_per_s" >"$csv"
-common=(--quiet --mode mono --morph synthetic:medium-high --neurons 256000 --layout block --block-size 32)
+common=(--quiet --force --mode mono --morph synthetic:medium-high --neurons 256000 --layout block --block-size 32)
 row() { # case json
   python3 - "$1" "$2" >>"$csv" <<'PY'
 import json, sys

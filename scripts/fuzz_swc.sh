@@ -58,6 +58,13 @@ cat >"$work/swc.dict" <<'EOF'
 "9223372036854775807"
 "-9223372036854775808"
 "2147483648"
+"\xef\xbb\xbf"
+"# units: nm"
+"# units: mm"
+" unit "
+"nanometres"
+"\x1b["
+"\xc2\x9b"
 EOF
 
 # The fuzzer writes each input to a file there (in memory when /dev/shm exists).

@@ -83,7 +83,7 @@ for what in "${@:-check bench-mono}"; do
       for trunk in 0 300; do
         STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 600 \
           --steps 2000 --hh all --stim-amp 1 --trunk-below $trunk --gpu-launch $launch \
-          "${probes[@]}" --probes "$out/probes_${launch}_trunk$trunk.csv"
+          "${probes[@]}" --force --probes "$out/probes_${launch}_trunk$trunk.csv"
       done
     done
     for trunk in 0 300; do
@@ -97,7 +97,7 @@ for what in "${@:-check bench-mono}"; do
     for workers in cpu:STARPU_NCUDA=0 cuda:STARPU_NCPU=0; do
       env "${workers#*:}" "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 24 \
         --steps 4000 --hh all --stim-amp 1 --stim-start 20 --stim-stop 80 --probe 0:0 --probe 3:0 \
-        --probe 3:100 --probe 5:0 --probes "$out/probes_${workers%%:*}.csv"
+        --probe 3:100 --probe 5:0 --force --probes "$out/probes_${workers%%:*}.csv"
     done
     python3 - "$out/probes_cpu.csv" "$out/probes_cuda.csv" <<'PY' | tee "$out/probes_cpu_vs_cuda.txt"
 import csv, sys
@@ -125,26 +125,26 @@ PY
     for f in morph/data/*.swc; do mix+=(--morph "$f"); done
     echo "== out-of-core: 256,000 neurons (1.3 GB) through 512 MB of GPU memory"
     STARPU_LIMIT_CUDA_MEM=512 STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode mono \
-      --neurons 256000 --task-neurons 16000 --steps 20 --verify --json "$out/out_of_core.json" 2>&1 |
+      --neurons 256000 --task-neurons 16000 --steps 20 --verify --force --json "$out/out_of_core.json" 2>&1 |
       tee "$out/out_of_core.txt"
     echo "== simulator throughput: real-SWC mix with HH everywhere, GPU and 16 CPU cores"
     STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 33390 \
-      --hh all --steps 100 --json "$out/sim_gpu.json" && grep -E 'per_step|solves' "$out/sim_gpu.json"
+      --hh all --steps 100 --force --json "$out/sim_gpu.json" && grep -E 'per_step|solves' "$out/sim_gpu.json"
     STARPU_NCUDA=0 "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 3339 \
-      --hh all --steps 40 --task-neurons 100 --json "$out/sim_cpu.json" && grep -E 'per_step|solves|cpu_workers' "$out/sim_cpu.json"
+      --hh all --steps 40 --task-neurons 100 --force --json "$out/sim_cpu.json" && grep -E 'per_step|solves|cpu_workers' "$out/sim_cpu.json"
     ;;
   two-gpus)
     echo "== 256,000 medium-high neurons, data resident: 1 GPU vs 2 GPUs (one chunk per GPU)"
     for gpus in 1 2 1 2; do
       STARPU_NCPU=0 STARPU_NCUDA=$gpus STARPU_SCHED=dmda "$bundle/bin/hinestask" --quiet \
-        --mode mono --neurons 256000 --steps 300 --json "$out/j.json" &&
+        --mode mono --neurons 256000 --steps 300 --force --json "$out/j.json" &&
         python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('gpus', sys.argv[2], 'ms/step', round(j['seconds_per_step']*1e3, 4), 'G/s', round(j['compartment_solves_per_s']/1e9, 2))" "$out/j.json" $gpus | tee -a "$out/two_gpus.txt"
     done
     mix=()
     for f in morph/data/*.swc; do mix+=(--morph "$f"); done
     for gpus in 1 2; do
       STARPU_NCPU=0 STARPU_NCUDA=$gpus "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" \
-        --neurons 33390 --steps 100 --json "$out/j.json" &&
+        --neurons 33390 --steps 100 --force --json "$out/j.json" &&
         python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('multi real mix, gpus', sys.argv[2], 'ms/step', round(j['seconds_per_step']*1e3, 4), 'G/s', round(j['compartment_solves_per_s']/1e9, 2))" "$out/j.json" $gpus | tee -a "$out/two_gpus.txt"
     done
     STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_SCHED=dmda "$bundle/bin/hinestask" --quiet --mode mono \

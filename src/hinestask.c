@@ -14,21 +14,37 @@
 
 #include "morph_spec.h"
 #include "options.h"
+#include "output_files.h"
 #include "reports.h"
 #include "runtime.h"
 #include "simulation.h"
 #include "trace.h"
 
-#define VERIFY_TOLERANCE 1e-9
+/* Host memory available to this run: MemAvailable of /proc/meminfo (free memory plus what the
+ * kernel can reclaim), else the physical memory. */
+static double available_host_bytes(void) {
+  FILE *meminfo = fopen("/proc/meminfo", "r");
+  char line[256];
+  double kib = -1;
+  while (meminfo && fgets(line, sizeof line, meminfo))
+    if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1)
+      break;
+  if (meminfo)
+    fclose(meminfo);
+  if (kib > 0)
+    return kib * 1024;
+  return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+}
 
 /* Refuses up front a batch that cannot fit in host memory, with the numbers. */
-static void check_host_memory(double bytes) {
-  double available = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+static void check_host_memory(double bytes, long long compartments) {
+  double available = available_host_bytes();
   if (bytes > 0.9 * available) {
     fprintf(stderr,
-            "%s: the batch needs %.1f GiB of host memory but this machine has %.1f GiB "
-            "(reduce --neurons)\n",
-            program, bytes / (1 << 30), available / (1 << 30));
+            "%s: the batch needs %.1f GiB of host memory (%lld compartments, %.1f bytes each) "
+            "but %.1f GiB is available (reduce --neurons)\n",
+            program, bytes / (1 << 30), compartments, bytes / (double)compartments,
+            available / (1 << 30));
     exit(2);
   }
 }
@@ -42,8 +58,15 @@ static void free_pending_warnings(void) {
 
 int main(int argc, char **argv) {
   struct options o;
+  atexit(output_check_stdout_at_exit); /* a failed write to stdout is a failure, not exit 0 */
   options_parse(argc, argv, &o);
   double started = now_seconds();
+  struct hines_error err;
+  /* Every output can be written where it goes, and replaces nothing it should not. */
+  if (output_plan_check(&o, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return 2;
+  }
 
   /* Every input is read and checked before StarPU starts or anything is written. */
   /* Repair warnings are held back until every file has loaded: a run that is refused prints
@@ -53,7 +76,6 @@ int main(int argc, char **argv) {
   struct swc_options swc = {.max_compartment_um = o.dx_um,
                             .warnings = open_memstream(&pending_warnings, &warnings_size)};
   static struct morphology morphologies[MAX_MORPHOLOGIES];
-  struct hines_error err;
   for (int i = 0; i < o.n_morph_specs; i++) {
     int status = morphology_load_spec(o.morph_specs[i], &swc, &morphologies[i], &err);
     if (status) {
@@ -120,18 +142,13 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (o.n_probes &&
-      (long long)(o.steps / (int)fmax(1, o.probe_every_ms / o.model.dt_ms + 0.5) + 2) *
-              (1 + o.n_probes) >
-          MAX_PROBE_VALUES) {
-    fprintf(stderr,
-            "%s: --steps %d with --probe-every %g ms would record more than %lld "
-            "probe values; record less often\n",
-            program, o.steps, o.probe_every_ms, MAX_PROBE_VALUES);
-    return 2;
+  /* The bytes each kind of batch allocates, counted (simulation_host_bytes). */
+  double host_bytes = simulation_host_bytes(&o, morphologies, compartments, &err);
+  if (host_bytes < 0) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return (int)-host_bytes;
   }
-  /* Voltage and pivots (multi: elimination factors) per compartment. */
-  check_host_memory(2.0 * compartments * sizeof(double));
+  check_host_memory(host_bytes, compartments);
 
   if (runtime_check_environment(&err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
@@ -139,18 +156,20 @@ int main(int argc, char **argv) {
   }
   /* Every check has passed: the repairs made to the input files can be reported now. */
   fputs(pending_warnings ? pending_warnings : "", stderr);
-  if (o.default_job && mkdir(RESULTS_DIR, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "%s: cannot create %s: %s\n", program, RESULTS_DIR, strerror(errno));
-    return 2;
-  }
   struct runtime_options runtime_options = {.quiet = o.quiet, .tracing = o.trace_dir != NULL};
   if (o.trace_dir && trace_prepare(o.trace_dir, &err)) {
     fprintf(stderr, "%s: --trace: %s\n", program, err.message);
     return 2;
   }
+  /* The default job's run folder, new for this run. */
+  if (output_plan_start(&o, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return 1;
+  }
   int status = runtime_start(&runtime_options, &err);
   if (status) {
     fprintf(stderr, "%s: %s\n", program, err.message);
+    output_plan_abandon();
     return status;
   }
   simulation_choose_mode(&o);
@@ -182,6 +201,7 @@ int main(int argc, char **argv) {
   if (status) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     runtime_stop();
+    output_plan_abandon();
     return status;
   }
   struct probe_record probes = {0};
@@ -197,9 +217,11 @@ int main(int argc, char **argv) {
             program, bad_neuron, bad_compartment, o.steps);
     status = HINES_FAILURE;
   }
+  struct verify_result verification = {0};
   if (status == HINES_OK && o.verify) {
     result.verified = 1;
-    result.max_rel_error = simulation_verify(&o, &ops);
+    verification = simulation_verify(&o, &ops);
+    result.max_rel_error = verification.max_rel_error;
   }
   if (!o.quiet) {
     printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
@@ -214,15 +236,32 @@ int main(int argc, char **argv) {
     free(v);
   }
   simulation_destroy(&o, &ops);
+  int held = o.trace_dir ? trace_hold_stderr(o.trace_dir, "hinestask: --trace: ") : -1;
   runtime_stop();
+  trace_release_stderr(held);
   result.seconds_total = now_seconds() - started;
   int exit_status = status == HINES_OK ? 0 : 1;
   if (result.verified) {
-    int ok = result.max_rel_error <= VERIFY_TOLERANCE;
-    printf("verify: %d sampled neurons, max relative error %.3e (tolerance %.0e): %s\n",
-           o.verify_samples, result.max_rel_error, VERIFY_TOLERANCE, ok ? "ok" : "FAILED");
-    if (!ok)
+    const struct verify_result *v = &verification;
+    char why[160];
+    if (o.verify_tolerance > 0)
+      snprintf(why, sizeof why, "--verify-tolerance");
+    else
+      snprintf(why, sizeof why, "the larger of %.0e and 2 n eps kappa, n = %d, kappa <= %.2g",
+               VERIFY_TOLERANCE_FLOOR, v->compartments, v->condition);
+    printf("verify: %d sampled neurons, max relative error %.3e (tolerance %.2e, %s): %s\n",
+           v->ran, v->max_rel_error, v->tolerance, why, v->failed ? "FAILED" : "ok");
+    if (v->failed) {
+      if (v->ran < o.verify_samples && v->error == 0)
+        fprintf(stderr, "%s: verify FAILED: the reference simulation of neuron %d could not run\n",
+                program, v->neuron);
+      else
+        fprintf(stderr,
+                "%s: verify FAILED: neuron %d, compartment %d differs from the sequential "
+                "reference by a relative %.3e, above its tolerance %.2e (%s)\n",
+                program, v->neuron, v->compartment, v->error, v->tolerance, why);
       exit_status = 1;
+    }
   }
   if (o.calibrate && !o.quiet) {
     const char *home = getenv("STARPU_HOME");
@@ -234,25 +273,37 @@ int main(int argc, char **argv) {
     if (trace_convert(o.trace_dir, &err)) {
       fprintf(stderr, "%s: --trace: %s\n", program, err.message);
       exit_status = 1;
-    } else if (!o.quiet) {
-      printf("trace: %s/paje.trace (vite), tasks.rec, dag.dot; summary and Gantt chart: "
-             "scripts/trace_report.py %s --png %s/gantt.png\n",
-             o.trace_dir, o.trace_dir, o.trace_dir);
+    } else {
+      for (int i = 0; trace_file_names[i]; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", o.trace_dir, trace_file_names[i]);
+        if (access(path, F_OK) == 0)
+          output_note_written(path);
+      }
+      if (!o.quiet)
+        printf("trace: %s/paje.trace (vite), tasks.rec, dag.dot; summary and Gantt chart: "
+               "scripts/trace_report.py %s --png %s/gantt.png\n",
+               o.trace_dir, o.trace_dir, o.trace_dir);
     }
   }
-  if (o.n_probes && write_probes(&o, &probes)) {
-    fprintf(stderr, "%s: cannot write %s\n", program, o.probes_path);
+  if (o.n_probes && write_probes(&o, &probes, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
     exit_status = 1;
   }
   if (o.n_probes && !o.quiet)
     printf("probes: %d voltages every %g ms in %s (plot: scripts/plot_probes.py %s)\n", o.n_probes,
            probes.every * o.model.dt_ms, o.probes_path, o.probes_path);
   free(probes.values);
-  if (o.json_path && write_json(&o, &result)) {
-    fprintf(stderr, "%s: cannot write %s\n", program, o.json_path);
+  if (o.json_path && write_json(&o, &result, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
     exit_status = 1;
   }
   for (int i = 0; i < o.n_morph_specs; i++)
     morphology_free(&morphologies[i]);
+  if (exit_status)
+    output_plan_abandon(); /* an empty run folder does not stay behind */
+  /* The last line names every file this run wrote. */
+  if (!o.quiet)
+    output_print_written(stdout);
   return exit_status;
 }

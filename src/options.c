@@ -26,7 +26,8 @@ static void usage(FILE *out) {
       "  --morph SPEC         morphology (repeatable): FILE.swc, synthetic:CLASS with CLASS one\n"
       "                       of small-low small-high medium-low medium-high big-low big-high,\n"
       "                       synthetic:fig6:SIZE:PERCENT, synthetic:fig14:LEVELS (2-4),\n"
-      "                       synthetic:random:MIN:MAX[:SEED], synthetic:tree:N:B[:SEED]\n"
+      "                       synthetic:random:MIN:MAX[:SEED], synthetic:tree:N:B[:SEED];\n"
+      "                       files must be regular files, - reads standard input\n"
       "  --neurons N          neurons in the batch (default 2560; 24 in the default job)\n"
       "  --mode auto|mono|multi  mono-morphology layouts (one GPU thread per neuron) or the\n"
       "                       branch-level solver; auto (the default) takes the level solver\n"
@@ -60,7 +61,8 @@ static void usage(FILE *out) {
       "                       compartment (default none; all in the default job)\n"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
       "  --probe-every MS     probe sampling interval (default 0.1)\n"
-      "  --probes FILE        write the probe voltages as CSV\n"
+      "  --probes FILE        write the probe voltages as CSV (needed with --probe, except in\n"
+      "                       the default job)\n"
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
       "  --dx UM              resample SWC morphologies to compartments of at most UM um\n"
       "Time:\n"
@@ -75,25 +77,34 @@ static void usage(FILE *out) {
       "Output:\n"
       "  --summary            print the morphology summary of each --morph, then exit\n"
       "  --verify             compare sampled neurons against the sequential reference solver\n"
+      "                       (tolerance scaled by the condition of the step's matrix)\n"
+      "  --verify-tolerance R fail --verify above the relative error R instead\n"
       "  --trace DIR          record an FxT trace and convert it into DIR/paje.trace\n"
       "  --json FILE          write the run summary as JSON\n"
+      "  --force              let --json, --probes and --trace replace existing results\n"
+      "                       (without it an existing non-empty file, or a trace folder\n"
+      "                       holding a trace, is refused; outputs must be regular files)\n"
       "  --quiet              no progress or banner; errors still go to stderr\n"
       "  --help, --version\n"
       "\n"
       "Environment: STARPU_SCHED (scheduler, e.g. dmda; unknown names are refused),\n"
       "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_HOME (performance models),\n"
       "STARPU_LIMIT_CUDA_MEM (MB per GPU).\n"
-      "Exit status: 0 success, 1 failure during the run, 2 bad usage or bad input.\n",
+      "Exit status: 0 success, 1 failure during the run (a write error included), 2 bad\n"
+      "usage or bad input (checked before the run; nothing is written then).\n",
       program,
       "24 neurons of the six cells in morph/data (multi-morphology), HH channels\n"
       "everywhere, a 1 nA step into each soma from 20 to 180 ms, 200 ms simulated; soma\n"
-      "voltages and the JSON summary go to hinestask-results/");
+      "voltages and the JSON summary go to a new folder hinestask-results/run-DATE-TIME/");
 }
 
 /* One line on stderr and exit 2: the contract for bad usage. */
 void bad_usage(const char *format, const char *value) {
+  /* The value is what was typed; it may hold control bytes, shown as \xNN (hines_printable). */
+  char shown[1024];
+  hines_printable(shown, sizeof shown, value, strlen(value));
   fprintf(stderr, "%s: ", program);
-  fprintf(stderr, format, value);
+  fprintf(stderr, format, shown);
   fprintf(stderr, " (try '%s --help')\n", program);
   exit(2);
 }
@@ -123,35 +134,6 @@ static double parse_double(const char *option, const char *text, double min, int
     bad_usage(message, text);
   }
   return value;
-}
-
-/* A file we will write must be creatable: its folder exists and is writable. */
-static void check_writable_path(const char *option, const char *path) {
-  if (!*path) {
-    char message[160];
-    snprintf(message, sizeof message, "%s needs a file name, got '%%s'", option);
-    bad_usage(message, path);
-  }
-  char folder[PATH_MAX];
-  snprintf(folder, sizeof folder, "%s", path);
-  char *slash = strrchr(folder, '/');
-  if (slash == folder)
-    folder[1] = 0;
-  else if (slash)
-    *slash = 0;
-  else
-    snprintf(folder, sizeof folder, ".");
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-    char message[160];
-    snprintf(message, sizeof message, "%s '%%s' is a directory, not a file", option);
-    bad_usage(message, path);
-  }
-  if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode) || access(folder, W_OK) != 0) {
-    char message[160];
-    snprintf(message, sizeof message, "%s '%%s': folder does not exist or is not writable", option);
-    bad_usage(message, path);
-  }
 }
 
 enum long_only_options {
@@ -192,6 +174,8 @@ enum long_only_options {
   OPT_PROBES,
   OPT_MULTI_TASKS,
   OPT_CALIBRATE,
+  OPT_FORCE,
+  OPT_VERIFY_TOLERANCE,
 };
 
 /* The morphologies shipped in morph/data for the default job (permissive licenses, see
@@ -205,7 +189,8 @@ static const char *const shipped_morphologies[] = {
 /* With no --morph, hinestask runs its default job: a multi-morphology batch of the shipped
  * cells (or, if the data folder is gone, of the papers' synthetic classes) with Hodgkin-Huxley
  * channels everywhere, a current step into each soma, 200 ms of simulated time, the somas
- * probed, results in hinestask-results/. Options given explicitly keep their values. */
+ * probed, results in a new folder hinestask-results/run-DATE-TIME/. Options given explicitly
+ * keep their values. */
 static void resolve_default_job(struct options *o) {
   static char paths[N_SHIPPED][PATH_MAX];
   if (o->n_morph_specs == 0 && (!o->mode || strcmp(o->mode, "multi") == 0)) {
@@ -225,8 +210,21 @@ static void resolve_default_job(struct options *o) {
     }
     if (!o->neurons)
       o->neurons = 4 * (int)N_SHIPPED;
-    if (!o->steps)
-      o->steps = (int)(200.0 / o->model.dt_ms + 0.5);
+    if (!o->steps) {
+      /* 200 ms, counted in double: a tiny --dt must be refused, not wrap round an int. */
+      double steps = floor(200.0 / o->model.dt_ms + 0.5);
+      if (steps > (double)MAX_STEPS) {
+        char message[300], typed[32];
+        snprintf(message, sizeof message,
+                 "--dt %%s ms makes the default job's 200 ms %.3g steps, more than the %lld "
+                 "allowed (step counts are 32-bit and a billion steps takes days); give a larger "
+                 "--dt, or --steps",
+                 steps, MAX_STEPS);
+        snprintf(typed, sizeof typed, "%g", o->model.dt_ms);
+        bad_usage(message, typed);
+      }
+      o->steps = steps < 1 ? 1 : (int)steps;
+    }
     if (!o->hh_given)
       o->model.hh.placement = HH_ALL;
     if (!o->stimulus_given) {
@@ -239,10 +237,8 @@ static void resolve_default_job(struct options *o) {
         o->probe_neuron[o->n_probes] = i;
         o->probe_compartment[o->n_probes++] = 0;
       }
-    if (!o->probes_path)
-      o->probes_path = RESULTS_DIR "/default-probes.csv";
-    if (!o->json_path)
-      o->json_path = RESULTS_DIR "/default-summary.json";
+    /* Without --probes and --json, both go into a new run folder, made when the run starts
+     * (output_plan_start): a run never replaces an earlier run's results. */
   }
   if (!o->mode)
     o->mode = "auto";
@@ -261,6 +257,89 @@ static void resolve_default_job(struct options *o) {
     o->neurons = 2560;
   if (!o->steps)
     o->steps = 1000;
+}
+
+/* getopt_long's '?': an unknown option, or a known one at the end with no value. getopt_long
+ * sets optopt to the option's value for a missing value, to 0 for an unknown long option, and to
+ * the character for an unknown short one (every short option is unknown: there are none). */
+static void unknown_or_incomplete_option(int argc, char **argv,
+                                         const struct option *long_options) {
+  if (optopt >= OPT_MORPH) {
+    for (const struct option *l = long_options; l->name; l++)
+      if (l->val == optopt) {
+        char typed[64];
+        snprintf(typed, sizeof typed, "--%s", l->name);
+        bad_usage("option '%s' needs a value", typed);
+      }
+  }
+  if (optopt == 0)
+    bad_usage("unknown option '%s'", argv[optind - 1]);
+  /* A short option: getopt stops at the first character of the word, so the word is the one it
+   * has just passed ("-x") or, when more characters follow ("-neurons"), the one it is on. */
+  const char *word = argv[optind - 1];
+  if (!(word[0] == '-' && word[1] == optopt && word[2] == '\0') && optind < argc)
+    word = argv[optind];
+  const char *name = word + 1;
+  size_t length = strcspn(name, "=");
+  for (const struct option *l = long_options; l->name; l++)
+    if (strlen(l->name) == length && strncmp(l->name, name, length) == 0) {
+      char message[200];
+      snprintf(message, sizeof message,
+               "unknown option '%%s' (long options take two dashes: '--%s')", l->name);
+      bad_usage(message, word);
+    }
+  bad_usage("unknown option '%s'", word);
+}
+
+/* Step and sample counts, in 64 bits and with limits: a tiny --dt must not wrap the step count
+ * round, nor a huge --probe-every the sampling interval. */
+static void check_counts(struct options *o) {
+  char message[400];
+  double dt = o->model.dt_ms;
+  double simulated = (double)o->steps * dt;
+  if (o->n_probes && !o->probes_path && !o->default_job) {
+    char typed[32];
+    snprintf(typed, sizeof typed, "%d:%d", o->probe_neuron[0], o->probe_compartment[0]);
+    bad_usage("--probe %s needs --probes FILE to write the voltages to", typed);
+  }
+  if (!isfinite(simulated) || simulated > 1e12) {
+    snprintf(message, sizeof message,
+             "--dt %%s ms with --steps %d would simulate %g ms, more than the 1e12 ms (30 years) "
+             "allowed",
+             o->steps, simulated);
+    char typed[32];
+    snprintf(typed, sizeof typed, "%g", dt);
+    bad_usage(message, typed);
+  }
+  /* The sampling interval in steps, 1 at least (at most once per step). */
+  double every = floor(o->probe_every_ms / dt + 0.5);
+  if (every < 1)
+    every = 1;
+  if (every > o->steps) {
+    if (o->probe_every_given && o->n_probes) {
+      snprintf(message, sizeof message,
+               "--probe-every %%s ms is longer than the %g ms simulated (%d steps of %g ms); "
+               "give at most %g",
+               simulated, o->steps, dt, simulated);
+      char typed[32];
+      snprintf(typed, sizeof typed, "%g", o->probe_every_ms);
+      bad_usage(message, typed);
+    }
+    every = o->steps; /* the default interval in a short run: the start and the end */
+  }
+  o->probe_every_steps = (int)every;
+  long long rows = o->steps / o->probe_every_steps + 2;
+  if (o->n_probes && rows * (1 + o->n_probes) > MAX_PROBE_VALUES) {
+    snprintf(message, sizeof message,
+             "--steps %d with --probe-every %g ms and %d probes would record %lld values, more "
+             "than the %lld kept in memory (400 MB); record less often (--probe-every) or "
+             "fewer --probe (got '%%s')",
+             o->steps, o->probe_every_ms, o->n_probes, rows * (1 + o->n_probes),
+             MAX_PROBE_VALUES);
+    char typed[32];
+    snprintf(typed, sizeof typed, "%g", o->probe_every_ms);
+    bad_usage(message, typed);
+  }
 }
 
 void options_parse(int argc, char **argv, struct options *o) {
@@ -302,6 +381,8 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"probes", required_argument, 0, OPT_PROBES},
       {"multi-tasks", required_argument, 0, OPT_MULTI_TASKS},
       {"calibrate", no_argument, 0, OPT_CALIBRATE},
+      {"force", no_argument, 0, OPT_FORCE},
+      {"verify-tolerance", required_argument, 0, OPT_VERIFY_TOLERANCE},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -364,7 +445,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->cpu_group = parse_int("--cpu-group", optarg, 1, 64);
       break;
     case OPT_STEPS:
-      o->steps = parse_int("--steps", optarg, 1, INT_MAX / 2);
+      o->steps = parse_int("--steps", optarg, 1, (int)MAX_STEPS);
       break;
     case OPT_DT:
       o->model.dt_ms = parse_double("--dt", optarg, 0, 1);
@@ -382,11 +463,16 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->trace_dir = optarg;
       break;
     case OPT_JSON:
-      check_writable_path("--json", optarg);
-      o->json_path = optarg;
+      o->json_path = optarg; /* checked with the other outputs (output_files.c) */
       break;
     case OPT_QUIET:
       o->quiet = 1;
+      break;
+    case OPT_FORCE:
+      o->force = 1;
+      break;
+    case OPT_VERIFY_TOLERANCE:
+      o->verify_tolerance = parse_double("--verify-tolerance", optarg, 0, 1);
       break;
     case OPT_HELP:
       usage(stdout);
@@ -451,9 +537,9 @@ void options_parse(int argc, char **argv, struct options *o) {
     }
     case OPT_PROBE_EVERY:
       o->probe_every_ms = parse_double("--probe-every", optarg, 0, 1);
+      o->probe_every_given = 1;
       break;
     case OPT_PROBES:
-      check_writable_path("--probes", optarg);
       o->probes_path = optarg;
       break;
     case OPT_CALIBRATE:
@@ -489,19 +575,13 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case '?':
     default:
-      if (optopt)
-        bad_usage("option '%s' needs a value", argv[optind - 1]);
-      bad_usage("unknown option '%s'", argv[optind - 1]);
+      unknown_or_incomplete_option(argc, argv, long_options);
     }
   }
   if (optind < argc)
     bad_usage("unexpected argument '%s'", argv[optind]);
-  if (o->trace_dir) {
-    struct stat st;
-    if (stat(o->trace_dir, &st) == 0 && !S_ISDIR(st.st_mode))
-      bad_usage("--trace '%s' exists and is not a directory", o->trace_dir);
-  }
   resolve_default_job(o);
+  check_counts(o);
   if (o->level_tasks && o->level_order == LEVEL_ORDER_HEIGHT)
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",

@@ -16,6 +16,9 @@
 #define MAX_PROBES 64
 /* Probe samples kept in memory before the CSV is written (at 8 bytes each: 400 MB). */
 #define MAX_PROBE_VALUES 50000000LL
+/* Time steps of one run: step counters are 32-bit ints through the runtime, and a billion steps
+ * is already days of run time for the smallest batch. */
+#define MAX_STEPS 1000000000LL
 #define RESULTS_DIR "hinestask-results"
 
 struct options {
@@ -49,9 +52,12 @@ struct options {
   int n_probes;
   int probe_neuron[MAX_PROBES], probe_compartment[MAX_PROBES];
   double probe_every_ms;
+  int probe_every_steps; /* probe_every_ms in steps, from 1 to steps (options_parse) */
   const char *probes_path;
+  int force;                /* --force: outputs may replace existing files */
+  double verify_tolerance;  /* --verify-tolerance; 0: the tolerance simulation_verify computes */
   int default_job; /* no --morph given: the shipped multi-morphology job */
-  int hh_given, stimulus_given;
+  int hh_given, stimulus_given, probe_every_given;
   int calibrate; /* --calibrate: StarPU calibration run */
 };
 

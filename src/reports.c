@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output_files.h"
 #include "runtime.h"
 
 void print_summary(const struct morphology *m) {
@@ -12,12 +13,11 @@ void print_summary(const struct morphology *m) {
          m->name, m->n_compartments, m->n_branches, m->n_levels, m->max_depth, m->total_length_um);
 }
 
-int write_json(const struct options *o, const struct run_result *r) {
-  char temporary[PATH_MAX];
-  snprintf(temporary, sizeof temporary, "%s.partial", o->json_path);
-  FILE *f = fopen(temporary, "w");
-  if (!f)
+int write_json(const struct options *o, const struct run_result *r, struct hines_error *err) {
+  struct output_file out;
+  if (output_open(&out, "--json", o->json_path, o->force, err))
     return HINES_FAILURE;
+  FILE *f = out.stream;
   const char *layout = strcmp(o->mode, "multi") == 0 ? (o->padded ? "levels-cp" : "levels-ncp")
                                                      : batch_layout_name(o->layout);
   fprintf(f, "{\n  \"mode\": \"%s\",\n  \"mode_reason\": \"%s\",\n", o->mode, o->mode_reason);
@@ -68,33 +68,20 @@ int write_json(const struct options *o, const struct run_result *r) {
     fprintf(f, "  \"max_rel_error\": null,\n");
   fprintf(f, "  \"version\": \"%s\",\n  \"morphologies\": [", HINESTASK_VERSION);
   for (int i = 0; i < o->n_morph_specs; i++) {
-    fputc('"', f);
-    for (const char *c = o->morph_specs[i]; *c; c++) {
-      if (*c == '"' || *c == '\\')
-        fputc('\\', f);
-      if ((unsigned char)*c < 0x20)
-        fprintf(f, "\\u%04x", *c);
-      else
-        fputc(*c, f);
-    }
-    fprintf(f, "\"%s", i + 1 < o->n_morph_specs ? ", " : "");
+    output_json_string(f, o->morph_specs[i]); /* valid JSON whatever bytes a path holds */
+    fprintf(f, "%s", i + 1 < o->n_morph_specs ? ", " : "");
   }
   fprintf(f, "]\n}\n");
-  if (fclose(f) != 0 || rename(temporary, o->json_path) != 0) {
-    remove(temporary);
-    return HINES_FAILURE;
-  }
-  return HINES_OK;
+  return output_commit(&out, err);
 }
 
-int write_probes(const struct options *o, struct probe_record *p) {
+int write_probes(const struct options *o, struct probe_record *p, struct hines_error *err) {
   free(p->scratch);
   p->scratch = NULL;
-  char temporary[PATH_MAX];
-  snprintf(temporary, sizeof temporary, "%s.partial", o->probes_path);
-  FILE *f = fopen(temporary, "w");
-  if (!f)
+  struct output_file out;
+  if (output_open(&out, "--probes", o->probes_path, o->force, err))
     return HINES_FAILURE;
+  FILE *f = out.stream;
   fprintf(f, "time_ms");
   for (int j = 0; j < o->n_probes; j++)
     fprintf(f, ",neuron%d_compartment%d_mV", o->probe_neuron[j], o->probe_compartment[j]);
@@ -106,9 +93,5 @@ int write_probes(const struct options *o, struct probe_record *p) {
       fprintf(f, ",%.12g", row[1 + j]);
     fputc('\n', f);
   }
-  if (fclose(f) != 0 || rename(temporary, o->probes_path) != 0) {
-    remove(temporary);
-    return HINES_FAILURE;
-  }
-  return HINES_OK;
+  return output_commit(&out, err);
 }

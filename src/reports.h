@@ -5,8 +5,9 @@
 #include "simulation.h"
 
 void print_summary(const struct morphology *m);
-/* Each writes to a temporary file renamed over the path; HINES_FAILURE if it cannot. */
-int write_json(const struct options *o, const struct run_result *r);
-int write_probes(const struct options *o, struct probe_record *p);
+/* Each writes through output_open/output_commit (output_files.h): a unique temporary file renamed
+ * onto the path once complete; HINES_FAILURE with the reason in err if it cannot. */
+int write_json(const struct options *o, const struct run_result *r, struct hines_error *err);
+int write_probes(const struct options *o, struct probe_record *p, struct hines_error *err);
 
 #endif

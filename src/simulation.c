@@ -1,5 +1,6 @@
 #include "simulation.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "mono_batch.h"
 #include "multi_batch.h"
 #include "neuron_batch.h"
+#include "cable.h"
 #include "reference_simulation.h"
 #include "runtime.h"
 
@@ -70,45 +72,163 @@ static void voltage_multi(void *batch, int neuron, double *out) {
   multi_batch_voltage(batch, neuron, out);
 }
 
-/* Verification: the sampled neurons, re-simulated by the sequential reference. */
-double simulation_verify(const struct options *o, const struct batch_ops *ops) {
-  double worst = 0;
-  for (int s = 0; s < o->verify_samples && isfinite(worst); s++) {
+/* Gershgorin's bound of the 2-norm condition number of a morphology's step matrix: the matrix
+ * is symmetric and diagonally dominant, d_i = C_i/dt + gL_i + g_channels_i + sum_j g_ij with
+ * off-diagonal row sums sum_j g_ij, so its eigenvalues lie between min_i (C_i/dt + gL_i) and
+ * max_i (C_i/dt + gL_i + g_channels_i + 2 sum_j g_ij). Channel conductances are bounded by their
+ * maxima (gnabar + gkbar + gl of hh). Returns 0 when the coefficients cannot be built. */
+double simulation_condition_bound(const struct morphology *m, const struct step_model *model) {
+  struct cable_coefficients c;
+  struct hines_error err;
+  if (cable_coefficients_build(m, &model->cable, &c, &err) != HINES_OK) {
+    cable_coefficients_free(&c);
+    return 0;
+  }
+  const struct hh_parameters *hh = &model->hh;
+  double channels = hh->placement != HH_NONE ? hh->gnabar + hh->gkbar + hh->gl : 0;
+  double lowest = INFINITY, highest = 0;
+  for (int i = 0; i < c.n; i++) {
+    double base = c.capacitance_nF[i] / model->dt_ms + c.leak_uS[i];
+    lowest = fmin(lowest, base);
+    highest = fmax(highest, base + channels * c.area_um2[i] * 1e-2 + 2 * c.axial_sum_uS[i]);
+  }
+  cable_coefficients_free(&c);
+  return lowest > 0 ? highest / lowest : INFINITY;
+}
+
+/* Verification: the sampled neurons, re-simulated by the sequential reference. Each neuron's
+ * tolerance is the larger of VERIFY_TOLERANCE_FLOOR and 2 n eps kappa (n compartments, kappa
+ * the condition bound above): the forward error a backward-stable solve of one step may make,
+ * twice, since both solvers make one. The two solvers eliminate in different orders, so an
+ * ill-conditioned step (large axial conductance, small capacitance, long dt) differs by more
+ * than a fixed tolerance allows while both are right. Steps do not amplify errors (the step
+ * map's norm is at most 1), and the tests show that per-step bound covers the accumulation. */
+struct verify_result simulation_verify(const struct options *o, const struct batch_ops *ops) {
+  struct verify_result result = {.neuron = -1, .compartment = -1};
+  double worst_ratio = -1;
+  for (int s = 0; s < o->verify_samples; s++) {
     int neuron = o->verify_samples > 1
                      ? (int)((long long)s * (o->neurons - 1) / (o->verify_samples - 1))
                      : 0;
     const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
     int n = m->n_compartments;
     double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
-    for (int i = 0; i < n; i++)
-      want[i] = o->model.cable.el_mV;
     struct hines_error err;
+    if (want)
+      for (int i = 0; i < n; i++)
+        want[i] = o->model.cable.el_mV;
     if (!got || !want ||
         reference_simulate(m, &o->model.cable, &o->model.hh, o->model.dt_ms, o->steps, 0.0,
                            &o->model.stimulus, neuron, want, &err)) {
-      fprintf(stderr, "%s: verification could not run\n", program);
-      worst = INFINITY;
-    } else {
-      ops->voltage(ops->batch, neuron, got);
-      double diff = 0, scale = 1e-300;
-      for (int i = 0; i < n; i++) {
-        diff = fmax(diff, isnan(got[i]) ? INFINITY : fabs(got[i] - want[i]));
-        scale = fmax(scale, fabs(want[i]));
-      }
-      worst = fmax(worst, diff / scale);
+      result.max_rel_error = INFINITY;
+      result.failed = 1;
+      result.neuron = neuron;
+      free(got);
+      free(want);
+      break;
     }
+    ops->voltage(ops->batch, neuron, got);
+    double diff = 0, scale = 1e-300;
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+      double d = isnan(got[i]) ? INFINITY : fabs(got[i] - want[i]);
+      if (d > diff) {
+        diff = d;
+        at = i;
+      }
+      scale = fmax(scale, fabs(want[i]));
+    }
+    double condition = simulation_condition_bound(m, &o->model);
+    double tolerance = o->verify_tolerance > 0
+                           ? o->verify_tolerance
+                           : fmax(VERIFY_TOLERANCE_FLOOR, 2.0 * n * DBL_EPSILON * condition);
+    double error = diff / scale, ratio = error / tolerance;
+    result.max_rel_error = fmax(result.max_rel_error, error);
+    if (ratio > worst_ratio || isnan(ratio)) {
+      worst_ratio = isnan(ratio) ? INFINITY : ratio;
+      result.neuron = neuron;
+      result.compartment = at;
+      result.error = error;
+      result.tolerance = tolerance;
+      result.condition = condition;
+      result.compartments = n;
+    }
+    if (!(error <= tolerance))
+      result.failed = 1;
+    result.ran++;
     free(got);
     free(want);
   }
-  return worst;
+  return result;
+}
+
+/* Host bytes of the batch the options describe, counted from what each kind of batch allocates
+ * (runtime/mono_batch.c, multi_batch.c, neuron_batch.c) rather than assumed per compartment:
+ *   mono: voltage and work in the layout (padded to whole blocks), and 3 gates per value in
+ *     the same layout with channels; the coefficients are per morphology (negligible);
+ *   multi, levels: the level batch's int blocks, which every chunk copies into its own array
+ *     (so twice), voltage and elimination factor per element (padding included with CP),
+ *     2 contributions per system, 3 gates per element with channels, the branch map;
+ *     measured on a sample batch (every morphology, round robin) built by level_batch_build
+ *     itself and scaled to the batch's compartments;
+ *   multi, per neuron: voltage and work for every neuron at the largest morphology's size.
+ * Plus the probe record. */
+double simulation_host_bytes(const struct options *o, const struct morphology *morphologies,
+                             long long compartments, struct hines_error *err) {
+  double bytes = 0;
+  int n_morph = o->n_morph_specs;
+  if (strcmp(o->mode, "multi") != 0) {
+    struct batch_layout layout;
+    int n = morphologies[0].n_compartments;
+    batch_layout_init(&layout, o->layout, n, o->neurons, o->block_size);
+    bytes = 2.0 * (double)batch_layout_size(&layout) * sizeof(double);
+    if (o->model.hh.placement != HH_NONE) {
+      batch_layout_init(&layout, o->layout, 3 * n, o->neurons, o->block_size);
+      bytes += (double)batch_layout_size(&layout) * sizeof(double);
+    }
+  } else if (o->per_neuron) {
+    int largest = 0;
+    for (int k = 0; k < n_morph; k++)
+      if (morphologies[k].n_compartments > largest)
+        largest = morphologies[k].n_compartments;
+    bytes = 2.0 * o->neurons * (double)largest * sizeof(double) + 12.0 * o->neurons;
+  } else {
+    int sample = o->neurons < 64 * n_morph ? o->neurons : 64 * n_morph;
+    const struct level_batch_options options = {.neurons_per_chunk = sample,
+                                                .padded = o->padded,
+                                                .chunk_links = !o->level_tasks,
+                                                .order = o->level_order,
+                                                .trunk_below = o->trunk_below};
+    struct level_batch lb;
+    int status = level_batch_build(morphologies, n_morph, sample, &options, &o->model.cable,
+                                   o->model.dt_ms, &lb, err);
+    if (status)
+      return -status;
+    double sample_bytes = 0;
+    for (int c = 0; c < lb.n_chunks; c++) {
+      size_t end = (size_t)c * (lb.n_levels + 1) + lb.n_levels;
+      double ints = (double)(lb.ints_offset[end] + lb.trunk_ints[c]);
+      double elements = (double)lb.element_offset[end], systems = (double)lb.system_offset[end];
+      sample_bytes += 2 * ints * sizeof(int) + 2 * elements * sizeof(double) +
+                      2 * systems * sizeof(double);
+      if (o->model.hh.placement != HH_NONE)
+        sample_bytes += 3 * elements * sizeof(double);
+    }
+    sample_bytes += (double)lb.branch_offset[sample] * sizeof(int) +
+                    (sample + 1.0) * sizeof(long long);
+    double per_compartment = sample_bytes / (double)lb.total_compartments;
+    level_batch_free(&lb);
+    bytes = per_compartment * (double)compartments;
+  }
+  if (o->n_probes)
+    bytes += (o->steps / o->probe_every_steps + 2.0) * (1 + o->n_probes) * sizeof(double);
+  return bytes;
 }
 
 static int probe_record_init(struct probe_record *p, const struct options *o,
                              const struct batch_ops *ops) {
   p->o = o;
-  p->every = (int)(o->probe_every_ms / o->model.dt_ms + 0.5);
-  if (p->every < 1)
-    p->every = 1;
+  p->every = o->probe_every_steps; /* 1 to steps, options_parse */
   p->capacity = o->steps / p->every + 2;
   p->values = malloc((size_t)p->capacity * (1 + o->n_probes) * sizeof(double));
   int largest = 0;

@@ -52,7 +52,29 @@ void simulation_destroy(const struct options *o, struct batch_ops *ops);
 int simulation_run(const struct options *o, const struct batch_ops *ops,
                    struct probe_record *probes, struct run_result *result);
 
-/* The worst relative difference of the sampled neurons against the sequential reference. */
-double simulation_verify(const struct options *o, const struct batch_ops *ops);
+/* The tolerance of --verify is never below this relative error. */
+#define VERIFY_TOLERANCE_FLOOR 1e-9
+
+struct verify_result {
+  int ran;              /* sampled neurons compared */
+  int failed;           /* some neuron's error exceeds its tolerance (or the reference failed) */
+  double max_rel_error; /* over every sampled neuron */
+  /* The neuron furthest above (or nearest to) its tolerance, and its worst compartment. */
+  int neuron, compartment, compartments;
+  double error, tolerance, condition;
+};
+
+/* Compares the sampled neurons with the sequential reference; each neuron's tolerance is
+ * o->verify_tolerance when given, else max(VERIFY_TOLERANCE_FLOOR, 2 n eps kappa) with kappa
+ * the bound of simulation_condition_bound (see simulation.c). */
+struct verify_result simulation_verify(const struct options *o, const struct batch_ops *ops);
+
+/* Gershgorin's bound of the condition number of a morphology's step matrix. */
+double simulation_condition_bound(const struct morphology *m, const struct step_model *model);
+
+/* Host memory the batch will take, in bytes, counted per kind of batch (simulation.c); a
+ * negative status when the sample level batch cannot be built (err set). */
+double simulation_host_bytes(const struct options *o, const struct morphology *morphologies,
+                             long long compartments, struct hines_error *err);
 
 #endif

@@ -710,6 +710,79 @@ static const struct written_case written[] = {
                   .compartments = 3,
                   .total_length = 20},
      .content = "1 1 0 0 0 5 -1\n2 7 0 0 10 1 1\n3 7 0 0 20 1 2\n"},
+    /* A UTF-8 byte-order mark before the first field (Windows editors write one). */
+    {.expected = {.file = "byte_order_mark.swc",
+                  .outcome = ACCEPT,
+                  .compartments = 2,
+                  .total_length = 10},
+     .content = "\xef\xbb\xbf" "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
+    {.expected = {.file = "byte_order_mark_comment.swc",
+                  .outcome = ACCEPT,
+                  .compartments = 2,
+                  .total_length = 10},
+     .content = "\xef\xbb\xbf# header\n1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
+    /* Only at the start of the file: elsewhere it is a bad field. */
+    {REJECTED("byte_order_mark_line_2.swc",
+              "byte_order_mark_line_2.swc:2: id field is not an integer: '\\xef\\xbb\\xbf2'"),
+     .content = "1 1 0 0 0 5 -1\n\xef\xbb\xbf" "2 3 0 0 10 1 1\n"},
+    /* Escape sequences and bytes that are not UTF-8 are shown as \xNN, never echoed raw. */
+    {REJECTED("escape_bytes.swc",
+              "escape_bytes.swc:2: z field is not a number: '\\x1b[2J\\x1b[31mred'"),
+     .content = "1 1 0 0 0 5 -1\n2 3 0 0 \x1b[2J\x1b[31mred 1 1\n"},
+    {REJECTED("latin1_field.swc", "latin1_field.swc:2: x field is not a number: '\\xe910'"),
+     .content = "1 1 0 0 0 5 -1\n2 3 \xe9" "10 0 10 1 1\n"},
+    {REJECTED("escape_in_line.swc", "escape_in_line.swc:2: expected 7 fields (id type x y z radius "
+                                    "parent), found 6: '2\\x073 0 0 10 1\\x1b]0;title\\x07 1'"),
+     .content = "1 1 0 0 0 5 -1\n2\a3 0 0 10 1\x1b]0;title\a 1\n"},
+    /* Units stated in the header: converted to micrometres, with a warning. */
+    {.expected = {.file = "units_nm.swc",
+                  .outcome = REPAIR,
+                  .message = "units_nm.swc:2: warning: the header gives the units as nanometres; "
+                             "coordinates and radii converted to micrometres (multiplied by "
+                             "0.001)",
+                  .compartments = 2,
+                  .total_length = 10,
+                  .total_area = 4 * M_PI * 25 + 2 * M_PI * 1 * 10},
+     .content = "# traced with a light-sheet\n# Units: nm\n1 1 0 0 0 5000 -1\n"
+                "2 3 0 0 10000 1000 1\n"},
+    {.expected = {.file = "units_nanometres_words.swc",
+                  .outcome = REPAIR,
+                  .message = "units_nanometres_words.swc:1: warning: the header gives the units "
+                             "as nanometres",
+                  .compartments = 2,
+                  .total_length = 10},
+     .content = "# Coordinate units are nanometres\n1 1 0 0 0 5000 -1\n2 3 0 0 10000 1000 1\n"},
+    {.expected = {.file = "units_mm.swc",
+                  .outcome = REPAIR,
+                  .message = "units_mm.swc:1: warning: the header gives the units as "
+                             "millimetres; coordinates and radii converted to micrometres "
+                             "(multiplied by 1000)",
+                  .compartments = 2,
+                  .total_length = 10},
+     .content = "#UNITS=mm\n1 1 0 0 0 0.005 -1\n2 3 0 0 0.010 0.001 1\n"},
+    {.expected = {.file = "units_um.swc", .outcome = ACCEPT, .compartments = 2, .total_length = 10},
+     .content = "# units: micrometers\n1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
+    {.expected = {.file = "units_unknown.swc",
+                  .outcome = REPAIR,
+                  .message = "units_unknown.swc:1: warning: the header gives the units as "
+                             "'pixels', which this reader does not know; the numbers are read as "
+                             "micrometres",
+                  .compartments = 2,
+                  .total_length = 10},
+     .content = "# units: pixels\n1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
+    {.expected = {.file = "nanometres_mentioned.swc",
+                  .outcome = REPAIR,
+                  .message = "nanometres_mentioned.swc:1: warning: the header mentions nanometres "
+                             "but states no units; the numbers are read as micrometres",
+                  .compartments = 2,
+                  .total_length = 10},
+     .content = "# resolution 200 nanometers\n1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
+    /* After the first sample a comment states nothing about the samples already read. */
+    {.expected = {.file = "units_after_samples.swc",
+                  .outcome = ACCEPT,
+                  .compartments = 2,
+                  .total_length = 10},
+     .content = "1 1 0 0 0 5 -1\n# units: nm\n2 3 0 0 10 1 1\n"},
 };
 #undef REJECTED
 enum { N_WRITTEN = sizeof written / sizeof written[0] };
@@ -803,6 +876,24 @@ static void test_directory_is_rejected(void **state) {
   assert_string_equal(result.error.message, expected);
   assert_morphology_empty(&result.morphology);
   unload(&result);
+}
+
+/* A FIFO (or any file that is not a regular file) is refused before anything reads it: reading
+ * would wait for a writer forever. */
+static void test_fifo_is_rejected_without_blocking(void **state) {
+  (void)state;
+  char path[4096];
+  temporary_path(path, sizeof path, "pipe.swc");
+  assert_int_equal(mkfifo(path, 0600), 0);
+  struct loaded result;
+  alarm(20); /* a blocking open fails the test instead of hanging it */
+  load(path, 0, &result);
+  alarm(0);
+  assert_int_equal(result.status, HINES_BAD_INPUT);
+  assert_contains(result.error.message, "pipe.swc: is a FIFO, not a regular file");
+  assert_morphology_empty(&result.morphology);
+  unload(&result);
+  remove(path);
 }
 
 static void test_unreadable_paths_are_rejected(void **state) {
@@ -1057,6 +1148,7 @@ int main(void) {
       cmocka_unit_test(test_malformed_files),
       cmocka_unit_test(test_retina_repairs_are_summarised),
       cmocka_unit_test(test_written_files),
+      cmocka_unit_test(test_fifo_is_rejected_without_blocking),
       cmocka_unit_test(test_written_files_resampled),
       cmocka_unit_test(test_type_codes_kept),
       cmocka_unit_test(test_long_lines),

@@ -100,10 +100,17 @@ traced_run mono hines_step:"step interleaved neurons" -- \
 traced_run multi level_backward:backward level_forward:forward -- \
   --mode multi --morph synthetic:small-high --morph synthetic:medium-high --neurons 64 --steps 3 --multi-tasks levels
 
-# Re-using a trace folder must give the new run's trace, not the older one's.
+# A trace folder holding a trace is refused without --force (exit 2), and the trace stays.
 tasks_in() { grep -c '^Model: ' "$1/tasks.rec" 2>/dev/null || echo 0; }
 before=$(tasks_in "$tmp/mono")
 "$hinestask" --mode mono --morph synthetic:medium-high --neurons 256 --steps 2 --quiet \
+  --trace "$tmp/mono" >"$tmp/refused.log" 2>&1
+status=$?
+check "mono again into the same folder without --force: refused with exit 2, the trace kept" \
+  "$tmp/refused.log" test $status = 2 -a "$(tasks_in "$tmp/mono")" = "$before"
+
+# Re-using a trace folder with --force must give the new run's trace, not the older one's.
+"$hinestask" --mode mono --morph synthetic:medium-high --neurons 256 --steps 2 --quiet --force \
   --trace "$tmp/mono" >"$tmp/again.log" 2>&1
 after=$(tasks_in "$tmp/mono")
 check "mono again into the same folder: the trace is the new run's ($before tasks before, $after now)" \
@@ -113,7 +120,7 @@ check "mono again into the same folder: the trace is the new run's ($before task
 # when it is set, and hinestask then converts whichever older prof_file_* the folder holds.
 before=$after
 STARPU_FXT_SUFFIX=elsewhere "$hinestask" --mode mono --morph synthetic:medium-high --neurons 256 \
-  --steps 1 --quiet --trace "$tmp/mono" >"$tmp/suffix.log" 2>&1
+  --steps 1 --quiet --force --trace "$tmp/mono" >"$tmp/suffix.log" 2>&1
 status=$?
 after=$(tasks_in "$tmp/mono")
 n=$((n + 1))
