@@ -1,4 +1,4 @@
-/* The command-line contract for bad input (../shared/cli.md): every bad option value,
+/* The command-line contract for bad input (hinestask --help): every bad option value,
  * unreadable or malformed file, unknown scheduler or oversized batch makes hinestask exit 2 with
  * exactly one line on stderr naming the problem, and write nothing: no JSON file (nor its
  * .partial), no trace folder, nothing on stdout.
@@ -6,8 +6,9 @@
  * One table row per case. Each row runs the built program ($HINESTASK) in a fresh empty folder
  * that holds only the row's fixture (an empty file, a folder, a small SWC file), with the row's
  * extra environment, and checks the exit status, the stderr line, the run time and that the
- * folder holds nothing new afterwards. "@SHARED@" in an argument stands for
- * $HINES_SHARED_MORPHOLOGIES. The --help row is a positive control of the harness itself. */
+ * folder holds nothing new afterwards. "@DATA@" in an argument stands for the repository's
+ * tests/data ($HINES_SOURCE_DIR/tests/data). The --help row is a positive control of the harness
+ * itself. */
 #define _GNU_SOURCE /* nftw, mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +28,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "testing.h"
 
 enum {
   MAX_ARGS = 16,
@@ -292,32 +295,38 @@ static const struct cli_case cases[] = {
      .exit_status = BAD_INPUT,
      .expected_text = "missing.swc: cannot open"},
     {.name = "malformed_bad_syntax",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/bad_syntax.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "bad_syntax.swc"},
      .exit_status = BAD_INPUT,
-     .expected_text = "bad_syntax.swc:6: expected 7 fields"},
+     .expected_text = "bad_syntax.swc:3: expected 7 fields (id type x y z radius parent), found "
+                      "2: 'asd asda'",
+     .fixture = FIXTURE_FILE,
+     .fixture_name = "bad_syntax.swc",
+     .fixture_content = "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\nasd asda\n"},
     {.name = "malformed_repeated_id",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/repeated_id.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/repeated_id.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "repeated_id.swc:6: duplicate id 4 (already on line 5)"},
     {.name = "malformed_morph_multiple_roots",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/morph_multiple_roots.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/morph_multiple_roots.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "morph_multiple_roots.swc:9: duplicate id 3"},
-    {.name = "malformed_single_section_missing_segment",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph",
-              "@SHARED@/malformed/single_section_missing_segment.swc"},
+    {.name = "malformed_missing_parent",
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "missing_parent.swc"},
      .exit_status = BAD_INPUT,
-     .expected_text = "single_section_missing_segment.swc:1: parent 4 of sample 5 does not exist"},
+     .expected_text = "missing_parent.swc:3: parent 4 of sample 5 does not exist",
+     .fixture = FIXTURE_FILE,
+     .fixture_name = "missing_parent.swc",
+     .fixture_content = "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n5 3 0 0 20 1 4\n"},
     {.name = "malformed_bad_root_point",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/bad_root_point.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/bad_root_point.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "bad_root_point.swc:2: parent 0 of sample 1 does not exist"},
     {.name = "malformed_neuron_missing_ids",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/Neuron_missing_ids.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/Neuron_missing_ids.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "Neuron_missing_ids.swc:42: parent 7 of sample 8 does not exist"},
     {.name = "malformed_in_summary_mode",
-     .args = {"--summary", "--morph", "@SHARED@/malformed/repeated_id.swc"},
+     .args = {"--summary", "--morph", "@DATA@/malformed/repeated_id.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "repeated_id.swc:6:"},
 
@@ -425,14 +434,13 @@ static char *read_whole_file(const char *path) {
   return text;
 }
 
-/* "@SHARED@/x" -> "$HINES_SHARED_MORPHOLOGIES/x"; anything else is kept. */
+/* "@DATA@/x" -> "$HINES_SOURCE_DIR/tests/data/x"; anything else is kept. */
 static char *expand_argument(const char *argument) {
-  static const char placeholder[] = "@SHARED@";
-  const char *shared = getenv("HINES_SHARED_MORPHOLOGIES");
+  static const char placeholder[] = "@DATA@";
   if (strncmp(argument, placeholder, strlen(placeholder)) != 0)
     return strdup(argument);
   char *expanded;
-  if (asprintf(&expanded, "%s%s", shared && *shared ? shared : "/work/shared/morphologies",
+  if (asprintf(&expanded, "%s%s", testing_source_path("tests/data"),
                argument + strlen(placeholder)) < 0)
     return NULL;
   return expanded;
