@@ -111,13 +111,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   for (int j = 0; j < o.n_probes; j++) {
-    const struct morphology *pm = &morphologies[o.probe_neuron[j] % o.n_morph_specs];
-    if (o.probe_neuron[j] >= o.neurons || o.probe_compartment[j] >= pm->n_compartments) {
+    int neuron = o.probe_neuron[j], compartment = o.probe_compartment[j];
+    if (neuron >= o.neurons) {
+      fprintf(stderr, "%s: --probe %d:%d: there is no neuron %d, the batch has %d (0 to %d)\n",
+              program, neuron, compartment, neuron, o.neurons, o.neurons - 1);
+      return 2;
+    }
+    const struct morphology *pm = &morphologies[neuron % o.n_morph_specs]; /* neuron k's */
+    if (compartment >= pm->n_compartments) {
       fprintf(stderr,
-              "%s: --probe %d:%d is outside the batch (%d neurons; neuron %d has %d "
-              "compartments)\n",
-              program, o.probe_neuron[j], o.probe_compartment[j], o.neurons,
-              o.probe_neuron[j] % o.neurons, pm->n_compartments);
+              "%s: --probe %d:%d: neuron %d (%s) has %d compartments (0 to %d), no compartment "
+              "%d\n",
+              program, neuron, compartment, neuron, pm->name, pm->n_compartments,
+              pm->n_compartments - 1, compartment);
       return 2;
     }
   }
@@ -138,8 +144,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return 2;
   }
-  /* Every check has passed: the repairs made to the input files can be reported now. */
+  /* Every check has passed: the repairs made to the input files can be reported now, and the
+   * options that do not apply. */
   fputs(pending_warnings ? pending_warnings : "", stderr);
+  options_warn(&o, stderr);
   if (o.default_job && mkdir(RESULTS_DIR, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "%s: cannot create %s: %s\n", program, RESULTS_DIR, strerror(errno));
     return 2;
@@ -156,15 +164,12 @@ int main(int argc, char **argv) {
   }
   if (!o.quiet) {
     if (o.default_job)
-      printf("default job: %d neurons of %d shipped morphologies, Hodgkin-Huxley channels, a %g nA "
-             "step from %g to %g ms, %g ms simulated (options override any of it)\n",
-             o.neurons, o.n_morph_specs, o.model.stimulus.amplitude_nA, o.model.stimulus.start_ms,
-             o.model.stimulus.stop_ms, o.steps * o.model.dt_ms);
+      options_print_default_job(&o, stdout);
     if (multi)
-      printf("hinestask %s: multi-morphology batch of %d neurons from %d morphologies "
+      printf("hinestask %s: multi-morphology batch of %d neurons from %d morpholog%s "
              "(%lld compartments), %s levels, %d steps of %g ms\n",
-             HINESTASK_VERSION, o.neurons, o.n_morph_specs, compartments, o.padded ? "CP" : "NCP",
-             o.steps, o.model.dt_ms);
+             HINESTASK_VERSION, o.neurons, o.n_morph_specs, o.n_morph_specs == 1 ? "y" : "ies",
+             compartments, o.padded ? "CP" : "NCP", o.steps, o.model.dt_ms);
     else
       printf("hinestask %s: mono batch of %d x %s (%d compartments), layout %s, %d steps of "
              "%g ms\n",
@@ -195,7 +200,7 @@ int main(int argc, char **argv) {
   }
   if (status == HINES_OK && o.verify) {
     result.verified = 1;
-    result.max_rel_error = simulation_verify(&o, &ops);
+    result.max_rel_error = simulation_verify(&o, &ops, &result.verified_neurons);
   }
   if (!o.quiet) {
     printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
@@ -215,8 +220,9 @@ int main(int argc, char **argv) {
   int exit_status = status == HINES_OK ? 0 : 1;
   if (result.verified) {
     int ok = result.max_rel_error <= VERIFY_TOLERANCE;
-    printf("verify: %d sampled neurons, max relative error %.3e (tolerance %.0e): %s\n",
-           o.verify_samples, result.max_rel_error, VERIFY_TOLERANCE, ok ? "ok" : "FAILED");
+    printf("verify: %d sampled neuron%s, max relative error %.3e (tolerance %.0e): %s\n",
+           result.verified_neurons, result.verified_neurons == 1 ? "" : "s", result.max_rel_error,
+           VERIFY_TOLERANCE, ok ? "ok" : "FAILED");
     if (!ok)
       exit_status = 1;
   }

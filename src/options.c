@@ -1,9 +1,11 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +70,8 @@ static void usage(FILE *out) {
       "  --stim-amp NA        current clamp amplitude in nA (default 0.1)\n"
       "  --stim-start MS, --stim-stop MS  clamp window (default 1 and 1e9)\n"
       "  --stim-compartment I compartment that receives the clamp (default 0, the soma)\n"
-      "  --stim-spread S      amplitude varies by +-S/2 across the batch (default 0.5)\n"
+      "  --stim-spread S      the amplitude goes from (1-S/2) to (1+S/2) times --stim-amp\n"
+      "                       across the batch, by neuron number (default 0.5: +-25 %%)\n"
       "Output:\n"
       "  --summary            print the morphology summary of each --morph, then exit\n"
       "  --verify             compare sampled neurons against the sequential reference solver\n"
@@ -83,8 +86,9 @@ static void usage(FILE *out) {
       "Exit status: 0 success, 1 failure during the run, 2 bad usage or bad input.\n",
       program,
       "24 neurons of the six cells in morph/data (multi-morphology), HH channels\n"
-      "everywhere, a 1 nA step into each soma from 20 to 180 ms, 200 ms simulated; soma\n"
-      "voltages and the JSON summary go to hinestask-results/");
+      "everywhere, a current step into each soma from 20 to 180 ms of 0.75 to 1.25 nA\n"
+      "(1 nA +-25 % across the batch, --stim-spread), 200 ms simulated; soma voltages\n"
+      "and the JSON summary go to hinestask-results/");
 }
 
 /* One line on stderr and exit 2: the contract for bad usage. */
@@ -191,6 +195,11 @@ enum long_only_options {
   OPT_CALIBRATE,
 };
 
+/* Whether an option was given on the command line. */
+static int given(const struct options *o, int option) {
+  return (o->given >> (option - OPT_MORPH)) & 1;
+}
+
 /* The morphologies shipped in morph/data for the default job (permissive licenses, see
  * morph/data/PROVENANCE.md). */
 static const char *const shipped_morphologies[] = {
@@ -225,11 +234,12 @@ static void resolve_default_job(struct options *o) {
       o->steps = (int)(200.0 / o->model.dt_ms + 0.5);
     if (!o->hh_given)
       o->model.hh.placement = HH_ALL;
-    if (!o->stimulus_given) {
+    if (!given(o, OPT_STIM_AMP))
       o->model.stimulus.amplitude_nA = 1.0;
+    if (!given(o, OPT_STIM_START))
       o->model.stimulus.start_ms = 20.0;
+    if (!given(o, OPT_STIM_STOP))
       o->model.stimulus.stop_ms = 180.0;
-    }
     if (o->n_probes == 0)
       for (int i = 0; i < (int)N_SHIPPED && i < o->neurons; i++) {
         o->probe_neuron[o->n_probes] = i;
@@ -306,9 +316,14 @@ void options_parse(int argc, char **argv, struct options *o) {
                                   .hh = HH_DEFAULTS},
                         .probe_every_ms = 0.1,
                         .verify_samples = 8};
+  o->argc = argc;
+  o->argv = argv;
+  o->started = time(NULL);
   opterr = 0; /* our own one-line messages */
   int c;
   while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+    if (c >= OPT_MORPH && c - OPT_MORPH < 64)
+      o->given |= 1ULL << (c - OPT_MORPH);
     switch (c) {
     case OPT_MORPH:
       if (o->n_morph_specs == MAX_MORPHOLOGIES)
@@ -390,15 +405,12 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_STIM_AMP:
       o->model.stimulus.amplitude_nA = parse_double("--stim-amp", optarg, -1e9, 0);
-      o->stimulus_given = 1;
       break;
     case OPT_STIM_START:
       o->model.stimulus.start_ms = parse_double("--stim-start", optarg, 0, 0);
-      o->stimulus_given = 1;
       break;
     case OPT_STIM_STOP:
       o->model.stimulus.stop_ms = parse_double("--stim-stop", optarg, 0, 0);
-      o->stimulus_given = 1;
       break;
     case OPT_STIM_COMPARTMENT:
       o->model.stimulus.compartment = parse_int("--stim-compartment", optarg, 0, INT_MAX);
@@ -484,6 +496,8 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
+  if (o->n_probes && !o->probes_path)
+    bad_usage("--probe records voltages but no %s says where to write them", "--probes FILE");
   if (o->per_neuron && o->model.hh.placement != HH_NONE)
     bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
               o->model.hh.placement == HH_SOMA ? "soma" : "all");
@@ -491,4 +505,104 @@ void options_parse(int argc, char **argv, struct options *o) {
    * varies across this batch's size. */
   o->model.initial_mV = o->model.cable.el_mV;
   o->model.stimulus.n_neurons_total = o->neurons;
+}
+
+
+static void warn_ignored(FILE *out, const char *option, const char *why) {
+  fprintf(out, "%s: warning: %s %s; ignored\n", program, option, why);
+}
+
+/* Cores this process may run on (its affinity mask), 0 if unknown. */
+static int usable_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? (int)online : 0;
+}
+
+void options_warn(const struct options *o, FILE *out) {
+  static const struct {
+    int option;
+    const char *name;
+  } multi_only[] = {{OPT_PADDING, "--padding"},         {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"}, {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},   {OPT_TASK_PARTS, "--task-parts"}};
+  if (!options_multi(o)) {
+    for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
+      if (given(o, multi_only[i].option))
+        warn_ignored(out, multi_only[i].name, "applies to --mode multi only");
+    if (given(o, OPT_BLOCK_SIZE) && !options_block_layout(o))
+      warn_ignored(out, "--block-size", "applies to the block and shared layouts only");
+  } else {
+    if (given(o, OPT_LAYOUT))
+      warn_ignored(out, "--layout",
+                   "applies to --mode mono only (multi batches are stored by branch level, "
+                   "--padding)");
+    if (given(o, OPT_BLOCK_SIZE))
+      warn_ignored(out, "--block-size", "applies to --mode mono only");
+    if (given(o, OPT_CPU_GROUP))
+      warn_ignored(out, "--cpu-group", "applies to --mode mono only");
+    for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++) {
+      int option = multi_only[i].option;
+      if (!given(o, option) || option == OPT_MULTI_TASKS)
+        continue;
+      if (o->per_neuron)
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --multi-tasks neuron (the per-neuron baseline)");
+      else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER)
+        warn_ignored(out, multi_only[i].name,
+                     "applies to chunk tasks only, not to --multi-tasks levels");
+    }
+  }
+  if (o->n_probes == 0 && given(o, OPT_PROBES))
+    fprintf(out,
+            "%s: warning: --probes %s without --probe N:C: nothing is recorded and %s is "
+            "not written\n",
+            program, o->probes_path, o->probes_path);
+  else if (o->n_probes == 0 && given(o, OPT_PROBE_EVERY))
+    warn_ignored(out, "--probe-every", "without --probe N:C records nothing");
+  if (given(o, OPT_DX)) {
+    int swc_files = 0;
+    for (int i = 0; i < o->n_morph_specs; i++)
+      swc_files += strncmp(o->morph_specs[i], "synthetic:", 10) != 0;
+    if (!swc_files)
+      warn_ignored(out, "--dx", "resamples SWC files and this run has none");
+  }
+  /* StarPU starts as many CPU workers as asked, one thread each, cores or not. */
+  const char *variables[] = {"STARPU_NCPU", "STARPU_NCPUS"};
+  int cores = usable_cores();
+  for (size_t i = 0; i < sizeof variables / sizeof *variables; i++) {
+    const char *value = getenv(variables[i]);
+    long workers = value && *value ? strtol(value, NULL, 10) : 0;
+    if (cores > 0 && workers > cores) {
+      fprintf(out,
+              "%s: warning: %s=%ld asks for more CPU workers than the %d core%s this process may "
+              "use: workers will share cores and timings will suffer\n",
+              program, variables[i], workers, cores, cores == 1 ? "" : "s");
+      break;
+    }
+  }
+}
+
+void options_print_default_job(const struct options *o, FILE *out) {
+  static const char *const channels[] = {"passive membrane (no channels)",
+                                         "Hodgkin-Huxley channels in the somas",
+                                         "Hodgkin-Huxley channels everywhere"};
+  const struct stimulus *s = &o->model.stimulus;
+  int synthetic = strncmp(o->morph_specs[0], "synthetic:", 10) == 0;
+  fprintf(out, "default job: %d neurons of %d %s morpholog%s, %s, ", o->neurons, o->n_morph_specs,
+          synthetic ? "synthetic" : "shipped", o->n_morph_specs == 1 ? "y" : "ies",
+          channels[o->model.hh.placement]);
+  /* stimulus_current: amplitude * (1 + spread * (position - 0.5)), position 0 to 1. */
+  if (s->spread == 0 || o->neurons == 1)
+    fprintf(out, "a %g nA step", s->amplitude_nA);
+  else
+    fprintf(out, "a step of %g to %g nA (%g nA +-%g %% across the batch)",
+            s->amplitude_nA * (1 - s->spread / 2), s->amplitude_nA * (1 + s->spread / 2),
+            s->amplitude_nA, 50 * s->spread);
+  fprintf(out, " into compartment %d of every neuron%s from %g to %g ms, %g ms simulated (options "
+               "override any of it)\n",
+          s->compartment, s->compartment == 0 ? " (the soma)" : "", s->start_ms, s->stop_ms,
+          o->steps * o->model.dt_ms);
 }

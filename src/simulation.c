@@ -47,12 +47,13 @@ static void voltage_multi(void *batch, int neuron, double *out) {
 }
 
 /* Verification: the sampled neurons, re-simulated by the sequential reference. */
-double simulation_verify(const struct options *o, const struct batch_ops *ops) {
+double simulation_verify(const struct options *o, const struct batch_ops *ops, int *sampled) {
   double worst = 0;
-  for (int s = 0; s < o->verify_samples && isfinite(worst); s++) {
-    int neuron = o->verify_samples > 1
-                     ? (int)((long long)s * (o->neurons - 1) / (o->verify_samples - 1))
-                     : 0;
+  /* Neurons s * (N - 1) / (samples - 1): distinct while samples <= N. */
+  int samples = o->verify_samples < o->neurons ? o->verify_samples : o->neurons;
+  *sampled = samples;
+  for (int s = 0; s < samples && isfinite(worst); s++) {
+    int neuron = samples > 1 ? (int)((long long)s * (o->neurons - 1) / (samples - 1)) : 0;
     const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
     int n = m->n_compartments;
     double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
@@ -182,10 +183,50 @@ void simulation_destroy(const struct options *o, struct batch_ops *ops) {
     mono_batch_destroy(ops->batch);
 }
 
+/* "1 h 05 min", "3 min 20 s", "12 s" */
+static void format_duration(double seconds, char *out, size_t size) {
+  long s = seconds < 0 ? 0 : (long)(seconds + 0.5);
+  if (s >= 3600)
+    snprintf(out, size, "%ld h %02ld min", s / 3600, s % 3600 / 60);
+  else if (s >= 60)
+    snprintf(out, size, "%ld min %02ld s", s / 60, s % 60);
+  else
+    snprintf(out, size, "%ld s", s);
+}
+
+/* Progress for whoever runs the program: on stderr unless --quiet. On a terminal one line,
+ * rewritten in place about twice a second; elsewhere (a log file, a pipe, a batch job) a
+ * newline-terminated line every 5 seconds, or every $HINESTASK_PROGRESS_SECONDS. Runs shorter
+ * than that print nothing off a terminal. */
+struct progress {
+  int on, terminal, printed;
+  double start, last, every;
+};
+
+static void progress_report(struct progress *p, int done, int steps, int first_done) {
+  double now = now_seconds();
+  if (!p->on || now - p->last < p->every)
+    return;
+  p->last = now;
+  double elapsed = now - p->start;
+  double rate = elapsed > 0 ? (done - first_done) / elapsed : 0;
+  char left[32] = "?";
+  if (rate > 0)
+    format_duration((steps - done) / rate, left, sizeof left);
+  fprintf(stderr, "%sstep %d/%d (%.0f %%), %.3g steps/s, %s left%s", p->terminal ? "\r" : "",
+          done, steps, 100.0 * done / steps, rate, left, p->terminal ? "   " : "\n");
+  fflush(stderr);
+  p->printed = 1;
+}
+
 int simulation_run(const struct options *o, const struct batch_ops *ops,
                    struct probe_record *probes, struct run_result *result) {
-  /* Progress only for a person watching: stderr is a terminal and --quiet is off. */
-  int progress = !o->quiet && isatty(STDERR_FILENO);
+  struct progress progress = {.on = !o->quiet, .terminal = isatty(STDERR_FILENO), .every = 5.0};
+  const char *every = getenv("HINESTASK_PROGRESS_SECONDS");
+  if (progress.terminal)
+    progress.every = 0.5;
+  else if (every && strtod(every, NULL) > 0)
+    progress.every = strtod(every, NULL);
   int status = HINES_OK;
   if (o->n_probes)
     status = probe_record_init(probes, o, ops);
@@ -195,21 +236,27 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   if (status == HINES_OK)
     status = ops->run(ops->batch, 1, 0.0);
   double first_seconds = now_seconds() - first_start;
-  int slice = progress ? (o->steps + 19) / 20 : o->steps;
   int done = 1;
   probe_record_sample(probes, ops, done);
   double loop_start = now_seconds();
+  progress.start = progress.last = loop_start;
+  /* Each call runs `slice` steps and waits for them. Without progress, one call runs them all
+   * (probes aside); with it, a call lasts about SLICE_TARGET_S, sized from the steps so far. */
+  const double SLICE_TARGET_S = progress.every / 2 < 1.0 ? progress.every / 2 : 1.0;
+  double seconds_per_step = first_seconds;
   while (done < o->steps && status == HINES_OK) {
-    int count = o->steps - done < slice ? o->steps - done : slice;
+    int count = o->steps - done;
+    if (progress.on && seconds_per_step > 0 && SLICE_TARGET_S / seconds_per_step < count)
+      count = SLICE_TARGET_S / seconds_per_step < 1 ? 1 : (int)(SLICE_TARGET_S / seconds_per_step);
     if (o->n_probes && probes->every - done % probes->every < count)
       count = probes->every - done % probes->every;
     status = ops->run(ops->batch, count, done * o->model.dt_ms);
     done += count;
     probe_record_sample(probes, ops, done);
-    if (progress)
-      fprintf(stderr, "\rstep %d/%d", done, o->steps);
+    seconds_per_step = (now_seconds() - loop_start) / (done - 1);
+    progress_report(&progress, done, o->steps, 1);
   }
-  if (progress)
+  if (progress.printed && progress.terminal)
     fputc('\n', stderr);
   result->seconds_steps = o->steps > 1 ? now_seconds() - loop_start : first_seconds;
   result->timed_steps = o->steps > 1 ? o->steps - 1 : 1;

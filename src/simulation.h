@@ -24,6 +24,7 @@ struct run_result {
   int timed_steps; /* steps after the first, over which seconds_steps is measured */
   int tasks_per_step;
   int verified;
+  int verified_neurons; /* distinct neurons the verification re-simulated */
   long long compartments;
 };
 
@@ -48,7 +49,9 @@ void simulation_destroy(const struct options *o, struct batch_ops *ops);
 int simulation_run(const struct options *o, const struct batch_ops *ops,
                    struct probe_record *probes, struct run_result *result);
 
-/* The worst relative difference of the sampled neurons against the sequential reference. */
-double simulation_verify(const struct options *o, const struct batch_ops *ops);
+/* The worst relative difference of the sampled neurons against the sequential reference:
+ * o->verify_samples distinct neurons spread over the batch, or all of them in a smaller batch
+ * (their number in *sampled). */
+double simulation_verify(const struct options *o, const struct batch_ops *ops, int *sampled);
 
 #endif
