@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hinestask_commit.h"
 #include "synthetic.h"
 
 const char *const program = "hinestask";
@@ -389,7 +390,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       usage(stdout);
       exit(0);
     case OPT_VERSION:
-      printf("hinestask %s\n", HINESTASK_VERSION);
+      printf("hinestask %s (commit %s)\n", HINESTASK_VERSION, HINESTASK_COMMIT);
       exit(0);
     case OPT_CM:
       o->model.cable.cm_uF_per_cm2 = parse_double("--cm", optarg, 0, 1);
