@@ -508,7 +508,6 @@ void options_parse(int argc, char **argv, struct options *o) {
   o->model.stimulus.n_neurons_total = o->neurons;
 }
 
-
 static void warn_ignored(FILE *out, const char *option, const char *why) {
   fprintf(out, "%s: warning: %s %s; ignored\n", program, option, why);
 }
@@ -602,8 +601,9 @@ void options_print_default_job(const struct options *o, FILE *out) {
     fprintf(out, "a step of %g to %g nA (%g nA +-%g %% across the batch)",
             s->amplitude_nA * (1 - s->spread / 2), s->amplitude_nA * (1 + s->spread / 2),
             s->amplitude_nA, 50 * s->spread);
-  fprintf(out, " into compartment %d of every neuron%s from %g to %g ms, %g ms simulated (options "
-               "override any of it)\n",
+  fprintf(out,
+          " into compartment %d of every neuron%s from %g to %g ms, %g ms simulated (options "
+          "override any of it)\n",
           s->compartment, s->compartment == 0 ? " (the soma)" : "", s->start_ms, s->stop_ms,
           o->steps * o->model.dt_ms);
 }

@@ -213,8 +213,10 @@ static void progress_report(struct progress *p, int done, int steps, int first_d
   char left[32] = "?";
   if (rate > 0)
     format_duration((steps - done) / rate, left, sizeof left);
-  fprintf(stderr, "%sstep %d/%d (%.0f %%), %.3g steps/s, %s left%s", p->terminal ? "\r" : "",
-          done, steps, 100.0 * done / steps, rate, left, p->terminal ? "   " : "\n");
+  char speed[32]; /* 12300 steps/s, not 1.23e+04 */
+  snprintf(speed, sizeof speed, rate >= 100 ? "%.0f" : "%.3g", rate);
+  fprintf(stderr, "%sstep %d/%d (%.0f %%), %s steps/s, %s left%s", p->terminal ? "\r" : "", done,
+          steps, 100.0 * done / steps, speed, left, p->terminal ? "   " : "\n");
   fflush(stderr);
   p->printed = 1;
 }

@@ -192,7 +192,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_int(&j, "cuda_workers", runtime_cuda_workers());
   /* The StarPU variables that choose workers and models, as the run saw them. */
   static const char *const variables[] = {
-      "STARPU_SCHED",      "STARPU_NCPU",           "STARPU_NCPUS",         "STARPU_NCUDA",
+      "STARPU_SCHED",     "STARPU_NCPU",           "STARPU_NCPUS",          "STARPU_NCUDA",
       "STARPU_CALIBRATE", "STARPU_LIMIT_CUDA_MEM", "STARPU_WORKERS_NOBIND", "STARPU_HOME"};
   json_open(&j, "environment");
   for (size_t i = 0; i < sizeof variables / sizeof *variables; i++) {
