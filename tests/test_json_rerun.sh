@@ -104,9 +104,18 @@ reproduce default_job hinestask-results/default-summary.json \
 multi="$tmp/multi/run/summary.json"
 mono="$tmp/mono/run/summary.json"
 default="$tmp/default_job/run/hinestask-results/default-summary.json"
-commit=$(git -C "$source_dir" rev-parse --short HEAD 2>/dev/null || echo unknown)
-check "the summary names the version and the commit ($commit)" "$multi" json_check "$multi" \
-  "j['version'] and (j['commit'] == '$commit' or j['commit'] == '$commit-dirty')"
+# The commit the program was built from: a commit of this repository (HEAD once rebuilt), or
+# "unknown" outside a git checkout.
+commit=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['commit'])" "$multi")
+known_commit() {
+  case $1 in
+  unknown) ! git -C "$source_dir" rev-parse --git-dir >/dev/null 2>&1 ;;
+  *) [[ $1 =~ ^[0-9a-f]{7,40}(-dirty)?$ ]] && git -C "$source_dir" cat-file -e "${1%-dirty}^{commit}" ;;
+  esac
+}
+check "the summary names the version and the commit it was built from ($commit)" "$multi" \
+  json_check "$multi" "j['version'] == '$("$hinestask" --version | sed -n 's/^hinestask \([^ ]*\).*/\1/p')'"
+check "that commit is one of this repository's" /dev/null known_commit "$commit"
 check "the summary holds the command line as given" "$multi" json_check "$multi" \
   "j['command_line'][0] == '$hinestask' and j['command_line'][-1] == '--quiet' and len(j['command_line']) == 47"
 check "the summary holds host, CPU, GPUs, StarPU version, scheduler and a UTC start time" \
