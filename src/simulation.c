@@ -224,6 +224,8 @@ static void progress_report(struct progress *p, int done, int steps, int first_d
 int simulation_run(const struct options *o, const struct batch_ops *ops,
                    struct probe_record *probes, struct run_result *result) {
   struct progress progress = {.on = !o->quiet, .terminal = isatty(STDERR_FILENO), .every = 5.0};
+  if (progress.on)
+    fflush(stdout); /* the banner before the progress lines, also when both go to one file */
   const char *every = getenv("HINESTASK_PROGRESS_SECONDS");
   if (progress.terminal)
     progress.every = 0.5;
