@@ -56,8 +56,12 @@ static void json_open(struct json *j, const char *key) {
 }
 
 static void json_close(struct json *j) {
+  int empty = j->first[j->depth];
   j->depth--;
-  fprintf(j->f, "\n%*s}", 2 * (j->depth + 1), "");
+  if (empty)
+    fputc('}', j->f); /* {} */
+  else
+    fprintf(j->f, "\n%*s}", 2 * (j->depth + 1), "");
 }
 
 /* An input value: the shortest %g text that reads back as the same double; null if not finite. */
