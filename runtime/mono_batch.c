@@ -198,11 +198,11 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
   chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
   for (int c = 0; c < batch->n_chunks; c++) {
-    /* Trace names say what a task is: operation, layout and which neurons. */
+    /* A task's trace name is its codelet's (the perfmodel symbol): one Paje state per codelet,
+     * in the codelet's colour, and starpu_perfmodel_plot -s hines_step -i TRACE finds the
+     * trace's tasks by it. No spaces: Paje readers split fields on them. */
     char name[96];
-    int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : config->n_neurons;
-    snprintf(name, sizeof name, "step %s neurons %d-%d", batch_layout_name(config->layout),
-             batch->chunk_first[c], last - 1);
+    snprintf(name, sizeof name, "%s", hines_step_codelet.name);
     batch->chunk_names[c] = strdup(name);
   }
   *out = batch;
@@ -341,7 +341,7 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   /* StarPU keeps the name pointers until the tasks are done. */
   char(*names)[64] = malloc((size_t)chunks * sizeof *names);
   for (int c = 0; c < chunks && status == HINES_OK; c++) {
-    snprintf(names[c], sizeof names[c], "solve %s chunk %d", batch_layout_name(layout_kind), c);
+    snprintf(names[c], sizeof names[c], "%s", hines_solve_codelet.name); /* see mono_batch_create */
     if (hines_solve_insert(
             topology_handle, coefficients_handle, starpu_data_get_sub_data(diagonal_handle, 1, c),
             starpu_data_get_sub_data(rhs_handle, 1, c), &geometry, names[c], HINES_WHERE_ANY))

@@ -98,13 +98,13 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   k->element_offset = k->parts[0].element_offset;
   k->system_offset = k->parts[0].system_offset;
   for (int level = 0; level < n_levels; level++) {
-    snprintf(k->backward_names[level], sizeof k->backward_names[level],
-             "backward %s level %d chunk %d", config->padded ? "CP" : "NCP", level, c);
-    snprintf(k->forward_names[level], sizeof k->forward_names[level],
-             "forward %s level %d chunk %d", config->padded ? "CP" : "NCP", level, c);
+    /* Trace names are the codelets' (see mono_batch_create): one Paje state per codelet. */
+    snprintf(k->backward_names[level], sizeof k->backward_names[level], "%s",
+             level_backward_codelet.name);
+    snprintf(k->forward_names[level], sizeof k->forward_names[level], "%s",
+             level_forward_codelet.name);
   }
-  snprintf(k->name, sizeof k->name, "step %s %d levels chunk %d", config->padded ? "CP" : "NCP",
-           n_levels, c);
+  snprintf(k->name, sizeof k->name, "%s", chunk_step_codelet.name);
   k->ints = malloc(ints * sizeof(int));
   k->voltage = malloc(elements * sizeof(double));
   k->factor = calloc(elements, sizeof(double));

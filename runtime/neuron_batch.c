@@ -127,8 +127,8 @@ int neuron_batch_create(const struct multi_batch_config *config, struct neuron_b
   for (int c = 0; c < b->n_chunks; c++) {
     b->chunk_first[c] = at;
     at += (int)starpu_matrix_get_nx(starpu_data_get_sub_data(b->voltage_handle, 1, c));
-    snprintf(b->names[c], sizeof b->names[c], "neuron-step neurons %d-%d", b->chunk_first[c],
-             at - 1);
+    /* The trace name is the codelet's (see mono_batch_create). */
+    snprintf(b->names[c], sizeof b->names[c], "%s", neuron_step_codelet.name);
   }
   b->chunk_first[b->n_chunks] = at;
   *out = b;

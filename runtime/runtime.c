@@ -5,6 +5,10 @@
 #include <string.h>
 
 static char scheduler_in_use[64];
+/* The run's workers, noted at start-up: the summary is written after StarPU stops. */
+#define MAX_NOTED_GPUS 16
+static int cpu_workers, cuda_workers, noted_gpus;
+static char gpu_names[MAX_NOTED_GPUS][128];
 
 int runtime_check_scheduler(const char *name, struct hines_error *err) {
   struct starpu_sched_policy **policies = starpu_sched_get_predefined_policies();
@@ -61,6 +65,22 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
   struct starpu_sched_policy *policy = starpu_sched_ctx_get_sched_policy(0);
   snprintf(scheduler_in_use, sizeof scheduler_in_use, "%s",
            policy && policy->policy_name ? policy->policy_name : "eager");
+  cpu_workers = (int)starpu_cpu_worker_get_count();
+  cuda_workers = (int)starpu_cuda_worker_get_count();
+  /* One name per GPU, however many workers share it (STARPU_NWORKER_PER_CUDA). */
+  noted_gpus = 0;
+  int noted_devices[MAX_NOTED_GPUS];
+  for (int w = 0; w < (int)starpu_worker_get_count() && noted_gpus < MAX_NOTED_GPUS; w++) {
+    if (starpu_worker_get_type(w) != STARPU_CUDA_WORKER)
+      continue;
+    int device = starpu_worker_get_devid(w), seen = 0;
+    for (int g = 0; g < noted_gpus; g++)
+      seen |= noted_devices[g] == device;
+    if (seen)
+      continue;
+    noted_devices[noted_gpus] = device;
+    starpu_worker_get_name(w, gpu_names[noted_gpus++], sizeof gpu_names[0]);
+  }
   return HINES_OK;
 }
 
@@ -73,26 +93,27 @@ const char *runtime_scheduler(void) {
 }
 
 int runtime_cpu_workers(void) {
-  return (int)starpu_cpu_worker_get_count();
+  return cpu_workers;
 }
 
 int runtime_cuda_workers(void) {
-  return (int)starpu_cuda_worker_get_count();
+  return cuda_workers;
 }
 
-int runtime_cuda_devices(void) {
-  int devices = 0;
-  unsigned long long seen = 0; /* StarPU 1.3 drives at most STARPU_MAXCUDADEVS (< 64) GPUs */
-  for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
-    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER)
-      continue;
-    int device = starpu_worker_get_devid((int)w);
-    if (device >= 0 && device < 64 && !(seen & (1ULL << device))) {
-      seen |= 1ULL << device;
-      devices++;
-    }
-  }
-  return devices;
+int runtime_gpu_count(void) {
+  return noted_gpus;
+}
+
+const char *runtime_gpu_name(int i) {
+  return i >= 0 && i < noted_gpus ? gpu_names[i] : "";
+}
+
+const char *runtime_starpu_version(void) {
+  static char version[32];
+  int major, minor, release;
+  starpu_get_version(&major, &minor, &release);
+  snprintf(version, sizeof version, "%d.%d.%d", major, minor, release);
+  return version;
 }
 
 void runtime_describe(FILE *out) {

@@ -22,10 +22,15 @@ int runtime_check_environment(struct hines_error *err);
 int runtime_check_scheduler(const char *name, struct hines_error *err);
 /* The policy in use (StarPU's default when STARPU_SCHED is unset). */
 const char *runtime_scheduler(void);
+/* The worker counts and the CUDA workers' names (StarPU's, e.g. "CUDA 0.0 (NVIDIA H100 ...)"),
+ * as runtime_start found them; still valid after runtime_stop. */
 int runtime_cpu_workers(void);
 int runtime_cuda_workers(void);
-/* GPUs driven by the CUDA workers (several workers may share one). */
-int runtime_cuda_devices(void);
+/* GPUs driven by the CUDA workers (several workers may share one), and the name of each. */
+int runtime_gpu_count(void);
+const char *runtime_gpu_name(int i);
+/* The StarPU library's version, "1.3.10". */
+const char *runtime_starpu_version(void);
 void runtime_describe(FILE *out);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,19 @@
 /* StarPU 1.3 keeps "PREFIX/SUFFIX_RANK" in a 128-byte buffer and silently truncates. */
 #define STARPU_TRACE_PATH_MAX 128
 
-const char *const trace_file_names[] = {
-    RAW_TRACE "_0",  "paje.trace",   "tasks.rec",  "data.rec",     "dag.dot", "trace.rec",
-    "activity.data", "distrib.data", "trace.html", "fxt_tool.log", "papi.rec", NULL};
+const char *const trace_file_names[] = {RAW_TRACE "_0",
+                                        "paje.trace",
+                                        "tasks.rec",
+                                        "data.rec",
+                                        "dag.dot",
+                                        "trace.rec",
+                                        "activity.data",
+                                        "distrib.data",
+                                        "trace.html",
+                                        "fxt_tool.log",
+                                        "papi.rec",
+                                        "paje.trace.partial",
+                                        NULL};
 
 /* What was said on stderr while StarPU stopped (trace_hold_stderr). */
 static char stop_messages[1024];
@@ -65,6 +76,180 @@ int trace_prepare(const char *dir, struct hines_error *err) {
   setenv("STARPU_FXT_PREFIX", prefix, 1);
   setenv("STARPU_FXT_SUFFIX", RAW_TRACE, 1);
   setenv("STARPU_FXT_TRACE", "1", 1);
+  return HINES_OK;
+}
+
+/* ---- paje.trace as Paje readers want it ----
+ * StarPU 1.3.10's starpu_fxt_tool leaves two things in paje.trace that the Paje format does not
+ * allow, which trace_convert mends in one pass afterwards (through a temporary file renamed
+ * over the trace):
+ *   - a codelet's colour (0xRRGGBB) is written as "R G B" with components from 0 to 255, where
+ *     Paje colours go from 0 to 1 (ViTE and pj_dump happen to cope; a strict reader need not);
+ *   - now and then an event comes a fraction of a microsecond earlier than the one before it on
+ *     the same container and type (the scheduler's counters, set from several threads): pj_dump
+ *     stops there ("trace is not time-ordered"). Such an event is moved forward to the time of
+ *     the one before it. */
+
+#define PAJE_MAX_EVENTS 64
+#define PAJE_MAX_SERIES 4096 /* (container, type) pairs whose last time is kept */
+
+struct paje_tidy {
+  /* Per event id (numbers below PAJE_MAX_EVENTS): the positions, after the id, of the Time,
+   * Container and Type fields; -1 when absent. */
+  int time_field[PAJE_MAX_EVENTS], container_field[PAJE_MAX_EVENTS], type_field[PAJE_MAX_EVENTS];
+  int define_value;             /* the id of PajeDefineEntityValue, -1 until the header names it */
+  int defining, defined_fields; /* inside %EventDef id ... %EndEventDef */
+  struct {
+    char *key; /* "container\ttype" */
+    double last;
+  } series[PAJE_MAX_SERIES];
+  long moved;
+  double largest_move;
+};
+
+/* Splits line into at most `max` fields (whitespace-separated, "..." kept whole, quotes
+ * included): start and end offsets. Returns the number of fields. */
+static int paje_fields(const char *line, int max, int *start, int *end) {
+  int n = 0;
+  const char *c = line;
+  while (n < max) {
+    while (*c == ' ' || *c == '\t')
+      c++;
+    if (!*c || *c == '\n' || *c == '\r')
+      break;
+    start[n] = (int)(c - line);
+    if (*c == '"') {
+      const char *close = strchr(c + 1, '"');
+      c = close ? close + 1 : c + strlen(c);
+    } else {
+      while (*c && *c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
+        c++;
+    }
+    end[n++] = (int)(c - line);
+  }
+  return n;
+}
+
+static void paje_header_line(struct paje_tidy *t, const char *line) {
+  char word[64], name[64];
+  int id;
+  if (sscanf(line + 1, " EventDef %63s %d", name, &id) == 2) {
+    t->defining = id >= 0 && id < PAJE_MAX_EVENTS ? id : -1;
+    t->defined_fields = 0;
+    if (strcmp(name, "PajeDefineEntityValue") == 0)
+      t->define_value = id;
+  } else if (sscanf(line + 1, " %63s", word) == 1 && strcmp(word, "EndEventDef") == 0) {
+    t->defining = -1;
+  } else if (t->defining >= 0 && sscanf(line + 1, " %63s", word) == 1) {
+    int field = t->defined_fields++;
+    if (strcmp(word, "Time") == 0)
+      t->time_field[t->defining] = field;
+    else if (strcmp(word, "Container") == 0)
+      t->container_field[t->defining] = field;
+    else if (strcmp(word, "Type") == 0)
+      t->type_field[t->defining] = field;
+  }
+}
+
+/* The series of (container, type); NULL when the table is full (then nothing is moved). */
+static double *paje_series_last(struct paje_tidy *t, const char *key) {
+  unsigned long hash = 5381;
+  for (const char *c = key; *c; c++)
+    hash = hash * 33 + (unsigned char)*c;
+  for (unsigned long probe = 0; probe < PAJE_MAX_SERIES; probe++) {
+    unsigned long slot = (hash + probe) % PAJE_MAX_SERIES;
+    if (!t->series[slot].key) {
+      t->series[slot].key = strdup(key);
+      t->series[slot].last = -INFINITY;
+      return t->series[slot].key ? &t->series[slot].last : NULL;
+    }
+    if (strcmp(t->series[slot].key, key) == 0)
+      return &t->series[slot].last;
+  }
+  return NULL;
+}
+
+/* Writes one event line, mended. */
+static void paje_event_line(struct paje_tidy *t, const char *line, FILE *out) {
+  int start[16], end[16];
+  int n = paje_fields(line, 16, start, end);
+  int id = n > 0 ? atoi(line + start[0]) : -1;
+  if (n == 0 || id < 0 || id >= PAJE_MAX_EVENTS) {
+    fputs(line, out);
+    return;
+  }
+  double r, g, b;
+  if (id == t->define_value && line[end[n - 1] - 1] == '"' &&
+      sscanf(line + start[n - 1] + 1, "%lf %lf %lf", &r, &g, &b) == 3 &&
+      (r > 1 || g > 1 || b > 1) && r <= 255 && g <= 255 && b <= 255) {
+    fprintf(out, "%.*s\"%.6f %.6f %.6f\"%s", start[n - 1], line, r / 255, g / 255, b / 255,
+            line + end[n - 1]);
+    return;
+  }
+  int time = t->time_field[id] + 1, container = t->container_field[id] + 1,
+      type = t->type_field[id] + 1;
+  if (time > 0 && container > 0 && type > 0 && time < n && container < n && type < n) {
+    char key[512];
+    snprintf(key, sizeof key, "%.*s\t%.*s", end[container] - start[container],
+             line + start[container], end[type] - start[type], line + start[type]);
+    double *last = paje_series_last(t, key);
+    double when = strtod(line + start[time], NULL);
+    if (last && when < *last) {
+      t->moved++;
+      if (*last - when > t->largest_move)
+        t->largest_move = *last - when;
+      fprintf(out, "%.*s%.9f%s", start[time], line, *last, line + end[time]);
+      return;
+    }
+    if (last)
+      *last = when;
+  }
+  fputs(line, out);
+}
+
+int trace_paje_tidy(const char *path, FILE *log) {
+  char temporary[PATH_MAX + 16];
+  snprintf(temporary, sizeof temporary, "%s.partial", path);
+  FILE *in = fopen(path, "r");
+  if (!in)
+    return HINES_FAILURE;
+  FILE *out = fopen(temporary, "w");
+  struct paje_tidy *t = calloc(1, sizeof *t);
+  if (!out || !t) {
+    fclose(in);
+    if (out)
+      fclose(out);
+    free(t);
+    return HINES_FAILURE;
+  }
+  t->define_value = t->defining = -1;
+  for (int i = 0; i < PAJE_MAX_EVENTS; i++)
+    t->time_field[i] = t->container_field[i] = t->type_field[i] = -1;
+  char *line = NULL;
+  size_t size = 0;
+  while (getline(&line, &size, in) >= 0) {
+    if (line[0] == '%') {
+      paje_header_line(t, line);
+      fputs(line, out);
+    } else {
+      paje_event_line(t, line, out);
+    }
+  }
+  free(line);
+  if (t->moved && log)
+    fprintf(log,
+            "hinestask: %ld event%s of paje.trace came before the previous one of the same "
+            "container and type (by up to %.6f ms): moved to that one's time\n",
+            t->moved, t->moved == 1 ? "" : "s", t->largest_move);
+  for (int i = 0; i < PAJE_MAX_SERIES; i++)
+    free(t->series[i].key);
+  free(t);
+  int failed = ferror(in) != 0;
+  fclose(in);
+  if (fclose(out) != 0 || failed || rename(temporary, path) != 0) {
+    remove(temporary);
+    return HINES_FAILURE;
+  }
   return HINES_OK;
 }
 
@@ -117,6 +302,14 @@ int trace_convert(const char *dir, struct hines_error *err) {
                       "trace folder %s: starpu_fxt_tool failed (see %s/fxt_tool.log)", dir, dir);
   if (no_paje)
     return hines_fail(err, HINES_FAILURE, "trace folder %s: no paje.trace was produced", dir);
+  char log_path[PATH_MAX];
+  snprintf(log_path, sizeof log_path, "%s/fxt_tool.log", dir);
+  FILE *log = fopen(log_path, "a");
+  int tidied = trace_paje_tidy(paje, log);
+  if (log)
+    fclose(log);
+  if (tidied)
+    return hines_fail(err, HINES_FAILURE, "trace folder %s: cannot rewrite paje.trace", dir);
   return HINES_OK;
 }
 

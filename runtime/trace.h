@@ -3,6 +3,8 @@
 #ifndef HINES_TRACE_H
 #define HINES_TRACE_H
 
+#include <stdio.h>
+
 #include "morphology.h"
 
 /* Checks DIR (creatable, short enough for StarPU's 128-byte trace path), creates it, removes
@@ -12,9 +14,9 @@ int trace_prepare(const char *dir, struct hines_error *err);
 /* The files a trace leaves in DIR (the raw FxT file and what starpu_fxt_tool writes), NULL at
  * the end: trace_prepare removes them, callers look for an earlier trace with them. */
 extern const char *const trace_file_names[];
-/* After runtime_stop (which flushes the raw trace): runs starpu_fxt_tool -d DIR on it. When the
- * trace could not be written whole (a full disk), removes what was left of it and fails with
- * the reason. */
+/* After runtime_stop (which flushes the raw trace): runs starpu_fxt_tool -d DIR on it, then
+ * trace_paje_tidy on DIR/paje.trace. When the trace could not be written whole (a full disk),
+ * removes what was left of it and fails with the reason. */
 int trace_convert(const char *dir, struct hines_error *err);
 /* Around runtime_stop with a trace in DIR: FxT reports a failed write of the raw trace on stderr
  * itself; held here, it becomes part of trace_convert's one-line message (anything else said
@@ -24,5 +26,10 @@ int trace_convert(const char *dir, struct hines_error *err);
  * stderr could not be held). */
 int trace_hold_stderr(const char *dir, const char *prefix);
 void trace_release_stderr(int held);
+/* Mends what StarPU 1.3.10 writes into a Paje trace against the format: colours from 0 to 255
+ * made 0 to 1, and an event earlier than the previous one of its container and type moved to
+ * that one's time (saying how many on `log`, when not NULL). Rewrites the file through
+ * PATH.partial; HINES_OK or HINES_FAILURE. */
+int trace_paje_tidy(const char *path, FILE *log);
 
 #endif

@@ -132,13 +132,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   for (int j = 0; j < o.n_probes; j++) {
-    const struct morphology *pm = &morphologies[o.probe_neuron[j] % o.n_morph_specs];
-    if (o.probe_neuron[j] >= o.neurons || o.probe_compartment[j] >= pm->n_compartments) {
+    int neuron = o.probe_neuron[j], compartment = o.probe_compartment[j];
+    if (neuron >= o.neurons) {
+      fprintf(stderr, "%s: --probe %d:%d: there is no neuron %d, the batch has %d (0 to %d)\n",
+              program, neuron, compartment, neuron, o.neurons, o.neurons - 1);
+      return 2;
+    }
+    const struct morphology *pm = &morphologies[neuron % o.n_morph_specs]; /* neuron k's */
+    if (compartment >= pm->n_compartments) {
       fprintf(stderr,
-              "%s: --probe %d:%d is outside the batch (%d neurons; neuron %d has %d "
-              "compartments)\n",
-              program, o.probe_neuron[j], o.probe_compartment[j], o.neurons,
-              o.probe_neuron[j] % o.neurons, pm->n_compartments);
+              "%s: --probe %d:%d: neuron %d (%s) has %d compartments (0 to %d), no compartment "
+              "%d\n",
+              program, neuron, compartment, neuron, pm->name, pm->n_compartments,
+              pm->n_compartments - 1, compartment);
       return 2;
     }
   }
@@ -154,8 +160,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return 2;
   }
-  /* Every check has passed: the repairs made to the input files can be reported now. */
+  /* Every check has passed: the repairs made to the input files can be reported now, and the
+   * options that do not apply. */
   fputs(pending_warnings ? pending_warnings : "", stderr);
+  options_warn(&o, stderr);
   struct runtime_options runtime_options = {.quiet = o.quiet, .tracing = o.trace_dir != NULL};
   if (o.trace_dir && trace_prepare(o.trace_dir, &err)) {
     fprintf(stderr, "%s: --trace: %s\n", program, err.message);
@@ -179,15 +187,12 @@ int main(int argc, char **argv) {
            multi ? "multi: the branch-level solver" : "mono: the cuHinesBatch layouts",
            o.mode_reason, strncmp(o.mode_reason, "automatic", 9) == 0 ? "; --mode forces one" : "");
     if (o.default_job)
-      printf("default job: %d neurons of %d shipped morphologies, Hodgkin-Huxley channels, a %g nA "
-             "step from %g to %g ms, %g ms simulated (options override any of it)\n",
-             o.neurons, o.n_morph_specs, o.model.stimulus.amplitude_nA, o.model.stimulus.start_ms,
-             o.model.stimulus.stop_ms, o.steps * o.model.dt_ms);
+      options_print_default_job(&o, stdout);
     if (multi)
-      printf("hinestask %s: multi-morphology batch of %d neurons from %d morphologies "
+      printf("hinestask %s: multi-morphology batch of %d neurons from %d morpholog%s "
              "(%lld compartments), %s levels, %d steps of %g ms\n",
-             HINESTASK_VERSION, o.neurons, o.n_morph_specs, compartments, o.padded ? "CP" : "NCP",
-             o.steps, o.model.dt_ms);
+             HINESTASK_VERSION, o.neurons, o.n_morph_specs, o.n_morph_specs == 1 ? "y" : "ies",
+             compartments, o.padded ? "CP" : "NCP", o.steps, o.model.dt_ms);
     else
       printf("hinestask %s: mono batch of %d x %s (%d compartments), layout %s, %d steps of "
              "%g ms\n",
@@ -222,6 +227,7 @@ int main(int argc, char **argv) {
     result.verified = 1;
     verification = simulation_verify(&o, &ops);
     result.max_rel_error = verification.max_rel_error;
+    result.verified_neurons = verification.ran;
   }
   if (!o.quiet) {
     printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
@@ -249,10 +255,11 @@ int main(int argc, char **argv) {
     else
       snprintf(why, sizeof why, "the larger of %.0e and 2 n eps kappa, n = %d, kappa <= %.2g",
                VERIFY_TOLERANCE_FLOOR, v->compartments, v->condition);
-    printf("verify: %d sampled neurons, max relative error %.3e (tolerance %.2e, %s): %s\n",
-           v->ran, v->max_rel_error, v->tolerance, why, v->failed ? "FAILED" : "ok");
+    printf("verify: %d sampled neuron%s, max relative error %.3e (tolerance %.2e, %s): %s\n",
+           v->ran, v->ran == 1 ? "" : "s", v->max_rel_error, v->tolerance, why,
+           v->failed ? "FAILED" : "ok");
     if (v->failed) {
-      if (v->ran < o.verify_samples && v->error == 0)
+      if (v->ran < (o.verify_samples < o.neurons ? o.verify_samples : o.neurons) && v->error == 0)
         fprintf(stderr, "%s: verify FAILED: the reference simulation of neuron %d could not run\n",
                 program, v->neuron);
       else

@@ -1,15 +1,18 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hinestask_commit.h"
 #include "synthetic.h"
 
 const char *const program = "hinestask";
@@ -73,14 +76,17 @@ static void usage(FILE *out) {
       "  --stim-amp NA        current clamp amplitude in nA (default 0.1)\n"
       "  --stim-start MS, --stim-stop MS  clamp window (default 1 and 1e9)\n"
       "  --stim-compartment I compartment that receives the clamp (default 0, the soma)\n"
-      "  --stim-spread S      amplitude varies by +-S/2 across the batch (default 0.5)\n"
+      "  --stim-spread S      the amplitude goes from (1-S/2) to (1+S/2) times --stim-amp\n"
+      "                       across the batch, by neuron number (default 0.5: +-25 %%)\n"
       "Output:\n"
       "  --summary            print the morphology summary of each --morph, then exit\n"
       "  --verify             compare sampled neurons against the sequential reference solver\n"
       "                       (tolerance scaled by the condition of the step's matrix)\n"
       "  --verify-tolerance R fail --verify above the relative error R instead\n"
       "  --trace DIR          record an FxT trace and convert it into DIR/paje.trace\n"
-      "  --json FILE          write the run summary as JSON\n"
+      "  --json FILE          write the run summary as JSON: what shaped the run (command\n"
+      "                       line, commit, machine, parameters) and its timings;\n"
+      "                       scripts/rerun_json.py repeats the run from it\n"
       "  --force              let --json, --probes and --trace replace existing results\n"
       "                       (without it an existing non-empty file, or a trace folder\n"
       "                       holding a trace, is refused; outputs must be regular files)\n"
@@ -94,8 +100,9 @@ static void usage(FILE *out) {
       "usage or bad input (checked before the run; nothing is written then).\n",
       program,
       "24 neurons of the six cells in morph/data (multi-morphology), HH channels\n"
-      "everywhere, a 1 nA step into each soma from 20 to 180 ms, 200 ms simulated; soma\n"
-      "voltages and the JSON summary go to a new folder hinestask-results/run-DATE-TIME/");
+      "everywhere, a current step into each soma from 20 to 180 ms of 0.75 to 1.25 nA\n"
+      "(1 nA +-25 % across the batch, --stim-spread), 200 ms simulated; soma voltages\n"
+      "and the JSON summary go to a new folder hinestask-results/run-DATE-TIME/");
 }
 
 /* One line on stderr and exit 2: the contract for bad usage. */
@@ -178,6 +185,11 @@ enum long_only_options {
   OPT_VERIFY_TOLERANCE,
 };
 
+/* Whether an option was given on the command line. */
+static int given(const struct options *o, int option) {
+  return (o->given >> (option - OPT_MORPH)) & 1;
+}
+
 /* The morphologies shipped in morph/data for the default job (permissive licenses, see
  * morph/data/PROVENANCE.md). */
 static const char *const shipped_morphologies[] = {
@@ -227,11 +239,12 @@ static void resolve_default_job(struct options *o) {
     }
     if (!o->hh_given)
       o->model.hh.placement = HH_ALL;
-    if (!o->stimulus_given) {
+    if (!given(o, OPT_STIM_AMP))
       o->model.stimulus.amplitude_nA = 1.0;
+    if (!given(o, OPT_STIM_START))
       o->model.stimulus.start_ms = 20.0;
+    if (!given(o, OPT_STIM_STOP))
       o->model.stimulus.stop_ms = 180.0;
-    }
     if (o->n_probes == 0)
       for (int i = 0; i < (int)N_SHIPPED && i < o->neurons; i++) {
         o->probe_neuron[o->n_probes] = i;
@@ -262,8 +275,7 @@ static void resolve_default_job(struct options *o) {
 /* getopt_long's '?': an unknown option, or a known one at the end with no value. getopt_long
  * sets optopt to the option's value for a missing value, to 0 for an unknown long option, and to
  * the character for an unknown short one (every short option is unknown: there are none). */
-static void unknown_or_incomplete_option(int argc, char **argv,
-                                         const struct option *long_options) {
+static void unknown_or_incomplete_option(int argc, char **argv, const struct option *long_options) {
   if (optopt >= OPT_MORPH) {
     for (const struct option *l = long_options; l->name; l++)
       if (l->val == optopt) {
@@ -334,8 +346,7 @@ static void check_counts(struct options *o) {
              "--steps %d with --probe-every %g ms and %d probes would record %lld values, more "
              "than the %lld kept in memory (400 MB); record less often (--probe-every) or "
              "fewer --probe (got '%%s')",
-             o->steps, o->probe_every_ms, o->n_probes, rows * (1 + o->n_probes),
-             MAX_PROBE_VALUES);
+             o->steps, o->probe_every_ms, o->n_probes, rows * (1 + o->n_probes), MAX_PROBE_VALUES);
     char typed[32];
     snprintf(typed, sizeof typed, "%g", o->probe_every_ms);
     bad_usage(message, typed);
@@ -400,9 +411,14 @@ void options_parse(int argc, char **argv, struct options *o) {
                                   .hh = HH_DEFAULTS},
                         .probe_every_ms = 0.1,
                         .verify_samples = 8};
+  o->argc = argc;
+  o->argv = argv;
+  o->started = time(NULL);
   opterr = 0; /* our own one-line messages */
   int c;
   while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+    if (c >= OPT_MORPH && c - OPT_MORPH < 64)
+      o->given |= 1ULL << (c - OPT_MORPH);
     switch (c) {
     case OPT_MORPH:
       if (o->n_morph_specs == MAX_MORPHOLOGIES)
@@ -478,7 +494,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       usage(stdout);
       exit(0);
     case OPT_VERSION:
-      printf("hinestask %s\n", HINESTASK_VERSION);
+      printf("hinestask %s (commit %s)\n", HINESTASK_VERSION, HINESTASK_COMMIT);
       exit(0);
     case OPT_CM:
       o->model.cable.cm_uF_per_cm2 = parse_double("--cm", optarg, 0, 1);
@@ -494,15 +510,12 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_STIM_AMP:
       o->model.stimulus.amplitude_nA = parse_double("--stim-amp", optarg, -1e9, 0);
-      o->stimulus_given = 1;
       break;
     case OPT_STIM_START:
       o->model.stimulus.start_ms = parse_double("--stim-start", optarg, 0, 0);
-      o->stimulus_given = 1;
       break;
     case OPT_STIM_STOP:
       o->model.stimulus.stop_ms = parse_double("--stim-stop", optarg, 0, 0);
-      o->stimulus_given = 1;
       break;
     case OPT_STIM_COMPARTMENT:
       o->model.stimulus.compartment = parse_int("--stim-compartment", optarg, 0, INT_MAX);
@@ -586,6 +599,8 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
+  if (o->n_probes && !o->probes_path)
+    bad_usage("--probe records voltages but no %s says where to write them", "--probes FILE");
   if (o->per_neuron && o->model.hh.placement != HH_NONE)
     bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
               o->model.hh.placement == HH_SOMA ? "soma" : "all");
@@ -593,4 +608,104 @@ void options_parse(int argc, char **argv, struct options *o) {
    * varies across this batch's size. */
   o->model.initial_mV = o->model.cable.el_mV;
   o->model.stimulus.n_neurons_total = o->neurons;
+}
+
+static void warn_ignored(FILE *out, const char *option, const char *why) {
+  fprintf(out, "%s: warning: %s %s; ignored\n", program, option, why);
+}
+
+/* Cores this process may run on (its affinity mask), 0 if unknown. */
+static int usable_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? (int)online : 0;
+}
+
+void options_warn(const struct options *o, FILE *out) {
+  static const struct {
+    int option;
+    const char *name;
+  } multi_only[] = {{OPT_PADDING, "--padding"},         {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"}, {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},   {OPT_TASK_PARTS, "--task-parts"}};
+  if (!options_multi(o)) {
+    for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
+      if (given(o, multi_only[i].option))
+        warn_ignored(out, multi_only[i].name, "applies to --mode multi only");
+    if (given(o, OPT_BLOCK_SIZE) && !options_block_layout(o))
+      warn_ignored(out, "--block-size", "applies to the block and shared layouts only");
+  } else {
+    if (given(o, OPT_LAYOUT))
+      warn_ignored(out, "--layout",
+                   "applies to --mode mono only (multi batches are stored by branch level, "
+                   "--padding)");
+    if (given(o, OPT_BLOCK_SIZE))
+      warn_ignored(out, "--block-size", "applies to --mode mono only");
+    if (given(o, OPT_CPU_GROUP))
+      warn_ignored(out, "--cpu-group", "applies to --mode mono only");
+    for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++) {
+      int option = multi_only[i].option;
+      if (!given(o, option) || option == OPT_MULTI_TASKS)
+        continue;
+      if (o->per_neuron)
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --multi-tasks neuron (the per-neuron baseline)");
+      else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER)
+        warn_ignored(out, multi_only[i].name,
+                     "applies to chunk tasks only, not to --multi-tasks levels");
+    }
+  }
+  if (o->n_probes == 0 && given(o, OPT_PROBES))
+    fprintf(out,
+            "%s: warning: --probes %s without --probe N:C: nothing is recorded and %s is "
+            "not written\n",
+            program, o->probes_path, o->probes_path);
+  else if (o->n_probes == 0 && given(o, OPT_PROBE_EVERY))
+    warn_ignored(out, "--probe-every", "without --probe N:C records nothing");
+  if (given(o, OPT_DX)) {
+    int swc_files = 0;
+    for (int i = 0; i < o->n_morph_specs; i++)
+      swc_files += strncmp(o->morph_specs[i], "synthetic:", 10) != 0;
+    if (!swc_files)
+      warn_ignored(out, "--dx", "resamples SWC files and this run has none");
+  }
+  /* StarPU starts as many CPU workers as asked, one thread each, cores or not. */
+  const char *variables[] = {"STARPU_NCPU", "STARPU_NCPUS"};
+  int cores = usable_cores();
+  for (size_t i = 0; i < sizeof variables / sizeof *variables; i++) {
+    const char *value = getenv(variables[i]);
+    long workers = value && *value ? strtol(value, NULL, 10) : 0;
+    if (cores > 0 && workers > cores) {
+      fprintf(out,
+              "%s: warning: %s=%ld asks for more CPU workers than the %d core%s this process may "
+              "use: workers will share cores and timings will suffer\n",
+              program, variables[i], workers, cores, cores == 1 ? "" : "s");
+      break;
+    }
+  }
+}
+
+void options_print_default_job(const struct options *o, FILE *out) {
+  static const char *const channels[] = {"passive membrane (no channels)",
+                                         "Hodgkin-Huxley channels in the somas",
+                                         "Hodgkin-Huxley channels everywhere"};
+  const struct stimulus *s = &o->model.stimulus;
+  int synthetic = strncmp(o->morph_specs[0], "synthetic:", 10) == 0;
+  fprintf(out, "default job: %d neurons of %d %s morpholog%s, %s, ", o->neurons, o->n_morph_specs,
+          synthetic ? "synthetic" : "shipped", o->n_morph_specs == 1 ? "y" : "ies",
+          channels[o->model.hh.placement]);
+  /* stimulus_current: amplitude * (1 + spread * (position - 0.5)), position 0 to 1. */
+  if (s->spread == 0 || o->neurons == 1)
+    fprintf(out, "a %g nA step", s->amplitude_nA);
+  else
+    fprintf(out, "a step of %g to %g nA (%g nA +-%g %% across the batch)",
+            s->amplitude_nA * (1 - s->spread / 2), s->amplitude_nA * (1 + s->spread / 2),
+            s->amplitude_nA, 50 * s->spread);
+  fprintf(out,
+          " into compartment %d of every neuron%s from %g to %g ms, %g ms simulated (options "
+          "override any of it)\n",
+          s->compartment, s->compartment == 0 ? " (the soma)" : "", s->start_ms, s->stop_ms,
+          o->steps * o->model.dt_ms);
 }

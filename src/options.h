@@ -3,6 +3,10 @@
 #ifndef HINES_OPTIONS_H
 #define HINES_OPTIONS_H
 
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
 #include "batch_layout.h"
 #include "hines_level_kernels.h"
 #include "level_layout.h"
@@ -54,18 +58,46 @@ struct options {
   double probe_every_ms;
   int probe_every_steps; /* probe_every_ms in steps, from 1 to steps (options_parse) */
   const char *probes_path;
-  int force;                /* --force: outputs may replace existing files */
-  double verify_tolerance;  /* --verify-tolerance; 0: the tolerance simulation_verify computes */
-  int default_job; /* no --morph given: the shipped multi-morphology job */
-  int hh_given, stimulus_given, probe_every_given;
+  int force;               /* --force: outputs may replace existing files */
+  double verify_tolerance; /* --verify-tolerance; 0: the tolerance simulation_verify computes */
+  int default_job;         /* no --morph given: the shipped multi-morphology job */
+  int hh_given, probe_every_given;
   int calibrate; /* --calibrate: StarPU calibration run */
+  /* How the run was asked for, for its JSON summary: the command line as given, and when the
+   * program started (wall clock, UTC). */
+  int argc;
+  char **argv;
+  time_t started;
+  unsigned long long given; /* options given explicitly: bit (option - first option), options.c */
 };
+
+/* Which shape of run the options describe: what applies to it (the JSON summary writes only
+ * those options, options_warn names the others). */
+static inline int options_multi(const struct options *o) {
+  return strcmp(o->mode, "multi") == 0;
+}
+/* Multi runs with one task per chunk and step (the default), per level, or the per-neuron
+ * baseline. */
+static inline int options_chunk_tasks(const struct options *o) {
+  return options_multi(o) && !o->level_tasks && !o->per_neuron;
+}
+static inline int options_block_layout(const struct options *o) {
+  return o->layout == BATCH_LAYOUT_BLOCK || o->layout == BATCH_LAYOUT_SHARED;
+}
 
 extern const char *const program;
 
 /* Parses argv into *o and resolves the default job; prints one line and exits 2 on bad usage,
  * prints --help or --version and exits 0. */
 void options_parse(int argc, char **argv, struct options *o);
+
+/* One "hinestask: warning: ..." line on `out` per option given that does not apply to the run
+ * the options describe (and so is ignored), and for more CPU workers asked for (STARPU_NCPU)
+ * than this process may use cores. Call once every input is accepted. */
+void options_warn(const struct options *o, FILE *out);
+
+/* The default job's banner line, from the values in effect (options override any of it). */
+void options_print_default_job(const struct options *o, FILE *out);
 
 /* One line on stderr naming the problem (format with one %s for value) and exit 2. */
 void bad_usage(const char *format, const char *value) __attribute__((noreturn));

@@ -123,8 +123,9 @@ static int check_output(const char *option, const char *path, const struct optio
                         "the path of the file itself",
                         option, path);
     if (!S_ISREG(st.st_mode))
-      return hines_fail(err, HINES_BAD_INPUT, "%s '%s' is %s, not a file; outputs are regular files",
-                        option, path, kind_of(st.st_mode));
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "%s '%s' is %s, not a file; outputs are regular files", option, path,
+                        kind_of(st.st_mode));
     for (int i = 0; i < o->n_morph_specs; i++) {
       struct stat input;
       if (stat(o->morph_specs[i], &input) == 0 && input.st_dev == st.st_dev &&
@@ -208,8 +209,7 @@ int output_plan_check(const struct options *o, struct hines_error *err) {
     if (status)
       return status;
     if (canonical_path(paths[i], canonical[i], sizeof canonical[i]) != 0)
-      return hines_fail(err, HINES_BAD_INPUT, "%s '%s': %s", options[i], paths[i],
-                        strerror(errno));
+      return hines_fail(err, HINES_BAD_INPUT, "%s '%s': %s", options[i], paths[i], strerror(errno));
   }
   if (paths[0] && paths[1] && strcmp(canonical[0], canonical[1]) == 0)
     return hines_fail(err, HINES_BAD_INPUT,

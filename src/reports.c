@@ -18,60 +18,7 @@ int write_json(const struct options *o, const struct run_result *r, struct hines
   if (output_open(&out, "--json", o->json_path, o->force, err))
     return HINES_FAILURE;
   FILE *f = out.stream;
-  const char *layout = strcmp(o->mode, "multi") == 0 ? (o->padded ? "levels-cp" : "levels-ncp")
-                                                     : batch_layout_name(o->layout);
-  fprintf(f, "{\n  \"mode\": \"%s\",\n  \"mode_reason\": \"%s\",\n", o->mode, o->mode_reason);
-  fprintf(f, "  \"layout\": \"%s\",\n  \"scheduler\": \"%s\",\n", layout, runtime_scheduler());
-  fprintf(f, "  \"cpu_workers\": %d,\n  \"cuda_workers\": %d,\n  \"neurons\": %d,\n",
-          runtime_cpu_workers(), runtime_cuda_workers(), o->neurons);
-  fprintf(f, "  \"compartments\": %lld,\n  \"steps\": %d,\n  \"dt_ms\": %.17g,\n", r->compartments,
-          o->steps, o->model.dt_ms);
-  fprintf(f, "  \"block_size\": %d,\n  \"seconds_total\": %.9g,\n  \"seconds_per_step\": %.9g,\n",
-          o->block_size, r->seconds_total, r->seconds_steps / r->timed_steps);
-  fprintf(f, "  \"seconds_first_step\": %.9g,\n  \"tasks_per_step\": %d,\n", r->seconds_first_step,
-          r->tasks_per_step);
-  static const char *const hh_names[] = {"none", "soma", "all"};
-  fprintf(f, "  \"hh\": \"%s\",\n  \"multi_tasks\": \"%s\",\n", hh_names[o->model.hh.placement],
-          o->per_neuron    ? "neuron"
-          : o->level_tasks ? "levels"
-                           : "chunk");
-  if (strcmp(o->mode, "multi") == 0 && !o->per_neuron)
-    fprintf(f, "  \"level_order\": \"%s\",\n",
-            o->level_order == LEVEL_ORDER_DEPTH ||
-                    (o->level_order == LEVEL_ORDER_AUTO && o->level_tasks)
-                ? "depth"
-                : "height");
-  else
-    fprintf(f, "  \"level_order\": null,\n");
-  if (strcmp(o->mode, "multi") == 0 && !o->per_neuron && !o->level_tasks)
-    fprintf(f, "  \"trunk_below\": %d,\n", o->trunk_below);
-  else
-    fprintf(f, "  \"trunk_below\": null,\n");
-  if (strcmp(o->mode, "multi") == 0 && !o->per_neuron && !o->level_tasks)
-    fprintf(f, "  \"gpu_launch\": \"%s\",\n",
-            o->gpu_launch == GPU_LAUNCH_PLAIN ? "plain" : "early");
-  else
-    fprintf(f, "  \"gpu_launch\": null,\n");
-  if (o->parts_per_task > 0)
-    fprintf(f, "  \"task_parts\": %d,\n", o->parts_per_task);
-  else
-    fprintf(f, "  \"task_parts\": null,\n"); /* the default */
-  if (o->neurons_per_task > 0)
-    fprintf(f, "  \"task_neurons\": %d,\n", o->neurons_per_task);
-  else
-    fprintf(f, "  \"task_neurons\": null,\n"); /* the default: one task per GPU or a few per CPU */
-  fprintf(f, "  \"compartment_solves_per_s\": %.9g,\n",
-          (double)r->compartments * r->timed_steps / r->seconds_steps);
-  if (r->verified)
-    fprintf(f, "  \"max_rel_error\": %.3e,\n", r->max_rel_error);
-  else
-    fprintf(f, "  \"max_rel_error\": null,\n");
-  fprintf(f, "  \"version\": \"%s\",\n  \"morphologies\": [", HINESTASK_VERSION);
-  for (int i = 0; i < o->n_morph_specs; i++) {
-    output_json_string(f, o->morph_specs[i]); /* valid JSON whatever bytes a path holds */
-    fprintf(f, "%s", i + 1 < o->n_morph_specs ? ", " : "");
-  }
-  fprintf(f, "]\n}\n");
+  json_write_summary(f, o, r);
   return output_commit(&out, err);
 }
 

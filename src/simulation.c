@@ -8,10 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cable.h"
 #include "mono_batch.h"
 #include "multi_batch.h"
 #include "neuron_batch.h"
-#include "cable.h"
 #include "reference_simulation.h"
 #include "runtime.h"
 
@@ -26,7 +26,7 @@
 void simulation_choose_mode(struct options *o) {
   if (strcmp(o->mode, "auto") != 0)
     return;
-  const int gpus = runtime_cuda_devices();
+  const int gpus = runtime_gpu_count();
   if (gpus > 0 && o->neurons < (long long)MONO_FILLS_A_GPU_NEURONS * gpus) {
     o->mode = "multi";
     o->mode_reason = "automatic: fewer than 50,000 neurons per GPU, too few to fill it with one "
@@ -106,10 +106,10 @@ double simulation_condition_bound(const struct morphology *m, const struct step_
 struct verify_result simulation_verify(const struct options *o, const struct batch_ops *ops) {
   struct verify_result result = {.neuron = -1, .compartment = -1};
   double worst_ratio = -1;
-  for (int s = 0; s < o->verify_samples; s++) {
-    int neuron = o->verify_samples > 1
-                     ? (int)((long long)s * (o->neurons - 1) / (o->verify_samples - 1))
-                     : 0;
+  /* Neurons s * (N - 1) / (samples - 1): distinct while samples <= N. */
+  const int samples = o->verify_samples < o->neurons ? o->verify_samples : o->neurons;
+  for (int s = 0; s < samples; s++) {
+    int neuron = samples > 1 ? (int)((long long)s * (o->neurons - 1) / (samples - 1)) : 0;
     const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
     int n = m->n_compartments;
     double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
@@ -209,13 +209,13 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
       size_t end = (size_t)c * (lb.n_levels + 1) + lb.n_levels;
       double ints = (double)(lb.ints_offset[end] + lb.trunk_ints[c]);
       double elements = (double)lb.element_offset[end], systems = (double)lb.system_offset[end];
-      sample_bytes += 2 * ints * sizeof(int) + 2 * elements * sizeof(double) +
-                      2 * systems * sizeof(double);
+      sample_bytes +=
+          2 * ints * sizeof(int) + 2 * elements * sizeof(double) + 2 * systems * sizeof(double);
       if (o->model.hh.placement != HH_NONE)
         sample_bytes += 3 * elements * sizeof(double);
     }
-    sample_bytes += (double)lb.branch_offset[sample] * sizeof(int) +
-                    (sample + 1.0) * sizeof(long long);
+    sample_bytes +=
+        (double)lb.branch_offset[sample] * sizeof(int) + (sample + 1.0) * sizeof(long long);
     double per_compartment = sample_bytes / (double)lb.total_compartments;
     level_batch_free(&lb);
     bytes = per_compartment * (double)compartments;
@@ -326,10 +326,54 @@ void simulation_destroy(const struct options *o, struct batch_ops *ops) {
     mono_batch_destroy(ops->batch);
 }
 
+/* "1 h 05 min", "3 min 20 s", "12 s" */
+static void format_duration(double seconds, char *out, size_t size) {
+  long s = seconds < 0 ? 0 : (long)(seconds + 0.5);
+  if (s >= 3600)
+    snprintf(out, size, "%ld h %02ld min", s / 3600, s % 3600 / 60);
+  else if (s >= 60)
+    snprintf(out, size, "%ld min %02ld s", s / 60, s % 60);
+  else
+    snprintf(out, size, "%ld s", s);
+}
+
+/* Progress for whoever runs the program: on stderr unless --quiet. On a terminal one line,
+ * rewritten in place about twice a second; elsewhere (a log file, a pipe, a batch job) a
+ * newline-terminated line every 5 seconds, or every $HINESTASK_PROGRESS_SECONDS. Runs shorter
+ * than that print nothing off a terminal. */
+struct progress {
+  int on, terminal, printed;
+  double start, last, every;
+};
+
+static void progress_report(struct progress *p, int done, int steps, int first_done) {
+  double now = now_seconds();
+  if (!p->on || now - p->last < p->every)
+    return;
+  p->last = now;
+  double elapsed = now - p->start;
+  double rate = elapsed > 0 ? (done - first_done) / elapsed : 0;
+  char left[32] = "?";
+  if (rate > 0)
+    format_duration((steps - done) / rate, left, sizeof left);
+  char speed[32]; /* 12300 steps/s, not 1.23e+04 */
+  snprintf(speed, sizeof speed, rate >= 100 ? "%.0f" : "%.3g", rate);
+  fprintf(stderr, "%sstep %d/%d (%.0f %%), %s steps/s, %s left%s", p->terminal ? "\r" : "", done,
+          steps, 100.0 * done / steps, speed, left, p->terminal ? "   " : "\n");
+  fflush(stderr);
+  p->printed = 1;
+}
+
 int simulation_run(const struct options *o, const struct batch_ops *ops,
                    struct probe_record *probes, struct run_result *result) {
-  /* Progress only for a person watching: stderr is a terminal and --quiet is off. */
-  int progress = !o->quiet && isatty(STDERR_FILENO);
+  struct progress progress = {.on = !o->quiet, .terminal = isatty(STDERR_FILENO), .every = 5.0};
+  if (progress.on)
+    fflush(stdout); /* the banner before the progress lines, also when both go to one file */
+  const char *every = getenv("HINESTASK_PROGRESS_SECONDS");
+  if (progress.terminal)
+    progress.every = 0.5;
+  else if (every && strtod(every, NULL) > 0)
+    progress.every = strtod(every, NULL);
   int status = HINES_OK;
   if (o->n_probes)
     status = probe_record_init(probes, o, ops);
@@ -339,21 +383,27 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   if (status == HINES_OK)
     status = ops->run(ops->batch, 1, 0.0);
   double first_seconds = now_seconds() - first_start;
-  int slice = progress ? (o->steps + 19) / 20 : o->steps;
   int done = 1;
   probe_record_sample(probes, ops, done);
   double loop_start = now_seconds();
+  progress.start = progress.last = loop_start;
+  /* Each call runs `slice` steps and waits for them. Without progress, one call runs them all
+   * (probes aside); with it, a call lasts about SLICE_TARGET_S, sized from the steps so far. */
+  const double SLICE_TARGET_S = progress.every / 2 < 1.0 ? progress.every / 2 : 1.0;
+  double seconds_per_step = first_seconds;
   while (done < o->steps && status == HINES_OK) {
-    int count = o->steps - done < slice ? o->steps - done : slice;
+    int count = o->steps - done;
+    if (progress.on && seconds_per_step > 0 && SLICE_TARGET_S / seconds_per_step < count)
+      count = SLICE_TARGET_S / seconds_per_step < 1 ? 1 : (int)(SLICE_TARGET_S / seconds_per_step);
     if (o->n_probes && probes->every - done % probes->every < count)
       count = probes->every - done % probes->every;
     status = ops->run(ops->batch, count, done * o->model.dt_ms);
     done += count;
     probe_record_sample(probes, ops, done);
-    if (progress)
-      fprintf(stderr, "\rstep %d/%d", done, o->steps);
+    seconds_per_step = (now_seconds() - loop_start) / (done - 1);
+    progress_report(&progress, done, o->steps, 1);
   }
-  if (progress)
+  if (progress.printed && progress.terminal)
     fputc('\n', stderr);
   result->seconds_steps = o->steps > 1 ? now_seconds() - loop_start : first_seconds;
   result->timed_steps = o->steps > 1 ? o->steps - 1 : 1;

@@ -24,6 +24,7 @@ struct run_result {
   int timed_steps; /* steps after the first, over which seconds_steps is measured */
   int tasks_per_step;
   int verified;
+  int verified_neurons; /* distinct neurons the verification re-simulated */
   long long compartments;
 };
 
@@ -56,7 +57,8 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
 #define VERIFY_TOLERANCE_FLOOR 1e-9
 
 struct verify_result {
-  int ran;              /* sampled neurons compared */
+  int ran; /* sampled neurons compared: o->verify_samples distinct ones, or all of a smaller batch
+            */
   int failed;           /* some neuron's error exceeds its tolerance (or the reference failed) */
   double max_rel_error; /* over every sampled neuron */
   /* The neuron furthest above (or nearest to) its tolerance, and its worst compartment. */

@@ -1,4 +1,4 @@
-/* The command-line contract for bad input (../shared/cli.md): every bad option value,
+/* The command-line contract for bad input (hinestask --help): every bad option value,
  * unreadable or malformed file, unknown scheduler or oversized batch makes hinestask exit 2 with
  * exactly one line on stderr naming the problem, and write nothing: no JSON file (nor its
  * .partial), no trace folder, nothing on stdout.
@@ -8,7 +8,8 @@
  * extra environment, and checks the exit status, the stderr line, the run time and that the
  * folder holds nothing new afterwards, that the fixture (a file's bytes, a link and its target)
  * is unchanged, and that stderr holds no control byte (file names and contents are shown
- * escaped). "@SHARED@" in an argument stands for $HINES_SHARED_MORPHOLOGIES. The --help row is
+ * escaped). "@DATA@" in an argument stands for the repository's tests/data
+ * ($HINES_SOURCE_DIR/tests/data). The --help row is
  * a positive control of the harness itself. Rows that must succeed (exit 0) or fail during the
  * run (exit 1) may require one stderr line too (expected_stderr).
  *
@@ -38,6 +39,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "testing.h"
 
 enum {
   MAX_ARGS = 24,
@@ -211,7 +214,15 @@ static const struct cli_case cases[] = {
     {.name = "probe_neuron_outside_batch",
      .args = {SMALL_RUN, OUTPUTS, "--probes", "p.csv", "--probe", "5:0"},
      .exit_status = BAD_INPUT,
-     .expected_text = "--probe 5:0 is outside the batch"},
+     .expected_text = "--probe 5:0: there is no neuron 5, the batch has 2 (0 to 1)"},
+    {.name = "probe_compartment_outside_neuron",
+     .args = {SMALL_RUN, OUTPUTS, "--probes", "p.csv", "--probe", "1:99999"},
+     .exit_status = BAD_INPUT,
+     .expected_text = "--probe 1:99999: neuron 1 (synthetic:fig14:2) has "},
+    {.name = "probe_without_probes_file",
+     .args = {SMALL_RUN, OUTPUTS, "--probe", "1:0"},
+     .exit_status = BAD_INPUT,
+     .expected_text = "--probe records voltages but no --probes FILE says where to write them"},
     /* 2^32 must not wrap round to neuron 0 (sscanf %d on an out-of-range number). */
     {.name = "probe_neuron_2_to_the_32",
      .args = {SMALL_RUN, OUTPUTS, "--probes", "p.csv", "--probe", "4294967296:0"},
@@ -309,32 +320,38 @@ static const struct cli_case cases[] = {
      .exit_status = BAD_INPUT,
      .expected_text = "missing.swc: cannot open"},
     {.name = "malformed_bad_syntax",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/bad_syntax.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "bad_syntax.swc"},
      .exit_status = BAD_INPUT,
-     .expected_text = "bad_syntax.swc:6: expected 7 fields"},
+     .expected_text = "bad_syntax.swc:3: expected 7 fields (id type x y z radius parent), found "
+                      "2: 'asd asda'",
+     .fixture = FIXTURE_FILE,
+     .fixture_name = "bad_syntax.swc",
+     .fixture_content = "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\nasd asda\n"},
     {.name = "malformed_repeated_id",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/repeated_id.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/repeated_id.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "repeated_id.swc:6: duplicate id 4 (already on line 5)"},
     {.name = "malformed_morph_multiple_roots",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/morph_multiple_roots.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/morph_multiple_roots.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "morph_multiple_roots.swc:9: duplicate id 3"},
-    {.name = "malformed_single_section_missing_segment",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph",
-              "@SHARED@/malformed/single_section_missing_segment.swc"},
+    {.name = "malformed_missing_parent",
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "missing_parent.swc"},
      .exit_status = BAD_INPUT,
-     .expected_text = "single_section_missing_segment.swc:1: parent 4 of sample 5 does not exist"},
+     .expected_text = "missing_parent.swc:3: parent 4 of sample 5 does not exist",
+     .fixture = FIXTURE_FILE,
+     .fixture_name = "missing_parent.swc",
+     .fixture_content = "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n5 3 0 0 20 1 4\n"},
     {.name = "malformed_bad_root_point",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/bad_root_point.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/bad_root_point.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "bad_root_point.swc:2: parent 0 of sample 1 does not exist"},
     {.name = "malformed_neuron_missing_ids",
-     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@SHARED@/malformed/Neuron_missing_ids.swc"},
+     .args = {SMALL_SIZES, OUTPUTS, "--morph", "@DATA@/malformed/Neuron_missing_ids.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "Neuron_missing_ids.swc:42: parent 7 of sample 8 does not exist"},
     {.name = "malformed_in_summary_mode",
-     .args = {"--summary", "--morph", "@SHARED@/malformed/repeated_id.swc"},
+     .args = {"--summary", "--morph", "@DATA@/malformed/repeated_id.swc"},
      .exit_status = BAD_INPUT,
      .expected_text = "repeated_id.swc:6:"},
 
@@ -450,7 +467,11 @@ static const struct cli_case cases[] = {
      .fixture_name = "tdir/paje.trace",
      .fixture_content = "%EventDef\n"},
     {.name = "json_name_300_characters",
-     .args = {SMALL_RUN, "--json", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn.json"},
+     .args = {SMALL_RUN, "--json",
+              "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+              "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+              "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+              "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn.json"},
      .exit_status = BAD_INPUT,
      .expected_text = "File name too long (305 bytes, at most 255)"},
     {.name = "json_under_a_file",
@@ -522,7 +543,8 @@ static const struct cli_case cases[] = {
      .expected_text = "bom.swc:2: negative radius -1 of sample 2", /* not "line 1: id field" */
      .fixture = FIXTURE_FILE,
      .fixture_name = "bom.swc",
-     .fixture_content = "\xef\xbb\xbf" "1 1 0 0 0 5 -1\n2 3 0 0 10 -1 1\n"},
+     .fixture_content = "\xef\xbb\xbf"
+                        "1 1 0 0 0 5 -1\n2 3 0 0 10 -1 1\n"},
     {.name = "morph_byte_order_mark_summary",
      .args = {"--summary", "--morph", "bom.swc"},
      .exit_status = 0,
@@ -530,7 +552,8 @@ static const struct cli_case cases[] = {
                       "10.0 um",
      .fixture = FIXTURE_FILE,
      .fixture_name = "bom.swc",
-     .fixture_content = "\xef\xbb\xbf" "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
+     .fixture_content = "\xef\xbb\xbf"
+                        "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
     {.name = "morph_escape_sequence_in_file",
      .args = {SMALL_SIZES, OUTPUTS, "--morph", "esc.swc"},
      .exit_status = BAD_INPUT,
@@ -664,14 +687,13 @@ static char *read_whole_file(const char *path) {
   return text;
 }
 
-/* "@SHARED@/x" -> "$HINES_SHARED_MORPHOLOGIES/x"; anything else is kept. */
+/* "@DATA@/x" -> "$HINES_SOURCE_DIR/tests/data/x"; anything else is kept. */
 static char *expand_argument(const char *argument) {
-  static const char placeholder[] = "@SHARED@";
-  const char *shared = getenv("HINES_SHARED_MORPHOLOGIES");
+  static const char placeholder[] = "@DATA@";
   if (strncmp(argument, placeholder, strlen(placeholder)) != 0)
     return strdup(argument);
   char *expanded;
-  if (asprintf(&expanded, "%s%s", shared && *shared ? shared : "/work/shared/morphologies",
+  if (asprintf(&expanded, "%s%s", testing_source_path("tests/data"),
                argument + strlen(placeholder)) < 0)
     return NULL;
   return expanded;
@@ -1276,8 +1298,8 @@ static void test_force_and_files_written(void **state) {
   scratch_make(&s);
   write_text(s.folder, "out.json", "{\"earlier\": 1}\n");
   write_text(s.folder, "p.csv", "");
-  const char *args[] = {SMALL_RUN, "--force", "--json", "out.json", "--probe", "0:0",
-                        "--probes", "p.csv", NULL};
+  const char *args[] = {SMALL_RUN, "--force",  "--json", "out.json", "--probe",
+                        "0:0",     "--probes", "p.csv",  NULL};
   struct captured_run run;
   run_args(&s, args, NULL, &run);
   assert_int_equal(run.exit_status, 0);

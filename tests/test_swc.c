@@ -1,6 +1,8 @@
-/* SWC reader: every shared morphology loads; every malformed file gets its documented outcome
- * (reject with FILE:LINE, or repair with a warning); small written files cover what the shared
- * set lacks; resampling keeps length, area and branch points. */
+/* SWC reader: every shipped morphology (morph/data) loads; every malformed file of tests/data
+ * gets its documented outcome (reject with FILE:LINE, or repair with a warning); small written
+ * files cover what those sets lack; resampling keeps length, area and branch points. The larger
+ * optional set $HINES_SHARED_MORPHOLOGIES (../shared/morphologies) is checked the same way when
+ * it is present, and skipped (not failed) when it is not. */
 #define _GNU_SOURCE /* nftw */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,11 +24,31 @@
 #include "cable.h"
 #include "morphology.h"
 #include "swc.h"
+#include "testing.h"
 
+/* The optional shared set; NULL when it is not there. */
 static const char *shared_directory(void) {
   const char *given = getenv("HINES_SHARED_MORPHOLOGIES");
-  return given && *given ? given : "/work/shared/morphologies";
+  struct stat info;
+  return given && *given && stat(given, &info) == 0 && S_ISDIR(info.st_mode) ? given : NULL;
 }
+
+static const char *shipped_directory(void) { return testing_source_path("morph/data"); }
+static const char *malformed_directory(void) {
+  return testing_source_path("tests/data/malformed");
+}
+
+/* Skips the calling test, saying why, when the optional shared set is absent. */
+#define SHARED_OR_SKIP()                                                                           \
+  do {                                                                                             \
+    if (!shared_directory()) {                                                                     \
+      print_message("# shared morphologies not present (HINES_SHARED_MORPHOLOGIES=%s): "        \
+                    "skipped\n",                                                                  \
+                    getenv("HINES_SHARED_MORPHOLOGIES") ? getenv("HINES_SHARED_MORPHOLOGIES")    \
+                                                        : "unset");                              \
+      skip();                                                                                      \
+    }                                                                                              \
+  } while (0)
 
 /* ---- loading with captured warnings ---- */
 
@@ -125,7 +147,7 @@ static void assert_usable(const struct morphology *m) {
   cable_coefficients_free(&coefficients);
 }
 
-/* ---- (a) every shared morphology ---- */
+/* ---- (a) every shipped (and shared) morphology ---- */
 
 /* Counts from PROVENANCE.md; they check the independent counter below as well as the reader. */
 static const struct {
@@ -133,24 +155,25 @@ static const struct {
   int points, soma_points;
   double soma_radius_um; /* 1-point and 3-point somas; 0: multi-point or none */
   const char *warning;   /* the only warning expected, NULL for none */
+  bool shipped;          /* in morph/data too (permissive license) */
 } provenance[] = {
-    {"Cha-F-000012.CNG.swc", 187, 0, 0, NULL},
-    {"mp_ma_40984_gc2.CNG.swc", 353, 1, 12.030, NULL},
-    {"1220882a.CNG.swc", 459, 1, 1.91816, NULL},
-    {"HSN-fluoro02.CNG.swc", 998, 3, 12.779, NULL},
-    {"tc200.CNG.swc", 1219, 12, 0, NULL},
-    {"c91662.swc", 1510, 3, 8.8677, NULL},
+    {"Cha-F-000012.CNG.swc", 187, 0, 0, NULL, true},
+    {"mp_ma_40984_gc2.CNG.swc", 353, 1, 12.030, NULL, false},
+    {"1220882a.CNG.swc", 459, 1, 1.91816, NULL, false},
+    {"HSN-fluoro02.CNG.swc", 998, 3, 12.779, NULL, true},
+    {"tc200.CNG.swc", 1219, 12, 0, NULL, false},
+    {"c91662.swc", 1510, 3, 8.8677, NULL, true},
     {"v_e_purk2.CNG.swc", 1521, 1, 2.55,
      "v_e_purk2.CNG.swc:23: warning: sample 1 has radius 0; using 2.55 um from the nearest "
-     "sample with a non-zero radius (no soma sample has one), sample 2 (line 24)"},
-    {"l22.CNG.swc", 1602, 10, 0, NULL},
-    {"morph_ca1_n120.swc", 2630, 12, 0, NULL},
-    {"morph_allen_485574832.swc", 3573, 1, 6.0176, NULL},
-    {"C220498B-I4.CNG.swc", 4911, 1, 11.105, NULL},
-    {"pyramidal.swc", 5799, 3, 4.46694, NULL},
-    {"ri05.CNG.swc", 8992, 25, 0, NULL},
-    {"041018-zA.CNG.swc", 15039, 3, 9.0152, NULL},
-    {"test_swc.swc", 26161, 1, 7.7811, NULL},
+     "sample with a non-zero radius (no soma sample has one), sample 2 (line 24)", false},
+    {"l22.CNG.swc", 1602, 10, 0, NULL, false},
+    {"morph_ca1_n120.swc", 2630, 12, 0, NULL, true},
+    {"morph_allen_485574832.swc", 3573, 1, 6.0176, NULL, true},
+    {"C220498B-I4.CNG.swc", 4911, 1, 11.105, NULL, false},
+    {"pyramidal.swc", 5799, 3, 4.46694, NULL, true},
+    {"ri05.CNG.swc", 8992, 25, 0, NULL, false},
+    {"041018-zA.CNG.swc", 15039, 3, 9.0152, NULL, false},
+    {"test_swc.swc", 26161, 1, 7.7811, NULL, false},
 };
 enum { N_PROVENANCE = sizeof provenance / sizeof provenance[0] };
 
@@ -183,11 +206,12 @@ static bool has_suffix(const char *name, const char *suffix) {
   return n >= s && strcmp(name + n - s, suffix) == 0;
 }
 
-static void test_shared_files_load(void **state) {
-  (void)state;
-  DIR *directory = opendir(shared_directory());
+/* Every .swc file of `folder` loads, is usable, and matches its PROVENANCE counts; every file
+ * of the table with `shipped` set (or all of them when !shipped_only) must be there. */
+static void check_folder_loads(const char *folder, int shipped_only) {
+  DIR *directory = opendir(folder);
   if (!directory)
-    fail_msg("cannot open %s (set HINES_SHARED_MORPHOLOGIES)", shared_directory());
+    fail_msg("cannot open %s", folder);
   int n_files = 0;
   bool seen[N_PROVENANCE] = {false};
   struct dirent *entry;
@@ -195,7 +219,7 @@ static void test_shared_files_load(void **state) {
     if (!has_suffix(entry->d_name, ".swc"))
       continue;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", shared_directory(), entry->d_name);
+    snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
     struct stat info;
     if (stat(path, &info) != 0 || !S_ISREG(info.st_mode))
       continue;
@@ -217,10 +241,11 @@ static void test_shared_files_load(void **state) {
     for (int i = 1; i < m->n_compartments; i++)
       assert_int_equal(m->geometry[i].is_sphere, 0);
     assert_warning_format(path, result.warnings);
+    bool listed = false;
     for (int p = 0; p < N_PROVENANCE; p++) {
       if (strcmp(provenance[p].file, entry->d_name) != 0)
         continue;
-      seen[p] = true;
+      seen[p] = listed = true;
       assert_int_equal(points, provenance[p].points);
       assert_int_equal(soma_points, provenance[p].soma_points);
       if (provenance[p].soma_radius_um > 0)
@@ -232,29 +257,33 @@ static void test_shared_files_load(void **state) {
         fail_msg("%s: unexpected warnings:\n%s", path, result.warnings);
       }
     }
+    /* A shipped file needs its line in the table (and in morph/data/PROVENANCE.md). */
+    if (shipped_only && !listed)
+      fail_msg("%s has no line in this test's provenance table", path);
     unload(&result);
   }
   closedir(directory);
-  assert_true(n_files >= N_PROVENANCE);
   for (int p = 0; p < N_PROVENANCE; p++)
-    if (!seen[p])
-      fail_msg("%s is missing from %s", provenance[p].file, shared_directory());
+    if (!seen[p] && (provenance[p].shipped || !shipped_only))
+      fail_msg("%s is missing from %s", provenance[p].file, folder);
 }
 
-/* The multi-point soma of l22 is a stack of truncated cones; its sphere has their area. */
-static void test_stacked_soma_area(void **state) {
+static void test_shipped_files_load(void **state) {
   (void)state;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/l22.CNG.swc", shared_directory());
-  /* Soma samples of l22 (PROVENANCE lists 10): id, x, y, z, radius, parent id. */
-  static const double soma[10][6] = {
-      {1, 0.0, -5.114, 4.688, 7.843, -1},     {2, -0.313, -0.323, 4.906, 7.645, 1},
-      {3, -0.625, 4.469, 5.125, 5.932, 2},    {4, -0.938, 9.26, 5.344, 4.287, 3},
-      {5, -1.25, 14.051, 5.562, 3.303, 4},    {6, -1.563, 18.843, 5.781, 2.833, 5},
-      {7, -1.875, 23.634, 6.0, 2.73, 6},      {8, -2.913, 28.103, 10.7, 2.42, 7},
-      {1137, 0.313, -9.905, 4.469, 6.961, 1}, {1138, 0.469, -12.301, 4.359, 4.681, 1137}};
+  check_folder_loads(shipped_directory(), 1);
+}
+
+static void test_shared_files_load(void **state) {
+  (void)state;
+  SHARED_OR_SKIP();
+  check_folder_loads(shared_directory(), 0);
+}
+
+/* A multi-point soma is a stack of truncated cones; its sphere has their area. `soma` lists the
+ * file's soma samples: id, x, y, z, radius, parent id (the first one the root). */
+static void check_stacked_soma(const char *path, const double (*soma)[6], int n) {
   double area = 0;
-  for (int s = 1; s < 10; s++) {
+  for (int s = 1; s < n; s++) {
     int p = 0;
     while (soma[p][0] != soma[s][5])
       p++;
@@ -267,6 +296,37 @@ static void test_stacked_soma_area(void **state) {
   assert_int_equal(result.status, HINES_OK);
   assert_close(result.morphology.geometry[0].radius_um, sqrt(area / (4 * M_PI)), 1e-12);
   unload(&result);
+}
+
+/* morph_ca1_n120 (shipped): 12 soma samples in two chains from the root. */
+static void test_stacked_soma_area(void **state) {
+  (void)state;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/morph_ca1_n120.swc", shipped_directory());
+  static const double soma[12][6] = {
+      {1, 0.0, 0.0, 0.0, 8.119, -1},     {2, 1.85, -4.03, 0.0, 7.23, 1},
+      {3, 1.98, -6.0, 0.0, 6.28, 2},     {4, 1.99, -7.26, 0.0, 5.81, 3},
+      {5, 2.17, -8.49, 0.0, 4.34, 4},    {6, 2.2, -8.67, 0.0, 4.34, 5},
+      {7, 2.74, -9.85, 0.0, 4.019, 6},   {8, 3.0, -10.35, 0.0, 3.86, 7},
+      {9, 4.06, -11.45, 0.0, 2.6, 8},    {852, -0.76, 1.5, 0.0, 7.96, 1},
+      {853, -1.54, 4.27, 0.0, 7.96, 852}, {854, -2.45, 7.92, 0.0, 7.8, 853}};
+  check_stacked_soma(path, soma, 12);
+}
+
+/* l22 (shared set only): 10 soma samples. */
+static void test_stacked_soma_area_shared(void **state) {
+  (void)state;
+  SHARED_OR_SKIP();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/l22.CNG.swc", shared_directory());
+  /* Soma samples of l22 (PROVENANCE lists 10): id, x, y, z, radius, parent id. */
+  static const double soma[10][6] = {
+      {1, 0.0, -5.114, 4.688, 7.843, -1},     {2, -0.313, -0.323, 4.906, 7.645, 1},
+      {3, -0.625, 4.469, 5.125, 5.932, 2},    {4, -0.938, 9.26, 5.344, 4.287, 3},
+      {5, -1.25, 14.051, 5.562, 3.303, 4},    {6, -1.563, 18.843, 5.781, 2.833, 5},
+      {7, -1.875, 23.634, 6.0, 2.73, 6},      {8, -2.913, 28.103, 10.7, 2.42, 7},
+      {1137, 0.313, -9.905, 4.469, 6.961, 1}, {1138, 0.469, -12.301, 4.359, 4.681, 1137}};
+  check_stacked_soma(path, soma, 10);
 }
 
 /* ---- (b) the malformed files ---- */
@@ -282,14 +342,17 @@ struct expected_load {
   int compartments;    /* when accepted */
   double total_length; /* when accepted; NAN: not checked */
   double total_area;   /* when accepted; 0: not checked (no accepted file has area 0) */
+  bool shared_only;    /* not shipped in tests/data/malformed (license), checked when present */
 };
 
 static const struct expected_load malformed[] = {
     {.file = "bad_syntax.swc",
+     .shared_only = true,
      .outcome = REJECT,
      .message = "bad_syntax.swc:6: expected 7 fields (id type x y z radius parent), found 2: "
                 "'asd asda'"},
     {.file = "two_somas.swc",
+     .shared_only = true,
      .outcome = REPAIR,
      .message = "two_somas.swc:3: warning: sample 3 is another root (parent -1); dropped its "
                 "tree of 1 sample, keeping the tree rooted at sample 1 (line 1), the largest "
@@ -297,11 +360,13 @@ static const struct expected_load malformed[] = {
      .compartments = 2,
      .total_length = 1.7320508075688772},
     {.file = "single_section_unordered.swc",
+     .shared_only = true,
      .outcome = ACCEPT,
      .compartments = 5,
      .total_length = 4.0,
      .total_area = 4 * M_PI * 100 + 2 * M_PI * 2 * 4},
     {.file = "single_section_missing_segment.swc",
+     .shared_only = true,
      .outcome = REJECT,
      .message = "single_section_missing_segment.swc:1: parent 4 of sample 5 does not exist"},
     {.file = "bad_root_point.swc",
@@ -403,18 +468,21 @@ static void check_expected_load(const char *path, const struct expected_load *ex
   unload(&result);
 }
 
-static void test_malformed_files(void **state) {
-  (void)state;
-  char directory_path[4096];
-  snprintf(directory_path, sizeof directory_path, "%s/malformed", shared_directory());
+/* Every entry of the table (shipped ones only when shipped_only) loads from `folder` with its
+ * outcome, and the table covers the whole folder: a new file there needs a decision here. */
+static void check_malformed_folder(const char *folder, int shipped_only) {
+  int expected_files = 0;
   for (int c = 0; c < N_MALFORMED; c++) {
+    if (shipped_only && malformed[c].shared_only)
+      continue;
+    expected_files++;
     char path[8192];
-    snprintf(path, sizeof path, "%s/%s", directory_path, malformed[c].file);
+    snprintf(path, sizeof path, "%s/%s", folder, malformed[c].file);
     check_expected_load(path, &malformed[c], 0);
   }
-  /* The table covers the whole directory: a new file there needs a decision here. */
-  DIR *directory = opendir(directory_path);
-  assert_non_null(directory);
+  DIR *directory = opendir(folder);
+  if (!directory)
+    fail_msg("cannot open %s", folder);
   int n_files = 0;
   struct dirent *entry;
   while ((entry = readdir(directory))) {
@@ -423,12 +491,26 @@ static void test_malformed_files(void **state) {
     n_files++;
     bool listed = false;
     for (int c = 0; c < N_MALFORMED; c++)
-      listed |= strcmp(malformed[c].file, entry->d_name) == 0;
+      listed |= strcmp(malformed[c].file, entry->d_name) == 0 &&
+                !(shipped_only && malformed[c].shared_only);
     if (!listed)
-      fail_msg("%s/%s has no expected outcome in this test", directory_path, entry->d_name);
+      fail_msg("%s/%s has no expected outcome in this test", folder, entry->d_name);
   }
   closedir(directory);
-  assert_int_equal(n_files, N_MALFORMED);
+  assert_int_equal(n_files, expected_files);
+}
+
+static void test_malformed_files(void **state) {
+  (void)state;
+  check_malformed_folder(malformed_directory(), 1);
+}
+
+static void test_malformed_files_shared(void **state) {
+  (void)state;
+  SHARED_OR_SKIP();
+  char folder[4096];
+  snprintf(folder, sizeof folder, "%s/malformed", shared_directory());
+  check_malformed_folder(folder, 0);
 }
 
 /* The retina skeleton has radius 0 everywhere and 78 branch starts that repeat their branch
@@ -436,7 +518,7 @@ static void test_malformed_files(void **state) {
 static void test_retina_repairs_are_summarised(void **state) {
   (void)state;
   char path[4096];
-  snprintf(path, sizeof path, "%s/malformed/morph_retina_20161028_1.swc", shared_directory());
+  snprintf(path, sizeof path, "%s/morph_retina_20161028_1.swc", malformed_directory());
   struct loaded result;
   load(path, 0, &result);
   assert_int_equal(result.status, HINES_OK);
@@ -1088,7 +1170,7 @@ static void test_resample_keeps_branch_points(void **state) {
 static void test_resample_real_file(void **state) {
   (void)state;
   char path[4096];
-  snprintf(path, sizeof path, "%s/c91662.swc", shared_directory());
+  snprintf(path, sizeof path, "%s/c91662.swc", shipped_directory());
   struct loaded plain, fine, coarsest;
   load(path, 0, &plain);
   load(path, 5, &fine);
@@ -1143,9 +1225,12 @@ static void test_resample_bad_lengths_rejected(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_shipped_files_load),
       cmocka_unit_test(test_shared_files_load),
       cmocka_unit_test(test_stacked_soma_area),
+      cmocka_unit_test(test_stacked_soma_area_shared),
       cmocka_unit_test(test_malformed_files),
+      cmocka_unit_test(test_malformed_files_shared),
       cmocka_unit_test(test_retina_repairs_are_summarised),
       cmocka_unit_test(test_written_files),
       cmocka_unit_test(test_fifo_is_rejected_without_blocking),

@@ -1,10 +1,13 @@
+#define _DEFAULT_SOURCE /* realpath */
 #include "testing.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t testing_seed(void) {
   const char *given = getenv("HINES_TEST_SEED");
@@ -18,6 +21,20 @@ uint64_t testing_seed(void) {
   }
   fprintf(stderr, "# HINES_TEST_SEED=%llu\n", (unsigned long long)seed);
   return seed | 1;
+}
+
+const char *testing_source_path(const char *relative) {
+  static char paths[4][PATH_MAX + 256];
+  static int next_path;
+  const char *source = getenv("HINES_SOURCE_DIR");
+  if (!source || !*source)
+    source = access("morph/data", F_OK) == 0 ? "." : "..";
+  char root[PATH_MAX];
+  if (!realpath(source, root)) /* absolute, so it still holds after a chdir */
+    snprintf(root, sizeof root, "%s", source);
+  char *path = paths[next_path++ % 4];
+  snprintf(path, sizeof paths[0], "%s/%s", root, relative);
+  return path;
 }
 
 static uint64_t next(uint64_t *state) { /* xorshift64* */

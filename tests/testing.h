@@ -24,6 +24,11 @@ void testing_dense_solve(int n, const int *parent, const double *upper, const do
 /* max_i |a_i - b_i| / max(max_i |b_i|, tiny) */
 double testing_relative_error(int n, const double *a, const double *b);
 
+/* The repository's folder `relative` (e.g. "morph/data"): under $HINES_SOURCE_DIR (ctest sets
+ * it), else the current folder when it holds morph/data (the repository root), else "..", made
+ * absolute. The result is a static buffer, one of four used in turn. */
+const char *testing_source_path(const char *relative);
+
 /* cmocka group set-up / tear-down: start StarPU with the environment's workers, stop it. */
 int testing_starpu_start(void **state);
 int testing_starpu_stop(void **state);

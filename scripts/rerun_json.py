@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Runs hinestask again from the JSON summary of an earlier run (--json FILE, or the default
+job's hinestask-results/run-*/summary.json).
+
+  scripts/rerun_json.py SUMMARY.json [--from command-line|parameters] [--hinestask PATH]
+                        [--cwd DIR] [--probes FILE] [--json FILE] [--print]
+
+--from command-line (the default) runs the recorded command line again, in the recorded working
+directory unless --cwd says otherwise, with the StarPU variables the run saw. --from parameters
+builds the command line from the recorded parameters alone (mode, options in effect,
+morphologies, sizes, time step, membrane, channels, stimulus, probes): every value explicit, so
+the rerun does not depend on the defaults of the hinestask that runs it. --probes and --json
+send the rerun's outputs elsewhere than the recorded ones (with --from command-line they are
+appended, and hinestask takes the last). --print prints the command instead of running it.
+The exit status is hinestask's. Python 3 standard library only.
+"""
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def number(value):
+    """A JSON number as hinestask reads it back: Python's repr is the shortest round trip."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def from_parameters(j, cwd, probes_file=None):
+    args = ["--mode", j["mode"]]
+    if j["mode"] == "mono":
+        args += ["--layout", j["layout"], "--cpu-group", number(j["cpu_group"])]
+        if "block_size" in j:
+            args += ["--block-size", number(j["block_size"])]
+    else:
+        args += ["--multi-tasks", j["multi_tasks"]]
+        for key, option in (("padding", "--padding"), ("level_order", "--level-order"),
+                            ("trunk_below", "--trunk-below"), ("task_parts", "--task-parts"),
+                            ("gpu_launch", "--gpu-launch")):
+            if key in j:
+                args += [option, number(j[key])]
+    if j.get("task_neurons") is not None:
+        args += ["--task-neurons", number(j["task_neurons"])]
+    workdir = j.get("working_directory") or cwd
+    for spec in j["morphologies"]:
+        if not spec.startswith("synthetic:") and not os.path.isabs(spec):
+            spec = os.path.join(workdir, spec)
+        args += ["--morph", spec]
+    if "dx_um" in j:
+        args += ["--dx", number(j["dx_um"])]
+    args += ["--neurons", number(j["neurons"]), "--steps", number(j["steps"]),
+             "--dt", number(j["dt_ms"])]
+    m = j["membrane"]
+    args += ["--cm", number(m["cm_uF_per_cm2"]), "--ra", number(m["ra_ohm_cm"]),
+             "--gl", number(m["gl_S_per_cm2"]), "--el", number(m["el_mV"])]
+    args += ["--hh", j["hh"]]
+    s = j["stimulus"]
+    args += ["--stim-compartment", number(s["compartment"]),
+             "--stim-amp", number(s["amplitude_nA"]), "--stim-spread", number(s["spread"]),
+             "--stim-start", number(s["start_ms"]), "--stim-stop", number(s["stop_ms"])]
+    for probe in j.get("probes", []):
+        args += ["--probe", probe]
+    if "probes" in j:
+        args += ["--probe-every", number(j["probe_every_ms"]),
+                 "--probes", probes_file or j["probes_file"]]
+    if j.get("calibrate"):
+        args += ["--calibrate"]
+    return args
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("summary")
+    parser.add_argument("--from", dest="source", choices=["command-line", "parameters"],
+                        default="command-line")
+    parser.add_argument("--hinestask", help="the program to run (default: the recorded one, "
+                        "else build/hinestask beside this script)")
+    parser.add_argument("--cwd", help="where to run (default: the recorded working directory)")
+    parser.add_argument("--probes", help="write the probe CSV here instead")
+    parser.add_argument("--json", help="write the rerun's JSON summary here instead")
+    parser.add_argument("--print", action="store_true", help="print the command, do not run it")
+    a = parser.parse_args()
+    with open(a.summary, encoding="utf-8") as f:
+        j = json.load(f)
+    cwd = a.cwd or j.get("working_directory") or os.getcwd()
+    recorded = j["command_line"]
+    program = a.hinestask or recorded[0]
+    if not a.hinestask and not os.path.isabs(program):
+        program = os.path.join(j.get("working_directory") or "", program)
+    if not os.access(program, os.X_OK):
+        program = os.path.join(HERE, "..", "build", "hinestask")
+    if a.source == "command-line":
+        args = list(recorded[1:])
+    else:
+        args = from_parameters(j, cwd, a.probes)
+    if a.probes and a.source == "command-line":
+        args += ["--probes", a.probes]
+    if a.json:
+        args += ["--json", a.json]
+    env = dict(os.environ)
+    for name, value in j.get("environment", {}).items():
+        if name != "STARPU_HOME":  # the models live where this machine keeps them
+            env[name] = value
+    command = [program] + args
+    if a.print:
+        settings = [f"{k}={shlex.quote(v)}" for k, v in j.get("environment", {}).items()
+                    if k != "STARPU_HOME"]
+        print(f"cd {shlex.quote(cwd)} && " + " ".join(settings + [shlex.quote(x) for x in command]))
+        return 0
+    return subprocess.call(command, cwd=cwd, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,331 @@
+/* The run's JSON summary: everything that shaped the run (command line, machine, StarPU, the
+ * options in effect, membrane, channels, stimulus, time step), then what it measured. Written so
+ * that the run can be repeated from it: `command_line` run again in `working_directory`, or the
+ * parameters alone (tests/test_json_rerun.sh does both and compares the voltages bit for bit).
+ * Only the options that apply to the run are written (no `multi_tasks` in a mono run); input
+ * values print as a person writes them (the shortest text that reads back as the same double:
+ * 0.025, not 0.025000000000000001). */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hinestask_commit.h"
+#include "reports.h"
+#include "runtime.h"
+
+/* Keys of one object level at a time: a comma and a newline before every key but the first. */
+struct json {
+  FILE *f;
+  int depth;
+  int first[8];
+};
+
+static void json_string(struct json *j, const char *text) {
+  fputc('"', j->f);
+  for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      fprintf(j->f, "\\%c", *c);
+    else if (*c == '\n')
+      fputs("\\n", j->f);
+    else if (*c == '\t')
+      fputs("\\t", j->f);
+    else if (*c < 0x20 || *c == 0x7f)
+      fprintf(j->f, "\\u%04x", *c);
+    else
+      fputc(*c, j->f);
+  }
+  fputc('"', j->f);
+}
+
+static void json_key(struct json *j, const char *key) {
+  fprintf(j->f, "%s\n%*s", j->first[j->depth] ? "" : ",", 2 * (j->depth + 1), "");
+  j->first[j->depth] = 0;
+  json_string(j, key);
+  fputs(": ", j->f);
+}
+
+static void json_open(struct json *j, const char *key) {
+  if (key)
+    json_key(j, key);
+  fputc('{', j->f);
+  j->first[++j->depth] = 1;
+}
+
+static void json_close(struct json *j) {
+  int empty = j->first[j->depth];
+  j->depth--;
+  if (empty)
+    fputc('}', j->f); /* {} */
+  else
+    fprintf(j->f, "\n%*s}", 2 * (j->depth + 1), "");
+}
+
+/* An input value: the shortest %g text that reads back as the same double; null if not finite. */
+static void json_exact(FILE *f, double value) {
+  if (!isfinite(value)) {
+    fputs("null", f);
+    return;
+  }
+  char text[64];
+  int digits = 1;
+  for (; digits < 17; digits++) {
+    snprintf(text, sizeof text, "%.*g", digits, value);
+    if (strtod(text, NULL) == value)
+      break;
+  }
+  snprintf(text, sizeof text, "%.*e", digits - 1, value);
+  int exponent = atoi(strchr(text, 'e') + 1);
+  /* Without an exponent where a person would write none: 100, 0.0001, not 1e+02, 1e-04. */
+  if (exponent >= -6 && exponent < 16) {
+    int decimals = digits - 1 - exponent;
+    snprintf(text, sizeof text, "%.*f", decimals > 0 ? decimals : 0, value);
+  }
+  if (strtod(text, NULL) != value)
+    snprintf(text, sizeof text, "%.17g", value);
+  fputs(text, f);
+}
+
+/* A value computed from inputs (a product, say): its shortest text once rounded to 12
+ * significant digits, so 0.3 * 0.75 prints 0.225, not 0.22499999999999998. */
+static void json_derived(FILE *f, double value) {
+  char text[32];
+  snprintf(text, sizeof text, "%.12g", value);
+  json_exact(f, strtod(text, NULL));
+}
+
+/* A measured value: nine significant digits are more than the measurement holds. */
+static void json_measured(FILE *f, double value) {
+  if (isfinite(value))
+    fprintf(f, "%.9g", value);
+  else
+    fputs("null", f);
+}
+
+static void key_string(struct json *j, const char *key, const char *value) {
+  json_key(j, key);
+  if (value)
+    json_string(j, value);
+  else
+    fputs("null", j->f);
+}
+static void key_int(struct json *j, const char *key, long long value) {
+  json_key(j, key);
+  fprintf(j->f, "%lld", value);
+}
+static void key_exact(struct json *j, const char *key, double value) {
+  json_key(j, key);
+  json_exact(j->f, value);
+}
+static void key_measured(struct json *j, const char *key, double value) {
+  json_key(j, key);
+  json_measured(j->f, value);
+}
+static void key_bool(struct json *j, const char *key, int value) {
+  json_key(j, key);
+  fputs(value ? "true" : "false", j->f);
+}
+
+/* The CPU's model name from /proc/cpuinfo ("model name" on x86, "Model name"/"CPU part" on
+ * others), or "unknown". */
+static void cpu_model(char *out, size_t size) {
+  snprintf(out, size, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) && strncmp(line, "Model name", 10) &&
+        strncmp(line, "Model", 5))
+      continue;
+    char *colon = strchr(line, ':');
+    if (!colon)
+      continue;
+    colon++;
+    colon += strspn(colon, " \t");
+    colon[strcspn(colon, "\n")] = '\0';
+    if (*colon) {
+      snprintf(out, size, "%s", colon);
+      break;
+    }
+  }
+  fclose(f);
+}
+
+void json_write_summary(FILE *f, const struct options *o, const struct run_result *r) {
+  struct json j = {.f = f, .depth = 0};
+  fputc('{', f);
+  j.first[0] = 1;
+
+  /* What ran, where, when. */
+  key_string(&j, "program", "hinestask");
+  key_string(&j, "version", HINESTASK_VERSION);
+  key_string(&j, "commit", HINESTASK_COMMIT);
+  json_key(&j, "command_line");
+  fputc('[', f);
+  for (int i = 0; i < o->argc; i++) {
+    json_string(&j, o->argv[i]);
+    fputs(i + 1 < o->argc ? ", " : "", f);
+  }
+  fputc(']', f);
+  char text[PATH_MAX];
+  key_string(&j, "working_directory", getcwd(text, sizeof text) ? text : NULL);
+  struct tm utc;
+  if (gmtime_r(&o->started, &utc) && strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc))
+    key_string(&j, "started_utc", text);
+  else
+    key_string(&j, "started_utc", NULL);
+  key_string(&j, "host", gethostname(text, sizeof text) == 0 ? text : NULL);
+  cpu_model(text, sizeof text);
+  key_string(&j, "cpu", text);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  key_int(&j, "cpu_cores", cores > 0 ? cores : 0);
+  json_key(&j, "gpus");
+  fputc('[', f);
+  for (int i = 0; i < runtime_gpu_count(); i++) {
+    json_string(&j, runtime_gpu_name(i));
+    fputs(i + 1 < runtime_gpu_count() ? ", " : "", f);
+  }
+  fputc(']', f);
+  key_string(&j, "starpu_version", runtime_starpu_version());
+  key_string(&j, "scheduler", runtime_scheduler());
+  key_int(&j, "cpu_workers", runtime_cpu_workers());
+  key_int(&j, "cuda_workers", runtime_cuda_workers());
+  /* The StarPU variables that choose workers and models, as the run saw them. */
+  static const char *const variables[] = {
+      "STARPU_SCHED",     "STARPU_NCPU",           "STARPU_NCPUS",          "STARPU_NCUDA",
+      "STARPU_CALIBRATE", "STARPU_LIMIT_CUDA_MEM", "STARPU_WORKERS_NOBIND", "STARPU_HOME"};
+  json_open(&j, "environment");
+  for (size_t i = 0; i < sizeof variables / sizeof *variables; i++) {
+    const char *value = getenv(variables[i]);
+    /* --calibrate sets STARPU_CALIBRATE itself: the summary says "calibrate" instead. */
+    if (value && !(o->calibrate && strcmp(variables[i], "STARPU_CALIBRATE") == 0))
+      key_string(&j, variables[i], value);
+  }
+  json_close(&j);
+
+  /* The batch and the options that apply to it. */
+  int multi = options_multi(o);
+  key_bool(&j, "default_job", o->default_job);
+  key_string(&j, "mode", o->mode);
+  if (!multi) {
+    key_string(&j, "layout", batch_layout_name(o->layout));
+    if (options_block_layout(o))
+      key_int(&j, "block_size", o->block_size);
+    key_int(&j, "cpu_group", o->cpu_group);
+  } else {
+    /* "layout" names the multi storage too, as the benchmark scripts read it. */
+    key_string(&j, "layout", o->per_neuron ? "neuron" : o->padded ? "levels-cp" : "levels-ncp");
+    key_string(&j, "multi_tasks", o->per_neuron ? "neuron" : o->level_tasks ? "levels" : "chunk");
+    if (!o->per_neuron) {
+      key_string(&j, "padding", o->padded ? "cp" : "ncp");
+      key_string(&j, "level_order",
+                 o->level_order == LEVEL_ORDER_DEPTH ||
+                         (o->level_order == LEVEL_ORDER_AUTO && o->level_tasks)
+                     ? "depth"
+                     : "height");
+    }
+    if (options_chunk_tasks(o)) {
+      key_int(&j, "trunk_below", o->trunk_below);
+      key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
+      if (runtime_cuda_workers() > 0)
+        /* early: on GPUs of compute capability 9.0 and newer, plain launches elsewhere */
+        key_string(&j, "gpu_launch", o->gpu_launch == GPU_LAUNCH_PLAIN ? "plain" : "early");
+    }
+  }
+  json_key(&j, "task_neurons"); /* null: the default, one task per GPU or four per CPU worker */
+  if (o->neurons_per_task > 0)
+    fprintf(f, "%d", o->neurons_per_task);
+  else
+    fputs("null", f);
+  json_key(&j, "morphologies");
+  fputc('[', f);
+  for (int i = 0; i < o->n_morph_specs; i++) {
+    json_string(&j, o->morph_specs[i]);
+    fputs(i + 1 < o->n_morph_specs ? ", " : "", f);
+  }
+  fputc(']', f);
+  if (o->dx_um > 0)
+    key_exact(&j, "dx_um", o->dx_um);
+  key_int(&j, "neurons", o->neurons);
+  key_int(&j, "compartments", r->compartments);
+  key_int(&j, "steps", o->steps);
+  key_exact(&j, "dt_ms", o->model.dt_ms);
+
+  /* The model: membrane, channels, stimulus (units of morph/cable.h). */
+  const struct cable_parameters *cable = &o->model.cable;
+  json_open(&j, "membrane");
+  key_exact(&j, "cm_uF_per_cm2", cable->cm_uF_per_cm2);
+  key_exact(&j, "ra_ohm_cm", cable->ra_ohm_cm);
+  key_exact(&j, "gl_S_per_cm2", cable->gl_S_per_cm2);
+  key_exact(&j, "el_mV", cable->el_mV);
+  key_exact(&j, "initial_mV", o->model.initial_mV);
+  json_close(&j);
+  static const char *const hh_names[] = {"none", "soma", "all"};
+  key_string(&j, "hh", hh_names[o->model.hh.placement]);
+  if (o->model.hh.placement != HH_NONE) {
+    const struct hh_parameters *hh = &o->model.hh;
+    json_open(&j, "hh_channels"); /* NEURON's hh, fixed in codelets/hh_channel.h */
+    key_exact(&j, "gnabar_S_per_cm2", hh->gnabar);
+    key_exact(&j, "gkbar_S_per_cm2", hh->gkbar);
+    key_exact(&j, "gl_S_per_cm2", hh->gl);
+    key_exact(&j, "ena_mV", hh->ena);
+    key_exact(&j, "ek_mV", hh->ek);
+    key_exact(&j, "el_mV", hh->el);
+    json_close(&j);
+  }
+  const struct stimulus *s = &o->model.stimulus;
+  json_open(&j, "stimulus");
+  key_int(&j, "compartment", s->compartment);
+  key_exact(&j, "amplitude_nA", s->amplitude_nA);
+  key_exact(&j, "spread", s->spread);
+  /* codelets/stimulus.h: amplitude * (1 + spread * (position - 0.5)), position 0 to 1 by
+   * neuron number (0.5 for a single neuron). */
+  json_key(&j, "amplitude_range_nA");
+  fputc('[', f);
+  json_derived(f, o->neurons > 1 ? s->amplitude_nA * (1 - s->spread / 2) : s->amplitude_nA);
+  fputs(", ", f);
+  json_derived(f, o->neurons > 1 ? s->amplitude_nA * (1 + s->spread / 2) : s->amplitude_nA);
+  fputc(']', f);
+  key_exact(&j, "start_ms", s->start_ms);
+  key_exact(&j, "stop_ms", s->stop_ms);
+  json_close(&j);
+
+  /* Outputs asked for. */
+  if (o->n_probes) {
+    json_key(&j, "probes");
+    fputc('[', f);
+    for (int p = 0; p < o->n_probes; p++)
+      fprintf(f, "\"%d:%d\"%s", o->probe_neuron[p], o->probe_compartment[p],
+              p + 1 < o->n_probes ? ", " : "");
+    fputc(']', f);
+    key_exact(&j, "probe_every_ms", o->probe_every_ms);
+    key_string(&j, "probes_file", o->probes_path);
+  }
+  if (o->calibrate)
+    key_bool(&j, "calibrate", 1);
+  if (o->trace_dir)
+    key_string(&j, "trace_dir", o->trace_dir);
+
+  /* What the run measured. */
+  key_measured(&j, "seconds_total", r->seconds_total);
+  key_measured(&j, "seconds_per_step", r->seconds_steps / r->timed_steps);
+  key_measured(&j, "seconds_first_step", r->seconds_first_step);
+  key_int(&j, "tasks_per_step", r->tasks_per_step);
+  key_measured(&j, "compartment_solves_per_s",
+               (double)r->compartments * r->timed_steps / r->seconds_steps);
+  if (r->verified) {
+    key_int(&j, "verified_neurons", r->verified_neurons);
+    json_key(&j, "max_rel_error");
+    if (isfinite(r->max_rel_error))
+      fprintf(f, "%.3e", r->max_rel_error);
+    else
+      fputs("null", f);
+  } else {
+    key_string(&j, "max_rel_error", NULL); /* not verified (--verify) */
+  }
+  fputs("\n}\n", f);
+}

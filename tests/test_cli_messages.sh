@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# What hinestask tells the person running it, for runs it accepts: a warning (stderr, exit 0)
+# for every option that does not apply and for more CPU workers than cores; progress lines on
+# stderr off a terminal too, none with --quiet; the verification's honest count; the default
+# job's real stimulus; singular and plural.
+# Usage: tests/test_cli_messages.sh HINESTASK   (ctest passes the built program; TAP output)
+set -u
+hinestask=${1:-${HINESTASK:-}}
+if [ -z "$hinestask" ] || [ ! -x "$hinestask" ]; then
+  echo "Bail out! usage: $0 path/to/hinestask"
+  exit 2
+fi
+hinestask=$(cd "$(dirname "$hinestask")" && pwd)/$(basename "$hinestask")
+export STARPU_SILENT=1 STARPU_NCUDA=${STARPU_NCUDA:-0} STARPU_NCPU=${STARPU_NCPU:-2}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_cli_messages.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 2
+
+n=0
+failed=0
+# expect NAME PATTERN FILE: one TAP line, whether FILE has a line matching the ERE PATTERN.
+expect() {
+  n=$((n + 1))
+  if grep -q -E -- "$2" "$3"; then
+    echo "ok $n - $1"
+  else
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    echo "# expected a line matching: $2"
+    sed 's/^/# /' "$3" | tail -n 15
+  fi
+}
+refute() { # refute NAME PATTERN FILE: no line matches
+  n=$((n + 1))
+  if grep -q -E -- "$2" "$3"; then
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    grep -E -- "$2" "$3" | sed 's/^/# /' | head -n 5
+  else
+    echo "ok $n - $1"
+  fi
+}
+# run NAME ARGS...: runs hinestask with stdout in NAME.out, stderr in NAME.err, status in NAME.rc
+run() {
+  local name=$1
+  shift
+  "$hinestask" "$@" >"$name.out" 2>"$name.err" </dev/null
+  echo $? >"$name.rc"
+}
+tiny=(--morph synthetic:small-low --neurons 4 --steps 3)
+
+run layout_multi --mode multi "${tiny[@]}" --layout block --block-size 8 --cpu-group 4 --quiet
+expect "--layout in a multi run: warned, run accepted" '^0$' layout_multi.rc
+expect "--layout in a multi run: the warning names it" \
+  '^hinestask: warning: --layout applies to --mode mono only .*; ignored$' layout_multi.err
+expect "--block-size in a multi run: warned" '^hinestask: warning: --block-size applies to --mode mono only; ignored$' layout_multi.err
+expect "--cpu-group in a multi run: warned" '^hinestask: warning: --cpu-group applies to --mode mono only; ignored$' layout_multi.err
+
+run multi_options_mono --mode mono "${tiny[@]}" --padding cp --multi-tasks levels --trunk-below 3 --quiet
+for option in --padding --multi-tasks --trunk-below; do
+  expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" multi_options_mono.err
+done
+run block_size_interleaved --mode mono "${tiny[@]}" --block-size 8 --quiet
+expect "--block-size with the interleaved layout: warned" \
+  '^hinestask: warning: --block-size applies to the block and shared layouts only; ignored$' block_size_interleaved.err
+run levels_options --mode multi "${tiny[@]}" --multi-tasks levels --gpu-launch plain --task-parts 2 --quiet
+expect "--gpu-launch with level tasks: warned" '^hinestask: warning: --gpu-launch applies to chunk tasks only' levels_options.err
+expect "--task-parts with level tasks: warned" '^hinestask: warning: --task-parts applies to chunk tasks only' levels_options.err
+
+run probes_alone "${tiny[@]}" --probes x.csv --quiet
+expect "--probes without --probe: accepted" '^0$' probes_alone.rc
+expect "--probes without --probe: warned that nothing is written" \
+  '^hinestask: warning: --probes x.csv without --probe N:C: nothing is recorded and x.csv is not written$' probes_alone.err
+n=$((n + 1))
+if [ -e x.csv ]; then failed=$((failed + 1)); echo "not ok $n - --probes without --probe: no x.csv"; else echo "ok $n - --probes without --probe: no x.csv"; fi
+run dx_synthetic "${tiny[@]}" --dx 5 --quiet
+expect "--dx with synthetic morphologies only: warned" '^hinestask: warning: --dx resamples SWC files and this run has none; ignored$' dx_synthetic.err
+
+run applies "${tiny[@]}" --mode mono --layout block --block-size 2 --cpu-group 4 --quiet
+refute "options that apply: no warning" 'warning' applies.err
+
+cores=$(nproc)
+STARPU_NCPU=$((cores + 2)) run oversubscribed "${tiny[@]}" --quiet
+expect "STARPU_NCPU above the cores: warned, run accepted" '^0$' oversubscribed.rc
+expect "STARPU_NCPU above the cores: the warning names both numbers" \
+  "^hinestask: warning: STARPU_NCPU=$((cores + 2)) asks for more CPU workers than the $cores cores? this process may use" oversubscribed.err
+
+# Progress off a terminal: stderr is a file here. A line every HINESTASK_PROGRESS_SECONDS.
+HINESTASK_PROGRESS_SECONDS=0.1 run progress --mode mono --morph synthetic:medium-high --neurons 2048 --steps 400
+expect "progress off a terminal: newline-terminated lines with steps done, rate and time left" \
+  '^step [0-9]+/400 \([0-9]+ %\), [0-9.e+]+ steps/s, [0-9]+ (s|min [0-9]+ s) left$' progress.err
+refute "progress off a terminal: no carriage returns" $'\r' progress.err
+HINESTASK_PROGRESS_SECONDS=0.1 run quiet --mode mono --morph synthetic:medium-high --neurons 2048 --steps 400 --quiet
+refute "--quiet: no progress" '^step ' quiet.err
+
+run verify_one --mode mono --morph synthetic:small-low --neurons 1 --steps 3 --verify
+expect "--verify with one neuron: 1 sampled neuron" '^verify: 1 sampled neuron, ' verify_one.out
+run verify_three --mode mono --morph synthetic:small-low --neurons 3 --steps 3 --verify
+expect "--verify with three neurons: 3 sampled neurons" '^verify: 3 sampled neurons, ' verify_three.out
+
+run one_morphology --mode multi "${tiny[@]}"
+expect "one morphology, singular" 'from 1 morphology \(' one_morphology.out
+run default_job --steps 4
+expect "the default job says the stimulus it gives: 0.75 to 1.25 nA" \
+  '^default job: 24 neurons of 6 shipped morphologies, Hodgkin-Huxley channels everywhere, a step of 0.75 to 1.25 nA \(1 nA \+-25 % across the batch\)' default_job.out
+"$hinestask" --help >help.out
+expect "--help says the default job's stimulus range" '0.75 to 1.25 nA' help.out
+
+echo "1..$n"
+[ $failed = 0 ]
