@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "hines_math.h"
 #include "host_device.h"
 
 enum hh_placement { HH_NONE, HH_SOMA, HH_ALL };
@@ -23,20 +24,21 @@ struct hh_parameters {
 
 /* x / (exp(x/y) - 1) without the 0/0 at x = 0. */
 static inline HINES_HOST_DEVICE double hh_vtrap(double x, double y) {
-  return fabs(x / y) < 1e-6 ? y * (1.0 - x / y / 2.0) : x / (exp(x / y) - 1.0);
+  return fabs(x / y) < 1e-6 ? y * (1.0 - x / y / 2.0) : x / (hines_exp(x / y) - 1.0);
 }
 
 static inline HINES_HOST_DEVICE double hh_relax(double gate, double alpha, double beta, double dt) {
   double rate = alpha + beta;
   double steady = alpha / rate;
-  return steady + (gate - steady) * exp(-dt * rate);
+  return steady + (gate - steady) * hines_exp(-dt * rate);
 }
 
 /* Gate values at rest for voltage v. */
 static inline HINES_HOST_DEVICE void hh_rest(double v, double *m, double *h, double *n) {
-  double am = 0.1 * hh_vtrap(-(v + 40.0), 10.0), bm = 4.0 * exp(-(v + 65.0) / 18.0);
-  double ah = 0.07 * exp(-(v + 65.0) / 20.0), bh = 1.0 / (exp(-(v + 35.0) / 10.0) + 1.0);
-  double an = 0.01 * hh_vtrap(-(v + 55.0), 10.0), bn = 0.125 * exp(-(v + 65.0) / 80.0);
+  double am = 0.1 * hh_vtrap(-(v + 40.0), 10.0), bm = 4.0 * hines_exp(-(v + 65.0) / 18.0);
+  double ah = 0.07 * hines_exp(-(v + 65.0) / 20.0),
+         bh = 1.0 / (hines_exp(-(v + 35.0) / 10.0) + 1.0);
+  double an = 0.01 * hh_vtrap(-(v + 55.0), 10.0), bn = 0.125 * hines_exp(-(v + 65.0) / 80.0);
   *m = am / (am + bm);
   *h = ah / (ah + bh);
   *n = an / (an + bn);
@@ -48,9 +50,10 @@ static inline HINES_HOST_DEVICE void hh_rest(double v, double *m, double *h, dou
 static inline HINES_HOST_DEVICE void hh_step(const struct hh_parameters *p, double v, double dt,
                                              double scale, double *m, double *h, double *n,
                                              double *conductance, double *driven_current) {
-  double am = 0.1 * hh_vtrap(-(v + 40.0), 10.0), bm = 4.0 * exp(-(v + 65.0) / 18.0);
-  double ah = 0.07 * exp(-(v + 65.0) / 20.0), bh = 1.0 / (exp(-(v + 35.0) / 10.0) + 1.0);
-  double an = 0.01 * hh_vtrap(-(v + 55.0), 10.0), bn = 0.125 * exp(-(v + 65.0) / 80.0);
+  double am = 0.1 * hh_vtrap(-(v + 40.0), 10.0), bm = 4.0 * hines_exp(-(v + 65.0) / 18.0);
+  double ah = 0.07 * hines_exp(-(v + 65.0) / 20.0),
+         bh = 1.0 / (hines_exp(-(v + 35.0) / 10.0) + 1.0);
+  double an = 0.01 * hh_vtrap(-(v + 55.0), 10.0), bn = 0.125 * hines_exp(-(v + 65.0) / 80.0);
   *m = hh_relax(*m, am, bm, dt);
   *h = hh_relax(*h, ah, bh, dt);
   *n = hh_relax(*n, an, bn, dt);

@@ -15,15 +15,33 @@ static double *backward_gates(void *buffers[]) {
   return STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 6 ? VECTOR(6, double) : NULL;
 }
 
+/* With channels on every compartment, a level's rows are assembled first, row by row and
+ * vectorised across systems (level_assemble_rows: the scalar calls' bits, 3x faster than the
+ * channel code inside the branch-by-branch sweep); returns whether it did. */
+static int assemble_rows(const struct level_block_view *v, const double *constants,
+                         const struct level_step_arguments *args, double *voltage, double *factor,
+                         double *gates, int threads) {
+  if (!gates || args->hh.placement != HH_ALL)
+    return 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+  for (int j = 0; j < v->max_size; j++)
+    level_assemble_rows(v, j, j + 1, constants, args, voltage, factor, gates);
+  return 1;
+}
+
 static void level_backward_cpu(void *buffers[], void *cl_arg) {
   struct level_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
   double *gates = backward_gates(buffers);
   const struct level_block_view v = level_block_describe(VECTOR(0, const int));
-#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
+  const int threads = starpu_combined_worker_get_size();
+  const int assembled = assemble_rows(&v, VECTOR(1, const double), &args, VECTOR(2, double),
+                                      VECTOR(3, double), gates, threads);
+#pragma omp parallel for num_threads(threads) schedule(static)
   for (int s = 0; s < v.systems; s++)
     level_backward_system(&v, s, VECTOR(1, const double), &args, VECTOR(2, double),
-                          VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), gates);
+                          VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), gates,
+                          assembled);
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
@@ -78,11 +96,14 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
     for (int level = levels->n_levels - 1; level >= tail; level--) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
+      double *gates = b.gates ? b.gates + 3 * e : NULL;
+      const int assembled =
+          assemble_rows(&v, b.constants, &args.step, b.voltage + e, b.factor + e, gates, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int s = 0; s < v.systems; s++)
         level_backward_system(&v, s, b.constants, &args.step, b.voltage + e, b.factor + e,
                               b.contribution + 2 * levels->system_offset[level], b.contribution,
-                              b.gates ? b.gates + 3 * e : NULL);
+                              gates, assembled);
     }
     if (tail > 0) {
 #pragma omp parallel for num_threads(threads) schedule(static)

@@ -87,7 +87,7 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(block_description block,
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s < v.systems)
     level_backward_system(&v, s, constants, &args, voltage, factor, contribution,
-                          child_contribution, kChannels ? gates : nullptr);
+                          child_contribution, kChannels ? gates : nullptr, 0);
 }
 
 __global__ void forward_kernel(block_description block, double *voltage, const double *factor,

@@ -99,12 +99,15 @@ static inline HINES_HOST_DEVICE void level_backward_load(const struct level_bloc
  * that eliminates an element from its parent's row is also its forward-substitution factor).
  * The loads of the next group are issued before the arithmetic of the current one, so memory
  * latency overlaps the elimination chain (the stores of a group never touch the next group's
- * elements). */
+ * elements).
+ * rows_assembled (CPU codelets, channels everywhere): level_assemble_rows has already built
+ * every element's row, diagonal in factor[e] and rhs in voltage[e], with the same calls in the
+ * same order as below, and advanced the gates; the sweep then only eliminates. */
 static inline HINES_HOST_DEVICE void level_backward_system(
     const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
-    double *LEVEL_RESTRICT gates) {
+    double *LEVEL_RESTRICT gates, int rows_assembled) {
   const int size = v->size[s], first_row = v->first_row[s];
   const int top = v->padded ? v->max_size : size; /* CP computes on the padding rows too */
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
@@ -125,14 +128,20 @@ static inline HINES_HOST_DEVICE void level_backward_system(
       if (group - b >= 0) {
         const int j = group - b, e = current.e[b];
         double dj, rj;
-        membrane_row(current.diagonal[b], current.c_over_dt[b], current.leak_current[b],
-                     current.old_voltage[b], j == stimulated ? injected : 0.0, &dj, &rj);
-        if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j))
-          /* gates: m | h | n, one block of `elements` each */
-          membrane_row_channels(
-              &args->hh, current.old_voltage[b], args->dt_ms,
-              constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)],
-              &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &dj, &rj);
+        if (rows_assembled) { /* level_assemble_rows made the two calls below */
+          dj = factor[e];
+          rj = current.old_voltage[b];
+        } else {
+          membrane_row(current.diagonal[b], current.c_over_dt[b], current.leak_current[b],
+                       current.old_voltage[b], j == stimulated ? injected : 0.0, &dj, &rj);
+          if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j))
+            /* gates: m | h | n, one block of `elements` each */
+            membrane_row_channels(&args->hh, current.old_voltage[b], args->dt_ms,
+                                  constants[(size_t)CONST_STRIDE * args->constant_rows +
+                                            level_row(j, size, first_row)],
+                                  &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e],
+                                  &dj, &rj);
+        }
         if (j == size - 1) {
           for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
             dj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c]]);
@@ -153,6 +162,67 @@ static inline HINES_HOST_DEVICE void level_backward_system(
   contribution[2 * s] = previous_factor * previous_off_diagonal;
   contribution[2 * s + 1] = previous_factor * previous_rhs;
 }
+
+#ifndef __CUDACC__
+/* The CPU codelets' first pass of a backward sweep when channels are on every compartment: every
+ * element's row (membrane_row then membrane_row_channels, as level_backward_system would call
+ * them) left in factor[e] (diagonal) and voltage[e] (rhs), and the gates advanced. Row by row,
+ * the systems of a row are contiguous, so this pass vectorises across systems the way the mono
+ * kernels vectorise across neurons, with the bits of the scalar calls (a padding element of CP
+ * gets its identity row and no channels, as in the sweep). The element a stimulus enters, one
+ * system in a row at most, is done apart in scalar code (the clamp's time test would keep the
+ * loop from vectorising). The sweep then runs with rows_assembled = 1. */
+static inline void level_assemble_rows(const struct level_block_view *v, int row_begin, int row_end,
+                                       const double *LEVEL_RESTRICT constants,
+                                       const struct level_step_arguments *args,
+                                       double *LEVEL_RESTRICT voltage,
+                                       double *LEVEL_RESTRICT factor,
+                                       double *LEVEL_RESTRICT gates) {
+  /* Locals, so that nothing the loop reads may change with its stores: the vectoriser then
+   * needs no branch (each lane computes everything, selects keep what the sweep would keep). */
+  const struct hh_parameters hh = args->hh;
+  const double dt_ms = args->dt_ms;
+  const int stimulus_compartment = args->stimulus.compartment;
+  const double *LEVEL_RESTRICT hh_scale = constants + (size_t)CONST_STRIDE * args->constant_rows;
+  double *LEVEL_RESTRICT m = gates, *LEVEL_RESTRICT h = gates + v->elements,
+                         *LEVEL_RESTRICT n = gates + 2 * (size_t)v->elements;
+  const int *LEVEL_RESTRICT sizes = v->size, *LEVEL_RESTRICT first_rows = v->first_row;
+  const int *LEVEL_RESTRICT first_compartments = v->first_compartment;
+  for (int j = row_begin; j < row_end; j++) {
+    const int first = v->row_offset[j], count = v->row_offset[j + 1] - first;
+#pragma omp simd
+    for (int s = 0; s < count; s++) {
+      const int e = first + s, real = j < sizes[s];
+      const int stimulated = real & (j == stimulus_compartment - first_compartments[s]);
+      const int row = level_row(j, sizes[s], first_rows[s]), at = row * CONST_STRIDE; /* gathers */
+      const double old_voltage = voltage[e];
+      double d, r, dc, rc, me = m[e], he = h[e], ne = n[e];
+      membrane_row(constants[at + CONST_DIAGONAL_BASE], constants[at + CONST_C_OVER_DT],
+                   constants[at + CONST_LEAK_CURRENT], old_voltage, 0.0, &d, &r);
+      dc = d, rc = r;
+      membrane_row_channels(&hh, old_voltage, dt_ms, hh_scale[row], &me, &he, &ne, &dc, &rc);
+      /* padding: the bare row; stimulated: untouched, done below */
+      factor[e] = stimulated ? factor[e] : real ? dc : d;
+      voltage[e] = stimulated ? voltage[e] : real ? rc : r;
+      m[e] = real & !stimulated ? me : m[e];
+      h[e] = real & !stimulated ? he : h[e];
+      n[e] = real & !stimulated ? ne : n[e];
+    }
+    for (int s = 0; s < count; s++)
+      if (j < sizes[s] && j == stimulus_compartment - first_compartments[s]) {
+        const int e = first + s, row = first_rows[s] + j;
+        const double *constant = constants + (size_t)row * CONST_STRIDE;
+        const double old_voltage = voltage[e];
+        membrane_row(constant[CONST_DIAGONAL_BASE], constant[CONST_C_OVER_DT],
+                     constant[CONST_LEAK_CURRENT], old_voltage,
+                     stimulus_current(&args->stimulus, v->neuron[s], args->time_ms), &factor[e],
+                     &voltage[e]);
+        membrane_row_channels(&hh, old_voltage, dt_ms, hh_scale[row], &m[e], &h[e], &n[e],
+                              &factor[e], &voltage[e]);
+      }
+  }
+}
+#endif
 
 /* What one group of the forward sweep reads. */
 struct level_forward_group {
@@ -218,7 +288,7 @@ static inline HINES_HOST_DEVICE void level_trunk_backward(const int *part_ints, 
     const size_t e = (size_t)element_offset[level];
     level_backward_system(&v, s, constants, args, voltage + e, factor + e,
                           contribution + 2 * (size_t)system_offset[level], contribution,
-                          gates ? gates + 3 * e : NULL);
+                          gates ? gates + 3 * e : NULL, 0);
   }
 }
 

@@ -25,24 +25,6 @@ template <int Layout> __device__ __forceinline__ size_t neuron_stride(size_t ld,
   return (size_t)block_size;
 }
 
-// Algorithm 1 in place: d and r point at neuron k's compartment 0, stride apart.
-__device__ __forceinline__ void solve_one(int n, const int *__restrict__ parent,
-                                          const double *__restrict__ upper,
-                                          const double *__restrict__ lower, double *d, double *r,
-                                          size_t stride) {
-  for (int i = n - 1; i > 0; i--) {
-    size_t at = (size_t)i * stride, parent_at = (size_t)__ldg(parent + i) * stride;
-    double factor = __ldg(upper + i) / d[at];
-    d[parent_at] -= factor * __ldg(lower + i);
-    r[parent_at] -= factor * r[at];
-  }
-  r[0] /= d[0];
-  for (int i = 1; i < n; i++) {
-    size_t at = (size_t)i * stride;
-    r[at] = (r[at] - __ldg(lower + i) * r[(size_t)__ldg(parent + i) * stride]) / d[at];
-  }
-}
-
 template <int Layout>
 __global__ void
 solve_kernel(int n, int n_neurons, size_t ld, int block_size, const int *__restrict__ topology,
@@ -51,9 +33,9 @@ solve_kernel(int n, int n_neurons, size_t ld, int block_size, const int *__restr
   if (k >= n_neurons)
     return;
   size_t base = neuron_base<Layout>(k, ld, block_size);
-  solve_one(n, topology, coefficients + COEF_UPPER * (size_t)n,
-            coefficients + COEF_LOWER * (size_t)n, diagonal + base, rhs + base,
-            neuron_stride<Layout>(ld, block_size));
+  hines_solve_one(n, topology, coefficients + COEF_UPPER * (size_t)n,
+                  coefficients + COEF_LOWER * (size_t)n, diagonal + base, rhs + base,
+                  neuron_stride<Layout>(ld, block_size));
 }
 
 // Block-Shared: the block's rhs lives in shared memory during the solve (loaded and stored
@@ -71,63 +53,16 @@ __global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
   __syncthreads();
   int k = blockIdx.x * block_size + lane;
   if (k < n_neurons)
-    solve_one(n, topology, coefficients + COEF_UPPER * (size_t)n,
-              coefficients + COEF_LOWER * (size_t)n, diagonal + block_base + lane, block_rhs + lane,
-              (size_t)block_size);
+    hines_solve_one(n, topology, coefficients + COEF_UPPER * (size_t)n,
+                    coefficients + COEF_LOWER * (size_t)n, diagonal + block_base + lane,
+                    block_rhs + lane, (size_t)block_size);
   __syncthreads();
   for (size_t j = lane; j < values; j += block_size)
     rhs[block_base + j] = block_rhs[j];
 }
 
-// One implicit voltage step for one neuron: assemble each row and gather its eliminated children
-// (leaves first), then substitute root first. v holds the voltage, then the eliminated rhs, then
-// the new voltage; w holds the pivots.
-template <typename VoltageRef>
-__device__ __forceinline__ void
-step_one(int n, const int *__restrict__ topology, const double *__restrict__ coefficients,
-         VoltageRef v, double *w, size_t w_stride, double injected, int stimulated,
-         const step_arguments &args, double *gates, size_t gates_stride) {
-  const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
-  const double *upper = coefficients + COEF_UPPER * (size_t)n;
-  const double *lower = coefficients + COEF_LOWER * (size_t)n;
-  const double *c_over_dt = coefficients + COEF_C_OVER_DT * (size_t)n;
-  const double *diagonal_base = coefficients + COEF_DIAGONAL_BASE * (size_t)n;
-  const double *leak_current = coefficients + COEF_LEAK_CURRENT * (size_t)n;
-  const double *hh_scale = coefficients + COEF_HH_SCALE * (size_t)n;
-  for (int i = n - 1; i >= 0; i--) {
-    double d, r;
-    membrane_row(__ldg(diagonal_base + i), __ldg(c_over_dt + i), __ldg(leak_current + i), v(i),
-                 i == stimulated ? injected : 0.0, &d, &r);
-    if (gates && hh_applies(&args.hh, i)) {
-      double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
-      double *nk = h + (size_t)n * gates_stride;
-      membrane_row_channels(&args.hh, v(i), args.dt_ms, __ldg(hh_scale + i), m, h, nk, &d, &r);
-    }
-    const int end = __ldg(child_first + i + 1);
-    for (int e = __ldg(child_first + i); e < end; e++) {
-      const int c = __ldg(child + e);
-      double factor = __ldg(upper + c) / w[(size_t)c * w_stride];
-      d -= factor * __ldg(lower + c);
-      r -= factor * v(c);
-    }
-    w[(size_t)i * w_stride] = d;
-    v(i) = r;
-  }
-  double x_parent = v(0) / w[0];
-  v(0) = x_parent;
-  for (int i = 1; i < n; i++) {
-    double x = (v(i) - __ldg(lower + i) * v(__ldg(parent + i))) / w[(size_t)i * w_stride];
-    v(i) = x;
-  }
-}
-
-struct strided_voltage {
-  double *base;
-  size_t stride;
-  __device__ double &operator()(int i) const {
-    return base[(size_t)i * stride];
-  }
-};
+// The thread bodies, hines_solve_one and hines_step_one, are shared with the CPU tests
+// (hines_mono_kernels.h).
 
 template <int Layout>
 __global__ void step_kernel(step_arguments args, const int *__restrict__ topology,
@@ -141,10 +76,10 @@ __global__ void step_kernel(step_arguments args, const int *__restrict__ topolog
   size_t stride = neuron_stride<Layout>(g.ld, g.block_size);
   double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
   const chunk_geometry &gg = args.gates_geometry;
-  step_one(g.n_compartments, topology, coefficients, strided_voltage{voltage + base, stride},
-           work + base, stride, injected, args.stimulus.compartment, args,
-           gates ? gates + neuron_base<Layout>(k, gg.ld, gg.block_size) : nullptr,
-           neuron_stride<Layout>(gg.ld, gg.block_size));
+  hines_step_one(g.n_compartments, topology, coefficients, voltage + base, stride, work + base,
+                 stride, injected, args.stimulus.compartment, &args,
+                 gates ? gates + neuron_base<Layout>(k, gg.ld, gg.block_size) : nullptr,
+                 neuron_stride<Layout>(gg.ld, gg.block_size));
 }
 
 __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ topology,
@@ -162,11 +97,11 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
   if (k < g.n_neurons) {
     double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
     const chunk_geometry &gg = args.gates_geometry;
-    step_one(n, topology, coefficients, strided_voltage{block_voltage + lane, (size_t)block_size},
-             work + block_base + lane, (size_t)block_size, injected, args.stimulus.compartment,
-             args,
-             gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size) : nullptr,
-             (size_t)block_size);
+    hines_step_one(
+        n, topology, coefficients, block_voltage + lane, (size_t)block_size,
+        work + block_base + lane, (size_t)block_size, injected, args.stimulus.compartment, &args,
+        gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size) : nullptr,
+        (size_t)block_size);
   }
   __syncthreads();
   for (size_t j = lane; j < values; j += block_size)
@@ -185,8 +120,8 @@ __global__ void neuron_step_kernel(step_arguments args, const int *__restrict__ 
   const int *entry = neurons + 1 + 3 * ((args.first_neuron + k) % neurons[0]);
   const size_t ld = args.geometry.ld;
   double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
-  step_one(entry[0], topology + entry[1], coefficients + entry[2], strided_voltage{voltage + k, ld},
-           work + k, ld, injected, args.stimulus.compartment, args, nullptr, 0);
+  hines_step_one(entry[0], topology + entry[1], coefficients + entry[2], voltage + k, ld, work + k,
+                 ld, injected, args.stimulus.compartment, &args, nullptr, 0);
 }
 
 constexpr int kThreads = 128;

@@ -79,6 +79,72 @@ struct step_arguments {
   double time_ms; /* time at the start of the step */
 };
 
+/* One neuron's pure Hines solve (Algorithm 1, in place): d and r point at its compartment 0,
+ * stride apart. The CUDA solve kernels' thread body. */
+static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RESTRICT parent,
+                                                     const double *HINES_RESTRICT upper,
+                                                     const double *HINES_RESTRICT lower, double *d,
+                                                     double *r, size_t stride) {
+  for (int i = n - 1; i > 0; i--) {
+    size_t at = (size_t)i * stride, parent_at = (size_t)HINES_LDG(parent + i) * stride;
+    double factor = HINES_LDG(upper + i) / d[at];
+    d[parent_at] -= factor * HINES_LDG(lower + i);
+    r[parent_at] -= factor * r[at];
+  }
+  r[0] /= d[0];
+  for (int i = 1; i < n; i++) {
+    size_t at = (size_t)i * stride;
+    r[at] = (r[at] - HINES_LDG(lower + i) * r[(size_t)HINES_LDG(parent + i) * stride]) / d[at];
+  }
+}
+
+/* One implicit voltage step for one neuron: assemble each row and gather its eliminated children
+ * (leaves first), then substitute root first. v (stride v_stride) holds the voltage, then the
+ * eliminated rhs, then the new voltage; w (stride w_stride) the pivots; gates (stride
+ * gates_stride, NULL: passive) m | h | n, n compartments each. The CUDA step kernels' thread body,
+ * and on a CPU the scalar form of what hines_step_group_cpu computes for `width` neurons at once:
+ * the same operations in the same order, so both give the same bits (tests/test_same_bits.c
+ * checks it on the CPU, where this function is the stand-in for a GPU thread). */
+static inline HINES_HOST_DEVICE void
+hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RESTRICT coefficients,
+               double *v, size_t v_stride, double *w, size_t w_stride, double injected,
+               int stimulated, const struct step_arguments *args, double *gates,
+               size_t gates_stride) {
+  const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
+  const double *upper = coefficients + COEF_UPPER * (size_t)n;
+  const double *lower = coefficients + COEF_LOWER * (size_t)n;
+  const double *c_over_dt = coefficients + COEF_C_OVER_DT * (size_t)n;
+  const double *diagonal_base = coefficients + COEF_DIAGONAL_BASE * (size_t)n;
+  const double *leak_current = coefficients + COEF_LEAK_CURRENT * (size_t)n;
+  const double *hh_scale = coefficients + COEF_HH_SCALE * (size_t)n;
+  for (int i = n - 1; i >= 0; i--) {
+    double *vi = v + (size_t)i * v_stride;
+    double d, r;
+    membrane_row(HINES_LDG(diagonal_base + i), HINES_LDG(c_over_dt + i),
+                 HINES_LDG(leak_current + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
+    if (gates && hh_applies(&args->hh, i)) {
+      double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
+      double *nk = h + (size_t)n * gates_stride;
+      membrane_row_channels(&args->hh, *vi, args->dt_ms, HINES_LDG(hh_scale + i), m, h, nk, &d, &r);
+    }
+    const int end = HINES_LDG(child_first + i + 1);
+    for (int e = HINES_LDG(child_first + i); e < end; e++) {
+      const int c = HINES_LDG(child + e);
+      double factor = HINES_LDG(upper + c) / w[(size_t)c * w_stride];
+      d -= factor * HINES_LDG(lower + c);
+      r -= factor * v[(size_t)c * v_stride];
+    }
+    w[(size_t)i * w_stride] = d;
+    *vi = r;
+  }
+  v[0] = v[0] / w[0];
+  for (int i = 1; i < n; i++) {
+    double *vi = v + (size_t)i * v_stride;
+    *vi = (*vi - HINES_LDG(lower + i) * v[(size_t)HINES_LDG(parent + i) * v_stride]) /
+          w[(size_t)i * w_stride];
+  }
+}
+
 /* The widest group the CPU kernels take (their per-group scratch lives on the stack). */
 #define HINES_CPU_MAX_GROUP 64
 

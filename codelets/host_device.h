@@ -5,8 +5,18 @@
 
 #ifdef __CUDACC__
 #define HINES_HOST_DEVICE __host__ __device__
+#define HINES_RESTRICT __restrict__
 #else
 #define HINES_HOST_DEVICE
+#define HINES_RESTRICT restrict
+#endif
+
+/* A load of read-only data: through the GPU's read-only data cache in device code, a plain load
+ * elsewhere. */
+#ifdef __CUDA_ARCH__
+#define HINES_LDG(pointer) __ldg(pointer)
+#else
+#define HINES_LDG(pointer) (*(pointer))
 #endif
 
 #endif

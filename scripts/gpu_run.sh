@@ -2,7 +2,8 @@
 # Runs on the GPU machine from the repository root, over a bundle made by scripts/gpu_bundle.sh:
 # checks that StarPU sees the GPU, runs the CUDA correctness checks, then the benchmarks.
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
-#   what: check, check-multi (correctness), bench-mono, bench-multi, bench-hetero, bench-tridiag
+#   what: check, check-multi, check-bits (correctness), bench-mono, bench-multi, bench-hetero,
+#         bench-tridiag
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -107,6 +108,69 @@ diff = max(abs(float(x) - float(y)) for ra, rb in zip(a[1:], b[1:]) for x, y in 
 peak = max(float(x) for r in a[1:] for x in r[1:])
 print(f"CPU vs CUDA probes: {len(a) - 1} samples x {len(a[0]) - 1} probes, max |difference| {diff:.3e} mV (peak {peak:.1f} mV): {'ok' if diff <= 1e-9 else 'ABOVE 1e-9'}")
 PY
+    ;;
+  check-bits)
+    # Issue #18: a neuron's voltages must not depend on where its task ran. One HH batch (mono
+    # and multi) on CPU workers only, on the GPU only, and under dmda with both kinds of workers
+    # (small tasks, so that both kinds get some): the probe files must be identical bytes. The
+    # probes are printed with 12 significant digits, so test_same_bits' digests of the final
+    # voltages (every bit of every compartment) are compared the same three ways too.
+    echo "== same bits on CPU workers, on the GPU and under dmda with both (issue #18)"
+    steps=${HINES_BITS_STEPS:-1000}
+    bits_pass=1
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    mono_probes=()
+    for p in 0:0 1:40 17:0 255:100 1000:7 2559:0 2559:318; do mono_probes+=(--probe "$p"); done
+    multi_probes=()
+    for p in 0:0 1:3 5:0 17:7 100:0 239:2; do multi_probes+=(--probe "$p"); done
+    for batch in mono multi; do
+      if [ "$batch" = mono ]; then
+        args=(--mode mono --morph synthetic:medium-high --neurons 2560 --task-neurons 160 "${mono_probes[@]}")
+      else
+        args=(--mode multi "${mix[@]}" --neurons 240 --task-neurons 24 "${multi_probes[@]}")
+      fi
+      for workers in cpu gpu both; do
+        case $workers in
+        cpu) placement=(STARPU_NCUDA=0) ;;
+        gpu) placement=(STARPU_NCPU=0) ;;
+        both) placement=(STARPU_SCHED=dmda STARPU_WORKER_STATS=1) ;;
+        esac
+        env "${placement[@]}" "$bundle/bin/hinestask" --quiet "${args[@]}" --hh all --stim-amp 1 \
+          --steps "$steps" --probes "$out/bits_${batch}_$workers.csv" >"$out/bits_${batch}_$workers.log" 2>&1 ||
+          echo "$batch on $workers: exit status $? (see bits_${batch}_$workers.log)"
+      done
+      grep -iE 'cpu|cuda' "$out/bits_${batch}_both.log" | grep -iE 'task' | head -n 8
+      for workers in gpu both; do
+        if cmp "$out/bits_${batch}_cpu.csv" "$out/bits_${batch}_$workers.csv"; then
+          echo "PASS: $batch, CPU workers only vs $workers: identical probe files" | tee -a "$out/bits.txt"
+        else
+          bits_pass=0
+          echo "FAIL: $batch, CPU workers only vs $workers: probe files differ" | tee -a "$out/bits.txt"
+        fi
+      done
+    done
+    seed=${HINES_TEST_SEED:-$RANDOM$RANDOM}
+    for workers in cpu gpu both; do
+      case $workers in
+      cpu) placement=(STARPU_NCUDA=0) ;;
+      gpu) placement=(STARPU_NCPU=0) ;;
+      both) placement=(STARPU_SCHED=dmda) ;;
+      esac
+      env "${placement[@]}" HINES_TEST_SEED="$seed" HINES_SOURCE_DIR="$PWD" CMOCKA_MESSAGE_OUTPUT=TAP \
+        "$bundle/bin/test_same_bits" >"$out/test_same_bits_$workers.txt" 2>&1
+      echo "test_same_bits on $workers: exit status $?"
+      grep 'result digest' "$out/test_same_bits_$workers.txt" | sed 's/.*result digest/digest/' >"$out/digests_$workers.txt"
+    done
+    for workers in gpu both; do
+      if [ -s "$out/digests_cpu.txt" ] && cmp -s "$out/digests_cpu.txt" "$out/digests_$workers.txt"; then
+        echo "PASS: test_same_bits digests, CPU workers only vs $workers: $(paste -sd' ' "$out/digests_cpu.txt")" | tee -a "$out/bits.txt"
+      else
+        bits_pass=0
+        echo "FAIL: test_same_bits digests, CPU workers only vs $workers differ or are missing" | tee -a "$out/bits.txt"
+      fi
+    done
+    [ "$bits_pass" = 1 ] && echo "check-bits: PASS" || echo "check-bits: FAIL"
     ;;
   bench-mono)
     scripts/bench_mono.sh "$bundle/bin" "$out/bench_mono.csv" ${HINES_BENCH_SIZES:-}

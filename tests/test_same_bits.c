@@ -1,0 +1,382 @@
+/* Same bits wherever a neuron's step runs (issue #18): with Hodgkin-Huxley channels everywhere
+ * and a stimulus that fires the cells, a neuron's voltages after 200 steps must not change by a
+ * single bit with
+ *   - the mono CPU kernels' vector width (cpu_group 1, 7, 8, 32, 64), the neurons per task, the
+ *     layout (flat runs width 1, scalar; the others vectorise across neurons);
+ *   - the level solver's chunking (neurons per task, parts per task, per-level or chunk tasks, a
+ *     trunk or none, padded or not);
+ *   - the vector kernel or the scalar thread body the CUDA kernels run (hines_step_one and
+ *     hines_solve_one, here compiled for the CPU: the CPU-side stand-in for a GPU thread, since
+ *     both compilers round every operation alike without contraction).
+ * It prints one digest per kind of batch: tests/same_digest.sh runs it under two schedulers with
+ * one seed and requires the same digests, and scripts/gpu_run.sh check-bits on CUDA workers,
+ * where they must equal the CPU workers' digests. */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <starpu.h>
+
+#include "hines_mono_kernels.h"
+#include "mono_batch.h"
+#include "multi_batch.h"
+#include "swc.h"
+#include "synthetic.h"
+#include "testing.h"
+
+static uint64_t seed_state;
+static const int steps = 200;
+static const double dt = 0.025;
+
+static uint64_t digest(const double *values, size_t n, uint64_t hash) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t bits;
+    memcpy(&bits, &values[i], sizeof bits);
+    hash = (hash ^ bits) * 1099511628211ull;
+  }
+  return hash;
+}
+
+/* 1 (and the first difference) when two runs differ in a bit, else 0; neuron < 0: a whole
+ * buffer. */
+static int report_difference(const double *got, const double *want, size_t n, const char *what,
+                             int neuron) {
+  if (memcmp(got, want, n * sizeof(double)) == 0)
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (memcmp(&got[i], &want[i], sizeof(double)) != 0) {
+      if (neuron >= 0)
+        print_error("%s: neuron %d compartment %zu: %.17g, expected %.17g (difference %.3e)\n",
+                    what, neuron, i, got[i], want[i], got[i] - want[i]);
+      else
+        print_error("%s: value %zu: %.17g, expected %.17g (difference %.3e)\n", what, i, got[i],
+                    want[i], got[i] - want[i]);
+      break;
+    }
+  return 1;
+}
+
+/* A random tree with varied geometry (so that every row's constants differ). */
+static void random_morphology(int n, struct morphology *m) {
+  int *parent = malloc((size_t)n * sizeof(int));
+  struct compartment_geometry *geometry = malloc((size_t)n * sizeof *geometry);
+  testing_random_parents(&seed_state, n, parent);
+  for (int i = 0; i < n; i++)
+    geometry[i] = (struct compartment_geometry){.length_um = 5 + 20 * testing_uniform(&seed_state),
+                                                .radius_um = 0.3 + testing_uniform(&seed_state),
+                                                .swc_type = 3,
+                                                .is_sphere = i == 0};
+  struct hines_error err;
+  assert_int_equal(morphology_from_tree("random", n, parent, geometry, m, &err), HINES_OK);
+  free(parent);
+  free(geometry);
+}
+
+static struct step_model spiking_model(int stimulated_compartment) {
+  struct hh_parameters hh = HH_DEFAULTS;
+  hh.placement = HH_ALL;
+  return (struct step_model){.cable = cable_defaults,
+                             .dt_ms = dt,
+                             .initial_mV = -65,
+                             .stimulus = {.compartment = stimulated_compartment,
+                                          .amplitude_nA = 1.0,
+                                          .start_ms = 0.1,
+                                          .stop_ms = 1e9,
+                                          .spread = 0.8},
+                             .hh = hh};
+}
+
+/* ---------------------------------------------------------------- mono batches */
+
+struct mono_variant {
+  enum batch_layout_kind layout;
+  int block_size, neurons_per_task, cpu_group;
+};
+
+static double *run_mono(const struct morphology *m, int neurons, const struct mono_variant *v,
+                        int stimulated) {
+  struct mono_batch_config config = {.morphology = m,
+                                     .layout = v->layout,
+                                     .n_neurons = neurons,
+                                     .block_size = v->block_size,
+                                     .neurons_per_task = v->neurons_per_task,
+                                     .cpu_group = v->cpu_group,
+                                     .model = spiking_model(stimulated)};
+  struct mono_batch *batch;
+  struct hines_error err;
+  assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
+  /* Two calls: the time of the second starts where the first stopped. */
+  assert_int_equal(mono_batch_run(batch, steps / 2, 0.0), HINES_OK);
+  assert_int_equal(mono_batch_run(batch, steps - steps / 2, steps / 2 * dt), HINES_OK);
+  const int n = m->n_compartments;
+  double *v_mV = malloc((size_t)neurons * n * sizeof(double));
+  for (int k = 0; k < neurons; k++)
+    mono_batch_voltage(batch, k, v_mV + (size_t)k * n);
+  mono_batch_destroy(batch);
+  return v_mV;
+}
+
+static void mono_bits_do_not_depend_on_groups_tasks_or_layout(void **state) {
+  (void)state;
+  const int n = 90, neurons = 45;
+  struct morphology m;
+  random_morphology(n, &m);
+  const int stimulated = 0; /* the soma: the cells fire whatever their random shape */
+  const struct mono_variant reference = {BATCH_LAYOUT_INTERLEAVED, 32, 0, 32};
+  const struct mono_variant variants[] = {
+      {BATCH_LAYOUT_INTERLEAVED, 32, 0, 1},   {BATCH_LAYOUT_INTERLEAVED, 32, 0, 8},
+      {BATCH_LAYOUT_INTERLEAVED, 32, 0, 7},   {BATCH_LAYOUT_INTERLEAVED, 32, 0, 64},
+      {BATCH_LAYOUT_INTERLEAVED, 32, 1, 32},  {BATCH_LAYOUT_INTERLEAVED, 32, 10, 8},
+      {BATCH_LAYOUT_INTERLEAVED, 32, 45, 32}, {BATCH_LAYOUT_FLAT, 32, 0, 32},
+      {BATCH_LAYOUT_FLAT, 32, 7, 1},          {BATCH_LAYOUT_BLOCK, 8, 0, 32},
+      {BATCH_LAYOUT_BLOCK, 32, 13, 8},        {BATCH_LAYOUT_SHARED, 16, 0, 1},
+      {BATCH_LAYOUT_SHARED, 32, 20, 32},
+  };
+  double *want = run_mono(&m, neurons, &reference, stimulated);
+  /* The cells fired: after a spike the potassium current takes the membrane below rest (-65 mV),
+   * which a depolarising current alone never does. */
+  double lowest = INFINITY, highest = -INFINITY;
+  for (size_t i = 0; i < (size_t)neurons * n; i++)
+    lowest = fmin(lowest, want[i]), highest = fmax(highest, want[i]);
+  printf("# mono HH batch: voltages in [%.3f, %.3f] mV after %d steps\n", lowest, highest, steps);
+  assert_true(lowest < -70.0);
+  int failures = 0;
+  for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+    const struct mono_variant *v = &variants[i];
+    double *got = run_mono(&m, neurons, v, stimulated);
+    char what[160];
+    snprintf(what, sizeof what, "layout %s block %d, %d neurons per task, cpu_group %d",
+             batch_layout_name(v->layout), v->block_size, v->neurons_per_task, v->cpu_group);
+    for (int k = 0; k < neurons; k++)
+      failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
+    free(got);
+  }
+  printf("# mono HH batch: %d neurons x %d compartments, %zu variants; result digest %016llx\n",
+         neurons, n, sizeof variants / sizeof variants[0],
+         (unsigned long long)digest(want, (size_t)neurons * n, 14695981039346656037ull));
+  free(want);
+  morphology_free(&m);
+  assert_int_equal(failures, 0);
+}
+
+/* ---------------------------------------------------------------- vector kernel vs thread body */
+
+/* The CPU kernel (groups of `group` neurons, vectorised) and the CUDA kernels' thread body
+ * (hines_step_one, one neuron at a time, scalar) on one interleaved batch, outside StarPU. */
+static void vector_kernel_equals_thread_body(void **state) {
+  (void)state;
+  const int n = 120, neurons = 77;
+  struct morphology m;
+  random_morphology(n, &m);
+  int *topology = mono_topology_build(n, m.parent);
+  double *coefficients = malloc(COEF_COUNT * (size_t)n * sizeof(double));
+  struct hines_error err;
+  assert_int_equal(mono_coefficients_fill(&m, &cable_defaults, dt, coefficients, &err), HINES_OK);
+  const size_t values = (size_t)n * neurons;
+  double *v_vector = malloc(values * sizeof(double)), *v_scalar = malloc(values * sizeof(double));
+  double *work = malloc(values * sizeof(double));
+  double *g_vector = malloc(3 * values * sizeof(double)),
+         *g_scalar = malloc(3 * values * sizeof(double));
+  const struct step_model model = spiking_model(testing_below(&seed_state, n));
+  struct step_arguments args = {
+      .geometry = {n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+      .stimulus = model.stimulus,
+      .hh = model.hh,
+      .gates_geometry = {3 * n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+      .first_neuron = 0,
+      .dt_ms = dt};
+  args.stimulus.n_neurons_total = neurons;
+  const int groups[] = {1, 8, 32, 64, 13};
+  for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+    const int group = groups[gi];
+    double rest[3];
+    hh_rest(model.initial_mV, &rest[0], &rest[1], &rest[2]);
+    for (size_t i = 0; i < values; i++) {
+      v_vector[i] = v_scalar[i] = model.initial_mV;
+      for (int g = 0; g < 3; g++)
+        g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
+    }
+    for (int s = 0; s < steps; s++) {
+      args.time_ms = s * dt;
+      for (int k = 0; k < neurons; k += group)
+        hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, (size_t)k,
+                             neurons - k < group ? neurons - k : group, k);
+      for (int k = 0; k < neurons; k++)
+        hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
+                       (size_t)neurons, stimulus_current(&args.stimulus, k, args.time_ms),
+                       args.stimulus.compartment, &args, g_scalar + k, (size_t)neurons);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "step kernel, groups of %d, against the thread body", group);
+    assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
+    assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
+  }
+  /* The pure solve (the --verify path's kernel) the same way. */
+  double *d = malloc(values * sizeof(double)), *r_vector = malloc(values * sizeof(double));
+  double *d_copy = malloc(values * sizeof(double)), *r_scalar = malloc(values * sizeof(double));
+  for (size_t i = 0; i < values; i++) {
+    d[i] = d_copy[i] = 10.0 + testing_uniform(&seed_state);
+    r_vector[i] = r_scalar[i] = 2.0 * testing_uniform(&seed_state) - 1.0;
+  }
+  for (int k = 0; k < neurons; k += 32)
+    hines_solve_group_cpu(topology, coefficients, &args.geometry, d, r_vector, (size_t)k,
+                          neurons - k < 32 ? neurons - k : 32);
+  for (int k = 0; k < neurons; k++)
+    hines_solve_one(n, topology, coefficients + COEF_UPPER * (size_t)n,
+                    coefficients + COEF_LOWER * (size_t)n, d_copy + k, r_scalar + k,
+                    (size_t)neurons);
+  assert_int_equal(report_difference(r_vector, r_scalar, values, "solve kernel", -1), 0);
+  free(d), free(r_vector), free(d_copy), free(r_scalar);
+  free(v_vector), free(v_scalar), free(work), free(g_vector), free(g_scalar);
+  free(topology), free(coefficients);
+  morphology_free(&m);
+}
+
+/* ---------------------------------------------------------------- level solver */
+
+#define MAX_MIX 16
+static struct morphology mix[MAX_MIX];
+static int mix_count;
+
+static void load_mix(void) {
+  const char *source = getenv("HINES_SOURCE_DIR");
+  char folder[4096];
+  snprintf(folder, sizeof folder, "%s/morph/data", source && *source ? source : "..");
+  DIR *dir = opendir(folder);
+  assert_non_null(dir);
+  struct dirent *entry;
+  struct swc_options options = {.warnings = fopen("/dev/null", "w")};
+  while ((entry = readdir(dir)) && mix_count < MAX_MIX - 3) {
+    size_t length = strlen(entry->d_name);
+    if (length < 4 || strcmp(entry->d_name + length - 4, ".swc") != 0)
+      continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
+    struct hines_error err;
+    if (swc_load(path, &options, &mix[mix_count], &err) != HINES_OK)
+      fail_msg("%s", err.message);
+    mix_count++;
+  }
+  closedir(dir);
+  fclose(options.warnings);
+  assert_true(mix_count >= 3);
+  for (int r = 0; r < 3; r++) {
+    struct hines_error err;
+    unsigned seed = (unsigned)(testing_uniform(&seed_state) * 1e9);
+    assert_int_equal(synthetic_random(20, 300, seed, &mix[mix_count++], &err), HINES_OK);
+  }
+}
+
+struct level_variant {
+  int neurons_per_task, parts, level_tasks, padded, trunk_below;
+  enum level_order order;
+};
+
+static double *run_levels(int neurons, const struct level_variant *v, size_t *values) {
+  struct multi_batch_config config = {.morphologies = mix,
+                                      .n_morphologies = mix_count,
+                                      .n_neurons = neurons,
+                                      .neurons_per_task = v->neurons_per_task,
+                                      .parts_per_task = v->parts,
+                                      .padded = v->padded,
+                                      .level_tasks = v->level_tasks,
+                                      .order = v->order,
+                                      .trunk_below = v->trunk_below,
+                                      .model = spiking_model(0)};
+  struct multi_batch *batch;
+  struct hines_error err;
+  assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
+  assert_int_equal(multi_batch_run(batch, steps / 2, 0.0), HINES_OK);
+  assert_int_equal(multi_batch_run(batch, steps - steps / 2, steps / 2 * dt), HINES_OK);
+  *values = 0;
+  for (int k = 0; k < neurons; k++)
+    *values += (size_t)mix[k % mix_count].n_compartments;
+  double *v_mV = malloc(*values * sizeof(double)), *at = v_mV;
+  for (int k = 0; k < neurons; k++) {
+    multi_batch_voltage(batch, k, at);
+    at += mix[k % mix_count].n_compartments;
+  }
+  multi_batch_destroy(batch);
+  return v_mV;
+}
+
+static int compare_levels(const double *got, const double *want, int neurons, const char *what) {
+  int failures = 0;
+  for (int k = 0; k < neurons; k++) {
+    const int n = mix[k % mix_count].n_compartments;
+    failures += report_difference(got, want, (size_t)n, what, k);
+    got += n, want += n;
+  }
+  return failures;
+}
+
+static const char *order_name(enum level_order order) {
+  return order == LEVEL_ORDER_DEPTH ? "depth" : order == LEVEL_ORDER_HEIGHT ? "height" : "auto";
+}
+
+/* The chunking must not change a bit: neurons per task, parts per task, per-level or chunk
+ * tasks, a trunk, CP or NCP. Nor does the level order (measured: each system is eliminated the
+ * same way and gathers its children in the same order either way), so one reference serves. */
+static void level_bits_do_not_depend_on_chunking(void **state) {
+  (void)state;
+  const int neurons = 2 * mix_count + 3;
+  const enum level_order height = LEVEL_ORDER_HEIGHT, depth = LEVEL_ORDER_DEPTH;
+  const struct level_variant reference = {0, 1, 0, 0, 0, height};
+  const struct level_variant variants[] = {
+      {1, 1, 0, 0, 0, height},       {5, 1, 0, 0, 0, height}, {neurons, 1, 0, 0, 0, height},
+      {0, 3, 0, 0, 0, height},       {7, 1, 0, 1, 0, height}, {0, 1, 0, 0, 20, height},
+      {0, 2, 0, 0, 1 << 30, height}, {0, 1, 0, 0, 0, depth},  {9, 2, 0, 1, 0, depth},
+      {7, 1, 1, 0, 0, depth},        {0, 1, 1, 1, 0, depth},
+  };
+  const size_t count = sizeof variants / sizeof variants[0];
+  size_t values;
+  double *want = run_levels(neurons, &reference, &values);
+  int failures = 0;
+  for (size_t i = 0; i < count; i++) {
+    const struct level_variant *v = &variants[i];
+    size_t got_values;
+    double *got = run_levels(neurons, v, &got_values);
+    assert_int_equal(got_values, values);
+    char what[200];
+    snprintf(what, sizeof what,
+             "levels by %s: %d neurons per task in %d parts, %s tasks, %s, trunk below %d",
+             order_name(v->order), v->neurons_per_task, v->parts,
+             v->level_tasks ? "level" : "chunk", v->padded ? "CP" : "NCP", v->trunk_below);
+    failures += compare_levels(got, want, neurons, what);
+    free(got);
+  }
+  printf("# level solver, HH: %d neurons, %zu variants; result digest %016llx\n", neurons, count,
+         (unsigned long long)digest(want, values, 14695981039346656037ull));
+  free(want);
+  assert_int_equal(failures, 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  load_mix();
+  return starpu_init(NULL) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  starpu_shutdown();
+  for (int i = 0; i < mix_count; i++)
+    morphology_free(&mix[i]);
+  return 0;
+}
+
+int main(void) {
+  seed_state = testing_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(vector_kernel_equals_thread_body),
+      cmocka_unit_test(mono_bits_do_not_depend_on_groups_tasks_or_layout),
+      cmocka_unit_test(level_bits_do_not_depend_on_chunking),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
