@@ -8,6 +8,8 @@
 
 #include "hines_level_codelets.h"
 #include "placement.h"
+#include "probe_set.h"
+#include "runtime.h"
 
 /* One chunk of neurons: its levels concatenated in single arrays (so a whole step can be one
  * task), and, in per-level mode, those arrays partitioned by level. */
@@ -35,6 +37,9 @@ struct multi_batch {
   unsigned long where; /* runtime/placement.h */
   int parts_per_chunk; /* level batch chunks per chunk task */
   int n_chunks;        /* chunk tasks per step */
+  /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
+   * forward task fills it). */
+  struct probe_set probes;
 };
 
 /* Registers `count` values and, in per-level mode, splits them into one piece per level. */
@@ -163,7 +168,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   batch->config = *config;
   batch->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
   int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
-  batch->where = placement_where(config->neurons_per_task);
+  batch->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one
    * set's latency-bound levels near the root overlap another's large levels. Measured on the
    * H200 (real-SWC mix): 2 parts 4-6 % slower than 1, more parts slower still; so one unless
@@ -222,8 +227,8 @@ long long multi_batch_compartments(const struct multi_batch *batch) {
   return batch->levels.total_compartments;
 }
 
-static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
-                              struct level_step_arguments *args) {
+static int submit_level_tasks(struct multi_batch *batch, struct chunk *k, int c,
+                              struct level_step_arguments *args, int sample_row) {
   const int n_levels = batch->levels.n_levels;
 #define PIECE(handle, level) starpu_data_get_sub_data((handle), 1, (level))
   for (int level = n_levels - 1; level >= 0; level--) {
@@ -246,7 +251,10 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
         .block = PIECE(k->ints_handle, level),
         .voltage = PIECE(k->voltage_handle, level),
         .factor = PIECE(k->factor_handle, level),
-        .parent_voltage = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy};
+        .parent_voltage = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy,
+        .samples = sample_row >= 0 ? probe_set_samples(&batch->probes, c * n_levels + level)
+                                   : NULL,
+        .sample_row = sample_row};
     if (level_forward_insert(&data, args, k->forward_names[level]))
       return HINES_FAILURE;
   }
@@ -254,8 +262,8 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
   return HINES_OK;
 }
 
-static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
-                             const struct level_step_arguments *step) {
+static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
+                             const struct level_step_arguments *step, int sample_row) {
   const struct chunk_step_arguments args = {.step = *step,
                                             .gpu_launch = batch->config.gpu_launch,
                                             .n_parts = k->n_parts,
@@ -265,28 +273,99 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
                                        .voltage = k->voltage_handle,
                                        .factor = k->factor_handle,
                                        .contribution = k->contribution_handle,
-                                       .gates = k->gates_handle};
+                                       .gates = k->gates_handle,
+                                       .samples = sample_row >= 0
+                                                      ? probe_set_samples(&batch->probes, c)
+                                                      : NULL,
+                                       .sample_row = sample_row};
   return chunk_step_insert(&data, &args, k->name, batch->where) ? HINES_FAILURE : HINES_OK;
 }
 
-int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
+int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
   const struct level_batch *lb = &batch->levels;
   const struct step_model *model = &batch->config.model;
   struct level_step_arguments args = {.stimulus = model->stimulus,
                                       .hh = model->hh,
                                       .dt_ms = model->dt_ms,
                                       .constant_rows = lb->constant_rows};
+  const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int step = 0; step < steps; step++) {
+    runtime_window_wait(window, multi_batch_tasks_per_step(batch));
     args.time_ms = t0_ms + step * model->dt_ms;
+    const int row = step == steps - 1 ? sample_row : -1;
     for (int c = 0; c < batch->n_chunks; c++) {
-      int status = batch->config.level_tasks ? submit_level_tasks(batch, &batch->chunks[c], &args)
-                                             : submit_chunk_task(batch, &batch->chunks[c], &args);
+      int status = batch->config.level_tasks
+                       ? submit_level_tasks(batch, &batch->chunks[c], c, &args, row)
+                       : submit_chunk_task(batch, &batch->chunks[c], c, &args, row);
       if (status)
         return status;
     }
   }
-  starpu_task_wait_for_all();
   return HINES_OK;
+}
+
+int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
+  return multi_batch_run_sampled(batch, steps, t0_ms, -1);
+}
+
+void multi_batch_sync(struct multi_batch *batch) {
+  (void)batch;
+  starpu_task_wait_for_all();
+}
+
+/* The chunk task, part and level batch chunk holding `neuron`. */
+static struct chunk *chunk_of_neuron(struct multi_batch *batch, int neuron, int *chunk,
+                                     const struct chunk_levels **levels) {
+  const struct level_batch *lb = &batch->levels;
+  int part = 0; /* the level batch's chunk */
+  while (lb->chunk_first_neuron[part + 1] <= neuron)
+    part++;
+  *chunk = part / batch->parts_per_chunk;
+  struct chunk *k = &batch->chunks[*chunk];
+  *levels = &k->parts[part % batch->parts_per_chunk];
+  return k;
+}
+
+int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
+                       int rows, struct hines_error *err) {
+  const struct level_batch *lb = &batch->levels;
+  int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
+  long long *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+  long long *y = calloc((size_t)(n > 0 ? n : 1), sizeof *y); /* vectors: y is 0 */
+  if (!group || !x || !y) {
+    free(group), free(x), free(y);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  for (int j = 0; j < n; j++) {
+    const struct morphology *m = &lb->morphologies[neuron[j] % lb->n_morphologies];
+    if (neuron[j] < 0 || neuron[j] >= batch->config.n_neurons || compartment[j] < 0 ||
+        compartment[j] >= m->n_compartments) {
+      free(group), free(x), free(y);
+      return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
+                        compartment[j]);
+    }
+    int c, block, element;
+    const struct chunk_levels *levels;
+    chunk_of_neuron(batch, neuron[j], &c, &levels);
+    level_batch_locate(lb, neuron[j], compartment[j], &block, &element);
+    const int level = block % lb->n_levels;
+    if (batch->config.level_tasks) { /* the level's piece: a single part per chunk */
+      group[j] = c * lb->n_levels + level;
+      x[j] = element;
+    } else {
+      group[j] = c;
+      x[j] = (long long)(levels->element_base + levels->element_offset[level]) + element;
+    }
+  }
+  probe_set_destroy(&batch->probes);
+  int groups = batch->n_chunks * (batch->config.level_tasks ? lb->n_levels : 1);
+  int status = probe_set_create(&batch->probes, groups, n, group, x, y, rows, err);
+  free(group), free(x), free(y);
+  return status;
+}
+
+void multi_batch_probes_read(struct multi_batch *batch, int rows, double *values) {
+  probe_set_read(&batch->probes, rows, values);
 }
 
 /* A chunk's voltages on the host for reading (every level piece in per-level mode). */
@@ -310,11 +389,9 @@ static void chunk_voltage_release(struct multi_batch *batch, struct chunk *k) {
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) {
   const struct level_batch *lb = &batch->levels;
   const struct morphology *m = &lb->morphologies[neuron % lb->n_morphologies];
-  int part = 0; /* the level batch's chunk */
-  while (lb->chunk_first_neuron[part + 1] <= neuron)
-    part++;
-  struct chunk *k = &batch->chunks[part / batch->parts_per_chunk];
-  const struct chunk_levels *levels = &k->parts[part % batch->parts_per_chunk];
+  int c;
+  const struct chunk_levels *levels;
+  struct chunk *k = chunk_of_neuron(batch, neuron, &c, &levels);
   /* Only this neuron's chunk comes back to the host. */
   chunk_voltage_acquire(batch, k);
   for (int i = 0; i < m->n_compartments; i++) {
@@ -366,6 +443,7 @@ static void unregister(starpu_data_handle_t handle, int partitioned, int keep) {
 void multi_batch_destroy(struct multi_batch *batch) {
   if (!batch)
     return;
+  probe_set_destroy(&batch->probes);
   int partitioned = batch->config.level_tasks;
   for (int c = 0; batch->chunks && c < batch->n_chunks; c++) {
     struct chunk *k = &batch->chunks[c];

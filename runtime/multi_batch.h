@@ -36,6 +36,8 @@ struct multi_batch_config {
   /* Chunk tasks with one part (codelets/hines_level_kernels.h); GPU_LAUNCH_EARLY, the default,
    * is 0. */
   enum gpu_launch gpu_launch;
+  int window; /* steps submitted ahead, as mono_batch_config's */
+  int pin;    /* as mono_batch_config's */
   struct step_model model;
 };
 
@@ -43,7 +45,14 @@ struct multi_batch;
 
 int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
                        struct hines_error *err);
+/* As mono_batch_run, mono_batch_run_sampled, mono_batch_sync, mono_batch_probes and
+ * mono_batch_probes_read. */
 int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms);
+int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row);
+void multi_batch_sync(struct multi_batch *batch);
+int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
+                       int rows, struct hines_error *err);
+void multi_batch_probes_read(struct multi_batch *batch, int rows, double *values);
 /* Voltages of neuron k (its morphology's n values) copied to the host. */
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
 int multi_batch_tasks_per_step(const struct multi_batch *batch);

@@ -32,7 +32,14 @@ static void usage(FILE *out) {
       "                       (default mono when --morph is given)\n"
       "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
       "  --block-size BS      neurons per block for block/shared (default 32)\n"
-      "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
+      "  --task-neurons N     neurons per task (default: one task per CUDA worker, i.e. per GPU\n"
+      "                       stream; with CPU and GPU workers both, plus one CPU-sized chunk\n"
+      "                       per CPU worker, sized by the performance models; without GPU,\n"
+      "                       4 per CPU worker)\n"
+      "  --pin                run each chunk only on the kind of worker it was sized for\n"
+      "                       (default: the scheduler places every chunk)\n"
+      "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
+      "                       after every step)\n"
       "  --task-parts P       multi: split each chunk task into P independent neuron sets run on\n"
       "                       P GPU streams, each starting when the previous one has eliminated\n"
       "                       its deepest level (default 1)\n"
@@ -50,9 +57,9 @@ static void usage(FILE *out) {
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
-      "  --calibrate          calibration run: refine the performance models of every codelet\n"
-      "                       on every worker (stored under STARPU_HOME; run it twice before\n"
-      "                       trusting dmda with CPU and GPU workers together)\n"
+      "  --calibrate          calibration run: keep the task durations measured in this run in\n"
+      "                       the performance models (under STARPU_HOME; without it the models\n"
+      "                       still learn during the run, from what calibrations kept)\n"
       "  --hh none|soma|all   Hodgkin-Huxley channels (NEURON's hh) on no, the first or every\n"
       "                       compartment (default none; all in the default job)\n"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
@@ -77,9 +84,11 @@ static void usage(FILE *out) {
       "  --quiet              no progress or banner; errors still go to stderr\n"
       "  --help, --version\n"
       "\n"
-      "Environment: STARPU_SCHED (scheduler, e.g. dmda; unknown names are refused),\n"
-      "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_HOME (performance models),\n"
-      "STARPU_LIMIT_CUDA_MEM (MB per GPU).\n"
+      "Environment: STARPU_SCHED (scheduler, default dmdas; unknown names are refused),\n"
+      "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_NWORKER_PER_CUDA (concurrent\n"
+      "streams per GPU, default 4), STARPU_HOME (performance models), STARPU_LIMIT_CUDA_MEM\n"
+      "(MB per GPU); hinestask also sets STARPU_MINIMUM_CLEAN_BUFFERS=0,\n"
+      "STARPU_TARGET_CLEAN_BUFFERS=0 and STARPU_CUDA_PIPELINE=4 unless they are set.\n"
       "Exit status: 0 success, 1 failure during the run, 2 bad usage or bad input.\n",
       program,
       "24 neurons of the six cells in morph/data (multi-morphology), HH channels\n"
@@ -189,6 +198,8 @@ enum long_only_options {
   OPT_PROBES,
   OPT_MULTI_TASKS,
   OPT_CALIBRATE,
+  OPT_WINDOW,
+  OPT_PIN,
 };
 
 /* The morphologies shipped in morph/data for the default job (permissive licenses, see
@@ -289,6 +300,8 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"probes", required_argument, 0, OPT_PROBES},
       {"multi-tasks", required_argument, 0, OPT_MULTI_TASKS},
       {"calibrate", no_argument, 0, OPT_CALIBRATE},
+      {"window", required_argument, 0, OPT_WINDOW},
+      {"pin", no_argument, 0, OPT_PIN},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -443,6 +456,12 @@ void options_parse(int argc, char **argv, struct options *o) {
        * STARPU_HOME, and dmda explores all workers instead of trusting partial models. */
       setenv("STARPU_CALIBRATE", "1", 1);
       o->calibrate = 1;
+      break;
+    case OPT_WINDOW:
+      o->window = parse_int("--window", optarg, 1, 1 << 20);
+      break;
+    case OPT_PIN:
+      o->pin = 1;
       break;
     case OPT_MULTI_TASKS:
       if (strcmp(optarg, "levels") && strcmp(optarg, "chunk") && strcmp(optarg, "neuron"))

@@ -50,6 +50,8 @@ struct options {
   int default_job; /* no --morph given: the shipped multi-morphology job */
   int hh_given, stimulus_given;
   int calibrate; /* --calibrate: StarPU calibration run */
+  int window;    /* --window: steps in flight (0: the runtime's default) */
+  int pin;       /* --pin: chunks only on the kind of worker they were sized for */
 };
 
 extern const char *const program;

@@ -60,6 +60,10 @@ int write_json(const struct options *o, const struct run_result *r) {
     fprintf(f, "  \"task_neurons\": %d,\n", o->neurons_per_task);
   else
     fprintf(f, "  \"task_neurons\": null,\n"); /* the default: one task per GPU or a few per CPU */
+  fprintf(f, "  \"window\": %d,\n  \"pin\": %s,\n",
+          o->window > 0 ? o->window : RUNTIME_DEFAULT_WINDOW, o->pin ? "true" : "false");
+  const char *streams = getenv("STARPU_NWORKER_PER_CUDA");
+  fprintf(f, "  \"nworker_per_cuda\": %d,\n", streams && *streams ? atoi(streams) : 1);
   fprintf(f, "  \"compartment_solves_per_s\": %.9g,\n",
           (double)r->compartments * r->timed_steps / r->seconds_steps);
   if (r->verified)
