@@ -9,7 +9,7 @@ __global__ void gather_kernel(const double *source, size_t ld, double *samples, 
   if (j >= count)
     return;
   const size_t x = (size_t)samples[1 + j], y = (size_t)samples[1 + count + j];
-  samples[probe_samples_header(count) + (size_t)row * count + j] = source[y * ld + x];
+  samples[1 + 2 * (size_t)count + (size_t)row * count + j] = source[y * ld + x];
 }
 } // namespace
 
