@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ struct forward_task {
 struct chunk_task {
   struct chunk_step_arguments chunk;
   int sample_row;
+  unsigned long long chunk_id; /* chunk_step_data's */
 };
 
 static double *last_vector_if(void *buffers[], int sample_row) {
@@ -246,6 +248,86 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
   return status;
 }
 
+/* A chunk's step as one CUDA graph. A chunk task queues a kernel or two per level (some 70 for
+ * the real-SWC mix), which costs the thread driving the GPU more time than the GPU spends on a
+ * small chunk: with 16 chunks per step the launches, not the GPU, set the pace. So the first
+ * step of each chunk is captured into a graph, and later steps launch that graph, one call.
+ * What a step computes depends on its time only through the stimulus being on or off
+ * (stimulus_current), so a chunk keeps one graph for each, exact for every step; a graph is
+ * also bound to the device and the buffers' addresses (StarPU keeps them while the data stays
+ * on the GPU; a chunk evicted and fetched again gets new graphs). */
+#define CHUNK_GRAPHS_MAX 4096
+struct chunk_graph {
+  unsigned long long chunk; /* chunk_step_data's chunk_id */
+  int device, stimulated, early;
+  const void *buffers[6];
+  cudaGraphExec_t exec; /* NULL: capture failed, launch the kernels one by one */
+};
+static struct chunk_graph chunk_graphs[CHUNK_GRAPHS_MAX];
+static int n_chunk_graphs;
+static pthread_mutex_t chunk_graphs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cached graph for this chunk step, or NULL with *slot set to where a new one goes (-1:
+ * none, the cache is full). */
+static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *slot) {
+  struct chunk_graph *found = NULL;
+  pthread_mutex_lock(&chunk_graphs_lock);
+  for (int i = 0; i < n_chunk_graphs && !found; i++) {
+    const struct chunk_graph *g = &chunk_graphs[i];
+    if (g->chunk == key->chunk && g->device == key->device && g->stimulated == key->stimulated &&
+        g->early == key->early && memcmp(g->buffers, key->buffers, sizeof g->buffers) == 0)
+      found = &chunk_graphs[i];
+  }
+  *slot = found || n_chunk_graphs == CHUNK_GRAPHS_MAX ? -1 : n_chunk_graphs++;
+  if (*slot >= 0)
+    chunk_graphs[*slot] = *key; /* exec NULL until captured: a failed capture stays NULL */
+  pthread_mutex_unlock(&chunk_graphs_lock);
+  return found;
+}
+
+/* Queues one part's step on `stream` through its graph, capturing it first if needed. */
+static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
+                            const struct chunk_levels *part, struct level_step_arguments step,
+                            int early, cudaStream_t stream) {
+  struct chunk_graph key = {.chunk = chunk,
+                            .stimulated = step.time_ms >= step.stimulus.start_ms &&
+                                          step.time_ms < step.stimulus.stop_ms,
+                            .early = early,
+                            .buffers = {b->ints, b->constants, b->voltage, b->factor,
+                                        b->contribution, b->gates}};
+  struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
+  if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
+    return chunk_part_cuda(b, part, step, &q, NULL, early);
+  int slot;
+  const struct chunk_graph *cached = chunk_graph_find(&key, &slot);
+  if (cached)
+    return cached->exec ? (int)cudaGraphLaunch(cached->exec, stream)
+                        : chunk_part_cuda(b, part, step, &q, NULL, early);
+  if (slot < 0)
+    return chunk_part_cuda(b, part, step, &q, NULL, early);
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  int status = (int)cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  if (!status) {
+    int queued = chunk_part_cuda(b, part, step, &q, NULL, early);
+    status = (int)cudaStreamEndCapture(stream, &graph);
+    if (!status)
+      status = queued;
+  }
+  if (!status)
+    status = (int)cudaGraphInstantiate(&exec, graph, 0);
+  if (graph)
+    cudaGraphDestroy(graph);
+  if (status) { /* no graph for this chunk: plain launches from now on */
+    (void)cudaGetLastError();
+    return chunk_part_cuda(b, part, step, &q, NULL, early);
+  }
+  pthread_mutex_lock(&chunk_graphs_lock);
+  chunk_graphs[slot].exec = exec;
+  pthread_mutex_unlock(&chunk_graphs_lock);
+  return (int)cudaGraphLaunch(exec, stream);
+}
+
 static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
@@ -258,10 +340,9 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
     /* A lone part: its kernels on the task's own stream, so that the chunk tasks a worker keeps
      * queued run concurrently (codelets/task_streams.h). */
     cudaStream_t stream = hines_task_stream_begin();
-    struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
-    status = chunk_part_cuda(&b, &args.parts[0], args.step, &q, NULL,
-                             args.gpu_launch == GPU_LAUNCH_EARLY);
+    status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step,
+                              args.gpu_launch == GPU_LAUNCH_EARLY, stream);
     if (!status && samples)
       status = probe_samples_gather_cuda(all.voltage, 0, samples, task.sample_row, stream);
     if (!status)
@@ -323,6 +404,25 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
 #endif
+
+void chunk_step_forget(unsigned long long chunk_id) {
+#ifdef HINES_CUDA_CODELETS
+  pthread_mutex_lock(&chunk_graphs_lock);
+  int kept = 0;
+  for (int i = 0; i < n_chunk_graphs; i++) {
+    if (chunk_graphs[i].chunk == chunk_id) {
+      if (chunk_graphs[i].exec)
+        cudaGraphExecDestroy(chunk_graphs[i].exec);
+    } else {
+      chunk_graphs[kept++] = chunk_graphs[i];
+    }
+  }
+  n_chunk_graphs = kept;
+  pthread_mutex_unlock(&chunk_graphs_lock);
+#else
+  (void)chunk_id;
+#endif
+}
 
 /* Size models (codelets/size_model.h): a task's work is the compartments of its voltage buffer;
  * its kind the channels (and, for chunk tasks, the levels, parts and launch mode). */
@@ -404,7 +504,8 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
     buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
   if (sampled)
     buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  const struct chunk_task task = {.chunk = *args, .sample_row = sampled ? data->sample_row : -1};
+  const struct chunk_task task = {
+      .chunk = *args, .sample_row = sampled ? data->sample_row : -1, .chunk_id = data->chunk_id};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;

@@ -26,6 +26,7 @@ struct chunk {
       gates_handle;
   char name[64];
   char (*backward_names)[64], (*forward_names)[64];
+  unsigned long long id; /* chunk_step_data's chunk_id */
 };
 
 struct multi_batch {
@@ -65,6 +66,8 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   const struct multi_batch_config *config = &batch->config;
   struct chunk *k = &batch->chunks[c];
   const int n_levels = lb->n_levels;
+  static unsigned long long chunks_made; /* chunk ids: unique over the process */
+  k->id = __atomic_add_fetch(&chunks_made, 1, __ATOMIC_RELAXED);
   k->first_part = c * batch->parts_per_chunk;
   k->n_parts = lb->n_chunks - k->first_part < batch->parts_per_chunk ? lb->n_chunks - k->first_part
                                                                      : batch->parts_per_chunk;
@@ -277,7 +280,8 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                                        .samples = sample_row >= 0
                                                       ? probe_set_samples(&batch->probes, c)
                                                       : NULL,
-                                       .sample_row = sample_row};
+                                       .sample_row = sample_row,
+                                       .chunk_id = k->id};
   return chunk_step_insert(&data, &args, k->name, batch->where) ? HINES_FAILURE : HINES_OK;
 }
 
@@ -443,10 +447,13 @@ static void unregister(starpu_data_handle_t handle, int partitioned, int keep) {
 void multi_batch_destroy(struct multi_batch *batch) {
   if (!batch)
     return;
+  starpu_task_wait_for_all(); /* the chunks' GPU graphs go before their last tasks have run */
   probe_set_destroy(&batch->probes);
   int partitioned = batch->config.level_tasks;
   for (int c = 0; batch->chunks && c < batch->n_chunks; c++) {
     struct chunk *k = &batch->chunks[c];
+    if (k->id)
+      chunk_step_forget(k->id);
     unregister(k->ints_handle, partitioned, 0);
     unregister(k->voltage_handle, partitioned, 1);
     unregister(k->factor_handle, partitioned, 0);

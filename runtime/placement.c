@@ -3,11 +3,30 @@
 #include <starpu.h>
 #include <stdlib.h>
 
+/* GPUs (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
+static int cuda_devices(void) {
+  int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids,
+                                                                  STARPU_NMAXWORKERS);
+  int devices = 0;
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++)
+      seen = starpu_worker_get_devid(ids[j]) == starpu_worker_get_devid(ids[i]);
+    devices += !seen;
+  }
+  return devices;
+}
+
+int placement_gpu_chunks(void) {
+  return PLACEMENT_CHUNKS_PER_GPU * cuda_devices();
+}
+
 int placement_neurons_per_task(int requested, int n_neurons, int granule) {
   if (requested > 0)
     return requested;
-  int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
-  int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
+  int cpu = (int)starpu_cpu_worker_get_count();
+  int gpu_chunks = placement_gpu_chunks();
+  int chunks = gpu_chunks > 0 ? gpu_chunks : 4 * (cpu > 0 ? cpu : 1);
   int per_task = (n_neurons + chunks - 1) / chunks;
   if (granule > 1)
     per_task = (per_task + granule - 1) / granule * granule;
@@ -50,7 +69,7 @@ static int plan_alloc(struct placement_plan *plan, int chunks) {
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context) {
   *plan = (struct placement_plan){0};
-  const int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
+  const int cuda = placement_gpu_chunks(), cpu = (int)starpu_cpu_worker_get_count();
   if (requested > 0 || cuda == 0 || cpu == 0 || !predict) {
     int per_task = placement_neurons_per_task(requested, n_neurons, neurons_per_unit);
     int units_per_task = (per_task + neurons_per_unit - 1) / neurons_per_unit;
