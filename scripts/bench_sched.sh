@@ -10,7 +10,8 @@
 #   shipped cells, 33,390 neurons: 1/4/16 chunks), hetero (CPU + GPU, calibrated dmdas, no mask,
 #   against the GPU alone), traces (GPU-only 16 tasks and CPU + GPU, with trace summaries),
 #   two (two GPUs: 16 tasks over both and the multi mix, against one GPU; a batch size never seen).
-# Environment: REPS (3), STEPS (200), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (the SWC
+# Environment: REPS (3), STEPS (200), STREAMS (workers per GPU to try in mono and multi; unset:
+# hinestask's default), HETERO_LAYOUTS (block), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (the SWC
 # folder), BUDGET_S (skip what would start after this many seconds, default 540), COMMIT,
 # BENCH_DRY_RUN=1 (ignore the worker counts the cases set: a check of the script on a machine
 # without GPU).
@@ -98,6 +99,9 @@ for part in "${parts[@]}"; do
     done
     run verify multi-16-chunks 1 STARPU_NCPU=0 -- --mode multi "${mix[@]}" --neurons "$multi_n" \
       --task-neurons "$(chunk_neurons 16)" --steps 50 --verify
+    # HH everywhere and a stimulus that switches on and off: both CUDA graphs of every chunk.
+    run verify multi-16-chunks-hh 1 STARPU_NCPU=0 -- --mode multi "${mix[@]}" --neurons 3200 \
+      --task-neurons 200 --steps 80 --hh all --stim-amp 1 --stim-start 0.5 --stim-stop 1.5 --verify
     # Probes on the GPU: the steps-ahead window and per-step waits give the same bits; 64 tasks.
     probes=(--probe 0:0 --probe 4001:318 --probe 128000:100 --probe 255999:7 --probe-every 0.05)
     for w in 1 8; do
@@ -110,6 +114,30 @@ for part in "${parts[@]}"; do
       echo "GPU probes, window 1 vs 8, 64 tasks: DIFFER" | tee -a "$log"
     fi
     rm -f "$out/probes_w1.csv" "$out/probes_w8.csv"
+    # The same for the multi mix (chunk graphs), and against CPU workers only (tolerance 1e-9).
+    mprobes=(--probe 0:0 --probe 5:40 --probe 1999:3 --probe 3100:0 --probe-every 0.05)
+    for w in 1 8; do
+      STARPU_NCPU=0 timeout 120 "$bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 3200 \
+        --task-neurons 200 --steps 120 --hh all --stim-amp 1 --stim-start 0.5 --stim-stop 2 \
+        "${mprobes[@]}" --window $w --probes "$out/mprobes_w$w.csv" >>"$log" 2>&1
+    done
+    STARPU_NCUDA=0 timeout 300 "$bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 3200 \
+      --task-neurons 200 --steps 120 --hh all --stim-amp 1 --stim-start 0.5 --stim-stop 2 \
+      "${mprobes[@]}" --probes "$out/mprobes_cpu.csv" >>"$log" 2>&1
+    if cmp -s "$out/mprobes_w1.csv" "$out/mprobes_w8.csv"; then
+      echo "GPU multi probes, window 1 vs 8, 16 chunks: identical ($(wc -l <"$out/mprobes_w1.csv") rows)" | tee -a "$log"
+    else
+      echo "GPU multi probes, window 1 vs 8, 16 chunks: DIFFER" | tee -a "$log"
+    fi
+    python3 - "$out/mprobes_cpu.csv" "$out/mprobes_w8.csv" <<'PY' | tee -a "$log"
+import csv, sys
+a = list(csv.reader(open(sys.argv[1]))); b = list(csv.reader(open(sys.argv[2])))
+assert a[0] == b[0] and len(a) == len(b), "different shapes"
+d = max(abs(float(x) - float(y)) for ra, rb in zip(a[1:], b[1:]) for x, y in zip(ra[1:], rb[1:]))
+peak = max(float(x) for r in a[1:] for x in r[1:])
+print(f"multi probes CPU vs GPU: {len(a) - 1} rows, max |difference| {d:.3e} mV (peak {peak:.1f} mV): {'ok' if d <= 1e-9 else 'ABOVE 1e-9'}")
+PY
+    rm -f "$out"/mprobes_*.csv
     ;;
   mono)
     # GPU only, every scheduler, 1/4/16/64 tasks per step; reps interleaved so drift hits all.
@@ -129,7 +157,7 @@ for part in "${parts[@]}"; do
     ;;
   variants)
     for t in 16 64; do
-      for streams in 1 2 16; do
+      for streams in 1 4 8; do
         run variants "tasks-$t-streams-$streams" 1 STARPU_NCPU=0 STARPU_NWORKER_PER_CUDA=$streams -- \
           "${mono[@]}" --task-neurons "$(task_neurons $t)" --steps "$steps"
       done
@@ -142,8 +170,8 @@ for part in "${parts[@]}"; do
       --task-neurons "$(task_neurons 16)" --steps "$steps" --window 1
     run variants tasks-64-window-16 1 STARPU_NCPU=0 -- "${mono[@]}" \
       --task-neurons "$(task_neurons 64)" --steps "$steps" --window 16
-    run variants tasks-64-thread-per-stream 1 STARPU_NCPU=0 STARPU_CUDA_THREAD_PER_WORKER=1 -- \
-      "${mono[@]}" --task-neurons "$(task_neurons 64)" --steps "$steps"
+    run variants tasks-64-no-profiling 1 STARPU_NCPU=0 STARPU_PROFILING=0 -- "${mono[@]}" \
+      --task-neurons "$(task_neurons 64)" --steps "$steps"
     run variants tasks-64-pipeline-2 1 STARPU_NCPU=0 STARPU_CUDA_PIPELINE=2 -- "${mono[@]}" \
       --task-neurons "$(task_neurons 64)" --steps "$steps"
     run variants default-chunks 1 STARPU_NCPU=0 -- "${mono[@]}" --steps "$steps"
@@ -162,15 +190,15 @@ for part in "${parts[@]}"; do
       run multi "chunks-$c" 1 STARPU_NCPU=0 STARPU_SCHED=eager -- --mode multi "${mix[@]}" \
         --neurons "$multi_n" --task-neurons "$(chunk_neurons $c)" --steps 100
     done
-    run multi chunks-16-thread-per-stream 1 STARPU_NCPU=0 STARPU_CUDA_THREAD_PER_WORKER=1 -- \
-      --mode multi "${mix[@]}" --neurons "$multi_n" --task-neurons "$(chunk_neurons 16)" --steps 100
+    run multi chunks-64 1 STARPU_NCPU=0 STARPU_SCHED=dmdas -- --mode multi "${mix[@]}" \
+      --neurons "$multi_n" --task-neurons "$(chunk_neurons 64)" --steps 100
     run multi default-chunks 1 STARPU_NCPU=0 -- --mode multi "${mix[@]}" --neurons "$multi_n" \
       --steps 100
     ;;
   hetero)
     # CPU + GPU under dmdas with the size models calibrated, no where-mask, the default
     # (heterogeneous) cut, against the GPU alone; interleaved and block layouts.
-    for layout in interleaved block; do
+    for layout in ${HETERO_LAYOUTS:-block}; do
       h=(--mode mono --morph synthetic:medium-high --neurons "$mono_n" --layout $layout --block-size 32)
       for pass in 1 2; do
         run hetero "$layout-calibration-$pass" 1 STARPU_SCHED=dmdas -- "${h[@]}" --steps 100 --calibrate
@@ -191,11 +219,11 @@ for part in "${parts[@]}"; do
       dir=$out/trace-$what
       rm -rf "$dir"
       if [ $what = gpu-16-tasks ]; then
-        envs=(STARPU_NCPU=0) args=(--task-neurons "$(task_neurons 16)")
-      else
-        envs=() args=()
+        envs=(STARPU_NCPU=0) args=("${mono[@]}" --task-neurons "$(task_neurons 16)")
+      else # the layout the hetero part calibrated
+        envs=() args=(--mode mono --morph synthetic:medium-high --neurons "$mono_n" --layout block --block-size 32)
       fi
-      env "${envs[@]}" STARPU_SCHED=dmdas timeout 120 "$bin/hinestask" --quiet "${mono[@]}" \
+      env "${envs[@]}" STARPU_SCHED=dmdas timeout 120 "$bin/hinestask" --quiet \
         "${args[@]}" --steps 10 --probe 0:0 --probe 200000:5 --probe-every 0.025 \
         --probes "$dir.probes.csv" --trace "$dir" >>"$log" 2>&1 || echo "trace $what FAILED" | tee -a "$log"
       python3 "$here/trace_report.py" "$dir" | tee "$out/trace-$what-summary.txt"
