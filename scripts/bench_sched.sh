@@ -9,7 +9,8 @@
 #   variants (streams per GPU, StarPU's clean-buffer defaults, per-step waits), multi (the six
 #   shipped cells, 33,390 neurons: 1/4/16 chunks), hetero (CPU + GPU, calibrated dmdas, no mask,
 #   against the GPU alone), traces (GPU-only 16 tasks and CPU + GPU, with trace summaries),
-#   two (two GPUs: 16 tasks over both and the multi mix, against one GPU; a batch size never seen).
+#   two (two GPUs: 16 tasks over both and the multi mix, against one GPU; a batch size never
+#   seen; a trace), extra (plain against early launches in multi chunk graphs, 32 workers per GPU).
 # Environment: REPS (3), STEPS (200), STREAMS (workers per GPU to try in mono and multi; unset:
 # hinestask's default), HETERO_LAYOUTS (block), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (the SWC
 # folder), BUDGET_S (skip what would start after this many seconds, default 540), COMMIT,
@@ -215,7 +216,8 @@ PY
     ;;
   traces)
     # A few steps traced: the GPU alone with 16 tasks per step, and CPU + GPU (calibrated above).
-    for what in gpu-16-tasks cpu+gpu; do
+    # (file names: letters, digits, '.', '_' and '-' only, so they come back from the GPU machine)
+    for what in gpu-16-tasks cpu-gpu; do
       dir=$out/trace-$what
       rm -rf "$dir"
       if [ $what = gpu-16-tasks ]; then
@@ -224,12 +226,26 @@ PY
         envs=() args=(--mode mono --morph synthetic:medium-high --neurons "$mono_n" --layout block --block-size 32)
       fi
       env "${envs[@]}" STARPU_SCHED=dmdas timeout 120 "$bin/hinestask" --quiet \
-        "${args[@]}" --steps 10 --probe 0:0 --probe 200000:5 --probe-every 0.025 \
+        "${args[@]}" --steps 40 --probe 0:0 --probe 200000:5 --probe-every 0.025 \
         --probes "$dir.probes.csv" --trace "$dir" >>"$log" 2>&1 || echo "trace $what FAILED" | tee -a "$log"
       python3 "$here/trace_report.py" "$dir" | tee "$out/trace-$what-summary.txt"
       tar -C "$out" -czf "$out/trace-$what.tar.gz" "trace-$what/paje.trace" "trace-$what/tasks.rec" \
         "trace-$what/data.rec" "trace-$what-summary.txt" 2>>"$log"
       rm -rf "$dir" "$dir.probes.csv"
+    done
+    ;;
+  extra)
+    # Around the defaults: plain launches against early ones in chunk graphs, more workers per
+    # GPU for 64 tasks.
+    for rep in 1 2; do
+      for c in 1 16; do
+        run extra "multi-chunks-$c-plain" "$rep" STARPU_NCPU=0 -- --mode multi "${mix[@]}" \
+          --neurons "$multi_n" --task-neurons "$(chunk_neurons $c)" --steps 100 --gpu-launch plain
+      done
+    done
+    for sched in eager dmda; do
+      run extra tasks-64-streams-32 1 STARPU_NCPU=0 STARPU_SCHED=$sched STARPU_NWORKER_PER_CUDA=32 -- \
+        "${mono[@]}" --task-neurons "$(task_neurons 64)" --steps "$steps"
     done
     ;;
   two)
@@ -255,6 +271,17 @@ PY
     run two one-gpu-unseen-200000-1-task 1 STARPU_NCPU=0 STARPU_NCUDA=1 -- \
       --mode mono --morph synthetic:medium-high --neurons 200000 --layout interleaved \
       --task-neurons 200000 --steps "$steps"
+    # A few traced steps of 16 tasks over both GPUs.
+    dir=$out/trace-two-gpus-16-tasks
+    rm -rf "$dir"
+    STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_SCHED=dmdas timeout 120 "$bin/hinestask" --quiet "${mono[@]}" \
+      --task-neurons "$(task_neurons 16)" --steps 20 --trace "$dir" >>"$log" 2>&1 ||
+      echo "trace two GPUs FAILED" | tee -a "$log"
+    python3 "$here/trace_report.py" "$dir" | tee "$out/trace-two-gpus-16-tasks-summary.txt"
+    tar -C "$out" -czf "$out/trace-two-gpus-16-tasks.tar.gz" trace-two-gpus-16-tasks/paje.trace \
+      trace-two-gpus-16-tasks/tasks.rec trace-two-gpus-16-tasks/data.rec \
+      trace-two-gpus-16-tasks-summary.txt 2>>"$log"
+    rm -rf "$dir"
     ;;
   *)
     echo "unknown part $part" >&2

@@ -92,7 +92,7 @@ def main(path):
         u = stat("two", "two-gpus-unseen-200000-first-run")
         u1 = stat("two", "one-gpu-unseen-200000-1-task")
         print(f"  200,000 neurons (never seen), first run, fresh models: two GPUs 16 tasks {fmt(u)} vs one GPU 1 task {fmt(u1)}: {ratio(u1, u)[0]}x")
-    for part in ["variants", "verify"]:
+    for part in ["variants", "extra", "verify"]:
         keys = [k for k in groups if k[0] == part]
         if keys:
             print(f"\n{part}")
