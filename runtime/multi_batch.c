@@ -201,6 +201,12 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   struct level_batch *lb = &batch->levels;
   batch->n_chunks = (lb->n_chunks + parts - 1) / parts;
+  if (batch->config.gpu_launch == GPU_LAUNCH_AUTO) {
+    int gpus = placement_cuda_devices();
+    batch->config.gpu_launch = batch->n_chunks <= MULTI_EARLY_CHUNKS_PER_GPU * (gpus > 0 ? gpus : 1)
+                                   ? GPU_LAUNCH_EARLY
+                                   : GPU_LAUNCH_PLAIN;
+  }
   batch->chunks = calloc((size_t)batch->n_chunks, sizeof *batch->chunks);
   if (!batch->chunks) {
     level_batch_free(lb);
@@ -220,6 +226,10 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   *out = batch;
   return HINES_OK;
+}
+
+enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch) {
+  return batch->config.gpu_launch;
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {

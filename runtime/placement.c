@@ -3,8 +3,7 @@
 #include <starpu.h>
 #include <stdlib.h>
 
-/* GPUs (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
-static int cuda_devices(void) {
+int placement_cuda_devices(void) {
   int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids,
                                                                   STARPU_NMAXWORKERS);
   int devices = 0;
@@ -18,7 +17,7 @@ static int cuda_devices(void) {
 }
 
 int placement_gpu_chunks(void) {
-  return PLACEMENT_CHUNKS_PER_GPU * cuda_devices();
+  return PLACEMENT_CHUNKS_PER_GPU * placement_cuda_devices();
 }
 
 int placement_neurons_per_task(int requested, int n_neurons, int granule) {

@@ -9,6 +9,8 @@
  * enough that a multi batch's chunks stay large. */
 #define PLACEMENT_CHUNKS_PER_GPU 4
 int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU drives */
+/* GPUs StarPU drives (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
+int placement_cuda_devices(void);
 
 /* Neurons per task for a batch cut into equal chunks: `requested` when positive, else
  * PLACEMENT_CHUNKS_PER_GPU chunks per GPU, or four chunks per CPU worker when there is no GPU

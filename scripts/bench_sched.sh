@@ -262,6 +262,10 @@ PY
         --neurons "$multi_n" --steps 100
       run two two-gpus-multi-default "$rep" STARPU_NCPU=0 STARPU_NCUDA=2 -- --mode multi "${mix[@]}" \
         --neurons "$multi_n" --steps 100
+      run two one-gpu-multi-16-chunks "$rep" STARPU_NCPU=0 STARPU_NCUDA=1 -- --mode multi "${mix[@]}" \
+        --neurons "$multi_n" --task-neurons "$(chunk_neurons 16)" --steps 100
+      run two two-gpus-multi-16-chunks "$rep" STARPU_NCPU=0 STARPU_NCUDA=2 -- --mode multi "${mix[@]}" \
+        --neurons "$multi_n" --task-neurons "$(chunk_neurons 16)" --steps 100
     done
     fresh=$out/starpu-home-fresh
     mkdir -p "$fresh"

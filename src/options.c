@@ -45,9 +45,10 @@ static void usage(FILE *out) {
       "  --trunk-below N      multi, chunk tasks: the levels from the root up to the first one\n"
       "                       with N systems or more are swept by one GPU thread per neuron\n"
       "                       instead of one kernel per level (default 0: never)\n"
-      "  --gpu-launch early|plain  multi, chunk tasks: launch each level's GPU kernel early, so\n"
-      "                       it starts while the previous level finishes (default early;\n"
-      "                       compute capability 9.0 and newer), or plainly after it\n"
+      "  --gpu-launch early|plain|auto  multi, chunk tasks: launch each level's GPU kernel\n"
+      "                       early, so it starts while the previous level finishes (compute\n"
+      "                       capability 9.0 and newer), or plainly after it; auto (default):\n"
+      "                       early with up to 4 chunks per GPU, plain with more\n"
       "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
       "                       (ncp, default)\n"
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
@@ -317,6 +318,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                                                .spread = 0.5},
                                   .hh = HH_DEFAULTS},
                         .probe_every_ms = 0.1,
+                        .gpu_launch = GPU_LAUNCH_AUTO,
                         .verify_samples = 8};
   opterr = 0; /* our own one-line messages */
   int c;
@@ -479,9 +481,11 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->level_order = strcmp(optarg, "depth") == 0 ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT;
       break;
     case OPT_GPU_LAUNCH:
-      if (strcmp(optarg, "early") && strcmp(optarg, "plain"))
-        bad_usage("--gpu-launch must be early or plain, got '%s'", optarg);
-      o->gpu_launch = strcmp(optarg, "plain") == 0 ? GPU_LAUNCH_PLAIN : GPU_LAUNCH_EARLY;
+      if (strcmp(optarg, "early") && strcmp(optarg, "plain") && strcmp(optarg, "auto"))
+        bad_usage("--gpu-launch must be early, plain or auto, got '%s'", optarg);
+      o->gpu_launch = strcmp(optarg, "plain") == 0   ? GPU_LAUNCH_PLAIN
+                      : strcmp(optarg, "early") == 0 ? GPU_LAUNCH_EARLY
+                                                     : GPU_LAUNCH_AUTO;
       break;
     case '?':
     default:

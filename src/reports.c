@@ -49,7 +49,9 @@ int write_json(const struct options *o, const struct run_result *r) {
     fprintf(f, "  \"trunk_below\": null,\n");
   if (strcmp(o->mode, "multi") == 0 && !o->per_neuron && !o->level_tasks)
     fprintf(f, "  \"gpu_launch\": \"%s\",\n",
-            o->gpu_launch == GPU_LAUNCH_PLAIN ? "plain" : "early");
+            o->gpu_launch == GPU_LAUNCH_PLAIN   ? "plain"
+            : o->gpu_launch == GPU_LAUNCH_EARLY ? "early"
+                                                : "auto");
   else
     fprintf(f, "  \"gpu_launch\": null,\n");
   if (o->parts_per_task > 0)

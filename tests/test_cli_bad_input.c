@@ -167,7 +167,7 @@ static const struct cli_case cases[] = {
     {.name = "unknown_gpu_launch",
      .args = {SMALL_RUN, OUTPUTS, "--mode", "multi", "--gpu-launch", "eager"},
      .exit_status = BAD_INPUT,
-     .expected_text = "--gpu-launch must be early or plain"},
+     .expected_text = "--gpu-launch must be early, plain or auto"},
     {.name = "height_order_with_level_tasks",
      .args = {SMALL_RUN, OUTPUTS, "--mode", "multi", "--multi-tasks", "levels", "--level-order",
               "height"},

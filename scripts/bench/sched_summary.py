@@ -89,6 +89,10 @@ def main(path):
         m2 = stat("two", "two-gpus-multi-default")
         print(f"  multi mix: one GPU 1 chunk {fmt(m1)}, one GPU default {fmt(md)}, two GPUs default {fmt(m2)}: "
               f"{ratio(m1, m2)[0]}x vs 1 chunk, {ratio(md, m2)[0]}x vs one GPU default")
+        o16 = stat("two", "one-gpu-multi-16-chunks")
+        t16 = stat("two", "two-gpus-multi-16-chunks")
+        print(f"  multi mix, 16 chunks: one GPU {fmt(o16)} ({ratio(m1, o16)[0]} of 1 chunk), two GPUs {fmt(t16)}: "
+              f"{ratio(m1, t16)[0]}x one GPU's 1 chunk, {ratio(md, t16)[0]}x one GPU default")
         u = stat("two", "two-gpus-unseen-200000-first-run")
         u1 = stat("two", "one-gpu-unseen-200000-1-task")
         print(f"  200,000 neurons (never seen), first run, fresh models: two GPUs 16 tasks {fmt(u)} vs one GPU 1 task {fmt(u1)}: {ratio(u1, u)[0]}x")
