@@ -237,6 +237,14 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
              batch->plan.sized_for[c] == STARPU_CPU && batch->plan.cpu_chunks ? " (CPU-sized)" : "");
     batch->chunk_names[c] = strdup(name);
   }
+  /* The GPU chunks start spread over the GPUs (runtime/placement.h); CPU-sized chunks stay. */
+  const int gpu_chunks = batch->n_chunks - batch->plan.cpu_chunks;
+  for (int c = 0; c < gpu_chunks; c++) {
+    int node = placement_home_node(c, gpu_chunks);
+    placement_prefetch(starpu_data_get_sub_data(batch->voltage_handle, 1, c), node);
+    if (batch->gates)
+      placement_prefetch(starpu_data_get_sub_data(batch->gates_handle, 1, c), node);
+  }
   *out = batch;
   return HINES_OK;
 }

@@ -224,6 +224,21 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       return status;
     }
   }
+  /* Chunks start spread over the GPUs (runtime/placement.h); per-level pieces follow their
+   * chunk. */
+  for (int c = 0; c < batch->n_chunks; c++) {
+    struct chunk *k = &batch->chunks[c];
+    int node = placement_home_node(c, batch->n_chunks);
+    int pieces = batch->config.level_tasks ? batch->levels.n_levels : 1;
+    for (int p = 0; p < pieces; p++) {
+      starpu_data_handle_t handles[] = {k->ints_handle, k->voltage_handle, k->gates_handle};
+      for (int h = 0; h < 3; h++)
+        if (handles[h])
+          placement_prefetch(batch->config.level_tasks ? starpu_data_get_sub_data(handles[h], 1, p)
+                                                       : handles[h],
+                             node);
+    }
+  }
   *out = batch;
   return HINES_OK;
 }

@@ -134,6 +134,9 @@ int neuron_batch_create(const struct multi_batch_config *config, struct neuron_b
              at - 1);
   }
   b->chunk_first[b->n_chunks] = at;
+  for (int c = 0; c < b->n_chunks; c++) /* spread over the GPUs (runtime/placement.h) */
+    placement_prefetch(starpu_data_get_sub_data(b->voltage_handle, 1, c),
+                       placement_home_node(c, b->n_chunks));
   *out = b;
   return HINES_OK;
 }

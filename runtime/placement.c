@@ -119,3 +119,27 @@ void placement_plan_free(struct placement_plan *plan) {
   free(plan->sized_for);
   *plan = (struct placement_plan){0};
 }
+
+int placement_home_node(int index, int count) {
+  const int devices = placement_cuda_devices();
+  if (devices == 0 || count < 1 || index < 0 || index >= count)
+    return -1;
+  const int device = (int)((long long)index * devices / count);
+  /* the memory node of a worker of the device-th GPU, in the order StarPU numbers them */
+  int ids[STARPU_NMAXWORKERS], n = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids,
+                                                                  STARPU_NMAXWORKERS);
+  int seen = 0;
+  for (int i = 0; i < n; i++) {
+    int first = 1;
+    for (int j = 0; j < i && first; j++)
+      first = starpu_worker_get_devid(ids[j]) != starpu_worker_get_devid(ids[i]);
+    if (first && seen++ == device)
+      return (int)starpu_worker_get_memory_node(ids[i]);
+  }
+  return -1;
+}
+
+void placement_prefetch(void *handle, int node) {
+  if (handle && node >= 0)
+    starpu_data_prefetch_on_node((starpu_data_handle_t)handle, (unsigned)node, 1);
+}

@@ -42,6 +42,17 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
                         int neurons_per_unit, placement_predictor predict, const void *context);
 void placement_plan_free(struct placement_plan *plan);
 
+/* Where a chunk's data starts: the memory node of a GPU, or -1 (RAM). The chunks sized for GPUs
+ * (or, without a heterogeneous cut, all chunks when there are GPUs) are spread over the GPUs in
+ * contiguous runs, chunk `index` of `count`; the batch prefetches them there when it is made.
+ * The schedulers still place every task (dmda/dmdas weigh moving the data against waiting);
+ * the spread only gives them a sensible start: with several workers per GPU a data-aware
+ * scheduler otherwise puts a step's first tasks on the idle workers of one GPU, where the data
+ * then stays (H200 x2: 16 tasks per step over two GPUs ran at one GPU's speed). */
+int placement_home_node(int index, int count);
+/* Prefetches a chunk's handle to its home node (placement_home_node), if it has one. */
+void placement_prefetch(void *handle, int node);
+
 /* Where a chunk sized for `sized_for` may run: anywhere unless `pin`, which restricts it to the
  * kind of worker it was sized for (the schedulers then need no model to keep GPU-sized chunks
  * off CPU cores, but cannot balance across kinds). */

@@ -255,7 +255,7 @@ PY
       run two one-gpu-1-task "$rep" STARPU_NCPU=0 STARPU_NCUDA=1 STARPU_SCHED=dmdas -- "${mono[@]}" \
         --task-neurons "$mono_n" --steps "$steps"
       run two two-gpus-16-tasks "$rep" STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_SCHED=dmdas -- "${mono[@]}" \
-        --task-neurons "$(task_neurons 16)" --steps "$steps"
+        --task-neurons "$(task_neurons 16)" --steps "$steps" --verify
       run two one-gpu-multi-1-chunk "$rep" STARPU_NCPU=0 STARPU_NCUDA=1 -- --mode multi "${mix[@]}" \
         --neurons "$multi_n" --task-neurons "$multi_n" --steps 100
       run two one-gpu-multi-default "$rep" STARPU_NCPU=0 STARPU_NCUDA=1 -- --mode multi "${mix[@]}" \
@@ -265,7 +265,7 @@ PY
       run two one-gpu-multi-16-chunks "$rep" STARPU_NCPU=0 STARPU_NCUDA=1 -- --mode multi "${mix[@]}" \
         --neurons "$multi_n" --task-neurons "$(chunk_neurons 16)" --steps 100
       run two two-gpus-multi-16-chunks "$rep" STARPU_NCPU=0 STARPU_NCUDA=2 -- --mode multi "${mix[@]}" \
-        --neurons "$multi_n" --task-neurons "$(chunk_neurons 16)" --steps 100
+        --neurons "$multi_n" --task-neurons "$(chunk_neurons 16)" --steps 100 --verify
     done
     fresh=$out/starpu-home-fresh
     mkdir -p "$fresh"
