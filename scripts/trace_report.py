@@ -279,6 +279,8 @@ def node_label(node, workers):
         return f"node {node}"
     if all(worker_kind(n) == "CPU" for n in names):
         return f"node {node} (RAM)"
+    if len(names) > 2:  # several workers per GPU (STARPU_NWORKER_PER_CUDA): say how many
+        return f"node {node} ({names[0]} and {len(names) - 1} more workers)"
     return f"node {node} ({', '.join(names)})"
 
 
