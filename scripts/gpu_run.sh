@@ -2,7 +2,8 @@
 # Runs on the GPU machine from the repository root, over a bundle made by scripts/gpu_bundle.sh:
 # checks that StarPU sees the GPU, runs the CUDA correctness checks, then the benchmarks.
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
-#   what: check, check-multi (correctness), bench-mono, bench-multi, bench-hetero, bench-tridiag
+#   what: check, check-multi (correctness), bench-mono, bench-multi, bench-hetero, bench-tridiag,
+#   bench-sched (issue 15's scheduling matrix, scripts/bench_sched.sh; bench-sched-two on two GPUs)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -119,6 +120,12 @@ PY
     ;;
   bench-hetero)
     scripts/bench_hetero.sh "$bundle/bin" "$out"
+    ;;
+  bench-sched)
+    DATA=$PWD/morph/data scripts/bench_sched.sh "$bundle/bin" "$out"
+    ;;
+  bench-sched-two)
+    DATA=$PWD/morph/data scripts/bench_sched.sh "$bundle/bin" "$out" two
     ;;
   extras)
     mix=()
