@@ -5,10 +5,34 @@
 #include <errno.h>
 #include <limits.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe_samples.h"
+#ifdef HINES_CUDA_CODELETS
+#include "task_streams.h"
+#endif
+
 #define VECTOR(i, type) ((type *)STARPU_VECTOR_GET_PTR(buffers[i]))
+
+/* Forward and chunk tasks' arguments carry the probe sample row they fill (-1: none; the probe
+ * buffer, codelets/probe_samples.h, is then the task's last buffer). */
+struct forward_task {
+  struct level_step_arguments step;
+  int sample_row;
+};
+struct chunk_task {
+  struct chunk_step_arguments chunk;
+  int sample_row;
+  unsigned long long chunk_id; /* chunk_step_data's */
+};
+
+static double *last_vector_if(void *buffers[], int sample_row) {
+  if (sample_row < 0)
+    return NULL;
+  return VECTOR((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1, double);
+}
 
 /* The gates are a seventh buffer when the batch carries Hodgkin-Huxley channels. */
 static double *backward_gates(void *buffers[]) {
@@ -45,12 +69,16 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
-  (void)cl_arg;
+  struct forward_task task;
+  memcpy(&task, cl_arg, sizeof task);
   const struct level_block_view v = level_block_describe(VECTOR(0, const int));
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
   for (int s = 0; s < v.systems; s++)
     level_forward_system(&v, s, VECTOR(1, double), VECTOR(2, const double),
                          VECTOR(3, const double));
+  double *samples = last_vector_if(buffers, task.sample_row);
+  if (samples)
+    probe_samples_gather_cpu(VECTOR(1, const double), 0, samples, task.sample_row);
 }
 
 /* The buffers of a chunk_step task, in codelet order (gates only with HH channels). */
@@ -60,14 +88,15 @@ struct chunk_buffers {
   double *voltage, *factor, *contribution, *gates;
 };
 
-static struct chunk_buffers chunk_buffers_of(void *buffers[]) {
+static struct chunk_buffers chunk_buffers_of(void *buffers[], int sampled) {
   return (struct chunk_buffers){
       .ints = VECTOR(0, const int),
       .constants = VECTOR(1, const double),
       .voltage = VECTOR(2, double),
       .factor = VECTOR(3, double),
       .contribution = VECTOR(4, double),
-      .gates = STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 ? VECTOR(5, double) : NULL};
+      .gates = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 + sampled ? VECTOR(5, double)
+                                                                                : NULL};
 }
 
 /* One part of a chunk task: its slices of the task's buffers. */
@@ -82,9 +111,10 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
 }
 
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
-  struct chunk_step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
-  const struct chunk_buffers all = chunk_buffers_of(buffers);
+  struct chunk_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  const struct chunk_step_arguments args = task.chunk;
+  const struct chunk_buffers all = chunk_buffers_of(buffers, task.sample_row >= 0);
   const int threads = starpu_combined_worker_get_size();
   for (int p = 0; p < args.n_parts; p++) {
     const struct chunk_levels *levels = &args.parts[p];
@@ -122,6 +152,9 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
         level_forward_system(&v, s, b.voltage + e, b.factor + e, b.voltage);
     }
   }
+  double *samples = last_vector_if(buffers, task.sample_row);
+  if (samples)
+    probe_samples_gather_cpu(all.voltage, 0, samples, task.sample_row);
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -236,17 +269,105 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
   return status;
 }
 
+/* A chunk's step as one CUDA graph. A chunk task queues a kernel or two per level (some 70 for
+ * the real-SWC mix), which costs the thread driving the GPU more time than the GPU spends on a
+ * small chunk: with 16 chunks per step the launches, not the GPU, set the pace. So the first
+ * step of each chunk is captured into a graph, and later steps launch that graph, one call.
+ * What a step computes depends on its time only through the stimulus being on or off
+ * (stimulus_current), so a chunk keeps one graph for each, exact for every step; a graph is
+ * also bound to the device and the buffers' addresses (StarPU keeps them while the data stays
+ * on the GPU; a chunk evicted and fetched again gets new graphs). */
+#define CHUNK_GRAPHS_MAX 4096
+struct chunk_graph {
+  unsigned long long chunk; /* chunk_step_data's chunk_id */
+  int device, stimulated, early;
+  const void *buffers[6];
+  cudaGraphExec_t exec; /* NULL: capture failed, launch the kernels one by one */
+};
+static struct chunk_graph chunk_graphs[CHUNK_GRAPHS_MAX];
+static int n_chunk_graphs;
+static pthread_mutex_t chunk_graphs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cached graph for this chunk step, or NULL with *slot set to where a new one goes (-1:
+ * none, the cache is full). */
+static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *slot) {
+  struct chunk_graph *found = NULL;
+  pthread_mutex_lock(&chunk_graphs_lock);
+  for (int i = 0; i < n_chunk_graphs && !found; i++) {
+    const struct chunk_graph *g = &chunk_graphs[i];
+    if (g->chunk == key->chunk && g->device == key->device && g->stimulated == key->stimulated &&
+        g->early == key->early && memcmp(g->buffers, key->buffers, sizeof g->buffers) == 0)
+      found = &chunk_graphs[i];
+  }
+  *slot = found || n_chunk_graphs == CHUNK_GRAPHS_MAX ? -1 : n_chunk_graphs++;
+  if (*slot >= 0)
+    chunk_graphs[*slot] = *key; /* exec NULL until captured: a failed capture stays NULL */
+  pthread_mutex_unlock(&chunk_graphs_lock);
+  return found;
+}
+
+/* Queues one part's step on `stream` through its graph, capturing it first if needed. */
+static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
+                            const struct chunk_levels *part, struct level_step_arguments step,
+                            int early, cudaStream_t stream) {
+  struct chunk_graph key = {.chunk = chunk,
+                            .stimulated = step.time_ms >= step.stimulus.start_ms &&
+                                          step.time_ms < step.stimulus.stop_ms,
+                            .early = early,
+                            .buffers = {b->ints, b->constants, b->voltage, b->factor,
+                                        b->contribution, b->gates}};
+  struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
+  if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
+    return chunk_part_cuda(b, part, step, &q, NULL, early);
+  int slot;
+  const struct chunk_graph *cached = chunk_graph_find(&key, &slot);
+  if (cached)
+    return cached->exec ? (int)cudaGraphLaunch(cached->exec, stream)
+                        : chunk_part_cuda(b, part, step, &q, NULL, early);
+  if (slot < 0)
+    return chunk_part_cuda(b, part, step, &q, NULL, early);
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  int status = (int)cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  if (!status) {
+    int queued = chunk_part_cuda(b, part, step, &q, NULL, early);
+    status = (int)cudaStreamEndCapture(stream, &graph);
+    if (!status)
+      status = queued;
+  }
+  if (!status)
+    status = (int)cudaGraphInstantiate(&exec, graph, 0);
+  if (graph)
+    cudaGraphDestroy(graph);
+  if (status) { /* no graph for this chunk: plain launches from now on */
+    (void)cudaGetLastError();
+    return chunk_part_cuda(b, part, step, &q, NULL, early);
+  }
+  pthread_mutex_lock(&chunk_graphs_lock);
+  chunk_graphs[slot].exec = exec;
+  pthread_mutex_unlock(&chunk_graphs_lock);
+  return (int)cudaGraphLaunch(exec, stream);
+}
+
 static void chunk_step_gpu(void *buffers[], void *cl_arg) {
-  struct chunk_step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
-  const struct chunk_buffers all = chunk_buffers_of(buffers);
+  struct chunk_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  const struct chunk_step_arguments args = task.chunk;
+  const struct chunk_buffers all = chunk_buffers_of(buffers, task.sample_row >= 0);
+  double *samples = last_vector_if(buffers, task.sample_row);
   cudaStream_t local = starpu_cuda_get_local_stream();
   int status = 0;
   if (args.n_parts == 1) {
-    struct part_queue q = {.bulk = local, .urgent = local, .current = local};
+    /* A lone part: its kernels on the task's own stream, so that the chunk tasks a worker keeps
+     * queued run concurrently (codelets/task_streams.h). */
+    cudaStream_t stream = hines_task_stream_begin();
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
-    status = chunk_part_cuda(&b, &args.parts[0], args.step, &q, NULL,
-                             args.gpu_launch == GPU_LAUNCH_EARLY);
+    status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step,
+                              args.gpu_launch == GPU_LAUNCH_EARLY, stream);
+    if (!status && samples)
+      status = probe_samples_gather_cuda(all.voltage, 0, samples, task.sample_row, stream);
+    if (!status)
+      status = hines_task_stream_end(stream);
   } else {
     struct part_streams *ps = args.n_parts <= MAX_STREAM_PARTS ? part_streams_get(local) : NULL;
     if (!ps)
@@ -270,6 +391,8 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
       if (!status && q.current != local)
         status = (int)cudaStreamWaitEvent(local, ps->done[p], 0);
     }
+    if (!status && samples) /* after every part: StarPU's stream waits for them all */
+      status = probe_samples_gather_cuda(all.voltage, 0, samples, task.sample_row, local);
   }
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
@@ -288,19 +411,75 @@ static void level_backward_gpu(void *buffers[], void *cl_arg) {
 }
 
 static void level_forward_gpu(void *buffers[], void *cl_arg) {
-  struct level_step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
+  struct forward_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  const struct level_step_arguments args = task.step;
   int status = level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
                                   VECTOR(2, const double), VECTOR(3, const double),
                                   LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
+  double *samples = last_vector_if(buffers, task.sample_row);
+  if (!status && samples)
+    status = probe_samples_gather_cuda(VECTOR(1, const double), 0, samples, task.sample_row,
+                                       starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
 #endif
 
-HINES_DECLARE_CODELET(level_backward, level_backward_cpu, level_backward_gpu, NULL, 0x2ca02c);
-HINES_DECLARE_CODELET(level_forward, level_forward_cpu, level_forward_gpu, NULL, 0xd62728);
-HINES_DECLARE_CODELET(chunk_step, chunk_step_cpu, chunk_step_gpu, NULL, 0x9467bd);
+void chunk_step_forget(unsigned long long chunk_id) {
+#ifdef HINES_CUDA_CODELETS
+  pthread_mutex_lock(&chunk_graphs_lock);
+  int kept = 0;
+  for (int i = 0; i < n_chunk_graphs; i++) {
+    if (chunk_graphs[i].chunk == chunk_id) {
+      if (chunk_graphs[i].exec)
+        cudaGraphExecDestroy(chunk_graphs[i].exec);
+    } else {
+      chunk_graphs[kept++] = chunk_graphs[i];
+    }
+  }
+  n_chunk_graphs = kept;
+  pthread_mutex_unlock(&chunk_graphs_lock);
+#else
+  (void)chunk_id;
+#endif
+}
+
+/* Size models (codelets/size_model.h): a task's work is the compartments of its voltage buffer;
+ * its kind the channels (and, for chunk tasks, the levels, parts and launch mode). */
+static double backward_size(struct starpu_task *task) {
+  return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
+}
+static uint32_t backward_kind(struct starpu_task *task) {
+  return hines_kind_hash(0, (uint32_t)((const struct level_step_arguments *)task->cl_arg)->hh.placement);
+}
+static double forward_size(struct starpu_task *task) {
+  return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 1));
+}
+static uint32_t forward_kind(struct starpu_task *task) {
+  (void)task;
+  return 0;
+}
+static double chunk_size(struct starpu_task *task) {
+  return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
+}
+static uint32_t chunk_kind(struct starpu_task *task) {
+  const struct chunk_step_arguments *a = &((const struct chunk_task *)task->cl_arg)->chunk;
+  uint32_t hash = hines_kind_hash(0, (uint32_t)a->step.hh.placement);
+  hash = hines_kind_hash(hash, (uint32_t)a->n_parts);
+  hash = hines_kind_hash(hash, (uint32_t)a->gpu_launch);
+  return hines_kind_hash(hash, (uint32_t)a->parts[0].n_levels);
+}
+
+/* Priors (compartment-steps per microsecond): the real-SWC mix runs at about 47,000 on one
+ * H200 in one chunk, whose longest branch chains cost some 300 us whatever the chunk's size; a
+ * CPU core does about 30 (BENCHMARKS.md). */
+HINES_DECLARE_CODELET(level_backward, level_backward_cpu, level_backward_gpu, backward_size,
+                      backward_kind, 60.0, 40000.0, 10.0, 0x2ca02c);
+HINES_DECLARE_CODELET(level_forward, level_forward_cpu, level_forward_gpu, forward_size,
+                      forward_kind, 120.0, 80000.0, 10.0, 0xd62728);
+HINES_DECLARE_CODELET(chunk_step, chunk_step_cpu, chunk_step_gpu, chunk_size, chunk_kind, 30.0,
+                      47000.0, 300.0, 0x9467bd);
 
 /* The buffer orders the functions above unpack (VECTOR(i) and chunk_buffers_of). */
 int level_backward_insert(const struct level_backward_data *data,
@@ -315,31 +494,43 @@ int level_backward_insert(const struct level_backward_data *data,
     return -ENOMEM;
   return starpu_task_insert(&level_backward_codelet, STARPU_DATA_MODE_ARRAY, buffers,
                             data->gates ? 7 : 6, STARPU_CL_ARGS, arguments, sizeof *args,
-                            STARPU_NAME, name, 0);
+                            STARPU_NAME, name, HINES_SIZE_MODEL_CALLBACK(level_backward), 0);
 }
 
 int level_forward_insert(const struct level_forward_data *data,
                          const struct level_step_arguments *args, const char *name) {
+  const int sampled = data->samples != NULL && data->sample_row >= 0;
   struct starpu_data_descr buffers[] = {{data->block, STARPU_R},
                                         {data->voltage, STARPU_RW},
                                         {data->factor, STARPU_R},
-                                        {data->parent_voltage, STARPU_R}};
-  void *arguments = codelet_arguments_copy(args, sizeof *args);
+                                        {data->parent_voltage, STARPU_R},
+                                        {data->samples, STARPU_RW}};
+  const struct forward_task task = {.step = *args, .sample_row = sampled ? data->sample_row : -1};
+  void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&level_forward_codelet, STARPU_DATA_MODE_ARRAY, buffers, 4,
-                            STARPU_CL_ARGS, arguments, sizeof *args, STARPU_NAME, name, 0);
+  return starpu_task_insert(&level_forward_codelet, STARPU_DATA_MODE_ARRAY, buffers,
+                            sampled ? 5 : 4, STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME,
+                            name, HINES_SIZE_MODEL_CALLBACK(level_forward), 0);
 }
 
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
                       const char *name, unsigned long where) {
-  struct starpu_data_descr buffers[] = {{data->ints, STARPU_R},         {data->constants, STARPU_R},
-                                        {data->voltage, STARPU_RW},     {data->factor, STARPU_W},
-                                        {data->contribution, STARPU_W}, {data->gates, STARPU_RW}};
-  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  const int sampled = data->samples != NULL && data->sample_row >= 0;
+  struct starpu_data_descr buffers[7] = {{data->ints, STARPU_R},     {data->constants, STARPU_R},
+                                         {data->voltage, STARPU_RW}, {data->factor, STARPU_W},
+                                         {data->contribution, STARPU_W}};
+  int n = 5;
+  if (data->gates)
+    buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
+  if (sampled)
+    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
+  const struct chunk_task task = {
+      .chunk = *args, .sample_row = sampled ? data->sample_row : -1, .chunk_id = data->chunk_id};
+  void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&chunk_step_codelet, STARPU_DATA_MODE_ARRAY, buffers,
-                            data->gates ? 6 : 5, STARPU_CL_ARGS, arguments, sizeof *args,
-                            STARPU_NAME, name, STARPU_EXECUTE_WHERE, where, 0);
+  return starpu_task_insert(&chunk_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, n,
+                            STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME, name,
+                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(chunk_step), 0);
 }

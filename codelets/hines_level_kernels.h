@@ -332,8 +332,9 @@ struct chunk_levels {
 /* How a chunk task launches its level kernels on a GPU of compute capability 9.0 or newer
  * (one part only; elsewhere launches are plain): early, so that each level's kernel starts and
  * issues its first loads while the previous level's kernel finishes (enum level_launch below),
- * or plainly once the previous kernel has finished. */
-enum gpu_launch { GPU_LAUNCH_EARLY, GPU_LAUNCH_PLAIN };
+ * or plainly once the previous kernel has finished. AUTO is a batch's choice, resolved before
+ * any task sees it (runtime/multi_batch.h). */
+enum gpu_launch { GPU_LAUNCH_EARLY, GPU_LAUNCH_PLAIN, GPU_LAUNCH_AUTO };
 
 struct chunk_step_arguments {
   struct level_step_arguments step;

@@ -9,6 +9,25 @@
 #include <omp.h>
 #include <string.h>
 
+#include "probe_samples.h"
+#ifdef HINES_CUDA_CODELETS
+#include "task_streams.h"
+#endif
+
+/* A step task's arguments: the step, and the probe sample row this task fills (-1: none; the
+ * probe buffer is then the task's last buffer). */
+struct step_task {
+  struct step_arguments step;
+  int sample_row;
+};
+
+static double *task_samples(void *buffers[], const struct step_task *task) {
+  if (task->sample_row < 0)
+    return NULL;
+  int last = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1;
+  return (double *)STARPU_VECTOR_GET_PTR(buffers[last]);
+}
+
 /* Completes the chunk geometry from the matrix interface of the chunk's per-neuron buffer. */
 static void chunk_from_interface(struct chunk_geometry *g, void *matrix) {
   size_t nx = STARPU_MATRIX_GET_NX(matrix), ny = STARPU_MATRIX_GET_NY(matrix);
@@ -70,8 +89,8 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
 }
 
 /* The gates matrix is the fifth buffer when the task carries Hodgkin-Huxley channels. */
-static double *step_gates(void *buffers[], struct step_arguments *args) {
-  if (STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) < 5)
+static double *step_gates(void *buffers[], struct step_arguments *args, int sampled) {
+  if ((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) < 5 + sampled)
     return NULL;
   args->gates_geometry.layout = args->geometry.layout;
   args->gates_geometry.block_size = args->geometry.block_size;
@@ -81,15 +100,17 @@ static double *step_gates(void *buffers[], struct step_arguments *args) {
 }
 
 static void hines_step_cpu(void *buffers[], void *cl_arg) {
-  struct step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
+  struct step_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  struct step_arguments args = task.step;
   struct chunk_geometry *g = &args.geometry;
   chunk_from_interface(g, buffers[2]);
   const int *topology = (const int *)STARPU_VECTOR_GET_PTR(buffers[0]);
   const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
-  double *gates = step_gates(buffers, &args);
+  double *gates = step_gates(buffers, &args, task.sample_row >= 0);
+  double *samples = task_samples(buffers, &task);
   const int group = preferred_group(g, args.cpu_group);
   const int n_groups = (g->n_neurons + group - 1) / group;
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
@@ -103,13 +124,17 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
       done += width;
     }
   }
+  if (samples)
+    probe_samples_gather_cpu(voltage, g->ld, samples, task.sample_row);
 }
 
 /* The multi-morphology baseline (hines_neuron_step_cuda's comment): each neuron its own tree,
  * one neuron at a time per thread, through the same step kernel as the mono batches. */
 static void neuron_step_cpu(void *buffers[], void *cl_arg) {
-  struct step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
+  struct step_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  struct step_arguments args = task.step;
+  double *samples = task_samples(buffers, &task);
   const int *neurons = (const int *)STARPU_VECTOR_GET_PTR(buffers[0]);
   const int *topology = (const int *)STARPU_VECTOR_GET_PTR(buffers[1]);
   const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[2]);
@@ -127,6 +152,8 @@ static void neuron_step_cpu(void *buffers[], void *cl_arg) {
     hines_step_group_cpu(topology + entry[1], coefficients + entry[2], &own, voltage, work, NULL,
                          (size_t)k, 1, k);
   }
+  if (samples)
+    probe_samples_gather_cpu(voltage, args.geometry.ld, samples, task.sample_row);
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -140,55 +167,104 @@ static void hines_solve_cuda_codelet(void *buffers[], void *cl_arg) {
   struct chunk_geometry g;
   memcpy(&g, cl_arg, sizeof g);
   chunk_from_interface(&g, buffers[2]);
+  cudaStream_t stream = hines_task_stream_begin();
   report_cuda("hines_solve", hines_solve_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
                                               (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &g,
                                               (double *)STARPU_MATRIX_GET_PTR(buffers[2]),
-                                              (double *)STARPU_MATRIX_GET_PTR(buffers[3]),
-                                              starpu_cuda_get_local_stream()));
+                                              (double *)STARPU_MATRIX_GET_PTR(buffers[3]), stream));
+  report_cuda("hines_solve", hines_task_stream_end(stream));
 }
 
 static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
-  struct step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
+  struct step_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  struct step_arguments args = task.step;
   chunk_from_interface(&args.geometry, buffers[2]);
-  double *gates = step_gates(buffers, &args);
-  report_cuda("hines_step", hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                                            (const double *)STARPU_VECTOR_GET_PTR(buffers[1]),
-                                            &args, (double *)STARPU_MATRIX_GET_PTR(buffers[2]),
-                                            (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates,
-                                            starpu_cuda_get_local_stream()));
+  double *gates = step_gates(buffers, &args, task.sample_row >= 0);
+  double *samples = task_samples(buffers, &task);
+  double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
+  cudaStream_t stream = hines_task_stream_begin();
+  int status = hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                               (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &args, voltage,
+                               (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, stream);
+  if (!status && samples)
+    status = probe_samples_gather_cuda(voltage, args.geometry.ld, samples, task.sample_row, stream);
+  if (!status)
+    status = hines_task_stream_end(stream);
+  report_cuda("hines_step", status);
 }
+
 static void neuron_step_cuda_codelet(void *buffers[], void *cl_arg) {
-  struct step_arguments args;
-  memcpy(&args, cl_arg, sizeof args);
+  struct step_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  struct step_arguments args = task.step;
   args.geometry.ld = STARPU_MATRIX_GET_LD(buffers[3]);
-  report_cuda("neuron_step",
-              hines_neuron_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                                     (const int *)STARPU_VECTOR_GET_PTR(buffers[1]),
-                                     (const double *)STARPU_VECTOR_GET_PTR(buffers[2]), &args,
-                                     (double *)STARPU_MATRIX_GET_PTR(buffers[3]),
-                                     (double *)STARPU_MATRIX_GET_PTR(buffers[4]),
-                                     (int)STARPU_MATRIX_GET_NX(buffers[3]),
-                                     starpu_cuda_get_local_stream()));
+  double *samples = task_samples(buffers, &task);
+  double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
+  cudaStream_t stream = hines_task_stream_begin();
+  int status = hines_neuron_step_cuda(
+      (const int *)STARPU_VECTOR_GET_PTR(buffers[0]), (const int *)STARPU_VECTOR_GET_PTR(buffers[1]),
+      (const double *)STARPU_VECTOR_GET_PTR(buffers[2]), &args, voltage,
+      (double *)STARPU_MATRIX_GET_PTR(buffers[4]), (int)STARPU_MATRIX_GET_NX(buffers[3]), stream);
+  if (!status && samples)
+    status = probe_samples_gather_cuda(voltage, args.geometry.ld, samples, task.sample_row, stream);
+  if (!status)
+    status = hines_task_stream_end(stream);
+  report_cuda("neuron_step", status);
 }
 #endif
 
-/* Footprint: layout and chunk shape, so the history model keeps one entry per kind of chunk
- * (block and interleaved chunks of the same size do not cost the same). */
-static uint32_t chunk_footprint(struct starpu_task *task) {
-  const struct chunk_geometry *g = (const struct chunk_geometry *)task->cl_arg;
+/* Size models (codelets/size_model.h): a chunk's work is its values (neurons x compartments,
+ * padding lanes included); its kind the layout, the compartments per neuron, the block size and
+ * the channels, which set the cost per value. */
+static double chunk_size(struct starpu_task *task) {
   starpu_data_handle_t values = STARPU_TASK_GET_HANDLE(task, 2);
-  uint32_t hash = starpu_hash_crc32c_be((uint32_t)g->layout, 0);
-  hash = starpu_hash_crc32c_be((uint32_t)g->n_compartments, hash);
-  hash = starpu_hash_crc32c_be((uint32_t)starpu_matrix_get_nx(values), hash);
-  return starpu_hash_crc32c_be((uint32_t)starpu_matrix_get_ny(values), hash);
+  return (double)starpu_matrix_get_nx(values) * (double)starpu_matrix_get_ny(values);
 }
 
-HINES_DECLARE_CODELET(hines_solve, hines_solve_cpu, hines_solve_cuda_codelet, chunk_footprint,
-                      0x1f77b4);
-HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, chunk_footprint,
-                      0xff7f0e);
-HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, NULL, 0x8c564b);
+static uint32_t geometry_kind(const struct chunk_geometry *g, int hh) {
+  uint32_t hash = hines_kind_hash(0, (uint32_t)g->layout);
+  hash = hines_kind_hash(hash, (uint32_t)g->n_compartments);
+  hash = hines_kind_hash(hash, (uint32_t)(g->layout == BATCH_LAYOUT_BLOCK || g->layout == BATCH_LAYOUT_SHARED ? g->block_size : 0));
+  return hines_kind_hash(hash, (uint32_t)hh);
+}
+
+static uint32_t solve_kind(struct starpu_task *task) {
+  return geometry_kind((const struct chunk_geometry *)task->cl_arg, 0);
+}
+
+static uint32_t step_kind(struct starpu_task *task) {
+  const struct step_task *t = (const struct step_task *)task->cl_arg;
+  return geometry_kind(&t->step.geometry, t->step.hh.placement);
+}
+
+static double neuron_step_size(struct starpu_task *task) {
+  starpu_data_handle_t values = STARPU_TASK_GET_HANDLE(task, 3);
+  return (double)starpu_matrix_get_nx(values) * (double)starpu_matrix_get_ny(values);
+}
+
+static uint32_t neuron_step_kind(struct starpu_task *task) {
+  starpu_data_handle_t values = STARPU_TASK_GET_HANDLE(task, 3);
+  return hines_kind_hash(0, (uint32_t)starpu_matrix_get_ny(values));
+}
+
+/* Priors (compartment-steps per microsecond): one core of the H200 machine's Xeon about 150 in
+ * the block layout, one H200 about 60,000 (BENCHMARKS.md); a small GPU task a few
+ * microseconds of launch. Measurements replace them as soon as there are any. */
+HINES_DECLARE_CODELET(hines_solve, hines_solve_cpu, hines_solve_cuda_codelet, chunk_size,
+                      solve_kind, 300.0, 120000.0, 10.0, 0x1f77b4);
+HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, chunk_size, step_kind,
+                      150.0, 60000.0, 10.0, 0xff7f0e);
+HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, neuron_step_size,
+                      neuron_step_kind, 100.0, 20000.0, 10.0, 0x8c564b);
+
+double hines_step_expected_us(const struct step_arguments *args, double values, int worker) {
+  struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
+  return arch ? size_model_expected_us(&hines_step_size_model,
+                                       geometry_kind(&args->geometry, args->hh.placement), values,
+                                       arch)
+              : 0.0;
+}
 
 int hines_shared_block_limit_on_workers(int n_compartments, int *bytes_per_block) {
   int limit = INT_MAX;
@@ -222,35 +298,46 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
     return -ENOMEM;
   return starpu_task_insert(&hines_solve_codelet, STARPU_DATA_MODE_ARRAY, buffers, 4,
                             STARPU_CL_ARGS, arguments, sizeof *geometry, STARPU_NAME, name,
-                            STARPU_EXECUTE_WHERE, where, 0);
+                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(hines_solve), 0);
 }
 
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where) {
-  struct starpu_data_descr buffers[] = {{data->topology, STARPU_R},
-                                        {data->coefficients, STARPU_R},
-                                        {data->voltage, STARPU_RW},
-                                        {data->work, STARPU_W},
-                                        {data->gates, STARPU_RW}};
-  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  const int sampled = data->samples != NULL && data->sample_row >= 0;
+  struct starpu_data_descr buffers[6] = {{data->topology, STARPU_R},
+                                         {data->coefficients, STARPU_R},
+                                         {data->voltage, STARPU_RW},
+                                         {data->work, STARPU_W}};
+  int n = 4;
+  if (data->gates)
+    buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
+  if (sampled)
+    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
+  const struct step_task task = {.step = *args, .sample_row = sampled ? data->sample_row : -1};
+  void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&hines_step_codelet, STARPU_DATA_MODE_ARRAY, buffers,
-                            data->gates ? 5 : 4, STARPU_CL_ARGS, arguments, sizeof *args,
-                            STARPU_NAME, name, STARPU_EXECUTE_WHERE, where, 0);
+  return starpu_task_insert(&hines_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, n,
+                            STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME, name,
+                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(hines_step), 0);
 }
 
 int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
                        const char *name, unsigned long where) {
-  struct starpu_data_descr buffers[] = {{data->neurons, STARPU_R},
-                                        {data->topology, STARPU_R},
-                                        {data->coefficients, STARPU_R},
-                                        {data->voltage, STARPU_RW},
-                                        {data->work, STARPU_W}};
-  void *arguments = codelet_arguments_copy(args, sizeof *args);
+  const int sampled = data->samples != NULL && data->sample_row >= 0;
+  struct starpu_data_descr buffers[6] = {{data->neurons, STARPU_R},
+                                         {data->topology, STARPU_R},
+                                         {data->coefficients, STARPU_R},
+                                         {data->voltage, STARPU_RW},
+                                         {data->work, STARPU_W}};
+  int n = 5;
+  if (sampled)
+    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
+  const struct step_task task = {.step = *args, .sample_row = sampled ? data->sample_row : -1};
+  void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&neuron_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, 5,
-                            STARPU_CL_ARGS, arguments, sizeof *args, STARPU_NAME, name,
-                            STARPU_EXECUTE_WHERE, where, 0);
+  return starpu_task_insert(&neuron_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, n,
+                            STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME, name,
+                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(neuron_step), 0);
 }

@@ -27,18 +27,25 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
                        unsigned long where);
 
 /* One voltage step of one chunk. work is scratch (written before read); gates is the chunk's
- * Hodgkin-Huxley gates matrix, or NULL for a passive membrane. */
+ * Hodgkin-Huxley gates matrix, or NULL for a passive membrane. samples (codelets/probe_samples.h)
+ * is the chunk's probe buffer, into whose row sample_row the task copies the probed voltages
+ * after the step; NULL (or sample_row < 0) when this step is not sampled. */
 struct hines_step_data {
-  starpu_data_handle_t topology, coefficients, voltage, work, gates;
+  starpu_data_handle_t topology, coefficients, voltage, work, gates, samples;
+  int sample_row;
 };
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where);
+/* The step model's prediction, in microseconds, for a chunk of `values` values (neurons x
+ * compartments) of the shape `args` describes on StarPU worker `worker` (0 if unknown). */
+double hines_step_expected_us(const struct step_arguments *args, double values, int worker);
 
 /* The multi-morphology baseline: the mono step with one tree per neuron. neurons, topology and
  * coefficients are the concatenated tables (hines_neuron_step_cuda in hines_mono_kernels.h);
  * voltage and work matrices hold neurons along x, compartments along y. */
 struct neuron_step_data {
-  starpu_data_handle_t neurons, topology, coefficients, voltage, work;
+  starpu_data_handle_t neurons, topology, coefficients, voltage, work, samples;
+  int sample_row; /* as in hines_step_data */
 };
 int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
                        const char *name, unsigned long where);

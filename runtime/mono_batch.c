@@ -8,6 +8,8 @@
 
 #include "hines_mono_codelets.h"
 #include "placement.h"
+#include "probe_set.h"
+#include "runtime.h"
 
 /* A layout's storage as one StarPU matrix whose split along one axis gives chunks of neurons. */
 struct layout_matrix {
@@ -40,23 +42,41 @@ static struct layout_matrix layout_matrix(const struct batch_layout *layout) {
   return m;
 }
 
-static int chunk_count(const struct layout_matrix *m, int neurons_per_task) {
-  int units_per_task = (neurons_per_task + m->neurons_per_unit - 1) / m->neurons_per_unit;
-  if (units_per_task < 1)
-    units_per_task = 1;
-  int chunks = (m->units + units_per_task - 1) / units_per_task;
-  return chunks < 1 ? 1 : chunks;
+/* A split of the layout matrix into children of plan-given widths along its split axis: `units`
+ * columns (interleaved) or rows (flat, block) each, in order. */
+static void filter_units(void *father_interface, void *child_interface,
+                         struct starpu_data_filter *f, unsigned id, unsigned nchildren) {
+  (void)nchildren;
+  const struct starpu_matrix_interface *father = father_interface;
+  struct starpu_matrix_interface *child = child_interface;
+  const int *units = f->filter_arg_ptr;
+  const int along_x = (int)f->filter_arg;
+  size_t first = 0;
+  for (unsigned c = 0; c < id; c++)
+    first += (size_t)units[c];
+  *child = *father;
+  child->nx = along_x ? (uint32_t)units[id] : father->nx;
+  child->ny = along_x ? father->ny : (uint32_t)units[id];
+  child->allocsize = (size_t)child->nx * child->ny * father->elemsize;
+  if (father->dev_handle) {
+    size_t offset = (along_x ? first : first * father->ld) * father->elemsize;
+    if (father->ptr)
+      child->ptr = father->ptr + offset;
+    child->ld = father->ld;
+    child->dev_handle = father->dev_handle;
+    child->offset = father->offset + offset;
+  }
 }
 
-/* Registers `values` and partitions it into `chunks` children. */
+/* Registers `values` and partitions it into the plan's chunks. */
 static void register_partitioned(starpu_data_handle_t *handle, double *values,
-                                 const struct layout_matrix *m, int chunks) {
+                                 const struct layout_matrix *m, const struct placement_plan *plan) {
   starpu_matrix_data_register(handle, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)m->ld,
                               (uint32_t)m->nx, (uint32_t)m->ny, sizeof(double));
-  struct starpu_data_filter filter = {.filter_func = m->split_along_x
-                                                         ? starpu_matrix_filter_block
-                                                         : starpu_matrix_filter_vertical_block,
-                                      .nchildren = (unsigned)chunks};
+  struct starpu_data_filter filter = {.filter_func = filter_units,
+                                      .nchildren = (unsigned)plan->n_chunks,
+                                      .filter_arg_ptr = plan->units};
+  filter.filter_arg = (unsigned)m->split_along_x;
   starpu_data_partition(*handle, &filter);
 }
 
@@ -78,8 +98,11 @@ struct mono_batch {
   struct layout_matrix matrix;
   struct layout_matrix gates_matrix; /* m, h, n stored as 3n compartments */
   int n_chunks;
-  unsigned long where; /* runtime/placement.h */
+  struct placement_plan plan; /* units per chunk and what each was sized for */
+  unsigned long *where;       /* per chunk (runtime/placement.h) */
   int *chunk_first;
+  struct probe_set probes;
+  int tasks_per_step;
   char **chunk_names;
   int *topology;
   double *coefficients;
@@ -123,6 +146,25 @@ static int check_sizes(enum batch_layout_kind layout, int n, int n_neurons, int 
     return hines_fail(err, HINES_BAD_INPUT, "%d neurons x %d compartments is too large", n_neurons,
                       n);
   return HINES_OK;
+}
+
+/* The arguments every step task of the batch shares (time and first neuron set per task). */
+static struct step_arguments step_arguments_of(const struct mono_batch *batch) {
+  const struct mono_batch_config *config = &batch->config;
+  return (struct step_arguments){.geometry = {.n_compartments = batch->layout.n_compartments,
+                                              .layout = config->layout,
+                                              .block_size = batch->layout.block_size},
+                                 .stimulus = config->model.stimulus,
+                                 .hh = config->model.hh,
+                                 .cpu_group = config->cpu_group,
+                                 .dt_ms = config->model.dt_ms,
+                                 .time_ms = 0.0};
+}
+
+/* placement_predictor: a step task over `neurons` neurons of this batch's shape. */
+static double predict_chunk(const void *context, int neurons, int worker) {
+  const struct step_arguments *args = context;
+  return hines_step_expected_us(args, (double)neurons * args->geometry.n_compartments, worker);
 }
 
 int mono_batch_create(const struct mono_batch_config *config, struct mono_batch **out,
@@ -181,19 +223,31 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
           batch->gates[batch_layout_index(&gates_layout, k, g * n + i)] = rest[g];
   }
 
-  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons,
-                                            batch->matrix.neurons_per_unit);
-  batch->n_chunks = chunk_count(&batch->matrix, per_task);
-  batch->where = placement_where(config->neurons_per_task);
+  const struct step_arguments proto = step_arguments_of(batch);
+  if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
+                          batch->matrix.units, batch->matrix.neurons_per_unit, predict_chunk,
+                          &proto)) {
+    mono_batch_destroy(batch);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  batch->n_chunks = batch->plan.n_chunks;
+  batch->tasks_per_step = batch->n_chunks;
+  batch->where = malloc((size_t)batch->n_chunks * sizeof *batch->where);
+  if (!batch->where) {
+    mono_batch_destroy(batch);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  for (int c = 0; c < batch->n_chunks; c++)
+    batch->where[c] = placement_where(batch->plan.sized_for[c], config->pin);
   starpu_vector_data_register(&batch->topology_handle, STARPU_MAIN_RAM, (uintptr_t)batch->topology,
                               (uint32_t)topology_size(n), sizeof(int));
   starpu_vector_data_register(&batch->coefficients_handle, STARPU_MAIN_RAM,
                               (uintptr_t)batch->coefficients, (uint32_t)(COEF_COUNT * n),
                               sizeof(double));
-  register_partitioned(&batch->voltage_handle, batch->voltage, &batch->matrix, batch->n_chunks);
-  register_partitioned(&batch->work_handle, batch->work, &batch->matrix, batch->n_chunks);
+  register_partitioned(&batch->voltage_handle, batch->voltage, &batch->matrix, &batch->plan);
+  register_partitioned(&batch->work_handle, batch->work, &batch->matrix, &batch->plan);
   if (batch->gates)
-    register_partitioned(&batch->gates_handle, batch->gates, &batch->gates_matrix, batch->n_chunks);
+    register_partitioned(&batch->gates_handle, batch->gates, &batch->gates_matrix, &batch->plan);
   batch->chunk_first = malloc((size_t)batch->n_chunks * sizeof(int));
   batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
   chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
@@ -204,6 +258,14 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     char name[96];
     snprintf(name, sizeof name, "%s", hines_step_codelet.name);
     batch->chunk_names[c] = strdup(name);
+  }
+  /* The GPU chunks start spread over the GPUs (runtime/placement.h); CPU-sized chunks stay. */
+  const int gpu_chunks = batch->n_chunks - batch->plan.cpu_chunks;
+  for (int c = 0; c < gpu_chunks; c++) {
+    int node = placement_home_node(c, gpu_chunks);
+    placement_prefetch(starpu_data_get_sub_data(batch->voltage_handle, 1, c), node);
+    if (batch->gates)
+      placement_prefetch(starpu_data_get_sub_data(batch->gates_handle, 1, c), node);
   }
   *out = batch;
   return HINES_OK;
@@ -231,17 +293,14 @@ int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compar
   return found;
 }
 
-int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms) {
+int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, int sample_row) {
   const struct mono_batch_config *config = &batch->config;
-  struct step_arguments args = {.geometry = {.n_compartments = batch->layout.n_compartments,
-                                             .layout = config->layout,
-                                             .block_size = batch->layout.block_size},
-                                .stimulus = config->model.stimulus,
-                                .hh = config->model.hh,
-                                .cpu_group = config->cpu_group,
-                                .dt_ms = config->model.dt_ms};
+  struct step_arguments args = step_arguments_of(batch);
+  const int window = config->window > 0 ? config->window : RUNTIME_DEFAULT_WINDOW;
   for (int s = 0; s < steps; s++) {
+    runtime_window_wait(window, batch->tasks_per_step);
     args.time_ms = t0_ms + s * config->model.dt_ms;
+    const int row = s == steps - 1 ? sample_row : -1;
     for (int c = 0; c < batch->n_chunks; c++) {
       args.first_neuron = batch->chunk_first[c];
       const struct hines_step_data data = {
@@ -249,20 +308,70 @@ int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms) {
           .coefficients = batch->coefficients_handle,
           .voltage = starpu_data_get_sub_data(batch->voltage_handle, 1, c),
           .work = starpu_data_get_sub_data(batch->work_handle, 1, c),
-          .gates = batch->gates ? starpu_data_get_sub_data(batch->gates_handle, 1, c) : NULL};
-      if (hines_step_insert(&data, &args, batch->chunk_names[c], batch->where))
+          .gates = batch->gates ? starpu_data_get_sub_data(batch->gates_handle, 1, c) : NULL,
+          .samples = row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
+          .sample_row = row};
+      if (hines_step_insert(&data, &args, batch->chunk_names[c], batch->where[c]))
         return HINES_FAILURE;
     }
   }
-  starpu_task_wait_for_all();
   return HINES_OK;
+}
+
+int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms) {
+  return mono_batch_run_sampled(batch, steps, t0_ms, -1);
+}
+
+void mono_batch_sync(struct mono_batch *batch) {
+  (void)batch;
+  starpu_task_wait_for_all();
+}
+
+static int chunk_of_neuron(const struct mono_batch *batch, int neuron) {
+  int c = 0;
+  while (c + 1 < batch->n_chunks && batch->chunk_first[c + 1] <= neuron)
+    c++;
+  return c;
+}
+
+int mono_batch_probes(struct mono_batch *batch, int n, const int *neuron, const int *compartment,
+                      int rows, struct hines_error *err) {
+  int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
+  long long *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+  long long *y = malloc((size_t)(n > 0 ? n : 1) * sizeof *y);
+  if (!group || !x || !y) {
+    free(group), free(x), free(y);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  const struct layout_matrix *m = &batch->matrix;
+  for (int j = 0; j < n; j++) {
+    if (neuron[j] < 0 || neuron[j] >= batch->config.n_neurons || compartment[j] < 0 ||
+        compartment[j] >= batch->layout.n_compartments) {
+      free(group), free(x), free(y);
+      return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
+                        compartment[j]);
+    }
+    const int c = chunk_of_neuron(batch, neuron[j]);
+    /* The value's place in the whole matrix, then in the chunk's (its first column or row). */
+    const size_t at = batch_layout_index(&batch->layout, neuron[j], compartment[j]);
+    const size_t first_unit = (size_t)(batch->chunk_first[c] / m->neurons_per_unit);
+    group[j] = c;
+    x[j] = (long long)(at % m->ld) - (long long)(m->split_along_x ? first_unit : 0);
+    y[j] = (long long)(at / m->ld) - (long long)(m->split_along_x ? 0 : first_unit);
+  }
+  probe_set_destroy(&batch->probes);
+  int status = probe_set_create(&batch->probes, batch->n_chunks, n, group, x, y, rows, err);
+  free(group), free(x), free(y);
+  return status;
+}
+
+void mono_batch_probes_read(struct mono_batch *batch, int rows, double *values) {
+  probe_set_read(&batch->probes, rows, values);
 }
 
 void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV) {
   /* Acquire only the chunk that holds the neuron: the rest stays where it is. */
-  int c = 0;
-  while (c + 1 < batch->n_chunks && batch->chunk_first[c + 1] <= neuron)
-    c++;
+  int c = chunk_of_neuron(batch, neuron);
   starpu_data_handle_t chunk = starpu_data_get_sub_data(batch->voltage_handle, 1, c);
   starpu_data_acquire(chunk, STARPU_R);
   for (int i = 0; i < batch->layout.n_compartments; i++)
@@ -273,6 +382,7 @@ void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV) {
 void mono_batch_destroy(struct mono_batch *batch) {
   if (!batch)
     return;
+  probe_set_destroy(&batch->probes);
   if (batch->voltage_handle) {
     starpu_data_unpartition(batch->voltage_handle, STARPU_MAIN_RAM);
     starpu_data_unregister(batch->voltage_handle);
@@ -289,6 +399,8 @@ void mono_batch_destroy(struct mono_batch *batch) {
     free(batch->chunk_names[c]);
   free(batch->chunk_names);
   free(batch->chunk_first);
+  free(batch->where);
+  placement_plan_free(&batch->plan);
   free(batch->topology);
   free(batch->coefficients);
   free(batch->voltage);
@@ -326,15 +438,23 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   batch_layout_from_flat(&layout, diagonal, stored_diagonal);
   batch_layout_from_flat(&layout, rhs, stored_rhs);
 
-  int per_task = placement_neurons_per_task(neurons_per_task, n_neurons, matrix.neurons_per_unit);
-  int chunks = chunk_count(&matrix, per_task);
+  struct placement_plan plan;
+  if (placement_plan_make(&plan,
+                          neurons_per_task > 0
+                              ? neurons_per_task
+                              : placement_neurons_per_task(0, n_neurons, matrix.neurons_per_unit),
+                          n_neurons, matrix.units, matrix.neurons_per_unit, NULL, NULL)) {
+    free(topology), free(coefficients), free(stored_diagonal), free(stored_rhs);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  int chunks = plan.n_chunks;
   starpu_data_handle_t topology_handle, coefficients_handle, diagonal_handle, rhs_handle;
   starpu_vector_data_register(&topology_handle, STARPU_MAIN_RAM, (uintptr_t)topology,
                               (uint32_t)topology_size(n), sizeof(int));
   starpu_vector_data_register(&coefficients_handle, STARPU_MAIN_RAM, (uintptr_t)coefficients,
                               (uint32_t)(COEF_COUNT * n), sizeof(double));
-  register_partitioned(&diagonal_handle, stored_diagonal, &matrix, chunks);
-  register_partitioned(&rhs_handle, stored_rhs, &matrix, chunks);
+  register_partitioned(&diagonal_handle, stored_diagonal, &matrix, &plan);
+  register_partitioned(&rhs_handle, stored_rhs, &matrix, &plan);
   struct chunk_geometry geometry = {
       .n_compartments = n, .layout = layout_kind, .block_size = layout.block_size};
   status = HINES_OK;
@@ -349,6 +469,7 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   }
   starpu_task_wait_for_all();
   free(names);
+  placement_plan_free(&plan);
   starpu_data_unpartition(diagonal_handle, STARPU_MAIN_RAM);
   starpu_data_unpartition(rhs_handle, STARPU_MAIN_RAM);
   starpu_data_unregister(diagonal_handle);

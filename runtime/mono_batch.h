@@ -15,6 +15,11 @@ struct mono_batch_config {
   int block_size;       /* block layouts */
   int neurons_per_task; /* 0: the default of runtime/placement.h */
   int cpu_group;        /* neurons vectorised together by CPU kernels (0: 32) */
+  /* Steps submitted ahead (runtime.h; 0: RUNTIME_DEFAULT_WINDOW, 1: wait after every step). */
+  int window;
+  /* 1: each chunk may run only on the kind of worker it was sized for (runtime/placement.h);
+   * 0 (the default): anywhere, the scheduler places it. */
+  int pin;
   struct step_model model;
 };
 
@@ -23,9 +28,22 @@ struct mono_batch;
 /* Allocates and registers the batch (voltage at initial_mV); HINES_BAD_INPUT for bad sizes. */
 int mono_batch_create(const struct mono_batch_config *config, struct mono_batch **out,
                       struct hines_error *err);
-/* Submits `steps` voltage steps starting at time t0_ms and waits for them. */
+/* Submits `steps` voltage steps starting at time t0_ms, keeping at most the config's window of
+ * steps in flight; returns without waiting for the last ones (mono_batch_sync, or any read of
+ * the voltages, waits). */
 int mono_batch_run(struct mono_batch *batch, int steps, double t0_ms);
-/* Copies neuron k's voltages (n values) to the host. */
+/* The same, the last step also filling probe sample row `sample_row` (-1: none). */
+int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, int sample_row);
+/* Waits until every step submitted has been computed. */
+void mono_batch_sync(struct mono_batch *batch);
+/* Probes sampled on the device (runtime/probe_set.h): compartment compartment[j] of neuron
+ * neuron[j], for `rows` samples. Replaces any earlier probes. */
+int mono_batch_probes(struct mono_batch *batch, int n, const int *neuron, const int *compartment,
+                      int rows, struct hines_error *err);
+/* Waits for the samples and copies rows 0 .. rows - 1 into values[row * n + j]. */
+void mono_batch_probes_read(struct mono_batch *batch, int rows, double *values);
+/* Copies neuron k's voltages (n values) to the host (the whole chunk that holds it comes
+ * back: for the end of a run, not for probes). */
 void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV);
 int mono_batch_chunks(const struct mono_batch *batch);
 /* Brings the voltages home and looks for a value that is not finite; returns 1 and the first

@@ -8,6 +8,8 @@
 
 #include "hines_level_codelets.h"
 #include "placement.h"
+#include "probe_set.h"
+#include "runtime.h"
 
 /* One chunk of neurons: its levels concatenated in single arrays (so a whole step can be one
  * task), and, in per-level mode, those arrays partitioned by level. */
@@ -24,6 +26,7 @@ struct chunk {
       gates_handle;
   char name[64];
   char (*backward_names)[64], (*forward_names)[64];
+  unsigned long long id; /* chunk_step_data's chunk_id */
 };
 
 struct multi_batch {
@@ -35,6 +38,9 @@ struct multi_batch {
   unsigned long where; /* runtime/placement.h */
   int parts_per_chunk; /* level batch chunks per chunk task */
   int n_chunks;        /* chunk tasks per step */
+  /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
+   * forward task fills it). */
+  struct probe_set probes;
 };
 
 /* Registers `count` values and, in per-level mode, splits them into one piece per level. */
@@ -60,6 +66,8 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   const struct multi_batch_config *config = &batch->config;
   struct chunk *k = &batch->chunks[c];
   const int n_levels = lb->n_levels;
+  static unsigned long long chunks_made; /* chunk ids: unique over the process */
+  k->id = __atomic_add_fetch(&chunks_made, 1, __ATOMIC_RELAXED);
   k->first_part = c * batch->parts_per_chunk;
   k->n_parts = lb->n_chunks - k->first_part < batch->parts_per_chunk ? lb->n_chunks - k->first_part
                                                                      : batch->parts_per_chunk;
@@ -163,7 +171,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   batch->config = *config;
   batch->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
   int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
-  batch->where = placement_where(config->neurons_per_task);
+  batch->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one
    * set's latency-bound levels near the root overlap another's large levels. Measured on the
    * H200 (real-SWC mix): 2 parts 4-6 % slower than 1, more parts slower still; so one unless
@@ -193,6 +201,12 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   struct level_batch *lb = &batch->levels;
   batch->n_chunks = (lb->n_chunks + parts - 1) / parts;
+  if (batch->config.gpu_launch == GPU_LAUNCH_AUTO) {
+    int gpus = placement_cuda_devices();
+    batch->config.gpu_launch = batch->n_chunks <= MULTI_EARLY_CHUNKS_PER_GPU * (gpus > 0 ? gpus : 1)
+                                   ? GPU_LAUNCH_EARLY
+                                   : GPU_LAUNCH_PLAIN;
+  }
   batch->chunks = calloc((size_t)batch->n_chunks, sizeof *batch->chunks);
   if (!batch->chunks) {
     level_batch_free(lb);
@@ -210,8 +224,27 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       return status;
     }
   }
+  /* Chunks start spread over the GPUs (runtime/placement.h); per-level pieces follow their
+   * chunk. */
+  for (int c = 0; c < batch->n_chunks; c++) {
+    struct chunk *k = &batch->chunks[c];
+    int node = placement_home_node(c, batch->n_chunks);
+    int pieces = batch->config.level_tasks ? batch->levels.n_levels : 1;
+    for (int p = 0; p < pieces; p++) {
+      starpu_data_handle_t handles[] = {k->ints_handle, k->voltage_handle, k->gates_handle};
+      for (int h = 0; h < 3; h++)
+        if (handles[h])
+          placement_prefetch(batch->config.level_tasks ? starpu_data_get_sub_data(handles[h], 1, p)
+                                                       : handles[h],
+                             node);
+    }
+  }
   *out = batch;
   return HINES_OK;
+}
+
+enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch) {
+  return batch->config.gpu_launch;
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
@@ -222,8 +255,8 @@ long long multi_batch_compartments(const struct multi_batch *batch) {
   return batch->levels.total_compartments;
 }
 
-static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
-                              struct level_step_arguments *args) {
+static int submit_level_tasks(struct multi_batch *batch, struct chunk *k, int c,
+                              struct level_step_arguments *args, int sample_row) {
   const int n_levels = batch->levels.n_levels;
 #define PIECE(handle, level) starpu_data_get_sub_data((handle), 1, (level))
   for (int level = n_levels - 1; level >= 0; level--) {
@@ -246,7 +279,9 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
         .block = PIECE(k->ints_handle, level),
         .voltage = PIECE(k->voltage_handle, level),
         .factor = PIECE(k->factor_handle, level),
-        .parent_voltage = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy};
+        .parent_voltage = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy,
+        .samples = sample_row >= 0 ? probe_set_samples(&batch->probes, c * n_levels + level) : NULL,
+        .sample_row = sample_row};
     if (level_forward_insert(&data, args, k->forward_names[level]))
       return HINES_FAILURE;
   }
@@ -254,39 +289,110 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k,
   return HINES_OK;
 }
 
-static int submit_chunk_task(struct multi_batch *batch, struct chunk *k,
-                             const struct level_step_arguments *step) {
+static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
+                             const struct level_step_arguments *step, int sample_row) {
   const struct chunk_step_arguments args = {.step = *step,
                                             .gpu_launch = batch->config.gpu_launch,
                                             .n_parts = k->n_parts,
                                             .parts = k->parts};
-  const struct chunk_step_data data = {.ints = k->ints_handle,
-                                       .constants = batch->constants,
-                                       .voltage = k->voltage_handle,
-                                       .factor = k->factor_handle,
-                                       .contribution = k->contribution_handle,
-                                       .gates = k->gates_handle};
+  const struct chunk_step_data data = {
+      .ints = k->ints_handle,
+      .constants = batch->constants,
+      .voltage = k->voltage_handle,
+      .factor = k->factor_handle,
+      .contribution = k->contribution_handle,
+      .gates = k->gates_handle,
+      .samples = sample_row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
+      .sample_row = sample_row,
+      .chunk_id = k->id};
   return chunk_step_insert(&data, &args, k->name, batch->where) ? HINES_FAILURE : HINES_OK;
 }
 
-int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
+int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
   const struct level_batch *lb = &batch->levels;
   const struct step_model *model = &batch->config.model;
   struct level_step_arguments args = {.stimulus = model->stimulus,
                                       .hh = model->hh,
                                       .dt_ms = model->dt_ms,
                                       .constant_rows = lb->constant_rows};
+  const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int step = 0; step < steps; step++) {
+    runtime_window_wait(window, multi_batch_tasks_per_step(batch));
     args.time_ms = t0_ms + step * model->dt_ms;
+    const int row = step == steps - 1 ? sample_row : -1;
     for (int c = 0; c < batch->n_chunks; c++) {
-      int status = batch->config.level_tasks ? submit_level_tasks(batch, &batch->chunks[c], &args)
-                                             : submit_chunk_task(batch, &batch->chunks[c], &args);
+      int status = batch->config.level_tasks
+                       ? submit_level_tasks(batch, &batch->chunks[c], c, &args, row)
+                       : submit_chunk_task(batch, &batch->chunks[c], c, &args, row);
       if (status)
         return status;
     }
   }
-  starpu_task_wait_for_all();
   return HINES_OK;
+}
+
+int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms) {
+  return multi_batch_run_sampled(batch, steps, t0_ms, -1);
+}
+
+void multi_batch_sync(struct multi_batch *batch) {
+  (void)batch;
+  starpu_task_wait_for_all();
+}
+
+/* The chunk task, part and level batch chunk holding `neuron`. */
+static struct chunk *chunk_of_neuron(struct multi_batch *batch, int neuron, int *chunk,
+                                     const struct chunk_levels **levels) {
+  const struct level_batch *lb = &batch->levels;
+  int part = 0; /* the level batch's chunk */
+  while (lb->chunk_first_neuron[part + 1] <= neuron)
+    part++;
+  *chunk = part / batch->parts_per_chunk;
+  struct chunk *k = &batch->chunks[*chunk];
+  *levels = &k->parts[part % batch->parts_per_chunk];
+  return k;
+}
+
+int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
+                       int rows, struct hines_error *err) {
+  const struct level_batch *lb = &batch->levels;
+  int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
+  long long *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+  long long *y = calloc((size_t)(n > 0 ? n : 1), sizeof *y); /* vectors: y is 0 */
+  if (!group || !x || !y) {
+    free(group), free(x), free(y);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  for (int j = 0; j < n; j++) {
+    const struct morphology *m = &lb->morphologies[neuron[j] % lb->n_morphologies];
+    if (neuron[j] < 0 || neuron[j] >= batch->config.n_neurons || compartment[j] < 0 ||
+        compartment[j] >= m->n_compartments) {
+      free(group), free(x), free(y);
+      return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
+                        compartment[j]);
+    }
+    int c, block, element;
+    const struct chunk_levels *levels;
+    chunk_of_neuron(batch, neuron[j], &c, &levels);
+    level_batch_locate(lb, neuron[j], compartment[j], &block, &element);
+    const int level = block % lb->n_levels;
+    if (batch->config.level_tasks) { /* the level's piece: a single part per chunk */
+      group[j] = c * lb->n_levels + level;
+      x[j] = element;
+    } else {
+      group[j] = c;
+      x[j] = (long long)(levels->element_base + levels->element_offset[level]) + element;
+    }
+  }
+  probe_set_destroy(&batch->probes);
+  int groups = batch->n_chunks * (batch->config.level_tasks ? lb->n_levels : 1);
+  int status = probe_set_create(&batch->probes, groups, n, group, x, y, rows, err);
+  free(group), free(x), free(y);
+  return status;
+}
+
+void multi_batch_probes_read(struct multi_batch *batch, int rows, double *values) {
+  probe_set_read(&batch->probes, rows, values);
 }
 
 /* A chunk's voltages on the host for reading (every level piece in per-level mode). */
@@ -310,11 +416,9 @@ static void chunk_voltage_release(struct multi_batch *batch, struct chunk *k) {
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV) {
   const struct level_batch *lb = &batch->levels;
   const struct morphology *m = &lb->morphologies[neuron % lb->n_morphologies];
-  int part = 0; /* the level batch's chunk */
-  while (lb->chunk_first_neuron[part + 1] <= neuron)
-    part++;
-  struct chunk *k = &batch->chunks[part / batch->parts_per_chunk];
-  const struct chunk_levels *levels = &k->parts[part % batch->parts_per_chunk];
+  int c;
+  const struct chunk_levels *levels;
+  struct chunk *k = chunk_of_neuron(batch, neuron, &c, &levels);
   /* Only this neuron's chunk comes back to the host. */
   chunk_voltage_acquire(batch, k);
   for (int i = 0; i < m->n_compartments; i++) {
@@ -366,9 +470,13 @@ static void unregister(starpu_data_handle_t handle, int partitioned, int keep) {
 void multi_batch_destroy(struct multi_batch *batch) {
   if (!batch)
     return;
+  starpu_task_wait_for_all(); /* the chunks' GPU graphs go before their last tasks have run */
+  probe_set_destroy(&batch->probes);
   int partitioned = batch->config.level_tasks;
   for (int c = 0; batch->chunks && c < batch->n_chunks; c++) {
     struct chunk *k = &batch->chunks[c];
+    if (k->id)
+      chunk_step_forget(k->id);
     unregister(k->ints_handle, partitioned, 0);
     unregister(k->voltage_handle, partitioned, 1);
     unregister(k->factor_handle, partitioned, 0);

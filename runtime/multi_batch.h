@@ -33,20 +33,37 @@ struct multi_batch_config {
    * 33,390 neurons, and a batch too small to reach it becomes one thread per neuron, 4x
    * slower). */
   int trunk_below;
-  /* Chunk tasks with one part (codelets/hines_level_kernels.h); GPU_LAUNCH_EARLY, the default,
-   * is 0. */
+  /* Chunk tasks with one part (codelets/hines_level_kernels.h); GPU_LAUNCH_EARLY is 0.
+   * GPU_LAUNCH_AUTO: early with up to MULTI_EARLY_CHUNKS_PER_GPU chunks per GPU, plain beyond.
+   * Early-launched kernels wait on the GPU for the previous level, holding their SM slots:
+   * with many chunks sharing a GPU the waiting blocks crowd out the other chunks' levels
+   * (H200, real-SWC mix: one chunk 1.73 ms early, 1.82 plain; 16 chunks 1.93 early, 1.76
+   * plain). */
   enum gpu_launch gpu_launch;
+  int window; /* steps submitted ahead, as mono_batch_config's */
+  int pin;    /* as mono_batch_config's */
   struct step_model model;
 };
 
 struct multi_batch;
 
+#define MULTI_EARLY_CHUNKS_PER_GPU 4
+
 int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
                        struct hines_error *err);
+/* As mono_batch_run, mono_batch_run_sampled, mono_batch_sync, mono_batch_probes and
+ * mono_batch_probes_read. */
 int multi_batch_run(struct multi_batch *batch, int steps, double t0_ms);
+int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row);
+void multi_batch_sync(struct multi_batch *batch);
+int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
+                       int rows, struct hines_error *err);
+void multi_batch_probes_read(struct multi_batch *batch, int rows, double *values);
 /* Voltages of neuron k (its morphology's n values) copied to the host. */
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
 int multi_batch_tasks_per_step(const struct multi_batch *batch);
+/* The launch mode the chunk tasks use (AUTO resolved). */
+enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* As mono_batch_find_nonfinite. */
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment);
 long long multi_batch_compartments(const struct multi_batch *batch);

@@ -8,6 +8,8 @@
 
 #include "hines_mono_codelets.h"
 #include "placement.h"
+#include "probe_set.h"
+#include "runtime.h"
 
 struct neuron_batch {
   struct multi_batch_config config;
@@ -19,6 +21,7 @@ struct neuron_batch {
   int *chunk_first;
   char (*names)[64];
   unsigned long where;
+  struct probe_set probes;
   starpu_data_handle_t neurons_handle, topology_handle, coefficients_handle, voltage_handle,
       work_handle;
 };
@@ -93,7 +96,7 @@ int neuron_batch_create(const struct multi_batch_config *config, struct neuron_b
   }
   int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
   b->n_chunks = (config->n_neurons + per_task - 1) / per_task;
-  b->where = placement_where(config->neurons_per_task);
+  b->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   b->chunk_first = malloc((size_t)(b->n_chunks + 1) * sizeof(int));
   b->names = calloc((size_t)b->n_chunks, sizeof *b->names);
   if (!b->chunk_first || !b->names) {
@@ -131,6 +134,9 @@ int neuron_batch_create(const struct multi_batch_config *config, struct neuron_b
     snprintf(b->names[c], sizeof b->names[c], "%s", neuron_step_codelet.name);
   }
   b->chunk_first[b->n_chunks] = at;
+  for (int c = 0; c < b->n_chunks; c++) /* spread over the GPUs (runtime/placement.h) */
+    placement_prefetch(starpu_data_get_sub_data(b->voltage_handle, 1, c),
+                       placement_home_node(c, b->n_chunks));
   *out = b;
   return HINES_OK;
 }
@@ -139,25 +145,38 @@ int neuron_batch_tasks_per_step(const struct neuron_batch *batch) {
   return batch->n_chunks;
 }
 
-int neuron_batch_run(struct neuron_batch *b, int steps, double t0_ms) {
+int neuron_batch_run_sampled(struct neuron_batch *b, int steps, double t0_ms, int sample_row) {
   struct step_arguments args = {.stimulus = b->config.model.stimulus,
                                 .dt_ms = b->config.model.dt_ms};
+  const int window = b->config.window > 0 ? b->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int s = 0; s < steps; s++) {
+    runtime_window_wait(window, b->n_chunks);
     args.time_ms = t0_ms + s * b->config.model.dt_ms;
+    const int row = s == steps - 1 ? sample_row : -1;
     for (int c = 0; c < b->n_chunks; c++) {
       args.first_neuron = b->chunk_first[c];
-      const struct neuron_step_data data = {.neurons = b->neurons_handle,
-                                            .topology = b->topology_handle,
-                                            .coefficients = b->coefficients_handle,
-                                            .voltage =
-                                                starpu_data_get_sub_data(b->voltage_handle, 1, c),
-                                            .work = starpu_data_get_sub_data(b->work_handle, 1, c)};
+      const struct neuron_step_data data = {
+          .neurons = b->neurons_handle,
+          .topology = b->topology_handle,
+          .coefficients = b->coefficients_handle,
+          .voltage = starpu_data_get_sub_data(b->voltage_handle, 1, c),
+          .work = starpu_data_get_sub_data(b->work_handle, 1, c),
+          .samples = row >= 0 ? probe_set_samples(&b->probes, c) : NULL,
+          .sample_row = row};
       if (neuron_step_insert(&data, &args, b->names[c], b->where))
         return HINES_FAILURE;
     }
   }
-  starpu_task_wait_for_all();
   return HINES_OK;
+}
+
+int neuron_batch_run(struct neuron_batch *b, int steps, double t0_ms) {
+  return neuron_batch_run_sampled(b, steps, t0_ms, -1);
+}
+
+void neuron_batch_sync(struct neuron_batch *b) {
+  (void)b;
+  starpu_task_wait_for_all();
 }
 
 static int chunk_of(const struct neuron_batch *b, int neuron) {
@@ -165,6 +184,36 @@ static int chunk_of(const struct neuron_batch *b, int neuron) {
   while (b->chunk_first[c + 1] <= neuron)
     c++;
   return c;
+}
+
+int neuron_batch_probes(struct neuron_batch *b, int n, const int *neuron, const int *compartment,
+                        int rows, struct hines_error *err) {
+  int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
+  long long *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+  long long *y = malloc((size_t)(n > 0 ? n : 1) * sizeof *y);
+  if (!group || !x || !y) {
+    free(group), free(x), free(y);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  for (int j = 0; j < n; j++) {
+    if (neuron[j] < 0 || neuron[j] >= b->config.n_neurons || compartment[j] < 0 ||
+        compartment[j] >= b->neurons[1 + 3 * (neuron[j] % b->config.n_morphologies)]) {
+      free(group), free(x), free(y);
+      return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
+                        compartment[j]);
+    }
+    group[j] = chunk_of(b, neuron[j]);
+    x[j] = neuron[j] - b->chunk_first[group[j]]; /* neurons along x, compartments along y */
+    y[j] = compartment[j];
+  }
+  probe_set_destroy(&b->probes);
+  int status = probe_set_create(&b->probes, b->n_chunks, n, group, x, y, rows, err);
+  free(group), free(x), free(y);
+  return status;
+}
+
+void neuron_batch_probes_read(struct neuron_batch *b, int rows, double *values) {
+  probe_set_read(&b->probes, rows, values);
 }
 
 void neuron_batch_voltage(struct neuron_batch *b, int neuron, double *out_mV) {
@@ -196,6 +245,7 @@ int neuron_batch_find_nonfinite(struct neuron_batch *b, int *neuron, int *compar
 void neuron_batch_destroy(struct neuron_batch *b) {
   if (!b)
     return;
+  probe_set_destroy(&b->probes);
   if (b->voltage_handle) {
     starpu_data_unpartition(b->voltage_handle, STARPU_MAIN_RAM);
     starpu_data_unregister(b->voltage_handle);

@@ -13,6 +13,12 @@ struct neuron_batch;
 int neuron_batch_create(const struct multi_batch_config *config, struct neuron_batch **out,
                         struct hines_error *err);
 int neuron_batch_run(struct neuron_batch *batch, int steps, double t0_ms);
+/* As mono_batch_run_sampled, mono_batch_sync, mono_batch_probes and mono_batch_probes_read. */
+int neuron_batch_run_sampled(struct neuron_batch *batch, int steps, double t0_ms, int sample_row);
+void neuron_batch_sync(struct neuron_batch *batch);
+int neuron_batch_probes(struct neuron_batch *batch, int n, const int *neuron,
+                        const int *compartment, int rows, struct hines_error *err);
+void neuron_batch_probes_read(struct neuron_batch *batch, int rows, double *values);
 void neuron_batch_voltage(struct neuron_batch *batch, int neuron, double *out_mV);
 int neuron_batch_find_nonfinite(struct neuron_batch *batch, int *neuron, int *compartment);
 int neuron_batch_tasks_per_step(const struct neuron_batch *batch);

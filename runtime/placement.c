@@ -1,19 +1,145 @@
 #include "placement.h"
 
 #include <starpu.h>
+#include <stdlib.h>
+
+int placement_cuda_devices(void) {
+  int ids[STARPU_NMAXWORKERS],
+      n = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
+  int devices = 0;
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++)
+      seen = starpu_worker_get_devid(ids[j]) == starpu_worker_get_devid(ids[i]);
+    devices += !seen;
+  }
+  return devices;
+}
+
+int placement_gpu_chunks(void) {
+  return PLACEMENT_CHUNKS_PER_GPU * placement_cuda_devices();
+}
 
 int placement_neurons_per_task(int requested, int n_neurons, int granule) {
   if (requested > 0)
     return requested;
-  int cuda = (int)starpu_cuda_worker_get_count(), cpu = (int)starpu_cpu_worker_get_count();
-  int chunks = cuda > 0 ? cuda : 4 * (cpu > 0 ? cpu : 1);
+  int cpu = (int)starpu_cpu_worker_get_count();
+  int gpu_chunks = placement_gpu_chunks();
+  int chunks = gpu_chunks > 0 ? gpu_chunks : 4 * (cpu > 0 ? cpu : 1);
   int per_task = (n_neurons + chunks - 1) / chunks;
   if (granule > 1)
     per_task = (per_task + granule - 1) / granule * granule;
   return per_task < 1 ? 1 : per_task;
 }
 
-unsigned long placement_where(int requested) {
-  return requested <= 0 && starpu_cuda_worker_get_count() > 0 ? STARPU_CUDA
-                                                              : STARPU_CPU | STARPU_CUDA;
+unsigned long placement_sized_for(int requested) {
+  if (requested > 0)
+    return STARPU_CPU | STARPU_CUDA;
+  return starpu_cuda_worker_get_count() > 0 ? STARPU_CUDA : STARPU_CPU;
+}
+
+unsigned long placement_where(unsigned long sized_for, int pin) {
+  return pin ? sized_for : STARPU_CPU | STARPU_CUDA;
+}
+
+static int first_worker_of(enum starpu_worker_archtype type) {
+  int id = -1;
+  starpu_worker_get_ids_by_type(type, &id, 1);
+  return id;
+}
+
+/* Splits `units` units into `chunks` near-equal chunks (the first ones one larger) at
+ * plan->units[first ...]. */
+static void split_equal(struct placement_plan *plan, int first, int chunks, int units,
+                        unsigned long sized_for) {
+  for (int c = 0; c < chunks; c++) {
+    plan->units[first + c] = units / chunks + (c < units % chunks);
+    plan->sized_for[first + c] = sized_for;
+  }
+}
+
+static int plan_alloc(struct placement_plan *plan, int chunks) {
+  plan->n_chunks = chunks;
+  plan->units = malloc((size_t)chunks * sizeof *plan->units);
+  plan->sized_for = malloc((size_t)chunks * sizeof *plan->sized_for);
+  return plan->units && plan->sized_for ? 0 : -1;
+}
+
+int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
+                        int neurons_per_unit, placement_predictor predict, const void *context) {
+  *plan = (struct placement_plan){0};
+  const int cuda = placement_gpu_chunks(), cpu = (int)starpu_cpu_worker_get_count();
+  if (requested > 0 || cuda == 0 || cpu == 0 || !predict) {
+    int per_task = placement_neurons_per_task(requested, n_neurons, neurons_per_unit);
+    int units_per_task = (per_task + neurons_per_unit - 1) / neurons_per_unit;
+    if (units_per_task < 1)
+      units_per_task = 1;
+    int chunks = (n_units + units_per_task - 1) / units_per_task;
+    if (chunks < 1)
+      chunks = 1;
+    if (plan_alloc(plan, chunks))
+      return -1;
+    /* The historical cut: full chunks, the last one shorter (as StarPU's block filters). */
+    for (int c = 0; c < chunks; c++) {
+      int left = n_units - c * units_per_task;
+      plan->units[c] = left < units_per_task ? left : units_per_task;
+      plan->sized_for[c] = placement_sized_for(requested);
+    }
+    return 0;
+  }
+  /* CPU and GPU workers: the largest CPU chunk (in units) that a core finishes no later than a
+   * GPU worker finishes its share of the rest (a little earlier: a late CPU chunk holds up the
+   * step, an early one only idles a core). */
+  const int cpu_worker = first_worker_of(STARPU_CPU_WORKER);
+  const int cuda_worker = first_worker_of(STARPU_CUDA_WORKER);
+  int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
+  while (low < high) {
+    int mid = (low + high + 1) / 2;
+    int gpu_units = (n_units - mid * cpu + cuda - 1) / cuda;
+    double cpu_us = predict(context, mid * neurons_per_unit, cpu_worker);
+    double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
+    if (cpu_us <= 0.95 * gpu_us)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  const int cpu_chunks = low > 0 ? cpu : 0;
+  const int gpu_units = n_units - low * cpu_chunks;
+  const int gpu_chunks = gpu_units < cuda ? (gpu_units > 0 ? gpu_units : 0) : cuda;
+  if (plan_alloc(plan, gpu_chunks + cpu_chunks))
+    return -1;
+  split_equal(plan, 0, gpu_chunks, gpu_units, STARPU_CUDA);
+  split_equal(plan, gpu_chunks, cpu_chunks, low * cpu_chunks, STARPU_CPU);
+  plan->cpu_chunks = cpu_chunks;
+  return 0;
+}
+
+void placement_plan_free(struct placement_plan *plan) {
+  free(plan->units);
+  free(plan->sized_for);
+  *plan = (struct placement_plan){0};
+}
+
+int placement_home_node(int index, int count) {
+  const int devices = placement_cuda_devices();
+  if (devices == 0 || count < 1 || index < 0 || index >= count)
+    return -1;
+  const int device = (int)((long long)index * devices / count);
+  /* the memory node of a worker of the device-th GPU, in the order StarPU numbers them */
+  int ids[STARPU_NMAXWORKERS],
+      n = starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, STARPU_NMAXWORKERS);
+  int seen = 0;
+  for (int i = 0; i < n; i++) {
+    int first = 1;
+    for (int j = 0; j < i && first; j++)
+      first = starpu_worker_get_devid(ids[j]) != starpu_worker_get_devid(ids[i]);
+    if (first && seen++ == device)
+      return (int)starpu_worker_get_memory_node(ids[i]);
+  }
+  return -1;
+}
+
+void placement_prefetch(void *handle, int node) {
+  if (handle && node >= 0)
+    starpu_data_prefetch_on_node((starpu_data_handle_t)handle, (unsigned)node, 1);
 }

@@ -1,17 +1,63 @@
 /* How a batch is cut into tasks and where those tasks may run: the one policy every kind of
- * batch (mono, multi, the per-neuron baseline) follows. */
+ * batch (mono, multi, the per-neuron baseline) follows. The runtime places the tasks (the
+ * schedulers, with the size models of codelets/size_model.h); where-masks only when asked. */
 #ifndef HINES_PLACEMENT_H
 #define HINES_PLACEMENT_H
 
-/* Neurons per task: `requested` when positive, else the batch cut into one chunk per CUDA
- * worker (one-thread-per-neuron kernels need ~100k neurons to fill a GPU), or into four chunks
- * per CPU worker when there is no GPU (so the schedulers can balance), rounded up to a multiple
- * of `granule` (a layout's block size, or 1). */
+/* Chunks a GPU gets by default: enough to keep it busy while one chunk's step ends and the
+ * next begins (measured on the H200: 4 chunks of a mono batch run 6 % faster than one), few
+ * enough that a multi batch's chunks stay large. */
+#define PLACEMENT_CHUNKS_PER_GPU 4
+int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU drives */
+/* GPUs StarPU drives (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
+int placement_cuda_devices(void);
+
+/* Neurons per task for a batch cut into equal chunks: `requested` when positive, else
+ * PLACEMENT_CHUNKS_PER_GPU chunks per GPU, or four chunks per CPU worker when there is no GPU
+ * (so the schedulers can balance), rounded up to a multiple of `granule` (a layout's block
+ * size, or 1). */
 int placement_neurons_per_task(int requested, int n_neurons, int granule);
 
-/* Where a batch's tasks may run: chunks sized for GPUs by the default above only on GPUs (a GPU
- * sized chunk takes a CPU core hundreds of times longer: an uncalibrated dmda once sent one
- * there, 12 ms per step instead of 1.3 on the H200); chunks the user sized anywhere. */
-unsigned long placement_where(int requested);
+/* A batch cut into chunks for the kinds of workers there are: units (neurons, or blocks of
+ * neurons) per chunk, in order, and the kind of worker each chunk was sized for (STARPU_CUDA,
+ * STARPU_CPU, or both when the caller chose the size). */
+struct placement_plan {
+  int n_chunks;
+  int *units;
+  unsigned long *sized_for;
+  int cpu_chunks; /* the trailing chunks sized for CPU cores (0 without them) */
+};
+
+/* Predicted microseconds of one task over `neurons` neurons on StarPU worker `worker`. */
+typedef double (*placement_predictor)(const void *context, int neurons, int worker);
+
+/* Plans the chunks of a batch of n_units units of neurons_per_unit neurons (n_neurons in all).
+ * With `requested` > 0 neurons per task, or with one kind of worker only, equal chunks as
+ * placement_neurons_per_task says. With CPU and CUDA workers both, a heterogeneous cut:
+ * placement_gpu_chunks() chunks for the GPUs and, after them, one chunk per CPU worker, sized
+ * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own
+ * (none if even one granule would make a CPU core the slower). Returns 0, or -1 when out of
+ * memory. */
+int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
+                        int neurons_per_unit, placement_predictor predict, const void *context);
+void placement_plan_free(struct placement_plan *plan);
+
+/* Where a chunk's data starts: the memory node of a GPU, or -1 (RAM). The chunks sized for GPUs
+ * (or, without a heterogeneous cut, all chunks when there are GPUs) are spread over the GPUs in
+ * contiguous runs, chunk `index` of `count`; the batch prefetches them there when it is made.
+ * The schedulers still place every task (dmda/dmdas weigh moving the data against waiting);
+ * the spread only gives them a sensible start: with several workers per GPU a data-aware
+ * scheduler otherwise puts a step's first tasks on the idle workers of one GPU, where the data
+ * then stays (H200 x2: 16 tasks per step over two GPUs ran at one GPU's speed). */
+int placement_home_node(int index, int count);
+/* Prefetches a chunk's handle to its home node (placement_home_node), if it has one. */
+void placement_prefetch(void *handle, int node);
+
+/* Where a chunk sized for `sized_for` may run: anywhere unless `pin`, which restricts it to the
+ * kind of worker it was sized for (the schedulers then need no model to keep GPU-sized chunks
+ * off CPU cores, but cannot balance across kinds). */
+unsigned long placement_where(unsigned long sized_for, int pin);
+/* What an equal cut's chunks are sized for (placement_neurons_per_task's rule). */
+unsigned long placement_sized_for(int requested);
 
 #endif

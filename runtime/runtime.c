@@ -1,8 +1,12 @@
 #include "runtime.h"
 
+#include "hines_codelet.h"
+
 #include <starpu.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "size_model.h"
 
 static char scheduler_in_use[64];
 /* The run's workers, noted at start-up: the summary is written after StarPU stops. */
@@ -44,13 +48,47 @@ int runtime_check_environment(struct hines_error *err) {
   return HINES_OK;
 }
 
+/* StarPU settings hinestask needs to keep data on the GPUs and several tasks per GPU in flight.
+ * Each is set only where the user has not set the variable, before starpu_init reads it (no
+ * starpu_conf field exists for any of them). */
+static const struct {
+  const char *name, *value, *why;
+} defaults[] = {
+    /* StarPU 1.3.10's memory manager writes dirty GPU chunks back to RAM (idle fetches) whenever
+     * fewer than 5 % of a GPU's chunks are clean, and it counts even read-only chunks as dirty
+     * (fixed only in 1.4): from about 16 chunks per GPU it copied the next tasks' voltages to the
+     * host every step (6.25 GB in 8 steps, 53 ms per step instead of 1.3). Eviction when memory
+     * runs out still writes back what it must. */
+    {"STARPU_MINIMUM_CLEAN_BUFFERS", "0", "no write-back of GPU data between steps"},
+    {"STARPU_TARGET_CLEAN_BUFFERS", "0", "no write-back of GPU data between steps"},
+    /* Several workers (streams) per GPU, all driven by the device's one thread: tasks of one
+     * GPU run concurrently, so a step cut into many chunks fills the GPU like one chunk
+     * (H200, 64 tasks of 4,000 neurons per step: 2.08 ms with 4 workers, 1.52 with 8, 1.37
+     * with 16, against 1.25 for one task of 256,000). */
+    {"STARPU_NWORKER_PER_CUDA", "16", "concurrent tasks per GPU"},
+    /* Tasks each CUDA worker keeps queued (StarPU's maximum); the codelets spread a worker's
+     * queued tasks over their own streams (codelets/task_streams.h). */
+    {"STARPU_CUDA_PIPELINE", "4", "queued tasks per CUDA worker"},
+    /* Placement by the performance models (codelets/size_model.h) rather than greedy: eager
+     * and lws would hand a GPU-sized chunk to an idle CPU core. */
+    {"STARPU_SCHED", "dmdas", "placement by performance models"},
+};
+
+void runtime_set_defaults(void) {
+  for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++)
+    setenv(defaults[i].name, defaults[i].value, 0);
+}
+
 int runtime_start(const struct runtime_options *options, struct hines_error *err) {
+  runtime_set_defaults();
   int status = runtime_check_environment(err);
   if (status)
     return status;
   /* StarPU's start-up chatter (FxT, scheduler advice) is for StarPU developers; users who want
    * it set STARPU_SILENT=0. */
   setenv("STARPU_SILENT", "1", 0);
+  if (options && options->history_models)
+    hines_codelets_use_history_models();
   struct starpu_conf conf;
   starpu_conf_init(&conf);
   if (!(options && options->tracing)) {
@@ -81,10 +119,49 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
     noted_devices[noted_gpus] = device;
     starpu_worker_get_name(w, gpu_names[noted_gpus++], sizeof gpu_names[0]);
   }
+  /* The size models learn from each task's measured duration (codelets/size_model.h), which
+   * StarPU records only with profiling on; they start from what calibration runs kept, unless
+   * STARPU_CALIBRATE=2 asks to start afresh as it does for StarPU's own models. */
+  if (!getenv("STARPU_PROFILING")) /* the user's choice, if any, stands */
+    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  size_model_clear();
+  const char *calibrate = getenv("STARPU_CALIBRATE");
+  if (!(calibrate && atoi(calibrate) == 2) && size_model_load(runtime_size_model_path()) != 0)
+    fprintf(stderr, "warning: ignored malformed lines of %s\n", runtime_size_model_path());
   return HINES_OK;
 }
 
+const char *runtime_size_model_path(void) {
+  /* Beside StarPU's own models: SAMPLING/codelets/VERSION/SYMBOL.HOST gives SAMPLING and HOST. */
+  static char path[4096];
+  char model[4000];
+  starpu_perfmodel_get_model_path("hinestask", model, sizeof model);
+  char *codelets = strstr(model, "/codelets/"), *host = strrchr(model, '/');
+  if (!codelets || !host || strncmp(host, "/hinestask.", 11) != 0) {
+    snprintf(path, sizeof path, "hinestask-sizes");
+    return path;
+  }
+  *codelets = 0;
+  size_t length = strlen(model);
+  while (length > 1 && model[length - 1] == '/')
+    model[--length] = 0;
+  snprintf(path, sizeof path, "%s/hinestask-sizes.%s", model, host + 11);
+  return path;
+}
+
+void runtime_window_wait(int window, int tasks_per_step) {
+  if (window <= 1)
+    starpu_task_wait_for_all();
+  else
+    starpu_task_wait_for_n_submitted((unsigned)((window - 1) * tasks_per_step));
+}
+
 void runtime_stop(void) {
+  starpu_task_wait_for_all();
+  /* Measurements are kept after calibration runs, as StarPU keeps its own models. */
+  const char *calibrate = getenv("STARPU_CALIBRATE");
+  if (calibrate && atoi(calibrate) >= 1 && size_model_save(runtime_size_model_path()) != 0)
+    fprintf(stderr, "warning: cannot write %s\n", runtime_size_model_path());
   starpu_shutdown();
 }
 
@@ -121,6 +198,14 @@ void runtime_describe(FILE *out) {
           STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION, runtime_scheduler(),
           runtime_cpu_workers(), runtime_cpu_workers() == 1 ? "" : "s", runtime_cuda_workers(),
           runtime_cuda_workers() == 1 ? "" : "s");
+  fprintf(out, "  settings:");
+  for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) {
+    const char *value = getenv(defaults[i].name);
+    fprintf(out, " %s=%s", defaults[i].name, value ? value : "(unset)");
+  }
+  fputc('\n', out);
+  fprintf(out, "  size models: %d task sizes measured (%s)\n", size_model_entries(),
+          runtime_size_model_path());
   int n = (int)starpu_worker_get_count();
   for (int w = 0; w < n; w++) {
     char name[128];

@@ -9,12 +9,26 @@
 struct runtime_options {
   int quiet;
   int tracing; /* trace_prepare was called: keep the FxT trace on */
+  /* 1: StarPU's own history-based models instead of the size models (codelets/hines_codelet.h) */
+  int history_models;
 };
+
+/* Sets hinestask's defaults for the StarPU variables the user has not set (runtime.c lists them
+ * with the reason for each; runtime_describe prints the values in effect). runtime_start calls
+ * it; programs that call starpu_init themselves may call it first. */
+void runtime_set_defaults(void);
 
 /* Checks STARPU_SCHED against StarPU's policies (HINES_BAD_INPUT with the list if unknown), then
  * starts StarPU. */
 int runtime_start(const struct runtime_options *options, struct hines_error *err);
 void runtime_stop(void);
+
+/* Steps a batch keeps submitted ahead of the ones that have finished, unless its config says
+ * otherwise: the host waits only when it needs results, never at the end of each step. */
+#define RUNTIME_DEFAULT_WINDOW 4
+/* Called before a batch submits a step: waits until at most window - 1 earlier steps are still
+ * in flight (window <= 1: until none is, a wait after every step). */
+void runtime_window_wait(int window, int tasks_per_step);
 
 /* STARPU_SCHED and the worker counts of the environment; HINES_BAD_INPUT if unusable. */
 int runtime_check_environment(struct hines_error *err);
@@ -32,5 +46,9 @@ const char *runtime_gpu_name(int i);
 /* The StarPU library's version, "1.3.10". */
 const char *runtime_starpu_version(void);
 void runtime_describe(FILE *out);
+/* Where the size models (codelets/size_model.h) are kept: beside StarPU's models under
+ * STARPU_HOME, loaded by runtime_start and written by runtime_stop after a calibration run
+ * (STARPU_CALIBRATE >= 1). */
+const char *runtime_size_model_path(void);
 
 #endif

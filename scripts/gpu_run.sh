@@ -3,7 +3,8 @@
 # checks that StarPU sees the GPU, runs the CUDA correctness checks, then the benchmarks.
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
 #   what: check, check-multi, check-bits (correctness), bench-mono, bench-multi, bench-hetero,
-#         bench-tridiag
+#   bench-tridiag, bench-sched (issue 15's scheduling matrix, scripts/bench_sched.sh;
+#   bench-sched-two on two GPUs)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -183,6 +184,12 @@ PY
     ;;
   bench-hetero)
     scripts/bench_hetero.sh "$bundle/bin" "$out"
+    ;;
+  bench-sched)
+    DATA=$PWD/morph/data scripts/bench_sched.sh "$bundle/bin" "$out"
+    ;;
+  bench-sched-two)
+    DATA=$PWD/morph/data scripts/bench_sched.sh "$bundle/bin" "$out" two
     ;;
   extras)
     mix=()

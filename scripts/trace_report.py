@@ -281,6 +281,8 @@ def node_label(node, workers):
         return f"node {node}"
     if all(worker_kind(n) == "CPU" for n in names):
         return f"node {node} (RAM)"
+    if len(names) > 2:  # several workers per GPU (STARPU_NWORKER_PER_CUDA): say how many
+        return f"node {node} ({names[0]} and {len(names) - 1} more workers)"
     return f"node {node} ({', '.join(names)})"
 
 
@@ -362,6 +364,14 @@ def summarise(directory, tasks, names, paje, out):
         p(f"  {label}: {count} {what}, {human_bytes(size)} "
           f"in {busy:.3f} ms{rate}")
     p(f"  total: {len(transfers)} transfers, {human_bytes(total_bytes)}")
+    # Write-backs between steps: anything leaving a GPU for RAM before the last task ended (reads
+    # at the end of a run, after the last task, are expected).
+    back = [c for c in transfers
+            if c["dst"] is not None and c["src"] is not None and c["dst"] == 0 and c["src"] != 0]
+    during = [c for c in back if c["start"] < t1]
+    p(f"  GPU -> RAM while tasks ran (before the last task ended): {len(during)} transfers, "
+      f"{human_bytes(sum(c['bytes'] for c in during))}; after: {len(back) - len(during)} "
+      f"transfers, {human_bytes(sum(c['bytes'] for c in back if c['start'] >= t1))}")
     if paje.get("unmatched_links"):
         p(f"  ({paje['unmatched_links']} transfers started without a matching end)")
 

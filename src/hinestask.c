@@ -164,7 +164,8 @@ int main(int argc, char **argv) {
    * options that do not apply. */
   fputs(pending_warnings ? pending_warnings : "", stderr);
   options_warn(&o, stderr);
-  struct runtime_options runtime_options = {.quiet = o.quiet, .tracing = o.trace_dir != NULL};
+  struct runtime_options runtime_options = {
+      .quiet = o.quiet, .tracing = o.trace_dir != NULL, .history_models = o.history_models};
   if (o.trace_dir && trace_prepare(o.trace_dir, &err)) {
     fprintf(stderr, "%s: --trace: %s\n", program, err.message);
     return 2;

@@ -39,16 +39,23 @@ static void usage(FILE *out) {
       "                       CPUs only; an option of one mode (--layout, --padding...) picks it\n"
       "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
       "  --block-size BS      neurons per block for block/shared (default 32)\n"
-      "  --task-neurons N     neurons per task (default: one task per GPU, or 4 per CPU worker)\n"
+      "  --task-neurons N     neurons per task (default: 4 tasks per GPU; with CPU and GPU\n"
+      "                       workers both, plus one CPU-sized chunk per CPU worker, sized by\n"
+      "                       the performance models; without GPU, 4 per CPU worker)\n"
+      "  --pin                run each chunk only on the kind of worker it was sized for\n"
+      "                       (default: the scheduler places every chunk)\n"
+      "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
+      "                       after every step)\n"
       "  --task-parts P       multi: split each chunk task into P independent neuron sets run on\n"
       "                       P GPU streams, each starting when the previous one has eliminated\n"
       "                       its deepest level (default 1)\n"
       "  --trunk-below N      multi, chunk tasks: the levels from the root up to the first one\n"
       "                       with N systems or more are swept by one GPU thread per neuron\n"
       "                       instead of one kernel per level (default 0: never)\n"
-      "  --gpu-launch early|plain  multi, chunk tasks: launch each level's GPU kernel early, so\n"
-      "                       it starts while the previous level finishes (default early;\n"
-      "                       compute capability 9.0 and newer), or plainly after it\n"
+      "  --gpu-launch early|plain|auto  multi, chunk tasks: launch each level's GPU kernel\n"
+      "                       early, so it starts while the previous level finishes (compute\n"
+      "                       capability 9.0 and newer), or plainly after it; auto (default):\n"
+      "                       early with up to 4 chunks per GPU, plain with more\n"
       "  --padding cp|ncp     multi: pad every branch of a level to the longest (cp) or not\n"
       "                       (ncp, default)\n"
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
@@ -57,9 +64,12 @@ static void usage(FILE *out) {
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
-      "  --calibrate          calibration run: refine the performance models of every codelet\n"
-      "                       on every worker (stored under STARPU_HOME; run it twice before\n"
-      "                       trusting dmda with CPU and GPU workers together)\n"
+      "  --calibrate          calibration run: keep the task durations measured in this run in\n"
+      "                       the performance models (under STARPU_HOME; without it the models\n"
+      "                       still learn during the run, from what calibrations kept)\n"
+      "  --models size|starpu performance models: hinestask's size models, which predict any\n"
+      "                       task size (default), or StarPU's own history models, which\n"
+      "                       starpu_perfmodel_display and starpu_perfmodel_plot -i read\n"
       "  --hh none|soma|all   Hodgkin-Huxley channels (NEURON's hh) on no, the first or every\n"
       "                       compartment (default none; all in the default job)\n"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
@@ -93,9 +103,11 @@ static void usage(FILE *out) {
       "  --quiet              no progress or banner; errors still go to stderr\n"
       "  --help, --version\n"
       "\n"
-      "Environment: STARPU_SCHED (scheduler, e.g. dmda; unknown names are refused),\n"
-      "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_HOME (performance models),\n"
-      "STARPU_LIMIT_CUDA_MEM (MB per GPU).\n"
+      "Environment: STARPU_SCHED (scheduler, default dmdas; unknown names are refused),\n"
+      "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_NWORKER_PER_CUDA (concurrent\n"
+      "streams per GPU, default 16), STARPU_HOME (performance models), STARPU_LIMIT_CUDA_MEM\n"
+      "(MB per GPU); hinestask also sets STARPU_MINIMUM_CLEAN_BUFFERS=0,\n"
+      "STARPU_TARGET_CLEAN_BUFFERS=0 and STARPU_CUDA_PIPELINE=4 unless they are set.\n"
       "Exit status: 0 success, 1 failure during the run (a write error included), 2 bad\n"
       "usage or bad input (checked before the run; nothing is written then).\n",
       program,
@@ -183,6 +195,9 @@ enum long_only_options {
   OPT_CALIBRATE,
   OPT_FORCE,
   OPT_VERIFY_TOLERANCE,
+  OPT_WINDOW,
+  OPT_MODELS,
+  OPT_PIN,
 };
 
 /* Whether an option was given on the command line. */
@@ -394,6 +409,9 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"calibrate", no_argument, 0, OPT_CALIBRATE},
       {"force", no_argument, 0, OPT_FORCE},
       {"verify-tolerance", required_argument, 0, OPT_VERIFY_TOLERANCE},
+      {"window", required_argument, 0, OPT_WINDOW},
+      {"models", required_argument, 0, OPT_MODELS},
+      {"pin", no_argument, 0, OPT_PIN},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -410,6 +428,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                                                .spread = 0.5},
                                   .hh = HH_DEFAULTS},
                         .probe_every_ms = 0.1,
+                        .gpu_launch = GPU_LAUNCH_AUTO,
                         .verify_samples = 8};
   o->argc = argc;
   o->argv = argv;
@@ -561,6 +580,17 @@ void options_parse(int argc, char **argv, struct options *o) {
       setenv("STARPU_CALIBRATE", "1", 1);
       o->calibrate = 1;
       break;
+    case OPT_MODELS:
+      if (strcmp(optarg, "size") && strcmp(optarg, "starpu"))
+        bad_usage("--models must be size or starpu, got '%s'", optarg);
+      o->history_models = strcmp(optarg, "starpu") == 0;
+      break;
+    case OPT_WINDOW:
+      o->window = parse_int("--window", optarg, 1, 1 << 20);
+      break;
+    case OPT_PIN:
+      o->pin = 1;
+      break;
     case OPT_MULTI_TASKS:
       o->multi_option_given = 1;
       if (strcmp(optarg, "levels") && strcmp(optarg, "chunk") && strcmp(optarg, "neuron"))
@@ -582,9 +612,11 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_GPU_LAUNCH:
       o->multi_option_given = 1;
-      if (strcmp(optarg, "early") && strcmp(optarg, "plain"))
-        bad_usage("--gpu-launch must be early or plain, got '%s'", optarg);
-      o->gpu_launch = strcmp(optarg, "plain") == 0 ? GPU_LAUNCH_PLAIN : GPU_LAUNCH_EARLY;
+      if (strcmp(optarg, "early") && strcmp(optarg, "plain") && strcmp(optarg, "auto"))
+        bad_usage("--gpu-launch must be early, plain or auto, got '%s'", optarg);
+      o->gpu_launch = strcmp(optarg, "plain") == 0   ? GPU_LAUNCH_PLAIN
+                      : strcmp(optarg, "early") == 0 ? GPU_LAUNCH_EARLY
+                                                     : GPU_LAUNCH_AUTO;
       break;
     case '?':
     default:
@@ -599,8 +631,6 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
-  if (o->n_probes && !o->probes_path)
-    bad_usage("--probe records voltages but no %s says where to write them", "--probes FILE");
   if (o->per_neuron && o->model.hh.placement != HH_NONE)
     bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
               o->model.hh.placement == HH_SOMA ? "soma" : "all");

@@ -69,6 +69,9 @@ struct options {
   char **argv;
   time_t started;
   unsigned long long given; /* options given explicitly: bit (option - first option), options.c */
+  int history_models; /* --models starpu: StarPU's own history models (codelets/hines_codelet.h) */
+  int window;         /* --window: steps in flight (0: the runtime's default) */
+  int pin;            /* --pin: chunks only on the kind of worker they were sized for */
 };
 
 /* Which shape of run the options describe: what applies to it (the JSON summary writes only

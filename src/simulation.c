@@ -44,33 +44,39 @@ double now_seconds(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int run_mono(void *batch, int steps, double t0) {
-  return mono_batch_run(batch, steps, t0);
-}
-static void voltage_mono(void *batch, int neuron, double *out) {
-  mono_batch_voltage(batch, neuron, out);
-}
-static int nonfinite_mono(void *batch, int *neuron, int *compartment) {
-  return mono_batch_find_nonfinite(batch, neuron, compartment);
-}
-static int nonfinite_multi(void *batch, int *neuron, int *compartment) {
-  return multi_batch_find_nonfinite(batch, neuron, compartment);
-}
-static int run_neuron(void *batch, int steps, double t0) {
-  return neuron_batch_run(batch, steps, t0);
-}
-static void voltage_neuron(void *batch, int neuron, double *out) {
-  neuron_batch_voltage(batch, neuron, out);
-}
-static int nonfinite_neuron(void *batch, int *neuron, int *compartment) {
-  return neuron_batch_find_nonfinite(batch, neuron, compartment);
-}
-static int run_multi(void *batch, int steps, double t0) {
-  return multi_batch_run(batch, steps, t0);
-}
-static void voltage_multi(void *batch, int neuron, double *out) {
-  multi_batch_voltage(batch, neuron, out);
-}
+/* The three kinds of batch behind struct batch_ops. */
+#define BATCH_OPS(PREFIX, TYPE)                                                                    \
+  static int run_##PREFIX(void *batch, int steps, double t0, int sample_row) {                     \
+    return PREFIX##_batch_run_sampled((TYPE *)batch, steps, t0, sample_row);                       \
+  }                                                                                                \
+  static void sync_##PREFIX(void *batch) {                                                         \
+    PREFIX##_batch_sync((TYPE *)batch);                                                            \
+  }                                                                                                \
+  static int probes_##PREFIX(void *batch, int n, const int *neuron, const int *compartment,        \
+                             int rows, struct hines_error *err) {                                  \
+    return PREFIX##_batch_probes((TYPE *)batch, n, neuron, compartment, rows, err);                \
+  }                                                                                                \
+  static void probes_read_##PREFIX(void *batch, int rows, double *values) {                        \
+    PREFIX##_batch_probes_read((TYPE *)batch, rows, values);                                       \
+  }                                                                                                \
+  static void voltage_##PREFIX(void *batch, int neuron, double *out) {                             \
+    PREFIX##_batch_voltage((TYPE *)batch, neuron, out);                                            \
+  }                                                                                                \
+  static int nonfinite_##PREFIX(void *batch, int *neuron, int *compartment) {                      \
+    return PREFIX##_batch_find_nonfinite((TYPE *)batch, neuron, compartment);                      \
+  }                                                                                                \
+  static void set_ops_##PREFIX(struct batch_ops *ops, TYPE *batch) {                               \
+    ops->batch = batch;                                                                            \
+    ops->run = run_##PREFIX;                                                                       \
+    ops->sync = sync_##PREFIX;                                                                     \
+    ops->probes = probes_##PREFIX;                                                                 \
+    ops->probes_read = probes_read_##PREFIX;                                                       \
+    ops->voltage = voltage_##PREFIX;                                                               \
+    ops->find_nonfinite = nonfinite_##PREFIX;                                                      \
+  }
+BATCH_OPS(mono, struct mono_batch)
+BATCH_OPS(multi, struct multi_batch)
+BATCH_OPS(neuron, struct neuron_batch)
 
 /* Gershgorin's bound of the 2-norm condition number of a morphology's step matrix: the matrix
  * is symmetric and diagonally dominant, d_i = C_i/dt + gL_i + g_channels_i + sum_j g_ij with
@@ -231,30 +237,41 @@ static int probe_record_init(struct probe_record *p, const struct options *o,
   p->every = o->probe_every_steps; /* 1 to steps, options_parse */
   p->capacity = o->steps / p->every + 2;
   p->values = malloc((size_t)p->capacity * (1 + o->n_probes) * sizeof(double));
-  int largest = 0;
-  for (int i = 0; i < ops->n_morphologies; i++)
-    if (ops->morphologies[i].n_compartments > largest)
-      largest = ops->morphologies[i].n_compartments;
-  p->scratch = malloc((size_t)largest * sizeof(double));
+  p->scratch = malloc((size_t)p->capacity * o->n_probes * sizeof(double));
   if (!p->values || !p->scratch)
     return HINES_FAILURE;
   for (int j = 0; j < o->n_probes; j++) /* t = 0: every neuron starts at rest */
     p->values[1 + j] = o->model.cable.el_mV;
   p->values[0] = 0.0;
   p->rows = 1;
+  /* The batch samples its probes on the device, each into row r of a small buffer; row 0 (the
+   * start) is the resting value above. */
+  struct hines_error err;
+  if (ops->probes(ops->batch, o->n_probes, o->probe_neuron, o->probe_compartment, (int)p->capacity,
+                  &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    return HINES_FAILURE;
+  }
   return HINES_OK;
 }
 
-static void probe_record_sample(struct probe_record *p, const struct batch_ops *ops, int step) {
+/* The probe row that the step ending at `step` fills, or -1 (none due, or no room). */
+static int probe_record_row(struct probe_record *p, int step) {
   if (!p->values || step % p->every != 0 || p->rows >= p->capacity)
+    return -1;
+  p->values[(size_t)p->rows * (1 + p->o->n_probes)] = step * p->o->model.dt_ms;
+  return (int)p->rows++;
+}
+
+/* Brings the sampled rows home (once, after the last step) into the record. */
+static void probe_record_collect(struct probe_record *p, const struct batch_ops *ops) {
+  if (!p->values)
     return;
-  double *row = p->values + (size_t)p->rows * (1 + p->o->n_probes);
-  row[0] = step * p->o->model.dt_ms;
-  for (int j = 0; j < p->o->n_probes; j++) {
-    ops->voltage(ops->batch, p->o->probe_neuron[j], p->scratch);
-    row[1 + j] = p->scratch[p->o->probe_compartment[j]];
-  }
-  p->rows++;
+  const int n = p->o->n_probes;
+  ops->probes_read(ops->batch, (int)p->rows, p->scratch);
+  for (long long r = 1; r < p->rows; r++)
+    memcpy(p->values + (size_t)r * (1 + n) + 1, p->scratch + (size_t)r * n,
+           (size_t)n * sizeof(double));
 }
 
 /* Creates the batch the options describe; HINES_OK or a status with err set. */
@@ -274,16 +291,15 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,
                                         .order = o->level_order,
+                                        .window = o->window,
+                                        .pin = o->pin,
                                         .model = o->model};
     if (o->per_neuron) {
       struct neuron_batch *batch;
       int status = neuron_batch_create(&config, &batch, err);
       if (status)
         return status;
-      ops->batch = batch;
-      ops->run = run_neuron;
-      ops->voltage = voltage_neuron;
-      ops->find_nonfinite = nonfinite_neuron;
+      set_ops_neuron(ops, batch);
       ops->tasks_per_step = neuron_batch_tasks_per_step(batch);
       return HINES_OK;
     }
@@ -291,10 +307,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     int status = multi_batch_create(&config, &batch, err);
     if (status)
       return status;
-    ops->batch = batch;
-    ops->run = run_multi;
-    ops->voltage = voltage_multi;
-    ops->find_nonfinite = nonfinite_multi;
+    set_ops_multi(ops, batch);
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
     return HINES_OK;
   }
@@ -304,15 +317,14 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .block_size = o->block_size,
                                      .neurons_per_task = o->neurons_per_task,
                                      .cpu_group = o->cpu_group,
+                                     .window = o->window,
+                                     .pin = o->pin,
                                      .model = o->model};
   struct mono_batch *batch;
   int status = mono_batch_create(&config, &batch, err);
   if (status)
     return status;
-  ops->batch = batch;
-  ops->run = run_mono;
-  ops->voltage = voltage_mono;
-  ops->find_nonfinite = nonfinite_mono;
+  set_ops_mono(ops, batch);
   ops->tasks_per_step = mono_batch_chunks(batch);
   return HINES_OK;
 }
@@ -381,14 +393,16 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
    * step is measured over the others, with the data resident. */
   double first_start = now_seconds();
   if (status == HINES_OK)
-    status = ops->run(ops->batch, 1, 0.0);
+    status = ops->run(ops->batch, 1, 0.0, probe_record_row(probes, 1));
+  ops->sync(ops->batch);
   double first_seconds = now_seconds() - first_start;
   int done = 1;
-  probe_record_sample(probes, ops, done);
   double loop_start = now_seconds();
   progress.start = progress.last = loop_start;
-  /* Each call runs `slice` steps and waits for them. Without progress, one call runs them all
-   * (probes aside); with it, a call lasts about SLICE_TARGET_S, sized from the steps so far. */
+  /* Steps go in without waiting (the batch keeps a window of them in flight). Without progress
+   * lines one call submits them all; with them, a call covers about SLICE_TARGET_S, sized from
+   * the steps so far. A call also ends where a probe sample is due, so that its last step fills
+   * the sample's row. */
   const double SLICE_TARGET_S = progress.every / 2 < 1.0 ? progress.every / 2 : 1.0;
   double seconds_per_step = first_seconds;
   while (done < o->steps && status == HINES_OK) {
@@ -397,15 +411,19 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
       count = SLICE_TARGET_S / seconds_per_step < 1 ? 1 : (int)(SLICE_TARGET_S / seconds_per_step);
     if (o->n_probes && probes->every - done % probes->every < count)
       count = probes->every - done % probes->every;
-    status = ops->run(ops->batch, count, done * o->model.dt_ms);
+    status = ops->run(ops->batch, count, done * o->model.dt_ms,
+                      o->n_probes ? probe_record_row(probes, done + count) : -1);
     done += count;
-    probe_record_sample(probes, ops, done);
     seconds_per_step = (now_seconds() - loop_start) / (done - 1);
     progress_report(&progress, done, o->steps, 1);
   }
+  ops->sync(ops->batch);
+  double loop_end = now_seconds();
   if (progress.printed && progress.terminal)
     fputc('\n', stderr);
-  result->seconds_steps = o->steps > 1 ? now_seconds() - loop_start : first_seconds;
+  if (status == HINES_OK && o->n_probes)
+    probe_record_collect(probes, ops);
+  result->seconds_steps = o->steps > 1 ? loop_end - loop_start : first_seconds;
   result->timed_steps = o->steps > 1 ? o->steps - 1 : 1;
   result->seconds_first_step = first_seconds;
   result->tasks_per_step = ops->tasks_per_step;

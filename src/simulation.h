@@ -7,11 +7,18 @@
 #include "morphology.h"
 #include "options.h"
 
-/* Mono and multi batches seen through the four operations the time loop, the verification and
- * the report need. */
+/* Mono and multi batches seen through the operations the time loop, the verification and the
+ * report need. */
 struct batch_ops {
   void *batch;
-  int (*run)(void *batch, int steps, double t0_ms);
+  /* Submits steps (the last one filling probe row sample_row unless it is -1) without waiting
+   * for them; sync waits for everything submitted. */
+  int (*run)(void *batch, int steps, double t0_ms, int sample_row);
+  void (*sync)(void *batch);
+  /* Probes sampled on the device, and their rows read back once at the end. */
+  int (*probes)(void *batch, int n, const int *neuron, const int *compartment, int rows,
+                struct hines_error *err);
+  void (*probes_read)(void *batch, int rows, double *values);
   void (*voltage)(void *batch, int neuron, double *out_mV);
   int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
   int tasks_per_step;
@@ -34,7 +41,7 @@ struct probe_record {
   long long rows, capacity;
   double *values; /* rows x (1 + n_probes) */
   const struct options *o;
-  double *scratch; /* one neuron's voltages */
+  double *scratch; /* the rows as the batch's probe buffers return them */
 };
 
 double now_seconds(void);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hinestask_commit.h"
+#include "output_files.h"
 #include "reports.h"
 #include "runtime.h"
 
@@ -24,21 +25,9 @@ struct json {
   int first[8];
 };
 
+/* Valid JSON whatever bytes the text holds (output_files.h: UTF-8 kept, other bytes escaped). */
 static void json_string(struct json *j, const char *text) {
-  fputc('"', j->f);
-  for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      fprintf(j->f, "\\%c", *c);
-    else if (*c == '\n')
-      fputs("\\n", j->f);
-    else if (*c == '\t')
-      fputs("\\t", j->f);
-    else if (*c < 0x20 || *c == 0x7f)
-      fprintf(j->f, "\\u%04x", *c);
-    else
-      fputc(*c, j->f);
-  }
-  fputc('"', j->f);
+  output_json_string(j->f, text);
 }
 
 static void json_key(struct json *j, const char *key) {
@@ -211,6 +200,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   int multi = options_multi(o);
   key_bool(&j, "default_job", o->default_job);
   key_string(&j, "mode", o->mode);
+  key_string(&j, "mode_reason", o->mode_reason); /* --mode given, or auto's choice */
   if (!multi) {
     key_string(&j, "layout", batch_layout_name(o->layout));
     if (options_block_layout(o))
@@ -233,8 +223,19 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
       if (runtime_cuda_workers() > 0)
         /* early: on GPUs of compute capability 9.0 and newer, plain launches elsewhere */
-        key_string(&j, "gpu_launch", o->gpu_launch == GPU_LAUNCH_PLAIN ? "plain" : "early");
+        key_string(&j, "gpu_launch",
+                   o->gpu_launch == GPU_LAUNCH_PLAIN   ? "plain"
+                   : o->gpu_launch == GPU_LAUNCH_EARLY ? "early"
+                                                       : "auto");
     }
+  }
+  /* How the runtime ran the steps (runtime.h): steps in flight, where-masks, GPU streams. */
+  key_int(&j, "window", o->window > 0 ? o->window : RUNTIME_DEFAULT_WINDOW);
+  json_key(&j, "pin");
+  fputs(o->pin ? "true" : "false", f);
+  if (runtime_cuda_workers() > 0) {
+    const char *streams = getenv("STARPU_NWORKER_PER_CUDA");
+    key_int(&j, "nworker_per_cuda", streams && *streams ? atoi(streams) : 1);
   }
   json_key(&j, "task_neurons"); /* null: the default, one task per GPU or four per CPU worker */
   if (o->neurons_per_task > 0)

@@ -144,9 +144,11 @@ traced_run() {
   fi
 }
 
-# Mono, calibrated so that the performance model exists for starpu_perfmodel_plot below.
+# Mono, calibrated with StarPU's own models (--models starpu) so that the model
+# starpu_perfmodel_plot below reads exists.
 traced_run mono hines_step -- \
-  --mode mono --morph synthetic:medium-high --layout interleaved --neurons 256 --steps 5 --calibrate
+  --mode mono --morph synthetic:medium-high --layout interleaved --neurons 256 --steps 5 \
+  --calibrate --models starpu
 traced_run multi chunk_step -- \
   --mode multi --morph synthetic:small-high --morph synthetic:medium-high --neurons 64 --steps 3
 # What a CPU+GPU run's trace holds, on CPUs: several workers under dmda, tasks of two codelets.

@@ -1,0 +1,260 @@
+#include "size_model.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Measurements of one size: Welford's running mean and sum of squared deviations. */
+struct entry {
+  double size, samples, mean, m2;
+  int warm; /* a first (warm-up) measurement was dropped, or the entry came from a file */
+};
+
+/* All sizes measured for one codelet, kind and arch, sorted by size. */
+struct series {
+  char symbol[48];
+  uint32_t kind;
+  char arch[24];
+  int count, capacity;
+  struct entry *entries;
+};
+
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct series *all;
+static int n_series, series_capacity;
+
+/* "cpu1" (a CPU worker; cpuN for a combined worker of N cores) or "cuda0" (device 0). */
+static void arch_key(const struct starpu_perfmodel_arch *arch, char *key, size_t size) {
+  if (arch->ndevices >= 1 && arch->devices[0].type == STARPU_CUDA_WORKER)
+    snprintf(key, size, "cuda%d", arch->devices[0].devid);
+  else
+    snprintf(key, size, "cpu%d", arch->ndevices >= 1 ? arch->devices[0].ncores : 1);
+}
+
+static struct series *series_find(const char *symbol, uint32_t kind, const char *arch) {
+  for (int i = 0; i < n_series; i++)
+    if (all[i].kind == kind && strcmp(all[i].arch, arch) == 0 && strcmp(all[i].symbol, symbol) == 0)
+      return &all[i];
+  return NULL;
+}
+
+/* Needs the write lock. */
+static struct entry *entry_get(const char *symbol, uint32_t kind, const char *arch, double size) {
+  struct series *s = series_find(symbol, kind, arch);
+  if (!s) {
+    if (n_series == series_capacity) {
+      int capacity = series_capacity ? 2 * series_capacity : 16;
+      struct series *grown = realloc(all, (size_t)capacity * sizeof *grown);
+      if (!grown)
+        return NULL;
+      all = grown;
+      series_capacity = capacity;
+    }
+    s = &all[n_series++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->symbol, sizeof s->symbol, "%s", symbol);
+    snprintf(s->arch, sizeof s->arch, "%s", arch);
+    s->kind = kind;
+  }
+  int at = 0;
+  while (at < s->count && s->entries[at].size < size)
+    at++;
+  if (at < s->count && s->entries[at].size == size)
+    return &s->entries[at];
+  if (s->count == s->capacity) {
+    int capacity = s->capacity ? 2 * s->capacity : 8;
+    struct entry *grown = realloc(s->entries, (size_t)capacity * sizeof *grown);
+    if (!grown)
+      return NULL;
+    s->entries = grown;
+    s->capacity = capacity;
+  }
+  memmove(&s->entries[at + 1], &s->entries[at], (size_t)(s->count - at) * sizeof *s->entries);
+  s->entries[at] = (struct entry){.size = size};
+  s->count++;
+  return &s->entries[at];
+}
+
+static void entry_add(struct entry *e, double samples, double mean, double m2) {
+  double total = e->samples + samples, delta = mean - e->mean;
+  e->m2 += m2 + delta * delta * e->samples * samples / total;
+  e->mean += delta * samples / total;
+  e->samples = total;
+}
+
+void size_model_record(const char *symbol, uint32_t kind, double size,
+                       const struct starpu_perfmodel_arch *arch, double us) {
+  if (!(size > 0) || !(us > 0) || !isfinite(us))
+    return;
+  char key[24];
+  arch_key(arch, key, sizeof key);
+  pthread_rwlock_wrlock(&lock);
+  struct entry *e = entry_get(symbol, kind, key, size);
+  if (e && !e->warm)
+    e->warm = 1; /* module loading, first touch, a first transfer's tail: not the steady state */
+  else if (e)
+    entry_add(e, 1, us, 0);
+  pthread_rwlock_unlock(&lock);
+}
+
+/* Needs the read lock. NAN when nothing is measured for this series. */
+static double series_predict(const struct series *s, double x) {
+  if (!s)
+    return NAN;
+  /* The measured entries nearest below and above x. */
+  int below = -1, above = -1;
+  for (int i = 0; i < s->count; i++) {
+    if (!(s->entries[i].samples > 0))
+      continue;
+    if (s->entries[i].size == x)
+      return s->entries[i].mean;
+    if (s->entries[i].size < x)
+      below = i;
+    else if (above < 0)
+      above = i;
+  }
+  int a = below, b = above; /* the two nearest measured sizes */
+  if (a < 0 || b < 0) {
+    int near = a >= 0 ? a : b;
+    if (near < 0)
+      return NAN;
+    int step = a >= 0 ? -1 : 1, other = -1;
+    for (int i = near + step; i >= 0 && i < s->count; i += step)
+      if (s->entries[i].samples > 0) {
+        other = i;
+        break;
+      }
+    const struct entry *n = &s->entries[near];
+    double proportional = n->mean * x / n->size;
+    if (other < 0)
+      return proportional;
+    a = near, b = other;
+  }
+  const struct entry *p = &s->entries[a], *q = &s->entries[b];
+  double line = p->mean + (q->mean - p->mean) * (x - p->size) / (q->size - p->size);
+  /* A line through noisy points may dive far out: never less than a tenth of proportional
+   * scaling from the nearest point. */
+  const struct entry *n = fabs(p->size - x) <= fabs(q->size - x) ? p : q;
+  double floor = 0.1 * n->mean * x / n->size;
+  return line > floor ? line : floor;
+}
+
+/* CUDA workers sharing one device (STARPU_NWORKER_PER_CUDA). */
+static int workers_per_device(int devid) {
+  int count = 0;
+  unsigned n = starpu_worker_get_count();
+  for (unsigned w = 0; w < n; w++)
+    if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER && starpu_worker_get_devid((int)w) == devid)
+      count++;
+  return count > 0 ? count : 1;
+}
+
+static double prior_us(const struct size_model *model, double size,
+                       const struct starpu_perfmodel_arch *arch) {
+  if (arch->ndevices >= 1 && arch->devices[0].type == STARPU_CUDA_WORKER)
+    return model->cuda_latency_us +
+           size * workers_per_device(arch->devices[0].devid) / model->cuda_rate;
+  int cores = arch->ndevices >= 1 && arch->devices[0].ncores > 0 ? arch->devices[0].ncores : 1;
+  return size / (model->cpu_rate * cores);
+}
+
+double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
+                              struct starpu_perfmodel_arch *arch) {
+  char key[24];
+  arch_key(arch, key, sizeof key);
+  pthread_rwlock_rdlock(&lock);
+  double us = series_predict(series_find(model->symbol, kind, key), size);
+  pthread_rwlock_unlock(&lock);
+  if (!(us > 0))
+    us = prior_us(model, size, arch);
+  /* dmda reads 0 as "no prediction". */
+  return us > 0.01 ? us : 0.01;
+}
+
+double size_model_task_expected_us(const struct size_model *model, struct starpu_task *task,
+                                   struct starpu_perfmodel_arch *arch) {
+  return size_model_expected_us(model, model->kind(task), model->size(task), arch);
+}
+
+void size_model_task_done(void *argument) {
+  const struct size_model *model = argument;
+  struct starpu_task *task = starpu_task_get_current();
+  if (!task || !task->profiling_info || task->profiling_info->workerid < 0)
+    return;
+  struct starpu_profiling_task_info *info = task->profiling_info;
+  double us = starpu_timing_timespec_delay_us(&info->start_time, &info->end_time);
+  struct starpu_perfmodel_arch *arch =
+      starpu_worker_get_perf_archtype(info->workerid, task->sched_ctx);
+  if (arch)
+    size_model_record(model->symbol, model->kind(task), model->size(task), arch, us);
+}
+
+int size_model_load(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  char line[256];
+  int status = 0;
+  pthread_rwlock_wrlock(&lock);
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || line[0] == '\n')
+      continue;
+    char symbol[48], arch[24];
+    unsigned kind;
+    double size, samples, mean, m2;
+    if (sscanf(line, "%47s %u %23s %lf %lf %lf %lf", symbol, &kind, arch, &size, &samples, &mean,
+               &m2) != 7 ||
+        !(size > 0) || !(samples > 0) || !(mean > 0)) {
+      status = -1;
+      continue;
+    }
+    struct entry *e = entry_get(symbol, (uint32_t)kind, arch, size);
+    if (e) {
+      entry_add(e, samples, mean, m2);
+      e->warm = 1;
+    }
+  }
+  pthread_rwlock_unlock(&lock);
+  fclose(f);
+  return status;
+}
+
+int size_model_save(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fprintf(f, "# hinestask size models (codelets/size_model.h): symbol kind arch size samples "
+             "mean_us m2\n");
+  pthread_rwlock_rdlock(&lock);
+  for (int i = 0; i < n_series; i++)
+    for (int j = 0; j < all[i].count; j++) {
+      const struct entry *e = &all[i].entries[j];
+      if (e->samples > 0)
+        fprintf(f, "%s %u %s %.17g %.17g %.17g %.17g\n", all[i].symbol, (unsigned)all[i].kind,
+                all[i].arch, e->size, e->samples, e->mean, e->m2);
+    }
+  pthread_rwlock_unlock(&lock);
+  return fclose(f) == 0 ? 0 : -1;
+}
+
+void size_model_clear(void) {
+  pthread_rwlock_wrlock(&lock);
+  for (int i = 0; i < n_series; i++)
+    free(all[i].entries);
+  free(all);
+  all = NULL;
+  n_series = series_capacity = 0;
+  pthread_rwlock_unlock(&lock);
+}
+
+int size_model_entries(void) {
+  int count = 0;
+  pthread_rwlock_rdlock(&lock);
+  for (int i = 0; i < n_series; i++)
+    for (int j = 0; j < all[i].count; j++)
+      count += all[i].entries[j].samples > 0;
+  pthread_rwlock_unlock(&lock);
+  return count;
+}

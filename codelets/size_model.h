@@ -1,0 +1,62 @@
+/* Performance models that predict a task's duration for any task size, measured or not, so
+ * that dmda/dmdas place chunks of any size sensibly without where-masks.
+ *
+ * StarPU 1.3's own models cannot: a history model knows only the sizes it has measured, its
+ * regressions refuse to predict outside 0.9x-1.1x of the sizes seen, and an unknown prediction
+ * makes dmda send the task to the worker that lacks it, to calibrate: a GPU-sized chunk to a CPU
+ * core, hundreds of times slower. So every hinestask codelet has a STARPU_PER_ARCH model whose
+ * cost function is this one. For a task of size x (compartment-steps) on an arch it returns
+ *   1. the mean duration measured for exactly this size, kind and arch, if any;
+ *   2. else the line through the two measured sizes nearest to x (one: time proportional to
+ *      size), extrapolated as far as needed;
+ *   3. else, for an arch with no measurement at all, a prior: x / (rate per core x cores) on
+ *      CPUs, latency + x x (workers sharing the GPU) / rate on a GPU.
+ * Measurements come from StarPU's profiling (each task's start and end, recorded by the
+ * callback the insert helpers attach) and are kept under STARPU_HOME after a calibration run,
+ * beside StarPU's own models (runtime/runtime.c loads and saves them).
+ *
+ * A GPU worker with several tasks queued runs them concurrently (codelets/task_streams.h); what
+ * StarPU measures as a task's duration is then the time between successive ends, i.e. the
+ * worker's throughput, which is what dmda's one-task-after-another model of a worker needs. */
+#ifndef HINES_SIZE_MODEL_H
+#define HINES_SIZE_MODEL_H
+
+#include <starpu.h>
+#include <stdint.h>
+
+/* What a codelet tells the size model about its tasks. */
+struct size_model {
+  const char *symbol; /* the codelet's name */
+  /* The task's work in compartment-steps, and its kind: tasks of one kind differ by size only
+   * (layout, compartments per neuron, channels...). */
+  double (*size)(struct starpu_task *task);
+  uint32_t (*kind)(struct starpu_task *task);
+  /* Priors for an arch never measured: compartment-steps per microsecond on one CPU core and
+   * on one whole GPU, and a GPU task's fixed time in microseconds. */
+  double cpu_rate, cuda_rate, cuda_latency_us;
+};
+
+/* Expected duration in microseconds (always > 0) of a task of `kind` and `size` on `arch`. */
+double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
+                              struct starpu_perfmodel_arch *arch);
+/* The same for a task (the body of the codelets' arch_cost_function). */
+double size_model_task_expected_us(const struct size_model *model, struct starpu_task *task,
+                                   struct starpu_perfmodel_arch *arch);
+/* Task callback (argument: the codelet's struct size_model): records the duration StarPU's
+ * profiling measured for the task that just ended. Does nothing when profiling is off. */
+void size_model_task_done(void *model);
+/* Records one measurement (microseconds). The first one of each size, kind and arch in a run
+ * is dropped as warm-up. */
+void size_model_record(const char *symbol, uint32_t kind, double size,
+                       const struct starpu_perfmodel_arch *arch, double us);
+
+/* The measurements, as text: one line per size (symbol kind arch size samples mean m2).
+ * size_model_load adds a file's measurements (a missing file is no error: returns 0, -1 on a
+ * malformed one); size_model_save writes everything; size_model_clear forgets everything. */
+int size_model_load(const char *path);
+int size_model_save(const char *path);
+void size_model_clear(void);
+/* Sizes measured in all (for reports). */
+int size_model_entries(void);
+
+#endif

@@ -1,0 +1,281 @@
+/* How the batch is cut and submitted must not change a single bit: 1, 4 and 16 tasks per step,
+ * steps submitted ahead (the window) or one at a time, give bitwise identical voltages and probe
+ * samples, for mono batches (interleaved and block layouts) and multi batches (chunk and level
+ * tasks). And the size models (codelets/size_model.h) predict what they should: measured sizes,
+ * interpolation, extrapolation, priors, and their file round trip. CPU workers only (ctest). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <starpu.h>
+
+#include "mono_batch.h"
+#include "multi_batch.h"
+#include "runtime.h"
+#include "size_model.h"
+#include "synthetic.h"
+#include "testing.h"
+
+static uint64_t seed_state;
+
+enum { NEURONS = 64, STEPS = 90, EVERY = 4, ROWS = STEPS / EVERY + 2, PROBES = 5 };
+static const int probe_neuron[PROBES] = {0, 7, 31, 40, 63};
+static const int probe_compartment[PROBES] = {0, 3, 1, 9, 2};
+
+static struct step_model hh_model(void) {
+  struct hh_parameters hh = HH_DEFAULTS;
+  hh.placement = HH_SOMA;
+  return (struct step_model){
+      .cable = cable_defaults,
+      .dt_ms = 0.025,
+      .initial_mV = -65,
+      .stimulus = {.compartment = 0, .amplitude_nA = 1.5, .start_ms = 0.3, .stop_ms = 1.7, .spread = 0.6},
+      .hh = hh};
+}
+
+/* What one run leaves: every neuron's voltages, then the probe rows. */
+struct outcome {
+  double *voltages, *probes;
+  size_t n_voltages;
+};
+
+/* The time loop as src/simulation.c drives it: slices ending where a sample is due. */
+typedef int (*run_fn)(void *batch, int steps, double t0, int row);
+static void drive(void *batch, run_fn run, double dt) {
+  int done = 0, row = 1;
+  while (done < STEPS) {
+    int count = EVERY - done % EVERY;
+    if (count > STEPS - done)
+      count = STEPS - done;
+    assert_int_equal(run(batch, count, done * dt, (done + count) % EVERY == 0 ? row++ : -1),
+                     HINES_OK);
+    done += count;
+  }
+}
+
+static int run_mono(void *b, int steps, double t0, int row) {
+  return mono_batch_run_sampled(b, steps, t0, row);
+}
+static int run_multi(void *b, int steps, double t0, int row) {
+  return multi_batch_run_sampled(b, steps, t0, row);
+}
+
+static struct outcome mono_outcome(const struct morphology *m, enum batch_layout_kind layout,
+                                   int per_task, int window) {
+  struct mono_batch_config config = {.morphology = m,
+                                     .layout = layout,
+                                     .block_size = 8,
+                                     .n_neurons = NEURONS,
+                                     .neurons_per_task = per_task,
+                                     .window = window,
+                                     .model = hh_model()};
+  config.model.stimulus.n_neurons_total = NEURONS;
+  struct mono_batch *batch;
+  struct hines_error err;
+  assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
+  assert_int_equal(mono_batch_probes(batch, PROBES, probe_neuron, probe_compartment, ROWS, &err),
+                   HINES_OK);
+  drive(batch, run_mono, config.model.dt_ms);
+  mono_batch_sync(batch);
+  const int n = m->n_compartments;
+  struct outcome o = {.n_voltages = (size_t)NEURONS * n};
+  o.voltages = malloc(o.n_voltages * sizeof(double));
+  o.probes = calloc((size_t)ROWS * PROBES, sizeof(double));
+  mono_batch_probes_read(batch, ROWS, o.probes);
+  for (int k = 0; k < NEURONS; k++)
+    mono_batch_voltage(batch, k, o.voltages + (size_t)k * n);
+  mono_batch_destroy(batch);
+  return o;
+}
+
+static struct outcome multi_outcome(const struct morphology *shapes, int n_shapes, int level_tasks,
+                                    int per_task, int window) {
+  struct multi_batch_config config = {.morphologies = shapes,
+                                      .n_morphologies = n_shapes,
+                                      .n_neurons = NEURONS,
+                                      .neurons_per_task = per_task,
+                                      .level_tasks = level_tasks,
+                                      .window = window,
+                                      .model = hh_model()};
+  config.model.stimulus.n_neurons_total = NEURONS;
+  struct multi_batch *batch;
+  struct hines_error err;
+  assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
+  assert_int_equal(multi_batch_probes(batch, PROBES, probe_neuron, probe_compartment, ROWS, &err),
+                   HINES_OK);
+  drive(batch, run_multi, config.model.dt_ms);
+  multi_batch_sync(batch);
+  struct outcome o = {0};
+  for (int k = 0; k < NEURONS; k++)
+    o.n_voltages += (size_t)shapes[k % n_shapes].n_compartments;
+  o.voltages = malloc(o.n_voltages * sizeof(double));
+  o.probes = calloc((size_t)ROWS * PROBES, sizeof(double));
+  multi_batch_probes_read(batch, ROWS, o.probes);
+  size_t at = 0;
+  for (int k = 0; k < NEURONS; k++) {
+    multi_batch_voltage(batch, k, o.voltages + at);
+    at += (size_t)shapes[k % n_shapes].n_compartments;
+  }
+  multi_batch_destroy(batch);
+  return o;
+}
+
+static void outcome_free(struct outcome *o) {
+  free(o->voltages);
+  free(o->probes);
+}
+
+/* Bitwise: the same doubles, bit for bit, and the probes equal to the final voltages' source. */
+static void assert_same_bits(const struct outcome *a, const struct outcome *b, const char *what) {
+  assert_int_equal(a->n_voltages, b->n_voltages);
+  if (memcmp(a->voltages, b->voltages, a->n_voltages * sizeof(double)) != 0)
+    fail_msg("%s: voltages differ", what);
+  if (memcmp(a->probes, b->probes, (size_t)ROWS * PROBES * sizeof(double)) != 0)
+    fail_msg("%s: probe samples differ", what);
+}
+
+/* 1, 4 and 16 tasks per step, windows 1 (a wait after every step), 4 and 8: one set of bits. */
+static const int per_task[] = {NEURONS, NEURONS / 4, NEURONS / 16};
+static const int windows[] = {1, 4, 8};
+
+static void mono_tasks_and_windows_give_identical_bits(void **state) {
+  (void)state;
+  struct morphology m;
+  struct hines_error err;
+  assert_int_equal(synthetic_random(20, 60, (unsigned)(testing_uniform(&seed_state) * 1e9), &m, &err),
+                   HINES_OK);
+  const enum batch_layout_kind layouts[] = {BATCH_LAYOUT_INTERLEAVED, BATCH_LAYOUT_BLOCK};
+  for (int l = 0; l < 2; l++) {
+    struct outcome reference = mono_outcome(&m, layouts[l], per_task[0], windows[0]);
+    /* the probes saw the spike: not a batch at rest */
+    double spread = 0;
+    for (int r = 1; r < ROWS - 1; r++)
+      spread = fmax(spread, fabs(reference.probes[r * PROBES] - reference.probes[PROBES]));
+    assert_true(spread > 1.0);
+    for (int t = 0; t < 3; t++)
+      for (int w = 0; w < 3; w++) {
+        if (t == 0 && w == 0)
+          continue;
+        struct outcome o = mono_outcome(&m, layouts[l], per_task[t], windows[w]);
+        char what[96];
+        snprintf(what, sizeof what, "mono layout %d, %d neurons per task, window %d", layouts[l],
+                 per_task[t], windows[w]);
+        assert_same_bits(&reference, &o, what);
+        outcome_free(&o);
+      }
+    outcome_free(&reference);
+  }
+  morphology_free(&m);
+}
+
+static void multi_tasks_and_windows_give_identical_bits(void **state) {
+  (void)state;
+  struct morphology shapes[3];
+  struct hines_error err;
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(
+        synthetic_random(15, 80, (unsigned)(testing_uniform(&seed_state) * 1e9), &shapes[i], &err),
+        HINES_OK);
+  for (int level_tasks = 0; level_tasks < 2; level_tasks++) {
+    struct outcome reference = multi_outcome(shapes, 3, level_tasks, per_task[0], windows[0]);
+    for (int t = 0; t < 3; t++)
+      for (int w = 0; w < 3; w++) {
+        if (t == 0 && w == 0)
+          continue;
+        struct outcome o = multi_outcome(shapes, 3, level_tasks, per_task[t], windows[w]);
+        char what[96];
+        snprintf(what, sizeof what, "multi (level tasks %d), %d neurons per task, window %d",
+                 level_tasks, per_task[t], windows[w]);
+        assert_same_bits(&reference, &o, what);
+        outcome_free(&o);
+      }
+    outcome_free(&reference);
+  }
+  for (int i = 0; i < 3; i++)
+    morphology_free(&shapes[i]);
+}
+
+/* --- size models --- */
+
+static double fixed_size(struct starpu_task *task) {
+  (void)task;
+  return 1000;
+}
+static uint32_t fixed_kind(struct starpu_task *task) {
+  (void)task;
+  return 7;
+}
+static const struct size_model test_model = {.symbol = "test_model",
+                                             .size = fixed_size,
+                                             .kind = fixed_kind,
+                                             .cpu_rate = 100,
+                                             .cuda_rate = 1e4,
+                                             .cuda_latency_us = 5};
+
+static void size_model_predicts_any_size(void **state) {
+  (void)state;
+  size_model_clear();
+  struct starpu_perfmodel_device cpu_device = {.type = STARPU_CPU_WORKER, .devid = 0, .ncores = 1};
+  struct starpu_perfmodel_arch cpu = {.ndevices = 1, .devices = &cpu_device};
+  struct starpu_perfmodel_device cpu4_device = {.type = STARPU_CPU_WORKER, .ncores = 4};
+  struct starpu_perfmodel_arch cpu4 = {.ndevices = 1, .devices = &cpu4_device};
+  /* nothing measured: the prior, size / (rate x cores) */
+  assert_float_equal(size_model_expected_us(&test_model, 7, 5000, &cpu), 50.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 5000, &cpu4), 12.5, 1e-9);
+  /* the first measurement of a size is warm-up; then the mean of what follows */
+  size_model_record("test_model", 7, 1000, &cpu, 999);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu), 10.0, 1e-9);
+  size_model_record("test_model", 7, 1000, &cpu, 20);
+  size_model_record("test_model", 7, 1000, &cpu, 40);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu), 30.0, 1e-9);
+  /* one size measured: proportional to size, both ways */
+  assert_float_equal(size_model_expected_us(&test_model, 7, 4000, &cpu), 120.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 500, &cpu), 15.0, 1e-9);
+  /* two sizes: interpolation between them and the line beyond (t = 10 + 0.02 x) */
+  size_model_record("test_model", 7, 3000, &cpu, 1);
+  size_model_record("test_model", 7, 3000, &cpu, 70);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 2000, &cpu), 50.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 10000, &cpu), 210.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 100, &cpu), 12.0, 1e-9);
+  /* other kinds and archs keep their own */
+  assert_float_equal(size_model_expected_us(&test_model, 8, 1000, &cpu), 10.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu4), 2.5, 1e-9);
+  /* through a task, with the codelet's size and kind */
+  struct starpu_task task;
+  memset(&task, 0, sizeof task);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &cpu), 30.0, 1e-9);
+  /* the file keeps the measurements, not the warm-up */
+  char path[] = "/tmp/hinestask-sizes-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(size_model_save(path), 0);
+  assert_int_equal(size_model_entries(), 2);
+  size_model_clear();
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu), 10.0, 1e-9);
+  assert_int_equal(size_model_load(path), 0);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu), 30.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 2000, &cpu), 50.0, 1e-9);
+  /* loaded entries need no warm-up: a new sample counts at once */
+  size_model_record("test_model", 7, 1000, &cpu, 60);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu), 40.0, 1e-9);
+  unlink(path);
+  size_model_clear();
+}
+
+int main(void) {
+  seed_state = testing_seed();
+  runtime_set_defaults();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(size_model_predicts_any_size),
+      cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
+      cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
+  };
+  return cmocka_run_group_tests(tests, testing_starpu_start, testing_starpu_stop);
+}
