@@ -56,6 +56,9 @@
 /* starpu_task_insert arguments that report the task's measured duration to NAME's size model. */
 #define HINES_SIZE_MODEL_CALLBACK(NAME)                                                            \
   STARPU_CALLBACK_WITH_ARG_NFREE, size_model_task_done, (void *)&NAME##_size_model
+/* The same callback as the fields of a struct hines_task_spec (task_insert.h). */
+#define HINES_SIZE_MODEL_DONE(NAME)                                                                \
+  .done = size_model_task_done, .done_argument = (void *)&NAME##_size_model
 
 /* A number that tells tasks of different cost apart (the size models' kinds). */
 static inline uint32_t hines_kind_hash(uint32_t hash, uint32_t value) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "probe_samples.h"
+#include "task_insert.h"
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
 #endif
@@ -492,9 +493,14 @@ int level_backward_insert(const struct level_backward_data *data,
   void *arguments = codelet_arguments_copy(args, sizeof *args);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&level_backward_codelet, STARPU_DATA_MODE_ARRAY, buffers,
-                            data->gates ? 7 : 6, STARPU_CL_ARGS, arguments, sizeof *args,
-                            STARPU_NAME, name, HINES_SIZE_MODEL_CALLBACK(level_backward), 0);
+  const struct hines_task_spec spec = {.codelet = &level_backward_codelet,
+                                     .buffers = buffers,
+                                     .n_buffers = data->gates ? 7 : 6,
+                                     .arguments = arguments,
+                                     .arguments_size = sizeof *args,
+                                     .name = name,
+                                     HINES_SIZE_MODEL_DONE(level_backward)};
+  return hines_task_insert(&spec);
 }
 
 int level_forward_insert(const struct level_forward_data *data,
@@ -509,9 +515,14 @@ int level_forward_insert(const struct level_forward_data *data,
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&level_forward_codelet, STARPU_DATA_MODE_ARRAY, buffers,
-                            sampled ? 5 : 4, STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME,
-                            name, HINES_SIZE_MODEL_CALLBACK(level_forward), 0);
+  const struct hines_task_spec spec = {.codelet = &level_forward_codelet,
+                                     .buffers = buffers,
+                                     .n_buffers = sampled ? 5 : 4,
+                                     .arguments = arguments,
+                                     .arguments_size = sizeof task,
+                                     .name = name,
+                                     HINES_SIZE_MODEL_DONE(level_forward)};
+  return hines_task_insert(&spec);
 }
 
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
@@ -530,7 +541,13 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&chunk_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, n,
-                            STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME, name,
-                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(chunk_step), 0);
+  const struct hines_task_spec spec = {.codelet = &chunk_step_codelet,
+                                     .buffers = buffers,
+                                     .n_buffers = n,
+                                     .arguments = arguments,
+                                     .arguments_size = sizeof task,
+                                     .name = name,
+                                     .where = where,
+                                     HINES_SIZE_MODEL_DONE(chunk_step)};
+  return hines_task_insert(&spec);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "probe_samples.h"
+#include "task_insert.h"
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
 #endif
@@ -296,9 +297,15 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
   void *arguments = codelet_arguments_copy(geometry, sizeof *geometry);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&hines_solve_codelet, STARPU_DATA_MODE_ARRAY, buffers, 4,
-                            STARPU_CL_ARGS, arguments, sizeof *geometry, STARPU_NAME, name,
-                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(hines_solve), 0);
+  const struct hines_task_spec spec = {.codelet = &hines_solve_codelet,
+                                     .buffers = buffers,
+                                     .n_buffers = 4,
+                                     .arguments = arguments,
+                                     .arguments_size = sizeof *geometry,
+                                     .name = name,
+                                     .where = where,
+                                     HINES_SIZE_MODEL_DONE(hines_solve)};
+  return hines_task_insert(&spec);
 }
 
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
@@ -317,9 +324,15 @@ int hines_step_insert(const struct hines_step_data *data, const struct step_argu
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&hines_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, n,
-                            STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME, name,
-                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(hines_step), 0);
+  const struct hines_task_spec spec = {.codelet = &hines_step_codelet,
+                                     .buffers = buffers,
+                                     .n_buffers = n,
+                                     .arguments = arguments,
+                                     .arguments_size = sizeof task,
+                                     .name = name,
+                                     .where = where,
+                                     HINES_SIZE_MODEL_DONE(hines_step)};
+  return hines_task_insert(&spec);
 }
 
 int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
@@ -337,7 +350,13 @@ int neuron_step_insert(const struct neuron_step_data *data, const struct step_ar
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
-  return starpu_task_insert(&neuron_step_codelet, STARPU_DATA_MODE_ARRAY, buffers, n,
-                            STARPU_CL_ARGS, arguments, sizeof task, STARPU_NAME, name,
-                            STARPU_EXECUTE_WHERE, where, HINES_SIZE_MODEL_CALLBACK(neuron_step), 0);
+  const struct hines_task_spec spec = {.codelet = &neuron_step_codelet,
+                                     .buffers = buffers,
+                                     .n_buffers = n,
+                                     .arguments = arguments,
+                                     .arguments_size = sizeof task,
+                                     .name = name,
+                                     .where = where,
+                                     HINES_SIZE_MODEL_DONE(neuron_step)};
+  return hines_task_insert(&spec);
 }

@@ -182,7 +182,9 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   if (!batch)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   batch->config = *config;
-  batch->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
+  batch->config.model.stimulus.n_neurons_total = /* step_model.h */
+      config->total_neurons > 0 ? config->total_neurons : config->n_neurons;
+  batch->config.model.stimulus.first_neuron = config->first_neuron;
   batch_layout_init(&batch->layout, config->layout, n, config->n_neurons, config->block_size);
   batch->matrix = layout_matrix(&batch->layout);
   size_t values = batch_layout_size(&batch->layout);

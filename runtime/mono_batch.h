@@ -20,6 +20,10 @@ struct mono_batch_config {
   /* 1: each chunk may run only on the kind of worker it was sized for (runtime/placement.h);
    * 0 (the default): anywhere, the scheduler places it. */
   int pin;
+  /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
+   * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
+   * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
+  int first_neuron, total_neurons;
   struct step_model model;
 };
 

@@ -169,7 +169,9 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   if (!batch)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   batch->config = *config;
-  batch->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
+  batch->config.model.stimulus.n_neurons_total = /* step_model.h */
+      config->total_neurons > 0 ? config->total_neurons : config->n_neurons;
+  batch->config.model.stimulus.first_neuron = config->first_neuron;
   int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
   batch->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one

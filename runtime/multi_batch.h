@@ -42,6 +42,10 @@ struct multi_batch_config {
   enum gpu_launch gpu_launch;
   int window; /* steps submitted ahead, as mono_batch_config's */
   int pin;    /* as mono_batch_config's */
+  /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
+   * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
+   * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
+  int first_neuron, total_neurons;
   struct step_model model;
 };
 

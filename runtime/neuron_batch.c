@@ -76,7 +76,9 @@ int neuron_batch_create(const struct multi_batch_config *config, struct neuron_b
   if (!b)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   b->config = *config;
-  b->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
+  b->config.model.stimulus.n_neurons_total = /* step_model.h */
+      config->total_neurons > 0 ? config->total_neurons : config->n_neurons;
+  b->config.model.stimulus.first_neuron = config->first_neuron;
   int status = build_tables(b, err);
   const size_t n_neurons = (size_t)config->n_neurons;
   const size_t values = n_neurons * (size_t)b->max_compartments;

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "size_model.h"
 
 static char scheduler_in_use[64];
+static int started_distributed; /* runtime_options.distributed */
 /* The run's workers, noted at start-up: the summary is written after StarPU stops. */
 #define MAX_NOTED_GPUS 16
 static int cpu_workers, cuda_workers, noted_gpus;
@@ -95,7 +97,8 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
     /* A FxT-enabled StarPU 1.3 traces every run into /tmp unless told not to. */
     setenv("STARPU_FXT_TRACE", "0", 0);
   }
-  int ret = starpu_init(&conf);
+  started_distributed = options && options->distributed;
+  int ret = started_distributed ? cluster_starpu_init(&conf) : starpu_init(&conf);
   if (ret == -ENODEV)
     return hines_fail(err, HINES_FAILURE, "StarPU found no worker to run on");
   if (ret != 0)
@@ -162,7 +165,11 @@ void runtime_stop(void) {
   const char *calibrate = getenv("STARPU_CALIBRATE");
   if (calibrate && atoi(calibrate) >= 1 && size_model_save(runtime_size_model_path()) != 0)
     fprintf(stderr, "warning: cannot write %s\n", runtime_size_model_path());
-  starpu_shutdown();
+  if (started_distributed)
+    cluster_starpu_shutdown();
+  else
+    starpu_shutdown();
+  started_distributed = 0;
 }
 
 const char *runtime_scheduler(void) {

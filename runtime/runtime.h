@@ -11,6 +11,9 @@ struct runtime_options {
   int tracing; /* trace_prepare was called: keep the FxT trace on */
   /* 1: StarPU's own history-based models instead of the size models (codelets/hines_codelet.h) */
   int history_models;
+  /* 1: start StarPU through StarPU-MPI (runtime/cluster.h; cluster_init has started MPI), every
+   * task submitted with owner-computes semantics; runtime_stop stops StarPU-MPI too. */
+  int distributed;
 };
 
 /* Sets hinestask's defaults for the StarPU variables the user has not set (runtime.c lists them

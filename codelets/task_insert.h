@@ -1,0 +1,31 @@
+/* The one place the codelets' insert helpers submit a task. By default starpu_task_insert; a
+ * distributed run (runtime/cluster.h) installs an inserter that submits through StarPU-MPI
+ * (starpu_mpi_task_insert, owner-computes) instead. The helpers keep choosing and ordering the
+ * buffers; the inserter only decides how the task goes in. */
+#ifndef HINES_TASK_INSERT_H
+#define HINES_TASK_INSERT_H
+
+#include <starpu.h>
+
+/* One task: the codelet, its buffers in order, its argument block (freed by StarPU), its name,
+ * where it may run (0: the codelet's own `where`), and the callback run when it ends. */
+struct hines_task_spec {
+  struct starpu_codelet *codelet;
+  struct starpu_data_descr *buffers;
+  int n_buffers;
+  void *arguments;
+  size_t arguments_size;
+  const char *name;
+  unsigned long where;
+  void (*done)(void *);
+  void *done_argument;
+};
+
+typedef int (*hines_task_inserter)(const struct hines_task_spec *task);
+
+/* Submits the task with the inserter installed (starpu_task_insert's status). */
+int hines_task_insert(const struct hines_task_spec *task);
+/* Installs an inserter; NULL restores starpu_task_insert. */
+void hines_task_set_inserter(hines_task_inserter inserter);
+
+#endif
