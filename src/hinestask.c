@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
+#include "distribution.h"
 #include "morph_spec.h"
 #include "options.h"
 #include "output_files.h"
@@ -56,10 +58,64 @@ static void free_pending_warnings(void) {
   pending_warnings = NULL;
 }
 
+/* A distributed run (mpirun): after MPI has started, a rank that cannot go on stops them all
+ * (MPI_Abort) rather than leave the others waiting for it at the final gathers. */
+static void stop_every_rank(const struct options *o, int status, const char *message) {
+  fprintf(stderr, "%s: rank %d of %d: %s; stopping every rank\n", program, o->rank, o->ranks,
+          message);
+  cluster_abort(status);
+}
+
+/* Rank 0 gathers the other ranks' verifications into its own (the worst neuron of them all). */
+static void gather_verification(const struct options *o, struct verify_result *v) {
+  struct verify_result *all = malloc((size_t)o->ranks * sizeof *all);
+  if (!all)
+    stop_every_rank(o, 1, "out of memory");
+  cluster_gather_to_root(v, (int)sizeof *v, all);
+  if (o->rank == 0) {
+    struct verify_result sum = {.neuron = -1, .compartment = -1};
+    double worst = -1;
+    for (int r = 0; r < o->ranks; r++) {
+      const struct verify_result *one = &all[r];
+      sum.ran += one->ran;
+      sum.failed |= one->failed;
+      sum.max_rel_error = fmax(sum.max_rel_error, one->max_rel_error);
+      if (one->neuron < 0)
+        continue;
+      double ratio = one->tolerance > 0 ? one->error / one->tolerance : INFINITY;
+      if (isnan(ratio))
+        ratio = INFINITY;
+      if (ratio > worst || sum.neuron < 0) {
+        worst = ratio;
+        int ran = sum.ran, failed = sum.failed;
+        double max_rel_error = sum.max_rel_error;
+        sum = *one;
+        sum.ran = ran, sum.failed = failed, sum.max_rel_error = max_rel_error;
+      }
+    }
+    *v = sum;
+  }
+  free(all);
+}
+
 int main(int argc, char **argv) {
   struct options o;
   atexit(output_check_stdout_at_exit); /* a failed write to stdout is a failure, not exit 0 */
   options_parse(argc, argv, &o);
+  /* Started by mpirun: one rank of a distributed run (runtime/cluster.h). Every rank reads and
+   * checks every input itself, before MPI starts, so that bad input gives the same one line and
+   * exit status on every rank and none waits for another; rank 0 alone prints and writes. */
+  const int distributed = cluster_launched();
+  o.rank = cluster_rank();
+  o.ranks = cluster_size();
+  const int root = o.rank == 0;
+  if (!root)
+    o.quiet = 1;
+  if (distributed && o.trace_dir) {
+    fprintf(stderr, "%s: --trace: not available under mpirun yet (trace a run of one process)\n",
+            program);
+    return 2;
+  }
   double started = now_seconds();
   struct hines_error err;
   /* Every output can be written where it goes, and replaces nothing it should not. */
@@ -108,6 +164,11 @@ int main(int argc, char **argv) {
     }
   }
   if (o.summary) {
+    if (!root) { /* one listing, not one per rank */
+      for (int i = 0; i < o.n_morph_specs; i++)
+        morphology_free(&morphologies[i]);
+      return 0;
+    }
     fputs(pending_warnings ? pending_warnings : "", stderr);
     for (int i = 0; i < o.n_morph_specs; i++) {
       print_summary(&morphologies[i]);
@@ -148,6 +209,31 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (distributed) {
+    /* Contiguous ranges weighted by compartments (runtime/distribution.h), the same on every
+     * rank. */
+    int sizes[MAX_MORPHOLOGIES];
+    for (int k = 0; k < o.n_morph_specs; k++)
+      sizes[k] = morphologies[k].n_compartments;
+    int *first = malloc(((size_t)o.ranks + 1) * sizeof *first);
+    if (!first) {
+      fprintf(stderr, "%s: out of memory\n", program);
+      return 1;
+    }
+    distribution_ranges(o.neurons, sizes, o.n_morph_specs, o.ranks, first);
+    for (int r = 0; r < o.ranks; r++)
+      if (first[r + 1] == first[r]) {
+        fprintf(stderr,
+                "%s: --neurons %d: too few neurons for the %d ranks of mpirun (rank %d would get "
+                "none); run fewer ranks\n",
+                program, o.neurons, o.ranks, r);
+        free(first);
+        return 2;
+      }
+    o.first_neuron = first[o.rank];
+    o.local_neurons = first[o.rank + 1] - first[o.rank];
+    free(first);
+  }
   /* The bytes each kind of batch allocates, counted (simulation_host_bytes). */
   double host_bytes = simulation_host_bytes(&o, morphologies, compartments, &err);
   if (host_bytes < 0) {
@@ -162,26 +248,48 @@ int main(int argc, char **argv) {
   }
   /* Every check has passed: the repairs made to the input files can be reported now, and the
    * options that do not apply. */
-  fputs(pending_warnings ? pending_warnings : "", stderr);
-  options_warn(&o, stderr);
+  if (root) {
+    fputs(pending_warnings ? pending_warnings : "", stderr);
+    options_warn(&o, stderr);
+  }
   struct runtime_options runtime_options = {
-      .quiet = o.quiet, .tracing = o.trace_dir != NULL, .history_models = o.history_models};
+      .quiet = o.quiet,
+      .tracing = o.trace_dir != NULL,
+      .history_models = o.history_models,
+      .distributed = distributed};
   if (o.trace_dir && trace_prepare(o.trace_dir, &err)) {
     fprintf(stderr, "%s: --trace: %s\n", program, err.message);
     return 2;
   }
-  /* The default job's run folder, new for this run. */
-  if (output_plan_start(&o, &err)) {
+  /* The default job's run folder, new for this run (rank 0's: the others write nothing). */
+  if (!root) {
+    o.json_path = NULL;
+    o.probes_path = NULL;
+  } else if (output_plan_start(&o, &err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return 1;
   }
+  if (distributed && cluster_init(&err)) {
+    fprintf(stderr, "%s: rank %d: %s\n", program, o.rank, err.message);
+    output_plan_abandon();
+    return 1;
+  }
   int status = runtime_start(&runtime_options, &err);
+  if (status && distributed)
+    stop_every_rank(&o, status, err.message);
   if (status) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     output_plan_abandon();
     return status;
   }
   simulation_choose_mode(&o);
+  if (distributed) { /* every rank runs the same kind of batch: multi if any share wants it */
+    int here = strcmp(o.mode, "multi") == 0;
+    if (cluster_max(here) != here) {
+      o.mode = "multi";
+      o.mode_reason = "automatic: another rank's share has fewer than 50,000 neurons per GPU";
+    }
+  }
   const int multi = strcmp(o.mode, "multi") == 0;
   if (!o.quiet) {
     printf("mode %s (%s)%s\n",
@@ -200,10 +308,16 @@ int main(int argc, char **argv) {
              HINESTASK_VERSION, o.neurons, morphologies[0].name, morphologies[0].n_compartments,
              batch_layout_name(o.layout), o.steps, o.model.dt_ms);
     runtime_describe(stdout);
+    if (distributed)
+      printf("distributed over %d ranks (StarPU-MPI): rank 0 computes neurons %d to %d, each "
+             "rank its contiguous share weighted by compartments\n",
+             o.ranks, o.first_neuron, o.first_neuron + o.local_neurons - 1);
   }
 
   struct batch_ops ops;
   status = simulation_create(&o, morphologies, &ops, &err);
+  if (status && distributed)
+    stop_every_rank(&o, status, err.message);
   if (status) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     runtime_stop();
@@ -217,6 +331,7 @@ int main(int argc, char **argv) {
    * state comes home anyway when the batch is released, so the scan costs no transfer. */
   int bad_neuron, bad_compartment;
   if (status == HINES_OK && ops.find_nonfinite(ops.batch, &bad_neuron, &bad_compartment)) {
+    bad_neuron += o.first_neuron;
     fprintf(stderr,
             "%s: numerical trouble: neuron %d, compartment %d has a non-finite voltage after %d "
             "steps (check the membrane and stimulus parameters)\n",
@@ -230,7 +345,15 @@ int main(int argc, char **argv) {
     result.max_rel_error = verification.max_rel_error;
     result.verified_neurons = verification.ran;
   }
-  if (!o.quiet) {
+  double soma_mV = 0;
+  if (root && distributed) {
+    double *v = malloc((size_t)morphologies[0].n_compartments * sizeof(double));
+    if (v)
+      ops.voltage(ops.batch, 0, v); /* neuron 0 is rank 0's */
+    soma_mV = v ? v[0] : NAN;
+    free(v);
+  }
+  if (!o.quiet && !distributed) {
     printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
            "compartment-solves/s\n",
            ops.tasks_per_step, 1e3 * result.seconds_first_step,
@@ -248,7 +371,67 @@ int main(int argc, char **argv) {
   trace_release_stderr(held);
   result.seconds_total = now_seconds() - started;
   int exit_status = status == HINES_OK ? 0 : 1;
-  if (result.verified) {
+  /* A distributed run meets on rank 0 now that every rank's StarPU has stopped: the shares'
+   * measurements, the verification, the probe columns, and one exit status. */
+  struct rank_share *shares = NULL;
+  if (distributed) {
+    long long mine_compartments = 0;
+    for (int k = o.first_neuron; k < o.first_neuron + o.local_neurons; k++)
+      mine_compartments += morphologies[k % o.n_morph_specs].n_compartments;
+    struct rank_share mine = {.first_neuron = o.first_neuron,
+                              .neurons = o.local_neurons,
+                              .cpu_workers = runtime_cpu_workers(),
+                              .cuda_workers = runtime_cuda_workers(),
+                              .tasks_per_step = ops.tasks_per_step,
+                              .compartments = mine_compartments,
+                              .seconds_steps = result.seconds_steps,
+                              .seconds_first_step = result.seconds_first_step};
+    shares = calloc((size_t)o.ranks, sizeof *shares);
+    if (!shares)
+      stop_every_rank(&o, 1, "out of memory");
+    cluster_gather_to_root(&mine, (int)sizeof mine, shares);
+    if (root) { /* the run takes as long as its slowest rank */
+      result.tasks_per_step = 0;
+      for (int r = 0; r < o.ranks; r++) {
+        result.seconds_steps = fmax(result.seconds_steps, shares[r].seconds_steps);
+        result.seconds_first_step = fmax(result.seconds_first_step, shares[r].seconds_first_step);
+        result.tasks_per_step += shares[r].tasks_per_step;
+      }
+      result.ranks = o.ranks;
+      result.shares = shares;
+    }
+    if (o.verify)
+      gather_verification(&o, &verification);
+    if (o.n_probes) {
+      if (!root) { /* the time column and the resting row are rank 0's; the others add only
+                    * their own columns */
+        for (long long r = 0; r < probes.rows; r++)
+          probes.values[(size_t)r * (1 + o.n_probes)] = 0;
+        for (int j = 0; j < o.n_probes; j++)
+          probes.values[1 + j] = 0;
+      }
+      cluster_sum_to_root(probes.values, probes.rows * (1 + o.n_probes));
+    }
+    exit_status = cluster_max(exit_status);
+    result.max_rel_error = verification.max_rel_error;
+    result.verified_neurons = verification.ran;
+    if (!o.quiet) {
+      printf("%d tasks per step over %d ranks; first step %.3f ms; then %.3f ms per step (the "
+             "slowest rank), %.3g compartment-solves/s\n",
+             result.tasks_per_step, o.ranks, 1e3 * result.seconds_first_step,
+             1e3 * result.seconds_steps / result.timed_steps,
+             (double)compartments * result.timed_steps / result.seconds_steps);
+      for (int r = 0; r < o.ranks; r++)
+        printf("  rank %d: neurons %d to %d (%lld compartments), %d CPU and %d CUDA workers, "
+               "%.3f ms per step\n",
+               r, shares[r].first_neuron, shares[r].first_neuron + shares[r].neurons - 1,
+               shares[r].compartments, shares[r].cpu_workers, shares[r].cuda_workers,
+               1e3 * shares[r].seconds_steps / result.timed_steps);
+      printf("soma of neuron 0 (%s) at t = %g ms: %.6f mV\n", morphologies[0].name,
+             o.steps * o.model.dt_ms, soma_mV);
+    }
+  }
+  if (result.verified && root) {
     const struct verify_result *v = &verification;
     char why[160];
     if (o.verify_tolerance > 0)
@@ -271,6 +454,8 @@ int main(int argc, char **argv) {
       exit_status = 1;
     }
   }
+  if (distributed) /* a failed verification on any rank fails them all */
+    exit_status = cluster_max(exit_status);
   if (o.calibrate && !o.quiet) {
     const char *home = getenv("STARPU_HOME");
     printf("calibration: performance models updated under %s/.starpu/sampling/codelets "
@@ -294,7 +479,7 @@ int main(int argc, char **argv) {
                o.trace_dir, o.trace_dir, o.trace_dir);
     }
   }
-  if (o.n_probes && write_probes(&o, &probes, &err)) {
+  if (o.n_probes && root && write_probes(&o, &probes, &err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     exit_status = 1;
   }
@@ -313,5 +498,10 @@ int main(int argc, char **argv) {
   /* The last line names every file this run wrote. */
   if (!o.quiet)
     output_print_written(stdout);
+  free(shares);
+  if (distributed) {
+    exit_status = cluster_max(exit_status); /* rank 0's writing too */
+    cluster_finish();
+  }
   return exit_status;
 }

@@ -72,6 +72,10 @@ struct options {
   int history_models; /* --models starpu: StarPU's own history models (codelets/hines_codelet.h) */
   int window;         /* --window: steps in flight (0: the runtime's default) */
   int pin;            /* --pin: chunks only on the kind of worker they were sized for */
+  /* A distributed run (mpirun, runtime/cluster.h): this process is rank `rank` of `ranks` and
+   * computes neurons first_neuron .. first_neuron + local_neurons - 1 of the batch. Not set by
+   * the command line; all 0 for a run of one process (the whole batch). */
+  int rank, ranks, first_neuron, local_neurons;
 };
 
 /* Which shape of run the options describe: what applies to it (the JSON summary writes only

@@ -27,7 +27,8 @@ void simulation_choose_mode(struct options *o) {
   if (strcmp(o->mode, "auto") != 0)
     return;
   const int gpus = runtime_gpu_count();
-  if (gpus > 0 && o->neurons < (long long)MONO_FILLS_A_GPU_NEURONS * gpus) {
+  /* A rank of a distributed run decides for its own share and its own GPUs. */
+  if (gpus > 0 && simulation_local_neurons(o) < (long long)MONO_FILLS_A_GPU_NEURONS * gpus) {
     o->mode = "multi";
     o->mode_reason = "automatic: fewer than 50,000 neurons per GPU, too few to fill it with one "
                      "thread per neuron";
@@ -36,6 +37,10 @@ void simulation_choose_mode(struct options *o) {
     o->mode_reason = gpus > 0 ? "automatic: at least 50,000 neurons per GPU"
                               : "automatic: CPU workers only, where the mono kernels are faster";
   }
+}
+
+int simulation_local_neurons(const struct options *o) {
+  return o->local_neurons > 0 ? o->local_neurons : o->neurons;
 }
 
 double now_seconds(void) {
@@ -116,6 +121,8 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
   const int samples = o->verify_samples < o->neurons ? o->verify_samples : o->neurons;
   for (int s = 0; s < samples; s++) {
     int neuron = samples > 1 ? (int)((long long)s * (o->neurons - 1) / (samples - 1)) : 0;
+    if (neuron < ops->first_neuron || neuron >= ops->first_neuron + ops->n_neurons)
+      continue; /* another rank's (distributed run) */
     const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
     int n = m->n_compartments;
     double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
@@ -133,7 +140,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       free(want);
       break;
     }
-    ops->voltage(ops->batch, neuron, got);
+    ops->voltage(ops->batch, neuron - ops->first_neuron, got);
     double diff = 0, scale = 1e-300;
     int at = 0;
     for (int i = 0; i < n; i++) {
@@ -246,9 +253,20 @@ static int probe_record_init(struct probe_record *p, const struct options *o,
   p->rows = 1;
   /* The batch samples its probes on the device, each into row r of a small buffer; row 0 (the
    * start) is the resting value above. */
+  /* In a distributed run each rank samples the probes on its own neurons (their columns; the
+   * others' stay 0 here and come from their ranks when the columns are summed on rank 0). */
+  int neuron[MAX_PROBES], compartment[MAX_PROBES];
+  p->n_local = 0;
+  for (int j = 0; j < o->n_probes; j++) {
+    int local = o->probe_neuron[j] - ops->first_neuron;
+    if (local < 0 || local >= ops->n_neurons)
+      continue;
+    p->column[p->n_local] = j;
+    neuron[p->n_local] = local;
+    compartment[p->n_local++] = o->probe_compartment[j];
+  }
   struct hines_error err;
-  if (ops->probes(ops->batch, o->n_probes, o->probe_neuron, o->probe_compartment, (int)p->capacity,
-                  &err)) {
+  if (ops->probes(ops->batch, p->n_local, neuron, compartment, (int)p->capacity, &err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return HINES_FAILURE;
   }
@@ -267,11 +285,15 @@ static int probe_record_row(struct probe_record *p, int step) {
 static void probe_record_collect(struct probe_record *p, const struct batch_ops *ops) {
   if (!p->values)
     return;
-  const int n = p->o->n_probes;
+  const int n = p->o->n_probes, local = p->n_local;
   ops->probes_read(ops->batch, (int)p->rows, p->scratch);
-  for (long long r = 1; r < p->rows; r++)
-    memcpy(p->values + (size_t)r * (1 + n) + 1, p->scratch + (size_t)r * n,
-           (size_t)n * sizeof(double));
+  for (long long r = 1; r < p->rows; r++) {
+    double *row = p->values + (size_t)r * (1 + n) + 1;
+    if (local < n)
+      memset(row, 0, (size_t)n * sizeof(double));
+    for (int k = 0; k < local; k++)
+      row[p->column[k]] = p->scratch[(size_t)r * local + k];
+  }
 }
 
 /* Creates the batch the options describe; HINES_OK or a status with err set. */
@@ -280,10 +302,20 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
   memset(ops, 0, sizeof *ops);
   ops->morphologies = morphologies;
   ops->n_morphologies = o->n_morph_specs;
+  ops->first_neuron = o->first_neuron;
+  ops->n_neurons = simulation_local_neurons(o);
   if (strcmp(o->mode, "multi") == 0) {
-    struct multi_batch_config config = {.morphologies = morphologies,
+    /* Neuron k of the whole batch has morphologies[k % M]; a share starting at first_neuron
+     * numbers its neurons from 0, so it gets the list rotated to start at first_neuron's. */
+    static struct morphology rotated[MAX_MORPHOLOGIES];
+    const int m_count = o->n_morph_specs;
+    for (int m = 0; m < m_count; m++)
+      rotated[m] = morphologies[(o->first_neuron + m) % m_count];
+    struct multi_batch_config config = {.morphologies = rotated,
                                         .n_morphologies = o->n_morph_specs,
-                                        .n_neurons = o->neurons,
+                                        .n_neurons = ops->n_neurons,
+                                        .first_neuron = o->first_neuron,
+                                        .total_neurons = o->neurons,
                                         .neurons_per_task = o->neurons_per_task,
                                         .parts_per_task = o->parts_per_task,
                                         .trunk_below = o->trunk_below,
@@ -313,7 +345,9 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
                                      .layout = o->layout,
-                                     .n_neurons = o->neurons,
+                                     .n_neurons = ops->n_neurons,
+                                     .first_neuron = o->first_neuron,
+                                     .total_neurons = o->neurons,
                                      .block_size = o->block_size,
                                      .neurons_per_task = o->neurons_per_task,
                                      .cpu_group = o->cpu_group,

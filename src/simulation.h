@@ -11,6 +11,10 @@
  * report need. */
 struct batch_ops {
   void *batch;
+  /* The batch's neurons are first_neuron .. first_neuron + n_neurons - 1 of the whole batch (a
+   * rank's share of a distributed run; 0 and o->neurons otherwise). The operations below take
+   * indices from 0 within the batch. */
+  int first_neuron, n_neurons;
   /* Submits steps (the last one filling probe row sample_row unless it is -1) without waiting
    * for them; sync waits for everything submitted. */
   int (*run)(void *batch, int steps, double t0_ms, int sample_row);
@@ -26,6 +30,13 @@ struct batch_ops {
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
 };
 
+/* One rank's share of a distributed run and what it measured (the JSON summary's "ranks"). */
+struct rank_share {
+  int first_neuron, neurons, cpu_workers, cuda_workers, tasks_per_step;
+  long long compartments;
+  double seconds_steps, seconds_first_step; /* over the timed steps, and the first */
+};
+
 struct run_result {
   double seconds_total, seconds_steps, seconds_first_step, max_rel_error;
   int timed_steps; /* steps after the first, over which seconds_steps is measured */
@@ -33,6 +44,9 @@ struct run_result {
   int verified;
   int verified_neurons; /* distinct neurons the verification re-simulated */
   long long compartments;
+  /* A distributed run: one share per rank, in rank order (rank 0's copy); NULL otherwise. */
+  int ranks;
+  const struct rank_share *shares;
 };
 
 /* Probe samples: rows of (time, one voltage per probe), kept in memory and written at the end. */
@@ -42,6 +56,9 @@ struct probe_record {
   double *values; /* rows x (1 + n_probes) */
   const struct options *o;
   double *scratch; /* the rows as the batch's probe buffers return them */
+  /* The probes this process samples (all of them, or a rank's share): their columns. */
+  int n_local;
+  int column[MAX_PROBES];
 };
 
 double now_seconds(void);
@@ -73,7 +90,11 @@ struct verify_result {
   double error, tolerance, condition;
 };
 
-/* Compares the sampled neurons with the sequential reference; each neuron's tolerance is
+/* The number of neurons of this process's batch: a rank's share, or the whole batch. */
+int simulation_local_neurons(const struct options *o);
+
+/* Compares the sampled neurons with the sequential reference (in a distributed run, those of
+ * the sampled neurons that are this rank's; result.neuron is a global index); each neuron's tolerance is
  * o->verify_tolerance when given, else max(VERIFY_TOLERANCE_FLOOR, 2 n eps kappa) with kappa
  * the bound of simulation_condition_bound (see simulation.c). */
 struct verify_result simulation_verify(const struct options *o, const struct batch_ops *ops);

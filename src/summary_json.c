@@ -318,6 +318,31 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_int(&j, "tasks_per_step", r->tasks_per_step);
   key_measured(&j, "compartment_solves_per_s",
                (double)r->compartments * r->timed_steps / r->seconds_steps);
+  if (r->shares) {
+    /* A distributed run (mpirun): the totals above are the whole batch's, the time per step the
+     * slowest rank's; each rank's share and what it measured follow, in rank order. */
+    key_int(&j, "ranks", r->ranks);
+    json_key(&j, "rank_shares");
+    fputc('[', f);
+    for (int k = 0; k < r->ranks; k++) {
+      const struct rank_share *share = &r->shares[k];
+      fputs(k ? ", " : "", f);
+      json_open(&j, NULL);
+      key_int(&j, "rank", k);
+      key_int(&j, "first_neuron", share->first_neuron);
+      key_int(&j, "neurons", share->neurons);
+      key_int(&j, "compartments", share->compartments);
+      key_int(&j, "cpu_workers", share->cpu_workers);
+      key_int(&j, "cuda_workers", share->cuda_workers);
+      key_int(&j, "tasks_per_step", share->tasks_per_step);
+      key_measured(&j, "seconds_per_step", share->seconds_steps / r->timed_steps);
+      key_measured(&j, "seconds_first_step", share->seconds_first_step);
+      key_measured(&j, "compartment_solves_per_s",
+                   (double)share->compartments * r->timed_steps / share->seconds_steps);
+      json_close(&j);
+    }
+    fputc(']', f);
+  }
   if (r->verified) {
     key_int(&j, "verified_neurons", r->verified_neurons);
     json_key(&j, "max_rel_error");
