@@ -53,6 +53,10 @@ static void replay_stop_messages(void) {
 }
 
 int trace_prepare(const char *dir, struct hines_error *err) {
+  return trace_prepare_rank(dir, 0, 1, err);
+}
+
+int trace_prepare_rank(const char *dir, int rank, int ranks, struct hines_error *err) {
   if (strlen(dir) + 1 + strlen(RAW_TRACE) + 3 >= STARPU_TRACE_PATH_MAX)
     return hines_fail(
         err, HINES_BAD_INPUT,
@@ -63,13 +67,21 @@ int trace_prepare(const char *dir, struct hines_error *err) {
   struct stat st;
   if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
     return hines_fail(err, HINES_BAD_INPUT, "trace folder %s: not a directory", dir);
-  /* A stale file from an earlier run must never pass for this run's trace. */
-  for (size_t i = 0; trace_file_names[i]; i++) {
+  /* A stale file from an earlier run must never pass for this run's trace (rank 0 clears the
+   * folder for every rank: the others' traces may already be under way). */
+  for (size_t i = 0; rank == 0 && trace_file_names[i]; i++) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, trace_file_names[i]);
     if (unlink(path) != 0 && errno != ENOENT)
       return hines_fail(err, HINES_BAD_INPUT, "trace folder %s: cannot remove the old %s: %s", dir,
                         trace_file_names[i], strerror(errno));
+  }
+  for (int r = 1; rank == 0 && r < ranks; r++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/" RAW_TRACE "_%d", dir, r);
+    if (unlink(path) != 0 && errno != ENOENT)
+      return hines_fail(err, HINES_BAD_INPUT, "trace folder %s: cannot remove the old %s: %s", dir,
+                        path, strerror(errno));
   }
   static char prefix[PATH_MAX];
   snprintf(prefix, sizeof prefix, "%s/", dir);
@@ -254,14 +266,36 @@ int trace_paje_tidy(const char *path, FILE *log) {
 }
 
 int trace_convert(const char *dir, struct hines_error *err) {
-  char raw[PATH_MAX], tool[PATH_MAX];
-  snprintf(raw, sizeof raw, RAW_TRACE "_0");
+  return trace_convert_ranks(dir, 1, err);
+}
+
+int trace_convert_ranks(const char *dir, int ranks, struct hines_error *err) {
+  char tool[PATH_MAX];
+  /* starpu_fxt_tool -i RAW_0 -i RAW_1 ...: one Paje trace with every rank's workers, as
+   * StarPU does for its MPI runs. */
+  char **arguments = calloc((size_t)(4 + 2 * ranks), sizeof *arguments);
+  char (*raw)[64] = calloc((size_t)ranks, sizeof *raw);
+  if (!arguments || !raw) {
+    free(arguments), free(raw);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  int a = 0;
+  arguments[a++] = "starpu_fxt_tool";
+  arguments[a++] = "-d";
+  arguments[a++] = ".";
+  for (int r = 0; r < ranks; r++) {
+    snprintf(raw[r], sizeof raw[r], RAW_TRACE "_%d", r);
+    arguments[a++] = "-i";
+    arguments[a++] = raw[r];
+  }
   snprintf(tool, sizeof tool, "%s/starpu_fxt_tool", STARPU_BIN_DIR);
   if (access(tool, X_OK) != 0)
     snprintf(tool, sizeof tool, "starpu_fxt_tool"); /* from PATH, e.g. in a GPU bundle */
   pid_t child = fork();
-  if (child < 0)
+  if (child < 0) {
+    free(arguments), free(raw);
     return hines_fail(err, HINES_FAILURE, "trace folder %s: cannot start starpu_fxt_tool", dir);
+  }
   if (child == 0) {
     /* starpu_fxt_tool -o crashes in StarPU 1.3.10; -d writes every output into the folder. */
     int log = -1;
@@ -271,9 +305,10 @@ int trace_convert(const char *dir, struct hines_error *err) {
       dup2(log, STDOUT_FILENO);
       dup2(log, STDERR_FILENO);
     }
-    execlp(tool, "starpu_fxt_tool", "-d", ".", "-i", raw, (char *)NULL);
+    execvp(tool, arguments);
     _exit(127);
   }
+  free(arguments), free(raw);
   int status;
   int tool_failed =
       waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0;

@@ -111,11 +111,6 @@ int main(int argc, char **argv) {
   const int root = o.rank == 0;
   if (!root)
     o.quiet = 1;
-  if (distributed && o.trace_dir) {
-    fprintf(stderr, "%s: --trace: not available under mpirun yet (trace a run of one process)\n",
-            program);
-    return 2;
-  }
   double started = now_seconds();
   struct hines_error err;
   /* Every output can be written where it goes, and replaces nothing it should not. */
@@ -257,7 +252,7 @@ int main(int argc, char **argv) {
       .tracing = o.trace_dir != NULL,
       .history_models = o.history_models,
       .distributed = distributed};
-  if (o.trace_dir && trace_prepare(o.trace_dir, &err)) {
+  if (o.trace_dir && trace_prepare_rank(o.trace_dir, o.rank, o.ranks, &err)) {
     fprintf(stderr, "%s: --trace: %s\n", program, err.message);
     return 2;
   }
@@ -274,6 +269,8 @@ int main(int argc, char **argv) {
     output_plan_abandon();
     return 1;
   }
+  if (distributed && o.trace_dir)
+    cluster_barrier(); /* rank 0 has cleared the trace folder before any rank traces into it */
   int status = runtime_start(&runtime_options, &err);
   if (status && distributed)
     stop_every_rank(&o, status, err.message);
@@ -369,6 +366,8 @@ int main(int argc, char **argv) {
   int held = o.trace_dir ? trace_hold_stderr(o.trace_dir, "hinestask: --trace: ") : -1;
   runtime_stop();
   trace_release_stderr(held);
+  if (distributed && o.trace_dir)
+    cluster_barrier(); /* every rank has flushed its raw trace before rank 0 merges them */
   result.seconds_total = now_seconds() - started;
   int exit_status = status == HINES_OK ? 0 : 1;
   /* A distributed run meets on rank 0 now that every rank's StarPU has stopped: the shares'
@@ -462,8 +461,8 @@ int main(int argc, char **argv) {
            "(starpu_perfmodel_display -l lists them)\n",
            home && *home ? home : "$HOME");
   }
-  if (o.trace_dir) {
-    if (trace_convert(o.trace_dir, &err)) {
+  if (o.trace_dir && root) {
+    if (trace_convert_ranks(o.trace_dir, o.ranks, &err)) {
       fprintf(stderr, "%s: --trace: %s\n", program, err.message);
       exit_status = 1;
     } else {

@@ -108,6 +108,28 @@ compare multi 3 "${multi[@]}"
 compare multi-levels 3 "${multi[@]}" --multi-tasks levels
 compare multi-neuron 3 "${multi[@]}" --multi-tasks neuron
 
+# --trace under -np 2: each rank's StarPU records its own FxT file, rank 0 merges them into one
+# paje.trace (starpu_fxt_tool -i ... -i ...) with both ranks' workers, which PajeNG reads.
+mkdir -p "$tmp/traced"
+(cd "$tmp/traced" && timeout 300 mpirun "${mpirun_flags[@]}" -np 2 "$hinestask" --mode mono \
+  --morph synthetic:small-high --neurons 64 --steps 5 --trace tr --quiet >"$tmp/trace.log" 2>&1)
+status=$?
+paje="$tmp/traced/tr/paje.trace"
+if [ $status -eq 0 ] && [ -s "$paje" ] && [ -s "$tmp/traced/tr/hinestask-fxt_0" ] &&
+  [ -s "$tmp/traced/tr/hinestask-fxt_1" ] && grep -qP '\t0_CPU0\s*$' "$paje" &&
+  grep -qP '\t1_CPU0\s*$' "$paje"; then
+  ok "--trace under -np 2: one paje.trace with both ranks' workers (0_CPU0, 1_CPU0)"
+else
+  not_ok "--trace under -np 2 (mpirun status $status)" "$tmp/trace.log"
+fi
+if command -v pj_dump >/dev/null 2>&1 && [ -s "$paje" ]; then
+  if pj_dump "$paje" >"$tmp/pj.txt" 2>"$tmp/pj.err" && [ ! -s "$tmp/pj.err" ]; then
+    ok "--trace under -np 2: pj_dump reads the merged paje.trace without error"
+  else
+    not_ok "--trace under -np 2: pj_dump" "$tmp/pj.err"
+  fi
+fi
+
 # Bad input under -np 3: every rank refuses it alone, before MPI starts, and none waits.
 printf 'this is not SWC\n1 1 0 0 0\n' >"$tmp/bad.swc"
 # rank_status RANKS ARGS...: each rank's exit status in $tmp/status.RANK, its stderr in
