@@ -20,7 +20,9 @@ done
 for p in "${programs[@]}"; do
   [ -x "$p" ] && cp "$p" "$bundle/bin/"
 done
-skip='^(libc|libm|libpthread|libdl|librt|ld-linux.*|libcuda|libcublas.*|libcusparse|libnvJitLink|libnvidia-ml)\.so'
+# Open MPI (StarPU-MPI's MPI) is left out too: mpirun, its daemons and plugins must match the
+# libmpi a rank loads, so ranks use the GPU machine's own Open MPI (apt install openmpi-bin).
+skip='^(libc|libm|libpthread|libdl|librt|ld-linux.*|libcuda|libcublas.*|libcusparse|libnvJitLink|libnvidia-ml|libmpi|libopen-pal|libopen-rte|libpmix|libevent.*)\.so'
 for p in "$bundle"/bin/*; do
   ldd "$p" 2>/dev/null | awk '/=> \//{print $3}'
 done | sort -u | while read -r lib; do

@@ -4,7 +4,7 @@
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
 #   what: check, check-multi, check-bits (correctness), bench-mono, bench-multi, bench-hetero,
 #   bench-tridiag, bench-sched (issue 15's scheduling matrix, scripts/bench_sched.sh;
-#   bench-sched-two on two GPUs)
+#   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -190,6 +190,10 @@ PY
     ;;
   bench-sched-two)
     DATA=$PWD/morph/data scripts/bench_sched.sh "$bundle/bin" "$out" two
+    ;;
+  bench-mpi)
+    # Issue 20: 2 ranks x 1 GPU (mpirun, StarPU-MPI) against 1 rank x 1 GPU and 1 rank x 2 GPUs.
+    DATA=$PWD/morph/data scripts/bench_mpi.sh "$bundle/bin" "$out/bench_mpi.csv"
     ;;
   extras)
     mix=()

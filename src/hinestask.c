@@ -374,6 +374,7 @@ int main(int argc, char **argv) {
    * measurements, the verification, the probe columns, and one exit status. */
   struct rank_share *shares = NULL;
   if (distributed) {
+    const double gather_started = now_seconds();
     long long mine_compartments = 0;
     for (int k = o.first_neuron; k < o.first_neuron + o.local_neurons; k++)
       mine_compartments += morphologies[k % o.n_morph_specs].n_compartments;
@@ -412,6 +413,7 @@ int main(int argc, char **argv) {
       cluster_sum_to_root(probes.values, probes.rows * (1 + o.n_probes));
     }
     exit_status = cluster_max(exit_status);
+    result.seconds_gather = now_seconds() - gather_started;
     result.max_rel_error = verification.max_rel_error;
     result.verified_neurons = verification.ran;
     if (!o.quiet) {

@@ -47,6 +47,7 @@ struct run_result {
   /* A distributed run: one share per rank, in rank order (rank 0's copy); NULL otherwise. */
   int ranks;
   const struct rank_share *shares;
+  double seconds_gather; /* the final gathers on rank 0 (shares, verification, probe columns) */
 };
 
 /* Probe samples: rows of (time, one voltage per probe), kept in memory and written at the end. */

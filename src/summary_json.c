@@ -322,6 +322,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     /* A distributed run (mpirun): the totals above are the whole batch's, the time per step the
      * slowest rank's; each rank's share and what it measured follow, in rank order. */
     key_int(&j, "ranks", r->ranks);
+    key_measured(&j, "seconds_gather", r->seconds_gather);
     json_key(&j, "rank_shares");
     fputc('[', f);
     for (int k = 0; k < r->ranks; k++) {
