@@ -174,5 +174,39 @@ bad_case() {
 bad_case "a bad morphology file" --morph "$tmp/bad.swc" --neurons 30 --steps 5
 bad_case "too few neurons for the ranks" --morph synthetic:small-low --neurons 2 --steps 5
 
+# A rank that dies mid-run: mpirun stops the others promptly, and rank 0 writes nothing.
+mkdir -p "$tmp/dies"
+(cd "$tmp/dies" && exec mpirun "${mpirun_flags[@]}" -np 3 "$hinestask" --mode mono \
+  --morph synthetic:medium-high --neurons 3000 --steps 1000000 --quiet --json s.json \
+  >"$tmp/dies.log" 2>&1) &
+launcher=$!
+victim=
+for _ in $(seq 1 100); do
+  sleep 0.2
+  victim=$(pgrep -P "$launcher" -x hinestask | sed -n 2p)
+  [ -n "$victim" ] && break
+done
+sleep 2
+started=$SECONDS
+[ -n "$victim" ] && kill -9 "$victim"
+for _ in $(seq 1 100); do
+  kill -0 "$launcher" 2>/dev/null || break
+  sleep 0.2
+done
+if kill -0 "$launcher" 2>/dev/null; then
+  kill "$launcher"
+  not_ok "a rank killed mid-run: the others still run after $((SECONDS - started)) s" "$tmp/dies.log"
+elif [ -z "$victim" ]; then
+  not_ok "a rank killed mid-run: no rank found to kill" "$tmp/dies.log"
+else
+  wait "$launcher"
+  status=$?
+  if [ $status -ne 0 ] && [ ! -e "$tmp/dies/s.json" ] && grep -q "exited on signal 9" "$tmp/dies.log"; then
+    ok "a rank killed mid-run: mpirun stops the others in $((SECONDS - started)) s (status $status), says so, nothing written"
+  else
+    not_ok "a rank killed mid-run (mpirun status $status)" "$tmp/dies.log"
+  fi
+fi
+
 echo "1..$n"
 [ $failed -eq 0 ]
