@@ -21,6 +21,14 @@ static const char *const size_variables[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
 static const char *const rank_variables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
                                              NULL};
 
+static const char *const node_size_variables[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                                  NULL};
+
+int cluster_node_size(void) {
+  int ranks = cluster_launched() ? from_environment(node_size_variables, 1) : 1;
+  return ranks > 0 ? ranks : 1;
+}
+
 #ifdef HINESTASK_WITH_MPI
 #include <mpi.h>
 #include <starpu_mpi.h>

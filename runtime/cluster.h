@@ -26,6 +26,9 @@ int cluster_built_with_mpi(void);
  * from MPI after it; 0 and 1 when not launched. */
 int cluster_rank(void);
 int cluster_size(void);
+/* Ranks on this node (the launcher's OMPI_COMM_WORLD_LOCAL_SIZE or MPI_LOCALNRANKS; 1 if
+ * unknown or not launched). */
+int cluster_node_size(void);
 /* Starts MPI (MPI_THREAD_SERIALIZED, as StarPU-MPI needs). HINES_FAILURE with a message. */
 int cluster_init(struct hines_error *err);
 /* Starts StarPU through StarPU-MPI on MPI_COMM_WORLD (MPI already started by cluster_init) and

@@ -265,6 +265,89 @@ int trace_paje_tidy(const char *path, FILE *log) {
   return HINES_OK;
 }
 
+/* A merged trace (several ranks) as starpu_fxt_tool 1.3.10 writes it holds each rank's events
+ * after the previous rank's, so time runs backwards between them; PajeNG then drops most of the
+ * first rank's states. The events (every line but the header and the Paje*Define* ones, which
+ * keep their order, first) are put in time order, a stable sort. */
+struct timed_line {
+  double time;
+  size_t index;
+  char *text;
+};
+
+static int timed_line_order(const void *a, const void *b) {
+  const struct timed_line *x = a, *y = b;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int paje_sort_by_time(const char *path) {
+  FILE *in = fopen(path, "r");
+  if (!in)
+    return HINES_FAILURE;
+  int is_definition[PAJE_MAX_EVENTS] = {0};
+  struct timed_line *lines = NULL;
+  size_t count = 0, capacity = 0;
+  char *line = NULL;
+  size_t size = 0;
+  double last_time = 0;
+  int ok = 1;
+  while (ok && getline(&line, &size, in) >= 0) {
+    char name[64];
+    int id;
+    if (line[0] == '%' && sscanf(line, "%%EventDef %63s %d", name, &id) == 2 && id >= 0 &&
+        id < PAJE_MAX_EVENTS)
+      is_definition[id] = strncmp(name, "PajeDefine", 10) == 0;
+    double time = -INFINITY; /* the header, then the definitions, keep their places */
+    if (line[0] != '%') {
+      char *end;
+      long event = strtol(line, &end, 10);
+      if (end != line && !(event >= 0 && event < PAJE_MAX_EVENTS && is_definition[event])) {
+        char *after;
+        double when = strtod(end, &after);
+        time = after != end ? when : last_time;
+        last_time = time;
+      } else if (end != line) {
+        time = -1e300; /* definitions after the header */
+      }
+    }
+    if (count == capacity) {
+      capacity = capacity ? 2 * capacity : 4096;
+      struct timed_line *grown = realloc(lines, capacity * sizeof *lines);
+      if (!grown) {
+        ok = 0;
+        break;
+      }
+      lines = grown;
+    }
+    lines[count].text = strdup(line);
+    lines[count].time = time;
+    lines[count].index = count;
+    ok = lines[count++].text != NULL;
+  }
+  free(line);
+  ok = ok && !ferror(in);
+  fclose(in);
+  char temporary[PATH_MAX + 16];
+  snprintf(temporary, sizeof temporary, "%s.partial", path);
+  FILE *out = ok ? fopen(temporary, "w") : NULL;
+  if (out) {
+    qsort(lines, count, sizeof *lines, timed_line_order);
+    for (size_t i = 0; i < count; i++)
+      fputs(lines[i].text, out);
+    ok = fclose(out) == 0 && rename(temporary, path) == 0;
+    if (!ok)
+      remove(temporary);
+  } else {
+    ok = 0;
+  }
+  for (size_t i = 0; i < count; i++)
+    free(lines[i].text);
+  free(lines);
+  return ok ? HINES_OK : HINES_FAILURE;
+}
+
 int trace_convert(const char *dir, struct hines_error *err) {
   return trace_convert_ranks(dir, 1, err);
 }
@@ -340,7 +423,7 @@ int trace_convert_ranks(const char *dir, int ranks, struct hines_error *err) {
   char log_path[PATH_MAX];
   snprintf(log_path, sizeof log_path, "%s/fxt_tool.log", dir);
   FILE *log = fopen(log_path, "a");
-  int tidied = trace_paje_tidy(paje, log);
+  int tidied = (ranks > 1 && paje_sort_by_time(paje)) || trace_paje_tidy(paje, log);
   if (log)
     fclose(log);
   if (tidied)

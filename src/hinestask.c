@@ -235,7 +235,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     return (int)-host_bytes;
   }
-  check_host_memory(host_bytes, compartments);
+  if (distributed) { /* a rank allocates its share only, beside the other ranks of its node */
+    long long share = 0;
+    for (int k = o.first_neuron; k < o.first_neuron + o.local_neurons; k++)
+      share += morphologies[k % o.n_morph_specs].n_compartments;
+    host_bytes *= (double)share / (double)compartments * cluster_node_size();
+    check_host_memory(host_bytes, share * cluster_node_size());
+  } else {
+    check_host_memory(host_bytes, compartments);
+  }
 
   if (runtime_check_environment(&err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
