@@ -6,12 +6,14 @@
 # then the medians and the speedups are printed (and appended to OUT.csv.summary).
 # Usage: scripts/bench_mpi.sh BIN_DIR OUT.csv
 # Environment: REPS (3), STEPS (500), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (SWC
-# folder), COMMIT, MPIRUN_FLAGS (extra mpirun options), CASES ("1x1 2x1 1x2").
+# folder), COMMIT, MPIRUN_FLAGS (extra mpirun options), CASES ("1x1 2x1 1x2"), BENCH_NCPU (CPU
+# workers per rank, default 0: GPUs only; 1 checks the script on a machine without GPU).
 set -uo pipefail
 bin=$(readlink -f "${1:?BIN_DIR}")
 csv=$(readlink -f "${2:?OUT.csv}")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 reps=${REPS:-3}
+ncpu=${BENCH_NCPU:-0}
 steps=${STEPS:-500}
 mono_n=${MONO_NEURONS:-256000}
 multi_n=${MULTI_NEURONS:-33390}
@@ -50,9 +52,9 @@ run() {
   local json="$work/$batch-$case-$rep.json" log="$work/$batch-$case-$rep.log"
   rm -f "$json"
   case $case in
-  1x1) CUDA_VISIBLE_DEVICES=0 STARPU_NCPU=0 "$bin/hinestask" "$@" --json "$json" >"$log" 2>&1 ;;
-  1x2) CUDA_VISIBLE_DEVICES=0,1 STARPU_NCPU=0 "$bin/hinestask" "$@" --json "$json" >"$log" 2>&1 ;;
-  2x1) mpirun "${mpirun_flags[@]}" "${extra[@]}" -np 2 -x STARPU_NCPU=0 -x STARPU_HOME \
+  1x1) CUDA_VISIBLE_DEVICES=0 STARPU_NCPU=$ncpu "$bin/hinestask" "$@" --json "$json" >"$log" 2>&1 ;;
+  1x2) CUDA_VISIBLE_DEVICES=0,1 STARPU_NCPU=$ncpu "$bin/hinestask" "$@" --json "$json" >"$log" 2>&1 ;;
+  2x1) mpirun "${mpirun_flags[@]}" "${extra[@]}" -np 2 -x STARPU_NCPU=$ncpu -x STARPU_HOME \
     -x STARPU_SILENT "$work/one_gpu_per_rank.sh" "$bin/hinestask" "$@" --json "$json" \
     >"$log" 2>&1 ;;
   esac
