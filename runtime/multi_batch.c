@@ -170,7 +170,8 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     return hines_fail(err, HINES_FAILURE, "out of memory");
   batch->config = *config;
   batch->config.model.stimulus.n_neurons_total = config->n_neurons; /* step_model.h */
-  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
+  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1,
+                                            PLACEMENT_LEVEL_CHUNKS_PER_GPU);
   batch->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one
    * set's latency-bound levels near the root overlap another's large levels. Measured on the

@@ -37,7 +37,7 @@ int write_probes(const struct options *o, struct probe_record *p, struct hines_e
     const double *row = p->values + (size_t)r * (1 + o->n_probes);
     fprintf(f, "%.6f", row[0]);
     for (int j = 0; j < o->n_probes; j++)
-      fprintf(f, ",%.12g", row[1 + j]);
+      fprintf(f, ",%.17g", row[1 + j]);
     fputc('\n', f);
   }
   return output_commit(&out, err);
