@@ -444,7 +444,8 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   if (placement_plan_make(&plan,
                           neurons_per_task > 0
                               ? neurons_per_task
-                              : placement_neurons_per_task(0, n_neurons, matrix.neurons_per_unit),
+                              : placement_neurons_per_task(0, n_neurons, matrix.neurons_per_unit,
+                                                           PLACEMENT_CHUNKS_PER_GPU),
                           n_neurons, matrix.units, matrix.neurons_per_unit, NULL, NULL)) {
     free(topology), free(coefficients), free(stored_diagonal), free(stored_rhs);
     return hines_fail(err, HINES_FAILURE, "out of memory");

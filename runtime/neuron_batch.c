@@ -96,7 +96,8 @@ int neuron_batch_create(const struct multi_batch_config *config, struct neuron_b
     b->voltage[j] = config->model.initial_mV;
     b->work[j] = 1.0;
   }
-  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1);
+  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1,
+                                            PLACEMENT_CHUNKS_PER_GPU);
   b->n_chunks = (config->n_neurons + per_task - 1) / per_task;
   b->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   b->chunk_first = malloc((size_t)(b->n_chunks + 1) * sizeof(int));

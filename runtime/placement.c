@@ -20,11 +20,11 @@ int placement_gpu_chunks(void) {
   return PLACEMENT_CHUNKS_PER_GPU * placement_cuda_devices();
 }
 
-int placement_neurons_per_task(int requested, int n_neurons, int granule) {
+int placement_neurons_per_task(int requested, int n_neurons, int granule, int chunks_per_gpu) {
   if (requested > 0)
     return requested;
   int cpu = (int)starpu_cpu_worker_get_count();
-  int gpu_chunks = placement_gpu_chunks();
+  int gpu_chunks = chunks_per_gpu * placement_cuda_devices();
   int chunks = gpu_chunks > 0 ? gpu_chunks : 4 * (cpu > 0 ? cpu : 1);
   int per_task = (n_neurons + chunks - 1) / chunks;
   if (granule > 1)
@@ -70,7 +70,8 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
   *plan = (struct placement_plan){0};
   const int cuda = placement_gpu_chunks(), cpu = (int)starpu_cpu_worker_get_count();
   if (requested > 0 || cuda == 0 || cpu == 0 || !predict) {
-    int per_task = placement_neurons_per_task(requested, n_neurons, neurons_per_unit);
+    int per_task = placement_neurons_per_task(requested, n_neurons, neurons_per_unit,
+                                              PLACEMENT_CHUNKS_PER_GPU);
     int units_per_task = (per_task + neurons_per_unit - 1) / neurons_per_unit;
     if (units_per_task < 1)
       units_per_task = 1;

@@ -13,10 +13,16 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
 int placement_cuda_devices(void);
 
 /* Neurons per task for a batch cut into equal chunks: `requested` when positive, else
- * PLACEMENT_CHUNKS_PER_GPU chunks per GPU, or four chunks per CPU worker when there is no GPU
- * (so the schedulers can balance), rounded up to a multiple of `granule` (a layout's block
- * size, or 1). */
-int placement_neurons_per_task(int requested, int n_neurons, int granule);
+ * `chunks_per_gpu` chunks per GPU, or four chunks per CPU worker when there is no GPU (so the
+ * schedulers can balance), rounded up to a multiple of `granule` (a layout's block size, or 1).
+ * Mono batches take PLACEMENT_CHUNKS_PER_GPU; batches solved by levels take
+ * PLACEMENT_LEVEL_CHUNKS_PER_GPU. */
+int placement_neurons_per_task(int requested, int n_neurons, int granule, int chunks_per_gpu);
+/* A level-solved batch's chunks per GPU: each level of a chunk is a latency-bound kernel, so
+ * cutting a batch shrinks every level. Measured on the H200 (scripts/bench_mixes.sh,
+ * 2026-11-23): the 15 real cells at equal compartments 33.7 G compartment-steps/s with one chunk
+ * per GPU, 21.0 with four; 3,000 CA1 copies 27.8 against 24.3. */
+#define PLACEMENT_LEVEL_CHUNKS_PER_GPU 1
 
 /* A batch cut into chunks for the kinds of workers there are: units (neurons, or blocks of
  * neurons) per chunk, in order, and the kind of worker each chunk was sized for (STARPU_CUDA,

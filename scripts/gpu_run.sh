@@ -78,7 +78,7 @@ for what in "${@:-check bench-mono}"; do
         --steps 400 --hh all --stim-amp 1 --trunk-below 300 --gpu-launch $launch --verify 2>&1 |
         sed "s/^/trunk $launch: /" | tee -a "$out/verify_cuda.txt"
     done
-    echo "== early and plain launches give the same voltages (probes, 12 digits)"
+    echo "== early and plain launches give the same voltages (probes, every bit: 17 digits)"
     probes=()
     for p in 0:0 1:50 2:7 3:100 4:3 5:0 100:20 333:0 599:40; do probes+=(--probe "$p"); done
     for launch in early plain; do
@@ -114,7 +114,7 @@ PY
     # Issue #18: a neuron's voltages must not depend on where its task ran. One HH batch (mono
     # and multi) on CPU workers only, on the GPU only, and under dmda with both kinds of workers
     # (small tasks, so that both kinds get some): the probe files must be identical bytes. The
-    # probes are printed with 12 significant digits, so test_same_bits' digests of the final
+    # probes are printed with 17 significant digits (every bit), and test_same_bits' digests of the final
     # voltages (every bit of every compartment) are compared the same three ways too.
     echo "== same bits on CPU workers, on the GPU and under dmda with both (issue #18)"
     steps=${HINES_BITS_STEPS:-1000}

@@ -33,15 +33,13 @@ int write_probes(const struct options *o, struct probe_record *p, struct hines_e
   for (int j = 0; j < o->n_probes; j++)
     fprintf(f, ",neuron%d_compartment%d_mV", o->probe_neuron[j], o->probe_compartment[j]);
   fputc('\n', f);
-  /* HINESTASK_PROBES_EXACT=1: every voltage with 17 significant digits, which read back as the
-   * same double, so that comparing two files compares the bits (tests/test_mpi.sh). */
-  const char *exact = getenv("HINESTASK_PROBES_EXACT");
-  const char *format = exact && strcmp(exact, "1") == 0 ? ",%.17g" : ",%.12g";
+  /* Every voltage with 17 significant digits, which read back as the same double: comparing
+   * two files compares the bits (CPU against GPU workers, one process against several). */
   for (long long r = 0; r < p->rows; r++) {
     const double *row = p->values + (size_t)r * (1 + o->n_probes);
     fprintf(f, "%.6f", row[0]);
     for (int j = 0; j < o->n_probes; j++)
-      fprintf(f, format, row[1 + j]);
+      fprintf(f, ",%.17g", row[1 + j]);
     fputc('\n', f);
   }
   return output_commit(&out, err);

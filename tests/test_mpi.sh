@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Distributed runs (issue #20): `mpirun -np 2` and `-np 3` (an uneven, compartment-weighted
 # split) must give bitwise the voltages of the run of one process of the same batch, for a mono
-# and a multi-morphology batch: the probe CSVs (HINESTASK_PROBES_EXACT=1: 17 digits, so cmp
+# and a multi-morphology batch: the probe CSVs (17 digits, so cmp
 # compares bits; the probes sit on every rank's neurons) are identical and --verify passes on
 # every rank. Rank 0 writes the one JSON summary, with one share per rank. Bad input under
 # `-np 3` (a bad morphology file, too few neurons) exits 2 on every rank, with the same one
@@ -28,7 +28,7 @@ mkdir -p "$STARPU_HOME"
 # One CPU worker per rank, unbound: several ranks share a small machine (StarPU-MPI adds its
 # own progress thread per rank).
 export STARPU_SILENT=1 STARPU_NCUDA=0 STARPU_NCPU=1 STARPU_WORKERS_NOBIND=1
-export HINESTASK_PROBES_EXACT=1 HINESTASK_PROGRESS_SECONDS=1000
+export HINESTASK_PROGRESS_SECONDS=1000
 mpirun_flags=(--oversubscribe)
 [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
 
