@@ -67,6 +67,11 @@ struct options {
   int default_job; /* no --morph given: the shipped multi-morphology job */
   int hh_given, stimulus_given;
   int calibrate; /* --calibrate: StarPU calibration run */
+  /* SWC geometry and segmentation (--geometry, --d-lambda) and --tstop: see swc.h. */
+  enum swc_geometry geometry;
+  double d_lambda, d_lambda_hz; /* 0: not given */
+  double tstop_ms;              /* 0: not given */
+  const char *tstop_text;
 };
 
 static const char *program = "hinestask";
@@ -116,16 +121,25 @@ static void usage(FILE *out) {
       "  --probe-every MS     probe sampling interval (default 0.1)\n"
       "  --probes FILE        write the probe voltages as CSV\n"
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
-      "  --dx UM              resample SWC morphologies to compartments of at most UM um\n"
+      "  --geometry neuron|cylinders  how SWC samples become compartments: as NEURON's\n"
+      "                       Import3d and nseg make them (default), or one cylinder per\n"
+      "                       sample and a soma sphere (the older benchmarks' layout)\n"
+      "  --dx UM              SWC segments of at most UM um: NEURON's d_X rule, an odd nseg\n"
+      "                       per section (cylinders: resample every branch); default one\n"
+      "                       segment per sample\n"
+      "  --d-lambda F[:HZ]    nseg by NEURON's d_lambda rule: segments of at most F length\n"
+      "                       constants at HZ (default 100) Hz\n"
       "Time:\n"
       "  --steps N            time steps (default 1000; 200 ms worth in the default job)\n"
+      "  --tstop MS           simulated time instead of --steps: round(MS / dt) steps\n"
       "  --dt MS              step length in ms (default 0.025)\n"
       "Membrane and stimulus (units: mV, ms, nA, uF/cm2, Ohm cm, S/cm2):\n"
       "  --cm C  --ra R  --gl G  --el E   passive membrane (default 1, 100, 1e-4, -65)\n"
       "  --stim-amp NA        current clamp amplitude in nA (default 0.1)\n"
       "  --stim-start MS, --stim-stop MS  clamp window (default 1 and 1e9)\n"
       "  --stim-compartment I compartment that receives the clamp (default 0, the soma)\n"
-      "  --stim-spread S      amplitude varies by +-S/2 across the batch (default 0.5)\n"
+      "  --stim-spread S      amplitude varies by +-S/2 across the batch (default 0.5); a\n"
+      "                       comparison with another simulator needs --stim-spread 0\n"
       "Output:\n"
       "  --summary            print the morphology summary of each --morph, then exit\n"
       "  --verify             compare sampled neurons against the sequential reference solver\n"
@@ -246,6 +260,9 @@ enum long_only_options {
   OPT_PROBES,
   OPT_MULTI_TASKS,
   OPT_CALIBRATE,
+  OPT_GEOMETRY,
+  OPT_D_LAMBDA,
+  OPT_TSTOP,
 };
 
 /* The morphologies shipped in morph/data for the default job (permissive licenses, see
@@ -347,6 +364,9 @@ static void parse_options(int argc, char **argv, struct options *o) {
       {"probes", required_argument, 0, OPT_PROBES},
       {"multi-tasks", required_argument, 0, OPT_MULTI_TASKS},
       {"calibrate", no_argument, 0, OPT_CALIBRATE},
+      {"geometry", required_argument, 0, OPT_GEOMETRY},
+      {"d-lambda", required_argument, 0, OPT_D_LAMBDA},
+      {"tstop", required_argument, 0, OPT_TSTOP},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -523,6 +543,23 @@ static void parse_options(int argc, char **argv, struct options *o) {
         bad_usage("--gpu-launch must be early or plain, got '%s'", optarg);
       o->plain_launches = strcmp(optarg, "plain") == 0;
       break;
+    case OPT_GEOMETRY:
+      if (strcmp(optarg, "neuron") && strcmp(optarg, "cylinders"))
+        bad_usage("--geometry must be neuron or cylinders, got '%s'", optarg);
+      o->geometry = strcmp(optarg, "neuron") == 0 ? SWC_GEOMETRY_NEURON : SWC_GEOMETRY_CYLINDERS;
+      break;
+    case OPT_D_LAMBDA: { /* F or F:HZ */
+      char fraction[64];
+      const char *colon = strchr(optarg, ':');
+      snprintf(fraction, sizeof fraction, "%.*s", colon ? (int)(colon - optarg) : 63, optarg);
+      o->d_lambda = parse_double("--d-lambda", fraction, 0, 1);
+      o->d_lambda_hz = colon ? parse_double("--d-lambda frequency", colon + 1, 0, 1) : 100.0;
+      break;
+    }
+    case OPT_TSTOP:
+      o->tstop_ms = parse_double("--tstop", optarg, 0, 1);
+      o->tstop_text = optarg;
+      break;
     case '?':
     default:
       if (optopt)
@@ -532,6 +569,20 @@ static void parse_options(int argc, char **argv, struct options *o) {
   }
   if (optind < argc)
     bad_usage("unexpected argument '%s'", argv[optind]);
+  if (o->tstop_ms > 0) {
+    if (o->steps)
+      bad_usage("give --tstop or --steps, not both (got --tstop %s and --steps)", o->tstop_text);
+    double steps = floor(o->tstop_ms / o->dt_ms + 0.5);
+    if (!(steps >= 1 && steps <= INT_MAX / 2))
+      bad_usage("--tstop %s ms is less than one step of --dt or more than 1073741823 steps",
+                o->tstop_text);
+    o->steps = (int)steps;
+  }
+  if (o->d_lambda > 0 && o->dx_um > 0)
+    bad_usage("--dx and --d-lambda are two rules for the segments; give one, not both (%s)",
+              "--d-lambda");
+  if (o->d_lambda > 0 && o->geometry == SWC_GEOMETRY_CYLINDERS)
+    bad_usage("--d-lambda cuts NEURON sections; drop '--geometry %s'", "cylinders");
   if (o->trace_dir) {
     struct stat st;
     if (stat(o->trace_dir, &st) == 0 && !S_ISDIR(st.st_mode))
@@ -890,7 +941,12 @@ int main(int argc, char **argv) {
    * its one error line and nothing else. */
   size_t warnings_size = 0;
   atexit(free_pending_warnings); /* every early exit below, too */
-  struct swc_options swc = {.max_compartment_um = o.dx_um,
+  struct swc_options swc = {.geometry = o.geometry,
+                            .max_compartment_um = o.dx_um,
+                            .d_lambda = o.d_lambda,
+                            .d_lambda_hz = o.d_lambda_hz,
+                            .ra_ohm_cm = o.cable.ra_ohm_cm,
+                            .cm_uF_per_cm2 = o.cable.cm_uF_per_cm2,
                             .warnings = open_memstream(&pending_warnings, &warnings_size)};
   static struct morphology morphologies[MAX_MORPHOLOGIES];
   struct hines_error err;
