@@ -26,9 +26,6 @@ enum {
  * so that a zero-length piece adds almost nothing rather than dividing by zero. */
 static const double NEURON_MIN_PIECE_UM = 1e-15;
 
-/* Where a section's 0-end is connected. */
-enum attachment { AT_PARENT_END, AT_PARENT_START, AT_PARENT_INTERIOR };
-
 struct section {
   int first, last; /* its own samples: a contiguous index range */
   int parent;      /* section index, -1 for the root section */
@@ -42,8 +39,6 @@ struct section {
   int point_offset, n_points;
   int nseg;
   int first_node; /* node of segment 0; segments are first_node .. first_node + nseg - 1 */
-  /* The node the section's 0-end joins: a segment node of the parent, or a junction. */
-  int attach_node;
   double attach_path_per_um; /* from segment 0's node to the section's 0-end */
   /* The junction node at the section's 1-end (-1 when it is merged away) and, for the root
    * section, the one at its 0-end. */
