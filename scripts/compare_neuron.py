@@ -130,7 +130,10 @@ def run_neuron(job):
 # ---------------------------------------------------------------- hinestask side
 
 
-def segmentation_options(rule, value, frequency):
+def segmentation_options(rule, value, frequency, geometry="neuron"):
+    """hinestask's options for a rule (and for its --geometry)."""
+    if geometry != "neuron":
+        return ["--geometry", geometry] + segmentation_options(rule, value, frequency)
     if rule == "dx":
         return ["--dx", repr(value)]
     if rule == "d_lambda":
@@ -148,7 +151,7 @@ def run_hinestask(args, swc, rule, value, hh, amp):
                    "--stim-amp", repr(amp), "--stim-start", repr(args.delay - half),
                    "--stim-stop", repr(args.delay + args.duration - half), "--hh", hh,
                    "--probe", "0:0", "--probe-every", repr(args.dt), "--probes", probes,
-                   "--quiet"] + segmentation_options(rule, value, args.frequency)
+                   "--quiet"] + segmentation_options(rule, value, args.frequency, args.geometry)
         environment = dict(os.environ)
         environment.setdefault("STARPU_SILENT", "1")
         result = subprocess.run(command, capture_output=True, text=True, env=environment)
@@ -166,7 +169,7 @@ def run_hinestask(args, swc, rule, value, hh, amp):
 def hinestask_summary(args, swc, rule, value):
     """Compartment count, and the radius repairs hinestask makes (sample id -> radius)."""
     command = [args.hinestask, "--morph", swc, "--summary", "--ra", repr(args.ra), "--cm",
-               repr(args.cm)] + segmentation_options(rule, value, args.frequency)
+               repr(args.cm)] + segmentation_options(rule, value, args.frequency, args.geometry)
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit("compare_neuron: hinestask refused %s:\n%s" % (swc, result.stderr))
@@ -248,8 +251,9 @@ def compare_file(args, swc):
     with tempfile.TemporaryDirectory() as folder:
         compartments, repairs, all_radii, warnings = hinestask_summary(args, swc, rule, value)
         neuron_swc = file_for_neuron(swc, repairs, all_radii, folder)
-        print("%s: %s, hinestask %d compartments%s" %
-              (name, describe_rule(rule, value, args.frequency), compartments,
+        print("%s: %s, hinestask %s%d compartments%s" %
+              (name, describe_rule(rule, value, args.frequency),
+               "" if args.geometry == "neuron" else "--geometry %s, " % args.geometry, compartments,
                ", NEURON given hinestask's radius repairs" if neuron_swc != swc else ""))
         if warnings.strip() and args.verbose:
             print("  hinestask warnings:\n    " + "\n    ".join(warnings.strip().splitlines()))
@@ -324,6 +328,7 @@ def parse_list(text):
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)  # progress shows in a log as it comes
     if len(sys.argv) > 1 and sys.argv[1] == "--neuron-job":
         neuron_worker()
         return 0
@@ -360,6 +365,9 @@ def main():
                         help="comma list of d_X (um), coarse to fine: passive convergence")
     parser.add_argument("--reference-dx", type=float, default=0.25,
                         help="NEURON's reference d_X for --refine (um)")
+    parser.add_argument("--geometry", choices=["neuron", "cylinders"], default="neuron",
+                        help="hinestask's --geometry (cylinders: its older rules, which are not "
+                        "NEURON's; --dx is then its resampling)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     args.checks = [c for c in args.checks.split(",") if c]

@@ -91,6 +91,46 @@ static const char stacked_soma[] = "1 1 0 0 0 4 -1\n"
                                    "9 2 0 -3 0 0.5 1\n"
                                    "10 2 0 -30 0 0.4 9\n";
 
+/* A one-point soma; a dendrite wired to it whose first sample has a second child listed later
+ * in the file (Import3d joins that child to the dendrite's 0-end, connect2prox), and an axon
+ * that changes type (2 to 4) without branching. */
+static const char wired_branch[] = "1 1 0 0 0 5 -1\n"
+                                   "2 3 8 0 0 1 1\n"
+                                   "3 3 20 0 0 0.9 2\n"
+                                   "4 3 40 0 0 0.8 3\n"
+                                   "5 3 60 5 0 0.5 4\n"
+                                   "6 3 60 -5 0 0.6 4\n"
+                                   "7 3 8 10 0 0.7 2\n"
+                                   "8 3 8 30 0 0.5 7\n"
+                                   "9 2 -8 0 0 0.5 1\n"
+                                   "10 4 -20 0 0 0.5 9\n"
+                                   "11 4 -40 0 0 0.4 10\n";
+/* No soma: three branches from the root sample (its 0-end), one of them branching again. */
+static const char no_soma[] = "1 3 0 0 0 1 -1\n"
+                              "2 3 10 0 0 1 1\n"
+                              "3 3 20 0 0 0.9 2\n"
+                              "4 3 0 10 0 0.8 1\n"
+                              "5 3 0 20 0 0.7 4\n"
+                              "6 3 -10 0 0 0.6 1\n"
+                              "7 3 -20 0 0 0.5 6\n"
+                              "8 3 30 5 0 0.5 3\n"
+                              "9 3 30 -5 0 0.5 3\n";
+/* A soma that branches into two soma sections, with neurites on both, an axon on its first
+ * sample and a dendrite wired to its first sample. */
+static const char branched_soma[] = "1 1 0 0 0 3 -1\n"
+                                    "2 1 0 3 0 4 1\n"
+                                    "3 1 0 6 0 3.5 2\n"
+                                    "4 1 3 9 0 2 3\n"
+                                    "5 1 -3 9 0 2 3\n"
+                                    "6 3 6 12 0 1 4\n"
+                                    "7 3 10 20 0 0.8 6\n"
+                                    "8 3 -6 12 0 1 5\n"
+                                    "9 3 -10 20 0 0.8 8\n"
+                                    "10 2 0 -3 0 0.5 1\n"
+                                    "11 2 0 -20 0 0.4 10\n"
+                                    "12 3 3 0 0 0.9 1\n"
+                                    "13 3 15 0 0 0.7 12\n";
+
 struct loaded {
   struct morphology morphology;
   char *warnings;
@@ -299,6 +339,12 @@ static const struct neuron_number neuron_numbers[] = {
     {"stacked", stacked_soma, NSEG_FIXED_LENGTH, 2, 1, 40, -66.5287224890, -57.7376786495},
     {"stacked", stacked_soma, NSEG_D_LAMBDA, 0.1, 0, 6, -7.0954798926, 109.3914389486},
     {"stacked", stacked_soma, NSEG_D_LAMBDA, 0.1, 1, 6, -66.4844556135, -57.6958248064},
+    {"wired", wired_branch, NSEG_PER_SAMPLE, 0, 0, 11, -30.6927397866, 37.9600621442},
+    {"wired", wired_branch, NSEG_FIXED_LENGTH, 3, 0, 58, -30.7016673186, 37.9511346122},
+    {"no-soma", no_soma, NSEG_PER_SAMPLE, 0, 0, 8, 15.6366446620, 177.5863927755},
+    {"no-soma", no_soma, NSEG_FIXED_LENGTH, 3, 0, 31, 15.5872985356, 177.5370466492},
+    {"branched", branched_soma, NSEG_PER_SAMPLE, 0, 0, 12, -8.7748075496, 104.3942874759},
+    {"branched", branched_soma, NSEG_FIXED_LENGTH, 3, 0, 31, -8.7761641606, 104.3929308649},
 };
 
 static void soma_voltage_is_neurons(void **state) {
