@@ -87,9 +87,11 @@ def neuron_simulate(job):
         for s in hh_sections:
             s.insert("hh")
         if job["hh"] == "soma":
-            middle = root(0.5)
-            for seg in root:
-                if seg.x != middle.x:
+            # hinestask's compartment 0 is the segment holding x = 0.5, NEURON's node_index:
+            # the middle one for odd nseg, the one after the middle for even nseg.
+            middle = min(int(root.nseg * 0.5), root.nseg - 1)
+            for index, seg in enumerate(root):
+                if index != middle:
                     seg.hh.gnabar = seg.hh.gkbar = seg.hh.gl = 0
     stim = h.IClamp(root(0.5))
     stim.delay = job["delay"]
