@@ -8,6 +8,8 @@ const struct cable_parameters cable_defaults = {
     .cm_uF_per_cm2 = 1.0, .ra_ohm_cm = 100.0, .gl_S_per_cm2 = 1e-4, .el_mV = -65.0};
 
 static double compartment_area_um2(const struct compartment_geometry *g) {
+  if (g->is_integrated)
+    return g->area_um2;
   if (g->is_sphere)
     return 4.0 * M_PI * g->radius_um * g->radius_um;
   return 2.0 * M_PI * g->radius_um * g->length_um;
@@ -53,14 +55,23 @@ int cable_coefficients_build(const struct morphology *m, const struct cable_para
   }
   for (int i = 0; i < n; i++) {
     const struct compartment_geometry *g = &m->geometry[i];
-    if (!(g->radius_um > 0) || (!g->is_sphere && !(g->length_um > 0))) {
+    if (g->is_integrated != m->geometry[0].is_integrated) {
+      cable_coefficients_free(out);
+      return hines_fail(err, HINES_FAILURE,
+                        "%s: compartment %d mixes integrated and cylinder geometry", m->name, i);
+    }
+    if (!g->is_integrated && (!(g->radius_um > 0) || (!g->is_sphere && !(g->length_um > 0)))) {
       cable_coefficients_free(out);
       return hines_fail(err, HINES_BAD_INPUT,
                         "%s: compartment %d has zero size (radius %g um, length %g um)", m->name, i,
                         g->radius_um, g->length_um);
     }
     out->area_um2[i] = compartment_area_um2(g);
-    if (!isfinite(out->area_um2[i]) || !(out->area_um2[i] > 0)) {
+    /* An integrated junction node has no membrane (area 0): its row is the algebraic current
+     * balance of the cables that meet there, as at NEURON's zero-area nodes. */
+    int zero_area_allowed = g->is_integrated && n > 1;
+    if (!isfinite(out->area_um2[i]) || out->area_um2[i] < 0 ||
+        (!zero_area_allowed && !(out->area_um2[i] > 0))) {
       cable_coefficients_free(out);
       return hines_fail(err, HINES_BAD_INPUT,
                         "%s: compartment %d has unusable geometry (length %g um, radius %g um)",
@@ -73,12 +84,14 @@ int cable_coefficients_build(const struct morphology *m, const struct cable_para
   }
   for (int i = 1; i < n; i++) {
     int parent = m->parent[i];
-    double r = half_resistance_MOhm(&m->geometry[i], p->ra_ohm_cm) +
-               half_resistance_MOhm(&m->geometry[parent], p->ra_ohm_cm);
+    double r = m->geometry[i].is_integrated
+                   ? p->ra_ohm_cm * m->geometry[i].axial_path_per_um * 1e-2
+                   : half_resistance_MOhm(&m->geometry[i], p->ra_ohm_cm) +
+                         half_resistance_MOhm(&m->geometry[parent], p->ra_ohm_cm);
     out->axial_uS[i] = 1.0 / r;
     /* Absurd geometry (1e308 um apart, 1e-320 um radius) would put inf or 0 in the matrix. */
     if (!isfinite(r) || !(out->axial_uS[i] > 0) || !isfinite(out->axial_uS[i]) ||
-        !isfinite(out->area_um2[i]) || !(out->area_um2[i] > 0)) {
+        !isfinite(out->area_um2[i]) || out->area_um2[i] < 0) {
       cable_coefficients_free(out);
       return hines_fail(err, HINES_BAD_INPUT,
                         "%s: compartment %d has unusable geometry (length %g um, radius %g um)",

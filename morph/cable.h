@@ -6,7 +6,11 @@
  *
  * Compartment i (area A_i um^2, length L_i, radius a_i) is joined to its parent p by the two
  * half-cylinders in series, R_ip = Ra*(L_i/2)/(pi a_i^2) + Ra*(L_p/2)/(pi a_p^2) (a soma sphere
- * contributes no resistance of its own), g_ip = 1/R_ip. Backward Euler for
+ * contributes no resistance of its own), g_ip = 1/R_ip. An integrated compartment (the NEURON
+ * SWC geometry) brings A_i and the path integral P_i of dx/(pi r(x)^2) from its node to its
+ * parent's, R_ip = Ra*P_i; a junction node there has A_i = 0, so no capacitance or leak, and
+ * its row is the algebraic balance of the axial currents, as at NEURON's zero-area nodes.
+ * Backward Euler for
  *   C_i dV_i/dt = -gL_i (V_i - EL) + sum_j g_ij (V_j - V_i) + I_i
  * gives the Hines system (the papers' Eq. 2)
  *   d_i V_i' + sum_j off_ij V_j' = rhs_i,   off_ij = -g_ij,

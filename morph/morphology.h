@@ -8,12 +8,23 @@
 
 #include "hines_status.h"
 
-/* Geometry of one compartment before Hines ordering, in any order the source provides. */
+/* Geometry of one compartment before Hines ordering, in any order the source provides.
+ * Two kinds. Shape compartments (is_integrated 0: the synthetic cells, the `cylinders` SWC
+ * geometry) are a cylinder or a sphere, and cable.c derives area and axial resistance from
+ * length and radius. Integrated compartments (is_integrated 1: the NEURON SWC geometry, see
+ * import3d.h) carry the membrane area and the axial path to the parent node, integrated over
+ * the truncated cones between SWC samples; length and radius then only describe them. */
 struct compartment_geometry {
-  double length_um; /* cable length represented by the compartment */
-  double radius_um; /* cylinder radius (soma: radius of the equivalent sphere) */
+  double length_um; /* cable length represented by the compartment (0: a junction node) */
+  double radius_um; /* cylinder radius (soma: radius of the equivalent sphere); integrated:
+                       the mean radius over the length, or the cable's radius at a junction */
   int swc_type;     /* 1 soma, 2 axon, 3 basal, 4 apical, other codes kept as given */
   int is_sphere;    /* soma compartment: area 4 pi r^2 and no axial resistance of its own */
+  int is_integrated;
+  double area_um2; /* integrated only: membrane area; 0 for a junction node (no membrane) */
+  /* Integrated only: the integral of dx / (pi r(x)^2) along the cable from this compartment's
+   * node to its parent's node, in 1/um (Ra times it is the axial resistance); 0 at the root. */
+  double axial_path_per_um;
 };
 
 struct morphology {

@@ -3,20 +3,26 @@
  *   -> link parents by id (duplicate ids, missing parents)
  *   -> find the trees (cycles)
  *   -> keep one tree, re-rooted at the soma when needed
- *   -> repair zero radii -> one compartment per non-soma sample plus one soma sphere
- *   -> optional resampling (--dx) -> morphology_from_tree for the Hines order.
+ *   -> repair zero radii
+ *   -> NEURON geometry (the default): Import3d's sections and NEURON's segments (import3d.c)
+ *      cylinders geometry: one compartment per non-soma sample plus one soma sphere, then the
+ *      optional resampling (--dx)
+ *   -> morphology_from_tree for the Hines order.
  * What is rejected and what is repaired (always with a warning) is listed in morph/README.md. */
 #include "swc.h"
 
+#include "cable.h"
+#include "import3d.h"
+
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ctype.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,7 +63,9 @@ struct reader {
    * (see header_units). */
   double scale;
   FILE *warnings;
+  enum swc_geometry geometry_kind;
   double max_compartment_um;
+  struct import3d_discretisation discretisation; /* NEURON geometry */
 
   /* Every sample of the file, in file order. */
   struct swc_sample *samples;
@@ -273,23 +281,35 @@ static const struct {
   double micrometres;
   const char *plural; /* for the warning */
 } length_units[] = {
-    {"um", 1, "micrometres"},           {"\xc2\xb5m", 1, "micrometres"},
-    {"\xce\xbcm", 1, "micrometres"},    {"micron", 1, "micrometres"},
-    {"microns", 1, "micrometres"},      {"micrometer", 1, "micrometres"},
-    {"micrometers", 1, "micrometres"},  {"micrometre", 1, "micrometres"},
-    {"micrometres", 1, "micrometres"},  {"nm", 1e-3, "nanometres"},
-    {"nanometer", 1e-3, "nanometres"},  {"nanometers", 1e-3, "nanometres"},
-    {"nanometre", 1e-3, "nanometres"},  {"nanometres", 1e-3, "nanometres"},
-    {"mm", 1e3, "millimetres"},         {"millimeter", 1e3, "millimetres"},
-    {"millimeters", 1e3, "millimetres"}, {"millimetre", 1e3, "millimetres"},
-    {"millimetres", 1e3, "millimetres"}, {"m", 1e6, "metres"},
-    {"meter", 1e6, "metres"},           {"meters", 1e6, "metres"},
-    {"metre", 1e6, "metres"},           {"metres", 1e6, "metres"},
+    {"um", 1, "micrometres"},
+    {"\xc2\xb5m", 1, "micrometres"},
+    {"\xce\xbcm", 1, "micrometres"},
+    {"micron", 1, "micrometres"},
+    {"microns", 1, "micrometres"},
+    {"micrometer", 1, "micrometres"},
+    {"micrometers", 1, "micrometres"},
+    {"micrometre", 1, "micrometres"},
+    {"micrometres", 1, "micrometres"},
+    {"nm", 1e-3, "nanometres"},
+    {"nanometer", 1e-3, "nanometres"},
+    {"nanometers", 1e-3, "nanometres"},
+    {"nanometre", 1e-3, "nanometres"},
+    {"nanometres", 1e-3, "nanometres"},
+    {"mm", 1e3, "millimetres"},
+    {"millimeter", 1e3, "millimetres"},
+    {"millimeters", 1e3, "millimetres"},
+    {"millimetre", 1e3, "millimetres"},
+    {"millimetres", 1e3, "millimetres"},
+    {"m", 1e6, "metres"},
+    {"meter", 1e6, "metres"},
+    {"meters", 1e6, "metres"},
+    {"metre", 1e6, "metres"},
+    {"metres", 1e6, "metres"},
 };
 /* Words that may stand between "units" and the unit ("# units of the coordinates are nm"). */
-static const char *const filler_words[] = {"are", "is", "in", "of", "the", "all",
-                                           "for", "and", "coordinates", "coordinate",
-                                           "radii", "radius", "lengths", "length", "xyz"};
+static const char *const filler_words[] = {
+    "are",         "is",         "in",    "of",     "the",     "all",    "for", "and",
+    "coordinates", "coordinate", "radii", "radius", "lengths", "length", "xyz"};
 
 static bool word_in(const char *word, size_t length, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -731,8 +751,11 @@ static int index_kept_tree(struct reader *r, struct hines_error *err) {
         budget_allows(&budget, r->kept[k].line))
       warn(r, r->kept[k].line,
            "soma sample %lld is not joined to the soma at the root through soma samples; it "
-           "becomes an ordinary cylinder compartment",
-           r->kept[k].id);
+           "becomes %s",
+           r->kept[k].id,
+           r->geometry_kind == SWC_GEOMETRY_NEURON
+               ? "a soma section of its own, as in NEURON's Import3d"
+               : "an ordinary cylinder compartment");
   budget_summarise(r, &budget, "detached soma samples");
   return HINES_OK;
 }
@@ -1165,19 +1188,155 @@ done:
   return status;
 }
 
+/* ---- NEURON geometry ---- */
+
+static int compare_ids(const void *a, const void *b) {
+  const struct id_entry *x = a, *y = b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Import3d reads samples in id order and needs every parent before its children. That is the
+ * order of every well-formed file; where the repairs made it false (re-rooting) or the file
+ * lists children first, the tree is walked depth-first from the root, children in id order. */
+static int import3d_order(const struct reader *r, int *order) {
+  int n = r->n_kept, root = r->top_down[0];
+  struct id_entry *by_id = malloc((size_t)n * sizeof *by_id);
+  int *position = malloc((size_t)n * sizeof(int));
+  if (!by_id || !position) {
+    free(by_id);
+    free(position);
+    return HINES_FAILURE;
+  }
+  for (int k = 0; k < n; k++)
+    by_id[k] = (struct id_entry){r->kept[k].id, k};
+  qsort(by_id, (size_t)n, sizeof *by_id, compare_ids);
+  for (int i = 0; i < n; i++)
+    position[by_id[i].index] = i;
+  bool parents_first = by_id[0].index == root;
+  for (int k = 0; k < n && parents_first; k++)
+    parents_first = r->kept_parent[k] < 0 || position[r->kept_parent[k]] < position[k];
+  if (parents_first) {
+    for (int i = 0; i < n; i++)
+      order[i] = by_id[i].index;
+  } else {
+    /* Depth-first preorder; the stack gets the children in reverse id order. */
+    int *stack = malloc((size_t)n * sizeof(int));
+    int *children = malloc((size_t)n * sizeof(int));
+    if (!stack || !children) {
+      free(stack);
+      free(children);
+      free(by_id);
+      free(position);
+      return HINES_FAILURE;
+    }
+    int top = 0, visited = 0;
+    stack[top++] = root;
+    while (top > 0) {
+      int k = stack[--top];
+      order[visited++] = k;
+      int count = 0;
+      for (int c = r->child_first[k]; c < r->child_first[k + 1]; c++)
+        children[count++] = r->child_list[c];
+      /* insertion sort by id: children lists are short */
+      for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && position[children[j]] < position[children[j - 1]]; j--) {
+          int t = children[j];
+          children[j] = children[j - 1];
+          children[j - 1] = t;
+        }
+      for (int i = count - 1; i >= 0; i--)
+        stack[top++] = children[i];
+    }
+    free(stack);
+    free(children);
+  }
+  free(by_id);
+  free(position);
+  return HINES_OK;
+}
+
+/* The compartments NEURON makes of the repaired tree (import3d.c). */
+static int build_neuron_compartments(struct reader *r, struct hines_error *err) {
+  int n = r->n_kept;
+  int *order = malloc((size_t)n * sizeof(int));
+  int *position = malloc((size_t)n * sizeof(int));
+  struct import3d_sample *samples = malloc((size_t)n * sizeof *samples);
+  if (!order || !position || !samples || import3d_order(r, order) != HINES_OK) {
+    free(order);
+    free(position);
+    free(samples);
+    return out_of_memory(r, err);
+  }
+  for (int i = 0; i < n; i++)
+    position[order[i]] = i;
+  for (int i = 0; i < n; i++) {
+    const struct swc_sample *s = &r->kept[order[i]];
+    int parent = r->kept_parent[order[i]];
+    samples[i] = (struct import3d_sample){.x = s->x,
+                                          .y = s->y,
+                                          .z = s->z,
+                                          .radius_um = s->radius_um,
+                                          .type = s->type,
+                                          .parent = parent < 0 ? -1 : position[parent],
+                                          .id = s->id,
+                                          .line = s->line};
+  }
+  struct import3d_result result;
+  int status = import3d_build(r->path, n, samples, &r->discretisation, r->warnings,
+                              MAX_RESAMPLED_COMPARTMENTS, &result, err);
+  free(order);
+  free(position);
+  free(samples);
+  if (status != HINES_OK)
+    return status;
+  r->n_compartments = result.n_compartments;
+  r->compartment_parent = result.parent;
+  r->geometry = result.geometry;
+  return HINES_OK;
+}
+
 int swc_load(const char *path, const struct swc_options *options, struct morphology *out,
              struct hines_error *err) {
   memset(out, 0, sizeof *out);
+  static const struct swc_options no_options = {0};
+  if (!options)
+    options = &no_options;
   struct reader r = {.path = path,
                      .name = strcmp(path, "-") == 0 ? "stdin" : path,
                      .scale = 1.0,
                      .warnings = options && options->warnings ? options->warnings : stderr,
+                     .geometry_kind = options ? options->geometry : SWC_GEOMETRY_NEURON,
                      .max_compartment_um = options ? options->max_compartment_um : 0.0};
   if (!(r.max_compartment_um >= 0) || isinf(r.max_compartment_um))
     return hines_fail(err, HINES_BAD_INPUT,
                       "%s: maximum compartment length %g um is not a positive number (0 keeps "
                       "one compartment per sample)",
                       path, r.max_compartment_um);
+  if (options->geometry != SWC_GEOMETRY_NEURON && options->geometry != SWC_GEOMETRY_CYLINDERS)
+    return hines_fail(err, HINES_FAILURE, "%s: unknown SWC geometry %d", path,
+                      (int)options->geometry);
+  if (options->d_lambda != 0) {
+    if (options->geometry != SWC_GEOMETRY_NEURON)
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "%s: the d_lambda rule cuts NEURON sections; the cylinders geometry has "
+                        "none",
+                        path);
+    if (r.max_compartment_um > 0)
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "%s: a segment length (%g um) and d_lambda (%g) are two rules for nseg; "
+                        "give one",
+                        path, r.max_compartment_um, options->d_lambda);
+  }
+  r.discretisation = (struct import3d_discretisation){
+      .rule = options->d_lambda != 0     ? NSEG_D_LAMBDA
+              : r.max_compartment_um > 0 ? NSEG_FIXED_LENGTH
+                                         : NSEG_PER_SAMPLE,
+      .dx_um = r.max_compartment_um,
+      .d_lambda = options->d_lambda,
+      .frequency_hz = options->d_lambda_hz != 0 ? options->d_lambda_hz : 100.0,
+      .ra_ohm_cm = options->ra_ohm_cm != 0 ? options->ra_ohm_cm : cable_defaults.ra_ohm_cm,
+      .cm_uF_per_cm2 =
+          options->cm_uF_per_cm2 != 0 ? options->cm_uF_per_cm2 : cable_defaults.cm_uF_per_cm2};
   int status = read_samples(&r, err);
   if (status == HINES_OK)
     status = link_parents(&r, err);
@@ -1189,10 +1348,13 @@ int swc_load(const char *path, const struct swc_options *options, struct morphol
     status = warn_type_codes(&r, err);
   if (status == HINES_OK)
     status = repair_radii(&r, err);
-  if (status == HINES_OK)
+  if (status == HINES_OK && r.geometry_kind == SWC_GEOMETRY_NEURON)
+    status = build_neuron_compartments(&r, err);
+  if (status == HINES_OK && r.geometry_kind == SWC_GEOMETRY_CYLINDERS) {
     status = build_compartments(&r, err);
-  if (status == HINES_OK && r.max_compartment_um > 0)
-    status = resample(&r, err);
+    if (status == HINES_OK && r.max_compartment_um > 0)
+      status = resample(&r, err);
+  }
   /* Everything morphology_from_tree rejects (several roots, cycles) was caught above with a
    * line number; a failure here would be a bug of this reader, reported as it comes. */
   if (status == HINES_OK)

@@ -124,7 +124,12 @@ int main(int argc, char **argv) {
    * its one error line and nothing else. */
   size_t warnings_size = 0;
   atexit(free_pending_warnings); /* every early exit below, too */
-  struct swc_options swc = {.max_compartment_um = o.dx_um,
+  struct swc_options swc = {.geometry = o.geometry,
+                            .max_compartment_um = o.dx_um,
+                            .d_lambda = o.d_lambda,
+                            .d_lambda_hz = o.d_lambda_hz,
+                            .ra_ohm_cm = o.model.cable.ra_ohm_cm,
+                            .cm_uF_per_cm2 = o.model.cable.cm_uF_per_cm2,
                             .warnings = open_memstream(&pending_warnings, &warnings_size)};
   static struct morphology morphologies[MAX_MORPHOLOGIES];
   for (int i = 0; i < o.n_morph_specs; i++) {
@@ -255,11 +260,10 @@ int main(int argc, char **argv) {
     fputs(pending_warnings ? pending_warnings : "", stderr);
     options_warn(&o, stderr);
   }
-  struct runtime_options runtime_options = {
-      .quiet = o.quiet,
-      .tracing = o.trace_dir != NULL,
-      .history_models = o.history_models,
-      .distributed = distributed};
+  struct runtime_options runtime_options = {.quiet = o.quiet,
+                                            .tracing = o.trace_dir != NULL,
+                                            .history_models = o.history_models,
+                                            .distributed = distributed};
   if (o.trace_dir && trace_prepare_rank(o.trace_dir, o.rank, o.ranks, &err)) {
     fprintf(stderr, "%s: --trace: %s\n", program, err.message);
     return 2;

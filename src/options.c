@@ -77,9 +77,17 @@ static void usage(FILE *out) {
       "  --probes FILE        write the probe voltages as CSV (needed with --probe, except in\n"
       "                       the default job)\n"
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
-      "  --dx UM              resample SWC morphologies to compartments of at most UM um\n"
+      "  --geometry neuron|cylinders  how SWC samples become compartments: as NEURON's\n"
+      "                       Import3d and nseg make them (default), or one cylinder per\n"
+      "                       sample and a soma sphere (the older benchmarks' layout)\n"
+      "  --dx UM              SWC segments of at most UM um: NEURON's d_X rule, an odd nseg\n"
+      "                       per section (cylinders: resample every branch); default one\n"
+      "                       segment per sample\n"
+      "  --d-lambda F[:HZ]    nseg by NEURON's d_lambda rule: segments of at most F length\n"
+      "                       constants at HZ (default 100) Hz\n"
       "Time:\n"
       "  --steps N            time steps (default 1000; 200 ms worth in the default job)\n"
+      "  --tstop MS           simulated time instead of --steps: round(MS / dt) steps\n"
       "  --dt MS              step length in ms (default 0.025)\n"
       "Membrane and stimulus (units: mV, ms, nA, uF/cm2, Ohm cm, S/cm2):\n"
       "  --cm C  --ra R  --gl G  --el E   passive membrane (default 1, 100, 1e-4, -65)\n"
@@ -87,7 +95,8 @@ static void usage(FILE *out) {
       "  --stim-start MS, --stim-stop MS  clamp window (default 1 and 1e9)\n"
       "  --stim-compartment I compartment that receives the clamp (default 0, the soma)\n"
       "  --stim-spread S      the amplitude goes from (1-S/2) to (1+S/2) times --stim-amp\n"
-      "                       across the batch, by neuron number (default 0.5: +-25 %%)\n"
+      "                       across the batch, by neuron number (default 0.5: +-25 %%);\n"
+      "                       a comparison with another simulator needs --stim-spread 0\n"
       "Output:\n"
       "  --summary            print the morphology summary of each --morph, then exit\n"
       "  --verify             compare sampled neurons against the sequential reference solver\n"
@@ -193,6 +202,9 @@ enum long_only_options {
   OPT_PROBES,
   OPT_MULTI_TASKS,
   OPT_CALIBRATE,
+  OPT_GEOMETRY,
+  OPT_D_LAMBDA,
+  OPT_TSTOP,
   OPT_FORCE,
   OPT_VERIFY_TOLERANCE,
   OPT_WINDOW,
@@ -407,6 +419,9 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"probes", required_argument, 0, OPT_PROBES},
       {"multi-tasks", required_argument, 0, OPT_MULTI_TASKS},
       {"calibrate", no_argument, 0, OPT_CALIBRATE},
+      {"geometry", required_argument, 0, OPT_GEOMETRY},
+      {"d-lambda", required_argument, 0, OPT_D_LAMBDA},
+      {"tstop", required_argument, 0, OPT_TSTOP},
       {"force", no_argument, 0, OPT_FORCE},
       {"verify-tolerance", required_argument, 0, OPT_VERIFY_TOLERANCE},
       {"window", required_argument, 0, OPT_WINDOW},
@@ -574,6 +589,23 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_PROBES:
       o->probes_path = optarg;
       break;
+    case OPT_GEOMETRY:
+      if (strcmp(optarg, "neuron") && strcmp(optarg, "cylinders"))
+        bad_usage("--geometry must be neuron or cylinders, got '%s'", optarg);
+      o->geometry = strcmp(optarg, "neuron") == 0 ? SWC_GEOMETRY_NEURON : SWC_GEOMETRY_CYLINDERS;
+      break;
+    case OPT_D_LAMBDA: { /* F or F:HZ */
+      char fraction[64];
+      const char *colon = strchr(optarg, ':');
+      snprintf(fraction, sizeof fraction, "%.*s", colon ? (int)(colon - optarg) : 63, optarg);
+      o->d_lambda = parse_double("--d-lambda", fraction, 0, 1);
+      o->d_lambda_hz = colon ? parse_double("--d-lambda frequency", colon + 1, 0, 1) : 100.0;
+      break;
+    }
+    case OPT_TSTOP:
+      o->tstop_ms = parse_double("--tstop", optarg, 0, 1);
+      o->tstop_text = optarg;
+      break;
     case OPT_CALIBRATE:
       /* StarPU's calibration mode: every task of this run feeds the history models under
        * STARPU_HOME, and dmda explores all workers instead of trusting partial models. */
@@ -625,6 +657,20 @@ void options_parse(int argc, char **argv, struct options *o) {
   }
   if (optind < argc)
     bad_usage("unexpected argument '%s'", argv[optind]);
+  if (o->tstop_ms > 0) {
+    if (o->steps)
+      bad_usage("give --tstop or --steps, not both (got --tstop %s and --steps)", o->tstop_text);
+    double steps = floor(o->tstop_ms / o->model.dt_ms + 0.5);
+    if (!(steps >= 1 && steps <= 1e9))
+      bad_usage("--tstop %s ms is less than one step of --dt or more than 1000000000 steps",
+                o->tstop_text);
+    o->steps = (int)steps;
+  }
+  if (o->d_lambda > 0 && o->dx_um > 0)
+    bad_usage("--dx and --d-lambda are two rules for the segments; give one, not both (%s)",
+              "--d-lambda");
+  if (o->d_lambda > 0 && o->geometry == SWC_GEOMETRY_CYLINDERS)
+    bad_usage("--d-lambda cuts NEURON sections; drop '--geometry %s'", "cylinders");
   resolve_default_job(o);
   check_counts(o);
   if (o->level_tasks && o->level_order == LEVEL_ORDER_HEIGHT)

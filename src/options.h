@@ -11,6 +11,7 @@
 #include "hines_level_kernels.h"
 #include "level_layout.h"
 #include "step_model.h"
+#include "swc.h"
 
 #ifndef HINESTASK_VERSION
 #define HINESTASK_VERSION "unknown"
@@ -63,6 +64,11 @@ struct options {
   int default_job;         /* no --morph given: the shipped multi-morphology job */
   int hh_given, probe_every_given;
   int calibrate; /* --calibrate: StarPU calibration run */
+  /* SWC geometry and segmentation (--geometry, --d-lambda) and --tstop: see morph/swc.h. */
+  enum swc_geometry geometry;
+  double d_lambda, d_lambda_hz; /* 0: not given */
+  double tstop_ms;              /* 0: not given */
+  const char *tstop_text;
   /* How the run was asked for, for its JSON summary: the command line as given, and when the
    * program started (wall clock, UTC). */
   int argc;

@@ -102,19 +102,23 @@ static void check_rejection(int status, const struct morphology *out,
     property_broken("rejection left *out non-zero: '%s'", err->message);
 }
 
-/* Sizes and coefficients are finite, and every compartment has some membrane. */
+/* Sizes and coefficients are finite, and every compartment has some membrane, except the
+ * junction nodes and zero-length segments of the NEURON geometry (integrated compartments),
+ * as long as the cell as a whole has some. */
 static void check_magnitudes(const struct morphology *m,
                              const struct cable_coefficients *coefficients) {
   for (int i = 0; i < m->n_compartments; i++) {
     const struct compartment_geometry *g = &m->geometry[i];
     if (!(isfinite(g->radius_um) && g->radius_um > 0))
       property_broken("compartment %d of %d has radius %g um", i, m->n_compartments, g->radius_um);
-    if (!(isfinite(g->length_um) && (g->is_sphere ? g->length_um >= 0 : g->length_um > 0)))
+    int may_be_empty = g->is_sphere || g->is_integrated;
+    if (!(isfinite(g->length_um) && (may_be_empty ? g->length_um >= 0 : g->length_um > 0)))
       property_broken("compartment %d of %d (sphere %d) has length %g um", i, m->n_compartments,
                       g->is_sphere, g->length_um);
   }
   if (!isfinite(m->total_length_um))
     property_broken("total length %g um", m->total_length_um);
+  double total_area = 0;
   for (int i = 0; i < coefficients->n; i++) {
     const double values[] = {coefficients->area_um2[i], coefficients->capacitance_nF[i],
                              coefficients->leak_uS[i], coefficients->axial_uS[i],
@@ -122,9 +126,13 @@ static void check_magnitudes(const struct morphology *m,
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
       if (!isfinite(values[v]))
         property_broken("cable coefficient %zu of compartment %d is %g", v, i, values[v]);
-    if (!(coefficients->area_um2[i] > 0))
+    if (m->geometry[i].is_integrated ? !(coefficients->area_um2[i] >= 0)
+                                     : !(coefficients->area_um2[i] > 0))
       property_broken("compartment %d has membrane area %g um2", i, coefficients->area_um2[i]);
+    total_area += coefficients->area_um2[i];
   }
+  if (!(total_area > 0))
+    property_broken("the cell has membrane area %g um2", total_area);
 }
 
 static void check_accepted(const struct morphology *m) {

@@ -64,7 +64,11 @@ static void load(const char *path, double max_compartment_um, struct loaded *res
   result->warnings = NULL;
   FILE *stream = open_memstream(&result->warnings, &size);
   assert_non_null(stream);
-  struct swc_options options = {.max_compartment_um = max_compartment_um, .warnings = stream};
+  /* The rules tested here (one cylinder per sample, a soma sphere, --dx resampling) are the
+   * cylinders geometry's; the NEURON geometry has its own tests (test_neuron_geometry.c). */
+  struct swc_options options = {.geometry = SWC_GEOMETRY_CYLINDERS,
+                                .max_compartment_um = max_compartment_um,
+                                .warnings = stream};
   /* Garbage in *out shows whether a rejection really leaves it empty. */
   memset(&result->morphology, 0x5a, sizeof result->morphology);
   result->error.message[0] = '\0';
@@ -1016,7 +1020,11 @@ static void test_null_options_are_defaults(void **state) {
   struct morphology m;
   struct hines_error err;
   assert_int_equal(swc_load(path, NULL, &m, &err), HINES_OK);
-  assert_int_equal(m.n_compartments, 3);
+  /* NULL is the NEURON geometry, one segment per sample: the one-point soma, and the neurite
+   * from its first sample on (Import3d joins it to the soma centre by a wire), one piece. */
+  assert_int_equal(m.n_compartments, 2);
+  assert_int_equal(m.geometry[0].is_integrated, 1);
+  assert_close(m.geometry[1].length_um, 35.0, 1e-12);
   assert_string_equal(m.name, path);
   morphology_free(&m);
 }

@@ -1,0 +1,400 @@
+#!/usr/bin/python3
+"""Runs NEURON and hinestask on the same SWC file with the same parameters and compares the
+soma voltage: passive (max |dV|), and with Hodgkin-Huxley channels on the soma and everywhere
+(spike counts and times).
+
+NEURON reads the file through Import3d, as a user would; hinestask uses its default NEURON
+geometry. Both cut every section by the same nseg rule (--dx: the CellBuilder's d_X rule,
+--d-lambda: its d_lambda rule, neither: one segment per piece between 3-D points), so the two
+solve the same discretised model ("matched discretisation"). --refine also measures how
+hinestask converges, as --dx shrinks, to NEURON's own answer at a fine --reference-dx.
+
+Needs NEURON for Python (Debian: apt-get install python3-neuron) under the system Python,
+/usr/bin/python3, which is this script's interpreter. Exit status: 0 every check passed,
+1 a check failed, 2 bad usage or a run that failed, 77 NEURON is not importable (a test that
+uses this script is then skipped).
+
+Conventions that make the two runs the same model:
+- hinestask evaluates the clamp at the start of a step, NEURON at its middle (t + dt/2), so
+  hinestask gets --stim-start/--stim-stop half a step earlier than NEURON's del and del+dur.
+- --neurons 1 and --stim-spread 0: the batch's amplitude spread is off.
+- A soma sample of radius 0 would make NEURON's soma empty (NaN voltages); hinestask repairs
+  zero radii (morph/README.md) and NEURON is given the file with the same repairs.
+- --hh soma puts hh on compartment 0, NEURON's soma(0.5) segment; NEURON then gets hh in the
+  soma with zero conductances outside that segment (the same model when the soma has one).
+- NEURON's hh uses rate tables (usetable_hh = 1, 1 mV steps, linear interpolation) by default;
+  hinestask computes the rates exactly. --hh-table off (the default here) turns NEURON's
+  tables off; --hh-table on measures what the tables change.
+"""
+import argparse
+import csv
+import importlib.util
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# NEURON without its GUI: no DISPLAY warning on a headless machine.
+os.environ.setdefault("NEURON_MODULE_OPTIONS", "-nogui")
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# ---------------------------------------------------------------- NEURON side (a subprocess)
+
+
+def neuron_simulate(job):
+    """Runs one NEURON simulation described by `job` (a dict) and returns (t, v, info)."""
+    from neuron import h
+
+    h.load_file("stdrun.hoc")
+    h.load_file("import3d.hoc")
+    reader = h.Import3d_SWC_read()
+    reader.quiet = 1
+    reader.input(job["swc"])
+    gui = h.Import3d_GUI(reader, 0)
+    gui.instantiate(None)
+    sections = list(h.allsec())
+    root = [s for s in sections if s.parentseg() is None][0]
+    # Import3d's root section of one point (a one-point or NeuroMorpho 3-point soma) becomes
+    # a cylinder as long as it is wide: one segment under the per-sample rule.
+    sphere_root = int(reader.sections.o(0).raw.ncol()) == 1
+    for s in sections:
+        s.Ra = job["ra"]
+        s.cm = job["cm"]
+    rule, value = job["rule"], job["value"]
+    for s in sections:
+        if rule == "sample":
+            s.nseg = 1 if (s == root and sphere_root) else max(1, int(s.n3d()) - 1)
+        elif rule == "dx":
+            s.nseg = int((s.L / value + 0.999) / 2) * 2 + 1
+        elif rule == "d_lambda":
+            s.nseg = int((s.L / (value * h.lambda_f(job["frequency"], sec=s)) + 0.999) / 2) * 2 + 1
+        else:
+            raise ValueError(rule)
+    for s in sections:
+        s.insert("pas")
+        for seg in s:
+            seg.pas.g = job["gl"]
+            seg.pas.e = job["el"]
+    h.celsius = 6.3
+    if job["hh"] != "none":
+        h.usetable_hh = 1 if job["hh_table"] else 0
+        hh_sections = sections if job["hh"] == "all" else [root]
+        for s in hh_sections:
+            s.insert("hh")
+        if job["hh"] == "soma":
+            # hinestask's compartment 0 is the segment holding x = 0.5, NEURON's node_index:
+            # the middle one for odd nseg, the one after the middle for even nseg.
+            middle = min(int(root.nseg * 0.5), root.nseg - 1)
+            for index, seg in enumerate(root):
+                if index != middle:
+                    seg.hh.gnabar = seg.hh.gkbar = seg.hh.gl = 0
+    stim = h.IClamp(root(0.5))
+    stim.delay = job["delay"]
+    stim.dur = job["duration"]
+    stim.amp = job["amp"]
+    v = h.Vector().record(root(0.5)._ref_v)
+    t = h.Vector().record(h._ref_t)
+    h.dt = job["dt"]
+    h.steps_per_ms = 1.0 / job["dt"]
+    h.secondorder = 0  # backward Euler, as hinestask
+    h.finitialize(job["el"])
+    h.continuerun(job["tstop"])
+    info = {
+        "sections": len(sections),
+        "segments": sum(s.nseg for s in sections),
+        "area_um2": sum(seg.area() for s in sections for seg in s),
+        "version": h.nrnversion(5),
+    }
+    return list(t), list(v), info
+
+
+def neuron_worker():
+    """--neuron-job: one simulation per process (Import3d's sections would otherwise pile up)."""
+    job = json.loads(sys.stdin.read())
+    t, v, info = neuron_simulate(job)
+    json.dump({"t": t, "v": v, "info": info}, sys.stdout)
+
+
+def run_neuron(job):
+    result = subprocess.run([sys.executable, os.path.abspath(__file__), "--neuron-job"],
+                            input=json.dumps(job), capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit("compare_neuron: NEURON failed on %s:\n%s" % (job["swc"], result.stderr[-3000:]))
+    out = json.loads(result.stdout)
+    return out["t"], out["v"], out["info"]
+
+
+# ---------------------------------------------------------------- hinestask side
+
+
+def segmentation_options(rule, value, frequency, geometry="neuron"):
+    """hinestask's options for a rule (and for its --geometry)."""
+    if geometry != "neuron":
+        return ["--geometry", geometry] + segmentation_options(rule, value, frequency)
+    if rule == "dx":
+        return ["--dx", repr(value)]
+    if rule == "d_lambda":
+        return ["--d-lambda", "%r:%r" % (value, frequency)]
+    return []
+
+
+def run_hinestask(args, swc, rule, value, hh, amp):
+    with tempfile.TemporaryDirectory() as folder:
+        probes = os.path.join(folder, "probes.csv")
+        half = 0.5 * args.dt
+        command = [args.hinestask, "--morph", swc, "--neurons", "1", "--stim-spread", "0",
+                   "--dt", repr(args.dt), "--tstop", repr(args.tstop), "--cm", repr(args.cm),
+                   "--ra", repr(args.ra), "--gl", repr(args.gl), "--el", repr(args.el),
+                   "--stim-amp", repr(amp), "--stim-start", repr(args.delay - half),
+                   "--stim-stop", repr(args.delay + args.duration - half), "--hh", hh,
+                   "--probe", "0:0", "--probe-every", repr(args.dt), "--probes", probes,
+                   "--quiet"] + segmentation_options(rule, value, args.frequency, args.geometry)
+        environment = dict(os.environ)
+        environment.setdefault("STARPU_SILENT", "1")
+        result = subprocess.run(command, capture_output=True, text=True, env=environment)
+        if result.returncode != 0:
+            sys.exit("compare_neuron: hinestask failed (%s):\n%s" %
+                     (" ".join(command), result.stderr[-3000:]))
+        t, v = [], []
+        with open(probes) as f:
+            for row in csv.DictReader(f):
+                t.append(float(row["time_ms"]))
+                v.append(float(row["neuron0_compartment0_mV"]))
+    return t, v
+
+
+def hinestask_summary(args, swc, rule, value):
+    """Compartment count, and the radius repairs hinestask makes (sample id -> radius)."""
+    command = [args.hinestask, "--morph", swc, "--summary", "--ra", repr(args.ra), "--cm",
+               repr(args.cm)] + segmentation_options(rule, value, args.frequency, args.geometry)
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit("compare_neuron: hinestask refused %s:\n%s" % (swc, result.stderr))
+    match = re.search(r": (\d+) compartments", result.stdout)
+    repairs, all_radii = {}, None
+    for line in result.stderr.splitlines():
+        m = re.search(r": warning: sample (\S+) has radius 0; using (\S+) um", line)
+        if m:
+            repairs[m.group(1)] = m.group(2)
+        m = re.search(r": warning: all \d+ samples have radius 0; using (\S+) um", line)
+        if m:
+            all_radii = m.group(1)
+    return int(match.group(1)), repairs, all_radii, result.stderr
+
+
+def file_for_neuron(swc, repairs, all_radii, folder):
+    """The SWC file with hinestask's radius repairs, when it made any (else the file itself)."""
+    if not repairs and all_radii is None:
+        return swc
+    repaired = os.path.join(folder, os.path.basename(swc))
+    with open(swc, newline="") as source, open(repaired, "w") as target:
+        for line in source:
+            content = line.split("#", 1)[0]
+            fields = content.split()
+            if len(fields) == 7 and (all_radii is not None or fields[0] in repairs):
+                fields[5] = all_radii if all_radii is not None else repairs[fields[0]]
+                target.write(" ".join(fields) + "\n")
+            else:
+                target.write(line)
+    return repaired
+
+
+# ---------------------------------------------------------------- comparisons
+
+
+def max_difference(a_t, a_v, b_t, b_v, dt):
+    """max |a - b| over the times both recorded (every step)."""
+    b_at = {round(t / dt): v for t, v in zip(b_t, b_v)}
+    worst, compared = 0.0, 0
+    for t, v in zip(a_t, a_v):
+        k = round(t / dt)
+        if k in b_at:
+            d = abs(v - b_at[k])
+            worst = d if not (d <= worst) else worst  # NaN wins
+            compared += 1
+    if compared < 0.9 * len(a_t):
+        sys.exit("compare_neuron: the two runs recorded different times")
+    return worst
+
+
+def spike_times(t, v, threshold):
+    """Upward threshold crossings, linearly interpolated between samples."""
+    times = []
+    for i in range(1, len(v)):
+        if v[i - 1] < threshold <= v[i]:
+            times.append(t[i - 1] + (threshold - v[i - 1]) / (v[i] - v[i - 1]) * (t[i] - t[i - 1]))
+    return times
+
+
+def job_for(args, swc, rule, value, hh, amp):
+    return {"swc": swc, "rule": rule, "value": value, "frequency": args.frequency, "ra": args.ra,
+            "cm": args.cm, "gl": args.gl, "el": args.el, "hh": hh, "hh_table": args.hh_table == "on",
+            "delay": args.delay, "duration": args.duration, "amp": amp, "dt": args.dt,
+            "tstop": args.tstop}
+
+
+def describe_rule(rule, value, frequency):
+    if rule == "dx":
+        return "d_X %g um" % value
+    if rule == "d_lambda":
+        return "d_lambda %g at %g Hz" % (value, frequency)
+    return "one segment per sample"
+
+
+def compare_file(args, swc):
+    rule, value = args.rule, args.rule_value
+    ok = True
+    name = os.path.basename(swc)
+    with tempfile.TemporaryDirectory() as folder:
+        compartments, repairs, all_radii, warnings = hinestask_summary(args, swc, rule, value)
+        neuron_swc = file_for_neuron(swc, repairs, all_radii, folder)
+        print("%s: %s, hinestask %s%d compartments%s" %
+              (name, describe_rule(rule, value, args.frequency),
+               "" if args.geometry == "neuron" else "--geometry %s, " % args.geometry, compartments,
+               ", NEURON given hinestask's radius repairs" if neuron_swc != swc else ""))
+        if warnings.strip() and args.verbose:
+            print("  hinestask warnings:\n    " + "\n    ".join(warnings.strip().splitlines()))
+        if "passive" in args.checks:
+            h_t, h_v = run_hinestask(args, swc, rule, value, "none", args.amp)
+            n_t, n_v, info = run_neuron(job_for(args, neuron_swc, rule, value, "none", args.amp))
+            worst = max_difference(h_t, h_v, n_t, n_v, args.dt)
+            passed = worst <= args.passive_tolerance
+            ok &= passed
+            print("  passive %g nA: NEURON %s, %d sections, %d segments; soma %.4f mV at %g ms; "
+                  "max |dV| %.3g mV %s" % (args.amp, info["version"], info["sections"],
+                                            info["segments"], n_v[-1], n_t[-1], worst,
+                                            "ok" if passed else "FAILED"))
+        for hh in [c[3:] for c in args.checks if c.startswith("hh-")]:
+            h_t, h_v = run_hinestask(args, swc, rule, value, hh, args.hh_amp)
+            n_t, n_v, info = run_neuron(job_for(args, neuron_swc, rule, value, hh, args.hh_amp))
+            h_spikes = spike_times(h_t, h_v, args.threshold)
+            n_spikes = spike_times(n_t, n_v, args.threshold)
+            first = min(len(h_spikes), len(n_spikes), args.spikes)
+            shift = max([abs(a - b) for a, b in zip(h_spikes[:first], n_spikes[:first])] or [0])
+            passed = len(h_spikes) == len(n_spikes) and shift <= args.spike_tolerance
+            if len(n_spikes) < args.spikes:
+                print("  hh %s: note: NEURON fires %d spike%s, fewer than the %d compared" %
+                      (hh, len(n_spikes), "" if len(n_spikes) == 1 else "s", args.spikes))
+            ok &= passed
+            worst = max_difference(h_t, h_v, n_t, n_v, args.dt)
+            print("  hh %s %g nA (NEURON tables %s): spikes hinestask %d, NEURON %d; max |dt| "
+                  "over the first %d %.3g ms; max |dV| %.3g mV %s" %
+                  (hh, args.hh_amp, args.hh_table, len(h_spikes), len(n_spikes), first, shift,
+                   worst, "ok" if passed else "FAILED"))
+            if args.verbose:
+                print("    hinestask spikes (ms): " + " ".join("%.3f" % s for s in h_spikes))
+                print("    NEURON spikes (ms):    " + " ".join("%.3f" % s for s in n_spikes))
+        if args.refine:
+            ok &= refine(args, swc, neuron_swc)
+    return ok
+
+
+def refine(args, swc, neuron_swc):
+    """hinestask at each --refine dx against NEURON at --reference-dx (and at the same dx)."""
+    r_t, r_v, r_info = run_neuron(job_for(args, neuron_swc, "dx", args.reference_dx, "none",
+                                          args.amp))
+    print("  refinement, passive %g nA: NEURON reference d_X %g um (%d segments), soma %.4f mV at "
+          "%g ms" % (args.amp, args.reference_dx, r_info["segments"], r_v[-1], r_t[-1]))
+    previous, monotone = math.inf, True
+    for dx in args.refine:
+        compartments = hinestask_summary(args, swc, "dx", dx)[0]
+        h_t, h_v = run_hinestask(args, swc, "dx", dx, "none", args.amp)
+        n_t, n_v, info = run_neuron(job_for(args, neuron_swc, "dx", dx, "none", args.amp))
+        to_reference = max_difference(h_t, h_v, r_t, r_v, args.dt)
+        matched = max_difference(h_t, h_v, n_t, n_v, args.dt)
+        monotone &= to_reference < previous
+        previous = to_reference
+        print("    d_X %-6g %7d compartments: max |dV| to the reference %.4g mV, to NEURON at the "
+              "same d_X %.3g mV" % (dx, compartments, to_reference, matched))
+    print("  refinement %s" % ("shrinks monotonically: ok" if monotone else "is NOT monotone: FAILED"))
+    return monotone
+
+
+def with_defaults(args, checks, hh):
+    run = argparse.Namespace(**vars(args))
+    run.checks = checks
+    run.refine = None if hh else args.refine
+    run.tstop = args.tstop if args.tstop is not None else (120.0 if hh else 200.0)
+    run.delay = args.delay if args.delay is not None else (10.0 if hh else 1.0)
+    run.duration = args.duration if args.duration is not None else (100.0 if hh else 1e9)
+    return run
+
+
+def parse_list(text):
+    return [float(x) for x in text.split(",") if x]
+
+
+def main():
+    sys.stdout.reconfigure(line_buffering=True)  # progress shows in a log as it comes
+    if len(sys.argv) > 1 and sys.argv[1] == "--neuron-job":
+        neuron_worker()
+        return 0
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("swc", nargs="+", help="SWC files")
+    parser.add_argument("--hinestask", default=os.path.join(REPO, "build", "hinestask"))
+    segmentation = parser.add_mutually_exclusive_group()
+    segmentation.add_argument("--dx", type=float, help="d_X rule (um); default one segment per "
+                              "sample")
+    segmentation.add_argument("--d-lambda", type=float, help="d_lambda rule (fraction)")
+    parser.add_argument("--frequency", type=float, default=100.0, help="d_lambda frequency (Hz)")
+    parser.add_argument("--cm", type=float, default=1.0)
+    parser.add_argument("--ra", type=float, default=100.0)
+    parser.add_argument("--gl", type=float, default=1e-4)
+    parser.add_argument("--el", type=float, default=-65.0)
+    parser.add_argument("--dt", type=float, default=0.025)
+    parser.add_argument("--tstop", type=float, help="ms (default 200 passive, 120 with hh)")
+    parser.add_argument("--delay", type=float, default=None,
+                        help="clamp start, ms (default 1 passive, 10 with hh)")
+    parser.add_argument("--duration", type=float, default=None,
+                        help="clamp length, ms (default 1e9 passive, 100 with hh)")
+    parser.add_argument("--amp", type=float, default=0.1, help="passive clamp (nA)")
+    parser.add_argument("--hh-amp", type=float, default=1.0, help="clamp with hh (nA)")
+    parser.add_argument("--hh-table", choices=["on", "off"], default="off")
+    parser.add_argument("--checks", default="passive,hh-soma,hh-all",
+                        help="comma list of passive, hh-soma, hh-all")
+    parser.add_argument("--threshold", type=float, default=0.0, help="spike threshold (mV)")
+    parser.add_argument("--spikes", type=int, default=5, help="spike times compared")
+    parser.add_argument("--passive-tolerance", type=float, default=0.1, help="mV")
+    parser.add_argument("--spike-tolerance", type=float, default=0.1, help="ms")
+    parser.add_argument("--refine", type=parse_list, default=None,
+                        help="comma list of d_X (um), coarse to fine: passive convergence")
+    parser.add_argument("--reference-dx", type=float, default=0.25,
+                        help="NEURON's reference d_X for --refine (um)")
+    parser.add_argument("--geometry", choices=["neuron", "cylinders"], default="neuron",
+                        help="hinestask's --geometry (cylinders: its older rules, which are not "
+                        "NEURON's; --dx is then its resampling)")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    args.checks = [c for c in args.checks.split(",") if c]
+    for c in args.checks:
+        if c not in ("passive", "hh-soma", "hh-all"):
+            parser.error("unknown check '%s'" % c)
+    args.rule, args.rule_value = (("dx", args.dx) if args.dx else
+                                  ("d_lambda", args.d_lambda) if args.d_lambda else ("sample", 0))
+    if importlib.util.find_spec("neuron") is None:
+        print("compare_neuron: NEURON is not importable by %s (apt-get install python3-neuron)" %
+              sys.executable, file=sys.stderr)
+        return 77
+    if not os.access(args.hinestask, os.X_OK):
+        parser.error("no hinestask at %s (build it, or give --hinestask)" % args.hinestask)
+    ok = True
+    passive = [c for c in args.checks if c == "passive"]
+    with_hh = [c for c in args.checks if c.startswith("hh-")]
+    for swc in args.swc:
+        # Passive runs and HH runs have different clamps and lengths: one set of defaults each.
+        if passive or args.refine:
+            ok &= compare_file(with_defaults(args, passive, hh=False), swc)
+        if with_hh:
+            ok &= compare_file(with_defaults(args, with_hh, hh=True), swc)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
