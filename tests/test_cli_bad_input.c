@@ -546,7 +546,7 @@ static const struct cli_case cases[] = {
      .fixture_content = "\xef\xbb\xbf"
                         "1 1 0 0 0 5 -1\n2 3 0 0 10 -1 1\n"},
     {.name = "morph_byte_order_mark_summary",
-     .args = {"--summary", "--morph", "bom.swc"},
+     .args = {"--summary", "--geometry", "cylinders", "--morph", "bom.swc"},
      .exit_status = 0,
      .expected_text = "bom.swc: 2 compartments, 1 branches, 1 levels, max depth 2, total length "
                       "10.0 um",
@@ -580,7 +580,7 @@ static const struct cli_case cases[] = {
      .exit_status = BAD_INPUT,
      .expected_text = "--layout must be flat, interleaved, block or shared, got '\\x1b[31m'"},
     {.name = "morph_nanometre_header_converted",
-     .args = {"--summary", "--morph", "nm.swc"},
+     .args = {"--summary", "--geometry", "cylinders", "--morph", "nm.swc"},
      .exit_status = 0,
      .expected_text = "nm.swc: 2 compartments, 1 branches, 1 levels, max depth 2, total length "
                       "10.0 um",
