@@ -37,6 +37,9 @@ grep -E 'warning' "$build/sanitize-build.log" >&2 || true
 # fast_unwind_on_malloc=0: allocations made inside libraries built without frame pointers (hwloc's
 # plugins) keep their whole stack, so tests/lsan.supp can name the library function that made
 # them.
+# Tests that start other programs' processes the sanitizer cannot judge (tests/test_mpi.sh:
+# Open MPI) skip themselves under this variable.
+export HINES_SANITIZER_BUILD=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:print_summary=1:fast_unwind_on_malloc=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$repo/tests/lsan.supp:print_suppressions=0

@@ -15,6 +15,13 @@ if [ -z "$hinestask" ] || [ ! -x "$hinestask" ]; then
   exit 2
 fi
 hinestask="$(cd "$(dirname "$hinestask")" && pwd)/$(basename "$hinestask")"
+# Under scripts/sanitize.sh (AddressSanitizer): Open MPI is not instrumented, patches the
+# allocator with its own memory hooks and keeps its start-up allocations to the end, so the
+# sanitizer would judge Open MPI rather than hinestask; the plain build runs this test.
+if [ -n "${HINES_SANITIZER_BUILD:-}" ]; then
+  echo "1..0 # SKIP distributed runs are not checked under AddressSanitizer (Open MPI is uninstrumented)"
+  exit 77
+fi
 if ! command -v mpirun >/dev/null 2>&1; then
   echo "1..0 # SKIP mpirun not found (scripts/setup.sh installs openmpi-bin)"
   exit 77
