@@ -311,6 +311,10 @@ def refine(args, swc, neuron_swc):
         previous = to_reference
         print("    d_X %-6g %7d compartments: max |dV| to the reference %.4g mV, to NEURON at the "
               "same d_X %.3g mV" % (dx, compartments, to_reference, matched))
+        if args.verbose:  # where the largest difference is, and its sign at the end
+            at = max(range(len(h_v)), key=lambda i: abs(h_v[i] - r_v[round(h_t[i] / args.dt)]))
+            print("      largest at %.3f ms; at %g ms V - V(reference) = %.3g mV" %
+                  (h_t[at], h_t[-1], h_v[-1] - r_v[round(h_t[-1] / args.dt)]))
     print("  refinement %s" % ("shrinks monotonically: ok" if monotone else "is NOT monotone: FAILED"))
     return monotone
 
