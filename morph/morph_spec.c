@@ -6,9 +6,9 @@
  *   synthetic:tree:COMPARTMENTS:BRANCHES[:SEED]  exact counts
  * SEED defaults to 1 so that a spec always names the same tree. Numbers are plain decimal
  * (no sign on seeds, no exponent, no surrounding blanks): a spec is typed by hand and a typo
- * must not silently become another benchmark. The SWC options (--dx) do not apply to the
- * synthetic trees, whose compartments are already 10 um. An SWC file whose name starts with
- * "synthetic:" is reached as ./synthetic:... */
+ * must not silently become another benchmark. The SWC options (--geometry, --dx, --d-lambda)
+ * do not apply to the synthetic trees, whose compartments are already 10 um cylinders. An SWC file
+ * whose name starts with "synthetic:" is reached as ./synthetic:... */
 #include "morph_spec.h"
 
 #include <errno.h>

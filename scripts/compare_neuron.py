@@ -114,18 +114,27 @@ def neuron_simulate(job):
 
 
 def neuron_worker():
-    """--neuron-job: one simulation per process (Import3d's sections would otherwise pile up)."""
+    """--neuron-job: one simulation per process (Import3d's sections would otherwise pile up).
+    The result goes to a file: Import3d prints its notices on stdout."""
     job = json.loads(sys.stdin.read())
     t, v, info = neuron_simulate(job)
-    json.dump({"t": t, "v": v, "info": info}, sys.stdout)
+    with open(job["result"], "w") as f:
+        json.dump({"t": t, "v": v, "info": info}, f)
 
 
 def run_neuron(job):
-    result = subprocess.run([sys.executable, os.path.abspath(__file__), "--neuron-job"],
-                            input=json.dumps(job), capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit("compare_neuron: NEURON failed on %s:\n%s" % (job["swc"], result.stderr[-3000:]))
-    out = json.loads(result.stdout)
+    with tempfile.TemporaryDirectory() as folder:
+        job = dict(job, result=os.path.join(folder, "neuron.json"))
+        result = subprocess.run([sys.executable, os.path.abspath(__file__), "--neuron-job"],
+                                input=json.dumps(job), capture_output=True, text=True)
+        if result.returncode != 0 or not os.path.exists(job["result"]):
+            sys.exit("compare_neuron: NEURON failed on %s:\n%s" %
+                     (job["swc"], (result.stdout + result.stderr)[-3000:]))
+        with open(job["result"]) as f:
+            out = json.load(f)
+    notices = [line for line in result.stdout.splitlines() if line.strip()]
+    if notices:  # Import3d's repairs, e.g. a zero-length section removed
+        out["info"]["notices"] = notices
     return out["t"], out["v"], out["info"]
 
 
@@ -262,6 +271,8 @@ def compare_file(args, swc):
         if "passive" in args.checks:
             h_t, h_v = run_hinestask(args, swc, rule, value, "none", args.amp)
             n_t, n_v, info = run_neuron(job_for(args, neuron_swc, rule, value, "none", args.amp))
+            if args.verbose and info.get("notices"):
+                print("  NEURON's notices:\n    " + "\n    ".join(info["notices"]))
             worst = max_difference(h_t, h_v, n_t, n_v, args.dt)
             passed = worst <= args.passive_tolerance
             ok &= passed
@@ -311,6 +322,10 @@ def refine(args, swc, neuron_swc):
         previous = to_reference
         print("    d_X %-6g %7d compartments: max |dV| to the reference %.4g mV, to NEURON at the "
               "same d_X %.3g mV" % (dx, compartments, to_reference, matched))
+        if args.verbose:  # where the largest difference is, and its sign at the end
+            at = max(range(len(h_v)), key=lambda i: abs(h_v[i] - r_v[round(h_t[i] / args.dt)]))
+            print("      largest at %.3f ms; at %g ms V - V(reference) = %.3g mV" %
+                  (h_t[at], h_t[-1], h_v[-1] - r_v[round(h_t[-1] / args.dt)]))
     print("  refinement %s" % ("shrinks monotonically: ok" if monotone else "is NOT monotone: FAILED"))
     return monotone
 

@@ -597,7 +597,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_D_LAMBDA: { /* F or F:HZ */
       char fraction[64];
       const char *colon = strchr(optarg, ':');
-      snprintf(fraction, sizeof fraction, "%.*s", colon ? (int)(colon - optarg) : 63, optarg);
+      size_t length = colon ? (size_t)(colon - optarg) : strlen(optarg);
+      if (length >= sizeof fraction)
+        bad_usage("--d-lambda needs F or F:HZ (numbers), got '%s'", optarg);
+      snprintf(fraction, sizeof fraction, "%.*s", (int)length, optarg);
       o->d_lambda = parse_double("--d-lambda", fraction, 0, 1);
       o->d_lambda_hz = colon ? parse_double("--d-lambda frequency", colon + 1, 0, 1) : 100.0;
       break;
