@@ -29,6 +29,24 @@ int cluster_size(void);
 /* Ranks on this node (the launcher's OMPI_COMM_WORLD_LOCAL_SIZE or MPI_LOCALNRANKS; 1 if
  * unknown or not launched). */
 int cluster_node_size(void);
+/* This process's rank among the ranks of its node (OMPI_COMM_WORLD_LOCAL_RANK or
+ * MPI_LOCALRANKID; 0 if unknown or not launched). */
+int cluster_node_rank(void);
+/* How the ranks of one node share it out, decided by cluster_share_node. */
+struct cluster_node_share {
+  int node_ranks, node_rank;
+  int gpu;                   /* the one GPU this rank drives, -1 if not chosen here */
+  int first_core, last_core; /* this rank's cores (hwloc logical numbers), -1 if not chosen */
+};
+/* Before StarPU starts, with several ranks on one node: gives each rank its own GPU (rank k of
+ * the node: GPU k modulo the GPUs it sees) and its own contiguous slice of the node's cores, by
+ * setting StarPU's variables (STARPU_WORKERS_CUDAID/NCUDA, STARPU_WORKERS_COREID,
+ * STARPU_MPI_THREAD_COREID, STARPU_NCPU) where neither the user nor the launcher chose. */
+void cluster_share_node(struct cluster_node_share *share);
+/* The rule itself, for rank `me` of `ranks` on a node of `cores` cores and `gpus` GPUs (what
+ * cluster_share_node finds with hwloc and CUDA): sets the variables, fills `share`. */
+void cluster_share_node_for(int ranks, int me, int cores, int gpus,
+                            struct cluster_node_share *share);
 /* Starts MPI (MPI_THREAD_SERIALIZED, as StarPU-MPI needs). HINES_FAILURE with a message. */
 int cluster_init(struct hines_error *err);
 /* Starts StarPU through StarPU-MPI on MPI_COMM_WORLD (MPI already started by cluster_init) and

@@ -15,6 +15,8 @@ static int started_distributed; /* runtime_options.distributed */
 #define MAX_NOTED_GPUS 16
 static int cpu_workers, cuda_workers, noted_gpus;
 static char gpu_names[MAX_NOTED_GPUS][128];
+static int gpu_driver_pus[MAX_NOTED_GPUS]; /* where StarPU bound each GPU's driver thread */
+static struct cluster_node_share node_share;
 
 int runtime_check_scheduler(const char *name, struct hines_error *err) {
   struct starpu_sched_policy **policies = starpu_sched_get_predefined_policies();
@@ -98,6 +100,10 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
     setenv("STARPU_FXT_TRACE", "0", 0);
   }
   started_distributed = options && options->distributed;
+  if (started_distributed)
+    cluster_share_node(&node_share);
+  else
+    memset(&node_share, 0, sizeof node_share);
   int ret = started_distributed ? cluster_starpu_init(&conf) : starpu_init(&conf);
   if (ret == -ENODEV)
     return hines_fail(err, HINES_FAILURE, "StarPU found no worker to run on");
@@ -120,6 +126,7 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
     if (seen)
       continue;
     noted_devices[noted_gpus] = device;
+    gpu_driver_pus[noted_gpus] = starpu_worker_get_bindid(w);
     starpu_worker_get_name(w, gpu_names[noted_gpus++], sizeof gpu_names[0]);
   }
   /* The size models learn from each task's measured duration (codelets/size_model.h), which
@@ -186,6 +193,14 @@ int runtime_cuda_workers(void) {
 
 int runtime_gpu_count(void) {
   return noted_gpus;
+}
+
+int runtime_gpu_driver_pu(int i) {
+  return i >= 0 && i < noted_gpus ? gpu_driver_pus[i] : -1;
+}
+
+const struct cluster_node_share *runtime_node_share(void) {
+  return &node_share;
 }
 
 const char *runtime_gpu_name(int i) {

@@ -46,6 +46,12 @@ int runtime_cuda_workers(void);
 /* GPUs driven by the CUDA workers (several workers may share one), and the name of each. */
 int runtime_gpu_count(void);
 const char *runtime_gpu_name(int i);
+/* The logical CPU StarPU bound GPU i's driver thread to (-1 if unknown). */
+int runtime_gpu_driver_pu(int i);
+/* How this rank shares its node with the node's other ranks (runtime/cluster.h), as runtime_start
+ * set it up; node_ranks 0 when the run is not distributed. */
+struct cluster_node_share;
+const struct cluster_node_share *runtime_node_share(void);
 /* The StarPU library's version, "1.3.10". */
 const char *runtime_starpu_version(void);
 void runtime_describe(FILE *out);

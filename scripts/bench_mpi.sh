@@ -6,7 +6,9 @@
 # then the medians and the speedups are printed (and appended to OUT.csv.summary).
 # Usage: scripts/bench_mpi.sh BIN_DIR OUT.csv
 # Environment: REPS (3), STEPS (500), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (SWC
-# folder), COMMIT, MPIRUN_FLAGS (extra mpirun options), CASES ("1x1 2x1 1x2"), BENCH_NCPU (CPU
+# folder), COMMIT, MPIRUN_FLAGS (extra mpirun options), CASES ("1x1 2x1 1x2"; also 2x1wrap: each
+# rank shown one GPU by a CUDA_VISIBLE_DEVICES wrapper instead of hinestask's own node sharing,
+# and 2x1one: one task per rank), BENCH_NCPU (CPU
 # workers per rank, default 0: GPUs only; 1 checks the script on a machine without GPU).
 set -uo pipefail
 bin=$(readlink -f "${1:?BIN_DIR}")
@@ -43,7 +45,7 @@ mix=()
 for f in "$data"/*.swc; do mix+=(--morph "$f"); done
 mono=(--mode mono --morph synthetic:medium-high --neurons "$mono_n")
 multi=(--mode multi "${mix[@]}" --neurons "$multi_n")
-[ -f "$csv" ] || echo "machine,gpu,date,commit,batch,case,ranks,gpus_per_rank,rep,seconds_per_step,compartment_solves_per_s,rank_seconds_per_step,max_rel_error" >"$csv"
+[ -f "$csv" ] || echo "machine,gpu,date,commit,batch,case,ranks,gpus_per_rank,rep,seconds_per_step,compartment_solves_per_s,rank_seconds_per_step,max_rel_error,rank_placement" >"$csv"
 
 # run BATCH CASE REP ARGS...
 run() {
@@ -54,9 +56,13 @@ run() {
   case $case in
   1x1) CUDA_VISIBLE_DEVICES=0 STARPU_NCPU=$ncpu "$bin/hinestask" "$@" --json "$json" >"$log" 2>&1 ;;
   1x2) CUDA_VISIBLE_DEVICES=0,1 STARPU_NCPU=$ncpu "$bin/hinestask" "$@" --json "$json" >"$log" 2>&1 ;;
-  2x1) mpirun "${mpirun_flags[@]}" "${extra[@]}" -np 2 -x STARPU_NCPU=$ncpu -x STARPU_HOME \
-    -x STARPU_SILENT "$work/one_gpu_per_rank.sh" "$bin/hinestask" "$@" --json "$json" \
-    >"$log" 2>&1 ;;
+  2x1 | 2x1one) # hinestask gives each rank of the node its GPU and cores (runtime/cluster.h)
+    mpirun "${mpirun_flags[@]}" "${extra[@]}" -np 2 -x STARPU_NCPU=$ncpu -x STARPU_HOME \
+      -x STARPU_SILENT "$bin/hinestask" "$@" --json "$json" >"$log" 2>&1 ;;
+  2x1wrap)
+    mpirun "${mpirun_flags[@]}" "${extra[@]}" -np 2 -x STARPU_NCPU=$ncpu -x STARPU_HOME \
+      -x STARPU_SILENT "$work/one_gpu_per_rank.sh" "$bin/hinestask" "$@" --json "$json" \
+      >"$log" 2>&1 ;;
   esac
   local status=$?
   if [ $status -ne 0 ] || [ ! -s "$json" ]; then
@@ -71,9 +77,16 @@ machine, gpu, stamp, commit, batch, case, rep = sys.argv[2:9]
 ranks, per = case.split("x")
 shares = d.get("rank_shares", [])
 each = " ".join("%.6g" % s["seconds_per_step"] for s in shares)
+ranks = ranks.rstrip("abcdefghijklmnopqrstuvwxyz")
+per = per.rstrip("abcdefghijklmnopqrstuvwxyz")
+# Where each rank ran: its GPU (StarPU's name, with the PCI bus), the CPU of the GPU's driver
+# thread and the cores hinestask gave it.
+placement = " | ".join("%s cpu %s cores %s-%s" % (s.get("gpu", "-"), s.get("gpu_driver_cpu", "-"),
+                                                 s.get("first_core", "-"), s.get("last_core", "-"))
+                       for s in shares)
 print(",".join([machine, '"%s"' % gpu, stamp, commit, batch, case, ranks, per, rep,
                 "%.6g" % d["seconds_per_step"], "%.6g" % d["compartment_solves_per_s"], each,
-                str(d.get("max_rel_error"))]))
+                str(d.get("max_rel_error")), '"%s"' % placement.replace('"', "'")]))
 PY
   echo "$batch $case rep $rep: $(tail -n 1 "$csv" | cut -d, -f10) s per step"
 }
@@ -85,7 +98,10 @@ for batch in mono multi; do
     for rep in $(seq 1 "$reps"); do
       verify=()
       [ "$rep" = 1 ] && verify=(--verify)
-      run $batch "$case" "$rep" "${args[@]}" --steps "$steps" --quiet "${verify[@]}"
+      one=()
+      [ "$case" = 2x1one ] && [ $batch = mono ] && one=(--task-neurons $(((mono_n + 1) / 2)))
+      [ "$case" = 2x1one ] && [ $batch = multi ] && continue # multi: one chunk per GPU already
+      run $batch "$case" "$rep" "${args[@]}" --steps "$steps" --quiet "${verify[@]}" "${one[@]}"
     done
   done
 done
@@ -102,5 +118,5 @@ for (batch, case), values in sorted(med.items()):
     base = med.get((batch, "1x1"))
     speed = statistics.median(base) / m if base else float("nan")
     print("  %-5s %-4s %.4f ms (%d)  x%.2f%s" % (batch, case, 1e3 * m, len(values), speed,
-          "  (issue 20 asks >= 1.9)" if case == "2x1" else ""))
+          "  (issue 20 asks >= 1.9)" if case.startswith("2x1") else ""))
 PY

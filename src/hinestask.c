@@ -398,6 +398,12 @@ int main(int argc, char **argv) {
                               .compartments = mine_compartments,
                               .seconds_steps = result.seconds_steps,
                               .seconds_first_step = result.seconds_first_step};
+    const struct cluster_node_share *node = runtime_node_share();
+    mine.node_rank = node->node_rank;
+    mine.first_core = node->first_core;
+    mine.last_core = node->last_core;
+    mine.gpu_driver_pu = runtime_gpu_driver_pu(0);
+    snprintf(mine.gpu, sizeof mine.gpu, "%s", runtime_gpu_name(0));
     shares = calloc((size_t)o.ranks, sizeof *shares);
     if (!shares)
       stop_every_rank(&o, 1, "out of memory");

@@ -33,6 +33,8 @@ struct batch_ops {
 /* One rank's share of a distributed run and what it measured (the JSON summary's "ranks"). */
 struct rank_share {
   int first_neuron, neurons, cpu_workers, cuda_workers, tasks_per_step;
+  int node_rank, first_core, last_core, gpu_driver_pu; /* how the rank shared its node */
+  char gpu[128];                                       /* its first GPU, as StarPU names it */
   long long compartments;
   double seconds_steps, seconds_first_step; /* over the timed steps, and the first */
 };
@@ -95,9 +97,9 @@ struct verify_result {
 int simulation_local_neurons(const struct options *o);
 
 /* Compares the sampled neurons with the sequential reference (in a distributed run, those of
- * the sampled neurons that are this rank's; result.neuron is a global index); each neuron's tolerance is
- * o->verify_tolerance when given, else max(VERIFY_TOLERANCE_FLOOR, 2 n eps kappa) with kappa
- * the bound of simulation_condition_bound (see simulation.c). */
+ * the sampled neurons that are this rank's; result.neuron is a global index); each neuron's
+ * tolerance is o->verify_tolerance when given, else max(VERIFY_TOLERANCE_FLOOR, 2 n eps kappa) with
+ * kappa the bound of simulation_condition_bound (see simulation.c). */
 struct verify_result simulation_verify(const struct options *o, const struct batch_ops *ops);
 
 /* Gershgorin's bound of the condition number of a morphology's step matrix. */

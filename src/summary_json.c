@@ -336,6 +336,15 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_int(&j, "cpu_workers", share->cpu_workers);
       key_int(&j, "cuda_workers", share->cuda_workers);
       key_int(&j, "tasks_per_step", share->tasks_per_step);
+      key_int(&j, "node_rank", share->node_rank);
+      if (share->first_core >= 0) { /* the cores hinestask gave it (runtime/cluster.h) */
+        key_int(&j, "first_core", share->first_core);
+        key_int(&j, "last_core", share->last_core);
+      }
+      if (share->gpu[0]) {
+        key_string(&j, "gpu", share->gpu);
+        key_int(&j, "gpu_driver_cpu", share->gpu_driver_pu);
+      }
       key_measured(&j, "seconds_per_step", share->seconds_steps / r->timed_steps);
       key_measured(&j, "seconds_first_step", share->seconds_first_step);
       key_measured(&j, "compartment_solves_per_s",
