@@ -10,7 +10,8 @@
 #   shipped cells, 33,390 neurons: 1/4/16 chunks), hetero (CPU + GPU, calibrated dmdas, no mask,
 #   against the GPU alone), traces (GPU-only 16 tasks and CPU + GPU, with trace summaries),
 #   two (two GPUs: 16 tasks over both and the multi mix, against one GPU; a batch size never
-#   seen; a trace), extra (plain against early launches in multi chunk graphs, 32 workers per GPU).
+#   seen; a trace), twodiag (two GPUs: task counts, schedulers, streams, driver threads, windows;
+#   64 tasks on one GPU with a driver thread per stream), extra (plain against early launches in multi chunk graphs, 32 workers per GPU).
 # Environment: REPS (3), STEPS (200), STREAMS (workers per GPU to try in mono and multi; unset:
 # hinestask's default), HETERO_LAYOUTS (block), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (the SWC
 # folder), BUDGET_S (skip what would start after this many seconds, default 540), COMMIT,
@@ -286,6 +287,52 @@ PY
       trace-two-gpus-16-tasks/tasks.rec trace-two-gpus-16-tasks/data.rec \
       trace-two-gpus-16-tasks-summary.txt 2>>"$log"
     rm -rf "$dir"
+    ;;
+  twodiag)
+    # What limits 16 tasks per step over two GPUs (1.59x one GPU's one task, against 1.95x for
+    # one task per GPU): the cut, the scheduler, streams, driver threads, the window; and 64
+    # tasks on one GPU with a driver thread per stream. One repetition each, one session.
+    run twodiag one-gpu-1-task 1 STARPU_NCPU=0 STARPU_NCUDA=1 -- "${mono[@]}" \
+      --task-neurons "$mono_n" --steps "$steps"
+    for t in 2 4 8 16 32; do
+      run twodiag "two-gpus-$t-tasks" 1 STARPU_NCPU=0 STARPU_NCUDA=2 -- "${mono[@]}" \
+        --task-neurons "$(task_neurons $t)" --steps "$steps"
+    done
+    for sched in eager lws dmda; do
+      run twodiag "two-gpus-16-tasks-$sched" 1 STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_SCHED=$sched -- \
+        "${mono[@]}" --task-neurons "$(task_neurons 16)" --steps "$steps"
+    done
+    for w in 4 8; do
+      run twodiag "two-gpus-16-tasks-streams-$w" 1 STARPU_NCPU=0 STARPU_NCUDA=2 \
+        STARPU_NWORKER_PER_CUDA=$w -- "${mono[@]}" --task-neurons "$(task_neurons 16)" --steps "$steps"
+    done
+    run twodiag two-gpus-16-tasks-thread-per-stream 1 STARPU_NCPU=0 STARPU_NCUDA=2 \
+      STARPU_NWORKER_PER_CUDA=8 STARPU_CUDA_THREAD_PER_WORKER=1 -- "${mono[@]}" \
+      --task-neurons "$(task_neurons 16)" --steps "$steps"
+    for w in 2 12; do
+      run twodiag "two-gpus-16-tasks-window-$w" 1 STARPU_NCPU=0 STARPU_NCUDA=2 -- "${mono[@]}" \
+        --task-neurons "$(task_neurons 16)" --steps "$steps" --window $w
+    done
+    for sched in eager lws dmda dmdas; do
+      run twodiag "one-gpu-64-tasks-$sched" 1 STARPU_NCPU=0 STARPU_NCUDA=1 STARPU_SCHED=$sched -- \
+        "${mono[@]}" --task-neurons "$(task_neurons 64)" --steps "$steps"
+      run twodiag "one-gpu-64-tasks-$sched-thread-per-stream" 1 STARPU_NCPU=0 STARPU_NCUDA=1 \
+        STARPU_SCHED=$sched STARPU_NWORKER_PER_CUDA=8 STARPU_CUDA_THREAD_PER_WORKER=1 -- \
+        "${mono[@]}" --task-neurons "$(task_neurons 64)" --steps "$steps"
+    done
+    run twodiag one-gpu-multi-1-chunk 1 STARPU_NCPU=0 STARPU_NCUDA=1 -- --mode multi "${mix[@]}" \
+      --neurons "$multi_n" --task-neurons "$multi_n" --steps 100
+    for c in 2 4 8; do
+      run twodiag "two-gpus-multi-$c-chunks" 1 STARPU_NCPU=0 STARPU_NCUDA=2 -- --mode multi \
+        "${mix[@]}" --neurons "$multi_n" --task-neurons "$(chunk_neurons $c)" --steps 100
+    done
+    run twodiag two-gpus-multi-2-chunks-thread-per-stream 1 STARPU_NCPU=0 STARPU_NCUDA=2 \
+      STARPU_NWORKER_PER_CUDA=4 STARPU_CUDA_THREAD_PER_WORKER=1 -- --mode multi "${mix[@]}" \
+      --neurons "$multi_n" --task-neurons "$(chunk_neurons 2)" --steps 100
+    # StarPU's own counts: transfers between memory nodes, tasks per worker.
+    STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_BUS_STATS=1 STARPU_WORKER_STATS=1 STARPU_SILENT=0 \
+      timeout 120 "$bin/hinestask" --quiet "${mono[@]}" --task-neurons "$(task_neurons 16)" \
+      --steps "$steps" >"$out/two-gpus-16-tasks-starpu-stats.txt" 2>&1
     ;;
   *)
     echo "unknown part $part" >&2
