@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,8 @@ static int workers_per_device(int devid) {
   int count = 0;
   unsigned n = starpu_worker_get_count();
   for (unsigned w = 0; w < n; w++)
-    if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER && starpu_worker_get_devid((int)w) == devid)
+    if (starpu_worker_get_type((int)w) == STARPU_CUDA_WORKER &&
+        starpu_worker_get_devid((int)w) == devid)
       count++;
   return count > 0 ? count : 1;
 }
@@ -173,9 +175,88 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
   return us > 0.01 ? us : 0.01;
 }
 
+/* Home GPUs. With several GPUs and nothing measured yet (a batch size never seen, a fresh
+ * STARPU_HOME) every GPU's workers get the same prediction for a chunk, and dmda, taking the first
+ * of equals, put every chunk of the first step on the first GPU's streams; the data then stayed
+ * there for the whole run (H200 x2, the six-cell mix in two chunks: 1.79 ms per step on the
+ * first run, 1.12 once measured). So each piece of data a task writes gets a home GPU the first
+ * time the model sees it, round robin in the order tasks are placed, and the other GPUs'
+ * predictions for it are HOME_PENALTY longer: enough to decide between equals, far too little to
+ * outweigh a real difference in load or a measured speed. */
+#define HOME_SLOTS 8192 /* data seen beyond this get no home */
+#define HOME_PENALTY 1.05
+static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  starpu_data_handle_t handle;
+  int device;
+} homes[HOME_SLOTS];
+static int homes_given, gpus_known = -1, gpu_devids[STARPU_MAXCUDADEVS];
+
+void size_model_set_gpus(const int *devids, int n) {
+  pthread_mutex_lock(&home_lock);
+  memset(homes, 0, sizeof homes);
+  homes_given = 0;
+  gpus_known = n < 0 ? -1 : n < STARPU_MAXCUDADEVS ? n : STARPU_MAXCUDADEVS;
+  for (int i = 0; i < gpus_known; i++)
+    gpu_devids[i] = devids[i];
+  pthread_mutex_unlock(&home_lock);
+}
+
+/* Needs home_lock: the CUDA devices StarPU's workers drive, in worker order. */
+static void find_gpus(void) {
+  gpus_known = 0;
+  unsigned n = starpu_worker_get_count();
+  for (unsigned w = 0; w < n; w++) {
+    if (starpu_worker_get_type((int)w) != STARPU_CUDA_WORKER)
+      continue;
+    int devid = starpu_worker_get_devid((int)w), seen = 0;
+    for (int g = 0; g < gpus_known; g++)
+      seen |= gpu_devids[g] == devid;
+    if (!seen && gpus_known < STARPU_MAXCUDADEVS)
+      gpu_devids[gpus_known++] = devid;
+  }
+}
+
+/* The home device of the first piece of data the task writes, -1 for none. */
+static int home_device(struct starpu_task *task) {
+  starpu_data_handle_t written = NULL;
+  const unsigned buffers = STARPU_TASK_GET_NBUFFERS(task);
+  for (unsigned i = 0; i < buffers && !written; i++)
+    if (STARPU_TASK_GET_MODE(task, i) & STARPU_W)
+      written = STARPU_TASK_GET_HANDLE(task, i);
+  if (!written)
+    return -1;
+  int device = -1;
+  pthread_mutex_lock(&home_lock);
+  if (gpus_known < 0)
+    find_gpus();
+  if (gpus_known >= 2) {
+    size_t slot = (size_t)(((uintptr_t)written >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 51);
+    for (int probe = 0; probe < HOME_SLOTS; probe++, slot = (slot + 1) % HOME_SLOTS) {
+      if (homes[slot].handle == written) {
+        device = homes[slot].device;
+        break;
+      }
+      if (!homes[slot].handle) {
+        homes[slot].handle = written;
+        device = homes[slot].device = gpu_devids[homes_given++ % gpus_known];
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&home_lock);
+  return device;
+}
+
 double size_model_task_expected_us(const struct size_model *model, struct starpu_task *task,
                                    struct starpu_perfmodel_arch *arch) {
-  return size_model_expected_us(model, model->kind(task), model->size(task), arch);
+  double us = size_model_expected_us(model, model->kind(task), model->size(task), arch);
+  if (arch->ndevices >= 1 && arch->devices[0].type == STARPU_CUDA_WORKER) {
+    int home = home_device(task);
+    if (home >= 0 && home != arch->devices[0].devid)
+      us *= HOME_PENALTY;
+  }
+  return us;
 }
 
 void size_model_task_done(void *argument) {
@@ -247,6 +328,7 @@ void size_model_clear(void) {
   all = NULL;
   n_series = series_capacity = 0;
   pthread_rwlock_unlock(&lock);
+  size_model_set_gpus(NULL, -1); /* homes forgotten, GPUs found again */
 }
 
 int size_model_entries(void) {

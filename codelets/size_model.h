@@ -36,12 +36,18 @@ struct size_model {
   double cpu_rate, cuda_rate, cuda_latency_us;
 };
 
-/* Expected duration in microseconds (always > 0) of a task of `kind` and `size` on `arch`. */
+/* Expected duration in microseconds (always > 0) of a task of `kind` and `size` on `arch`.
+ * size_model_task_expected_us adds a home GPU per piece of data a task writes (round robin over
+ * the GPUs as the data are first seen): on any other GPU the prediction is 5 % longer, which
+ * spreads the first step's chunks over the GPUs when nothing tells them apart. */
 double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
                               struct starpu_perfmodel_arch *arch);
 /* The same for a task (the body of the codelets' arch_cost_function). */
 double size_model_task_expected_us(const struct size_model *model, struct starpu_task *task,
                                    struct starpu_perfmodel_arch *arch);
+/* The GPUs (CUDA device numbers) homes go round; by default, at first use, the devices of
+ * StarPU's CUDA workers. n = -1 restores the default; also forgets every home given. */
+void size_model_set_gpus(const int *devids, int n);
 /* Task callback (argument: the codelet's struct size_model): records the duration StarPU's
  * profiling measured for the task that just ended. Does nothing when profiling is off. */
 void size_model_task_done(void *model);

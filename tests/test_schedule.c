@@ -31,12 +31,15 @@ static const int probe_compartment[PROBES] = {0, 3, 1, 9, 2};
 static struct step_model hh_model(void) {
   struct hh_parameters hh = HH_DEFAULTS;
   hh.placement = HH_SOMA;
-  return (struct step_model){
-      .cable = cable_defaults,
-      .dt_ms = 0.025,
-      .initial_mV = -65,
-      .stimulus = {.compartment = 0, .amplitude_nA = 1.5, .start_ms = 0.3, .stop_ms = 1.7, .spread = 0.6},
-      .hh = hh};
+  return (struct step_model){.cable = cable_defaults,
+                             .dt_ms = 0.025,
+                             .initial_mV = -65,
+                             .stimulus = {.compartment = 0,
+                                          .amplitude_nA = 1.5,
+                                          .start_ms = 0.3,
+                                          .stop_ms = 1.7,
+                                          .spread = 0.6},
+                             .hh = hh};
 }
 
 /* What one run leaves: every neuron's voltages, then the probe rows. */
@@ -148,8 +151,8 @@ static void mono_tasks_and_windows_give_identical_bits(void **state) {
   (void)state;
   struct morphology m;
   struct hines_error err;
-  assert_int_equal(synthetic_random(20, 60, (unsigned)(testing_uniform(&seed_state) * 1e9), &m, &err),
-                   HINES_OK);
+  assert_int_equal(
+      synthetic_random(20, 60, (unsigned)(testing_uniform(&seed_state) * 1e9), &m, &err), HINES_OK);
   const enum batch_layout_kind layouts[] = {BATCH_LAYOUT_INTERLEAVED, BATCH_LAYOUT_BLOCK};
   for (int l = 0; l < 2; l++) {
     struct outcome reference = mono_outcome(&m, layouts[l], per_task[0], windows[0]);
@@ -269,11 +272,69 @@ static void size_model_predicts_any_size(void **state) {
   size_model_clear();
 }
 
+/* Several GPUs and nothing measured: each chunk (the data its task writes) gets a home GPU, round
+ * robin as chunks are first seen, and the other GPUs' predictions are 5 % longer, so dmda spreads
+ * a first step over the GPUs instead of taking the first of equals every time. */
+static void size_model_spreads_chunks_over_gpus(void **state) {
+  (void)state;
+  size_model_clear();
+  const int devids[] = {0, 1, 2};
+  size_model_set_gpus(devids, 3);
+  struct starpu_perfmodel_device gpu_device[3];
+  struct starpu_perfmodel_arch gpu[3];
+  for (int g = 0; g < 3; g++) {
+    gpu_device[g] = (struct starpu_perfmodel_device){.type = STARPU_CUDA_WORKER, .devid = g};
+    gpu[g] = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = &gpu_device[g]};
+  }
+  struct starpu_codelet writes = {.nbuffers = 2, .modes = {STARPU_R, STARPU_RW}};
+  struct starpu_codelet reads = {.nbuffers = 1, .modes = {STARPU_R}};
+  static char chunk_data[12], shared_data;
+  const double prior = 5 + 1000 / 1e4; /* latency + size / rate, one worker a GPU */
+  int placed[3] = {0, 0, 0};
+  for (int round = 0; round < 2; round++) { /* the same chunk keeps its home */
+    for (int c = 0; c < 12; c++) {
+      struct starpu_task task;
+      memset(&task, 0, sizeof task);
+      task.cl = &writes;
+      task.handles[0] = (starpu_data_handle_t)&shared_data; /* read by every chunk: no home */
+      task.handles[1] = (starpu_data_handle_t)&chunk_data[c];
+      int best = 0;
+      for (int g = 0; g < 3; g++) {
+        const double us = size_model_task_expected_us(&test_model, &task, &gpu[g]);
+        assert_true(us == prior || us == prior * 1.05);
+        if (us < size_model_task_expected_us(&test_model, &task, &gpu[best]))
+          best = g;
+      }
+      assert_int_equal(best, c % 3);
+      placed[best] += round == 0;
+    }
+  }
+  assert_int_equal(placed[0], 4);
+  assert_int_equal(placed[1], 4);
+  assert_int_equal(placed[2], 4);
+  /* a task that writes nothing, and CPU workers, are never penalised */
+  struct starpu_task reader;
+  memset(&reader, 0, sizeof reader);
+  reader.cl = &reads;
+  reader.handles[0] = (starpu_data_handle_t)&shared_data;
+  for (int g = 0; g < 3; g++)
+    assert_float_equal(size_model_task_expected_us(&test_model, &reader, &gpu[g]), prior, 1e-12);
+  /* one GPU: nothing to spread */
+  size_model_set_gpus(devids, 1);
+  struct starpu_task task;
+  memset(&task, 0, sizeof task);
+  task.cl = &writes;
+  task.handles[1] = (starpu_data_handle_t)&chunk_data[1];
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[1]), prior, 1e-12);
+  size_model_clear();
+}
+
 int main(void) {
   seed_state = testing_seed();
   runtime_set_defaults();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(size_model_predicts_any_size),
+      cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };
