@@ -41,12 +41,15 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
   }
 }
 
-void hines_step_group_cpu(const int *topology, const double *coefficients,
-                          const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, size_t base, int width, int first_local_neuron) {
+/* Backward sweep of a group of `width` neurons: assemble row i and gather its (already
+ * eliminated) children, leaves first. The voltage slot of i then holds the eliminated rhs and
+ * the work slot the pivot. gates: the group's first gate (NULL without channels). */
+static void backward_group(const int *topology, const double *coefficients,
+                           const struct step_arguments *args, double *restrict v,
+                           double *restrict w, double *gates, size_t gates_stride,
+                           const double *injected, int width) {
   const struct chunk_geometry *g = &args->geometry;
   const int n = g->n_compartments;
-  const int *parent = topology;
   const int *child_first = topology + n;
   const int *child = topology + 2 * n + 1;
   const double *upper = coefficients + (size_t)COEF_UPPER * n;
@@ -56,19 +59,7 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
   const double *leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
   const double *hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
   const size_t stride = chunk_stride(g);
-  const int with_hh = gates && args->hh.placement != HH_NONE;
-  const size_t gates_stride = chunk_stride(&args->gates_geometry);
-  const size_t gates_base = with_hh ? chunk_base(&args->gates_geometry, first_local_neuron) : 0;
-  double *restrict v = voltage + base;
-  double *restrict w = work + base;
-  double injected[MAX_GROUP];
-  for (int k = 0; k < width; k++)
-    injected[k] = stimulus_current(&args->stimulus, args->first_neuron + first_local_neuron + k,
-                                   args->time_ms);
   const int stim = args->stimulus.compartment;
-
-  /* Backward: assemble row i and gather its (already eliminated) children, leaves first. The
-   * voltage slot of i then holds the eliminated rhs and the work slot the pivot. */
   for (int i = n - 1; i >= 0; i--) {
     double d[MAX_GROUP], r[MAX_GROUP];
     double *restrict vi = v + (size_t)i * stride;
@@ -76,8 +67,8 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
 #pragma omp simd
     for (int k = 0; k < width; k++)
       membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
-    if (with_hh && hh_applies(&args->hh, i)) {
-      double *m = gates + gates_base + (size_t)i * gates_stride;
+    if (gates && hh_applies(&args->hh, i)) {
+      double *m = gates + (size_t)i * gates_stride;
       double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
       /* Vectorised too: the channel code is branch-free IEEE arithmetic (hines_exp), so each
        * lane computes the bits the scalar code, and the CUDA kernel's thread, computes. */
@@ -103,6 +94,108 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
       wi[k] = d[k];
       vi[k] = r[k];
     }
+  }
+}
+
+/* The same for one neuron, its rows assembled first (see hines_step_group_cpu). */
+/* Not inlined: inlined into its caller, GCC 12 no longer vectorises the channel loop. */
+__attribute__((noinline)) static void
+step_one_neuron(const int *topology, const double *coefficients, const struct step_arguments *args,
+                double *restrict v, double *restrict w, double *gates, size_t gates_stride,
+                double injected) {
+  const struct chunk_geometry *g = &args->geometry;
+  const int n = g->n_compartments;
+  const int *child_first = topology + n;
+  const int *child = topology + 2 * n + 1;
+  const double *restrict upper = coefficients + (size_t)COEF_UPPER * n;
+  const double *restrict lower = coefficients + (size_t)COEF_LOWER * n;
+  const double *restrict c_over_dt = coefficients + (size_t)COEF_C_OVER_DT * n;
+  const double *restrict diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
+  const double *restrict leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
+  const double *restrict hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
+  const size_t stride = chunk_stride(g);
+  const int stim = args->stimulus.compartment;
+  /* Locals, so that nothing the loops read may change with their stores. */
+  const struct hh_parameters hh = args->hh;
+  const double dt_ms = args->dt_ms;
+  const double soma_voltage = v[0];
+  if (gates && hh.placement == HH_ALL) {
+    double *restrict m = gates, *restrict h = gates + (size_t)n * gates_stride,
+                     *restrict nk = gates + 2 * (size_t)n * gates_stride;
+#pragma omp simd
+    for (int i = 0; i < n; i++) {
+      const size_t at = (size_t)i * stride, gate = (size_t)i * gates_stride;
+      const double old_voltage = v[at];
+      double d, r, me = m[gate], he = h[gate], ne = nk[gate];
+      membrane_row(diagonal_base[i], c_over_dt[i], leak_current[i], old_voltage,
+                   i == stim ? injected : 0.0, &d, &r);
+      membrane_row_channels(&hh, old_voltage, dt_ms, hh_scale[i], &me, &he, &ne, &d, &r);
+      m[gate] = me;
+      h[gate] = he;
+      nk[gate] = ne;
+      w[at] = d;
+      v[at] = r;
+    }
+  } else {
+#pragma omp simd
+    for (int i = 0; i < n; i++) {
+      const size_t at = (size_t)i * stride;
+      double d, r;
+      membrane_row(diagonal_base[i], c_over_dt[i], leak_current[i], v[at],
+                   i == stim ? injected : 0.0, &d, &r);
+      w[at] = d;
+      v[at] = r;
+    }
+    if (gates && hh_applies(&hh, 0)) { /* the soma's channels, after its bare row */
+      membrane_row(diagonal_base[0], c_over_dt[0], leak_current[0], soma_voltage,
+                   stim == 0 ? injected : 0.0, &w[0], &v[0]);
+      membrane_row_channels(&hh, soma_voltage, dt_ms, hh_scale[0], &gates[0],
+                            &gates[(size_t)n * gates_stride], &gates[2 * (size_t)n * gates_stride],
+                            &w[0], &v[0]);
+    }
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    const size_t at = (size_t)i * stride;
+    double d = w[at], r = v[at];
+    for (int e = child_first[i]; e < child_first[i + 1]; e++) {
+      const int c = child[e];
+      const size_t ac = (size_t)c * stride;
+      double factor = upper[c] / w[ac];
+      d -= factor * lower[c];
+      r -= factor * v[ac];
+    }
+    w[at] = d;
+    v[at] = r;
+  }
+}
+
+void hines_step_group_cpu(const int *topology, const double *coefficients,
+                          const struct step_arguments *args, double *voltage, double *work,
+                          double *gates, size_t base, int width, int first_local_neuron) {
+  const struct chunk_geometry *g = &args->geometry;
+  const int n = g->n_compartments;
+  const int *parent = topology;
+  const double *lower = coefficients + (size_t)COEF_LOWER * n;
+  const size_t stride = chunk_stride(g);
+  const int with_hh = gates && args->hh.placement != HH_NONE;
+  const size_t gates_stride = chunk_stride(&args->gates_geometry);
+  const size_t gates_base = with_hh ? chunk_base(&args->gates_geometry, first_local_neuron) : 0;
+  double *restrict v = voltage + base;
+  double *restrict w = work + base;
+  double injected[MAX_GROUP];
+  for (int k = 0; k < width; k++)
+    injected[k] = stimulus_current(&args->stimulus, args->first_neuron + first_local_neuron + k,
+                                   args->time_ms);
+  if (width == 1) {
+    /* One neuron alone (a batch of one, or a group's last lane): the loops below would be one
+     * lane wide and the channel arithmetic, most of a step's work with HH, scalar. Every row is
+     * assembled first instead, in a loop that vectorises along the compartments (the same calls
+     * on the same values: the same bits), then eliminated as below. */
+    step_one_neuron(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
+                    gates_stride, injected[0]);
+  } else {
+    backward_group(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
+                   gates_stride, injected, width);
   }
   /* Forward: root first. */
 #pragma omp simd

@@ -35,7 +35,9 @@ import os
 import re
 import subprocess
 import sys
+import statistics
 import tempfile
+import time
 
 # NEURON without its GUI: no DISPLAY warning on a headless machine.
 os.environ.setdefault("NEURON_MODULE_OPTIONS", "-nogui")
@@ -102,9 +104,14 @@ def neuron_simulate(job):
     h.dt = job["dt"]
     h.steps_per_ms = 1.0 / job["dt"]
     h.secondorder = 0  # backward Euler, as hinestask
+    if job.get("cache_efficient"):
+        h.CVode().cache_efficient(1)
     h.finitialize(job["el"])
+    started = time.perf_counter()
     h.continuerun(job["tstop"])
+    seconds = time.perf_counter() - started
     info = {
+        "seconds": seconds,
         "sections": len(sections),
         "segments": sum(s.nseg for s in sections),
         "area_um2": sum(seg.area() for s in sections for seg in s),
@@ -330,6 +337,65 @@ def refine(args, swc, neuron_swc):
     return monotone
 
 
+def timing(args, swc):
+    """--timing: hh everywhere on one cell, NEURON (cache_efficient) against hinestask with one
+    CPU worker, both on the same one core, alternating, --timing-repeats times; prints the
+    medians in ns per compartment-step and the ratio. NEURON's time is its continuerun (after
+    finitialize), hinestask's its seconds per step over the steps after the first (JSON)."""
+    run = with_defaults(args, ["hh-all"], hh=True)
+    compartments, repairs, all_radii, _ = hinestask_summary(args, swc, run.rule, run.rule_value)
+    core = str(args.timing_core)
+    steps = int(round(run.tstop / run.dt))
+    rows = {"neuron": []}
+    modes = ["auto", "mono", "multi"]
+    for mode in modes:
+        rows[mode] = []
+    with tempfile.TemporaryDirectory() as folder:
+        neuron_swc = file_for_neuron(swc, repairs, all_radii, folder)
+        job = job_for(run, neuron_swc, run.rule, run.rule_value, "all", args.hh_amp)
+        job["cache_efficient"] = True
+        job["hh_table"] = True  # NEURON as users run it: hh's rate tables on (its default)
+        for repeat in range(args.timing_repeats):
+            os.sched_setaffinity(0, {args.timing_core})  # NEURON's subprocess inherits it
+            _, _, info = run_neuron(job)
+            os.sched_setaffinity(0, set(range(os.cpu_count())))
+            rows["neuron"].append(info["seconds"] / (steps * info["segments"]))
+            for mode in modes:
+                summary = os.path.join(folder, "run.json")
+                half = 0.5 * run.dt
+                command = ["taskset", "-c", core, args.hinestask, "--morph", swc, "--neurons", "1",
+                           "--stim-spread", "0", "--dt", repr(run.dt), "--tstop", repr(run.tstop),
+                           "--cm", repr(run.cm), "--ra", repr(run.ra), "--gl", repr(run.gl),
+                           "--el", repr(run.el), "--stim-amp", repr(args.hh_amp),
+                           "--stim-start", repr(run.delay - half),
+                           "--stim-stop", repr(run.delay + run.duration - half), "--hh", "all",
+                           "--quiet", "--force", "--json", summary, "--mode", mode]
+                command += segmentation_options(run.rule, run.rule_value, run.frequency,
+                                                run.geometry)
+                environment = dict(os.environ, STARPU_NCPU="1", STARPU_NCUDA="0",
+                                   STARPU_WORKERS_NOBIND="1", STARPU_SILENT="1")
+                result = subprocess.run(command, capture_output=True, text=True, env=environment)
+                if result.returncode != 0:
+                    sys.exit("compare_neuron: hinestask failed (%s):\n%s" %
+                             (" ".join(command), result.stderr[-3000:]))
+                with open(summary) as f:
+                    j = json.load(f)
+                rows[mode].append(j["seconds_per_step"] / j["compartments"])
+                if mode == "auto":
+                    chosen = j.get("mode", "?")
+    neuron_ns = statistics.median(rows["neuron"]) * 1e9
+    print("%s: hh everywhere, %d hinestask compartments, %d steps, one core (cpu %s), medians of %d"
+          % (os.path.basename(swc), compartments, steps, core, args.timing_repeats))
+    print("  NEURON %s cache_efficient: %.1f ns per compartment-step (%s)"
+          % (info["version"], neuron_ns, ", ".join("%.1f" % (x * 1e9) for x in rows["neuron"])))
+    for mode in modes:
+        ns = statistics.median(rows[mode]) * 1e9
+        print("  hinestask --mode %-5s%s: %.1f ns per compartment-step (%s): %.2fx NEURON"
+              % (mode, " (%s)" % chosen if mode == "auto" else "", ns,
+                 ", ".join("%.1f" % (x * 1e9) for x in rows[mode]), neuron_ns / ns))
+    return True
+
+
 def with_defaults(args, checks, hh):
     run = argparse.Namespace(**vars(args))
     run.checks = checks
@@ -385,6 +451,11 @@ def main():
     parser.add_argument("--geometry", choices=["neuron", "cylinders"], default="neuron",
                         help="hinestask's --geometry (cylinders: its older rules, which are not "
                         "NEURON's; --dx is then its resampling)")
+    parser.add_argument("--timing", action="store_true",
+                        help="time hh everywhere on one core: NEURON (cache_efficient) against "
+                        "hinestask with one CPU worker (no voltage checks)")
+    parser.add_argument("--timing-repeats", type=int, default=3)
+    parser.add_argument("--timing-core", type=int, default=0, help="the core both run on")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     args.checks = [c for c in args.checks.split(",") if c]
@@ -402,6 +473,10 @@ def main():
     ok = True
     passive = [c for c in args.checks if c == "passive"]
     with_hh = [c for c in args.checks if c.startswith("hh-")]
+    if args.timing:
+        for swc in args.swc:
+            timing(args, swc)
+        return 0
     for swc in args.swc:
         # Passive runs and HH runs have different clamps and lengths: one set of defaults each.
         if passive or args.refine:

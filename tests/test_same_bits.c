@@ -193,30 +193,35 @@ static void vector_kernel_equals_thread_body(void **state) {
       .dt_ms = dt};
   args.stimulus.n_neurons_total = neurons;
   const int groups[] = {1, 8, 32, 64, 13};
-  for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
-    const int group = groups[gi];
-    double rest[3];
-    hh_rest(model.initial_mV, &rest[0], &rest[1], &rest[2]);
-    for (size_t i = 0; i < values; i++) {
-      v_vector[i] = v_scalar[i] = model.initial_mV;
-      for (int g = 0; g < 3; g++)
-        g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
+  /* every channel placement: group 1 assembles its rows first, its soma's channels apart */
+  for (int placement = HH_NONE; placement <= HH_ALL; placement++)
+    for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+      const int group = groups[gi];
+      args.hh.placement = placement;
+      double rest[3];
+      hh_rest(model.initial_mV, &rest[0], &rest[1], &rest[2]);
+      for (size_t i = 0; i < values; i++) {
+        v_vector[i] = v_scalar[i] = model.initial_mV;
+        for (int g = 0; g < 3; g++)
+          g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
+      }
+      for (int s = 0; s < steps; s++) {
+        args.time_ms = s * dt;
+        for (int k = 0; k < neurons; k += group)
+          hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, (size_t)k,
+                               neurons - k < group ? neurons - k : group, k);
+        for (int k = 0; k < neurons; k++)
+          hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
+                         (size_t)neurons, stimulus_current(&args.stimulus, k, args.time_ms),
+                         args.stimulus.compartment, &args, g_scalar + k, (size_t)neurons);
+      }
+      char what[96];
+      snprintf(what, sizeof what,
+               "step kernel, groups of %d, hh placement %d, against the thread body", group,
+               placement);
+      assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
+      assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
     }
-    for (int s = 0; s < steps; s++) {
-      args.time_ms = s * dt;
-      for (int k = 0; k < neurons; k += group)
-        hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, (size_t)k,
-                             neurons - k < group ? neurons - k : group, k);
-      for (int k = 0; k < neurons; k++)
-        hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
-                       (size_t)neurons, stimulus_current(&args.stimulus, k, args.time_ms),
-                       args.stimulus.compartment, &args, g_scalar + k, (size_t)neurons);
-    }
-    char what[64];
-    snprintf(what, sizeof what, "step kernel, groups of %d, against the thread body", group);
-    assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
-    assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
-  }
   /* The pure solve (the --verify path's kernel) the same way. */
   double *d = malloc(values * sizeof(double)), *r_vector = malloc(values * sizeof(double));
   double *d_copy = malloc(values * sizeof(double)), *r_scalar = malloc(values * sizeof(double));
