@@ -209,6 +209,14 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (distributed && o.spikes_path) {
+    if (root)
+      fprintf(stderr,
+              "%s: --spikes is not available in a distributed run (mpirun) yet; run it as one "
+              "process\n",
+              program);
+    return 2;
+  }
   if (distributed) {
     /* Contiguous ranges weighted by compartments (runtime/distribution.h), the same on every
      * rank. */
@@ -334,8 +342,19 @@ int main(int argc, char **argv) {
     return status;
   }
   struct probe_record probes = {0};
+  struct spike_report spikes = {0};
   struct run_result result = {.compartments = compartments};
-  status = simulation_run(&o, &ops, &probes, &result);
+  status = simulation_run(&o, &ops, &probes, &spikes, &result);
+  if (status == HINES_OK && o.spikes_path) {
+    result.spikes = &spikes;
+    if (spikes.lost) {
+      fprintf(stderr,
+              "%s: --spikes: a neuron fired more often than its record holds between two "
+              "reads; spike times were lost\n",
+              program);
+      status = HINES_FAILURE;
+    }
+  }
   /* Numerical trouble (an unstable parameter choice, say) must not pass silently: the final
    * state comes home anyway when the batch is released, so the scan costs no transfer. */
   int bad_neuron, bad_compartment;
@@ -500,6 +519,14 @@ int main(int argc, char **argv) {
     printf("probes: %d voltages every %g ms in %s (plot: scripts/plot_probes.py %s)\n", o.n_probes,
            probes.every * o.model.dt_ms, o.probes_path, o.probes_path);
   free(probes.values);
+  if (result.spikes && root && write_spikes(&o, &spikes, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    exit_status = 1;
+  }
+  if (result.spikes && !o.quiet)
+    printf("spikes: %zu at %d of %d somata (threshold %g mV, %lld to %lld per neuron) in %s\n",
+           spikes.n_spikes, spikes.neurons_with_spikes, spikes.neurons, o.spike_threshold_mV,
+           spikes.min_per_neuron, spikes.max_per_neuron, o.spikes_path);
   if (o.json_path && write_json(&o, &result, &err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     exit_status = 1;
@@ -512,6 +539,7 @@ int main(int argc, char **argv) {
   if (!o.quiet)
     output_print_written(stdout);
   free(shares);
+  free(spikes.spikes);
   if (distributed) {
     exit_status = cluster_max(exit_status); /* rank 0's writing too */
     cluster_finish();
