@@ -209,12 +209,11 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (distributed && o.spikes_path) {
-    if (root)
-      fprintf(stderr,
-              "%s: --spikes is not available in a distributed run (mpirun) yet; run it as one "
-              "process\n",
-              program);
+  if (distributed && o.spikes_path) { /* every rank says it, as for any bad input */
+    fprintf(stderr,
+            "%s: --spikes is not available in a distributed run (mpirun) yet; run it as one "
+            "process\n",
+            program);
     return 2;
   }
   if (distributed) {

@@ -4,7 +4,7 @@
 # and a multi-morphology batch: the probe CSVs (17 digits, so cmp
 # compares bits; the probes sit on every rank's neurons) are identical and --verify passes on
 # every rank. Rank 0 writes the one JSON summary, with one share per rank. Bad input under
-# `-np 3` (a bad morphology file, too few neurons) exits 2 on every rank, with the same one
+# `-np 3` (a bad morphology file, too few neurons, --spikes) exits 2 on every rank, with the same one
 # line, within seconds, and writes nothing.
 # Usage: tests/test_mpi.sh HINESTASK   (ctest passes the built program; TAP-ish output)
 # Skips (77) only where mpirun is missing: scripts/setup.sh installs Open MPI.
@@ -184,6 +184,8 @@ bad_case() {
 }
 bad_case "a bad morphology file" --morph "$tmp/bad.swc" --neurons 30 --steps 5
 bad_case "too few neurons for the ranks" --morph synthetic:small-low --neurons 2 --steps 5
+bad_case "--spikes (not available in distributed runs yet)" --morph synthetic:small-low \
+  --neurons 30 --steps 5 --spikes spikes.csv
 
 # A rank that dies mid-run: mpirun stops the others promptly, and rank 0 writes nothing.
 mkdir -p "$tmp/dies"

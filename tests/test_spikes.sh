@@ -13,6 +13,7 @@ if [ -z "$hinestask" ] || [ ! -x "$hinestask" ]; then
   exit 2
 fi
 hinestask=$(cd "$(dirname "$hinestask")" && pwd)/$(basename "$hinestask")
+rerun="$(cd "$(dirname "$0")/.." && pwd)/scripts/rerun_json.py"
 export STARPU_SILENT=1 STARPU_NCUDA=${STARPU_NCUDA:-0} STARPU_NCPU=${STARPU_NCPU:-2}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_spikes.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -95,7 +96,7 @@ check "mono and multi give the same spike counts per neuron" mono.log cmp mono.c
 
 # A threshold of -20 mV: other times, the same agreement.
 run mono20.log --mode mono "${hh[@]}" --steps 3000 "${probe_args[@]}" --probe-every 0.025 \
-  --probes mono20_v.csv --spikes mono20.csv --spike-threshold -20
+  --probes mono20_v.csv --spikes mono20.csv --spike-threshold -20 --json mono20.json
 check "--spike-threshold -20: the probe CSV's crossings of -20 mV" mono20.log \
   same_as_probes mono20_v.csv mono20.csv -20 0.025
 
@@ -146,6 +147,10 @@ for r in rows:
 sys.exit(not (s["total"] == len(rows) and s["neurons_with_spikes"] == len(per)
               and s["min_per_neuron"] == min(per.values())
               and s["max_per_neuron"] == max(per.values()) and s["time"] == "interpolated"))'
+python3 "$rerun" mono20.json --from parameters --hinestask "$hinestask" --cwd "$tmp" \
+  --spikes rerun20.csv --probes rerun20_v.csv --json rerun20.json >rerun.log 2>&1
+check "rerun_json.py --from parameters: the same spikes at the recorded threshold" rerun.log \
+  cmp mono20.csv rerun20.csv
 check "stdout names the spike file" mono.log sh -c \
   "'$hinestask' --mode mono --morph synthetic:small-high --neurons 2 --steps 10 --spikes out.csv \
    | grep -q 'spikes: 0 at 0 of 2 somata (threshold 0 mV, 0 to 0 per neuron) in out.csv'"
