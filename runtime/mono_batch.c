@@ -401,6 +401,10 @@ int mono_batch_spikes(struct mono_batch *batch, double threshold_mV, struct hine
   return status;
 }
 
+void mono_batch_spikes_request(struct mono_batch *batch) {
+  spike_set_request(&batch->spikes);
+}
+
 int mono_batch_spikes_read(struct mono_batch *batch, const struct spike_set **out,
                            struct hines_error *err) {
   *out = &batch->spikes;

@@ -435,6 +435,10 @@ int multi_batch_spikes(struct multi_batch *batch, double threshold_mV, struct hi
   return status;
 }
 
+void multi_batch_spikes_request(struct multi_batch *batch) {
+  spike_set_request(&batch->spikes);
+}
+
 int multi_batch_spikes_read(struct multi_batch *batch, const struct spike_set **out,
                             struct hines_error *err) {
   *out = &batch->spikes;

@@ -244,6 +244,10 @@ int neuron_batch_spikes(struct neuron_batch *b, double threshold_mV, struct hine
   return status;
 }
 
+void neuron_batch_spikes_request(struct neuron_batch *b) {
+  spike_set_request(&b->spikes);
+}
+
 int neuron_batch_spikes_read(struct neuron_batch *b, const struct spike_set **out,
                              struct hines_error *err) {
   *out = &b->spikes;

@@ -9,6 +9,7 @@ int spike_set_create(struct spike_set *set, int n_groups, int n, const int *grou
                      const long long *x, const long long *y, double threshold_mV, double initial_mV,
                      struct hines_error *err) {
   *set = (struct spike_set){.n_neurons = n, .n_groups = n_groups};
+  pthread_mutex_init(&set->lock, NULL);
   set->values = calloc((size_t)n_groups, sizeof *set->values);
   set->handles = calloc((size_t)n_groups, sizeof *set->handles);
   set->neuron_of = calloc((size_t)n_groups, sizeof *set->neuron_of);
@@ -72,32 +73,66 @@ static int append(struct spike_set *set, int neuron, double time_ms) {
   return HINES_OK;
 }
 
+/* The new spikes of group g's record, which the caller holds (acquired for reading). */
+static void take_new(struct spike_set *set, int g) {
+  const double *record = set->values[g];
+  const int n = (int)record[0];
+  const double *counts = spike_record_counts(set->values[g], n);
+  pthread_mutex_lock(&set->lock);
+  for (int k = 0; k < n && !set->failed; k++) {
+    const int neuron = set->neuron_of[g][k];
+    const long long total = (long long)counts[k];
+    long long s = set->count[neuron];
+    if (total - s > SPIKE_RECORD_CAPACITY) { /* cannot happen when read often enough */
+      set->lost = 1;
+      s = total - SPIKE_RECORD_CAPACITY;
+    }
+    const double *ring = spike_record_ring(set->values[g], n, k);
+    for (; s < total && !set->failed; s++)
+      set->failed = append(set, neuron, ring[s % SPIKE_RECORD_CAPACITY]) != HINES_OK;
+    set->count[neuron] = total;
+  }
+  pthread_mutex_unlock(&set->lock);
+}
+
+struct request {
+  struct spike_set *set;
+  int group;
+};
+
+static void request_ready(void *argument) {
+  struct request *r = argument;
+  take_new(r->set, r->group);
+  starpu_data_release(r->set->handles[r->group]);
+  free(r);
+}
+
+void spike_set_request(struct spike_set *set) {
+  for (int g = 0; set->handles && g < set->n_groups; g++) {
+    if (!set->handles[g])
+      continue;
+    struct request *r = malloc(sizeof *r);
+    if (!r) { /* no room to ask: read it now */
+      starpu_data_acquire(set->handles[g], STARPU_R);
+      take_new(set, g);
+      starpu_data_release(set->handles[g]);
+      continue;
+    }
+    *r = (struct request){.set = set, .group = g};
+    starpu_data_acquire_cb(set->handles[g], STARPU_R, request_ready, r);
+  }
+}
+
 int spike_set_read(struct spike_set *set, struct hines_error *err) {
-  int status = HINES_OK;
   for (int g = 0; set->handles && g < set->n_groups; g++) {
     if (!set->handles[g])
       continue;
     starpu_data_acquire(set->handles[g], STARPU_R);
-    double *record = set->values[g];
-    const int n = (int)record[0];
-    const double *counts = spike_record_counts(record, n);
-    for (int k = 0; k < n && status == HINES_OK; k++) {
-      const int neuron = set->neuron_of[g][k];
-      const long long total = (long long)counts[k];
-      long long s = set->count[neuron];
-      if (total - s > SPIKE_RECORD_CAPACITY) { /* cannot happen when read often enough */
-        set->lost = 1;
-        s = total - SPIKE_RECORD_CAPACITY;
-      }
-      const double *ring = spike_record_ring(record, n, k);
-      for (; s < total && status == HINES_OK; s++)
-        if (append(set, neuron, ring[s % SPIKE_RECORD_CAPACITY]))
-          status = hines_fail(err, HINES_FAILURE, "out of memory for the spike times");
-      set->count[neuron] = total;
-    }
+    take_new(set, g);
     starpu_data_release(set->handles[g]);
   }
-  return status;
+  return set->failed ? hines_fail(err, HINES_FAILURE, "out of memory for the spike times")
+                     : HINES_OK;
 }
 
 void spike_set_destroy(struct spike_set *set) {
@@ -110,5 +145,7 @@ void spike_set_destroy(struct spike_set *set) {
       free(set->neuron_of[g]);
   }
   free(set->values), free(set->handles), free(set->neuron_of), free(set->count), free(set->spikes);
+  if (set->n_groups > 0) /* made by spike_set_create, not a zeroed set */
+    pthread_mutex_destroy(&set->lock);
   *set = (struct spike_set){0};
 }

@@ -67,6 +67,9 @@ double now_seconds(void) {
   static int spikes_##PREFIX(void *batch, double threshold, struct hines_error *err) {             \
     return PREFIX##_batch_spikes((TYPE *)batch, threshold, err);                                   \
   }                                                                                                \
+  static void spikes_request_##PREFIX(void *batch) {                                               \
+    PREFIX##_batch_spikes_request((TYPE *)batch);                                                  \
+  }                                                                                                \
   static int spikes_read_##PREFIX(void *batch, const struct spike_set **out,                       \
                                   struct hines_error *err) {                                       \
     return PREFIX##_batch_spikes_read((TYPE *)batch, out, err);                                    \
@@ -84,6 +87,7 @@ double now_seconds(void) {
     ops->probes = probes_##PREFIX;                                                                 \
     ops->probes_read = probes_read_##PREFIX;                                                       \
     ops->spikes = spikes_##PREFIX;                                                                 \
+    ops->spikes_request = spikes_request_##PREFIX;                                                 \
     ops->spikes_read = spikes_read_##PREFIX;                                                       \
     ops->voltage = voltage_##PREFIX;                                                               \
     ops->find_nonfinite = nonfinite_##PREFIX;                                                      \
@@ -465,7 +469,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   if (o->n_probes)
     status = probe_record_init(probes, o, ops);
   /* Spikes: each chunk's record is updated by its step tasks where they run and read back every
-   * SPIKE_SET_READ_EVERY steps (the most that loses nothing) and at the end. */
+   * SPIKE_SET_READ_EVERY steps (the most that loses nothing; without waiting) and at the end. */
   struct hines_error err;
   const struct spike_set *spike_set = NULL;
   const int spike_every = o->spikes_path ? SPIKE_SET_READ_EVERY : 0;
@@ -500,11 +504,10 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
     status = ops->run(ops->batch, count, done * o->model.dt_ms,
                       o->n_probes ? probe_record_row(probes, done + count) : -1);
     done += count;
-    if (status == HINES_OK && spike_every && done % spike_every == 0 &&
-        ops->spikes_read(ops->batch, &spike_set, &err)) {
-      fprintf(stderr, "%s: %s\n", program, err.message);
-      status = HINES_FAILURE;
-    }
+    /* Each record is read as soon as this step has updated it, while the next steps queue
+     * behind the read; the last read, after the last step, waits. */
+    if (status == HINES_OK && spike_every && done % spike_every == 0 && done < o->steps)
+      ops->spikes_request(ops->batch);
     seconds_per_step = (now_seconds() - loop_start) / (done - 1);
     progress_report(&progress, done, o->steps, 1);
   }

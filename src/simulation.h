@@ -24,9 +24,11 @@ struct batch_ops {
   int (*probes)(void *batch, int n, const int *neuron, const int *compartment, int rows,
                 struct hines_error *err);
   void (*probes_read)(void *batch, int rows, double *values);
-  /* Spike detection on the device (runtime/spike_set.h): set up before the first step, read at
-   * least every SPIKE_SET_READ_EVERY steps and at the end. */
+  /* Spike detection on the device (runtime/spike_set.h): set up before the first step, read
+   * without waiting at least every SPIKE_SET_READ_EVERY steps (spikes_request, more steps
+   * following) and, waiting, at the end (spikes_read). */
   int (*spikes)(void *batch, double threshold_mV, struct hines_error *err);
+  void (*spikes_request)(void *batch);
   int (*spikes_read)(void *batch, const struct spike_set **out, struct hines_error *err);
   void (*voltage)(void *batch, int neuron, double *out_mV);
   int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
