@@ -66,6 +66,62 @@ static void stop_every_rank(const struct options *o, int status, const char *mes
   cluster_abort(status);
 }
 
+/* Rank 0 gathers the other ranks' spikes into its report. Each rank's neurons are a contiguous
+ * range, in rank order, so the ranks' sorted lists put end to end stay sorted by neuron then
+ * time. Every rank learns every rank's count (cluster_max, once per rank), puts its own spikes
+ * at its place in an array of them all and zeros elsewhere, and the sum on rank 0 (x + 0 = x,
+ * exactly) holds every spike. */
+static void gather_spikes(const struct options *o, struct spike_report *s) {
+  struct spike_summary {
+    long long min, max;
+    int neurons, with, lost;
+  } mine = {.min = s->min_per_neuron,
+            .max = s->max_per_neuron,
+            .neurons = s->neurons,
+            .with = s->neurons_with_spikes,
+            .lost = s->lost};
+  struct spike_summary *all = malloc((size_t)o->ranks * sizeof *all);
+  if (!all || s->n_spikes > INT_MAX)
+    stop_every_rank(o, 1, !all ? "out of memory" : "too many spikes to gather");
+  cluster_gather_to_root(&mine, (int)sizeof mine, all);
+  long long total = 0, offset = 0;
+  for (int r = 0; r < o->ranks; r++) {
+    const long long count = cluster_max(r == o->rank ? (int)s->n_spikes : 0);
+    offset += r < o->rank ? count : 0;
+    total += count;
+  }
+  double *values = calloc((size_t)(total > 0 ? 2 * total : 1), sizeof *values);
+  if (!values)
+    stop_every_rank(o, 1, "out of memory for the spikes");
+  for (size_t i = 0; i < s->n_spikes; i++) {
+    values[2 * (offset + (long long)i)] = s->spikes[i].neuron;
+    values[2 * (offset + (long long)i) + 1] = s->spikes[i].time_ms;
+  }
+  cluster_sum_to_root(values, 2 * total);
+  if (o->rank == 0) {
+    struct spike *spikes = realloc(s->spikes, (size_t)(total > 0 ? total : 1) * sizeof *spikes);
+    if (!spikes)
+      stop_every_rank(o, 1, "out of memory for the spikes");
+    s->spikes = spikes;
+    s->n_spikes = (size_t)total;
+    for (long long i = 0; i < total; i++)
+      spikes[i] = (struct spike){.neuron = (int)values[2 * i], .time_ms = values[2 * i + 1]};
+    *s = (struct spike_report){.spikes = spikes,
+                               .n_spikes = (size_t)total,
+                               .min_per_neuron = all[0].min,
+                               .max_per_neuron = all[0].max};
+    for (int r = 0; r < o->ranks; r++) {
+      s->neurons += all[r].neurons;
+      s->neurons_with_spikes += all[r].with;
+      s->lost |= all[r].lost;
+      s->min_per_neuron = all[r].min < s->min_per_neuron ? all[r].min : s->min_per_neuron;
+      s->max_per_neuron = all[r].max > s->max_per_neuron ? all[r].max : s->max_per_neuron;
+    }
+  }
+  free(values);
+  free(all);
+}
+
 /* Rank 0 gathers the other ranks' verifications into its own (the worst neuron of them all). */
 static void gather_verification(const struct options *o, struct verify_result *v) {
   struct verify_result *all = malloc((size_t)o->ranks * sizeof *all);
@@ -208,13 +264,6 @@ int main(int argc, char **argv) {
               pm->n_compartments - 1, compartment);
       return 2;
     }
-  }
-  if (distributed && o.spikes_path) { /* every rank says it, as for any bad input */
-    fprintf(stderr,
-            "%s: --spikes is not available in a distributed run (mpirun) yet; run it as one "
-            "process\n",
-            program);
-    return 2;
   }
   if (distributed) {
     /* Contiguous ranges weighted by compartments (runtime/distribution.h), the same on every
@@ -442,6 +491,8 @@ int main(int argc, char **argv) {
       }
       cluster_sum_to_root(probes.values, probes.rows * (1 + o.n_probes));
     }
+    if (o.spikes_path)
+      gather_spikes(&o, &spikes);
     exit_status = cluster_max(exit_status);
     result.seconds_gather = now_seconds() - gather_started;
     result.max_rel_error = verification.max_rel_error;
