@@ -441,7 +441,8 @@ static int spike_report_make(const struct options *o, const struct batch_ops *op
   report->spikes = malloc((set->n_spikes ? set->n_spikes : 1) * sizeof *report->spikes);
   if (!report->spikes)
     return hines_fail(err, HINES_FAILURE, "out of memory for the spike times");
-  memcpy(report->spikes, set->spikes, set->n_spikes * sizeof *report->spikes);
+  if (set->n_spikes)
+    memcpy(report->spikes, set->spikes, set->n_spikes * sizeof *report->spikes);
   report->n_spikes = set->n_spikes;
   qsort(report->spikes, report->n_spikes, sizeof *report->spikes, spike_order);
   for (size_t i = 0; i < report->n_spikes; i++)
