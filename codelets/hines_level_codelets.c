@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "probe_samples.h"
+#include "spike_record.h"
 #include "task_insert.h"
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
@@ -18,21 +19,34 @@
 #define VECTOR(i, type) ((type *)STARPU_VECTOR_GET_PTR(buffers[i]))
 
 /* Forward and chunk tasks' arguments carry the probe sample row they fill (-1: none; the probe
- * buffer, codelets/probe_samples.h, is then the task's last buffer). */
+ * buffer, codelets/probe_samples.h, is then the task's last buffer but the spike record) and the
+ * step number for the spike record (0: none; codelets/spike_record.h, then the last buffer). */
 struct forward_task {
   struct level_step_arguments step;
   int sample_row;
+  int spike_step;
 };
 struct chunk_task {
   struct chunk_step_arguments chunk;
   int sample_row;
+  int spike_step;
   unsigned long long chunk_id; /* chunk_step_data's */
 };
 
-static double *last_vector_if(void *buffers[], int sample_row) {
+static double *samples_if(void *buffers[], int sample_row, int spike_step) {
   if (sample_row < 0)
     return NULL;
-  return VECTOR((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1, double);
+  return VECTOR((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1 - (spike_step > 0),
+                double);
+}
+
+/* The spike record and its neuron count, or NULL. */
+static double *spikes_if(void *buffers[], int spike_step, int *n) {
+  if (spike_step <= 0)
+    return NULL;
+  const int last = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1;
+  *n = spike_record_neurons(STARPU_VECTOR_GET_NX(buffers[last]));
+  return VECTOR(last, double);
 }
 
 /* The gates are a seventh buffer when the batch carries Hodgkin-Huxley channels. */
@@ -77,9 +91,13 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
   for (int s = 0; s < v.systems; s++)
     level_forward_system(&v, s, VECTOR(1, double), VECTOR(2, const double),
                          VECTOR(3, const double));
-  double *samples = last_vector_if(buffers, task.sample_row);
+  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   if (samples)
     probe_samples_gather_cpu(VECTOR(1, const double), 0, samples, task.sample_row);
+  int n_spiking = 0;
+  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
+  if (spikes)
+    spike_record_check_cpu(VECTOR(1, const double), 0, spikes, task.spike_step, task.step.dt_ms);
 }
 
 /* The buffers of a chunk_step task, in codelet order (gates only with HH channels). */
@@ -89,15 +107,16 @@ struct chunk_buffers {
   double *voltage, *factor, *contribution, *gates;
 };
 
-static struct chunk_buffers chunk_buffers_of(void *buffers[], int sampled) {
-  return (struct chunk_buffers){
-      .ints = VECTOR(0, const int),
-      .constants = VECTOR(1, const double),
-      .voltage = VECTOR(2, double),
-      .factor = VECTOR(3, double),
-      .contribution = VECTOR(4, double),
-      .gates = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 + sampled ? VECTOR(5, double)
-                                                                                : NULL};
+static struct chunk_buffers chunk_buffers_of(void *buffers[], int extra) {
+  return (struct chunk_buffers){.ints = VECTOR(0, const int),
+                                .constants = VECTOR(1, const double),
+                                .voltage = VECTOR(2, double),
+                                .factor = VECTOR(3, double),
+                                .contribution = VECTOR(4, double),
+                                .gates = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) >
+                                                 5 + extra
+                                             ? VECTOR(5, double)
+                                             : NULL};
 }
 
 /* One part of a chunk task: its slices of the task's buffers. */
@@ -115,7 +134,8 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
   const struct chunk_step_arguments args = task.chunk;
-  const struct chunk_buffers all = chunk_buffers_of(buffers, task.sample_row >= 0);
+  const struct chunk_buffers all =
+      chunk_buffers_of(buffers, (task.sample_row >= 0) + (task.spike_step > 0));
   const int threads = starpu_combined_worker_get_size();
   for (int p = 0; p < args.n_parts; p++) {
     const struct chunk_levels *levels = &args.parts[p];
@@ -153,9 +173,13 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
         level_forward_system(&v, s, b.voltage + e, b.factor + e, b.voltage);
     }
   }
-  double *samples = last_vector_if(buffers, task.sample_row);
+  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   if (samples)
     probe_samples_gather_cpu(all.voltage, 0, samples, task.sample_row);
+  int n_spiking = 0;
+  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
+  if (spikes)
+    spike_record_check_cpu(all.voltage, 0, spikes, task.spike_step, args.step.dt_ms);
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -354,8 +378,11 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
   const struct chunk_step_arguments args = task.chunk;
-  const struct chunk_buffers all = chunk_buffers_of(buffers, task.sample_row >= 0);
-  double *samples = last_vector_if(buffers, task.sample_row);
+  const struct chunk_buffers all =
+      chunk_buffers_of(buffers, (task.sample_row >= 0) + (task.spike_step > 0));
+  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
+  int n_spiking = 0;
+  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
   cudaStream_t local = starpu_cuda_get_local_stream();
   int status = 0;
   if (args.n_parts == 1) {
@@ -367,6 +394,9 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
                               args.gpu_launch == GPU_LAUNCH_EARLY, stream);
     if (!status && samples)
       status = probe_samples_gather_cuda(all.voltage, 0, samples, task.sample_row, stream);
+    if (!status && spikes)
+      status = spike_record_check_cuda(all.voltage, 0, spikes, n_spiking, task.spike_step,
+                                       args.step.dt_ms, stream);
     if (!status)
       status = hines_task_stream_end(stream);
   } else {
@@ -394,6 +424,9 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
     }
     if (!status && samples) /* after every part: StarPU's stream waits for them all */
       status = probe_samples_gather_cuda(all.voltage, 0, samples, task.sample_row, local);
+    if (!status && spikes)
+      status = spike_record_check_cuda(all.voltage, 0, spikes, n_spiking, task.spike_step,
+                                       args.step.dt_ms, local);
   }
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
@@ -418,10 +451,15 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
   int status = level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
                                   VECTOR(2, const double), VECTOR(3, const double),
                                   LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
-  double *samples = last_vector_if(buffers, task.sample_row);
+  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   if (!status && samples)
     status = probe_samples_gather_cuda(VECTOR(1, const double), 0, samples, task.sample_row,
                                        starpu_cuda_get_local_stream());
+  int n_spiking = 0;
+  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
+  if (!status && spikes)
+    status = spike_record_check_cuda(VECTOR(1, const double), 0, spikes, n_spiking, task.spike_step,
+                                     args.dt_ms, starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
@@ -506,38 +544,52 @@ int level_backward_insert(const struct level_backward_data *data,
 int level_forward_insert(const struct level_forward_data *data,
                          const struct level_step_arguments *args, const char *name) {
   const int sampled = data->samples != NULL && data->sample_row >= 0;
-  struct starpu_data_descr buffers[] = {{data->block, STARPU_R},
-                                        {data->voltage, STARPU_RW},
-                                        {data->factor, STARPU_R},
-                                        {data->parent_voltage, STARPU_R},
-                                        {data->samples, STARPU_RW}};
-  const struct forward_task task = {.step = *args, .sample_row = sampled ? data->sample_row : -1};
+  const int spiked = data->spikes != NULL && data->spike_step > 0;
+  struct starpu_data_descr buffers[6] = {{data->block, STARPU_R},
+                                         {data->voltage, STARPU_RW},
+                                         {data->factor, STARPU_R},
+                                         {data->parent_voltage, STARPU_R}};
+  int n = 4;
+  if (sampled)
+    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
+  if (spiked)
+    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
+  const struct forward_task task = {.step = *args,
+                                    .sample_row = sampled ? data->sample_row : -1,
+                                    .spike_step = spiked ? data->spike_step : 0};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
   const struct hines_task_spec spec = {.codelet = &level_forward_codelet,
-                                     .buffers = buffers,
-                                     .n_buffers = sampled ? 5 : 4,
-                                     .arguments = arguments,
-                                     .arguments_size = sizeof task,
-                                     .name = name,
-                                     HINES_SIZE_MODEL_DONE(level_forward)};
+                                       .buffers = buffers,
+                                       .n_buffers = n,
+                                       .arguments = arguments,
+                                       .arguments_size = sizeof task,
+                                       .name = name,
+                                       HINES_SIZE_MODEL_DONE(level_forward)};
   return hines_task_insert(&spec);
 }
 
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
                       const char *name, unsigned long where) {
   const int sampled = data->samples != NULL && data->sample_row >= 0;
-  struct starpu_data_descr buffers[7] = {{data->ints, STARPU_R},     {data->constants, STARPU_R},
-                                         {data->voltage, STARPU_RW}, {data->factor, STARPU_W},
+  struct starpu_data_descr buffers[8] = {{data->ints, STARPU_R},
+                                         {data->constants, STARPU_R},
+                                         {data->voltage, STARPU_RW},
+                                         {data->factor, STARPU_W},
                                          {data->contribution, STARPU_W}};
   int n = 5;
   if (data->gates)
     buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
   if (sampled)
     buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  const struct chunk_task task = {
-      .chunk = *args, .sample_row = sampled ? data->sample_row : -1, .chunk_id = data->chunk_id};
+  const int spiked = data->spikes != NULL && data->spike_step > 0;
+  if (spiked)
+    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
+  const struct chunk_task task = {.chunk = *args,
+                                  .sample_row = sampled ? data->sample_row : -1,
+                                  .spike_step = spiked ? data->spike_step : 0,
+                                  .chunk_id = data->chunk_id};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;

@@ -27,22 +27,25 @@ int level_backward_insert(const struct level_backward_data *data,
 
 /* The forward sweep of one level block: parent_voltage is the previous level's voltage (a dummy
  * on level 0). samples: this level piece's probe buffer (codelets/probe_samples.h), whose row
- * sample_row receives the probed voltages after the sweep; NULL or sample_row < 0: none. */
+ * sample_row receives the probed voltages after the sweep; NULL or sample_row < 0: none.
+ * spikes: the piece's spike record (codelets/spike_record.h), checked after step number
+ * spike_step (from 1); NULL or spike_step 0: none. */
 struct level_forward_data {
-  starpu_data_handle_t block, voltage, factor, parent_voltage, samples;
-  int sample_row;
+  starpu_data_handle_t block, voltage, factor, parent_voltage, samples, spikes;
+  int sample_row, spike_step;
 };
 int level_forward_insert(const struct level_forward_data *data,
                          const struct level_step_arguments *args, const char *name);
 
 /* A whole step of one chunk: ints are the chunk's concatenated level descriptions; gates NULL
- * when passive; samples and sample_row as in level_forward_data, for the chunk's voltages.
+ * when passive; samples, sample_row, spikes and spike_step as in level_forward_data, for the
+ * chunk's voltages.
  * chunk_id names the chunk for the whole process (a number no other chunk has had; 0: none):
  * on a GPU a one-part chunk's step is captured once into a CUDA graph and replayed, one launch
  * instead of one per level, keyed by it. */
 struct chunk_step_data {
-  starpu_data_handle_t ints, constants, voltage, factor, contribution, gates, samples;
-  int sample_row;
+  starpu_data_handle_t ints, constants, voltage, factor, contribution, gates, samples, spikes;
+  int sample_row, spike_step;
   unsigned long long chunk_id;
 };
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,

@@ -10,22 +10,34 @@
 #include <string.h>
 
 #include "probe_samples.h"
+#include "spike_record.h"
 #include "task_insert.h"
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
 #endif
 
-/* A step task's arguments: the step, and the probe sample row this task fills (-1: none; the
- * probe buffer is then the task's last buffer). */
+/* A step task's arguments: the step, the probe sample row this task fills (-1: none; the
+ * probe buffer is then the task's last buffer but the spike record) and the number of the step
+ * for the spike record (0: none; the record is then the task's last buffer). */
 struct step_task {
   struct step_arguments step;
   int sample_row;
+  int spike_step;
 };
 
 static double *task_samples(void *buffers[], const struct step_task *task) {
   if (task->sample_row < 0)
     return NULL;
+  int last = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1 - (task->spike_step > 0);
+  return (double *)STARPU_VECTOR_GET_PTR(buffers[last]);
+}
+
+/* The spike record (codelets/spike_record.h) and its neuron count, or NULL. */
+static double *task_spikes(void *buffers[], const struct step_task *task, int *n) {
+  if (task->spike_step <= 0)
+    return NULL;
   int last = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) - 1;
+  *n = spike_record_neurons(STARPU_VECTOR_GET_NX(buffers[last]));
   return (double *)STARPU_VECTOR_GET_PTR(buffers[last]);
 }
 
@@ -90,8 +102,8 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
 }
 
 /* The gates matrix is the fifth buffer when the task carries Hodgkin-Huxley channels. */
-static double *step_gates(void *buffers[], struct step_arguments *args, int sampled) {
-  if ((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) < 5 + sampled)
+static double *step_gates(void *buffers[], struct step_arguments *args, int extra) {
+  if ((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) < 5 + extra)
     return NULL;
   args->gates_geometry.layout = args->geometry.layout;
   args->gates_geometry.block_size = args->geometry.block_size;
@@ -110,7 +122,7 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
-  double *gates = step_gates(buffers, &args, task.sample_row >= 0);
+  double *gates = step_gates(buffers, &args, (task.sample_row >= 0) + (task.spike_step > 0));
   double *samples = task_samples(buffers, &task);
   const int group = preferred_group(g, args.cpu_group);
   const int n_groups = (g->n_neurons + group - 1) / group;
@@ -127,6 +139,10 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   }
   if (samples)
     probe_samples_gather_cpu(voltage, g->ld, samples, task.sample_row);
+  int n_spiking = 0;
+  double *spikes = task_spikes(buffers, &task, &n_spiking);
+  if (spikes)
+    spike_record_check_cpu(voltage, g->ld, spikes, task.spike_step, args.dt_ms);
 }
 
 /* The multi-morphology baseline (hines_neuron_step_cuda's comment): each neuron its own tree,
@@ -155,6 +171,10 @@ static void neuron_step_cpu(void *buffers[], void *cl_arg) {
   }
   if (samples)
     probe_samples_gather_cpu(voltage, args.geometry.ld, samples, task.sample_row);
+  int n_spiking = 0;
+  double *spikes = task_spikes(buffers, &task, &n_spiking);
+  if (spikes)
+    spike_record_check_cpu(voltage, args.geometry.ld, spikes, task.spike_step, args.dt_ms);
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -181,7 +201,7 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   memcpy(&task, cl_arg, sizeof task);
   struct step_arguments args = task.step;
   chunk_from_interface(&args.geometry, buffers[2]);
-  double *gates = step_gates(buffers, &args, task.sample_row >= 0);
+  double *gates = step_gates(buffers, &args, (task.sample_row >= 0) + (task.spike_step > 0));
   double *samples = task_samples(buffers, &task);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   cudaStream_t stream = hines_task_stream_begin();
@@ -190,6 +210,11 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
                                (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, stream);
   if (!status && samples)
     status = probe_samples_gather_cuda(voltage, args.geometry.ld, samples, task.sample_row, stream);
+  int n_spiking = 0;
+  double *spikes = task_spikes(buffers, &task, &n_spiking);
+  if (!status && spikes)
+    status = spike_record_check_cuda(voltage, args.geometry.ld, spikes, n_spiking, task.spike_step,
+                                     args.dt_ms, stream);
   if (!status)
     status = hines_task_stream_end(stream);
   report_cuda("hines_step", status);
@@ -209,6 +234,11 @@ static void neuron_step_cuda_codelet(void *buffers[], void *cl_arg) {
       (double *)STARPU_MATRIX_GET_PTR(buffers[4]), (int)STARPU_MATRIX_GET_NX(buffers[3]), stream);
   if (!status && samples)
     status = probe_samples_gather_cuda(voltage, args.geometry.ld, samples, task.sample_row, stream);
+  int n_spiking = 0;
+  double *spikes = task_spikes(buffers, &task, &n_spiking);
+  if (!status && spikes)
+    status = spike_record_check_cuda(voltage, args.geometry.ld, spikes, n_spiking, task.spike_step,
+                                     args.dt_ms, stream);
   if (!status)
     status = hines_task_stream_end(stream);
   report_cuda("neuron_step", status);
@@ -311,7 +341,7 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where) {
   const int sampled = data->samples != NULL && data->sample_row >= 0;
-  struct starpu_data_descr buffers[6] = {{data->topology, STARPU_R},
+  struct starpu_data_descr buffers[7] = {{data->topology, STARPU_R},
                                          {data->coefficients, STARPU_R},
                                          {data->voltage, STARPU_RW},
                                          {data->work, STARPU_W}};
@@ -320,7 +350,12 @@ int hines_step_insert(const struct hines_step_data *data, const struct step_argu
     buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
   if (sampled)
     buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  const struct step_task task = {.step = *args, .sample_row = sampled ? data->sample_row : -1};
+  const int spiked = data->spikes != NULL && data->spike_step > 0;
+  if (spiked)
+    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
+  const struct step_task task = {.step = *args,
+                                 .sample_row = sampled ? data->sample_row : -1,
+                                 .spike_step = spiked ? data->spike_step : 0};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
@@ -338,7 +373,7 @@ int hines_step_insert(const struct hines_step_data *data, const struct step_argu
 int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
                        const char *name, unsigned long where) {
   const int sampled = data->samples != NULL && data->sample_row >= 0;
-  struct starpu_data_descr buffers[6] = {{data->neurons, STARPU_R},
+  struct starpu_data_descr buffers[7] = {{data->neurons, STARPU_R},
                                          {data->topology, STARPU_R},
                                          {data->coefficients, STARPU_R},
                                          {data->voltage, STARPU_RW},
@@ -346,7 +381,12 @@ int neuron_step_insert(const struct neuron_step_data *data, const struct step_ar
   int n = 5;
   if (sampled)
     buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  const struct step_task task = {.step = *args, .sample_row = sampled ? data->sample_row : -1};
+  const int spiked = data->spikes != NULL && data->spike_step > 0;
+  if (spiked)
+    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
+  const struct step_task task = {.step = *args,
+                                 .sample_row = sampled ? data->sample_row : -1,
+                                 .spike_step = spiked ? data->spike_step : 0};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;

@@ -29,10 +29,12 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
 /* One voltage step of one chunk. work is scratch (written before read); gates is the chunk's
  * Hodgkin-Huxley gates matrix, or NULL for a passive membrane. samples (codelets/probe_samples.h)
  * is the chunk's probe buffer, into whose row sample_row the task copies the probed voltages
- * after the step; NULL (or sample_row < 0) when this step is not sampled. */
+ * after the step; NULL (or sample_row < 0) when this step is not sampled. spikes
+ * (codelets/spike_record.h) is the chunk's spike record, checked after step number spike_step
+ * (from 1); NULL (or spike_step 0) without spike detection. */
 struct hines_step_data {
-  starpu_data_handle_t topology, coefficients, voltage, work, gates, samples;
-  int sample_row;
+  starpu_data_handle_t topology, coefficients, voltage, work, gates, samples, spikes;
+  int sample_row, spike_step;
 };
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where);
@@ -44,8 +46,8 @@ double hines_step_expected_us(const struct step_arguments *args, double values, 
  * coefficients are the concatenated tables (hines_neuron_step_cuda in hines_mono_kernels.h);
  * voltage and work matrices hold neurons along x, compartments along y. */
 struct neuron_step_data {
-  starpu_data_handle_t neurons, topology, coefficients, voltage, work, samples;
-  int sample_row; /* as in hines_step_data */
+  starpu_data_handle_t neurons, topology, coefficients, voltage, work, samples, spikes;
+  int sample_row, spike_step; /* as in hines_step_data */
 };
 int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
                        const char *name, unsigned long where);

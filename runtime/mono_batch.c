@@ -10,6 +10,7 @@
 #include "placement.h"
 #include "probe_set.h"
 #include "runtime.h"
+#include "spike_set.h"
 
 /* A layout's storage as one StarPU matrix whose split along one axis gives chunks of neurons. */
 struct layout_matrix {
@@ -102,6 +103,8 @@ struct mono_batch {
   unsigned long *where;       /* per chunk (runtime/placement.h) */
   int *chunk_first;
   struct probe_set probes;
+  struct spike_set spikes; /* with spike detection: one record per chunk */
+  int steps_done;          /* steps submitted so far: the number of the next one less 1 */
   int tasks_per_step;
   char **chunk_names;
   int *topology;
@@ -303,6 +306,7 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
     runtime_window_wait(window, batch->tasks_per_step);
     args.time_ms = t0_ms + s * config->model.dt_ms;
     const int row = s == steps - 1 ? sample_row : -1;
+    const int step = ++batch->steps_done;
     for (int c = 0; c < batch->n_chunks; c++) {
       args.first_neuron = batch->chunk_first[c];
       const struct hines_step_data data = {
@@ -312,7 +316,9 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
           .work = starpu_data_get_sub_data(batch->work_handle, 1, c),
           .gates = batch->gates ? starpu_data_get_sub_data(batch->gates_handle, 1, c) : NULL,
           .samples = row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
-          .sample_row = row};
+          .sample_row = row,
+          .spikes = spike_set_record(&batch->spikes, c),
+          .spike_step = step};
       if (hines_step_insert(&data, &args, batch->chunk_names[c], batch->where[c]))
         return HINES_FAILURE;
     }
@@ -336,6 +342,28 @@ static int chunk_of_neuron(const struct mono_batch *batch, int neuron) {
   return c;
 }
 
+/* Where compartment[j] of neuron[j] lies: its chunk group[j] and position (x[j], y[j]) in the
+ * chunk's voltage matrix (codelets/probe_samples.h). */
+static int positions(const struct mono_batch *batch, int n, const int *neuron,
+                     const int *compartment, int *group, long long *x, long long *y,
+                     struct hines_error *err) {
+  const struct layout_matrix *m = &batch->matrix;
+  for (int j = 0; j < n; j++) {
+    if (neuron[j] < 0 || neuron[j] >= batch->config.n_neurons || compartment[j] < 0 ||
+        compartment[j] >= batch->layout.n_compartments)
+      return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
+                        compartment[j]);
+    const int c = chunk_of_neuron(batch, neuron[j]);
+    /* The value's place in the whole matrix, then in the chunk's (its first column or row). */
+    const size_t at = batch_layout_index(&batch->layout, neuron[j], compartment[j]);
+    const size_t first_unit = (size_t)(batch->chunk_first[c] / m->neurons_per_unit);
+    group[j] = c;
+    x[j] = (long long)(at % m->ld) - (long long)(m->split_along_x ? first_unit : 0);
+    y[j] = (long long)(at / m->ld) - (long long)(m->split_along_x ? 0 : first_unit);
+  }
+  return HINES_OK;
+}
+
 int mono_batch_probes(struct mono_batch *batch, int n, const int *neuron, const int *compartment,
                       int rows, struct hines_error *err) {
   int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
@@ -345,26 +373,42 @@ int mono_batch_probes(struct mono_batch *batch, int n, const int *neuron, const 
     free(group), free(x), free(y);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
-  const struct layout_matrix *m = &batch->matrix;
-  for (int j = 0; j < n; j++) {
-    if (neuron[j] < 0 || neuron[j] >= batch->config.n_neurons || compartment[j] < 0 ||
-        compartment[j] >= batch->layout.n_compartments) {
-      free(group), free(x), free(y);
-      return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
-                        compartment[j]);
-    }
-    const int c = chunk_of_neuron(batch, neuron[j]);
-    /* The value's place in the whole matrix, then in the chunk's (its first column or row). */
-    const size_t at = batch_layout_index(&batch->layout, neuron[j], compartment[j]);
-    const size_t first_unit = (size_t)(batch->chunk_first[c] / m->neurons_per_unit);
-    group[j] = c;
-    x[j] = (long long)(at % m->ld) - (long long)(m->split_along_x ? first_unit : 0);
-    y[j] = (long long)(at / m->ld) - (long long)(m->split_along_x ? 0 : first_unit);
-  }
+  int status = positions(batch, n, neuron, compartment, group, x, y, err);
   probe_set_destroy(&batch->probes);
-  int status = probe_set_create(&batch->probes, batch->n_chunks, n, group, x, y, rows, err);
+  if (status == HINES_OK)
+    status = probe_set_create(&batch->probes, batch->n_chunks, n, group, x, y, rows, err);
   free(group), free(x), free(y);
   return status;
+}
+
+int mono_batch_spikes(struct mono_batch *batch, double threshold_mV, struct hines_error *err) {
+  const int n = batch->config.n_neurons;
+  int *neuron = malloc((size_t)n * sizeof *neuron), *group = malloc((size_t)n * sizeof *group);
+  int *soma = calloc((size_t)n, sizeof *soma);
+  long long *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+  int status = HINES_OK;
+  if (!neuron || !group || !soma || !x || !y)
+    status = hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int k = 0; status == HINES_OK && k < n; k++)
+    neuron[k] = k;
+  if (status == HINES_OK)
+    status = positions(batch, n, neuron, soma, group, x, y, err);
+  spike_set_destroy(&batch->spikes);
+  if (status == HINES_OK)
+    status = spike_set_create(&batch->spikes, batch->n_chunks, n, group, x, y, threshold_mV,
+                              batch->config.model.initial_mV, err);
+  free(neuron), free(group), free(soma), free(x), free(y);
+  return status;
+}
+
+void mono_batch_spikes_request(struct mono_batch *batch) {
+  spike_set_request(&batch->spikes);
+}
+
+int mono_batch_spikes_read(struct mono_batch *batch, const struct spike_set **out,
+                           struct hines_error *err) {
+  *out = &batch->spikes;
+  return spike_set_read(&batch->spikes, err);
 }
 
 void mono_batch_probes_read(struct mono_batch *batch, int rows, double *values) {
@@ -385,6 +429,7 @@ void mono_batch_destroy(struct mono_batch *batch) {
   if (!batch)
     return;
   probe_set_destroy(&batch->probes);
+  spike_set_destroy(&batch->spikes);
   if (batch->voltage_handle) {
     starpu_data_unpartition(batch->voltage_handle, STARPU_MAIN_RAM);
     starpu_data_unregister(batch->voltage_handle);

@@ -10,6 +10,7 @@
 #include "placement.h"
 #include "probe_set.h"
 #include "runtime.h"
+#include "spike_set.h"
 
 /* One chunk of neurons: its levels concatenated in single arrays (so a whole step can be one
  * task), and, in per-level mode, those arrays partitioned by level. */
@@ -41,6 +42,9 @@ struct multi_batch {
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
   struct probe_set probes;
+  /* Spike records, grouped as the probe buffers; the steps submitted so far. */
+  struct spike_set spikes;
+  int steps_done;
 };
 
 /* Registers `count` values and, in per-level mode, splits them into one piece per level. */
@@ -259,7 +263,7 @@ long long multi_batch_compartments(const struct multi_batch *batch) {
 }
 
 static int submit_level_tasks(struct multi_batch *batch, struct chunk *k, int c,
-                              struct level_step_arguments *args, int sample_row) {
+                              struct level_step_arguments *args, int sample_row, int step) {
   const int n_levels = batch->levels.n_levels;
 #define PIECE(handle, level) starpu_data_get_sub_data((handle), 1, (level))
   for (int level = n_levels - 1; level >= 0; level--) {
@@ -284,7 +288,9 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k, int c,
         .factor = PIECE(k->factor_handle, level),
         .parent_voltage = level > 0 ? PIECE(k->voltage_handle, level - 1) : batch->dummy,
         .samples = sample_row >= 0 ? probe_set_samples(&batch->probes, c * n_levels + level) : NULL,
-        .sample_row = sample_row};
+        .sample_row = sample_row,
+        .spikes = spike_set_record(&batch->spikes, c * n_levels + level),
+        .spike_step = step};
     if (level_forward_insert(&data, args, k->forward_names[level]))
       return HINES_FAILURE;
   }
@@ -293,7 +299,8 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k, int c,
 }
 
 static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
-                             const struct level_step_arguments *step, int sample_row) {
+                             const struct level_step_arguments *step, int sample_row,
+                             int step_number) {
   const struct chunk_step_arguments args = {.step = *step,
                                             .gpu_launch = batch->config.gpu_launch,
                                             .n_parts = k->n_parts,
@@ -307,6 +314,8 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
       .gates = k->gates_handle,
       .samples = sample_row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
       .sample_row = sample_row,
+      .spikes = spike_set_record(&batch->spikes, c),
+      .spike_step = step_number,
       .chunk_id = k->id};
   return chunk_step_insert(&data, &args, k->name, batch->where) ? HINES_FAILURE : HINES_OK;
 }
@@ -323,10 +332,11 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
     runtime_window_wait(window, multi_batch_tasks_per_step(batch));
     args.time_ms = t0_ms + step * model->dt_ms;
     const int row = step == steps - 1 ? sample_row : -1;
+    const int number = ++batch->steps_done;
     for (int c = 0; c < batch->n_chunks; c++) {
       int status = batch->config.level_tasks
-                       ? submit_level_tasks(batch, &batch->chunks[c], c, &args, row)
-                       : submit_chunk_task(batch, &batch->chunks[c], c, &args, row);
+                       ? submit_level_tasks(batch, &batch->chunks[c], c, &args, row, number)
+                       : submit_chunk_task(batch, &batch->chunks[c], c, &args, row, number);
       if (status)
         return status;
     }
@@ -356,24 +366,17 @@ static struct chunk *chunk_of_neuron(struct multi_batch *batch, int neuron, int 
   return k;
 }
 
-int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
-                       int rows, struct hines_error *err) {
+/* Where compartment[j] of neuron[j] lies: the chunk (or, with per-level tasks, the chunk's
+ * level piece) group[j] and the element x[j] of its voltage vector. */
+static int positions(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
+                     int *group, long long *x, struct hines_error *err) {
   const struct level_batch *lb = &batch->levels;
-  int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
-  long long *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
-  long long *y = calloc((size_t)(n > 0 ? n : 1), sizeof *y); /* vectors: y is 0 */
-  if (!group || !x || !y) {
-    free(group), free(x), free(y);
-    return hines_fail(err, HINES_FAILURE, "out of memory");
-  }
   for (int j = 0; j < n; j++) {
     const struct morphology *m = &lb->morphologies[neuron[j] % lb->n_morphologies];
     if (neuron[j] < 0 || neuron[j] >= batch->config.n_neurons || compartment[j] < 0 ||
-        compartment[j] >= m->n_compartments) {
-      free(group), free(x), free(y);
+        compartment[j] >= m->n_compartments)
       return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
                         compartment[j]);
-    }
     int c, block, element;
     const struct chunk_levels *levels;
     chunk_of_neuron(batch, neuron[j], &c, &levels);
@@ -387,11 +390,59 @@ int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, cons
       x[j] = (long long)(levels->element_base + levels->element_offset[level]) + element;
     }
   }
+  return HINES_OK;
+}
+
+static int groups_of(const struct multi_batch *batch) {
+  return batch->n_chunks * (batch->config.level_tasks ? batch->levels.n_levels : 1);
+}
+
+int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
+                       int rows, struct hines_error *err) {
+  int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
+  long long *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+  long long *y = calloc((size_t)(n > 0 ? n : 1), sizeof *y); /* vectors: y is 0 */
+  if (!group || !x || !y) {
+    free(group), free(x), free(y);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  int status = positions(batch, n, neuron, compartment, group, x, err);
   probe_set_destroy(&batch->probes);
-  int groups = batch->n_chunks * (batch->config.level_tasks ? lb->n_levels : 1);
-  int status = probe_set_create(&batch->probes, groups, n, group, x, y, rows, err);
+  spike_set_destroy(&batch->spikes);
+  if (status == HINES_OK)
+    status = probe_set_create(&batch->probes, groups_of(batch), n, group, x, y, rows, err);
   free(group), free(x), free(y);
   return status;
+}
+
+int multi_batch_spikes(struct multi_batch *batch, double threshold_mV, struct hines_error *err) {
+  const int n = batch->config.n_neurons;
+  int *neuron = malloc((size_t)n * sizeof *neuron), *group = malloc((size_t)n * sizeof *group);
+  int *soma = calloc((size_t)n, sizeof *soma);
+  long long *x = malloc((size_t)n * sizeof *x), *y = calloc((size_t)n, sizeof *y);
+  int status = HINES_OK;
+  if (!neuron || !group || !soma || !x || !y)
+    status = hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int k = 0; status == HINES_OK && k < n; k++)
+    neuron[k] = k;
+  if (status == HINES_OK)
+    status = positions(batch, n, neuron, soma, group, x, err);
+  spike_set_destroy(&batch->spikes);
+  if (status == HINES_OK)
+    status = spike_set_create(&batch->spikes, groups_of(batch), n, group, x, y, threshold_mV,
+                              batch->config.model.initial_mV, err);
+  free(neuron), free(group), free(soma), free(x), free(y);
+  return status;
+}
+
+void multi_batch_spikes_request(struct multi_batch *batch) {
+  spike_set_request(&batch->spikes);
+}
+
+int multi_batch_spikes_read(struct multi_batch *batch, const struct spike_set **out,
+                            struct hines_error *err) {
+  *out = &batch->spikes;
+  return spike_set_read(&batch->spikes, err);
 }
 
 void multi_batch_probes_read(struct multi_batch *batch, int rows, double *values) {
@@ -475,6 +526,7 @@ void multi_batch_destroy(struct multi_batch *batch) {
     return;
   starpu_task_wait_for_all(); /* the chunks' GPU graphs go before their last tasks have run */
   probe_set_destroy(&batch->probes);
+  spike_set_destroy(&batch->spikes);
   int partitioned = batch->config.level_tasks;
   for (int c = 0; batch->chunks && c < batch->n_chunks; c++) {
     struct chunk *k = &batch->chunks[c];

@@ -10,6 +10,7 @@
 #include "placement.h"
 #include "probe_set.h"
 #include "runtime.h"
+#include "spike_set.h"
 
 struct neuron_batch {
   struct multi_batch_config config;
@@ -22,6 +23,8 @@ struct neuron_batch {
   char (*names)[64];
   unsigned long where;
   struct probe_set probes;
+  struct spike_set spikes; /* spike records, one per chunk; steps submitted so far */
+  int steps_done;
   starpu_data_handle_t neurons_handle, topology_handle, coefficients_handle, voltage_handle,
       work_handle;
 };
@@ -156,6 +159,7 @@ int neuron_batch_run_sampled(struct neuron_batch *b, int steps, double t0_ms, in
     runtime_window_wait(window, b->n_chunks);
     args.time_ms = t0_ms + s * b->config.model.dt_ms;
     const int row = s == steps - 1 ? sample_row : -1;
+    const int step = ++b->steps_done;
     for (int c = 0; c < b->n_chunks; c++) {
       args.first_neuron = b->chunk_first[c];
       const struct neuron_step_data data = {
@@ -165,7 +169,9 @@ int neuron_batch_run_sampled(struct neuron_batch *b, int steps, double t0_ms, in
           .voltage = starpu_data_get_sub_data(b->voltage_handle, 1, c),
           .work = starpu_data_get_sub_data(b->work_handle, 1, c),
           .samples = row >= 0 ? probe_set_samples(&b->probes, c) : NULL,
-          .sample_row = row};
+          .sample_row = row,
+          .spikes = spike_set_record(&b->spikes, c),
+          .spike_step = step};
       if (neuron_step_insert(&data, &args, b->names[c], b->where))
         return HINES_FAILURE;
     }
@@ -219,6 +225,35 @@ void neuron_batch_probes_read(struct neuron_batch *b, int rows, double *values) 
   probe_set_read(&b->probes, rows, values);
 }
 
+int neuron_batch_spikes(struct neuron_batch *b, double threshold_mV, struct hines_error *err) {
+  const int n = b->config.n_neurons;
+  int *group = malloc((size_t)n * sizeof *group);
+  long long *x = malloc((size_t)n * sizeof *x), *y = calloc((size_t)n, sizeof *y);
+  int status = HINES_OK;
+  if (!group || !x || !y)
+    status = hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int k = 0; status == HINES_OK && k < n; k++) {
+    group[k] = chunk_of(b, k);
+    x[k] = k - b->chunk_first[group[k]]; /* compartment 0: y = 0 */
+  }
+  spike_set_destroy(&b->spikes);
+  if (status == HINES_OK)
+    status = spike_set_create(&b->spikes, b->n_chunks, n, group, x, y, threshold_mV,
+                              b->config.model.initial_mV, err);
+  free(group), free(x), free(y);
+  return status;
+}
+
+void neuron_batch_spikes_request(struct neuron_batch *b) {
+  spike_set_request(&b->spikes);
+}
+
+int neuron_batch_spikes_read(struct neuron_batch *b, const struct spike_set **out,
+                             struct hines_error *err) {
+  *out = &b->spikes;
+  return spike_set_read(&b->spikes, err);
+}
+
 void neuron_batch_voltage(struct neuron_batch *b, int neuron, double *out_mV) {
   starpu_data_handle_t chunk = starpu_data_get_sub_data(b->voltage_handle, 1, chunk_of(b, neuron));
   starpu_data_acquire(chunk, STARPU_R);
@@ -249,6 +284,7 @@ void neuron_batch_destroy(struct neuron_batch *b) {
   if (!b)
     return;
   probe_set_destroy(&b->probes);
+  spike_set_destroy(&b->spikes);
   if (b->voltage_handle) {
     starpu_data_unpartition(b->voltage_handle, STARPU_MAIN_RAM);
     starpu_data_unregister(b->voltage_handle);

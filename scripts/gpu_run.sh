@@ -2,7 +2,7 @@
 # Runs on the GPU machine from the repository root, over a bundle made by scripts/gpu_bundle.sh:
 # checks that StarPU sees the GPU, runs the CUDA correctness checks, then the benchmarks.
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
-#   what: check, check-multi, check-bits (correctness), bench-mono, bench-multi, bench-hetero,
+#   what: check, check-multi, check-bits, check-spikes (correctness), bench-mono, bench-multi, bench-hetero,
 #   bench-tridiag, bench-sched (issue 15's scheduling matrix, scripts/bench_sched.sh;
 #   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun)
 set -uo pipefail
@@ -172,6 +172,60 @@ PY
       fi
     done
     [ "$bits_pass" = 1 ] && echo "check-bits: PASS" || echo "check-bits: FAIL"
+    ;;
+  check-spikes)
+    # Issue #18 item 6: --spikes detects the soma crossings inside the step, on whichever worker
+    # runs it, with the same arithmetic on both kinds. The same HH batches (mono in every layout,
+    # multi with chunk and per-level tasks) on CPU workers only, on the GPU only and under dmda
+    # with both: the spike files must be identical bytes (times printed with 17 digits). Then
+    # the cost: 256,000 mono neurons on the GPU with and without --spikes (ms per step).
+    echo "== same spikes on CPU workers, on the GPU and under dmda with both (issue #18, item 6)"
+    steps=${HINES_SPIKES_STEPS:-4000}
+    spikes_pass=1
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for batch in mono-interleaved mono-block mono-flat mono-shared multi-chunk multi-levels; do
+      case $batch in
+      mono-*) args=(--mode mono --morph synthetic:medium-high --neurons 2560 --task-neurons 160
+                    --layout "${batch#mono-}" --block-size 32) ;;
+      multi-*) args=(--mode multi "${mix[@]}" --neurons 240 --task-neurons 24
+                     --multi-tasks "${batch#multi-}") ;;
+      esac
+      for workers in cpu gpu both; do
+        case $workers in
+        cpu) placement=(STARPU_NCUDA=0) ;;
+        gpu) placement=(STARPU_NCPU=0) ;;
+        both) placement=(STARPU_SCHED=dmda) ;;
+        esac
+        env "${placement[@]}" "$bundle/bin/hinestask" "${args[@]}" --hh all --stim-amp 1 \
+          --steps "$steps" --spikes "$out/spikes_${batch}_$workers.csv" --force \
+          >"$out/spikes_${batch}_$workers.log" 2>&1 ||
+          echo "$batch on $workers: exit status $? (see spikes_${batch}_$workers.log)"
+      done
+      grep '^spikes:' "$out/spikes_${batch}_cpu.log"
+      if [ "$(wc -l <"$out/spikes_${batch}_cpu.csv" 2>/dev/null || echo 0)" -lt 2 ]; then
+        spikes_pass=0
+        echo "FAIL: $batch: no spikes on CPU workers" | tee -a "$out/spikes.txt"
+      fi
+      for workers in gpu both; do
+        if cmp "$out/spikes_${batch}_cpu.csv" "$out/spikes_${batch}_$workers.csv"; then
+          echo "PASS: $batch, CPU workers only vs $workers: identical spike files" | tee -a "$out/spikes.txt"
+        else
+          spikes_pass=0
+          echo "FAIL: $batch, CPU workers only vs $workers: spike files differ" | tee -a "$out/spikes.txt"
+        fi
+      done
+    done
+    for spikes in none spikes; do
+      extra=()
+      [ "$spikes" = spikes ] && extra=(--spikes "$out/spikes_256k.csv" --force)
+      STARPU_NCPU=0 "$bundle/bin/hinestask" --mode mono --morph synthetic:medium-high \
+        --neurons 256000 --hh all --stim-amp 1 --steps 1000 "${extra[@]}" \
+        >"$out/spikes_cost_$spikes.log" 2>&1
+      echo "256,000 neurons, GPU only, $spikes: $(grep -E 'per step|^spikes:' "$out/spikes_cost_$spikes.log" | paste -sd' ')" |
+        tee -a "$out/spikes.txt"
+    done
+    [ "$spikes_pass" = 1 ] && echo "check-spikes: PASS" || echo "check-spikes: FAIL"
     ;;
   bench-mono)
     scripts/bench_mono.sh "$bundle/bin" "$out/bench_mono.csv" ${HINES_BENCH_SIZES:-}

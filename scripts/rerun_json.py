@@ -3,14 +3,14 @@
 job's hinestask-results/run-*/summary.json).
 
   scripts/rerun_json.py SUMMARY.json [--from command-line|parameters] [--hinestask PATH]
-                        [--cwd DIR] [--probes FILE] [--json FILE] [--print]
+                        [--cwd DIR] [--probes FILE] [--spikes FILE] [--json FILE] [--print]
 
 --from command-line (the default) runs the recorded command line again, in the recorded working
 directory unless --cwd says otherwise, with the StarPU variables the run saw. --from parameters
 builds the command line from the recorded parameters alone (mode, options in effect,
-morphologies, sizes, time step, membrane, channels, stimulus, probes): every value explicit, so
-the rerun does not depend on the defaults of the hinestask that runs it. --probes and --json
-send the rerun's outputs elsewhere than the recorded ones (with --from command-line they are
+morphologies, sizes, time step, membrane, channels, stimulus, probes, spike threshold): every
+value explicit, so the rerun does not depend on the defaults of the hinestask that runs it.
+--probes, --spikes and --json send the rerun's outputs elsewhere than the recorded ones (with --from command-line they are
 appended, and hinestask takes the last). --print prints the command instead of running it.
 The exit status is hinestask's. Python 3 standard library only.
 """
@@ -29,7 +29,7 @@ def number(value):
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def from_parameters(j, cwd, probes_file=None):
+def from_parameters(j, cwd, probes_file=None, spikes_file=None):
     args = ["--mode", j["mode"]]
     if j["mode"] == "mono":
         args += ["--layout", j["layout"], "--cpu-group", number(j["cpu_group"])]
@@ -66,6 +66,9 @@ def from_parameters(j, cwd, probes_file=None):
     if "probes" in j:
         args += ["--probe-every", number(j["probe_every_ms"]),
                  "--probes", probes_file or j["probes_file"]]
+    if "spikes" in j:
+        args += ["--spikes", spikes_file or j["spikes"]["file"],
+                 "--spike-threshold", number(j["spikes"]["threshold_mV"])]
     if j.get("calibrate"):
         args += ["--calibrate"]
     return args
@@ -80,6 +83,7 @@ def main():
                         "else build/hinestask beside this script)")
     parser.add_argument("--cwd", help="where to run (default: the recorded working directory)")
     parser.add_argument("--probes", help="write the probe CSV here instead")
+    parser.add_argument("--spikes", help="write the spike CSV here instead")
     parser.add_argument("--json", help="write the rerun's JSON summary here instead")
     parser.add_argument("--print", action="store_true", help="print the command, do not run it")
     a = parser.parse_args()
@@ -95,9 +99,11 @@ def main():
     if a.source == "command-line":
         args = list(recorded[1:])
     else:
-        args = from_parameters(j, cwd, a.probes)
+        args = from_parameters(j, cwd, a.probes, a.spikes)
     if a.probes and a.source == "command-line":
         args += ["--probes", a.probes]
+    if a.spikes and a.source == "command-line":
+        args += ["--spikes", a.spikes]
     if a.json:
         args += ["--json", a.json]
     env = dict(os.environ)

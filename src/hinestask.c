@@ -66,6 +66,62 @@ static void stop_every_rank(const struct options *o, int status, const char *mes
   cluster_abort(status);
 }
 
+/* Rank 0 gathers the other ranks' spikes into its report. Each rank's neurons are a contiguous
+ * range, in rank order, so the ranks' sorted lists put end to end stay sorted by neuron then
+ * time. Every rank learns every rank's count (cluster_max, once per rank), puts its own spikes
+ * at its place in an array of them all and zeros elsewhere, and the sum on rank 0 (x + 0 = x,
+ * exactly) holds every spike. */
+static void gather_spikes(const struct options *o, struct spike_report *s) {
+  struct spike_summary {
+    long long min, max;
+    int neurons, with, lost;
+  } mine = {.min = s->min_per_neuron,
+            .max = s->max_per_neuron,
+            .neurons = s->neurons,
+            .with = s->neurons_with_spikes,
+            .lost = s->lost};
+  struct spike_summary *all = malloc((size_t)o->ranks * sizeof *all);
+  if (!all || s->n_spikes > INT_MAX)
+    stop_every_rank(o, 1, !all ? "out of memory" : "too many spikes to gather");
+  cluster_gather_to_root(&mine, (int)sizeof mine, all);
+  long long total = 0, offset = 0;
+  for (int r = 0; r < o->ranks; r++) {
+    const long long count = cluster_max(r == o->rank ? (int)s->n_spikes : 0);
+    offset += r < o->rank ? count : 0;
+    total += count;
+  }
+  double *values = calloc((size_t)(total > 0 ? 2 * total : 1), sizeof *values);
+  if (!values)
+    stop_every_rank(o, 1, "out of memory for the spikes");
+  for (size_t i = 0; i < s->n_spikes; i++) {
+    values[2 * (offset + (long long)i)] = s->spikes[i].neuron;
+    values[2 * (offset + (long long)i) + 1] = s->spikes[i].time_ms;
+  }
+  cluster_sum_to_root(values, 2 * total);
+  if (o->rank == 0) {
+    struct spike *spikes = realloc(s->spikes, (size_t)(total > 0 ? total : 1) * sizeof *spikes);
+    if (!spikes)
+      stop_every_rank(o, 1, "out of memory for the spikes");
+    s->spikes = spikes;
+    s->n_spikes = (size_t)total;
+    for (long long i = 0; i < total; i++)
+      spikes[i] = (struct spike){.neuron = (int)values[2 * i], .time_ms = values[2 * i + 1]};
+    *s = (struct spike_report){.spikes = spikes,
+                               .n_spikes = (size_t)total,
+                               .min_per_neuron = all[0].min,
+                               .max_per_neuron = all[0].max};
+    for (int r = 0; r < o->ranks; r++) {
+      s->neurons += all[r].neurons;
+      s->neurons_with_spikes += all[r].with;
+      s->lost |= all[r].lost;
+      s->min_per_neuron = all[r].min < s->min_per_neuron ? all[r].min : s->min_per_neuron;
+      s->max_per_neuron = all[r].max > s->max_per_neuron ? all[r].max : s->max_per_neuron;
+    }
+  }
+  free(values);
+  free(all);
+}
+
 /* Rank 0 gathers the other ranks' verifications into its own (the worst neuron of them all). */
 static void gather_verification(const struct options *o, struct verify_result *v) {
   struct verify_result *all = malloc((size_t)o->ranks * sizeof *all);
@@ -334,8 +390,19 @@ int main(int argc, char **argv) {
     return status;
   }
   struct probe_record probes = {0};
+  struct spike_report spikes = {0};
   struct run_result result = {.compartments = compartments};
-  status = simulation_run(&o, &ops, &probes, &result);
+  status = simulation_run(&o, &ops, &probes, &spikes, &result);
+  if (status == HINES_OK && o.spikes_path) {
+    result.spikes = &spikes;
+    if (spikes.lost) {
+      fprintf(stderr,
+              "%s: --spikes: a neuron fired more often than its record holds between two "
+              "reads; spike times were lost\n",
+              program);
+      status = HINES_FAILURE;
+    }
+  }
   /* Numerical trouble (an unstable parameter choice, say) must not pass silently: the final
    * state comes home anyway when the batch is released, so the scan costs no transfer. */
   int bad_neuron, bad_compartment;
@@ -430,6 +497,8 @@ int main(int argc, char **argv) {
       }
       cluster_sum_to_root(probes.values, probes.rows * (1 + o.n_probes));
     }
+    if (o.spikes_path)
+      gather_spikes(&o, &spikes);
     exit_status = cluster_max(exit_status);
     result.seconds_gather = now_seconds() - gather_started;
     result.max_rel_error = verification.max_rel_error;
@@ -506,6 +575,14 @@ int main(int argc, char **argv) {
     printf("probes: %d voltages every %g ms in %s (plot: scripts/plot_probes.py %s)\n", o.n_probes,
            probes.every * o.model.dt_ms, o.probes_path, o.probes_path);
   free(probes.values);
+  if (result.spikes && root && write_spikes(&o, &spikes, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    exit_status = 1;
+  }
+  if (result.spikes && !o.quiet)
+    printf("spikes: %zu at %d of %d somata (threshold %g mV, %lld to %lld per neuron) in %s\n",
+           spikes.n_spikes, spikes.neurons_with_spikes, spikes.neurons, o.spike_threshold_mV,
+           spikes.min_per_neuron, spikes.max_per_neuron, o.spikes_path);
   if (o.json_path && write_json(&o, &result, &err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     exit_status = 1;
@@ -518,6 +595,7 @@ int main(int argc, char **argv) {
   if (!o.quiet)
     output_print_written(stdout);
   free(shares);
+  free(spikes.spikes);
   if (distributed) {
     exit_status = cluster_max(exit_status); /* rank 0's writing too */
     cluster_finish();

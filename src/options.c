@@ -76,6 +76,10 @@ static void usage(FILE *out) {
       "  --probe-every MS     probe sampling interval (default 0.1)\n"
       "  --probes FILE        write the probe voltages as CSV (needed with --probe, except in\n"
       "                       the default job)\n"
+      "  --spikes FILE        detect spikes at every soma (compartment 0) on the device and\n"
+      "                       write them as CSV: neuron,time_ms, by neuron then time; the\n"
+      "                       time is interpolated linearly within the step of the crossing\n"
+      "  --spike-threshold MV spike threshold, an upward crossing (default 0 mV)\n"
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
       "  --geometry neuron|cylinders  how SWC samples become compartments: as NEURON's\n"
       "                       Import3d and nseg make them (default), or one cylinder per\n"
@@ -106,9 +110,10 @@ static void usage(FILE *out) {
       "  --json FILE          write the run summary as JSON: what shaped the run (command\n"
       "                       line, commit, machine, parameters) and its timings;\n"
       "                       scripts/rerun_json.py repeats the run from it\n"
-      "  --force              let --json, --probes and --trace replace existing results\n"
-      "                       (without it an existing non-empty file, or a trace folder\n"
-      "                       holding a trace, is refused; outputs must be regular files)\n"
+      "  --force              let --json, --probes, --spikes and --trace replace existing\n"
+      "                       results (without it an existing non-empty file, or a trace\n"
+      "                       folder holding a trace, is refused; outputs must be regular\n"
+      "                       files)\n"
       "  --quiet              no progress or banner; errors still go to stderr\n"
       "  --help, --version\n"
       "\n"
@@ -210,6 +215,8 @@ enum long_only_options {
   OPT_WINDOW,
   OPT_MODELS,
   OPT_PIN,
+  OPT_SPIKES,
+  OPT_SPIKE_THRESHOLD,
 };
 
 /* Whether an option was given on the command line. */
@@ -427,6 +434,8 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"window", required_argument, 0, OPT_WINDOW},
       {"models", required_argument, 0, OPT_MODELS},
       {"pin", no_argument, 0, OPT_PIN},
+      {"spikes", required_argument, 0, OPT_SPIKES},
+      {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -589,6 +598,12 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_PROBES:
       o->probes_path = optarg;
       break;
+    case OPT_SPIKES:
+      o->spikes_path = optarg; /* checked with the other outputs (output_files.c) */
+      break;
+    case OPT_SPIKE_THRESHOLD:
+      o->spike_threshold_mV = parse_double("--spike-threshold", optarg, -1e6, 0);
+      break;
     case OPT_GEOMETRY:
       if (strcmp(optarg, "neuron") && strcmp(optarg, "cylinders"))
         bad_usage("--geometry must be neuron or cylinders, got '%s'", optarg);
@@ -743,6 +758,8 @@ void options_warn(const struct options *o, FILE *out) {
             program, o->probes_path, o->probes_path);
   else if (o->n_probes == 0 && given(o, OPT_PROBE_EVERY))
     warn_ignored(out, "--probe-every", "without --probe N:C records nothing");
+  if (!o->spikes_path && given(o, OPT_SPIKE_THRESHOLD))
+    warn_ignored(out, "--spike-threshold", "without --spikes FILE detects nothing");
   if (given(o, OPT_DX)) {
     int swc_files = 0;
     for (int i = 0; i < o->n_morph_specs; i++)

@@ -59,6 +59,10 @@ struct options {
   double probe_every_ms;
   int probe_every_steps; /* probe_every_ms in steps, from 1 to steps (options_parse) */
   const char *probes_path;
+  /* --spikes FILE: upward crossings of spike_threshold_mV at every soma, detected on the
+   * device (runtime/spike_set.h); NULL: no detection. */
+  const char *spikes_path;
+  double spike_threshold_mV;
   int force;               /* --force: outputs may replace existing files */
   double verify_tolerance; /* --verify-tolerance; 0: the tolerance simulation_verify computes */
   int default_job;         /* no --morph given: the shipped multi-morphology job */

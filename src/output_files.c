@@ -199,10 +199,11 @@ static int check_results_folder(struct hines_error *err) {
 }
 
 int output_plan_check(const struct options *o, struct hines_error *err) {
-  const char *options[2] = {"--json", "--probes"};
-  const char *paths[2] = {o->json_path, o->probes_path};
-  char canonical[2][PATH_MAX];
-  for (int i = 0; i < 2; i++) {
+  enum { OUTPUTS = 3 };
+  const char *options[OUTPUTS] = {"--json", "--probes", "--spikes"};
+  const char *paths[OUTPUTS] = {o->json_path, o->probes_path, o->spikes_path};
+  char canonical[OUTPUTS][PATH_MAX];
+  for (int i = 0; i < OUTPUTS; i++) {
     if (!paths[i])
       continue;
     int status = check_output(options[i], paths[i], o, err);
@@ -211,10 +212,12 @@ int output_plan_check(const struct options *o, struct hines_error *err) {
     if (canonical_path(paths[i], canonical[i], sizeof canonical[i]) != 0)
       return hines_fail(err, HINES_BAD_INPUT, "%s '%s': %s", options[i], paths[i], strerror(errno));
   }
-  if (paths[0] && paths[1] && strcmp(canonical[0], canonical[1]) == 0)
-    return hines_fail(err, HINES_BAD_INPUT,
-                      "--json and --probes both name '%s'; give each output its own file",
-                      paths[1]);
+  for (int i = 0; i < OUTPUTS; i++)
+    for (int j = i + 1; j < OUTPUTS; j++)
+      if (paths[i] && paths[j] && strcmp(canonical[i], canonical[j]) == 0)
+        return hines_fail(err, HINES_BAD_INPUT,
+                          "%s and %s both name '%s'; give each output its own file", options[i],
+                          options[j], paths[j]);
   if (o->trace_dir) {
     int status = check_trace_folder(o->trace_dir, o->force, err);
     if (status)

@@ -44,3 +44,14 @@ int write_probes(const struct options *o, struct probe_record *p, struct hines_e
   }
   return output_commit(&out, err);
 }
+
+int write_spikes(const struct options *o, const struct spike_report *s, struct hines_error *err) {
+  struct output_file out;
+  if (output_open(&out, "--spikes", o->spikes_path, o->force, err))
+    return HINES_FAILURE;
+  FILE *f = out.stream;
+  fputs("neuron,time_ms\n", f);
+  for (size_t i = 0; i < s->n_spikes; i++)
+    fprintf(f, "%d,%.17g\n", s->spikes[i].neuron, s->spikes[i].time_ms);
+  return output_commit(&out, err);
+}

@@ -64,6 +64,16 @@ double now_seconds(void) {
   static void probes_read_##PREFIX(void *batch, int rows, double *values) {                        \
     PREFIX##_batch_probes_read((TYPE *)batch, rows, values);                                       \
   }                                                                                                \
+  static int spikes_##PREFIX(void *batch, double threshold, struct hines_error *err) {             \
+    return PREFIX##_batch_spikes((TYPE *)batch, threshold, err);                                   \
+  }                                                                                                \
+  static void spikes_request_##PREFIX(void *batch) {                                               \
+    PREFIX##_batch_spikes_request((TYPE *)batch);                                                  \
+  }                                                                                                \
+  static int spikes_read_##PREFIX(void *batch, const struct spike_set **out,                       \
+                                  struct hines_error *err) {                                       \
+    return PREFIX##_batch_spikes_read((TYPE *)batch, out, err);                                    \
+  }                                                                                                \
   static void voltage_##PREFIX(void *batch, int neuron, double *out) {                             \
     PREFIX##_batch_voltage((TYPE *)batch, neuron, out);                                            \
   }                                                                                                \
@@ -76,6 +86,9 @@ double now_seconds(void) {
     ops->sync = sync_##PREFIX;                                                                     \
     ops->probes = probes_##PREFIX;                                                                 \
     ops->probes_read = probes_read_##PREFIX;                                                       \
+    ops->spikes = spikes_##PREFIX;                                                                 \
+    ops->spikes_request = spikes_request_##PREFIX;                                                 \
+    ops->spikes_read = spikes_read_##PREFIX;                                                       \
     ops->voltage = voltage_##PREFIX;                                                               \
     ops->find_nonfinite = nonfinite_##PREFIX;                                                      \
   }
@@ -185,7 +198,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
  *     measured on a sample batch (every morphology, round robin) built by level_batch_build
  *     itself and scaled to the batch's compartments;
  *   multi, per neuron: voltage and work for every neuron at the largest morphology's size.
- * Plus the probe record. */
+ * Plus the probe record and the spike records. */
 double simulation_host_bytes(const struct options *o, const struct morphology *morphologies,
                              long long compartments, struct hines_error *err) {
   double bytes = 0;
@@ -235,6 +248,8 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
   }
   if (o->n_probes)
     bytes += (o->steps / o->probe_every_steps + 2.0) * (1 + o->n_probes) * sizeof(double);
+  if (o->spikes_path) /* the records (codelets/spike_record.h) and each neuron's count read */
+    bytes += (double)o->neurons * ((double)spike_record_size(1) * sizeof(double) + 8);
   return bytes;
 }
 
@@ -410,8 +425,41 @@ static void progress_report(struct progress *p, int done, int steps, int first_d
   p->printed = 1;
 }
 
+static int spike_order(const void *a, const void *b) {
+  const struct spike *x = a, *y = b;
+  if (x->neuron != y->neuron)
+    return x->neuron < y->neuron ? -1 : 1;
+  return x->time_ms < y->time_ms ? -1 : x->time_ms > y->time_ms;
+}
+
+/* The spikes read so far (the batch's set, read once more after the last step), sorted, with
+ * the counts per neuron summed up. */
+static int spike_report_make(const struct options *o, const struct batch_ops *ops,
+                             const struct spike_set *set, struct spike_report *report,
+                             struct hines_error *err) {
+  *report = (struct spike_report){.neurons = ops->n_neurons, .lost = set->lost};
+  report->spikes = malloc((set->n_spikes ? set->n_spikes : 1) * sizeof *report->spikes);
+  if (!report->spikes)
+    return hines_fail(err, HINES_FAILURE, "out of memory for the spike times");
+  if (set->n_spikes)
+    memcpy(report->spikes, set->spikes, set->n_spikes * sizeof *report->spikes);
+  report->n_spikes = set->n_spikes;
+  qsort(report->spikes, report->n_spikes, sizeof *report->spikes, spike_order);
+  for (size_t i = 0; i < report->n_spikes; i++)
+    report->spikes[i].neuron += o->first_neuron;
+  report->min_per_neuron = set->n_neurons > 0 ? set->count[0] : 0;
+  for (int k = 0; k < set->n_neurons; k++) {
+    const long long count = set->count[k];
+    report->neurons_with_spikes += count > 0;
+    report->min_per_neuron = count < report->min_per_neuron ? count : report->min_per_neuron;
+    report->max_per_neuron = count > report->max_per_neuron ? count : report->max_per_neuron;
+  }
+  return HINES_OK;
+}
+
 int simulation_run(const struct options *o, const struct batch_ops *ops,
-                   struct probe_record *probes, struct run_result *result) {
+                   struct probe_record *probes, struct spike_report *spikes,
+                   struct run_result *result) {
   struct progress progress = {.on = !o->quiet, .terminal = isatty(STDERR_FILENO), .every = 5.0};
   if (progress.on)
     fflush(stdout); /* the banner before the progress lines, also when both go to one file */
@@ -423,6 +471,15 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   int status = HINES_OK;
   if (o->n_probes)
     status = probe_record_init(probes, o, ops);
+  /* Spikes: each chunk's record is updated by its step tasks where they run and read back every
+   * SPIKE_SET_READ_EVERY steps (the most that loses nothing; without waiting) and at the end. */
+  struct hines_error err;
+  const struct spike_set *spike_set = NULL;
+  const int spike_every = o->spikes_path ? SPIKE_SET_READ_EVERY : 0;
+  if (status == HINES_OK && spike_every && ops->spikes(ops->batch, o->spike_threshold_mV, &err)) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    status = HINES_FAILURE;
+  }
   /* The first step moves the batch to where its tasks run and loads the kernels; the time per
    * step is measured over the others, with the data resident. */
   double first_start = now_seconds();
@@ -445,9 +502,15 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
       count = SLICE_TARGET_S / seconds_per_step < 1 ? 1 : (int)(SLICE_TARGET_S / seconds_per_step);
     if (o->n_probes && probes->every - done % probes->every < count)
       count = probes->every - done % probes->every;
+    if (spike_every && spike_every - done % spike_every < count)
+      count = spike_every - done % spike_every;
     status = ops->run(ops->batch, count, done * o->model.dt_ms,
                       o->n_probes ? probe_record_row(probes, done + count) : -1);
     done += count;
+    /* Each record is read as soon as this step has updated it, while the next steps queue
+     * behind the read; the last read, after the last step, waits. */
+    if (status == HINES_OK && spike_every && done % spike_every == 0 && done < o->steps)
+      ops->spikes_request(ops->batch);
     seconds_per_step = (now_seconds() - loop_start) / (done - 1);
     progress_report(&progress, done, o->steps, 1);
   }
@@ -457,6 +520,12 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
     fputc('\n', stderr);
   if (status == HINES_OK && o->n_probes)
     probe_record_collect(probes, ops);
+  if (status == HINES_OK && spike_every &&
+      (ops->spikes_read(ops->batch, &spike_set, &err) ||
+       spike_report_make(o, ops, spike_set, spikes, &err))) {
+    fprintf(stderr, "%s: %s\n", program, err.message);
+    status = HINES_FAILURE;
+  }
   result->seconds_steps = o->steps > 1 ? loop_end - loop_start : first_seconds;
   result->timed_steps = o->steps > 1 ? o->steps - 1 : 1;
   result->seconds_first_step = first_seconds;

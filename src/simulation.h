@@ -6,6 +6,7 @@
 
 #include "morphology.h"
 #include "options.h"
+#include "spike_set.h"
 
 /* Mono and multi batches seen through the operations the time loop, the verification and the
  * report need. */
@@ -23,6 +24,12 @@ struct batch_ops {
   int (*probes)(void *batch, int n, const int *neuron, const int *compartment, int rows,
                 struct hines_error *err);
   void (*probes_read)(void *batch, int rows, double *values);
+  /* Spike detection on the device (runtime/spike_set.h): set up before the first step, read
+   * without waiting at least every SPIKE_SET_READ_EVERY steps (spikes_request, more steps
+   * following) and, waiting, at the end (spikes_read). */
+  int (*spikes)(void *batch, double threshold_mV, struct hines_error *err);
+  void (*spikes_request)(void *batch);
+  int (*spikes_read)(void *batch, const struct spike_set **out, struct hines_error *err);
   void (*voltage)(void *batch, int neuron, double *out_mV);
   int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
   int tasks_per_step;
@@ -39,6 +46,16 @@ struct rank_share {
   double seconds_steps, seconds_first_step; /* over the timed steps, and the first */
 };
 
+/* The spikes of a run (--spikes): every upward crossing of the threshold at a soma, sorted by
+ * neuron (the batch's numbering from 0, plus first_neuron) then time. */
+struct spike_report {
+  struct spike *spikes;
+  size_t n_spikes;
+  int neurons, neurons_with_spikes;
+  long long min_per_neuron, max_per_neuron;
+  int lost; /* a ring overflowed between two reads (never expected: spike_set.h) */
+};
+
 struct run_result {
   double seconds_total, seconds_steps, seconds_first_step, max_rel_error;
   int timed_steps; /* steps after the first, over which seconds_steps is measured */
@@ -50,6 +67,7 @@ struct run_result {
   int ranks;
   const struct rank_share *shares;
   double seconds_gather; /* the final gathers on rank 0 (shares, verification, probe columns) */
+  const struct spike_report *spikes; /* with --spikes */
 };
 
 /* Probe samples: rows of (time, one voltage per probe), kept in memory and written at the end. */
@@ -75,10 +93,12 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                       struct batch_ops *ops, struct hines_error *err);
 void simulation_destroy(const struct options *o, struct batch_ops *ops);
 
-/* Runs o->steps steps, sampling the probes (when o->n_probes) into *probes; fills the timings
- * of *result. Returns HINES_OK or HINES_FAILURE. */
+/* Runs o->steps steps, sampling the probes (when o->n_probes) into *probes and, with
+ * o->spikes_path, the spikes into *spikes (spikes->spikes is the caller's to free); fills the
+ * timings of *result. Returns HINES_OK or HINES_FAILURE. */
 int simulation_run(const struct options *o, const struct batch_ops *ops,
-                   struct probe_record *probes, struct run_result *result);
+                   struct probe_record *probes, struct spike_report *spikes,
+                   struct run_result *result);
 
 /* The tolerance of --verify is never below this relative error. */
 #define VERIFY_TOLERANCE_FLOOR 1e-9

@@ -306,6 +306,21 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     key_exact(&j, "probe_every_ms", o->probe_every_ms);
     key_string(&j, "probes_file", o->probes_path);
   }
+  if (o->spikes_path) {
+    /* Upward crossings of the threshold at every soma, detected on the device; the times
+     * (linearly interpolated within the step) are in the file, the counts summed up here. */
+    json_open(&j, "spikes");
+    key_string(&j, "file", o->spikes_path);
+    key_exact(&j, "threshold_mV", o->spike_threshold_mV);
+    key_string(&j, "time", "interpolated");
+    if (r->spikes) {
+      key_int(&j, "total", (long long)r->spikes->n_spikes);
+      key_int(&j, "neurons_with_spikes", r->spikes->neurons_with_spikes);
+      key_int(&j, "min_per_neuron", r->spikes->min_per_neuron);
+      key_int(&j, "max_per_neuron", r->spikes->max_per_neuron);
+    }
+    json_close(&j);
+  }
   if (o->calibrate)
     key_bool(&j, "calibrate", 1);
   if (o->trace_dir)

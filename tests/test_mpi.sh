@@ -3,7 +3,8 @@
 # split) must give bitwise the voltages of the run of one process of the same batch, for a mono
 # and a multi-morphology batch: the probe CSVs (17 digits, so cmp
 # compares bits; the probes sit on every rank's neurons) are identical and --verify passes on
-# every rank. Rank 0 writes the one JSON summary, with one share per rank. Bad input under
+# every rank. Rank 0 writes the one JSON summary, with one share per rank, and the one spike
+# file (--spikes), the one process's bytes. Bad input under
 # `-np 3` (a bad morphology file, too few neurons) exits 2 on every rank, with the same one
 # line, within seconds, and writes nothing.
 # Usage: tests/test_mpi.sh HINESTASK   (ctest passes the built program; TAP-ish output)
@@ -114,6 +115,34 @@ compare multi 2 "${multi[@]}"
 compare multi 3 "${multi[@]}"
 compare multi-levels 3 "${multi[@]}" --multi-tasks levels
 compare multi-neuron 3 "${multi[@]}" --multi-tasks neuron
+
+# --spikes under -np 2 and 3: rank 0 gathers every rank's spikes; the file is the one process's
+# (the somata of every rank fire, read back several times over the run).
+spikes_compare() { # spikes_compare NAME RANKS ARGS...
+  local name=$1 ranks=$2
+  shift 2
+  local single="$tmp/$name-spikes-1.csv" multi="$tmp/$name-spikes-$ranks.csv"
+  [ -f "$single" ] || "$hinestask" "$@" --quiet --spikes "$single" >"$tmp/$name-spikes-1.log" 2>&1
+  timeout 300 mpirun "${mpirun_flags[@]}" -np "$ranks" "$hinestask" "$@" --quiet \
+    --spikes "$multi" --json "$tmp/$name-spikes-$ranks.json" >"$tmp/$name-spikes-$ranks.log" 2>&1
+  local status=$?
+  if [ $status -eq 0 ] && [ "$(cut -d, -f1 "$single" | sort -u | wc -l)" -gt 20 ] &&
+    cmp -s "$single" "$multi" && python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["spikes"]
+sys.exit(not (s["total"] == int(sys.argv[2]) - 1 and s["neurons_with_spikes"] > 20))' \
+    "$tmp/$name-spikes-$ranks.json" "$(wc -l <"$single")"; then
+    ok "$name: --spikes under mpirun -np $ranks: rank 0 writes the one process's spike file"
+  else
+    diff "$single" "$multi" 2>&1 | head -n 6 >"$tmp/diff"
+    cat "$tmp/$name-spikes-$ranks.log" >>"$tmp/diff"
+    not_ok "$name: --spikes under mpirun -np $ranks (status $status)" "$tmp/diff"
+  fi
+}
+spiking=(--morph synthetic:small-high --neurons 30 --hh all --stim-amp 1 --steps 400)
+spikes_compare mono 2 --mode mono "${spiking[@]}"
+spikes_compare mono 3 --mode mono "${spiking[@]}"
+spikes_compare multi 3 --mode multi "${spiking[@]}"
 
 # --trace under -np 2: each rank's StarPU records its own FxT file, rank 0 merges them into one
 # paje.trace (starpu_fxt_tool -i ... -i ...) with both ranks' workers, which PajeNG reads.
