@@ -30,7 +30,7 @@ static inline HINES_HOST_DEVICE double hh_vtrap(double x, double y) {
 static inline HINES_HOST_DEVICE double hh_relax(double gate, double alpha, double beta, double dt) {
   double rate = alpha + beta;
   double steady = alpha / rate;
-  return steady + (gate - steady) * hines_exp(-dt * rate);
+  return fma(gate - steady, hines_exp(-dt * rate), steady);
 }
 
 /* Gate values at rest for voltage v. */
@@ -60,7 +60,7 @@ static inline HINES_HOST_DEVICE void hh_step(const struct hh_parameters *p, doub
   double m3 = *m * *m * *m, n2 = *n * *n;
   double gna = p->gnabar * m3 * *h * scale, gk = p->gkbar * n2 * n2 * scale, gl = p->gl * scale;
   *conductance = gna + gk + gl;
-  *driven_current = gna * p->ena + gk * p->ek + gl * p->el;
+  *driven_current = fma(gna, p->ena, fma(gk, p->ek, gl * p->el));
 }
 
 static inline HINES_HOST_DEVICE int hh_applies(const struct hh_parameters *p, int compartment) {

@@ -1,6 +1,7 @@
 /* Kernels of the multi-morphology level solver, one system (branch) at a time, shared verbatim
  * by the CPU codelet (OpenMP over systems) and the CUDA codelet (one thread per system): the
- * same arithmetic in the same order on both. See level_layout.h for the storage. */
+ * same arithmetic in the same order on both, the multiply-adds of the sweeps as explicit fma
+ * (issue #18). See level_layout.h for the storage. */
 #ifndef HINES_LEVEL_KERNELS_H
 #define HINES_LEVEL_KERNELS_H
 
@@ -148,8 +149,8 @@ static inline HINES_HOST_DEVICE void level_backward_system(
             rj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c] + 1]);
           }
         } else if (j + 1 < top) {
-          dj -= previous_factor * previous_off_diagonal;
-          rj -= previous_factor * previous_rhs;
+          dj = fma(-previous_factor, previous_off_diagonal, dj);
+          rj = fma(-previous_factor, previous_rhs, rj);
         }
         previous_factor = current.off_diagonal[b] / dj;
         factor[e] = previous_factor;
@@ -261,7 +262,7 @@ level_forward_system(const struct level_block_view *v, int s, double *voltage,
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
       if (group + b < top) {
-        x = current.scaled_rhs[b] - current.factor[b] * x;
+        x = fma(-current.factor[b], x, current.scaled_rhs[b]);
         voltage[current.e[b]] = x;
       }
     current = next;

@@ -62,7 +62,7 @@ static inline HINES_HOST_DEVICE double hines_exp(double x) {
   const double xc = x > 710.0 ? 710.0 : x < -746.0 ? -746.0 : x;
   const double shifted = fma(xc, inv_ln2, shift); /* shift + k, k = round(x / ln2) */
   const double kd = shifted - shift;
-  const double hi = xc - kd * ln2_hi; /* exact */
+  const double hi = fma(-kd, ln2_hi, xc); /* exact, so the same as xc - kd * ln2_hi */
   const double r = fma(-kd, ln2_lo, hi);
   const double r_lo = fma(-kd, ln2_lo, hi - r); /* what r's rounding lost (hi - r is exact) */
   double q = 0x1.1f7301a8efa5cp-29;

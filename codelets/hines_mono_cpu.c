@@ -1,7 +1,9 @@
 /* CPU kernels of the mono-morphology solver. The group kernels loop compartments outer and
  * neurons inner, so with interleaved storage the inner loop runs over contiguous memory and
  * vectorises across neurons; a group is kept small (cpu_group neurons) so that its whole
- * working set (n compartments x group x 16 bytes) stays in L2. */
+ * working set (n compartments x group x 16 bytes) stays in L2. The arithmetic is that of the
+ * CUDA thread bodies (hines_mono_kernels.h), explicit fma included: with -march=native GCC
+ * turns fma() into vector fused multiply-adds (vfnmadd), no libm call. */
 #include "hines_mono_kernels.h"
 
 #define MAX_GROUP HINES_CPU_MAX_GROUP
@@ -24,8 +26,8 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
 #pragma omp simd
     for (int k = 0; k < width; k++) {
       double factor = u / di[k];
-      dp[k] -= factor * l;
-      rp[k] -= factor * ri[k];
+      dp[k] = fma(-factor, l, dp[k]);
+      rp[k] = fma(-factor, ri[k], rp[k]);
     }
   }
 #pragma omp simd
@@ -37,7 +39,7 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
     const double l = lower[i];
 #pragma omp simd
     for (int k = 0; k < width; k++)
-      ri[k] = (ri[k] - l * rp[k]) / di[k];
+      ri[k] = fma(-l, rp[k], ri[k]) / di[k];
   }
 }
 
@@ -84,8 +86,8 @@ static void backward_group(const int *topology, const double *coefficients,
 #pragma omp simd
       for (int k = 0; k < width; k++) {
         double factor = u / wc[k];
-        d[k] -= factor * l;
-        r[k] -= factor * vc[k];
+        d[k] = fma(-factor, l, d[k]);
+        r[k] = fma(-factor, vc[k], r[k]);
       }
     }
     double *restrict wi = w + (size_t)i * stride;
@@ -208,6 +210,6 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     const double l = lower[i];
 #pragma omp simd
     for (int k = 0; k < width; k++)
-      vi[k] = (vi[k] - l * vp[k]) / wi[k];
+      vi[k] = fma(-l, vp[k], vi[k]) / wi[k];
   }
 }

@@ -88,13 +88,13 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
   for (int i = n - 1; i > 0; i--) {
     size_t at = (size_t)i * stride, parent_at = (size_t)HINES_LDG(parent + i) * stride;
     double factor = HINES_LDG(upper + i) / d[at];
-    d[parent_at] -= factor * HINES_LDG(lower + i);
-    r[parent_at] -= factor * r[at];
+    d[parent_at] = fma(-factor, HINES_LDG(lower + i), d[parent_at]);
+    r[parent_at] = fma(-factor, r[at], r[parent_at]);
   }
   r[0] /= d[0];
   for (int i = 1; i < n; i++) {
     size_t at = (size_t)i * stride;
-    r[at] = (r[at] - HINES_LDG(lower + i) * r[(size_t)HINES_LDG(parent + i) * stride]) / d[at];
+    r[at] = fma(-HINES_LDG(lower + i), r[(size_t)HINES_LDG(parent + i) * stride], r[at]) / d[at];
   }
 }
 
@@ -104,7 +104,9 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
  * gates_stride, NULL: passive) m | h | n, n compartments each. The CUDA step kernels' thread body,
  * and on a CPU the scalar form of what hines_step_group_cpu computes for `width` neurons at once:
  * the same operations in the same order, so both give the same bits (tests/test_same_bits.c
- * checks it on the CPU, where this function is the stand-in for a GPU thread). */
+ * checks it on the CPU, where this function is the stand-in for a GPU thread). The multiply-adds
+ * of the sweeps' dependent chains are explicit fma on both sides (issue #18: with contraction
+ * off, an a*b + c costs a GPU thread two dependent latencies instead of one). */
 static inline HINES_HOST_DEVICE void
 hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RESTRICT coefficients,
                double *v, size_t v_stride, double *w, size_t w_stride, double injected,
@@ -131,8 +133,8 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
     for (int e = HINES_LDG(child_first + i); e < end; e++) {
       const int c = HINES_LDG(child + e);
       double factor = HINES_LDG(upper + c) / w[(size_t)c * w_stride];
-      d -= factor * HINES_LDG(lower + c);
-      r -= factor * v[(size_t)c * v_stride];
+      d = fma(-factor, HINES_LDG(lower + c), d);
+      r = fma(-factor, v[(size_t)c * v_stride], r);
     }
     w[(size_t)i * w_stride] = d;
     *vi = r;
@@ -140,7 +142,7 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   v[0] = v[0] / w[0];
   for (int i = 1; i < n; i++) {
     double *vi = v + (size_t)i * v_stride;
-    *vi = (*vi - HINES_LDG(lower + i) * v[(size_t)HINES_LDG(parent + i) * v_stride]) /
+    *vi = fma(-HINES_LDG(lower + i), v[(size_t)HINES_LDG(parent + i) * v_stride], *vi) /
           w[(size_t)i * w_stride];
   }
 }

@@ -1,18 +1,20 @@
 #include "hines_reference.h"
 
+#include <math.h>
+
 void hines_solve_reference(int n, const int *parent, const double *upper, const double *lower,
                            double *diagonal, double *rhs) {
   /* Backward sweep: eliminate each node into its parent, leaves first (children have larger
    * indices than their parent in Hines order). */
   for (int i = n - 1; i > 0; i--) {
     double factor = upper[i] / diagonal[i];
-    diagonal[parent[i]] -= factor * lower[i];
-    rhs[parent[i]] -= factor * rhs[i];
+    diagonal[parent[i]] = fma(-factor, lower[i], diagonal[parent[i]]);
+    rhs[parent[i]] = fma(-factor, rhs[i], rhs[parent[i]]);
   }
   /* Forward sweep: root first. */
   rhs[0] /= diagonal[0];
   for (int i = 1; i < n; i++)
-    rhs[i] = (rhs[i] - lower[i] * rhs[parent[i]]) / diagonal[i];
+    rhs[i] = fma(-lower[i], rhs[parent[i]], rhs[i]) / diagonal[i];
 }
 
 void hines_solve_reference_extended(int n, const int *parent, const double *upper,

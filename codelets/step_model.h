@@ -2,6 +2,9 @@
  * kernels, the level kernels, the sequential reference and the benchmarks' baselines all build
  * their matrix rows through the functions below, so a new channel or stimulus touches this file
  * (and the mechanism's own header) only, and CPU and GPU do the same arithmetic in the same order.
+ * Multiply-adds are written as explicit fma (correctly rounded in C and CUDA alike, one rounding
+ * and one instruction instead of two): the kernels are built without contraction (issue #18),
+ * so an fma happens only where the source says so, the same on every side.
  *
  * Row i of the backward Euler step (morph/cable.h):
  *   d_i   = C_i/dt + gL_i + sum_j g_ij              + channel conductance
@@ -51,7 +54,7 @@ static inline HINES_HOST_DEVICE void membrane_row(double diagonal_base, double c
                                                   double leak_current, double old_voltage,
                                                   double injected, double *diagonal, double *rhs) {
   *diagonal = diagonal_base;
-  *rhs = c_over_dt * old_voltage + leak_current + injected;
+  *rhs = fma(c_over_dt, old_voltage, leak_current) + injected;
 }
 
 /* The channels' share of row i: the gates advance on the old voltage, then their conductance

@@ -3,6 +3,7 @@
  * expanded twice by the DEFINE_* macros below, so the two precisions cannot drift apart. */
 #include "thomas_batch.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,7 +179,7 @@ static int row_width(const struct tile_rows *t, int j) {
   return end > t->s0 ? end - t->s0 : 0;
 }
 
-#define DEFINE_SOLVER(SUFFIX, REAL)                                                                \
+#define DEFINE_SOLVER(SUFFIX, REAL, FMA)                                                           \
   static void first_row_##SUFFIX(int width, const REAL *restrict b, REAL *restrict c,              \
                                  REAL *restrict d) {                                               \
     for (int s = 0; s < width; s++) {                                                              \
@@ -192,9 +193,9 @@ static int row_width(const struct tile_rows *t, int j) {
                                    REAL *restrict c, REAL *restrict d,                             \
                                    const REAL *restrict c_prev, const REAL *restrict d_prev) {     \
     for (int s = 0; s < width; s++) {                                                              \
-      const REAL m = (REAL)1 / (b[s] - a[s] * c_prev[s]);                                          \
+      const REAL m = (REAL)1 / FMA(-a[s], c_prev[s], b[s]);                                        \
       c[s] *= m;                                                                                   \
-      d[s] = (d[s] - a[s] * d_prev[s]) * m;                                                        \
+      d[s] = FMA(-a[s], d_prev[s], d[s]) * m;                                                      \
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
@@ -202,7 +203,7 @@ static int row_width(const struct tile_rows *t, int j) {
   static void backward_row_##SUFFIX(int width, const REAL *restrict c, REAL *restrict d,           \
                                     const REAL *restrict x_next) {                                 \
     for (int s = 0; s < width; s++)                                                                \
-      d[s] -= c[s] * x_next[s];                                                                    \
+      d[s] = FMA(-c[s], x_next[s], d[s]);                                                          \
   }                                                                                                \
                                                                                                    \
   static void solve_tile_##SUFFIX(const struct tile_rows *t, int rows, const REAL *a,              \
@@ -257,5 +258,5 @@ static int row_width(const struct tile_rows *t, int j) {
                                       c, d);                                                       \
   }
 
-DEFINE_SOLVER(f64, double)
-DEFINE_SOLVER(f32, float)
+DEFINE_SOLVER(f64, double, fma)
+DEFINE_SOLVER(f32, float, fmaf)

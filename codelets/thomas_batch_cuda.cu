@@ -37,7 +37,10 @@ struct flat_position {
 
 // The standard Thomas algorithm on one system of n rows. The forward sweep writes c' over c and
 // d' over d and keeps the previous row's c', d' in registers; the backward sweep turns d' into x,
-// keeping x[j+1] in a register. No pivoting: the systems must be diagonally dominant.
+// keeping x[j+1] in a register. No pivoting: the systems must be diagonally dominant. The
+// multiply-adds are explicit fma (fma(float, float, float) is CUDA's float overload), as in the
+// CPU solvers (thomas_batch_cpu.c): the build turns contraction off (issue #18), which would
+// otherwise leave these dependent chains unfused.
 template <typename Real, typename Position>
 __device__ __forceinline__ void thomas_solve_system(int n, Position at, const Real *__restrict__ a,
                                                     const Real *__restrict__ b,
@@ -50,16 +53,16 @@ __device__ __forceinline__ void thomas_solve_system(int n, Position at, const Re
   for (int j = 1; j < n; j++) {
     i = at(j);
     const Real a_j = a[i];
-    m = Real(1) / (b[i] - a_j * c_prev);
+    m = Real(1) / fma(-a_j, c_prev, b[i]);
     c_prev = c[i] * m;
-    d_prev = (d[i] - a_j * d_prev) * m;
+    d_prev = fma(-a_j, d_prev, d[i]) * m;
     c[i] = c_prev;
     d[i] = d_prev;
   }
   Real x_next = d_prev; // x[n-1] = d'[n-1], already stored
   for (int j = n - 2; j >= 0; j--) {
     i = at(j);
-    x_next = d[i] - c[i] * x_next;
+    x_next = fma(-c[i], x_next, d[i]);
     d[i] = x_next;
   }
 }

@@ -7,7 +7,8 @@
  *     trunk or none, padded or not);
  *   - the vector kernel or the scalar thread body the CUDA kernels run (hines_step_one and
  *     hines_solve_one, here compiled for the CPU: the CPU-side stand-in for a GPU thread, since
- *     both compilers round every operation alike without contraction).
+ *     both compilers round every operation alike without contraction, and the explicit fma of
+ *     the kernels is correctly rounded on both).
  * It prints one digest per kind of batch: tests/same_digest.sh runs it under two schedulers with
  * one seed and requires the same digests, and scripts/gpu_run.sh check-bits on CUDA workers,
  * where they must equal the CPU workers' digests. */
