@@ -163,8 +163,8 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
       const int c = child[e];
       const size_t ac = (size_t)c * stride;
       double factor = upper[c] / w[ac];
-      d -= factor * lower[c];
-      r -= factor * v[ac];
+      d = fma(-factor, lower[c], d);
+      r = fma(-factor, v[ac], r);
     }
     w[at] = d;
     v[at] = r;
