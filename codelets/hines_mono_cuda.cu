@@ -64,8 +64,14 @@ __global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
 // The thread bodies, hines_solve_one and hines_step_one, are shared with the CPU tests
 // (hines_mono_kernels.h).
 
+// At most 64 registers a thread (65,536 / (512 x 2)), for any block size up to 512: at 66 (what
+// nvcc chose once the kernel had spike and fma code, 64 before) an SM holds 7 blocks of 128
+// instead of 8, and one task of 256,000 medium-high neurons (2,000 blocks, one long sweep per
+// thread) took 3 waves instead of 2: 1.536 ms per step launched directly on the H200, against
+// 1.238 when the same kernel fitted 64.
 template <int Layout>
-__global__ void step_kernel(step_arguments args, const int *__restrict__ topology,
+__global__ void __launch_bounds__(512, 2)
+    step_kernel(step_arguments args, const int *__restrict__ topology,
                             const double *__restrict__ coefficients, double *voltage, double *work,
                             double *gates) {
   const chunk_geometry &g = args.geometry;
