@@ -9,7 +9,8 @@
  *   1. the mean duration measured for exactly this size, kind and arch, if any;
  *   2. else the line through the two measured sizes nearest to x (one: time proportional to
  *      size), extrapolated as far as needed;
- *   3. else, for an arch with no measurement at all, a prior: x / (rate per core x cores) on
+ *   3. else, on a GPU never measured, what 1 and 2 give for another GPU that was;
+ *   4. else, for an arch with no measurement at all, a prior: x / (rate per core x cores) on
  *      CPUs, latency + x x (workers sharing the GPU) / rate on a GPU.
  * Measurements come from StarPU's profiling (each task's start and end, recorded by the
  * callback the insert helpers attach) and are kept under STARPU_HOME after a calibration run,

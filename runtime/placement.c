@@ -24,7 +24,12 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
   if (requested > 0)
     return requested;
   int cpu = (int)starpu_cpu_worker_get_count();
-  int gpu_chunks = chunks_per_gpu * placement_cuda_devices();
+  const int devices = placement_cuda_devices();
+  int gpu_chunks = chunks_per_gpu * devices;
+  if (devices > 0 && chunks_per_gpu > 1) { /* no chunk below a GPU-filling size */
+    int fit = n_neurons / (devices * PLACEMENT_MIN_GPU_CHUNK_NEURONS);
+    gpu_chunks = (fit < 1 ? 1 : fit < chunks_per_gpu ? fit : chunks_per_gpu) * devices;
+  }
   int chunks = gpu_chunks > 0 ? gpu_chunks : 4 * (cpu > 0 ? cpu : 1);
   int per_task = (n_neurons + chunks - 1) / chunks;
   if (granule > 1)

@@ -8,13 +8,19 @@
  * next begins (measured on the H200: 4 chunks of a mono batch run 6 % faster than one), few
  * enough that a multi batch's chunks stay large. */
 #define PLACEMENT_CHUNKS_PER_GPU 4
+/* ... but none below this many neurons (one GPU thread each): on the H200 one task of 128,000
+ * medium-high neurons took 0.618 ms per step launched directly, four of 32,000 on one GPU 0.679
+ * (a GPU's share in a two-rank run); at 256,000 four chunks of 64,000 took 1.177 against 1.227
+ * for one. */
+#define PLACEMENT_MIN_GPU_CHUNK_NEURONS 64000
 int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU drives */
 /* GPUs StarPU drives (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
 int placement_cuda_devices(void);
 
 /* Neurons per task for a batch cut into equal chunks: `requested` when positive, else
- * `chunks_per_gpu` chunks per GPU, or four chunks per CPU worker when there is no GPU (so the
- * schedulers can balance), rounded up to a multiple of `granule` (a layout's block size, or 1).
+ * `chunks_per_gpu` chunks per GPU (fewer where chunks would hold under
+ * PLACEMENT_MIN_GPU_CHUNK_NEURONS neurons), or four chunks per CPU worker when there is no GPU (so
+ * the schedulers can balance), rounded up to a multiple of `granule` (a layout's block size, or 1).
  * Mono batches take PLACEMENT_CHUNKS_PER_GPU; batches solved by levels take
  * PLACEMENT_LEVEL_CHUNKS_PER_GPU. */
 int placement_neurons_per_task(int requested, int n_neurons, int granule, int chunks_per_gpu);

@@ -249,6 +249,22 @@ static void size_model_predicts_any_size(void **state) {
   /* other kinds and archs keep their own */
   assert_float_equal(size_model_expected_us(&test_model, 8, 1000, &cpu), 10.0, 1e-9);
   assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu4), 2.5, 1e-9);
+  /* a GPU never measured borrows another GPU's measurements; its own, once there, win */
+  struct starpu_perfmodel_device cuda0_device = {.type = STARPU_CUDA_WORKER, .devid = 0};
+  struct starpu_perfmodel_device cuda1_device = {.type = STARPU_CUDA_WORKER, .devid = 1};
+  struct starpu_perfmodel_arch cuda0 = {.ndevices = 1, .devices = &cuda0_device};
+  struct starpu_perfmodel_arch cuda1 = {.ndevices = 1, .devices = &cuda1_device};
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cuda1), 5.1, 1e-9); /* prior */
+  size_model_record("test_model", 7, 1000, &cuda0, 1);                                 /* warm-up */
+  size_model_record("test_model", 7, 1000, &cuda0, 3);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cuda1), 3.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 2000, &cuda1), 6.0, 1e-9);
+  size_model_record("test_model", 7, 1000, &cuda1, 1);
+  size_model_record("test_model", 7, 1000, &cuda1, 4);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cuda1), 4.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cuda0), 3.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 8, 1000, &cuda1), 5.1, 1e-9); /* kind */
+  assert_float_equal(size_model_expected_us(&test_model, 7, 5000, &cpu4), 12.5, 1e-9); /* CPUs */
   /* through a task, with the codelet's size and kind */
   struct starpu_task task;
   memset(&task, 0, sizeof task);
@@ -259,7 +275,7 @@ static void size_model_predicts_any_size(void **state) {
   assert_true(fd >= 0);
   close(fd);
   assert_int_equal(size_model_save(path), 0);
-  assert_int_equal(size_model_entries(), 2);
+  assert_int_equal(size_model_entries(), 4);
   size_model_clear();
   assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cpu), 10.0, 1e-9);
   assert_int_equal(size_model_load(path), 0);
