@@ -11,6 +11,7 @@
 
 #include "probe_samples.h"
 #include "spike_record.h"
+#include "step_outputs.h"
 #include "task_insert.h"
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
@@ -91,13 +92,11 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
   for (int s = 0; s < v.systems; s++)
     level_forward_system(&v, s, VECTOR(1, double), VECTOR(2, const double),
                          VECTOR(3, const double));
-  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
-  if (samples)
-    probe_samples_gather_cpu(VECTOR(1, const double), 0, samples, task.sample_row);
   int n_spiking = 0;
-  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
-  if (spikes)
-    spike_record_check_cpu(VECTOR(1, const double), 0, spikes, task.spike_step, task.step.dt_ms);
+  step_outputs_cpu(VECTOR(1, const double), 0,
+                   samples_if(buffers, task.sample_row, task.spike_step), task.sample_row,
+                   spikes_if(buffers, task.spike_step, &n_spiking), task.spike_step,
+                   task.step.dt_ms);
 }
 
 /* The buffers of a chunk_step task, in codelet order (gates only with HH channels). */
@@ -173,13 +172,10 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
         level_forward_system(&v, s, b.voltage + e, b.factor + e, b.voltage);
     }
   }
-  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
-  if (samples)
-    probe_samples_gather_cpu(all.voltage, 0, samples, task.sample_row);
   int n_spiking = 0;
-  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
-  if (spikes)
-    spike_record_check_cpu(all.voltage, 0, spikes, task.spike_step, args.step.dt_ms);
+  step_outputs_cpu(all.voltage, 0, samples_if(buffers, task.sample_row, task.spike_step),
+                   task.sample_row, spikes_if(buffers, task.spike_step, &n_spiking),
+                   task.spike_step, args.step.dt_ms);
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -335,12 +331,11 @@ static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *
 static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
                             const struct chunk_levels *part, struct level_step_arguments step,
                             int early, cudaStream_t stream) {
-  struct chunk_graph key = {.chunk = chunk,
-                            .stimulated = step.time_ms >= step.stimulus.start_ms &&
-                                          step.time_ms < step.stimulus.stop_ms,
-                            .early = early,
-                            .buffers = {b->ints, b->constants, b->voltage, b->factor,
-                                        b->contribution, b->gates}};
+  struct chunk_graph key = {
+      .chunk = chunk,
+      .stimulated = step.time_ms >= step.stimulus.start_ms && step.time_ms < step.stimulus.stop_ms,
+      .early = early,
+      .buffers = {b->ints, b->constants, b->voltage, b->factor, b->contribution, b->gates}};
   struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
   if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
     return chunk_part_cuda(b, part, step, &q, NULL, early);
@@ -392,11 +387,9 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
     status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step,
                               args.gpu_launch == GPU_LAUNCH_EARLY, stream);
-    if (!status && samples)
-      status = probe_samples_gather_cuda(all.voltage, 0, samples, task.sample_row, stream);
-    if (!status && spikes)
-      status = spike_record_check_cuda(all.voltage, 0, spikes, n_spiking, task.spike_step,
-                                       args.step.dt_ms, stream);
+    if (!status)
+      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
+                                 task.spike_step, args.step.dt_ms, stream);
     if (!status)
       status = hines_task_stream_end(stream);
   } else {
@@ -422,11 +415,9 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
       if (!status && q.current != local)
         status = (int)cudaStreamWaitEvent(local, ps->done[p], 0);
     }
-    if (!status && samples) /* after every part: StarPU's stream waits for them all */
-      status = probe_samples_gather_cuda(all.voltage, 0, samples, task.sample_row, local);
-    if (!status && spikes)
-      status = spike_record_check_cuda(all.voltage, 0, spikes, n_spiking, task.spike_step,
-                                       args.step.dt_ms, local);
+    if (!status) /* after every part: StarPU's stream waits for them all */
+      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
+                                 task.spike_step, args.step.dt_ms, local);
   }
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
@@ -451,15 +442,13 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
   int status = level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
                                   VECTOR(2, const double), VECTOR(3, const double),
                                   LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
-  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
-  if (!status && samples)
-    status = probe_samples_gather_cuda(VECTOR(1, const double), 0, samples, task.sample_row,
-                                       starpu_cuda_get_local_stream());
   int n_spiking = 0;
+  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
-  if (!status && spikes)
-    status = spike_record_check_cuda(VECTOR(1, const double), 0, spikes, n_spiking, task.spike_step,
-                                     args.dt_ms, starpu_cuda_get_local_stream());
+  if (!status)
+    status =
+        step_outputs_cuda(VECTOR(1, const double), 0, samples, task.sample_row, spikes, n_spiking,
+                          task.spike_step, args.dt_ms, starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
@@ -490,7 +479,8 @@ static double backward_size(struct starpu_task *task) {
   return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
 }
 static uint32_t backward_kind(struct starpu_task *task) {
-  return hines_kind_hash(0, (uint32_t)((const struct level_step_arguments *)task->cl_arg)->hh.placement);
+  return hines_kind_hash(
+      0, (uint32_t)((const struct level_step_arguments *)task->cl_arg)->hh.placement);
 }
 static double forward_size(struct starpu_task *task) {
   return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 1));
@@ -532,31 +522,26 @@ int level_backward_insert(const struct level_backward_data *data,
   if (!arguments)
     return -ENOMEM;
   const struct hines_task_spec spec = {.codelet = &level_backward_codelet,
-                                     .buffers = buffers,
-                                     .n_buffers = data->gates ? 7 : 6,
-                                     .arguments = arguments,
-                                     .arguments_size = sizeof *args,
-                                     .name = name,
-                                     HINES_SIZE_MODEL_DONE(level_backward)};
+                                       .buffers = buffers,
+                                       .n_buffers = data->gates ? 7 : 6,
+                                       .arguments = arguments,
+                                       .arguments_size = sizeof *args,
+                                       .name = name,
+                                       HINES_SIZE_MODEL_DONE(level_backward)};
   return hines_task_insert(&spec);
 }
 
 int level_forward_insert(const struct level_forward_data *data,
                          const struct level_step_arguments *args, const char *name) {
-  const int sampled = data->samples != NULL && data->sample_row >= 0;
-  const int spiked = data->spikes != NULL && data->spike_step > 0;
   struct starpu_data_descr buffers[6] = {{data->block, STARPU_R},
                                          {data->voltage, STARPU_RW},
                                          {data->factor, STARPU_R},
                                          {data->parent_voltage, STARPU_R}};
   int n = 4;
-  if (sampled)
-    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  if (spiked)
-    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
-  const struct forward_task task = {.step = *args,
-                                    .sample_row = sampled ? data->sample_row : -1,
-                                    .spike_step = spiked ? data->spike_step : 0};
+  int sample_row = data->sample_row, spike_step = data->spike_step;
+  hines_task_add_step_outputs(buffers, &n, data->samples, &sample_row, data->spikes, &spike_step);
+  const struct forward_task task = {
+      .step = *args, .sample_row = sample_row, .spike_step = spike_step};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
@@ -572,7 +557,6 @@ int level_forward_insert(const struct level_forward_data *data,
 
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
                       const char *name, unsigned long where) {
-  const int sampled = data->samples != NULL && data->sample_row >= 0;
   struct starpu_data_descr buffers[8] = {{data->ints, STARPU_R},
                                          {data->constants, STARPU_R},
                                          {data->voltage, STARPU_RW},
@@ -581,25 +565,22 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
   int n = 5;
   if (data->gates)
     buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
-  if (sampled)
-    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  const int spiked = data->spikes != NULL && data->spike_step > 0;
-  if (spiked)
-    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
+  int sample_row = data->sample_row, spike_step = data->spike_step;
+  hines_task_add_step_outputs(buffers, &n, data->samples, &sample_row, data->spikes, &spike_step);
   const struct chunk_task task = {.chunk = *args,
-                                  .sample_row = sampled ? data->sample_row : -1,
-                                  .spike_step = spiked ? data->spike_step : 0,
+                                  .sample_row = sample_row,
+                                  .spike_step = spike_step,
                                   .chunk_id = data->chunk_id};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
   const struct hines_task_spec spec = {.codelet = &chunk_step_codelet,
-                                     .buffers = buffers,
-                                     .n_buffers = n,
-                                     .arguments = arguments,
-                                     .arguments_size = sizeof task,
-                                     .name = name,
-                                     .where = where,
-                                     HINES_SIZE_MODEL_DONE(chunk_step)};
+                                       .buffers = buffers,
+                                       .n_buffers = n,
+                                       .arguments = arguments,
+                                       .arguments_size = sizeof task,
+                                       .name = name,
+                                       .where = where,
+                                       HINES_SIZE_MODEL_DONE(chunk_step)};
   return hines_task_insert(&spec);
 }

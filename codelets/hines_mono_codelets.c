@@ -11,6 +11,7 @@
 
 #include "probe_samples.h"
 #include "spike_record.h"
+#include "step_outputs.h"
 #include "task_insert.h"
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
@@ -137,12 +138,9 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
       done += width;
     }
   }
-  if (samples)
-    probe_samples_gather_cpu(voltage, g->ld, samples, task.sample_row);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
-  if (spikes)
-    spike_record_check_cpu(voltage, g->ld, spikes, task.spike_step, args.dt_ms);
+  step_outputs_cpu(voltage, g->ld, samples, task.sample_row, spikes, task.spike_step, args.dt_ms);
 }
 
 /* The multi-morphology baseline (hines_neuron_step_cuda's comment): each neuron its own tree,
@@ -169,12 +167,10 @@ static void neuron_step_cpu(void *buffers[], void *cl_arg) {
     hines_step_group_cpu(topology + entry[1], coefficients + entry[2], &own, voltage, work, NULL,
                          (size_t)k, 1, k);
   }
-  if (samples)
-    probe_samples_gather_cpu(voltage, args.geometry.ld, samples, task.sample_row);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
-  if (spikes)
-    spike_record_check_cpu(voltage, args.geometry.ld, spikes, task.spike_step, args.dt_ms);
+  step_outputs_cpu(voltage, args.geometry.ld, samples, task.sample_row, spikes, task.spike_step,
+                   args.dt_ms);
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -208,13 +204,11 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   int status = hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
                                (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &args, voltage,
                                (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, stream);
-  if (!status && samples)
-    status = probe_samples_gather_cuda(voltage, args.geometry.ld, samples, task.sample_row, stream);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
-  if (!status && spikes)
-    status = spike_record_check_cuda(voltage, args.geometry.ld, spikes, n_spiking, task.spike_step,
-                                     args.dt_ms, stream);
+  if (!status)
+    status = step_outputs_cuda(voltage, args.geometry.ld, samples, task.sample_row, spikes,
+                               n_spiking, task.spike_step, args.dt_ms, stream);
   if (!status)
     status = hines_task_stream_end(stream);
   report_cuda("hines_step", status);
@@ -228,17 +222,16 @@ static void neuron_step_cuda_codelet(void *buffers[], void *cl_arg) {
   double *samples = task_samples(buffers, &task);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
   cudaStream_t stream = hines_task_stream_begin();
-  int status = hines_neuron_step_cuda(
-      (const int *)STARPU_VECTOR_GET_PTR(buffers[0]), (const int *)STARPU_VECTOR_GET_PTR(buffers[1]),
-      (const double *)STARPU_VECTOR_GET_PTR(buffers[2]), &args, voltage,
-      (double *)STARPU_MATRIX_GET_PTR(buffers[4]), (int)STARPU_MATRIX_GET_NX(buffers[3]), stream);
-  if (!status && samples)
-    status = probe_samples_gather_cuda(voltage, args.geometry.ld, samples, task.sample_row, stream);
+  int status = hines_neuron_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                                      (const int *)STARPU_VECTOR_GET_PTR(buffers[1]),
+                                      (const double *)STARPU_VECTOR_GET_PTR(buffers[2]), &args,
+                                      voltage, (double *)STARPU_MATRIX_GET_PTR(buffers[4]),
+                                      (int)STARPU_MATRIX_GET_NX(buffers[3]), stream);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
-  if (!status && spikes)
-    status = spike_record_check_cuda(voltage, args.geometry.ld, spikes, n_spiking, task.spike_step,
-                                     args.dt_ms, stream);
+  if (!status)
+    status = step_outputs_cuda(voltage, args.geometry.ld, samples, task.sample_row, spikes,
+                               n_spiking, task.spike_step, args.dt_ms, stream);
   if (!status)
     status = hines_task_stream_end(stream);
   report_cuda("neuron_step", status);
@@ -256,7 +249,10 @@ static double chunk_size(struct starpu_task *task) {
 static uint32_t geometry_kind(const struct chunk_geometry *g, int hh) {
   uint32_t hash = hines_kind_hash(0, (uint32_t)g->layout);
   hash = hines_kind_hash(hash, (uint32_t)g->n_compartments);
-  hash = hines_kind_hash(hash, (uint32_t)(g->layout == BATCH_LAYOUT_BLOCK || g->layout == BATCH_LAYOUT_SHARED ? g->block_size : 0));
+  hash = hines_kind_hash(
+      hash,
+      (uint32_t)(g->layout == BATCH_LAYOUT_BLOCK || g->layout == BATCH_LAYOUT_SHARED ? g->block_size
+                                                                                     : 0));
   return hines_kind_hash(hash, (uint32_t)hh);
 }
 
@@ -328,19 +324,18 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
   if (!arguments)
     return -ENOMEM;
   const struct hines_task_spec spec = {.codelet = &hines_solve_codelet,
-                                     .buffers = buffers,
-                                     .n_buffers = 4,
-                                     .arguments = arguments,
-                                     .arguments_size = sizeof *geometry,
-                                     .name = name,
-                                     .where = where,
-                                     HINES_SIZE_MODEL_DONE(hines_solve)};
+                                       .buffers = buffers,
+                                       .n_buffers = 4,
+                                       .arguments = arguments,
+                                       .arguments_size = sizeof *geometry,
+                                       .name = name,
+                                       .where = where,
+                                       HINES_SIZE_MODEL_DONE(hines_solve)};
   return hines_task_insert(&spec);
 }
 
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where) {
-  const int sampled = data->samples != NULL && data->sample_row >= 0;
   struct starpu_data_descr buffers[7] = {{data->topology, STARPU_R},
                                          {data->coefficients, STARPU_R},
                                          {data->voltage, STARPU_RW},
@@ -348,55 +343,44 @@ int hines_step_insert(const struct hines_step_data *data, const struct step_argu
   int n = 4;
   if (data->gates)
     buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
-  if (sampled)
-    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  const int spiked = data->spikes != NULL && data->spike_step > 0;
-  if (spiked)
-    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
-  const struct step_task task = {.step = *args,
-                                 .sample_row = sampled ? data->sample_row : -1,
-                                 .spike_step = spiked ? data->spike_step : 0};
+  int sample_row = data->sample_row, spike_step = data->spike_step;
+  hines_task_add_step_outputs(buffers, &n, data->samples, &sample_row, data->spikes, &spike_step);
+  const struct step_task task = {.step = *args, .sample_row = sample_row, .spike_step = spike_step};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
   const struct hines_task_spec spec = {.codelet = &hines_step_codelet,
-                                     .buffers = buffers,
-                                     .n_buffers = n,
-                                     .arguments = arguments,
-                                     .arguments_size = sizeof task,
-                                     .name = name,
-                                     .where = where,
-                                     HINES_SIZE_MODEL_DONE(hines_step)};
+                                       .buffers = buffers,
+                                       .n_buffers = n,
+                                       .arguments = arguments,
+                                       .arguments_size = sizeof task,
+                                       .name = name,
+                                       .where = where,
+                                       HINES_SIZE_MODEL_DONE(hines_step)};
   return hines_task_insert(&spec);
 }
 
 int neuron_step_insert(const struct neuron_step_data *data, const struct step_arguments *args,
                        const char *name, unsigned long where) {
-  const int sampled = data->samples != NULL && data->sample_row >= 0;
   struct starpu_data_descr buffers[7] = {{data->neurons, STARPU_R},
                                          {data->topology, STARPU_R},
                                          {data->coefficients, STARPU_R},
                                          {data->voltage, STARPU_RW},
                                          {data->work, STARPU_W}};
   int n = 5;
-  if (sampled)
-    buffers[n++] = (struct starpu_data_descr){data->samples, STARPU_RW};
-  const int spiked = data->spikes != NULL && data->spike_step > 0;
-  if (spiked)
-    buffers[n++] = (struct starpu_data_descr){data->spikes, STARPU_RW};
-  const struct step_task task = {.step = *args,
-                                 .sample_row = sampled ? data->sample_row : -1,
-                                 .spike_step = spiked ? data->spike_step : 0};
+  int sample_row = data->sample_row, spike_step = data->spike_step;
+  hines_task_add_step_outputs(buffers, &n, data->samples, &sample_row, data->spikes, &spike_step);
+  const struct step_task task = {.step = *args, .sample_row = sample_row, .spike_step = spike_step};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;
   const struct hines_task_spec spec = {.codelet = &neuron_step_codelet,
-                                     .buffers = buffers,
-                                     .n_buffers = n,
-                                     .arguments = arguments,
-                                     .arguments_size = sizeof task,
-                                     .name = name,
-                                     .where = where,
-                                     HINES_SIZE_MODEL_DONE(neuron_step)};
+                                       .buffers = buffers,
+                                       .n_buffers = n,
+                                       .arguments = arguments,
+                                       .arguments_size = sizeof task,
+                                       .name = name,
+                                       .where = where,
+                                       HINES_SIZE_MODEL_DONE(neuron_step)};
   return hines_task_insert(&spec);
 }

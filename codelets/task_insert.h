@@ -23,6 +23,14 @@ struct hines_task_spec {
 
 typedef int (*hines_task_inserter)(const struct hines_task_spec *task);
 
+/* The buffers a step task takes after its own when it samples probes (a sample row >= 0) or
+ * checks spikes (a spike step > 0), in that order, the one the step codelets read them in:
+ * appended at buffers[*n]. *sample_row becomes -1 without samples, *spike_step 0 without a
+ * spike record: what the task's arguments then carry. */
+void hines_task_add_step_outputs(struct starpu_data_descr *buffers, int *n,
+                                 starpu_data_handle_t samples, int *sample_row,
+                                 starpu_data_handle_t spikes, int *spike_step);
+
 /* Submits the task with the inserter installed (starpu_task_insert's status). */
 int hines_task_insert(const struct hines_task_spec *task);
 /* Installs an inserter; NULL restores starpu_task_insert. */

@@ -401,14 +401,8 @@ int mono_batch_spikes(struct mono_batch *batch, double threshold_mV, struct hine
   return status;
 }
 
-void mono_batch_spikes_request(struct mono_batch *batch) {
-  spike_set_request(&batch->spikes);
-}
-
-int mono_batch_spikes_read(struct mono_batch *batch, const struct spike_set **out,
-                           struct hines_error *err) {
-  *out = &batch->spikes;
-  return spike_set_read(&batch->spikes, err);
+struct spike_set *mono_batch_spike_set(struct mono_batch *batch) {
+  return &batch->spikes;
 }
 
 void mono_batch_probes_read(struct mono_batch *batch, int rows, double *values) {

@@ -50,13 +50,9 @@ void mono_batch_probes_read(struct mono_batch *batch, int rows, double *values);
  * compartment 0 of every neuron, from the next step submitted on (call before the first). */
 struct spike_set;
 int mono_batch_spikes(struct mono_batch *batch, double threshold_mV, struct hines_error *err);
-/* Reads the spike records as soon as the steps submitted so far have updated them, without
- * waiting (spike_set_request): at least every SPIKE_SET_READ_EVERY steps, more steps following. */
-void mono_batch_spikes_request(struct mono_batch *batch);
-/* Waits for the steps submitted and brings the new spikes home into *out (the batch's set):
- * at the end of the run. */
-int mono_batch_spikes_read(struct mono_batch *batch, const struct spike_set **out,
-                           struct hines_error *err);
+/* The batch's spike records, read with spike_set_request (without waiting, at least every
+ * SPIKE_SET_READ_EVERY steps) and spike_set_read (waiting, at the end). */
+struct spike_set *mono_batch_spike_set(struct mono_batch *batch);
 /* Copies neuron k's voltages (n values) to the host (the whole chunk that holds it comes
  * back: for the end of a run, not for probes). */
 void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV);

@@ -435,14 +435,8 @@ int multi_batch_spikes(struct multi_batch *batch, double threshold_mV, struct hi
   return status;
 }
 
-void multi_batch_spikes_request(struct multi_batch *batch) {
-  spike_set_request(&batch->spikes);
-}
-
-int multi_batch_spikes_read(struct multi_batch *batch, const struct spike_set **out,
-                            struct hines_error *err) {
-  *out = &batch->spikes;
-  return spike_set_read(&batch->spikes, err);
+struct spike_set *multi_batch_spike_set(struct multi_batch *batch) {
+  return &batch->spikes;
 }
 
 void multi_batch_probes_read(struct multi_batch *batch, int rows, double *values) {

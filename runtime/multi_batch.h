@@ -63,13 +63,10 @@ void multi_batch_sync(struct multi_batch *batch);
 int multi_batch_probes(struct multi_batch *batch, int n, const int *neuron, const int *compartment,
                        int rows, struct hines_error *err);
 void multi_batch_probes_read(struct multi_batch *batch, int rows, double *values);
-/* As mono_batch_spikes, mono_batch_spikes_request and mono_batch_spikes_read
- * (runtime/spike_set.h). */
+/* As mono_batch_spikes and mono_batch_spike_set (runtime/spike_set.h). */
 struct spike_set;
 int multi_batch_spikes(struct multi_batch *batch, double threshold_mV, struct hines_error *err);
-void multi_batch_spikes_request(struct multi_batch *batch);
-int multi_batch_spikes_read(struct multi_batch *batch, const struct spike_set **out,
-                            struct hines_error *err);
+struct spike_set *multi_batch_spike_set(struct multi_batch *batch);
 /* Voltages of neuron k (its morphology's n values) copied to the host. */
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
 int multi_batch_tasks_per_step(const struct multi_batch *batch);

@@ -244,14 +244,8 @@ int neuron_batch_spikes(struct neuron_batch *b, double threshold_mV, struct hine
   return status;
 }
 
-void neuron_batch_spikes_request(struct neuron_batch *b) {
-  spike_set_request(&b->spikes);
-}
-
-int neuron_batch_spikes_read(struct neuron_batch *b, const struct spike_set **out,
-                             struct hines_error *err) {
-  *out = &b->spikes;
-  return spike_set_read(&b->spikes, err);
+struct spike_set *neuron_batch_spike_set(struct neuron_batch *b) {
+  return &b->spikes;
 }
 
 void neuron_batch_voltage(struct neuron_batch *b, int neuron, double *out_mV) {

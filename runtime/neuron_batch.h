@@ -19,13 +19,10 @@ void neuron_batch_sync(struct neuron_batch *batch);
 int neuron_batch_probes(struct neuron_batch *batch, int n, const int *neuron,
                         const int *compartment, int rows, struct hines_error *err);
 void neuron_batch_probes_read(struct neuron_batch *batch, int rows, double *values);
-/* As mono_batch_spikes, mono_batch_spikes_request and mono_batch_spikes_read
- * (runtime/spike_set.h). */
+/* As mono_batch_spikes and mono_batch_spike_set (runtime/spike_set.h). */
 struct spike_set;
 int neuron_batch_spikes(struct neuron_batch *batch, double threshold_mV, struct hines_error *err);
-void neuron_batch_spikes_request(struct neuron_batch *batch);
-int neuron_batch_spikes_read(struct neuron_batch *batch, const struct spike_set **out,
-                             struct hines_error *err);
+struct spike_set *neuron_batch_spike_set(struct neuron_batch *batch);
 void neuron_batch_voltage(struct neuron_batch *batch, int neuron, double *out_mV);
 int neuron_batch_find_nonfinite(struct neuron_batch *batch, int *neuron, int *compartment);
 int neuron_batch_tasks_per_step(const struct neuron_batch *batch);

@@ -458,6 +458,11 @@ def main():
     parser.add_argument("--timing-core", type=int, default=0, help="the core both run on")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    if args.timing_repeats < 1:
+        parser.error("--timing-repeats must be at least 1")
+    if args.timing and args.timing_core not in os.sched_getaffinity(0):
+        parser.error("--timing-core %d: not a CPU this process may run on (%s)" %
+                     (args.timing_core, ",".join(map(str, sorted(os.sched_getaffinity(0))))))
     args.checks = [c for c in args.checks.split(",") if c]
     for c in args.checks:
         if c not in ("passive", "hh-soma", "hh-all"):

@@ -67,12 +67,8 @@ double now_seconds(void) {
   static int spikes_##PREFIX(void *batch, double threshold, struct hines_error *err) {             \
     return PREFIX##_batch_spikes((TYPE *)batch, threshold, err);                                   \
   }                                                                                                \
-  static void spikes_request_##PREFIX(void *batch) {                                               \
-    PREFIX##_batch_spikes_request((TYPE *)batch);                                                  \
-  }                                                                                                \
-  static int spikes_read_##PREFIX(void *batch, const struct spike_set **out,                       \
-                                  struct hines_error *err) {                                       \
-    return PREFIX##_batch_spikes_read((TYPE *)batch, out, err);                                    \
+  static struct spike_set *spike_set_##PREFIX(void *batch) {                                       \
+    return PREFIX##_batch_spike_set((TYPE *)batch);                                                \
   }                                                                                                \
   static void voltage_##PREFIX(void *batch, int neuron, double *out) {                             \
     PREFIX##_batch_voltage((TYPE *)batch, neuron, out);                                            \
@@ -87,8 +83,7 @@ double now_seconds(void) {
     ops->probes = probes_##PREFIX;                                                                 \
     ops->probes_read = probes_read_##PREFIX;                                                       \
     ops->spikes = spikes_##PREFIX;                                                                 \
-    ops->spikes_request = spikes_request_##PREFIX;                                                 \
-    ops->spikes_read = spikes_read_##PREFIX;                                                       \
+    ops->spike_set = spike_set_##PREFIX;                                                           \
     ops->voltage = voltage_##PREFIX;                                                               \
     ops->find_nonfinite = nonfinite_##PREFIX;                                                      \
   }
@@ -474,8 +469,8 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   /* Spikes: each chunk's record is updated by its step tasks where they run and read back every
    * SPIKE_SET_READ_EVERY steps (the most that loses nothing; without waiting) and at the end. */
   struct hines_error err;
-  const struct spike_set *spike_set = NULL;
   const int spike_every = o->spikes_path ? SPIKE_SET_READ_EVERY : 0;
+  struct spike_set *spike_set = spike_every ? ops->spike_set(ops->batch) : NULL;
   if (status == HINES_OK && spike_every && ops->spikes(ops->batch, o->spike_threshold_mV, &err)) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     status = HINES_FAILURE;
@@ -510,7 +505,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
     /* Each record is read as soon as this step has updated it, while the next steps queue
      * behind the read; the last read, after the last step, waits. */
     if (status == HINES_OK && spike_every && done % spike_every == 0 && done < o->steps)
-      ops->spikes_request(ops->batch);
+      spike_set_request(spike_set);
     seconds_per_step = (now_seconds() - loop_start) / (done - 1);
     progress_report(&progress, done, o->steps, 1);
   }
@@ -521,8 +516,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   if (status == HINES_OK && o->n_probes)
     probe_record_collect(probes, ops);
   if (status == HINES_OK && spike_every &&
-      (ops->spikes_read(ops->batch, &spike_set, &err) ||
-       spike_report_make(o, ops, spike_set, spikes, &err))) {
+      (spike_set_read(spike_set, &err) || spike_report_make(o, ops, spike_set, spikes, &err))) {
     fprintf(stderr, "%s: %s\n", program, err.message);
     status = HINES_FAILURE;
   }

@@ -25,11 +25,10 @@ struct batch_ops {
                 struct hines_error *err);
   void (*probes_read)(void *batch, int rows, double *values);
   /* Spike detection on the device (runtime/spike_set.h): set up before the first step, read
-   * without waiting at least every SPIKE_SET_READ_EVERY steps (spikes_request, more steps
-   * following) and, waiting, at the end (spikes_read). */
+   * without waiting at least every SPIKE_SET_READ_EVERY steps (spike_set_request, more steps
+   * following) and, waiting, at the end (spike_set_read), through the batch's spike_set. */
   int (*spikes)(void *batch, double threshold_mV, struct hines_error *err);
-  void (*spikes_request)(void *batch);
-  int (*spikes_read)(void *batch, const struct spike_set **out, struct hines_error *err);
+  struct spike_set *(*spike_set)(void *batch);
   void (*voltage)(void *batch, int neuron, double *out_mV);
   int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
   int tasks_per_step;
