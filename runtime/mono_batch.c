@@ -302,11 +302,15 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
   const struct mono_batch_config *config = &batch->config;
   struct step_arguments args = step_arguments_of(batch);
   const int window = config->window > 0 ? config->window : RUNTIME_DEFAULT_WINDOW;
-  for (int s = 0; s < steps; s++) {
+  const int per_task = config->task_steps > 1 ? config->task_steps : 1;
+  for (int s = 0; s < steps; s += per_task) {
+    /* The window counts rounds of tasks, each round per_task steps. */
     runtime_window_wait(window, batch->tasks_per_step);
+    const int count = steps - s < per_task ? steps - s : per_task;
     args.time_ms = t0_ms + s * config->model.dt_ms;
-    const int row = s == steps - 1 ? sample_row : -1;
-    const int step = ++batch->steps_done;
+    const int row = s + count == steps ? sample_row : -1;
+    const int step = batch->steps_done + 1;
+    batch->steps_done += count;
     for (int c = 0; c < batch->n_chunks; c++) {
       args.first_neuron = batch->chunk_first[c];
       const struct hines_step_data data = {
@@ -318,7 +322,10 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
           .samples = row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
           .sample_row = row,
           .spikes = spike_set_record(&batch->spikes, c),
-          .spike_step = step};
+          .spike_step = step,
+          .steps = count,
+          .run_step = s,
+          .run_t0_ms = t0_ms};
       if (hines_step_insert(&data, &args, batch->chunk_names[c], batch->where[c]))
         return HINES_FAILURE;
     }

@@ -17,6 +17,9 @@ struct mono_batch_config {
   int cpu_group;        /* neurons vectorised together by CPU kernels (0: 32) */
   /* Steps submitted ahead (runtime.h; 0: RUNTIME_DEFAULT_WINDOW, 1: wait after every step). */
   int window;
+  /* Steps each task advances (0 or 1: one; hines_step_data): fewer, longer tasks for the same
+   * steps, the same bits. */
+  int task_steps;
   /* 1: each chunk may run only on the kind of worker it was sized for (runtime/placement.h);
    * 0 (the default): anywhere, the scheduler places it. */
   int pin;

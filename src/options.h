@@ -81,6 +81,7 @@ struct options {
   unsigned long long given; /* options given explicitly: bit (option - first option), options.c */
   int history_models; /* --models starpu: StarPU's own history models (codelets/hines_codelet.h) */
   int window;         /* --window: steps in flight (0: the runtime's default) */
+  int task_steps;     /* --task-steps: steps per mono step task (0: one) */
   int pin;            /* --pin: chunks only on the kind of worker they were sized for */
   /* A distributed run (mpirun, runtime/cluster.h): this process is rank `rank` of `ranks` and
    * computes neurons first_neuron .. first_neuron + local_neurons - 1 of the batch. Not set by

@@ -362,6 +362,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .neurons_per_task = o->neurons_per_task,
                                      .cpu_group = o->cpu_group,
                                      .window = o->window,
+                                     .task_steps = o->task_steps,
                                      .pin = o->pin,
                                      .model = o->model};
   struct mono_batch *batch;

@@ -206,6 +206,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     if (options_block_layout(o))
       key_int(&j, "block_size", o->block_size);
     key_int(&j, "cpu_group", o->cpu_group);
+    key_int(&j, "task_steps", o->task_steps > 1 ? o->task_steps : 1);
   } else {
     /* "layout" names the multi storage too, as the benchmark scripts read it. */
     key_string(&j, "layout", o->per_neuron ? "neuron" : o->padded ? "levels-cp" : "levels-ncp");
