@@ -106,6 +106,7 @@ struct mono_batch {
   struct spike_set spikes; /* with spike detection: one record per chunk */
   int steps_done;          /* steps submitted so far: the number of the next one less 1 */
   int tasks_per_step;
+  int task_steps; /* steps each step task advances (placement_task_steps) */
   char **chunk_names;
   int *topology;
   double *coefficients;
@@ -256,6 +257,12 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   batch->chunk_first = malloc((size_t)batch->n_chunks * sizeof(int));
   batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
   chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
+  int smallest = config->n_neurons;
+  for (int c = 0; c < batch->n_chunks; c++) {
+    const int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : config->n_neurons;
+    smallest = last - batch->chunk_first[c] < smallest ? last - batch->chunk_first[c] : smallest;
+  }
+  batch->task_steps = placement_task_steps(config->task_steps, smallest);
   for (int c = 0; c < batch->n_chunks; c++) {
     /* A task's trace name is its codelet's (the perfmodel symbol): one Paje state per codelet,
      * in the codelet's colour, and starpu_perfmodel_plot -s hines_step -i TRACE finds the
@@ -280,6 +287,10 @@ int mono_batch_chunks(const struct mono_batch *batch) {
   return batch->n_chunks;
 }
 
+int mono_batch_task_steps(const struct mono_batch *batch) {
+  return batch->task_steps;
+}
+
 int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment) {
   int found = 0;
   for (int c = 0; c < batch->n_chunks && !found; c++) {
@@ -302,7 +313,7 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
   const struct mono_batch_config *config = &batch->config;
   struct step_arguments args = step_arguments_of(batch);
   const int window = config->window > 0 ? config->window : RUNTIME_DEFAULT_WINDOW;
-  const int per_task = config->task_steps > 1 ? config->task_steps : 1;
+  const int per_task = batch->task_steps;
   for (int s = 0; s < steps; s += per_task) {
     /* The window counts rounds of tasks, each round per_task steps. */
     runtime_window_wait(window, batch->tasks_per_step);

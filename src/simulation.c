@@ -371,6 +371,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     return status;
   set_ops_mono(ops, batch);
   ops->tasks_per_step = mono_batch_chunks(batch);
+  ops->task_steps = mono_batch_task_steps(batch);
   return HINES_OK;
 }
 
@@ -525,5 +526,6 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->timed_steps = o->steps > 1 ? o->steps - 1 : 1;
   result->seconds_first_step = first_seconds;
   result->tasks_per_step = ops->tasks_per_step;
+  result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   return status;
 }

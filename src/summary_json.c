@@ -206,7 +206,6 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     if (options_block_layout(o))
       key_int(&j, "block_size", o->block_size);
     key_int(&j, "cpu_group", o->cpu_group);
-    key_int(&j, "task_steps", o->task_steps > 1 ? o->task_steps : 1);
   } else {
     /* "layout" names the multi storage too, as the benchmark scripts read it. */
     key_string(&j, "layout", o->per_neuron ? "neuron" : o->padded ? "levels-cp" : "levels-ncp");
@@ -332,6 +331,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_measured(&j, "seconds_per_step", r->seconds_steps / r->timed_steps);
   key_measured(&j, "seconds_first_step", r->seconds_first_step);
   key_int(&j, "tasks_per_step", r->tasks_per_step);
+  key_int(&j, "task_steps", r->task_steps > 1 ? r->task_steps : 1); /* steps per step task */
   key_measured(&j, "compartment_solves_per_s",
                (double)r->compartments * r->timed_steps / r->seconds_steps);
   if (r->shares) {
