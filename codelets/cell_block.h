@@ -95,13 +95,18 @@ static inline void cell_block_step_host(const int *part_ints, const struct cell_
                                         int block, const double *constants,
                                         const struct level_step_arguments *args, double *voltage,
                                         double *factor, double *contribution, double *gates) {
-  for (int level = c->levels - 1; level >= 0; level--)
-    for (int t = 0; t < c->threads; t++)
+  /* (threads beyond a level's systems have nothing to do there) */
+  for (int level = c->levels - 1; level >= 0; level--) {
+    const int at = block * c->levels + level, busy = c->first[at + 1] - c->first[at];
+    for (int t = 0; t < c->threads && t < busy; t++)
       cell_backward_level(part_ints, c, block, level, t, constants, args, voltage, factor,
                           contribution, gates);
-  for (int level = 0; level < c->levels; level++)
-    for (int t = 0; t < c->threads; t++)
+  }
+  for (int level = 0; level < c->levels; level++) {
+    const int at = block * c->levels + level, busy = c->first[at + 1] - c->first[at];
+    for (int t = 0; t < c->threads && t < busy; t++)
       cell_forward_level(part_ints, c, block, level, t, voltage, factor);
+  }
 }
 
 /* The schedule of chunk `chunk` of a level batch built with chunk links: its neurons grouped by
