@@ -1,9 +1,23 @@
 // CUDA side of the cell-block step (codelets/cell_block.h): one launch per part and step, block b
-// sweeps the levels of its neurons, a barrier between levels. A barrier makes the global writes of
-// the block's threads before it visible to all of them after it, and only the block's own threads
-// write what it reads during the step, so the loads need no bypass of L1 (plain
-// LEVEL_LOAD_PRODUCED) and no grid-level wait (no LEVEL_AFTER_FIRST_LOADS).
+// sweeps the levels of its neurons, a barrier between levels. A barrier orders the global writes
+// of the block's threads before it with their loads after it, and only the block's own threads
+// write what it reads during the step, so no grid-level wait (no LEVEL_AFTER_FIRST_LOADS).
+// Unlike a level kernel, this one reads what it wrote earlier in the same launch (children's
+// contributions, parents' voltages, its own factors), so none of those may come through the
+// non-coherent read-only cache: no restrict on the sweeps' pointers (the compiler would be free
+// to use that cache for a const restrict array), and the other threads' results read past L1
+// (__ldcg, as the level kernels read a previous kernel's). The arithmetic is the level kernels'.
 #include <cuda_runtime.h>
+
+#define LEVEL_RESTRICT
+static __host__ __device__ inline double cell_load_produced(const double *pointer) {
+#ifdef __CUDA_ARCH__
+  return __ldcg(pointer);
+#else
+  return *pointer;
+#endif
+}
+#define LEVEL_LOAD_PRODUCED(pointer) cell_load_produced(pointer)
 
 #include "cell_block.h"
 

@@ -17,10 +17,15 @@ struct level_step_arguments {
   int systems; /* systems of the block (GPU launch size without reading the block back) */
 };
 
+/* A kernel that reads, later in the same launch, what it wrote (the cell-block kernel,
+ * codelets/cell_block.h) defines it empty before including this file: with restrict, the
+ * compiler may read a const array through the GPU's non-coherent read-only cache. */
+#ifndef LEVEL_RESTRICT
 #ifdef __CUDACC__
 #define LEVEL_RESTRICT __restrict__
 #else
 #define LEVEL_RESTRICT restrict
+#endif
 #endif
 
 /* A GPU thread walks a long branch alone, so its time is the chain of dependent memory
