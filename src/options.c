@@ -65,6 +65,11 @@ static void usage(FILE *out) {
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
       "                       its levels (default), one task per level and sweep, or the\n"
       "                       papers' baseline: the mono kernel with one tree per neuron\n"
+      "  --level-kernel levels|cell  multi, chunk tasks: one GPU kernel per level and sweep\n"
+      "                       (default), or one cell-block kernel per step whose thread\n"
+      "                       blocks each sweep every level of a few neurons\n"
+      "  --cell-neurons G     neurons of one morphology per cell block (default: 2 to 16 by\n"
+      "                       the neurons per GPU)\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -222,6 +227,8 @@ enum long_only_options {
   OPT_PIN,
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
+  OPT_LEVEL_KERNEL,
+  OPT_CELL_NEURONS,
 };
 
 /* Whether an option was given on the command line. */
@@ -442,6 +449,8 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"pin", no_argument, 0, OPT_PIN},
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
+      {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
+      {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -670,6 +679,16 @@ void options_parse(int argc, char **argv, struct options *o) {
         bad_usage("--level-order must be depth or height, got '%s'", optarg);
       o->level_order = strcmp(optarg, "depth") == 0 ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT;
       break;
+    case OPT_LEVEL_KERNEL:
+      o->multi_option_given = 1;
+      if (strcmp(optarg, "levels") && strcmp(optarg, "cell"))
+        bad_usage("--level-kernel must be levels or cell, got '%s'", optarg);
+      o->level_kernel = strcmp(optarg, "cell") == 0 ? LEVEL_KERNEL_CELL : LEVEL_KERNEL_LEVELS;
+      break;
+    case OPT_CELL_NEURONS:
+      o->multi_option_given = 1;
+      o->cell_neurons = parse_int("--cell-neurons", optarg, 1, 1024);
+      break;
     case OPT_GPU_LAUNCH:
       o->multi_option_given = 1;
       if (strcmp(optarg, "early") && strcmp(optarg, "plain") && strcmp(optarg, "auto"))
@@ -705,6 +724,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
+  if (o->level_tasks && o->level_kernel == LEVEL_KERNEL_CELL)
+    bad_usage("--level-kernel cell sweeps a whole step in one task per chunk; drop "
+              "'--multi-tasks %s'",
+              "levels");
   if (o->per_neuron && o->model.hh.placement != HH_NONE)
     bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
               o->model.hh.placement == HH_SOMA ? "soma" : "all");
@@ -731,9 +754,10 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } multi_only[] = {{OPT_PADDING, "--padding"},         {OPT_MULTI_TASKS, "--multi-tasks"},
-                    {OPT_LEVEL_ORDER, "--level-order"}, {OPT_TRUNK_BELOW, "--trunk-below"},
-                    {OPT_GPU_LAUNCH, "--gpu-launch"},   {OPT_TASK_PARTS, "--task-parts"}};
+  } multi_only[] = {{OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
+                    {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_CELL_NEURONS, "--cell-neurons"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -759,6 +783,12 @@ void options_warn(const struct options *o, FILE *out) {
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
+      else if (o->level_kernel == LEVEL_KERNEL_CELL &&
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --level-kernel cell (one kernel sweeps every level)");
+      else if (o->level_kernel != LEVEL_KERNEL_CELL && option == OPT_CELL_NEURONS)
+        warn_ignored(out, multi_only[i].name, "applies to --level-kernel cell only");
     }
   }
   if (o->n_probes == 0 && given(o, OPT_PROBES))

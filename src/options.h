@@ -37,9 +37,11 @@ struct options {
   enum batch_layout_kind layout;
   int block_size;
   int neurons_per_task;
-  int parts_per_task;         /* multi: 0 for the default */
-  int trunk_below;            /* multi: 0 none (the default), else systems */
-  enum gpu_launch gpu_launch; /* multi, chunk tasks */
+  int parts_per_task;             /* multi: 0 for the default */
+  int trunk_below;                /* multi: 0 none (the default), else systems */
+  enum gpu_launch gpu_launch;     /* multi, chunk tasks */
+  enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
+  int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;
   int steps;
   double dx_um;

@@ -330,6 +330,8 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .parts_per_task = o->parts_per_task,
                                         .trunk_below = o->trunk_below,
                                         .gpu_launch = o->gpu_launch,
+                                        .level_kernel = o->level_kernel,
+                                        .cell_neurons = o->cell_neurons,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,
                                         .order = o->level_order,
@@ -351,6 +353,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
       return status;
     set_ops_multi(ops, batch);
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
+    ops->cell_neurons = multi_batch_cell_neurons(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
@@ -527,5 +530,6 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->seconds_first_step = first_seconds;
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
+  result->cell_neurons = ops->cell_neurons;
   return status;
 }

@@ -33,6 +33,7 @@ struct batch_ops {
   int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
   int tasks_per_step;
   int task_steps; /* steps per step task (mono; 1 otherwise) */
+  int cell_neurons; /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
   const struct morphology *morphologies;
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
 };
@@ -61,6 +62,7 @@ struct run_result {
   int timed_steps; /* steps after the first, over which seconds_steps is measured */
   int tasks_per_step;
   int task_steps; /* steps each step task advanced */
+  int cell_neurons; /* batch_ops' */
   int verified;
   int verified_neurons; /* distinct neurons the verification re-simulated */
   long long compartments;
