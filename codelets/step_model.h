@@ -27,6 +27,7 @@ struct step_model {
    * to the size of the batch it compares with. */
   struct stimulus stimulus;
   struct hh_parameters hh; /* placement HH_NONE: passive membrane only */
+  int hh_rates;            /* enum hh_rates (hh_channel.h): how the gates' rates are computed */
 };
 
 /* The per-compartment constants of a row. */
@@ -59,14 +60,18 @@ static inline HINES_HOST_DEVICE void membrane_row(double diagonal_base, double c
 
 /* The channels' share of row i: the gates advance on the old voltage, then their conductance
  * joins the diagonal and their driving current the rhs (linearised, so the step stays
- * implicit). */
-static inline HINES_HOST_DEVICE void membrane_row_channels(const struct hh_parameters *hh,
-                                                           double old_voltage, double dt_ms,
-                                                           double hh_scale, double *m, double *h,
-                                                           double *n, double *diagonal,
-                                                           double *rhs) {
+ * implicit). rate_table: the batch's rate table for dt (hh_channel.h), or NULL for exact rates.
+ * CPU loops that vectorise this call take the test out of the loop (one loop per case), so a
+ * lane never computes both. */
+static inline HINES_HOST_DEVICE void
+membrane_row_channels(const struct hh_parameters *hh, const double *HINES_RESTRICT rate_table,
+                      double old_voltage, double dt_ms, double hh_scale, double *m, double *h,
+                      double *n, double *diagonal, double *rhs) {
   double conductance, driven;
-  hh_step(hh, old_voltage, dt_ms, hh_scale, m, h, n, &conductance, &driven);
+  if (rate_table)
+    hh_step_table(hh, rate_table, old_voltage, hh_scale, m, h, n, &conductance, &driven);
+  else
+    hh_step(hh, old_voltage, dt_ms, hh_scale, m, h, n, &conductance, &driven);
   *diagonal += conductance;
   *rhs += driven;
 }
