@@ -89,16 +89,28 @@ static inline HINES_HOST_DEVICE void hh_step(const struct hh_parameters *p, doub
  * form tabulates that exponential too, so the step has none. Both are second-order accurate in
  * the grid spacing; BENCHMARKS.md ("Rate tables") measures the two against exact rates and
  * against NEURON.
- * Entry i (interval [v_i, v_i + 1 mV], i = 0 .. 200) holds, for m, h and n in turn, A(v_i), the
- * slope A(v_i+1) - A(v_i), B(v_i) and its slope: the 12 doubles one compartment reads are
- * contiguous (96 bytes), and the interpolation is a single fma per value. Entry 200 has slopes
- * 0, so v >= 100 mV reads exactly the last point, as NEURON does. */
+ * The table starts with its grid (HH_TABLE_HEADER doubles: the first voltage, points per mV, and
+ * the clamp's ends 0 and 200 in grid units); then entry i (interval [v_i, v_i + 1 mV],
+ * i = 0 .. 200) holds, for m, h and n in turn, A(v_i), the slope A(v_i+1) - A(v_i), B(v_i) and
+ * its slope: the 12 doubles one compartment reads are contiguous (96 bytes), and the
+ * interpolation is a single fma per value. Entry 200 has slopes 0, so v >= 100 mV reads exactly
+ * the last point, as NEURON does. The kernels read the grid from the header, not from
+ * constants: with constant clamp ends GCC 12 turns the clamp into branches (it specialises the
+ * index for the constant cases) and no longer vectorises the CPU loops ("control flow in
+ * loop"); read from memory, the ends are loop invariants and the loop vectorises with gathers. */
 enum hh_rates { HH_RATES_EXACT, HH_RATES_TABLE };
 #define HH_TABLE_VMIN_MV (-100.0)
 #define HH_TABLE_INTERVALS 200 /* grid points 0 .. 200 */
 #define HH_TABLE_PER_MV 1.0    /* 200 intervals over 200 mV */
+enum hh_table_header {
+  HH_TABLE_FIRST_MV,
+  HH_TABLE_POINTS_PER_MV,
+  HH_TABLE_LOW,
+  HH_TABLE_HIGH,
+  HH_TABLE_HEADER
+};
 #define HH_TABLE_ENTRY 12
-#define HH_RATE_TABLE_SIZE ((size_t)(HH_TABLE_INTERVALS + 1) * HH_TABLE_ENTRY)
+#define HH_RATE_TABLE_SIZE (HH_TABLE_HEADER + (size_t)(HH_TABLE_INTERVALS + 1) * HH_TABLE_ENTRY)
 
 /* The channels' share of a task's kind for the size models (codelets/size_model.h): tables
  * and exact rates cost differently per compartment. Exact rates keep the placement alone, the
@@ -123,6 +135,11 @@ static inline void hh_decay_coefficients(double v, double dt, double a[3], doubl
 
 /* Fills table (HH_RATE_TABLE_SIZE doubles) for step dt. */
 static inline void hh_rate_table_fill(double dt, double *table) {
+  table[HH_TABLE_FIRST_MV] = HH_TABLE_VMIN_MV;
+  table[HH_TABLE_POINTS_PER_MV] = HH_TABLE_PER_MV;
+  table[HH_TABLE_LOW] = 0.0;
+  table[HH_TABLE_HIGH] = HH_TABLE_INTERVALS;
+  table += HH_TABLE_HEADER;
   double a[3], b[3], next_a[3], next_b[3];
   hh_decay_coefficients(HH_TABLE_VMIN_MV, dt, a, b);
   for (int i = 0; i <= HH_TABLE_INTERVALS; i++) {
@@ -144,18 +161,21 @@ static inline void hh_rate_table_fill(double dt, double *table) {
  * through the GPU's read-only cache). */
 static inline HINES_HOST_DEVICE void hh_gates_table(const double *HINES_RESTRICT table, double v,
                                                     double *m, double *h, double *n) {
-  double x = (v - HH_TABLE_VMIN_MV) * HH_TABLE_PER_MV;
-  x = x > 0.0 ? x : 0.0; /* below the range, and NaN */
-  x = x < HH_TABLE_INTERVALS ? x : (double)HH_TABLE_INTERVALS;
+  const double low = HINES_LDG(table + HH_TABLE_LOW), high = HINES_LDG(table + HH_TABLE_HIGH);
+  double x = (v - HINES_LDG(table + HH_TABLE_FIRST_MV)) * HINES_LDG(table + HH_TABLE_POINTS_PER_MV);
+  x = x > low ? x : low; /* below the range, and NaN */
+  x = x < high ? x : high;
   const int i = (int)x;
   const double theta = x - (double)i; /* exact */
-  const double *e = table + (size_t)i * HH_TABLE_ENTRY;
-  *m = fma(*m, fma(theta, HINES_LDG(e + 1), HINES_LDG(e + 0)),
-           fma(theta, HINES_LDG(e + 3), HINES_LDG(e + 2)));
-  *h = fma(*h, fma(theta, HINES_LDG(e + 5), HINES_LDG(e + 4)),
-           fma(theta, HINES_LDG(e + 7), HINES_LDG(e + 6)));
-  *n = fma(*n, fma(theta, HINES_LDG(e + 9), HINES_LDG(e + 8)),
-           fma(theta, HINES_LDG(e + 11), HINES_LDG(e + 10)));
+  /* One offset added to table in every load (not a pointer to the entry): GCC 12 turns that
+   * form into gathers, the other it does not vectorise. */
+  const size_t e = HH_TABLE_HEADER + (size_t)i * HH_TABLE_ENTRY;
+  *m = fma(*m, fma(theta, HINES_LDG(table + e + 1), HINES_LDG(table + e + 0)),
+           fma(theta, HINES_LDG(table + e + 3), HINES_LDG(table + e + 2)));
+  *h = fma(*h, fma(theta, HINES_LDG(table + e + 5), HINES_LDG(table + e + 4)),
+           fma(theta, HINES_LDG(table + e + 7), HINES_LDG(table + e + 6)));
+  *n = fma(*n, fma(theta, HINES_LDG(table + e + 9), HINES_LDG(table + e + 8)),
+           fma(theta, HINES_LDG(table + e + 11), HINES_LDG(table + e + 10)));
 }
 
 /* hh_step with the gates advanced through the rate table (the table's dt). */

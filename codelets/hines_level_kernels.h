@@ -209,8 +209,12 @@ level_assemble_rows_rates(const struct level_block_view *v, int row_begin, int r
       membrane_row(constants[at + CONST_DIAGONAL_BASE], constants[at + CONST_C_OVER_DT],
                    constants[at + CONST_LEAK_CURRENT], old_voltage, 0.0, &d, &r);
       dc = d, rc = r;
-      membrane_row_channels(&hh, rate_table, old_voltage, dt_ms, hh_scale[row], &me, &he, &ne, &dc,
-                            &rc);
+      if (rate_table) /* a constant NULL or not where this is inlined: the test disappears */
+        membrane_row_channels_table(&hh, rate_table, old_voltage, hh_scale[row], &me, &he, &ne, &dc,
+                                    &rc);
+      else
+        membrane_row_channels_exact(&hh, old_voltage, dt_ms, hh_scale[row], &me, &he, &ne, &dc,
+                                    &rc);
       /* padding: the bare row; stimulated: untouched, done below */
       factor[e] = stimulated ? factor[e] : real ? dc : d;
       voltage[e] = stimulated ? voltage[e] : real ? rc : r;

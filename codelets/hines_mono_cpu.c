@@ -79,13 +79,13 @@ static void backward_group(const int *topology, const double *coefficients,
       if (rate_table) {
 #pragma omp simd
         for (int k = 0; k < width; k++)
-          membrane_row_channels(&args->hh, rate_table, vi[k], args->dt_ms, hh_scale[i], &m[k],
-                                &h[k], &nk[k], &d[k], &r[k]);
+          membrane_row_channels_table(&args->hh, rate_table, vi[k], hh_scale[i], &m[k], &h[k],
+                                      &nk[k], &d[k], &r[k]);
       } else {
 #pragma omp simd
         for (int k = 0; k < width; k++)
-          membrane_row_channels(&args->hh, NULL, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k],
-                                &nk[k], &d[k], &r[k]);
+          membrane_row_channels_exact(&args->hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k],
+                                      &nk[k], &d[k], &r[k]);
       }
     }
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
@@ -129,7 +129,10 @@ assemble_rows_hh_all(int n, const double *restrict coefficients, const struct hh
     double d, r, me = m[gate], he = h[gate], ne = nk[gate];
     membrane_row(diagonal_base[i], c_over_dt[i], leak_current[i], old_voltage,
                  i == stim ? injected : 0.0, &d, &r);
-    membrane_row_channels(hh, rate_table, old_voltage, dt_ms, hh_scale[i], &me, &he, &ne, &d, &r);
+    if (rate_table) /* a constant NULL or not where this is inlined: the test disappears */
+      membrane_row_channels_table(hh, rate_table, old_voltage, hh_scale[i], &me, &he, &ne, &d, &r);
+    else
+      membrane_row_channels_exact(hh, old_voltage, dt_ms, hh_scale[i], &me, &he, &ne, &d, &r);
     m[gate] = me;
     h[gate] = he;
     nk[gate] = ne;
