@@ -3,7 +3,8 @@
  * bound of the exact cnexp step; on a grid point it is the exact step's decay form itself; the
  * ends clamp as NEURON's TABLE does. The sweep also prints how far NEURON's own interpolation
  * (x_inf and tau on the same grid, then exp(-dt/tau)) is from the exact step, for comparison
- * (BENCHMARKS.md, "Rate tables"). Spike counts with tables and exact rates: tests/test_spikes.sh. */
+ * (BENCHMARKS.md, "Rate tables"). Spike counts with tables and exact rates: tests/test_spikes.sh.
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
