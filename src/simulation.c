@@ -139,8 +139,9 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       for (int i = 0; i < n; i++)
         want[i] = o->model.cable.el_mV;
     if (!got || !want ||
-        reference_simulate(m, &o->model.cable, &o->model.hh, o->model.dt_ms, o->steps, 0.0,
-                           &o->model.stimulus, neuron, want, &err)) {
+        reference_simulate_rates(m, &o->model.cable, &o->model.hh, o->model.hh_rates,
+                                 o->model.dt_ms, o->steps, 0.0, &o->model.stimulus, neuron, want,
+                                 &err)) {
       result.max_rel_error = INFINITY;
       result.failed = 1;
       result.neuron = neuron;
