@@ -1,6 +1,7 @@
 #include "reference_simulation.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "hines_reference.h"
 
@@ -8,14 +9,24 @@ int reference_simulate(const struct morphology *m, const struct cable_parameters
                        const struct hh_parameters *hh, double dt_ms, int steps, double t0_ms,
                        const struct stimulus *stim, int global_neuron, double *v_mV,
                        struct hines_error *err) {
-  return reference_simulate_rates(m, cable, hh, HH_RATES_EXACT, dt_ms, steps, t0_ms, stim,
-                                  global_neuron, v_mV, err);
+  return reference_simulate_keeping_last_rows(m, cable, hh, HH_RATES_EXACT, dt_ms, steps, t0_ms,
+                                              stim, global_neuron, v_mV, NULL, NULL, err);
 }
 
 int reference_simulate_rates(const struct morphology *m, const struct cable_parameters *cable,
                              const struct hh_parameters *hh, int hh_rates, double dt_ms, int steps,
                              double t0_ms, const struct stimulus *stim, int global_neuron,
                              double *v_mV, struct hines_error *err) {
+  return reference_simulate_keeping_last_rows(m, cable, hh, hh_rates, dt_ms, steps, t0_ms, stim,
+                                              global_neuron, v_mV, NULL, NULL, err);
+}
+
+int reference_simulate_keeping_last_rows(const struct morphology *m,
+                                         const struct cable_parameters *cable,
+                                         const struct hh_parameters *hh, int hh_rates, double dt_ms,
+                                         int steps, double t0_ms, const struct stimulus *stim,
+                                         int global_neuron, double *v_mV, double *last_diagonal,
+                                         double *last_rhs, struct hines_error *err) {
   struct cable_coefficients c;
   int status = cable_coefficients_build(m, cable, &c, err);
   if (status)
@@ -48,6 +59,10 @@ int reference_simulate_rates(const struct morphology *m, const struct cable_para
       if (with_hh && hh_applies(hh, i))
         membrane_row_channels(hh, rate_table, old_voltage, dt_ms, k.hh_scale, &gates[i],
                               &gates[n + i], &gates[2 * n + i], &diagonal[i], &v_mV[i]);
+    }
+    if (s == steps - 1 && last_diagonal && last_rhs) {
+      memcpy(last_diagonal, diagonal, (size_t)n * sizeof(double));
+      memcpy(last_rhs, v_mV, (size_t)n * sizeof(double));
     }
     hines_solve_reference(n, m->parent, c.off_diagonal, c.off_diagonal, diagonal, v_mV);
   }

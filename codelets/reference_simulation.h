@@ -19,4 +19,15 @@ int reference_simulate_rates(const struct morphology *m, const struct cable_para
                              double t0_ms, const struct stimulus *stim, int global_neuron,
                              double *v_mV, struct hines_error *err);
 
+/* reference_simulate_rates, keeping the last step's rows before they are solved: last_diagonal and
+ * last_rhs (n values each) receive the diagonal and right-hand side of the system A v = rhs whose
+ * solution is the final v_mV (the off-diagonals are the morphology's cable coefficients).
+ * --verify measures how well another solver's final voltages satisfy that system. */
+int reference_simulate_keeping_last_rows(const struct morphology *m,
+                                         const struct cable_parameters *cable,
+                                         const struct hh_parameters *hh, int hh_rates, double dt_ms,
+                                         int steps, double t0_ms, const struct stimulus *stim,
+                                         int global_neuron, double *v_mV, double *last_diagonal,
+                                         double *last_rhs, struct hines_error *err);
+
 #endif

@@ -345,6 +345,8 @@ int import3d_nseg(const struct import3d_discretisation *d, int n_points, const d
     break;
   }
   }
+  if (d->nseg_factor > 1)
+    count *= d->nseg_factor;
   return count < 1 ? 1 : count > 1e9 ? 1000000000 : (int)count;
 }
 
@@ -474,18 +476,21 @@ static int build_nodes(struct builder *b, const struct import3d_discretisation *
   if (n_segments + n_junctions > max_compartments) {
     free(end_children);
     long long total = n_segments + n_junctions;
+    char factor[48] = "";
+    if (d->nseg_factor > 1)
+      snprintf(factor, sizeof factor, " with nseg times %d", d->nseg_factor);
     if (d->rule == NSEG_FIXED_LENGTH)
       return hines_fail(err, HINES_BAD_INPUT,
-                        "%s: a maximum compartment length of %g um would give %lld compartments "
+                        "%s: a maximum compartment length of %g um%s would give %lld compartments "
                         "(at most %lld allowed)",
-                        b->path, d->dx_um, total, max_compartments);
+                        b->path, d->dx_um, factor, total, max_compartments);
     if (d->rule == NSEG_D_LAMBDA)
       return hines_fail(err, HINES_BAD_INPUT,
-                        "%s: d_lambda %g at %g Hz would give %lld compartments (at most %lld "
+                        "%s: d_lambda %g at %g Hz%s would give %lld compartments (at most %lld "
                         "allowed)",
-                        b->path, d->d_lambda, d->frequency_hz, total, max_compartments);
-    return hines_fail(err, HINES_BAD_INPUT, "%s: %lld compartments (at most %lld allowed)", b->path,
-                      total, max_compartments);
+                        b->path, d->d_lambda, d->frequency_hz, factor, total, max_compartments);
+    return hines_fail(err, HINES_BAD_INPUT, "%s: %lld compartments%s (at most %lld allowed)",
+                      b->path, total, factor, max_compartments);
   }
   int n_nodes = (int)(n_segments + n_junctions);
   g->n_nodes = n_nodes;
@@ -689,6 +694,8 @@ int import3d_build(const char *path, int n, const struct import3d_sample *sample
     return hines_fail(err, HINES_BAD_INPUT,
                       "%s: d_lambda %g at %g Hz is not usable (both must be positive)", path,
                       d->d_lambda, d->frequency_hz);
+  if (d->nseg_factor < 0)
+    return hines_fail(err, HINES_BAD_INPUT, "%s: nseg factor %d is negative", path, d->nseg_factor);
   if (n <= 0)
     return hines_fail(err, HINES_BAD_INPUT, "%s: no samples", path);
   for (int i = 0; i < n; i++)

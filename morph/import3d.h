@@ -41,6 +41,10 @@ struct import3d_discretisation {
   double frequency_hz;  /* NSEG_D_LAMBDA */
   double ra_ohm_cm;     /* NSEG_D_LAMBDA: the length constant depends on Ra and cm */
   double cm_uF_per_cm2; /* NSEG_D_LAMBDA */
+  /* Every section's nseg from the rule, times this (0 or 1: the rule's count). Multiplying by
+   * 3, 9, 27 ... keeps every coarser node a node (odd factors keep x = 0.5 on a node too): a
+   * nested refinement, whose error falls by the same factor in every section. */
+  int nseg_factor;
 };
 
 /* Compartments in no particular order (the Hines order is morphology_from_tree's job) with

@@ -1327,6 +1327,11 @@ int swc_load(const char *path, const struct swc_options *options, struct morphol
                         "give one",
                         path, r.max_compartment_um, options->d_lambda);
   }
+  if (options->nseg_factor > 1 && options->geometry != SWC_GEOMETRY_NEURON)
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "%s: the nseg factor multiplies NEURON sections' nseg; the cylinders "
+                      "geometry has none",
+                      path);
   r.discretisation = (struct import3d_discretisation){
       .rule = options->d_lambda != 0     ? NSEG_D_LAMBDA
               : r.max_compartment_um > 0 ? NSEG_FIXED_LENGTH
@@ -1334,6 +1339,7 @@ int swc_load(const char *path, const struct swc_options *options, struct morphol
       .dx_um = r.max_compartment_um,
       .d_lambda = options->d_lambda,
       .frequency_hz = options->d_lambda_hz != 0 ? options->d_lambda_hz : 100.0,
+      .nseg_factor = options->nseg_factor,
       .ra_ohm_cm = options->ra_ohm_cm != 0 ? options->ra_ohm_cm : cable_defaults.ra_ohm_cm,
       .cm_uF_per_cm2 =
           options->cm_uF_per_cm2 != 0 ? options->cm_uF_per_cm2 : cable_defaults.cm_uF_per_cm2};

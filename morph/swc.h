@@ -32,6 +32,9 @@ struct swc_options {
    * (0: cable_defaults). Excludes max_compartment_um. */
   double d_lambda;
   double d_lambda_hz;
+  /* NEURON geometry only: every section's nseg (from the rule above) times this; 0 or 1 keeps
+   * the rule's count. 3, 9, 27, ... refine nested (import3d.h), the --nseg-factor option. */
+  int nseg_factor;
   double ra_ohm_cm, cm_uF_per_cm2;
   /* Where repairs are reported as "FILE:LINE: warning: ..." lines; NULL means stderr. */
   FILE *warnings;

@@ -7,7 +7,13 @@ NEURON reads the file through Import3d, as a user would; hinestask uses its defa
 geometry. Both cut every section by the same nseg rule (--dx: the CellBuilder's d_X rule,
 --d-lambda: its d_lambda rule, neither: one segment per piece between 3-D points), so the two
 solve the same discretised model ("matched discretisation"). --refine also measures how
-hinestask converges, as --dx shrinks, to NEURON's own answer at a fine --reference-dx.
+hinestask converges to NEURON's own refined answer under a nested refinement: every section's
+nseg from the d_X rule at --refine-dx, times each factor of --refine (1,3,9,27: hinestask's
+--nseg-factor, NEURON's nseg multiplied alike), against NEURON at --reference-factor (81). Each
+level keeps the nodes of the one before and divides every section's segments by the same
+factor, so a second-order error falls about 9 times per level in every section alike; a d_X
+ladder (20, 10, 5 um) refines each section by its own odd count, and the sections' errors,
+of either sign, can then cancel at one d_X and not at the next (VALIDATION.md).
 
 Needs NEURON for Python (Debian: apt-get install python3-neuron) under the system Python,
 /usr/bin/python3, which is this script's interpreter. Exit status: 0 every check passed,
@@ -75,7 +81,7 @@ def neuron_simulate(job):
         if rule == "sample":
             s.nseg = 1 if (s == root and sphere_root) else max(1, int(s.n3d()) - 1)
         elif rule == "dx":
-            s.nseg = int((s.L / value + 0.999) / 2) * 2 + 1
+            s.nseg = (int((s.L / value + 0.999) / 2) * 2 + 1) * job.get("nseg_factor", 1)
         elif rule == "d_lambda":
             s.nseg = int((s.L / (value * h.lambda_f(job["frequency"], sec=s)) + 0.999) / 2) * 2 + 1
         else:
@@ -151,12 +157,13 @@ def run_neuron(job):
 # ---------------------------------------------------------------- hinestask side
 
 
-def segmentation_options(rule, value, frequency, geometry="neuron"):
-    """hinestask's options for a rule (and for its --geometry)."""
+def segmentation_options(rule, value, frequency, geometry="neuron", nseg_factor=1):
+    """hinestask's options for a rule (and for its --geometry, and an nseg factor)."""
     if geometry != "neuron":
         return ["--geometry", geometry] + segmentation_options(rule, value, frequency)
     if rule == "dx":
-        return ["--dx", repr(value)]
+        return ["--dx", repr(value)] + (["--nseg-factor", str(nseg_factor)]
+                                        if nseg_factor > 1 else [])
     if rule == "d_lambda":
         return ["--d-lambda", "%r:%r" % (value, frequency)]
     return []
@@ -167,7 +174,7 @@ def hinestask_rates(args):
     return args.hh_rates or ("table" if args.hh_table == "on" else "exact")
 
 
-def run_hinestask(args, swc, rule, value, hh, amp):
+def run_hinestask(args, swc, rule, value, hh, amp, nseg_factor=1):
     with tempfile.TemporaryDirectory() as folder:
         probes = os.path.join(folder, "probes.csv")
         half = 0.5 * args.dt
@@ -178,7 +185,8 @@ def run_hinestask(args, swc, rule, value, hh, amp):
                    "--stim-stop", repr(args.delay + args.duration - half), "--hh", hh,
                    "--hh-rates", hinestask_rates(args), "--probe", "0:0",
                    "--probe-every", repr(args.dt), "--probes", probes,
-                   "--quiet"] + segmentation_options(rule, value, args.frequency, args.geometry)
+                   "--quiet"] + segmentation_options(rule, value, args.frequency, args.geometry,
+                                                     nseg_factor)
         environment = dict(os.environ)
         environment.setdefault("STARPU_SILENT", "1")
         result = subprocess.run(command, capture_output=True, text=True, env=environment)
@@ -193,10 +201,11 @@ def run_hinestask(args, swc, rule, value, hh, amp):
     return t, v
 
 
-def hinestask_summary(args, swc, rule, value):
+def hinestask_summary(args, swc, rule, value, nseg_factor=1):
     """Compartment count, and the radius repairs hinestask makes (sample id -> radius)."""
     command = [args.hinestask, "--morph", swc, "--summary", "--ra", repr(args.ra), "--cm",
-               repr(args.cm)] + segmentation_options(rule, value, args.frequency, args.geometry)
+               repr(args.cm)] + segmentation_options(rule, value, args.frequency, args.geometry,
+                                                     nseg_factor)
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit("compare_neuron: hinestask refused %s:\n%s" % (swc, result.stderr))
@@ -322,13 +331,62 @@ def compare_file(args, swc):
 
 
 def refine(args, swc, neuron_swc):
-    """hinestask at each --refine dx against NEURON at --reference-dx (and at the same dx)."""
+    """hinestask at d_X --refine-dx with nseg times each --refine factor, against NEURON with
+    nseg times --reference-factor (and against NEURON at the same nseg). With the factor a third
+    of the reference's among them, also against the Richardson extrapolation of NEURON's two
+    finest runs (second order: V + (V - V_coarser) / 8), an estimate of the converged answer."""
+    if args.geometry != "neuron":  # the older geometry has no nseg: its --dx resampling
+        return refine_dx(args, swc, neuron_swc)
+    base = args.refine_dx
+    reference_job = dict(job_for(args, neuron_swc, "dx", base, "none", args.amp),
+                         nseg_factor=args.reference_factor)
+    r_t, r_v, r_info = run_neuron(reference_job)
+    print("  refinement, passive %g nA, nested: nseg of d_X %g um times %s; NEURON reference "
+          "nseg times %d (%d segments), soma %.4f mV at %g ms" %
+          (args.amp, base, ",".join("%d" % f for f in args.refine), args.reference_factor,
+           r_info["segments"], r_v[-1], r_t[-1]))
+    extrapolated = None
+    previous, monotone, rows = math.inf, True, []
+    for factor in args.refine:
+        compartments = hinestask_summary(args, swc, "dx", base, factor)[0]
+        h_t, h_v = run_hinestask(args, swc, "dx", base, "none", args.amp, factor)
+        n_t, n_v, info = run_neuron(dict(job_for(args, neuron_swc, "dx", base, "none", args.amp),
+                                         nseg_factor=factor))
+        if factor * 3 == args.reference_factor:
+            extrapolated = [a + (a - b) / 8 for a, b in zip(r_v, n_v)]
+        to_reference = max_difference(h_t, h_v, r_t, r_v, args.dt)
+        matched = max_difference(h_t, h_v, n_t, n_v, args.dt)
+        neuron_to_reference = max_difference(n_t, n_v, r_t, r_v, args.dt)
+        monotone &= to_reference < previous
+        ratio = previous / to_reference if previous < math.inf and to_reference > 0 else None
+        previous = to_reference
+        rows.append((factor, h_t, h_v))
+        print("    x%-5d %7d compartments: max |dV| to the reference %.4g mV, to NEURON at the same "
+              "nseg %.3g mV%s; NEURON's own to the reference %.4g mV" %
+              (factor, compartments, to_reference, matched,
+               ", %.1f times less" % ratio if ratio else "", neuron_to_reference))
+        if args.verbose:  # where the largest difference is, and its sign at the end
+            at = max(range(len(h_v)), key=lambda i: abs(h_v[i] - r_v[round(h_t[i] / args.dt)]))
+            print("      largest at %.3f ms; at %g ms V - V(reference) = %.3g mV" %
+                  (h_t[at], h_t[-1], h_v[-1] - r_v[round(h_t[-1] / args.dt)]))
+    if extrapolated is not None:
+        print("    to the Richardson extrapolation of NEURON x%d and x%d: %s mV" %
+              (args.reference_factor // 3, args.reference_factor,
+               ", ".join("x%d %.4g" % (f, max_difference(t, v, r_t, extrapolated, args.dt))
+                         for f, t, v in rows)))
+    print("  refinement %s" % ("shrinks monotonically: ok" if monotone else "is NOT monotone: FAILED"))
+    return monotone
+
+
+def refine_dx(args, swc, neuron_swc):
+    """The older geometry: hinestask at each --refine-dx-list d_X against NEURON at d_X
+    --reference-dx."""
     r_t, r_v, r_info = run_neuron(job_for(args, neuron_swc, "dx", args.reference_dx, "none",
                                           args.amp))
     print("  refinement, passive %g nA: NEURON reference d_X %g um (%d segments), soma %.4f mV at "
           "%g ms" % (args.amp, args.reference_dx, r_info["segments"], r_v[-1], r_t[-1]))
     previous, monotone = math.inf, True
-    for dx in args.refine:
+    for dx in args.refine_dx_list:
         compartments = hinestask_summary(args, swc, "dx", dx)[0]
         h_t, h_v = run_hinestask(args, swc, "dx", dx, "none", args.amp)
         n_t, n_v, info = run_neuron(job_for(args, neuron_swc, "dx", dx, "none", args.amp))
@@ -338,10 +396,6 @@ def refine(args, swc, neuron_swc):
         previous = to_reference
         print("    d_X %-6g %7d compartments: max |dV| to the reference %.4g mV, to NEURON at the "
               "same d_X %.3g mV" % (dx, compartments, to_reference, matched))
-        if args.verbose:  # where the largest difference is, and its sign at the end
-            at = max(range(len(h_v)), key=lambda i: abs(h_v[i] - r_v[round(h_t[i] / args.dt)]))
-            print("      largest at %.3f ms; at %g ms V - V(reference) = %.3g mV" %
-                  (h_t[at], h_t[-1], h_v[-1] - r_v[round(h_t[-1] / args.dt)]))
     print("  refinement %s" % ("shrinks monotonically: ok" if monotone else "is NOT monotone: FAILED"))
     return monotone
 
@@ -420,6 +474,13 @@ def parse_list(text):
     return [float(x) for x in text.split(",") if x]
 
 
+def parse_factors(text):
+    factors = [int(x) for x in text.split(",") if x]
+    if not factors or min(factors) < 1:
+        raise argparse.ArgumentTypeError("nseg factors are whole numbers of at least 1")
+    return factors
+
+
 def main():
     sys.stdout.reconfigure(line_buffering=True)  # progress shows in a log as it comes
     if len(sys.argv) > 1 and sys.argv[1] == "--neuron-job":
@@ -456,10 +517,19 @@ def main():
     parser.add_argument("--spikes", type=int, default=5, help="spike times compared")
     parser.add_argument("--passive-tolerance", type=float, default=0.1, help="mV")
     parser.add_argument("--spike-tolerance", type=float, default=0.1, help="ms")
-    parser.add_argument("--refine", type=parse_list, default=None,
-                        help="comma list of d_X (um), coarse to fine: passive convergence")
+    parser.add_argument("--refine", type=parse_factors, default=None,
+                        help="comma list of nseg factors, coarse to fine (e.g. 1,3,9,27): "
+                        "passive convergence under nested refinement of the d_X --refine-dx rule")
+    parser.add_argument("--refine-dx", type=float, default=20.0,
+                        help="d_X (um) whose nseg the --refine factors multiply (default 20)")
+    parser.add_argument("--reference-factor", type=int, default=81,
+                        help="NEURON's reference for --refine: nseg of --refine-dx times this "
+                        "(default 81)")
+    parser.add_argument("--refine-dx-list", type=parse_list, default=[20, 10, 5, 2, 1],
+                        help="--geometry cylinders: the --dx values --refine compares (its "
+                        "resampling has no nseg to multiply)")
     parser.add_argument("--reference-dx", type=float, default=0.25,
-                        help="NEURON's reference d_X for --refine (um)")
+                        help="--geometry cylinders: NEURON's reference d_X for --refine (um)")
     parser.add_argument("--geometry", choices=["neuron", "cylinders"], default="neuron",
                         help="hinestask's --geometry (cylinders: its older rules, which are not "
                         "NEURON's; --dx is then its resampling)")

@@ -2,7 +2,7 @@
 # Runs on the GPU machine from the repository root, over a bundle made by scripts/gpu_bundle.sh:
 # checks that StarPU sees the GPU, runs the CUDA correctness checks, then the benchmarks.
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
-#   what: check, check-multi, check-bits, check-spikes (correctness), bench-mono, bench-multi, bench-hetero,
+#   what: check, check-multi, check-bits, check-spikes, check-verify (correctness), bench-mono, bench-multi, bench-hetero,
 #   bench-tridiag, bench-sched (issue 15's scheduling matrix, scripts/bench_sched.sh;
 #   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun),
 #   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
@@ -112,6 +112,25 @@ diff = max(abs(float(x) - float(y)) for ra, rb in zip(a[1:], b[1:]) for x, y in 
 peak = max(float(x) for r in a[1:] for x in r[1:])
 print(f"CPU vs CUDA probes: {len(a) - 1} samples x {len(a[0]) - 1} probes, max |difference| {diff:.3e} mV (peak {peak:.1f} mV): {'ok' if diff <= 1e-9 else 'ABOVE 1e-9'}")
 PY
+    ;;
+  check-verify)
+    echo "== --verify's backward error (README) on the GPU only: NEURON's worst-conditioned step"
+    echo "   matrices (d_X 1 um), passive and hh everywhere, mono and multi; each line must say ok"
+    cells=("morph/data/HSN-fluoro02.CNG.swc --dx 1" "morph/data/morph_ca1_n120.swc")
+    [ -d "$bundle/morphologies" ] && cells+=("$bundle/morphologies/tc200.CNG.swc --dx 1"
+      "$bundle/morphologies/mp_ma_40984_gc2.CNG.swc --dx 1")
+    for cell in "${cells[@]}"; do
+      read -r path options <<<"$cell"
+      for mode in mono multi; do
+        for hh in none all; do
+          # shellcheck disable=SC2086 # options are words
+          STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --morph "$path" $options --mode $mode \
+            --hh $hh --neurons 2000 --tstop 20 --stim-amp 1 --verify 2>&1 |
+            sed "s|^|$(basename "$path") ${options:-per-sample} $mode hh $hh: |" |
+            tee -a "$out/verify_backward_cuda.txt"
+        done
+      done
+    done
     ;;
   check-bits)
     # Issue #18: a neuron's voltages must not depend on where its task ran. One HH batch (mono

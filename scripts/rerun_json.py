@@ -52,6 +52,8 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         args += ["--morph", spec]
     if "dx_um" in j:
         args += ["--dx", number(j["dx_um"])]
+    if "nseg_factor" in j:
+        args += ["--nseg-factor", number(j["nseg_factor"])]
     args += ["--neurons", number(j["neurons"]), "--steps", number(j["steps"]),
              "--dt", number(j["dt_ms"])]
     m = j["membrane"]

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The measurements behind VALIDATION.md: scripts/compare_neuron.py on every SWC file of the
 # shared morphologies (malformed/ excluded), one after the other:
-#   passive, one segment per sample, and the refinement d_X 20, 10, 5, 2, 1 um against NEURON
-#   at d_X 0.25 um (each also against NEURON at the same d_X);
+#   passive, one segment per sample, and the nested refinement: nseg of d_X 20 um times 1, 3, 9,
+#   27 against NEURON at nseg times 81 (each also against NEURON at the same nseg);
 #   hh on the soma and hh everywhere, a 100 ms step, with NEURON's rate tables off and on.
 # The clamp amplitudes with hh are per cell: the ones, among 0.25, 0.5, 1, 2, ... 32 nA, at
 # which NEURON fires the most spikes (a passive tree loads a soma with hh so much that most
 # cells fire once at any of them).
 # With GEOMETRY=cylinders it measures hinestask's older geometry the same way (passive and
-# refinement, where --dx is its resampling, and hh everywhere with the tables off): what the
-# NEURON geometry changed.
+# refinement, where --dx 20, 10, 5, 2, 1 is its resampling against NEURON at d_X 0.25 um, and
+# hh everywhere with the tables off): what the NEURON geometry changed.
 # Usage: [GEOMETRY=cylinders] scripts/validate_neuron.sh [MORPHOLOGY_DIR [OUTPUT]]
 #   default /work/shared/morphologies, scripts/results/neuron_validation[_cylinders]_DATE.txt
 set -euo pipefail
@@ -53,7 +53,7 @@ for path in "$folder"/*.swc; do
     soma_amp=1 all_amp=1
   fi
   echo "== $name" >> "$output"
-  "${compare[@]}" --checks passive --refine 20,10,5,2,1 --reference-dx 0.25 "$path" \
+  "${compare[@]}" --checks passive --refine 1,3,9,27 --refine-dx 20 --reference-factor 81 "$path" \
     >> "$output" 2>&1 || status=1
   if [ "$geometry" != neuron ]; then
     "${compare[@]}" --checks hh-all --hh-amp "$all_amp" --hh-table off --verbose "$path" \

@@ -129,10 +129,16 @@ static void gather_verification(const struct options *o, struct verify_result *v
     stop_every_rank(o, 1, "out of memory");
   cluster_gather_to_root(v, (int)sizeof *v, all);
   if (o->rank == 0) {
-    struct verify_result sum = {.neuron = -1, .compartment = -1};
-    double worst = -1;
+    struct verify_result sum = {.neuron = -1, .compartment = -1, .backward_neuron = -1};
+    double worst = -1, backward = 0, sequential_backward = 0;
+    int backward_failed = 0, backward_neuron = -1;
     for (int r = 0; r < o->ranks; r++) {
       const struct verify_result *one = &all[r];
+      backward = fmax(backward, one->backward_error);
+      sequential_backward = fmax(sequential_backward, one->sequential_backward_error);
+      backward_failed |= one->backward_failed;
+      if (backward_neuron < 0)
+        backward_neuron = one->backward_neuron;
       sum.ran += one->ran;
       sum.failed |= one->failed;
       sum.max_rel_error = fmax(sum.max_rel_error, one->max_rel_error);
@@ -149,6 +155,10 @@ static void gather_verification(const struct options *o, struct verify_result *v
         sum.ran = ran, sum.failed = failed, sum.max_rel_error = max_rel_error;
       }
     }
+    sum.backward_error = backward;
+    sum.sequential_backward_error = sequential_backward;
+    sum.backward_failed = backward_failed;
+    sum.backward_neuron = backward_neuron;
     *v = sum;
   }
   free(all);
@@ -184,6 +194,7 @@ int main(int argc, char **argv) {
                             .max_compartment_um = o.dx_um,
                             .d_lambda = o.d_lambda,
                             .d_lambda_hz = o.d_lambda_hz,
+                            .nseg_factor = o.nseg_factor,
                             .ra_ohm_cm = o.model.cable.ra_ohm_cm,
                             .cm_uF_per_cm2 = o.model.cable.cm_uF_per_cm2,
                             .warnings = open_memstream(&pending_warnings, &warnings_size)};
@@ -419,6 +430,7 @@ int main(int argc, char **argv) {
     result.verified = 1;
     verification = simulation_verify(&o, &ops);
     result.max_rel_error = verification.max_rel_error;
+    result.backward_error = verification.backward_error;
     result.verified_neurons = verification.ran;
   }
   double soma_mV = 0;
@@ -504,6 +516,7 @@ int main(int argc, char **argv) {
     exit_status = cluster_max(exit_status);
     result.seconds_gather = now_seconds() - gather_started;
     result.max_rel_error = verification.max_rel_error;
+    result.backward_error = verification.backward_error;
     result.verified_neurons = verification.ran;
     if (!o.quiet) {
       printf("%d tasks per step over %d ranks; first step %.3f ms; then %.3f ms per step (the "
@@ -529,13 +542,21 @@ int main(int argc, char **argv) {
     else
       snprintf(why, sizeof why, "the larger of %.0e and 2 n eps kappa, n = %d, kappa <= %.2g",
                VERIFY_TOLERANCE_FLOOR, v->compartments, v->condition);
-    printf("verify: %d sampled neuron%s, max relative error %.3e (tolerance %.2e, %s): %s\n",
-           v->ran, v->ran == 1 ? "" : "s", v->max_rel_error, v->tolerance, why,
+    printf("verify: %d sampled neuron%s, backward error %.2e (sequential solver %.2e, bound "
+           "%.0e); max relative error %.3e against the sequential reference (tolerance %.2e, "
+           "%s): %s\n",
+           v->ran, v->ran == 1 ? "" : "s", v->backward_error, v->sequential_backward_error,
+           VERIFY_BACKWARD_ERROR_BOUND, v->max_rel_error, v->tolerance, why,
            v->failed ? "FAILED" : "ok");
     if (v->failed) {
       if (v->ran < (o.verify_samples < o.neurons ? o.verify_samples : o.neurons) && v->error == 0)
         fprintf(stderr, "%s: verify FAILED: the reference simulation of neuron %d could not run\n",
                 program, v->neuron);
+      else if (v->backward_failed)
+        fprintf(stderr,
+                "%s: verify FAILED: neuron %d's final voltages solve the reference's last step "
+                "only to a backward error of %.3e, above %.0e\n",
+                program, v->backward_neuron, v->backward_error, VERIFY_BACKWARD_ERROR_BOUND);
       else
         fprintf(stderr,
                 "%s: verify FAILED: neuron %d, compartment %d differs from the sequential "

@@ -101,6 +101,8 @@ static void usage(FILE *out) {
       "                       segment per sample\n"
       "  --d-lambda F[:HZ]    nseg by NEURON's d_lambda rule: segments of at most F length\n"
       "                       constants at HZ (default 100) Hz\n"
+      "  --nseg-factor K      every section's nseg from the rule above times K (3, 9, 27:\n"
+      "                       a nested refinement, every coarser node stays a node)\n"
       "Time:\n"
       "  --steps N            time steps (default 1000; 200 ms worth in the default job)\n"
       "  --tstop MS           simulated time instead of --steps: round(MS / dt) steps\n"
@@ -233,6 +235,7 @@ enum long_only_options {
   OPT_LEVEL_KERNEL,
   OPT_CELL_NEURONS,
   OPT_HH_RATES,
+  OPT_NSEG_FACTOR,
 };
 
 /* Whether an option was given on the command line. */
@@ -456,6 +459,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"hh-rates", required_argument, 0, OPT_HH_RATES},
+      {"nseg-factor", required_argument, 0, OPT_NSEG_FACTOR},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -638,6 +642,9 @@ void options_parse(int argc, char **argv, struct options *o) {
         bad_usage("--geometry must be neuron or cylinders, got '%s'", optarg);
       o->geometry = strcmp(optarg, "neuron") == 0 ? SWC_GEOMETRY_NEURON : SWC_GEOMETRY_CYLINDERS;
       break;
+    case OPT_NSEG_FACTOR:
+      o->nseg_factor = parse_int("--nseg-factor", optarg, 1, 1000000);
+      break;
     case OPT_D_LAMBDA: { /* F or F:HZ */
       char fraction[64];
       const char *colon = strchr(optarg, ':');
@@ -732,6 +739,8 @@ void options_parse(int argc, char **argv, struct options *o) {
               "--d-lambda");
   if (o->d_lambda > 0 && o->geometry == SWC_GEOMETRY_CYLINDERS)
     bad_usage("--d-lambda cuts NEURON sections; drop '--geometry %s'", "cylinders");
+  if (o->nseg_factor > 1 && o->geometry == SWC_GEOMETRY_CYLINDERS)
+    bad_usage("--nseg-factor multiplies NEURON sections' nseg; drop '--geometry %s'", "cylinders");
   resolve_default_job(o);
   check_counts(o);
   if (o->level_tasks && o->level_order == LEVEL_ORDER_HEIGHT)

@@ -73,6 +73,7 @@ struct options {
   /* SWC geometry and segmentation (--geometry, --d-lambda) and --tstop: see morph/swc.h. */
   enum swc_geometry geometry;
   double d_lambda, d_lambda_hz; /* 0: not given */
+  int nseg_factor;              /* --nseg-factor; 0: not given (1) */
   double tstop_ms;              /* 0: not given */
   const char *tstop_text;
   /* How the run was asked for, for its JSON summary: the command line as given, and when the

@@ -95,7 +95,11 @@ BATCH_OPS(neuron, struct neuron_batch)
  * is symmetric and diagonally dominant, d_i = C_i/dt + gL_i + g_channels_i + sum_j g_ij with
  * off-diagonal row sums sum_j g_ij, so its eigenvalues lie between min_i (C_i/dt + gL_i) and
  * max_i (C_i/dt + gL_i + g_channels_i + 2 sum_j g_ij). Channel conductances are bounded by their
- * maxima (gnabar + gkbar + gl of hh). Returns 0 when the coefficients cannot be built. */
+ * maxima (gnabar + gkbar + gl of hh). NEURON's geometry has zero-area nodes (where several
+ * sections meet), whose rows have no membrane term: their voltage is a weighted mean of their
+ * neighbours'. Eliminating them leaves a matrix on the other nodes with the same row sums and
+ * no larger a diagonal, whose eigenvalues bound those of the solve; so the minimum is taken over
+ * the nodes with membrane. Returns 0 when the coefficients cannot be built. */
 double simulation_condition_bound(const struct morphology *m, const struct step_model *model) {
   struct cable_coefficients c;
   struct hines_error err;
@@ -108,11 +112,49 @@ double simulation_condition_bound(const struct morphology *m, const struct step_
   double lowest = INFINITY, highest = 0;
   for (int i = 0; i < c.n; i++) {
     double base = c.capacitance_nF[i] / model->dt_ms + c.leak_uS[i];
-    lowest = fmin(lowest, base);
+    if (base > 0)
+      lowest = fmin(lowest, base);
     highest = fmax(highest, base + channels * c.area_um2[i] * 1e-2 + 2 * c.axial_sum_uS[i]);
   }
   cable_coefficients_free(&c);
-  return lowest > 0 ? highest / lowest : INFINITY;
+  return lowest > 0 && isfinite(lowest) ? highest / lowest : INFINITY;
+}
+
+/* Normwise backward error of x as a solution of the Hines system (diagonal, off_diagonal as
+ * both upper and lower, parent) with right-hand side rhs: ||A x - rhs|| / (||A|| ||x|| +
+ * ||rhs||), infinity norms (Rigal and Gaches). It is the smallest relative change of A and rhs
+ * that makes x exact; a backward-stable solve makes it a few units of roundoff whatever the
+ * matrix's condition. The residual is summed in long double, so that its own rounding stays
+ * below what it measures. */
+static double backward_error(int n, const int *parent, const double *off_diagonal,
+                             const double *diagonal, const double *rhs, const double *x) {
+  long double *residual = malloc((size_t)n * sizeof(long double));
+  long double *row_norm = malloc((size_t)n * sizeof(long double));
+  if (!residual || !row_norm) {
+    free(residual), free(row_norm);
+    return INFINITY;
+  }
+  for (int i = 0; i < n; i++) {
+    residual[i] = (long double)diagonal[i] * x[i] - rhs[i];
+    row_norm[i] = fabsl((long double)diagonal[i]);
+  }
+  for (int i = 1; i < n; i++) {
+    const int p = parent[i];
+    residual[i] += (long double)off_diagonal[i] * x[p];
+    residual[p] += (long double)off_diagonal[i] * x[i];
+    row_norm[i] += fabsl((long double)off_diagonal[i]);
+    row_norm[p] += fabsl((long double)off_diagonal[i]);
+  }
+  long double r = 0, a = 0, xs = 0, b = 0;
+  for (int i = 0; i < n; i++) {
+    r = isnan(x[i]) ? INFINITY : fmaxl(r, fabsl(residual[i]));
+    a = fmaxl(a, row_norm[i]);
+    xs = fmaxl(xs, fabsl((long double)x[i]));
+    b = fmaxl(b, fabsl((long double)rhs[i]));
+  }
+  free(residual), free(row_norm);
+  long double scale = a * xs + b;
+  return scale > 0 ? (double)(r / scale) : (r > 0 ? INFINITY : 0);
 }
 
 /* Verification: the sampled neurons, re-simulated by the sequential reference. Each neuron's
@@ -123,7 +165,7 @@ double simulation_condition_bound(const struct morphology *m, const struct step_
  * than a fixed tolerance allows while both are right. Steps do not amplify errors (the step
  * map's norm is at most 1), and the tests show that per-step bound covers the accumulation. */
 struct verify_result simulation_verify(const struct options *o, const struct batch_ops *ops) {
-  struct verify_result result = {.neuron = -1, .compartment = -1};
+  struct verify_result result = {.neuron = -1, .compartment = -1, .backward_neuron = -1};
   double worst_ratio = -1;
   /* Neurons s * (N - 1) / (samples - 1): distinct while samples <= N. */
   const int samples = o->verify_samples < o->neurons ? o->verify_samples : o->neurons;
@@ -134,19 +176,24 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
     const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
     int n = m->n_compartments;
     double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
+    double *last_diagonal = malloc((size_t)n * sizeof(double));
+    double *last_rhs = malloc((size_t)n * sizeof(double));
     struct hines_error err;
+    struct cable_coefficients c = {0};
     if (want)
       for (int i = 0; i < n; i++)
         want[i] = o->model.cable.el_mV;
-    if (!got || !want ||
-        reference_simulate_rates(m, &o->model.cable, &o->model.hh, o->model.hh_rates,
-                                 o->model.dt_ms, o->steps, 0.0, &o->model.stimulus, neuron, want,
-                                 &err)) {
+    if (!got || !want || !last_diagonal || !last_rhs ||
+        cable_coefficients_build(m, &o->model.cable, &c, &err) ||
+        reference_simulate_keeping_last_rows(m, &o->model.cable, &o->model.hh, o->model.hh_rates,
+                                             o->model.dt_ms, o->steps, 0.0, &o->model.stimulus,
+                                             neuron, want, last_diagonal, last_rhs, &err)) {
       result.max_rel_error = INFINITY;
+      result.backward_error = INFINITY;
       result.failed = 1;
       result.neuron = neuron;
-      free(got);
-      free(want);
+      free(got), free(want), free(last_diagonal), free(last_rhs);
+      cable_coefficients_free(&c);
       break;
     }
     ops->voltage(ops->batch, neuron - ops->first_neuron, got);
@@ -165,6 +212,19 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
                            ? o->verify_tolerance
                            : fmax(VERIFY_TOLERANCE_FLOOR, 2.0 * n * DBL_EPSILON * condition);
     double error = diff / scale, ratio = error / tolerance;
+    /* Both against the system the reference solved last: the sequential solver's own figure is
+     * the yardstick of what double precision does with it. */
+    double backward = backward_error(n, m->parent, c.off_diagonal, last_diagonal, last_rhs, got);
+    double sequential_backward =
+        backward_error(n, m->parent, c.off_diagonal, last_diagonal, last_rhs, want);
+    result.backward_error = isnan(backward) ? INFINITY : fmax(result.backward_error, backward);
+    result.sequential_backward_error = fmax(result.sequential_backward_error, sequential_backward);
+    if (!(backward <= VERIFY_BACKWARD_ERROR_BOUND)) {
+      result.failed = 1;
+      result.backward_failed = 1;
+      if (result.backward_neuron < 0)
+        result.backward_neuron = neuron;
+    }
     result.max_rel_error = fmax(result.max_rel_error, error);
     if (ratio > worst_ratio || isnan(ratio)) {
       worst_ratio = isnan(ratio) ? INFINITY : ratio;
@@ -178,8 +238,8 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
     if (!(error <= tolerance))
       result.failed = 1;
     result.ran++;
-    free(got);
-    free(want);
+    free(got), free(want), free(last_diagonal), free(last_rhs);
+    cable_coefficients_free(&c);
   }
   return result;
 }

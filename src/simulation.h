@@ -59,7 +59,8 @@ struct spike_report {
 
 struct run_result {
   double seconds_total, seconds_steps, seconds_first_step, max_rel_error;
-  int timed_steps; /* steps after the first, over which seconds_steps is measured */
+  double backward_error; /* --verify: the batch's, against the reference's last step */
+  int timed_steps;       /* steps after the first, over which seconds_steps is measured */
   int tasks_per_step;
   int task_steps; /* steps each step task advanced */
   int cell_neurons; /* batch_ops' */
@@ -106,6 +107,12 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
 /* The tolerance of --verify is never below this relative error. */
 #define VERIFY_TOLERANCE_FLOOR 1e-9
 
+/* --verify fails when a sampled neuron's final voltages are not the exact solution of a system
+ * within this normwise relative distance of the reference's last step system (its backward
+ * error, simulation.c). A backward-stable solver stays orders of magnitude below it on every
+ * matrix; it is README's stated bound. */
+#define VERIFY_BACKWARD_ERROR_BOUND 1e-12
+
 struct verify_result {
   int ran; /* sampled neurons compared: o->verify_samples distinct ones, or all of a smaller batch
             */
@@ -114,6 +121,11 @@ struct verify_result {
   /* The neuron furthest above (or nearest to) its tolerance, and its worst compartment. */
   int neuron, compartment, compartments;
   double error, tolerance, condition;
+  /* Normwise backward errors against the reference's last step system (max over the sampled
+   * neurons): the batch's final voltages, and the reference's own. */
+  double backward_error, sequential_backward_error;
+  int backward_failed; /* some neuron's backward error exceeds VERIFY_BACKWARD_ERROR_BOUND */
+  int backward_neuron; /* the first such neuron, else -1 */
 };
 
 /* The number of neurons of this process's batch: a rank's share, or the whole batch. */

@@ -254,6 +254,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   fputc(']', f);
   if (o->dx_um > 0)
     key_exact(&j, "dx_um", o->dx_um);
+  if (o->nseg_factor > 1)
+    key_int(&j, "nseg_factor", o->nseg_factor);
   key_int(&j, "neurons", o->neurons);
   key_int(&j, "compartments", r->compartments);
   key_int(&j, "steps", o->steps);
@@ -376,6 +378,11 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   }
   if (r->verified) {
     key_int(&j, "verified_neurons", r->verified_neurons);
+    json_key(&j, "backward_error");
+    if (isfinite(r->backward_error))
+      fprintf(f, "%.3e", r->backward_error);
+    else
+      fputs("null", f);
     json_key(&j, "max_rel_error");
     if (isfinite(r->max_rel_error))
       fprintf(f, "%.3e", r->max_rel_error);

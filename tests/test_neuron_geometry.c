@@ -136,13 +136,15 @@ struct loaded {
   char *warnings;
 };
 
-static void load(const char *path, enum nseg_rule rule, double value, struct loaded *out) {
+static void load_refined(const char *path, enum nseg_rule rule, double value, int nseg_factor,
+                         struct loaded *out) {
   size_t size = 0;
   out->warnings = NULL;
   FILE *stream = open_memstream(&out->warnings, &size);
   struct swc_options options = {.geometry = SWC_GEOMETRY_NEURON,
                                 .max_compartment_um = rule == NSEG_FIXED_LENGTH ? value : 0,
                                 .d_lambda = rule == NSEG_D_LAMBDA ? value : 0,
+                                .nseg_factor = nseg_factor,
                                 .warnings = stream};
   struct hines_error err;
   int status = swc_load(path, &options, &out->morphology, &err);
@@ -151,6 +153,10 @@ static void load(const char *path, enum nseg_rule rule, double value, struct loa
     fail_msg("%s", err.message);
   if (morphology_check(&out->morphology, &err) != HINES_OK)
     fail_msg("%s", err.message);
+}
+
+static void load(const char *path, enum nseg_rule rule, double value, struct loaded *out) {
+  load_refined(path, rule, value, 1, out);
 }
 
 static void unload(struct loaded *l) {
@@ -458,6 +464,72 @@ static void branching_cell_converges_monotonically(void **state) {
   assert_true(previous < 1e-3);
 }
 
+/* Compartment 0's voltage every step: 0.1 nA from 1 ms (mid-step, as NEURON), passive, dt
+ * 0.025 ms, for `steps` steps (VALIDATION.md's refinement runs, shorter). */
+static double *soma_trace(const struct morphology *m, int steps) {
+  const double dt = 0.025;
+  struct cable_parameters p = cable_defaults;
+  struct hh_parameters hh = HH_DEFAULTS;
+  hh.placement = HH_NONE;
+  struct stimulus stim = {.compartment = 0,
+                          .amplitude_nA = 0.1,
+                          .start_ms = 1 - dt / 2,
+                          .stop_ms = 1e9,
+                          .n_neurons_total = 1};
+  double *v = malloc((size_t)m->n_compartments * sizeof(double));
+  double *trace = malloc((size_t)steps * sizeof(double));
+  for (int i = 0; i < m->n_compartments; i++)
+    v[i] = p.el_mV;
+  struct hines_error err;
+  for (int s = 0; s < steps; s++) {
+    assert_int_equal(reference_simulate(m, &p, &hh, dt, 1, s * dt, &stim, 0, v, &err), HINES_OK);
+    trace[s] = v[0];
+  }
+  free(v);
+  return trace;
+}
+
+/* --nseg-factor: every section's nseg times K, and a nested refinement of Cha-F-000012 (no soma:
+ * current into the middle of a 9-um, 1-um-thick axon, the one shared cell whose d_X ladder is
+ * not monotone, VALIDATION.md): d_X 20 um times 1, 3, 9, 27 against times 81, max |dV| at
+ * compartment 0 over 20 ms. The error falls about 9 times per level (second order; NEURON:
+ * 0.00709, 0.000724, 7.9e-5, 8.7e-6 mV over 200 ms). */
+static void nested_refinement_converges_at_second_order(void **state) {
+  (void)state;
+  const char *source = getenv("HINES_SOURCE_DIR");
+  assert_non_null(source);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/morph/data/Cha-F-000012.CNG.swc", source);
+  const int steps = 800;
+  struct loaded l;
+  load_refined(path, NSEG_FIXED_LENGTH, 20, 81, &l);
+  double *reference = soma_trace(&l.morphology, steps);
+  unload(&l);
+  load(path, NSEG_FIXED_LENGTH, 20, &l);
+  const int segments = l.morphology.n_compartments - zero_area_nodes(&l.morphology);
+  const int junctions = zero_area_nodes(&l.morphology);
+  assert_int_equal(segments, 55); /* NEURON's nseg at d_X 20, summed over the 49 sections */
+  unload(&l);
+  const int factors[] = {1, 3, 9, 27};
+  double previous = INFINITY;
+  for (int k = 0; k < 4; k++) {
+    load_refined(path, NSEG_FIXED_LENGTH, 20, factors[k], &l);
+    assert_int_equal(l.morphology.n_compartments, factors[k] * segments + junctions);
+    double *trace = soma_trace(&l.morphology, steps), error = 0;
+    for (int s = 0; s < steps; s++)
+      error = fmax(error, fabs(trace[s] - reference[s]));
+    print_message("Cha-F-000012, d_X 20 um, nseg x%-2d (%d compartments): max |V - V(x81)| "
+                  "%.3e mV\n",
+                  factors[k], l.morphology.n_compartments, error);
+    assert_true(error < previous / 7);
+    previous = error;
+    free(trace);
+    unload(&l);
+  }
+  assert_true(previous < 2e-5);
+  free(reference);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(areas_and_resistances_are_the_truncated_cones),
@@ -467,6 +539,7 @@ int main(void) {
       cmocka_unit_test(soma_voltage_is_neurons),
       cmocka_unit_test(uniform_cable_converges_at_second_order),
       cmocka_unit_test(branching_cell_converges_monotonically),
+      cmocka_unit_test(nested_refinement_converges_at_second_order),
   };
   return cmocka_run_group_tests(tests, create_folder, remove_folder);
 }
