@@ -24,6 +24,7 @@ struct step_task {
   struct step_arguments step;
   int sample_row;
   int spike_step;
+  int gates, own; /* whether the task has a gates buffer, a sweep's parameter buffer */
 };
 
 static double *task_samples(void *buffers[], const struct step_task *task) {
@@ -103,14 +104,26 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
 }
 
 /* The gates matrix is the fifth buffer when the task carries Hodgkin-Huxley channels. */
-static double *step_gates(void *buffers[], struct step_arguments *args, int extra) {
-  if ((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) < 5 + extra)
+static double *step_gates(void *buffers[], const struct step_task *task,
+                          struct step_arguments *args) {
+  if (!task->gates)
     return NULL;
   args->gates_geometry.layout = args->geometry.layout;
   args->gates_geometry.block_size = args->geometry.block_size;
   args->gates_geometry.n_compartments = 3 * args->geometry.n_compartments;
   chunk_from_interface(&args->gates_geometry, buffers[4]);
   return (double *)STARPU_MATRIX_GET_PTR(buffers[4]);
+}
+
+/* A sweep's per-neuron values (codelets/neuron_parameters.h) follow the gates: a matrix of the
+ * chunk's neurons along x, one row per swept parameter; NULL without a sweep. */
+static const double *step_own(void *buffers[], const struct step_task *task, size_t *ld) {
+  *ld = 0;
+  if (!task->own)
+    return NULL;
+  void *matrix = buffers[4 + task->gates];
+  *ld = STARPU_MATRIX_GET_LD(matrix);
+  return (const double *)STARPU_MATRIX_GET_PTR(matrix);
 }
 
 static void hines_step_cpu(void *buffers[], void *cl_arg) {
@@ -123,7 +136,9 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
-  double *gates = step_gates(buffers, &args, (task.sample_row >= 0) + (task.spike_step > 0));
+  double *gates = step_gates(buffers, &task, &args);
+  size_t own_ld;
+  const double *own = step_own(buffers, &task, &own_ld);
   double *samples = task_samples(buffers, &task);
   const int group = preferred_group(g, args.cpu_group);
   const int n_groups = (g->n_neurons + group - 1) / group;
@@ -133,7 +148,7 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
     int k = gi * group;
     for (int done = 0; done < group && k + done < g->n_neurons;) {
       int width = group_width(g, k + done, group - done);
-      hines_step_group_cpu(topology, coefficients, &args, voltage, work, gates,
+      hines_step_group_cpu(topology, coefficients, &args, voltage, work, gates, own, own_ld,
                            chunk_base(g, k + done), width, k + done);
       done += width;
     }
@@ -165,7 +180,7 @@ static void neuron_step_cpu(void *buffers[], void *cl_arg) {
     struct step_arguments own = args;
     own.geometry.n_compartments = entry[0];
     hines_step_group_cpu(topology + entry[1], coefficients + entry[2], &own, voltage, work, NULL,
-                         (size_t)k, 1, k);
+                         NULL, 0, (size_t)k, 1, k);
   }
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
@@ -197,13 +212,16 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   memcpy(&task, cl_arg, sizeof task);
   struct step_arguments args = task.step;
   chunk_from_interface(&args.geometry, buffers[2]);
-  double *gates = step_gates(buffers, &args, (task.sample_row >= 0) + (task.spike_step > 0));
+  double *gates = step_gates(buffers, &task, &args);
+  size_t own_ld;
+  const double *own = step_own(buffers, &task, &own_ld);
   double *samples = task_samples(buffers, &task);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   cudaStream_t stream = hines_task_stream_begin();
   int status = hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
                                (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &args, voltage,
-                               (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, stream);
+                               (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, own, own_ld,
+                               stream);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
   if (!status)
@@ -336,16 +354,22 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
 
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where) {
-  struct starpu_data_descr buffers[7] = {{data->topology, STARPU_R},
+  struct starpu_data_descr buffers[8] = {{data->topology, STARPU_R},
                                          {data->coefficients, STARPU_R},
                                          {data->voltage, STARPU_RW},
                                          {data->work, STARPU_W}};
   int n = 4;
   if (data->gates)
     buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
+  if (data->own)
+    buffers[n++] = (struct starpu_data_descr){data->own, STARPU_R};
   int sample_row = data->sample_row, spike_step = data->spike_step;
   hines_task_add_step_outputs(buffers, &n, data->samples, &sample_row, data->spikes, &spike_step);
-  const struct step_task task = {.step = *args, .sample_row = sample_row, .spike_step = spike_step};
+  const struct step_task task = {.step = *args,
+                                 .sample_row = sample_row,
+                                 .spike_step = spike_step,
+                                 .gates = data->gates != NULL,
+                                 .own = data->own != NULL};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;

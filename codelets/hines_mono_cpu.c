@@ -99,6 +99,84 @@ static void backward_group(const int *topology, const double *coefficients,
   }
 }
 
+/* backward_group for a sweep's neurons: each lane with its own channels and, when the sweep
+ * gives membrane values, its own membrane factors (the rows and off-diagonals of
+ * hines_step_one with those, lane by lane). */
+static void backward_group_own(const int *topology, const double *coefficients,
+                               const struct step_arguments *args, const struct neuron_own *lanes,
+                               double *restrict v, double *restrict w, double *gates,
+                               size_t gates_stride, const double *injected, int width) {
+  const struct chunk_geometry *g = &args->geometry;
+  const int n = g->n_compartments;
+  const int *child_first = topology + n;
+  const int *child = topology + 2 * n + 1;
+  const double *upper = coefficients + (size_t)COEF_UPPER * n;
+  const double *lower = coefficients + (size_t)COEF_LOWER * n;
+  const double *c_over_dt = coefficients + (size_t)COEF_C_OVER_DT * n;
+  const double *diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
+  const double *leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
+  const double *hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
+  const double *leak_uS = coefficients + (size_t)COEF_LEAK_US * n;
+  const double *axial_sum = coefficients + (size_t)COEF_AXIAL_SUM * n;
+  const size_t stride = chunk_stride(g);
+  const int stim = args->stimulus.compartment;
+  const int membrane = args->own.membrane;
+  double axial[MAX_GROUP];
+  for (int k = 0; k < width; k++)
+    axial[k] = lanes[k].membrane.axial;
+  for (int i = n - 1; i >= 0; i--) {
+    double d[MAX_GROUP], r[MAX_GROUP];
+    double *restrict vi = v + (size_t)i * stride;
+    const double cdt = c_over_dt[i];
+    if (membrane) {
+      const double leak = leak_uS[i], sum = axial_sum[i];
+#pragma omp simd
+      for (int k = 0; k < width; k++)
+        membrane_row_scaled(&lanes[k].membrane, cdt, leak, sum, vi[k],
+                            i == stim ? injected[k] : 0.0, &d[k], &r[k]);
+    } else {
+      const double dbase = diagonal_base[i], leak = leak_current[i];
+#pragma omp simd
+      for (int k = 0; k < width; k++)
+        membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
+    }
+    if (gates && hh_applies(&args->hh, i)) {
+      double *m = gates + (size_t)i * gates_stride;
+      double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
+#pragma omp simd
+      for (int k = 0; k < width; k++)
+        membrane_row_channels(&lanes[k].hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k],
+                              &nk[k], &d[k], &r[k]);
+    }
+    for (int e = child_first[i]; e < child_first[i + 1]; e++) {
+      const int c = child[e];
+      const double u = upper[c], l = lower[c];
+      const double *restrict wc = w + (size_t)c * stride, *restrict vc = v + (size_t)c * stride;
+      if (membrane) {
+#pragma omp simd
+        for (int k = 0; k < width; k++) {
+          double factor = u * axial[k] / wc[k];
+          d[k] = fma(-factor, l * axial[k], d[k]);
+          r[k] = fma(-factor, vc[k], r[k]);
+        }
+      } else {
+#pragma omp simd
+        for (int k = 0; k < width; k++) {
+          double factor = u / wc[k];
+          d[k] = fma(-factor, l, d[k]);
+          r[k] = fma(-factor, vc[k], r[k]);
+        }
+      }
+    }
+    double *restrict wi = w + (size_t)i * stride;
+#pragma omp simd
+    for (int k = 0; k < width; k++) {
+      wi[k] = d[k];
+      vi[k] = r[k];
+    }
+  }
+}
+
 /* The same for one neuron, its rows assembled first (see hines_step_group_cpu). */
 /* Not inlined: inlined into its caller, GCC 12 no longer vectorises the channel loop. */
 __attribute__((noinline)) static void
@@ -173,7 +251,8 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
 
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, size_t base, int width, int first_local_neuron) {
+                          double *gates, const double *own, size_t own_ld, size_t base,
+                          int width, int first_local_neuron) {
   const struct chunk_geometry *g = &args->geometry;
   const int n = g->n_compartments;
   const int *parent = topology;
@@ -185,19 +264,42 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
   double *restrict v = voltage + base;
   double *restrict w = work + base;
   double injected[MAX_GROUP];
-  for (int k = 0; k < width; k++)
-    injected[k] = stimulus_current(&args->stimulus, args->first_neuron + first_local_neuron + k,
-                                   args->time_ms);
-  if (width == 1) {
-    /* One neuron alone (a batch of one, or a group's last lane): the loops below would be one
-     * lane wide and the channel arithmetic, most of a step's work with HH, scalar. Every row is
-     * assembled first instead, in a loop that vectorises along the compartments (the same calls
-     * on the same values: the same bits), then eliminated as below. */
-    step_one_neuron(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
-                    gates_stride, injected[0]);
+  double axial[MAX_GROUP]; /* a sweep's membrane factors of the off-diagonals */
+  const int own_membrane = own && args->own.membrane;
+  if (own) {
+    /* A sweep (--params): each lane's own parameters, then the same sweeps with them. */
+    struct neuron_own lanes[MAX_GROUP];
+    for (int k = 0; k < width; k++) {
+      neuron_own_load(&args->own, own + first_local_neuron + k, own_ld, &args->hh,
+                      &args->stimulus, &lanes[k]);
+      injected[k] = stimulus_current(&lanes[k].stimulus,
+                                     args->first_neuron + first_local_neuron + k, args->time_ms);
+      axial[k] = lanes[k].membrane.axial;
+    }
+    if (width == 1 && !own_membrane) {
+      struct step_arguments one = *args;
+      one.hh = lanes[0].hh;
+      step_one_neuron(topology, coefficients, &one, v, w, with_hh ? gates + gates_base : NULL,
+                      gates_stride, injected[0]);
+    } else {
+      backward_group_own(topology, coefficients, args, lanes, v, w,
+                         with_hh ? gates + gates_base : NULL, gates_stride, injected, width);
+    }
   } else {
-    backward_group(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
-                   gates_stride, injected, width);
+    for (int k = 0; k < width; k++)
+      injected[k] = stimulus_current(&args->stimulus, args->first_neuron + first_local_neuron + k,
+                                     args->time_ms);
+    if (width == 1) {
+      /* One neuron alone (a batch of one, or a group's last lane): the loops below would be one
+       * lane wide and the channel arithmetic, most of a step's work with HH, scalar. Every row
+       * is assembled first instead, in a loop that vectorises along the compartments (the same
+       * calls on the same values: the same bits), then eliminated as below. */
+      step_one_neuron(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
+                      gates_stride, injected[0]);
+    } else {
+      backward_group(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
+                     gates_stride, injected, width);
+    }
   }
   /* Forward: root first. */
 #pragma omp simd
@@ -208,8 +310,14 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     const double *restrict wi = w + (size_t)i * stride;
     const double *restrict vp = v + (size_t)parent[i] * stride;
     const double l = lower[i];
+    if (own_membrane) {
 #pragma omp simd
-    for (int k = 0; k < width; k++)
-      vi[k] = fma(-l, vp[k], vi[k]) / wi[k];
+      for (int k = 0; k < width; k++)
+        vi[k] = fma(-(l * axial[k]), vp[k], vi[k]) / wi[k];
+    } else {
+#pragma omp simd
+      for (int k = 0; k < width; k++)
+        vi[k] = fma(-l, vp[k], vi[k]) / wi[k];
+    }
   }
 }

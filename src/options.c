@@ -80,6 +80,10 @@ static void usage(FILE *out) {
       "                       write them as CSV: neuron,time_ms, by neuron then time; the\n"
       "                       time is interpolated linearly within the step of the crossing\n"
       "  --spike-threshold MV spike threshold, an upward crossing (default 0 mV)\n"
+      "  --params FILE        parameter sweep (mono mode): a CSV whose header names any of\n"
+      "                       cm ra gl el gnabar gkbar gl_hh el_hh stim_amp stim_start\n"
+      "                       stim_stop, then one row per neuron (as many as --neurons); each\n"
+      "                       neuron takes its row's values, the options the others\n"
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
       "  --geometry neuron|cylinders  how SWC samples become compartments: as NEURON's\n"
       "                       Import3d and nseg make them (default), or one cylinder per\n"
@@ -217,6 +221,7 @@ enum long_only_options {
   OPT_PIN,
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
+  OPT_PARAMS,
 };
 
 /* Whether an option was given on the command line. */
@@ -436,6 +441,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"pin", no_argument, 0, OPT_PIN},
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
+      {"params", required_argument, 0, OPT_PARAMS},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -601,6 +607,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_SPIKES:
       o->spikes_path = optarg; /* checked with the other outputs (output_files.c) */
       break;
+    case OPT_PARAMS:
+      o->mono_option_given = 1; /* per-neuron values: the mono batches only */
+      o->params_path = optarg;
+      break;
     case OPT_SPIKE_THRESHOLD:
       o->spike_threshold_mV = parse_double("--spike-threshold", optarg, -1e6, 0);
       break;
@@ -695,6 +705,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
+  if (o->params_path && strcmp(o->mode, "multi") == 0)
+    bad_usage("--params %s: parameter sweeps run in --mode mono only (one --morph, one row per "
+              "neuron); this run is multi-morphology",
+              o->params_path);
   if (o->per_neuron && o->model.hh.placement != HH_NONE)
     bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
               o->model.hh.placement == HH_SOMA ? "soma" : "all");

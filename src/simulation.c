@@ -133,14 +133,19 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       continue; /* another rank's (distributed run) */
     const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
     int n = m->n_compartments;
+    /* The neuron's own parameters in a sweep (--params), the batch's otherwise. */
+    struct step_model model = o->model;
+    if (o->params_values)
+      neuron_model_of(&o->model, o->params_values + (size_t)neuron * NEURON_PARAMETER_COUNT,
+                      o->params_given, &model);
     double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
     struct hines_error err;
     if (want)
       for (int i = 0; i < n; i++)
         want[i] = o->model.cable.el_mV;
     if (!got || !want ||
-        reference_simulate(m, &o->model.cable, &o->model.hh, o->model.dt_ms, o->steps, 0.0,
-                           &o->model.stimulus, neuron, want, &err)) {
+        reference_simulate(m, &model.cable, &model.hh, model.dt_ms, o->steps, 0.0,
+                           &model.stimulus, neuron, want, &err)) {
       result.max_rel_error = INFINITY;
       result.failed = 1;
       result.neuron = neuron;
@@ -159,7 +164,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       }
       scale = fmax(scale, fabs(want[i]));
     }
-    double condition = simulation_condition_bound(m, &o->model);
+    double condition = simulation_condition_bound(m, &model);
     double tolerance = o->verify_tolerance > 0
                            ? o->verify_tolerance
                            : fmax(VERIFY_TOLERANCE_FLOOR, 2.0 * n * DBL_EPSILON * condition);
@@ -364,6 +369,10 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .window = o->window,
                                      .pin = o->pin,
                                      .model = o->model};
+  if (o->params_values) { /* this batch's rows of the sweep (a rank's share from its first) */
+    config.sweep = o->params_values + (size_t)o->first_neuron * NEURON_PARAMETER_COUNT;
+    memcpy(config.swept, o->params_given, sizeof config.swept);
+  }
   struct mono_batch *batch;
   int status = mono_batch_create(&config, &batch, err);
   if (status)

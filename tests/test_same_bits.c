@@ -209,12 +209,13 @@ static void vector_kernel_equals_thread_body(void **state) {
       for (int s = 0; s < steps; s++) {
         args.time_ms = s * dt;
         for (int k = 0; k < neurons; k += group)
-          hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, (size_t)k,
-                               neurons - k < group ? neurons - k : group, k);
+          hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, NULL, 0,
+                               (size_t)k, neurons - k < group ? neurons - k : group, k);
         for (int k = 0; k < neurons; k++)
           hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
                          (size_t)neurons, stimulus_current(&args.stimulus, k, args.time_ms),
-                         args.stimulus.compartment, &args, g_scalar + k, (size_t)neurons);
+                         args.stimulus.compartment, &args, &args.hh, NULL, g_scalar + k,
+                         (size_t)neurons);
       }
       char what[96];
       snprintf(what, sizeof what,
