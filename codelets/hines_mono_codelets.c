@@ -25,6 +25,7 @@ struct step_task {
   int sample_row;
   int spike_step;
   int gates, own; /* whether the task has a gates buffer, a sweep's parameter buffer */
+  struct neuron_columns columns; /* the sweep's (own) */
 };
 
 static double *task_samples(void *buffers[], const struct step_task *task) {
@@ -117,13 +118,15 @@ static double *step_gates(void *buffers[], const struct step_task *task,
 
 /* A sweep's per-neuron values (codelets/neuron_parameters.h) follow the gates: a matrix of the
  * chunk's neurons along x, one row per swept parameter; NULL without a sweep. */
-static const double *step_own(void *buffers[], const struct step_task *task, size_t *ld) {
-  *ld = 0;
+static const struct neuron_sweep *step_own(void *buffers[], const struct step_task *task,
+                                           struct neuron_sweep *sweep) {
   if (!task->own)
     return NULL;
   void *matrix = buffers[4 + task->gates];
-  *ld = STARPU_MATRIX_GET_LD(matrix);
-  return (const double *)STARPU_MATRIX_GET_PTR(matrix);
+  *sweep = (struct neuron_sweep){.columns = task->columns,
+                                 .values = (const double *)STARPU_MATRIX_GET_PTR(matrix),
+                                 .ld = STARPU_MATRIX_GET_LD(matrix)};
+  return sweep;
 }
 
 static void hines_step_cpu(void *buffers[], void *cl_arg) {
@@ -137,8 +140,8 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
   double *gates = step_gates(buffers, &task, &args);
-  size_t own_ld;
-  const double *own = step_own(buffers, &task, &own_ld);
+  struct neuron_sweep sweep_values;
+  const struct neuron_sweep *sweep = step_own(buffers, &task, &sweep_values);
   double *samples = task_samples(buffers, &task);
   const int group = preferred_group(g, args.cpu_group);
   const int n_groups = (g->n_neurons + group - 1) / group;
@@ -148,7 +151,7 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
     int k = gi * group;
     for (int done = 0; done < group && k + done < g->n_neurons;) {
       int width = group_width(g, k + done, group - done);
-      hines_step_group_cpu(topology, coefficients, &args, voltage, work, gates, own, own_ld,
+      hines_step_group_cpu(topology, coefficients, &args, voltage, work, gates, sweep,
                            chunk_base(g, k + done), width, k + done);
       done += width;
     }
@@ -180,7 +183,7 @@ static void neuron_step_cpu(void *buffers[], void *cl_arg) {
     struct step_arguments own = args;
     own.geometry.n_compartments = entry[0];
     hines_step_group_cpu(topology + entry[1], coefficients + entry[2], &own, voltage, work, NULL,
-                         NULL, 0, (size_t)k, 1, k);
+                         NULL, (size_t)k, 1, k);
   }
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
@@ -213,15 +216,14 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   struct step_arguments args = task.step;
   chunk_from_interface(&args.geometry, buffers[2]);
   double *gates = step_gates(buffers, &task, &args);
-  size_t own_ld;
-  const double *own = step_own(buffers, &task, &own_ld);
+  struct neuron_sweep sweep_values;
+  const struct neuron_sweep *sweep = step_own(buffers, &task, &sweep_values);
   double *samples = task_samples(buffers, &task);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   cudaStream_t stream = hines_task_stream_begin();
   int status = hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
                                (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &args, voltage,
-                               (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, own, own_ld,
-                               stream);
+                               (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, sweep, stream);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
   if (!status)
@@ -365,11 +367,13 @@ int hines_step_insert(const struct hines_step_data *data, const struct step_argu
     buffers[n++] = (struct starpu_data_descr){data->own, STARPU_R};
   int sample_row = data->sample_row, spike_step = data->spike_step;
   hines_task_add_step_outputs(buffers, &n, data->samples, &sample_row, data->spikes, &spike_step);
-  const struct step_task task = {.step = *args,
-                                 .sample_row = sample_row,
-                                 .spike_step = spike_step,
-                                 .gates = data->gates != NULL,
+  struct step_task task = {.step = *args,
+                           .sample_row = sample_row,
+                           .spike_step = spike_step,
+                           .gates = data->gates != NULL,
                                  .own = data->own != NULL};
+  if (data->own)
+    task.columns = *data->columns;
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;

@@ -32,10 +32,11 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
  * after the step; NULL (or sample_row < 0) when this step is not sampled. spikes
  * (codelets/spike_record.h) is the chunk's spike record, checked after step number spike_step
  * (from 1); NULL (or spike_step 0) without spike detection. own is the chunk's per-neuron
- * parameters of a sweep (args->own says which; codelets/neuron_parameters.h), a matrix of the
+ * parameters of a sweep (columns says which; codelets/neuron_parameters.h), a matrix of the
  * chunk's neurons along x, or NULL. */
 struct hines_step_data {
   starpu_data_handle_t topology, coefficients, voltage, work, gates, own, samples, spikes;
+  const struct neuron_columns *columns; /* with own */
   int sample_row, spike_step;
 };
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,

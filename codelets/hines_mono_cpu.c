@@ -103,9 +103,10 @@ static void backward_group(const int *topology, const double *coefficients,
  * gives membrane values, its own membrane factors (the rows and off-diagonals of
  * hines_step_one with those, lane by lane). */
 static void backward_group_own(const int *topology, const double *coefficients,
-                               const struct step_arguments *args, const struct neuron_own *lanes,
-                               double *restrict v, double *restrict w, double *gates,
-                               size_t gates_stride, const double *injected, int width) {
+                               const struct step_arguments *args, int membrane,
+                               const struct neuron_own *lanes, double *restrict v,
+                               double *restrict w, double *gates, size_t gates_stride,
+                               const double *injected, int width) {
   const struct chunk_geometry *g = &args->geometry;
   const int n = g->n_compartments;
   const int *child_first = topology + n;
@@ -120,7 +121,6 @@ static void backward_group_own(const int *topology, const double *coefficients,
   const double *axial_sum = coefficients + (size_t)COEF_AXIAL_SUM * n;
   const size_t stride = chunk_stride(g);
   const int stim = args->stimulus.compartment;
-  const int membrane = args->own.membrane;
   double axial[MAX_GROUP];
   for (int k = 0; k < width; k++)
     axial[k] = lanes[k].membrane.axial;
@@ -251,7 +251,7 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
 
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, const double *own, size_t own_ld, size_t base,
+                          double *gates, const struct neuron_sweep *sweep, size_t base,
                           int width, int first_local_neuron) {
   const struct chunk_geometry *g = &args->geometry;
   const int n = g->n_compartments;
@@ -265,13 +265,13 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
   double *restrict w = work + base;
   double injected[MAX_GROUP];
   double axial[MAX_GROUP]; /* a sweep's membrane factors of the off-diagonals */
-  const int own_membrane = own && args->own.membrane;
-  if (own) {
+  const int own_membrane = sweep && sweep->columns.membrane;
+  if (sweep) {
     /* A sweep (--params): each lane's own parameters, then the same sweeps with them. */
     struct neuron_own lanes[MAX_GROUP];
     for (int k = 0; k < width; k++) {
-      neuron_own_load(&args->own, own + first_local_neuron + k, own_ld, &args->hh,
-                      &args->stimulus, &lanes[k]);
+      neuron_own_load(&sweep->columns, sweep->values + first_local_neuron + k, sweep->ld,
+                      &args->hh, &args->stimulus, &lanes[k]);
       injected[k] = stimulus_current(&lanes[k].stimulus,
                                      args->first_neuron + first_local_neuron + k, args->time_ms);
       axial[k] = lanes[k].membrane.axial;
@@ -282,7 +282,7 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
       step_one_neuron(topology, coefficients, &one, v, w, with_hh ? gates + gates_base : NULL,
                       gates_stride, injected[0]);
     } else {
-      backward_group_own(topology, coefficients, args, lanes, v, w,
+      backward_group_own(topology, coefficients, args, own_membrane, lanes, v, w,
                          with_hh ? gates + gates_base : NULL, gates_stride, injected, width);
     }
   } else {

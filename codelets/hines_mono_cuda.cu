@@ -71,10 +71,10 @@ __global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
 // that the kernel without a sweep is the same code as before sweeps existed.
 template <int Own> struct neuron_parameters_of {
   neuron_own own;
-  __device__ __forceinline__ neuron_parameters_of(const step_arguments &args, const double *values,
-                                                  size_t ld, int k) {
+  __device__ __forceinline__ neuron_parameters_of(const step_arguments &args,
+                                                  const neuron_sweep &sweep, int k) {
     if (Own)
-      neuron_own_load(&args.own, values + k, ld, &args.hh, &args.stimulus, &own);
+      neuron_own_load(&sweep.columns, sweep.values + k, sweep.ld, &args.hh, &args.stimulus, &own);
   }
   __device__ __forceinline__ const hh_parameters *hh(const step_arguments &args) const {
     return Own ? &own.hh : &args.hh;
@@ -96,14 +96,14 @@ template <int Layout, int Own>
 __global__ void __launch_bounds__(512, 2)
     step_kernel(step_arguments args, const int *__restrict__ topology,
                 const double *__restrict__ coefficients, double *voltage, double *work,
-                double *gates, const double *__restrict__ own_values, size_t own_ld) {
+                double *gates, const neuron_sweep sweep) {
   const chunk_geometry &g = args.geometry;
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= g.n_neurons)
     return;
   size_t base = neuron_base<Layout>(k, g.ld, g.block_size);
   size_t stride = neuron_stride<Layout>(g.ld, g.block_size);
-  const neuron_parameters_of<Own> p(args, own_values, own_ld, k);
+  const neuron_parameters_of<Own> p(args, sweep, k);
   double injected = stimulus_current(p.stim(args), args.first_neuron + k, args.time_ms);
   const chunk_geometry &gg = args.gates_geometry;
   hines_step_one(g.n_compartments, topology, coefficients, voltage + base, stride, work + base,
@@ -115,8 +115,7 @@ __global__ void __launch_bounds__(512, 2)
 template <int Own>
 __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ topology,
                                    const double *__restrict__ coefficients, double *voltage,
-                                   double *work, double *gates,
-                                   const double *__restrict__ own_values, size_t own_ld) {
+                                   double *work, double *gates, const neuron_sweep sweep) {
   extern __shared__ double block_voltage[];
   const chunk_geometry &g = args.geometry;
   const int block_size = blockDim.x, lane = threadIdx.x, n = g.n_compartments;
@@ -127,7 +126,7 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
   __syncthreads();
   int k = blockIdx.x * block_size + lane;
   if (k < g.n_neurons) {
-    const neuron_parameters_of<Own> p(args, own_values, own_ld, k);
+    const neuron_parameters_of<Own> p(args, sweep, k);
     double injected = stimulus_current(p.stim(args), args.first_neuron + k, args.time_ms);
     const chunk_geometry &gg = args.gates_geometry;
     hines_step_one(
@@ -215,24 +214,24 @@ namespace {
 
 template <int Own>
 int step_launch(const int *topology, const double *coefficients, const step_arguments *args,
-                double *voltage, double *work, double *gates, const double *own, size_t own_ld,
+                double *voltage, double *work, double *gates, const neuron_sweep &sweep,
                 cudaStream_t stream) {
   const chunk_geometry *g = &args->geometry;
   const int count = g->n_neurons;
   switch (g->layout) {
   case BATCH_LAYOUT_FLAT:
     step_kernel<BATCH_LAYOUT_FLAT, Own><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
-        *args, topology, coefficients, voltage, work, gates, own, own_ld);
+        *args, topology, coefficients, voltage, work, gates, sweep);
     break;
   case BATCH_LAYOUT_INTERLEAVED:
     step_kernel<BATCH_LAYOUT_INTERLEAVED, Own>
         <<<blocks_for(count, kThreads), kThreads, 0, stream>>>(*args, topology, coefficients,
-                                                               voltage, work, gates, own, own_ld);
+                                                               voltage, work, gates, sweep);
     break;
   case BATCH_LAYOUT_BLOCK:
     step_kernel<BATCH_LAYOUT_BLOCK, Own>
         <<<blocks_for(count, g->block_size), g->block_size, 0, stream>>>(
-            *args, topology, coefficients, voltage, work, gates, own, own_ld);
+            *args, topology, coefficients, voltage, work, gates, sweep);
     break;
   default: {
     size_t bytes = sizeof(double) * (size_t)g->n_compartments * g->block_size;
@@ -240,7 +239,7 @@ int step_launch(const int *topology, const double *coefficients, const step_argu
     if (status)
       return status;
     step_kernel_shared<Own><<<blocks_for(count, g->block_size), g->block_size, bytes, stream>>>(
-        *args, topology, coefficients, voltage, work, gates, own, own_ld);
+        *args, topology, coefficients, voltage, work, gates, sweep);
   }
   }
   return (int)cudaGetLastError();
@@ -250,14 +249,14 @@ int step_launch(const int *topology, const double *coefficients, const step_argu
 
 extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
                                const step_arguments *args, double *voltage, double *work,
-                               double *gates, const double *own, size_t own_ld,
-                               void *stream_ptr) {
+                               double *gates, const neuron_sweep *sweep, void *stream_ptr) {
   cudaStream_t stream = (cudaStream_t)stream_ptr;
-  if (!own)
-    return step_launch<0>(topology, coefficients, args, voltage, work, gates, nullptr, 0, stream);
-  if (!args->own.membrane)
-    return step_launch<1>(topology, coefficients, args, voltage, work, gates, own, own_ld, stream);
-  return step_launch<2>(topology, coefficients, args, voltage, work, gates, own, own_ld, stream);
+  if (!sweep)
+    return step_launch<0>(topology, coefficients, args, voltage, work, gates, neuron_sweep{},
+                          stream);
+  if (!sweep->columns.membrane)
+    return step_launch<1>(topology, coefficients, args, voltage, work, gates, *sweep, stream);
+  return step_launch<2>(topology, coefficients, args, voltage, work, gates, *sweep, stream);
 }
 
 extern "C" int hines_neuron_step_cuda(const int *neurons, const int *topology,

@@ -79,8 +79,6 @@ struct step_arguments {
   struct chunk_geometry gates_geometry;
   int first_neuron; /* global index of the chunk's first neuron */
   int cpu_group;    /* neurons vectorised together by the CPU kernel (fits L2) */
-  /* A parameter sweep's per-neuron columns (count 0: none; codelets/neuron_parameters.h). */
-  struct neuron_columns own;
   double dt_ms;
   double time_ms; /* time at the start of the step */
 };
@@ -181,11 +179,12 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
                            size_t base, int width);
 
 /* One implicit voltage step (assemble + Hines solve by gathering children) for `width`
- * neurons with consecutive bases; voltage is updated in place, work is scratch. own: the
- * chunk's per-neuron values in a sweep (args->own, ld own_ld), NULL otherwise. */
+ * neurons with consecutive bases; voltage is updated in place, work is scratch. sweep: the
+ * chunk's per-neuron values of a parameter sweep (codelets/neuron_parameters.h), NULL
+ * without one. */
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, const double *own, size_t own_ld, size_t base,
+                          double *gates, const struct neuron_sweep *sweep, size_t base,
                           int width, int first_local_neuron);
 
 /* CUDA launchers (hines_mono_cuda.cu): one thread per neuron, on `stream`, asynchronous.
@@ -194,7 +193,7 @@ int hines_solve_cuda(const int *topology, const double *coefficients,
                      const struct chunk_geometry *g, double *diagonal, double *rhs, void *stream);
 int hines_step_cuda(const int *topology, const double *coefficients,
                     const struct step_arguments *args, double *voltage, double *work, double *gates,
-                    const double *own, size_t own_ld, void *stream);
+                    const struct neuron_sweep *sweep, void *stream);
 /* The papers' multi-morphology baseline: the mono step kernel with one tree per neuron. A
  * neuron table (neurons[0] = M morphologies, then n, topology offset, coefficients offset of
  * each) says where neuron first_neuron + k's shape sits in the concatenated topology and

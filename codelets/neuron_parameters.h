@@ -52,6 +52,14 @@ struct neuron_columns {
   double el_mV; /* the batch's passive leak reversal (the default of a neuron's own) */
 };
 
+/* A chunk's sweep as a kernel sees it: the columns and the chunk's values (neuron k's value of
+ * parameter p at values[columns.column[p] * ld + k]). */
+struct neuron_sweep {
+  struct neuron_columns columns;
+  const double *values;
+  size_t ld;
+};
+
 /* Factors of the batch's membrane coefficients for one neuron (see the top of the file). */
 struct membrane_scales {
   double capacitance, axial, leak, el_mV;

@@ -165,7 +165,6 @@ static struct step_arguments step_arguments_of(const struct mono_batch *batch) {
                                               .block_size = batch->layout.block_size},
                                  .stimulus = config->model.stimulus,
                                  .hh = config->model.hh,
-                                 .own = batch->columns,
                                  .cpu_group = config->cpu_group,
                                  .dt_ms = config->model.dt_ms,
                                  .time_ms = 0.0};
@@ -383,6 +382,7 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
           .work = starpu_data_get_sub_data(batch->work_handle, 1, c),
           .gates = batch->gates ? starpu_data_get_sub_data(batch->gates_handle, 1, c) : NULL,
           .own = batch->own ? starpu_data_get_sub_data(batch->own_handle, 1, c) : NULL,
+          .columns = &batch->columns,
           .samples = row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
           .sample_row = row,
           .spikes = spike_set_record(&batch->spikes, c),

@@ -72,6 +72,8 @@ static void usage(FILE *out) {
       "                       starpu_perfmodel_display and starpu_perfmodel_plot -i read\n"
       "  --hh none|soma|all   Hodgkin-Huxley channels (NEURON's hh) on no, the first or every\n"
       "                       compartment (default none; all in the default job)\n"
+      "  --gnabar G  --gkbar G  --gl-hh G  --el-hh E  the hh mechanism's maximal conductances\n"
+      "                       and leak (default 0.12, 0.036, 0.0003 S/cm2 and -54.3 mV)\n"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
       "  --probe-every MS     probe sampling interval (default 0.1)\n"
       "  --probes FILE        write the probe voltages as CSV (needed with --probe, except in\n"
@@ -222,6 +224,10 @@ enum long_only_options {
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
   OPT_PARAMS,
+  OPT_GNABAR,
+  OPT_GKBAR,
+  OPT_GL_HH,
+  OPT_EL_HH,
 };
 
 /* Whether an option was given on the command line. */
@@ -442,6 +448,10 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"params", required_argument, 0, OPT_PARAMS},
+      {"gnabar", required_argument, 0, OPT_GNABAR},
+      {"gkbar", required_argument, 0, OPT_GKBAR},
+      {"gl-hh", required_argument, 0, OPT_GL_HH},
+      {"el-hh", required_argument, 0, OPT_EL_HH},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -606,6 +616,18 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_SPIKES:
       o->spikes_path = optarg; /* checked with the other outputs (output_files.c) */
+      break;
+    case OPT_GNABAR:
+      o->model.hh.gnabar = parse_double("--gnabar", optarg, 0, 0);
+      break;
+    case OPT_GKBAR:
+      o->model.hh.gkbar = parse_double("--gkbar", optarg, 0, 0);
+      break;
+    case OPT_GL_HH:
+      o->model.hh.gl = parse_double("--gl-hh", optarg, 0, 0);
+      break;
+    case OPT_EL_HH:
+      o->model.hh.el = parse_double("--el-hh", optarg, -1e6, 0);
       break;
     case OPT_PARAMS:
       o->mono_option_given = 1; /* per-neuron values: the mono batches only */
@@ -772,6 +794,14 @@ void options_warn(const struct options *o, FILE *out) {
             program, o->probes_path, o->probes_path);
   else if (o->n_probes == 0 && given(o, OPT_PROBE_EVERY))
     warn_ignored(out, "--probe-every", "without --probe N:C records nothing");
+  static const struct {
+    int option;
+    const char *name;
+  } channel_options[] = {
+      {OPT_GNABAR, "--gnabar"}, {OPT_GKBAR, "--gkbar"}, {OPT_GL_HH, "--gl-hh"}, {OPT_EL_HH, "--el-hh"}};
+  for (size_t i = 0; i < sizeof channel_options / sizeof *channel_options; i++)
+    if (o->model.hh.placement == HH_NONE && given(o, channel_options[i].option))
+      warn_ignored(out, channel_options[i].name, "without --hh soma or all has no channel to set");
   if (!o->spikes_path && given(o, OPT_SPIKE_THRESHOLD))
     warn_ignored(out, "--spike-threshold", "without --spikes FILE detects nothing");
   if (given(o, OPT_DX)) {
