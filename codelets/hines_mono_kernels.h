@@ -147,14 +147,17 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
     const int end = HINES_LDG(child_first + i + 1);
     for (int e = HINES_LDG(child_first + i); e < end; e++) {
       const int c = HINES_LDG(child + e);
-      double u = HINES_LDG(upper + c), l = HINES_LDG(lower + c);
+      /* Two spellings of one elimination, so that without factors the code is the same as
+       * before sweeps existed (operand order and all). */
       if (membrane) {
-        u *= axial_scale;
-        l *= axial_scale;
+        double factor = HINES_LDG(upper + c) * axial_scale / w[(size_t)c * w_stride];
+        d = fma(-factor, HINES_LDG(lower + c) * axial_scale, d);
+        r = fma(-factor, v[(size_t)c * v_stride], r);
+      } else {
+        double factor = HINES_LDG(upper + c) / w[(size_t)c * w_stride];
+        d = fma(-factor, HINES_LDG(lower + c), d);
+        r = fma(-factor, v[(size_t)c * v_stride], r);
       }
-      double factor = u / w[(size_t)c * w_stride];
-      d = fma(-factor, l, d);
-      r = fma(-factor, v[(size_t)c * v_stride], r);
     }
     w[(size_t)i * w_stride] = d;
     *vi = r;
@@ -162,10 +165,13 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   v[0] = v[0] / w[0];
   for (int i = 1; i < n; i++) {
     double *vi = v + (size_t)i * v_stride;
-    double l = HINES_LDG(lower + i);
     if (membrane)
-      l *= axial_scale;
-    *vi = fma(-l, v[(size_t)HINES_LDG(parent + i) * v_stride], *vi) / w[(size_t)i * w_stride];
+      *vi = fma(-(HINES_LDG(lower + i) * axial_scale), v[(size_t)HINES_LDG(parent + i) * v_stride],
+                *vi) /
+            w[(size_t)i * w_stride];
+    else
+      *vi = fma(-HINES_LDG(lower + i), v[(size_t)HINES_LDG(parent + i) * v_stride], *vi) /
+            w[(size_t)i * w_stride];
   }
 }
 
