@@ -121,9 +121,23 @@ static void backward_group_own(const int *topology, const double *coefficients,
   const double *axial_sum = coefficients + (size_t)COEF_AXIAL_SUM * n;
   const size_t stride = chunk_stride(g);
   const int stim = args->stimulus.compartment;
-  double axial[MAX_GROUP];
-  for (int k = 0; k < width; k++)
+  /* The lanes' values as arrays, and each lane's structures rebuilt from them inside the
+   * vectorised loops: GCC vectorises a local structure's fields, not loads from an array of
+   * structures. */
+  double axial[MAX_GROUP], capacitance[MAX_GROUP], leak_factor[MAX_GROUP], el[MAX_GROUP];
+  double gnabar[MAX_GROUP], gkbar[MAX_GROUP], gl_hh[MAX_GROUP], el_hh[MAX_GROUP];
+  for (int k = 0; k < width; k++) {
     axial[k] = lanes[k].membrane.axial;
+    capacitance[k] = lanes[k].membrane.capacitance;
+    leak_factor[k] = lanes[k].membrane.leak;
+    el[k] = lanes[k].membrane.el_mV;
+    gnabar[k] = lanes[k].hh.gnabar;
+    gkbar[k] = lanes[k].hh.gkbar;
+    gl_hh[k] = lanes[k].hh.gl;
+    el_hh[k] = lanes[k].hh.el;
+  }
+  const struct hh_parameters shared_hh = args->hh;
+  const double dt_ms = args->dt_ms;
   for (int i = n - 1; i >= 0; i--) {
     double d[MAX_GROUP], r[MAX_GROUP];
     double *restrict vi = v + (size_t)i * stride;
@@ -131,22 +145,30 @@ static void backward_group_own(const int *topology, const double *coefficients,
     if (membrane) {
       const double leak = leak_uS[i], sum = axial_sum[i];
 #pragma omp simd
-      for (int k = 0; k < width; k++)
-        membrane_row_scaled(&lanes[k].membrane, cdt, leak, sum, vi[k],
-                            i == stim ? injected[k] : 0.0, &d[k], &r[k]);
+      for (int k = 0; k < width; k++) {
+        const struct membrane_scales scales = {capacitance[k], axial[k], leak_factor[k], el[k]};
+        membrane_row_scaled(&scales, cdt, leak, sum, vi[k], i == stim ? injected[k] : 0.0, &d[k],
+                            &r[k]);
+      }
     } else {
       const double dbase = diagonal_base[i], leak = leak_current[i];
 #pragma omp simd
       for (int k = 0; k < width; k++)
         membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
     }
-    if (gates && hh_applies(&args->hh, i)) {
+    if (gates && hh_applies(&shared_hh, i)) {
       double *m = gates + (size_t)i * gates_stride;
       double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
+      const double scale = hh_scale[i];
 #pragma omp simd
-      for (int k = 0; k < width; k++)
-        membrane_row_channels(&lanes[k].hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k],
-                              &nk[k], &d[k], &r[k]);
+      for (int k = 0; k < width; k++) {
+        struct hh_parameters hh = shared_hh;
+        hh.gnabar = gnabar[k];
+        hh.gkbar = gkbar[k];
+        hh.gl = gl_hh[k];
+        hh.el = el_hh[k];
+        membrane_row_channels(&hh, vi[k], dt_ms, scale, &m[k], &h[k], &nk[k], &d[k], &r[k]);
+      }
     }
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];
