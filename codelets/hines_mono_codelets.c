@@ -371,7 +371,7 @@ int hines_step_insert(const struct hines_step_data *data, const struct step_argu
                            .sample_row = sample_row,
                            .spike_step = spike_step,
                            .gates = data->gates != NULL,
-                                 .own = data->own != NULL};
+                           .own = data->own != NULL};
   if (data->own)
     task.columns = *data->columns;
   void *arguments = codelet_arguments_copy(&task, sizeof task);

@@ -273,8 +273,8 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
 
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, const struct neuron_sweep *sweep, size_t base,
-                          int width, int first_local_neuron) {
+                          double *gates, const struct neuron_sweep *sweep, size_t base, int width,
+                          int first_local_neuron) {
   const struct chunk_geometry *g = &args->geometry;
   const int n = g->n_compartments;
   const int *parent = topology;
@@ -292,8 +292,8 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     /* A sweep (--params): each lane's own parameters, then the same sweeps with them. */
     struct neuron_own lanes[MAX_GROUP];
     for (int k = 0; k < width; k++) {
-      neuron_own_load(&sweep->columns, sweep->values + first_local_neuron + k, sweep->ld,
-                      &args->hh, &args->stimulus, &lanes[k]);
+      neuron_own_load(&sweep->columns, sweep->values + first_local_neuron + k, sweep->ld, &args->hh,
+                      &args->stimulus, &lanes[k]);
       injected[k] = stimulus_current(&lanes[k].stimulus,
                                      args->first_neuron + first_local_neuron + k, args->time_ms);
       axial[k] = lanes[k].membrane.axial;

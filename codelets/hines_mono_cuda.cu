@@ -129,12 +129,12 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
     const neuron_parameters_of<Own> p(args, sweep, k);
     double injected = stimulus_current(p.stim(args), args.first_neuron + k, args.time_ms);
     const chunk_geometry &gg = args.gates_geometry;
-    hines_step_one(
-        n, topology, coefficients, block_voltage + lane, (size_t)block_size,
-        work + block_base + lane, (size_t)block_size, injected, args.stimulus.compartment, &args,
-        p.hh(args), p.membrane(),
-        gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size) : nullptr,
-        (size_t)block_size);
+    hines_step_one(n, topology, coefficients, block_voltage + lane, (size_t)block_size,
+                   work + block_base + lane, (size_t)block_size, injected,
+                   args.stimulus.compartment, &args, p.hh(args), p.membrane(),
+                   gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size)
+                         : nullptr,
+                   (size_t)block_size);
   }
   __syncthreads();
   for (size_t j = lane; j < values; j += block_size)

@@ -29,7 +29,7 @@ enum {
   COEF_C_OVER_DT,
   COEF_DIAGONAL_BASE,
   COEF_LEAK_CURRENT,
-  COEF_HH_SCALE, /* membrane area * 1e-2: channel densities in S/cm^2 -> uS */
+  COEF_HH_SCALE,  /* membrane area * 1e-2: channel densities in S/cm^2 -> uS */
   COEF_LEAK_US,   /* gL */
   COEF_AXIAL_SUM, /* sum g_axial */
   COEF_COUNT
@@ -190,8 +190,8 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
  * without one. */
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, const struct neuron_sweep *sweep, size_t base,
-                          int width, int first_local_neuron);
+                          double *gates, const struct neuron_sweep *sweep, size_t base, int width,
+                          int first_local_neuron);
 
 /* CUDA launchers (hines_mono_cuda.cu): one thread per neuron, on `stream`, asynchronous.
  * Return 0 or the cudaError_t of the launch. */

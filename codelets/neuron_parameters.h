@@ -115,10 +115,11 @@ static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns
 /* The membrane's share of row i from the factors: the batch's capacitance, leak and axial sum
  * times the neuron's factors, summed in the order of membrane_constants_of and membrane_row,
  * so that factors of 1 give membrane_row's bits. */
-static inline HINES_HOST_DEVICE void
-membrane_row_scaled(const struct membrane_scales *s, double c_over_dt, double leak_uS,
-                    double axial_sum_uS, double old_voltage, double injected, double *diagonal,
-                    double *rhs) {
+static inline HINES_HOST_DEVICE void membrane_row_scaled(const struct membrane_scales *s,
+                                                         double c_over_dt, double leak_uS,
+                                                         double axial_sum_uS, double old_voltage,
+                                                         double injected, double *diagonal,
+                                                         double *rhs) {
   const double cdt = s->capacitance * c_over_dt, leak = s->leak * leak_uS;
   *diagonal = cdt + leak + s->axial * axial_sum_uS;
   *rhs = fma(cdt, old_voltage, leak * s->el_mV) + injected;

@@ -247,8 +247,7 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     if (config->swept[NEURON_GL] && !(tables_cable.gl_S_per_cm2 > 0))
       tables_cable.gl_S_per_cm2 = 1.0;
   }
-  status =
-      mono_coefficients_fill(m, &tables_cable, model->dt_ms, batch->coefficients, err);
+  status = mono_coefficients_fill(m, &tables_cable, model->dt_ms, batch->coefficients, err);
   if (status) {
     mono_batch_destroy(batch);
     return status;
@@ -288,7 +287,7 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   if (batch->columns.count &&
       own_values_make(batch, config, tables_cable.gl_S_per_cm2) != HINES_OK) {
     mono_batch_destroy(batch);
-    return hines_fail(err, HINES_FAILURE, "out of memory for the --params values");
+    return hines_fail(err, HINES_FAILURE, "out of memory for the per-neuron parameters");
   }
   batch->where = malloc((size_t)batch->n_chunks * sizeof *batch->where);
   if (!batch->where) {
@@ -309,8 +308,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   if (batch->own) {
     const size_t padded = (size_t)batch->matrix.units * batch->matrix.neurons_per_unit;
     starpu_matrix_data_register(&batch->own_handle, STARPU_MAIN_RAM, (uintptr_t)batch->own,
-                                (uint32_t)padded, (uint32_t)padded,
-                                (uint32_t)batch->columns.count, sizeof(double));
+                                (uint32_t)padded, (uint32_t)padded, (uint32_t)batch->columns.count,
+                                sizeof(double));
     struct starpu_data_filter filter = {.filter_func = filter_units,
                                         .nchildren = (unsigned)batch->n_chunks,
                                         .filter_arg_ptr = batch->own_units,

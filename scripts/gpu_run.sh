@@ -252,7 +252,7 @@ PY
       channels) columns=gnabar,gkbar,stim_amp ;;
       membrane) columns=cm,ra,gl,el,gnabar,gkbar,gl_hh,el_hh,stim_amp,stim_start,stim_stop ;;
       esac
-      python3 scripts/make_params.py 2560 "$out/params_bits_$sweep.csv" --columns "$columns"
+      python3 scripts/make_params.py "$out/params_bits_$sweep.csv" --neurons 2560 --columns "$columns"
       for workers in cpu gpu both; do
         case $workers in
         cpu) placement=(STARPU_NCUDA=0) ;;
@@ -276,7 +276,7 @@ PY
       done
     done
     # (2) 10,000 rows on the GPU against 20 sampled rows run alone.
-    python3 scripts/make_params.py 10000 "$out/params_10k.csv" --columns gnabar,gkbar,stim_amp
+    python3 scripts/make_params.py "$out/params_10k.csv" --neurons 10000 --columns gnabar,gkbar,stim_amp
     cell=(--quiet --mode mono --morph synthetic:medium-high --hh all --steps "$steps" --force)
     STARPU_NCPU=0 "$bundle/bin/hinestask" "${cell[@]}" --neurons 10000 --params "$out/params_10k.csv" \
       --spikes "$out/params_10k_spikes.csv" --json "$out/params_10k.json" >"$out/params_10k.log" 2>&1 ||
@@ -303,7 +303,7 @@ PY
     done
     echo "sampled rows with the sweep's spike times, bit for bit, alone and as options: $same of 20 ($(sort -u "$out/params_rows.txt" | awk '{print $4}' | sort -n | paste -sd' ') spikes each)" | tee -a "$out/params.txt"
     # (3) The cost.
-    python3 scripts/make_params.py 256000 "$out/params_256k.csv" --columns gnabar,gkbar,stim_amp
+    python3 scripts/make_params.py "$out/params_256k.csv" --neurons 256000 --columns gnabar,gkbar,stim_amp
     echo "hh,params,repeat,ms_per_step,compartment_solves_per_s" >"$out/bench_params.csv"
     for repeat in 1 2 3; do
       for hh in all soma; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a --params file (a parameter sweep, one CSV row per neuron) of random values.
 
-  scripts/make_params.py ROWS FILE [--columns gnabar,gkbar,stim_amp] [--seed S]
+  scripts/make_params.py FILE --neurons N [--columns gnabar,gkbar,stim_amp] [--seed S]
 
 Each column's values are uniform in the range below (about NEURON's hh and hinestask's
 defaults, wide enough that some cells fire and some do not); they are written in Python's
@@ -28,8 +28,8 @@ RANGES = {
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("rows", type=int)
     parser.add_argument("file")
+    parser.add_argument("--neurons", type=int, required=True, help="rows, one per neuron")
     parser.add_argument("--columns", default="gnabar,gkbar,stim_amp",
                         help="comma-separated, any of " + ", ".join(RANGES))
     parser.add_argument("--seed", type=int, default=18)
@@ -41,7 +41,7 @@ def main():
     r = random.Random(a.seed)
     with open(a.file, "w") as out:
         out.write(",".join(columns) + "\n")
-        for _ in range(a.rows):
+        for _ in range(a.neurons):
             out.write(",".join(repr(r.uniform(*RANGES[c])) for c in columns) + "\n")
 
 

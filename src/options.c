@@ -797,8 +797,10 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } channel_options[] = {
-      {OPT_GNABAR, "--gnabar"}, {OPT_GKBAR, "--gkbar"}, {OPT_GL_HH, "--gl-hh"}, {OPT_EL_HH, "--el-hh"}};
+  } channel_options[] = {{OPT_GNABAR, "--gnabar"},
+                         {OPT_GKBAR, "--gkbar"},
+                         {OPT_GL_HH, "--gl-hh"},
+                         {OPT_EL_HH, "--el-hh"}};
   for (size_t i = 0; i < sizeof channel_options / sizeof *channel_options; i++)
     if (o->model.hh.placement == HH_NONE && given(o, channel_options[i].option))
       warn_ignored(out, channel_options[i].name, "without --hh soma or all has no channel to set");

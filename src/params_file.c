@@ -8,8 +8,8 @@
 #include <string.h>
 
 const char *const params_column_names[NEURON_PARAMETER_COUNT] = {
-    "cm",     "ra",    "gl",    "el",       "gnabar",     "gkbar",
-    "gl_hh",  "el_hh", "stim_amp", "stim_start", "stim_stop"};
+    "cm",    "ra",    "gl",       "el",         "gnabar",   "gkbar",
+    "gl_hh", "el_hh", "stim_amp", "stim_start", "stim_stop"};
 
 #define KNOWN_COLUMNS "cm, ra, gl, el, gnabar, gkbar, gl_hh, el_hh, stim_amp, stim_start, stim_stop"
 
@@ -132,8 +132,8 @@ int params_file_read(struct options *o, struct hines_error *err) {
     }
     if (length == 0) {
       status = hines_fail(err, HINES_BAD_INPUT,
-                          "%s:%ld: row: empty line (one row of %d values per neuron)", path,
-                          number, columns);
+                          "%s:%ld: row: empty line (one row of %d values per neuron)", path, number,
+                          columns);
       break;
     }
     if (rows == o->neurons) {
@@ -151,8 +151,8 @@ int params_file_read(struct options *o, struct hines_error *err) {
     }
     if (count < columns) {
       status = hines_fail(err, HINES_BAD_INPUT,
-                          "%s:%ld: %s: missing (the row has %d cells, the header %d)", path,
-                          number, params_column_names[order[count]], count, columns);
+                          "%s:%ld: %s: missing (the row has %d cells, the header %d)", path, number,
+                          params_column_names[order[count]], count, columns);
       break;
     }
     double *row = values + (size_t)rows * NEURON_PARAMETER_COUNT;
@@ -174,15 +174,15 @@ int params_file_read(struct options *o, struct hines_error *err) {
     }
     if (status != HINES_OK)
       break;
-    const double start = given[NEURON_STIM_START] ? row[NEURON_STIM_START]
-                                                  : o->model.stimulus.start_ms;
-    const double stop =
-        given[NEURON_STIM_STOP] ? row[NEURON_STIM_STOP] : o->model.stimulus.stop_ms;
+    const double start =
+        given[NEURON_STIM_START] ? row[NEURON_STIM_START] : o->model.stimulus.start_ms;
+    const double stop = given[NEURON_STIM_STOP] ? row[NEURON_STIM_STOP] : o->model.stimulus.stop_ms;
     if ((given[NEURON_STIM_START] || given[NEURON_STIM_STOP]) && stop < start) {
-      status = hines_fail(err, HINES_BAD_INPUT, "%s:%ld: %s: the stimulus stops (%g ms) before it "
+      status = hines_fail(err, HINES_BAD_INPUT,
+                          "%s:%ld: %s: the stimulus stops (%g ms) before it "
                           "starts (%g ms)",
-                          path, number, given[NEURON_STIM_STOP] ? "stim_stop" : "stim_start",
-                          stop, start);
+                          path, number, given[NEURON_STIM_STOP] ? "stim_stop" : "stim_start", stop,
+                          start);
       break;
     }
     rows++;

@@ -145,7 +145,7 @@ spikes_compare mono 3 --mode mono "${spiking[@]}"
 spikes_compare multi 3 --mode multi "${spiking[@]}"
 # A parameter sweep (--params): each rank takes the rows of its own neurons (and --verify its
 # sampled neurons' values); the spike file and the probes are the one process's.
-python3 "$(dirname "$0")/../scripts/make_params.py" 30 "$tmp/sweep.csv" \
+python3 "$(dirname "$0")/../scripts/make_params.py" "$tmp/sweep.csv" --neurons 30 \
   --columns gnabar,gkbar,stim_amp,cm,ra
 spikes_compare sweep 3 --mode mono "${spiking[@]}" --params "$tmp/sweep.csv"
 compare sweep 2 --mode mono --morph synthetic:small-high --neurons 30 --hh all --steps 100 \

@@ -207,10 +207,10 @@ static void mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout(void **state
   mono_sweep = random_sweep(neurons);
   const struct mono_variant reference = {BATCH_LAYOUT_INTERLEAVED, 32, 0, 32};
   const struct mono_variant variants[] = {
-      {BATCH_LAYOUT_INTERLEAVED, 32, 0, 1}, {BATCH_LAYOUT_INTERLEAVED, 32, 0, 7},
+      {BATCH_LAYOUT_INTERLEAVED, 32, 0, 1},   {BATCH_LAYOUT_INTERLEAVED, 32, 0, 7},
       {BATCH_LAYOUT_INTERLEAVED, 32, 10, 64}, {BATCH_LAYOUT_FLAT, 32, 7, 1},
-      {BATCH_LAYOUT_BLOCK, 8, 0, 32},          {BATCH_LAYOUT_BLOCK, 32, 13, 8},
-      {BATCH_LAYOUT_SHARED, 16, 0, 1},         {BATCH_LAYOUT_SHARED, 32, 20, 32},
+      {BATCH_LAYOUT_BLOCK, 8, 0, 32},         {BATCH_LAYOUT_BLOCK, 32, 13, 8},
+      {BATCH_LAYOUT_SHARED, 16, 0, 1},        {BATCH_LAYOUT_SHARED, 32, 20, 32},
   };
   double *want = run_mono(&m, neurons, &reference, 0);
   double lowest = INFINITY;
@@ -374,16 +374,15 @@ static void vector_kernel_equals_thread_body_with_sweep(void **state) {
           args.time_ms = s * dt;
           for (int k = 0; k < neurons; k += group)
             hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector,
-                                 &sweep_view, (size_t)k,
-                                 neurons - k < group ? neurons - k : group, k);
+                                 &sweep_view, (size_t)k, neurons - k < group ? neurons - k : group,
+                                 k);
           for (int k = 0; k < neurons; k++) {
             struct neuron_own mine;
             neuron_own_load(columns, own + k, (size_t)neurons, &args.hh, &args.stimulus, &mine);
-            hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
-                           (size_t)neurons, stimulus_current(&mine.stimulus, k, args.time_ms),
-                           args.stimulus.compartment, &args, &mine.hh,
-                           columns->membrane ? &mine.membrane : NULL, g_scalar + k,
-                           (size_t)neurons);
+            hines_step_one(
+                n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k, (size_t)neurons,
+                stimulus_current(&mine.stimulus, k, args.time_ms), args.stimulus.compartment, &args,
+                &mine.hh, columns->membrane ? &mine.membrane : NULL, g_scalar + k, (size_t)neurons);
           }
         }
         char what[128];
