@@ -198,7 +198,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
  *     measured on a sample batch (every morphology, round robin) built by level_batch_build
  *     itself and scaled to the batch's compartments;
  *   multi, per neuron: voltage and work for every neuron at the largest morphology's size.
- * Plus the probe record and the spike records. */
+ * Plus the probe record, the spike records and a parameter sweep's values. */
 double simulation_host_bytes(const struct options *o, const struct morphology *morphologies,
                              long long compartments, struct hines_error *err) {
   double bytes = 0;
@@ -248,6 +248,12 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
   }
   if (o->n_probes)
     bytes += (o->steps / o->probe_every_steps + 2.0) * (1 + o->n_probes) * sizeof(double);
+  if (o->params_values) { /* the sweep as read, and the kernels' columns of it (mono_batch.c) */
+    int columns = 0;
+    for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
+      columns += o->params_given[p];
+    bytes += (double)o->neurons * (NEURON_PARAMETER_COUNT + columns) * sizeof(double);
+  }
   if (o->spikes_path) /* the records (codelets/spike_record.h) and each neuron's count read */
     bytes += (double)o->neurons * ((double)spike_record_size(1) * sizeof(double) + 8);
   return bytes;
