@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cell_block.h"
 #include "probe_samples.h"
 #include "spike_record.h"
 #include "step_outputs.h"
@@ -129,6 +130,21 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
                                 .gates = b->gates ? b->gates + 3 * part->element_base : NULL};
 }
 
+/* The cell-block step on a CPU: its host emulation, one block at a time per OpenMP thread (the
+ * blocks of a part are independent). */
+static void cell_step_cpu(const struct chunk_step_arguments *args, const struct chunk_buffers *all,
+                          int threads) {
+  for (int p = 0; p < args->n_parts; p++) {
+    const struct chunk_levels *part = &args->parts[p];
+    const struct chunk_buffers b = part_buffers(all, part);
+    const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->cell_offset);
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+    for (int block = 0; block < c.blocks; block++)
+      cell_block_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.factor,
+                           b.contribution, b.gates);
+  }
+}
+
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
@@ -136,7 +152,9 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   const struct chunk_buffers all =
       chunk_buffers_of(buffers, (task.sample_row >= 0) + (task.spike_step > 0));
   const int threads = starpu_combined_worker_get_size();
-  for (int p = 0; p < args.n_parts; p++) {
+  if (args.kernel == LEVEL_KERNEL_CELL)
+    cell_step_cpu(&args, &all, threads);
+  for (int p = 0; p < args.n_parts && args.kernel == LEVEL_KERNEL_LEVELS; p++) {
     const struct chunk_levels *levels = &args.parts[p];
     const struct chunk_buffers b = part_buffers(&all, levels);
     /* Links index the part's arrays: children and junctions are read from their bases. The
@@ -380,7 +398,22 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
   cudaStream_t local = starpu_cuda_get_local_stream();
   int status = 0;
-  if (args.n_parts == 1) {
+  if (args.kernel == LEVEL_KERNEL_CELL) {
+    /* One kernel per part, all on the task's own stream (codelets/task_streams.h). */
+    cudaStream_t stream = hines_task_stream_begin();
+    for (int p = 0; p < args.n_parts && !status; p++) {
+      const struct chunk_levels *part = &args.parts[p];
+      const struct chunk_buffers b = part_buffers(&all, part);
+      status = cell_step_cuda(b.ints, b.ints + part->cell_offset,
+                              part->host_ints + part->cell_offset, b.constants, &args.step,
+                              b.voltage, b.factor, b.contribution, b.gates, stream);
+    }
+    if (!status)
+      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
+                                 task.spike_step, args.step.dt_ms, stream);
+    if (!status)
+      status = hines_task_stream_end(stream);
+  } else if (args.n_parts == 1) {
     /* A lone part: its kernels on the task's own stream, so that the chunk tasks a worker keeps
      * queued run concurrently (codelets/task_streams.h). */
     cudaStream_t stream = hines_task_stream_begin();
@@ -497,6 +530,8 @@ static uint32_t chunk_kind(struct starpu_task *task) {
   uint32_t hash = hines_kind_hash(0, (uint32_t)a->step.hh.placement);
   hash = hines_kind_hash(hash, (uint32_t)a->n_parts);
   hash = hines_kind_hash(hash, (uint32_t)a->gpu_launch);
+  if (a->kernel != LEVEL_KERNEL_LEVELS) /* the level kernels keep their models' keys */
+    hash = hines_kind_hash(hash, (uint32_t)a->kernel);
   return hines_kind_hash(hash, (uint32_t)a->parts[0].n_levels);
 }
 

@@ -17,10 +17,15 @@ struct level_step_arguments {
   int systems; /* systems of the block (GPU launch size without reading the block back) */
 };
 
+/* A kernel that reads, later in the same launch, what it wrote (the cell-block kernel,
+ * codelets/cell_block.h) defines it empty before including this file: with restrict, the
+ * compiler may read a const array through the GPU's non-coherent read-only cache. */
+#ifndef LEVEL_RESTRICT
 #ifdef __CUDACC__
 #define LEVEL_RESTRICT __restrict__
 #else
 #define LEVEL_RESTRICT restrict
+#endif
 #endif
 
 /* A GPU thread walks a long branch alone, so its time is the chain of dependent memory
@@ -324,6 +329,10 @@ struct chunk_levels {
    * array sits at ints + trunk_offset in the part. */
   int tail_levels, trunk_threads;
   size_t trunk_offset;
+  /* The cell-block schedule (codelets/cell_block.h) at ints + cell_offset in the part, with
+   * cell_blocks blocks of cell_threads threads; used with LEVEL_KERNEL_CELL only. */
+  size_t cell_offset;
+  int cell_blocks, cell_threads;
 };
 
 /* A whole step of one chunk task: for each part, every level's backward sweep, deepest first,
@@ -337,9 +346,15 @@ struct chunk_levels {
  * any task sees it (runtime/multi_batch.h). */
 enum gpu_launch { GPU_LAUNCH_EARLY, GPU_LAUNCH_PLAIN, GPU_LAUNCH_AUTO };
 
+/* How a chunk task solves its levels: one kernel per level and sweep (the trunk's, the graphs and
+ * the launch modes above), or one cell-block kernel per part for the whole step
+ * (codelets/cell_block.h; on a CPU its host emulation). */
+enum level_kernel { LEVEL_KERNEL_LEVELS, LEVEL_KERNEL_CELL };
+
 struct chunk_step_arguments {
   struct level_step_arguments step;
   enum gpu_launch gpu_launch;
+  enum level_kernel kernel;
   int n_parts;
   const struct chunk_levels *parts;
 };

@@ -24,9 +24,22 @@ struct step_task {
   struct step_arguments step;
   int sample_row;
   int spike_step;
+  int steps;    /* steps this task advances (hines_step_data) */
+  int run_step; /* step j of the task starts at run_t0_ms + (run_step + j) * dt */
+  double run_t0_ms;
   int gates, own; /* whether the task has a gates buffer, a sweep's parameter buffer */
   struct neuron_columns columns; /* the sweep's (own) */
 };
+
+static int task_steps(const struct step_task *task) {
+  return task->steps > 1 ? task->steps : 1;
+}
+
+/* The start of the task's step j, computed as the submitting loop computed it for one-step
+ * tasks (t0 + s * dt), so that a task's length does not change a stimulus time's bits. */
+static double task_step_time(const struct step_task *task, int j) {
+  return task->run_t0_ms + (task->run_step + j) * task->step.dt_ms;
+}
 
 static double *task_samples(void *buffers[], const struct step_task *task) {
   if (task->sample_row < 0)
@@ -143,22 +156,33 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   struct neuron_sweep sweep_values;
   const struct neuron_sweep *sweep = step_own(buffers, &task, &sweep_values);
   double *samples = task_samples(buffers, &task);
-  const int group = preferred_group(g, args.cpu_group);
-  const int n_groups = (g->n_neurons + group - 1) / group;
-#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
-  for (int gi = 0; gi < n_groups; gi++) {
-    /* A group that would straddle a block boundary is cut into same-stride pieces. */
-    int k = gi * group;
-    for (int done = 0; done < group && k + done < g->n_neurons;) {
-      int width = group_width(g, k + done, group - done);
-      hines_step_group_cpu(topology, coefficients, &args, voltage, work, gates, sweep,
-                           chunk_base(g, k + done), width, k + done);
-      done += width;
-    }
-  }
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
-  step_outputs_cpu(voltage, g->ld, samples, task.sample_row, spikes, task.spike_step, args.dt_ms);
+  const int group = preferred_group(g, args.cpu_group);
+  const int n_groups = (g->n_neurons + group - 1) / group;
+  const int steps = task_steps(&task);
+  /* Each group takes all the task's steps while its values are in cache (neurons do not
+   * interact within a step), then checks its own somata for spikes after each step: the
+   * record's neuron k is the chunk's neuron k. */
+#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
+  for (int gi = 0; gi < n_groups; gi++) {
+    const int k = gi * group;
+    const int end = k + group < g->n_neurons ? k + group : g->n_neurons;
+    struct step_arguments own = args;
+    for (int j = 0; j < steps; j++) {
+      own.time_ms = task_step_time(&task, j);
+      /* A group that would straddle a block boundary is cut into same-stride pieces. */
+      for (int at = k; at < end;) {
+        int width = group_width(g, at, end - at);
+        hines_step_group_cpu(topology, coefficients, &own, voltage, work, gates, sweep,
+                             chunk_base(g, at), width, at);
+        at += width;
+      }
+      for (int q = k; spikes && q < end && q < n_spiking; q++)
+        spike_record_check(voltage, g->ld, spikes, n_spiking, q, task.spike_step + j, args.dt_ms);
+    }
+  }
+  step_outputs_cpu(voltage, g->ld, samples, task.sample_row, NULL, 0, args.dt_ms);
 }
 
 /* The multi-morphology baseline (hines_neuron_step_cuda's comment): each neuron its own tree,
@@ -220,15 +244,22 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   const struct neuron_sweep *sweep = step_own(buffers, &task, &sweep_values);
   double *samples = task_samples(buffers, &task);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
-  cudaStream_t stream = hines_task_stream_begin();
-  int status = hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
-                               (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &args, voltage,
-                               (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, sweep, stream);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
-  if (!status)
-    status = step_outputs_cuda(voltage, args.geometry.ld, samples, task.sample_row, spikes,
-                               n_spiking, task.spike_step, args.dt_ms, stream);
+  const int steps = task_steps(&task);
+  cudaStream_t stream = hines_task_stream_begin();
+  int status = 0;
+  /* The task's steps queue back to back on its stream: no StarPU work between them. */
+  for (int j = 0; j < steps && !status; j++) {
+    args.time_ms = task_step_time(&task, j);
+    status = hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
+                             (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &args, voltage,
+                             (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, sweep, stream);
+    if (!status)
+      status = step_outputs_cuda(voltage, args.geometry.ld, j == steps - 1 ? samples : NULL,
+                                 task.sample_row, spikes, n_spiking, task.spike_step + j,
+                                 args.dt_ms, stream);
+  }
   if (!status)
     status = hines_task_stream_end(stream);
   report_cuda("hines_step", status);
@@ -266,6 +297,11 @@ static double chunk_size(struct starpu_task *task) {
   return (double)starpu_matrix_get_nx(values) * (double)starpu_matrix_get_ny(values);
 }
 
+/* A step task's work: its values times the steps it advances. */
+static double step_size(struct starpu_task *task) {
+  return chunk_size(task) * task_steps((const struct step_task *)task->cl_arg);
+}
+
 static uint32_t geometry_kind(const struct chunk_geometry *g, int hh) {
   uint32_t hash = hines_kind_hash(0, (uint32_t)g->layout);
   hash = hines_kind_hash(hash, (uint32_t)g->n_compartments);
@@ -300,7 +336,7 @@ static uint32_t neuron_step_kind(struct starpu_task *task) {
  * microseconds of launch. Measurements replace them as soon as there are any. */
 HINES_DECLARE_CODELET(hines_solve, hines_solve_cpu, hines_solve_cuda_codelet, chunk_size,
                       solve_kind, 300.0, 120000.0, 10.0, 0x1f77b4);
-HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, chunk_size, step_kind,
+HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, step_size, step_kind,
                       150.0, 60000.0, 10.0, 0xff7f0e);
 HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, neuron_step_size,
                       neuron_step_kind, 100.0, 20000.0, 10.0, 0x8c564b);
@@ -370,6 +406,10 @@ int hines_step_insert(const struct hines_step_data *data, const struct step_argu
   struct step_task task = {.step = *args,
                            .sample_row = sample_row,
                            .spike_step = spike_step,
+                           .steps = data->steps > 1 ? data->steps : 1,
+                           /* steps 0: one step at args->time_ms */
+                           .run_step = data->steps > 0 ? data->run_step : 0,
+                           .run_t0_ms = data->steps > 0 ? data->run_t0_ms : args->time_ms,
                            .gates = data->gates != NULL,
                            .own = data->own != NULL};
   if (data->own)

@@ -31,13 +31,20 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
  * is the chunk's probe buffer, into whose row sample_row the task copies the probed voltages
  * after the step; NULL (or sample_row < 0) when this step is not sampled. spikes
  * (codelets/spike_record.h) is the chunk's spike record, checked after step number spike_step
- * (from 1); NULL (or spike_step 0) without spike detection. own is the chunk's per-neuron
- * parameters of a sweep (columns says which; codelets/neuron_parameters.h), a matrix of the
- * chunk's neurons along x, or NULL. */
+ * (from 1); NULL (or spike_step 0) without spike detection.
+ * steps (0 counts as 1): the task advances its chunk that many steps, step j (from 0) starting at
+ * run_t0_ms + (run_step + j) * dt, and checks spikes after each (numbers spike_step + j); the
+ * probe row is filled after the last. One task for several steps pays StarPU's cost per task
+ * once, and on a CPU keeps each neuron group in cache across the steps; the arithmetic of each
+ * step is that of a one-step task, so the bits do not depend on it. own is the chunk's
+ * per-neuron parameters of a sweep (columns says which; codelets/neuron_parameters.h), a
+ * matrix of the chunk's neurons along x, or NULL. */
 struct hines_step_data {
   starpu_data_handle_t topology, coefficients, voltage, work, gates, own, samples, spikes;
   const struct neuron_columns *columns; /* with own */
   int sample_row, spike_step;
+  int steps, run_step;
+  double run_t0_ms;
 };
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where);

@@ -106,6 +106,7 @@ struct mono_batch {
   struct spike_set spikes; /* with spike detection: one record per chunk */
   int steps_done;          /* steps submitted so far: the number of the next one less 1 */
   int tasks_per_step;
+  int task_steps; /* steps each step task advances (placement_task_steps) */
   char **chunk_names;
   int *topology;
   double *coefficients;
@@ -319,6 +320,12 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   batch->chunk_first = malloc((size_t)batch->n_chunks * sizeof(int));
   batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
   chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
+  int smallest = config->n_neurons;
+  for (int c = 0; c < batch->n_chunks; c++) {
+    const int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : config->n_neurons;
+    smallest = last - batch->chunk_first[c] < smallest ? last - batch->chunk_first[c] : smallest;
+  }
+  batch->task_steps = placement_task_steps(config->task_steps, smallest);
   for (int c = 0; c < batch->n_chunks; c++) {
     /* A task's trace name is its codelet's (the perfmodel symbol): one Paje state per codelet,
      * in the codelet's colour, and starpu_perfmodel_plot -s hines_step -i TRACE finds the
@@ -345,6 +352,10 @@ int mono_batch_chunks(const struct mono_batch *batch) {
   return batch->n_chunks;
 }
 
+int mono_batch_task_steps(const struct mono_batch *batch) {
+  return batch->task_steps;
+}
+
 int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment) {
   int found = 0;
   for (int c = 0; c < batch->n_chunks && !found; c++) {
@@ -367,11 +378,15 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
   const struct mono_batch_config *config = &batch->config;
   struct step_arguments args = step_arguments_of(batch);
   const int window = config->window > 0 ? config->window : RUNTIME_DEFAULT_WINDOW;
-  for (int s = 0; s < steps; s++) {
+  const int per_task = batch->task_steps;
+  for (int s = 0; s < steps; s += per_task) {
+    /* The window counts rounds of tasks, each round per_task steps. */
     runtime_window_wait(window, batch->tasks_per_step);
+    const int count = steps - s < per_task ? steps - s : per_task;
     args.time_ms = t0_ms + s * config->model.dt_ms;
-    const int row = s == steps - 1 ? sample_row : -1;
-    const int step = ++batch->steps_done;
+    const int row = s + count == steps ? sample_row : -1;
+    const int step = batch->steps_done + 1;
+    batch->steps_done += count;
     for (int c = 0; c < batch->n_chunks; c++) {
       args.first_neuron = batch->chunk_first[c];
       const struct hines_step_data data = {
@@ -385,7 +400,10 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
           .samples = row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
           .sample_row = row,
           .spikes = spike_set_record(&batch->spikes, c),
-          .spike_step = step};
+          .spike_step = step,
+          .steps = count,
+          .run_step = s,
+          .run_t0_ms = t0_ms};
       if (hines_step_insert(&data, &args, batch->chunk_names[c], batch->where[c]))
         return HINES_FAILURE;
     }

@@ -17,6 +17,9 @@ struct mono_batch_config {
   int cpu_group;        /* neurons vectorised together by CPU kernels (0: 32) */
   /* Steps submitted ahead (runtime.h; 0: RUNTIME_DEFAULT_WINDOW, 1: wait after every step). */
   int window;
+  /* Steps each task advances (hines_step_data; 0: placement_task_steps decides): fewer, longer
+   * tasks for the same steps, the same bits. */
+  int task_steps;
   /* 1: each chunk may run only on the kind of worker it was sized for (runtime/placement.h);
    * 0 (the default): anywhere, the scheduler places it. */
   int pin;
@@ -63,6 +66,8 @@ struct spike_set *mono_batch_spike_set(struct mono_batch *batch);
  * back: for the end of a run, not for probes). */
 void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV);
 int mono_batch_chunks(const struct mono_batch *batch);
+/* Steps each of its step tasks advances (the config's task_steps, or placement_task_steps). */
+int mono_batch_task_steps(const struct mono_batch *batch);
 /* Brings the voltages home and looks for a value that is not finite; returns 1 and the first
  * such neuron and compartment, or 0. */
 int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment);

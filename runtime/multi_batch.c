@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cell_block.h"
 #include "hines_level_codelets.h"
 #include "placement.h"
 #include "probe_set.h"
@@ -38,6 +39,7 @@ struct multi_batch {
   double dummy_values[2];
   unsigned long where; /* runtime/placement.h */
   int parts_per_chunk; /* level batch chunks per chunk task */
+  int cell_neurons;    /* neurons per block of the cell-block kernel (0: level kernels) */
   int n_chunks;        /* chunk tasks per step */
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
@@ -81,8 +83,20 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   k->forward_names = calloc((size_t)n_levels, sizeof *k->forward_names);
   if (!k->parts || !k->systems || !k->backward_names || !k->forward_names)
     return hines_fail(err, HINES_FAILURE, "out of memory");
+  /* The cell-block schedules of the parts, appended to their ints after the trunk. */
+  int **schedules = calloc((size_t)k->n_parts, sizeof *schedules);
+  size_t *schedule_ints = calloc((size_t)k->n_parts, sizeof *schedule_ints);
+  if (!schedules || !schedule_ints) {
+    free(schedules), free(schedule_ints);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  int status = HINES_OK;
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_CELL && !status; p++)
+    if (!(schedules[p] =
+              cell_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
+      status = hines_fail(err, HINES_FAILURE, "out of memory for the cell-block schedule");
   size_t ints = 0, elements = 0, systems = 0;
-  for (int p = 0; p < k->n_parts; p++) {
+  for (int p = 0; p < k->n_parts && !status; p++) {
     const int part = k->first_part + p; /* a chunk of the level batch */
     const size_t at = (size_t)part * (n_levels + 1);
     for (int level = 0; level < n_levels; level++)
@@ -101,7 +115,12 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
       k->parts[p].tail_levels = lb->trunk[part][TRUNK_LEVELS];
       k->parts[p].trunk_threads = lb->trunk[part][TRUNK_THREADS];
     }
-    ints += lb->ints_offset[at + n_levels] + lb->trunk_ints[part];
+    k->parts[p].cell_offset = k->parts[p].trunk_offset + lb->trunk_ints[part];
+    if (schedules[p]) {
+      k->parts[p].cell_blocks = schedules[p][CELL_BLOCKS];
+      k->parts[p].cell_threads = schedules[p][CELL_THREADS];
+    }
+    ints += lb->ints_offset[at + n_levels] + lb->trunk_ints[part] + schedule_ints[p];
     elements += lb->element_offset[at + n_levels];
     systems += lb->system_offset[at + n_levels];
   }
@@ -123,9 +142,18 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   k->contribution = calloc(2 * systems, sizeof(double));
   if (config->model.hh.placement != HH_NONE)
     k->gates = malloc(3 * elements * sizeof(double));
-  if (!k->ints || !k->voltage || !k->factor || !k->contribution ||
-      (config->model.hh.placement != HH_NONE && !k->gates))
-    return hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
+  if (!status && (!k->ints || !k->voltage || !k->factor || !k->contribution ||
+                  (config->model.hh.placement != HH_NONE && !k->gates)))
+    status = hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
+  for (int p = 0; p < k->n_parts && !status; p++)
+    if (schedules[p])
+      memcpy(k->ints + k->parts[p].ints_base + k->parts[p].cell_offset, schedules[p],
+             schedule_ints[p] * sizeof(int));
+  for (int p = 0; p < k->n_parts; p++)
+    free(schedules[p]);
+  free(schedules), free(schedule_ints);
+  if (status)
+    return status;
   for (size_t e = 0; e < elements; e++)
     k->voltage[e] = config->model.initial_mV;
   for (int p = 0; p < k->n_parts; p++)
@@ -192,13 +220,34 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   if (parts > per_task)
     parts = per_task;
+  if (config->level_kernel == LEVEL_KERNEL_CELL && config->level_tasks) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "the cell-block kernel sweeps a whole step in one task: it needs chunk "
+                      "tasks, not one task per level");
+  }
+  if (config->cell_neurons < 0) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT, "neurons per cell block must be positive (got %d)",
+                      config->cell_neurons);
+  }
+  if (config->level_kernel == LEVEL_KERNEL_CELL) {
+    const int gpus = placement_cuda_devices();
+    batch->cell_neurons =
+        config->cell_neurons > 0
+            ? config->cell_neurons
+            : cell_neurons_per_block_auto(config->n_neurons / (gpus > 0 ? gpus : 1));
+  }
   batch->parts_per_chunk = parts;
   const struct level_batch_options options = {
       .neurons_per_chunk = (per_task + parts - 1) / parts,
       .padded = config->padded,
       .chunk_links = !config->level_tasks,
       .order = config->order,
-      .trunk_below = config->trunk_below > 0 ? config->trunk_below : 0};
+      /* the cell-block kernel sweeps every level itself */
+      .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
+                         ? config->trunk_below
+                         : 0};
   int status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,
                         &config->model.cable, config->model.dt_ms, &batch->levels, err);
@@ -254,6 +303,10 @@ enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch) {
   return batch->config.gpu_launch;
 }
 
+int multi_batch_cell_neurons(const struct multi_batch *batch) {
+  return batch->cell_neurons;
+}
+
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
   return batch->config.level_tasks ? 2 * batch->n_chunks * batch->levels.n_levels : batch->n_chunks;
 }
@@ -303,6 +356,7 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                              int step_number) {
   const struct chunk_step_arguments args = {.step = *step,
                                             .gpu_launch = batch->config.gpu_launch,
+                                            .kernel = batch->config.level_kernel,
                                             .n_parts = k->n_parts,
                                             .parts = k->parts};
   const struct chunk_step_data data = {

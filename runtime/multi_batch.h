@@ -40,6 +40,12 @@ struct multi_batch_config {
    * (H200, real-SWC mix: one chunk 1.73 ms early, 1.82 plain; 16 chunks 1.93 early, 1.76
    * plain). */
   enum gpu_launch gpu_launch;
+  /* Chunk tasks: one kernel per level and sweep, or one cell-block kernel per step
+   * (codelets/cell_block.h: no trunk, trunk_below is ignored); LEVEL_KERNEL_LEVELS is 0. */
+  enum level_kernel level_kernel;
+  /* LEVEL_KERNEL_CELL: neurons of one morphology per thread block; 0: from the neurons per GPU
+   * (cell_neurons_per_block_auto). */
+  int cell_neurons;
   int window; /* steps submitted ahead, as mono_batch_config's */
   int pin;    /* as mono_batch_config's */
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
@@ -72,6 +78,8 @@ void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
 int multi_batch_tasks_per_step(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
+/* Neurons per thread block of the cell-block kernel (0 with the level kernels). */
+int multi_batch_cell_neurons(const struct multi_batch *batch);
 /* As mono_batch_find_nonfinite. */
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment);
 long long multi_batch_compartments(const struct multi_batch *batch);

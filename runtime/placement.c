@@ -149,3 +149,12 @@ void placement_prefetch(void *handle, int node) {
   if (handle && node >= 0)
     starpu_data_prefetch_on_node((starpu_data_handle_t)handle, (unsigned)node, 1);
 }
+
+int placement_task_steps(int requested, int smallest_chunk_neurons) {
+  if (requested > 0)
+    return requested;
+  return starpu_cpu_worker_get_count() == 0 && starpu_cuda_worker_get_count() > 0 &&
+                 smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS
+             ? PLACEMENT_GPU_TASK_STEPS
+             : 1;
+}

@@ -14,6 +14,16 @@
  * for one. */
 #define PLACEMENT_MIN_GPU_CHUNK_NEURONS 64000
 int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU drives */
+/* Steps a mono step task advances when the user does not say (--task-steps): with GPU workers
+ * only and every chunk GPU-sized (at least PLACEMENT_MIN_GPU_CHUNK_NEURONS neurons), tasks of
+ * PLACEMENT_GPU_TASK_STEPS steps; otherwise one. Measured on the H200 x2 (commit 0297a28, one
+ * run each): one task of 256,000 medium-high neurons 1.235-1.241 ms per step with 8 steps per
+ * task against 1.258-1.286 with one; a rank's 128,000 (two ranks, one GPU each) 0.610 against
+ * 0.645; four chunks of 64,000 the same either way (1.177). Not for small chunks: 64 tasks of
+ * 4,000 took 3.0 ms with 8 steps each against 1.37-1.52 (a task's steps run one after another
+ * on its stream), and not with CPU workers, whose chunks are sized to finish with the GPU's. */
+#define PLACEMENT_GPU_TASK_STEPS 8
+int placement_task_steps(int requested, int smallest_chunk_neurons);
 /* GPUs StarPU drives (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
 int placement_cuda_devices(void);
 

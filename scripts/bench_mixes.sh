@@ -9,7 +9,8 @@
 #   SHARED_MORPHOLOGIES_DIR: the 15 extra real cells (../shared/morphologies); the mixes that
 #   need them are skipped when it is absent.
 # Environment: STEPS (default 100), HINESTASK_COMMIT (recorded in the CSV), TARGET_COMPARTMENTS
-# (default 81,664,000; smaller for a quick check of the script).
+# (default 81,664,000; smaller for a quick check of the script), MIX_ARGS (extra options of
+# every multi mix run, e.g. "--level-kernel cell"), MIXES_ONLY=1 (skip the small batches).
 set -euo pipefail
 bin=$(cd "$1" && pwd) csv=$2 shared=${3:-}
 steps=${STEPS:-100}
@@ -58,7 +59,9 @@ mix() { # case spec...
   shift
   for spec in "$@"; do args+=(--morph "$spec"); done
   neurons=$(neurons_for "$@")
-  run mixes "$case" --mode multi "${args[@]}" --neurons "$neurons" --verify
+  # MIX_ARGS: extra options of every multi run (e.g. "--level-kernel cell").
+  read -r -a more <<<"${MIX_ARGS:-}"
+  run mixes "$case" --mode multi "${args[@]}" --neurons "$neurons" --verify "${more[@]}"
 }
 
 run mixes mono-medium-high-256000 --mode mono --morph synthetic:medium-high --neurons 256000 \
@@ -80,7 +83,8 @@ mix random-trees synthetic:random:100:8000:1 synthetic:random:100:8000:2 \
   synthetic:random:100:8000:3 synthetic:random:100:8000:4
 
 # Small batches of one real cell (DeepDendrite's setting: 500 to 3,000 CA1 cells), and the
-# mono/level-solver crossover on a small and a large cell.
+# mono/level-solver crossover on a small and a large cell (MIXES_ONLY=1: skipped).
+[ "${MIXES_ONLY:-0}" = 1 ] && exit 0
 for cell in "$data/morph_ca1_n120.swc" synthetic:medium-high; do
   name=$(basename "$cell" .swc)
   for neurons in 500 3000 10000 30000 100000 256000; do

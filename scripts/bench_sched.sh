@@ -15,7 +15,7 @@
 # Environment: REPS (3), STEPS (200), STREAMS (workers per GPU to try in mono and multi; unset:
 # hinestask's default), HETERO_LAYOUTS (block), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (the SWC
 # folder), BUDGET_S (skip what would start after this many seconds, default 540), COMMIT,
-# BENCH_DRY_RUN=1 (ignore the worker counts the cases set: a check of the script on a machine
+# TASK_STEPS (every run with --task-steps K), BENCH_DRY_RUN=1 (ignore the worker counts the cases set: a check of the script on a machine
 # without GPU).
 set -uo pipefail
 bin=$(readlink -f "${1:?BIN_DIR}")
@@ -66,7 +66,13 @@ run() {
   local json=$out/run.json
   rm -f "$json"
   local t0=$SECONDS
-  if env "${envs[@]}" timeout 120 "$bin/hinestask" --quiet --json "$json" "$@" >>"$log" 2>&1; then
+  # TASK_STEPS=K: every run with tasks of K steps (--task-steps; recorded in the env column).
+  local more=()
+  if [ -n "${TASK_STEPS:-}" ]; then
+    more=(--task-steps "$TASK_STEPS")
+    envs+=("TASK_STEPS=$TASK_STEPS")
+  fi
+  if env "${envs[@]}" timeout 120 "$bin/hinestask" --quiet --json "$json" "$@" "${more[@]}" >>"$log" 2>&1; then
     python3 - "$json" "$stamp" "$commit" "$gpu" "$gpus" "$cores" "$part" "$case" "$rep" \
       "${envs[*]}" >>"$csv" <<'PY'
 import json, sys

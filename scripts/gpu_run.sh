@@ -5,7 +5,9 @@
 #   what: check, check-multi, check-bits, check-spikes (correctness), bench-params (--params
 #   sweeps: bits CPU vs GPU, spikes against separate runs, cost), bench-mono, bench-multi, bench-hetero,
 #   bench-tridiag, bench-sched (issue 15's scheduling matrix, scripts/bench_sched.sh;
-#   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun)
+#   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun),
+#   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
+#   kernels on small batches of one cell)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -334,6 +336,89 @@ sys.exit(0 if ok else 1)
 PY
     [ $? = 0 ] || params_pass=0
     [ "$params_pass" = 1 ] && echo "bench-params: PASS" || echo "bench-params: FAIL"
+    ;;
+  bench-cell)
+    # Issue 19: the cell-block kernel (--level-kernel cell: one launch per step, a thread block
+    # sweeps every level of a few neurons) against the level kernels, on small batches of one
+    # cell. (1) --verify on the GPU only; (2) the same spikes on CPU workers and on the GPU (the
+    # CPU runs the kernel's host emulation: same bits); (3) timings, levels vs cell, then the
+    # cell kernel's block shapes. About 3 minutes on an H200.
+    echo "== cell-block kernel on the GPU only against the sequential reference"
+    cell_pass=1
+    ca1=morph/data/morph_ca1_n120.swc
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for hh in none all; do
+      for batch in ca1-500 ca1-3000 mix-600; do
+        case $batch in
+        ca1-*) args=(--morph "$ca1" --neurons "${batch#ca1-}") ;;
+        mix-*) args=("${mix[@]}" --neurons "${batch#mix-}") ;;
+        esac
+        if ! STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" --hh $hh \
+          --stim-amp 1 --steps 200 --level-kernel cell --verify 2>&1 |
+          sed "s/^/cell $batch hh $hh: /" | tee -a "$out/verify_cell.txt"; then
+          cell_pass=0
+        fi
+      done
+    done
+    grep -q 'verify:.*: ok' "$out/verify_cell.txt" && [ "$(grep -c 'verify:.*: ok' "$out/verify_cell.txt")" = 6 ] ||
+      cell_pass=0
+    echo "== same spikes, cell kernel on CPU workers (host emulation) and on the GPU"
+    for workers in cpu gpu; do
+      placement=(STARPU_NCUDA=0)
+      [ $workers = gpu ] && placement=(STARPU_NCPU=0)
+      env "${placement[@]}" "$bundle/bin/hinestask" --quiet --mode multi --morph "$ca1" \
+        --neurons 120 --hh all --stim-amp 1 --steps 800 --level-kernel cell \
+        --spikes "$out/spikes_cell_$workers.csv" --force >"$out/spikes_cell_$workers.log" 2>&1 ||
+        cell_pass=0
+    done
+    if [ "$(wc -l <"$out/spikes_cell_cpu.csv" 2>/dev/null || echo 0)" -ge 2 ] &&
+      cmp "$out/spikes_cell_cpu.csv" "$out/spikes_cell_gpu.csv"; then
+      echo "PASS: cell kernel, CPU workers vs GPU: identical spike files" | tee -a "$out/verify_cell.txt"
+    else
+      cell_pass=0
+      echo "FAIL: cell kernel, CPU workers vs GPU: spike files differ or empty" | tee -a "$out/verify_cell.txt"
+    fi
+    echo "== timings, GPU only, 200 steps: level kernels vs cell-block kernel"
+    csv=$out/bench_cell.csv
+    commit=${HINESTASK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+    echo "commit,gpu,cell,neurons,hh,kernel,cell_neurons_given,cell_neurons,repeat,compartments,seconds_per_step,g_compartment_steps_per_s" >"$csv"
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    cell_time() { # cell-spec neurons hh kernel cell-neurons(0: auto) repeat
+      local extra=()
+      [ "$5" != 0 ] && extra=(--cell-neurons "$5")
+      STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi --morph "$1" --neurons "$2" \
+        --hh "$3" --steps 200 --level-kernel "$4" "${extra[@]}" --force --json "$out/cell.json" &&
+        python3 - "$out/cell.json" "$commit" "$gpu_name" "$(basename "$1" .swc)" "$2" "$3" "$4" "$5" "$6" >>"$csv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+commit, gpu, cell, neurons, hh, kernel, given, repeat = sys.argv[2:10]
+print(",".join(str(x) for x in [commit, gpu, cell, neurons, hh, kernel, given,
+      j.get("cell_neurons", ""), repeat, j["compartments"], j["seconds_per_step"],
+      j["compartment_solves_per_s"] / 1e9]))
+PY
+      tail -n 1 "$csv"
+    }
+    for repeat in 1 2; do
+      for batch in "$ca1 500" "$ca1 3000" "$ca1 10000" "synthetic:medium-high 3000"; do
+        for kernel in levels cell; do
+          cell_time $batch none $kernel 0 $repeat
+        done
+      done
+      for batch in "$ca1 500" "$ca1 3000"; do
+        for kernel in levels cell; do
+          cell_time $batch all $kernel 0 $repeat
+        done
+      done
+    done
+    echo "== the cell kernel's block shapes (neurons per block), passive"
+    for neurons in 500 3000; do
+      for per_block in 1 2 4 8 16; do
+        cell_time "$ca1" $neurons none cell $per_block 1
+      done
+    done
+    rm -f "$out/cell.json"
+    [ "$cell_pass" = 1 ] && echo "bench-cell checks: PASS" || echo "bench-cell checks: FAIL"
     ;;
   bench-mono)
     scripts/bench_mono.sh "$bundle/bin" "$out/bench_mono.csv" ${HINES_BENCH_SIZES:-}

@@ -40,7 +40,8 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         args += ["--multi-tasks", j["multi_tasks"]]
         for key, option in (("padding", "--padding"), ("level_order", "--level-order"),
                             ("trunk_below", "--trunk-below"), ("task_parts", "--task-parts"),
-                            ("gpu_launch", "--gpu-launch")):
+                            ("gpu_launch", "--gpu-launch"), ("level_kernel", "--level-kernel"),
+                            ("cell_neurons", "--cell-neurons")):
             if key in j:
                 args += [option, number(j[key])]
     if j.get("task_neurons") is not None:

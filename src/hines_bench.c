@@ -167,11 +167,11 @@ int main(int argc, char **argv) {
     cudaEvent_t begin, end;
     cudaEventCreate(&begin);
     cudaEventCreate(&end);
-    int status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, stream);
+    int status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, NULL, stream);
     cudaEventRecord(begin, stream);
     for (int s = 0; s < steps && !status; s++) {
       args.time_ms = s * dt;
-      status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, stream);
+      status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, NULL, stream);
     }
     cudaEventRecord(end, stream);
     cudaEventSynchronize(end);

@@ -440,6 +440,8 @@ int main(int argc, char **argv) {
     free(v);
   }
   if (!o.quiet && !distributed) {
+    if (ops.cell_neurons > 0)
+      printf("cell-block kernel: %d neurons per thread block\n", ops.cell_neurons);
     printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
            "compartment-solves/s\n",
            ops.tasks_per_step, 1e3 * result.seconds_first_step,

@@ -46,6 +46,10 @@ static void usage(FILE *out) {
       "                       (default: the scheduler places every chunk)\n"
       "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
       "                       after every step)\n"
+      "  --task-steps K       mono: each task advances its chunk K steps: StarPU's cost per\n"
+      "                       task paid once per K steps, a CPU group kept in cache across\n"
+      "                       them; the same voltages, bit for bit (default 8 with GPU workers\n"
+      "                       only and chunks of 64,000 neurons or more, else 1)\n"
       "  --task-parts P       multi: split each chunk task into P independent neuron sets run on\n"
       "                       P GPU streams, each starting when the previous one has eliminated\n"
       "                       its deepest level (default 1)\n"
@@ -61,6 +65,11 @@ static void usage(FILE *out) {
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
       "                       its levels (default), one task per level and sweep, or the\n"
       "                       papers' baseline: the mono kernel with one tree per neuron\n"
+      "  --level-kernel levels|cell  multi, chunk tasks: one GPU kernel per level and sweep\n"
+      "                       (default), or one cell-block kernel per step whose thread\n"
+      "                       blocks each sweep every level of a few neurons\n"
+      "  --cell-neurons G     neurons of one morphology per cell block (default: 2 to 16 by\n"
+      "                       the neurons per GPU)\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -219,10 +228,13 @@ enum long_only_options {
   OPT_FORCE,
   OPT_VERIFY_TOLERANCE,
   OPT_WINDOW,
+  OPT_TASK_STEPS,
   OPT_MODELS,
   OPT_PIN,
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
+  OPT_LEVEL_KERNEL,
+  OPT_CELL_NEURONS,
   OPT_PARAMS,
   OPT_GNABAR,
   OPT_GKBAR,
@@ -443,10 +455,13 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"force", no_argument, 0, OPT_FORCE},
       {"verify-tolerance", required_argument, 0, OPT_VERIFY_TOLERANCE},
       {"window", required_argument, 0, OPT_WINDOW},
+      {"task-steps", required_argument, 0, OPT_TASK_STEPS},
       {"models", required_argument, 0, OPT_MODELS},
       {"pin", no_argument, 0, OPT_PIN},
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
+      {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
+      {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"params", required_argument, 0, OPT_PARAMS},
       {"gnabar", required_argument, 0, OPT_GNABAR},
       {"gkbar", required_argument, 0, OPT_GKBAR},
@@ -670,6 +685,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_WINDOW:
       o->window = parse_int("--window", optarg, 1, 1 << 20);
       break;
+    case OPT_TASK_STEPS:
+      o->mono_option_given = 1;
+      o->task_steps = parse_int("--task-steps", optarg, 1, 1024);
+      break;
     case OPT_PIN:
       o->pin = 1;
       break;
@@ -691,6 +710,16 @@ void options_parse(int argc, char **argv, struct options *o) {
       if (strcmp(optarg, "depth") && strcmp(optarg, "height"))
         bad_usage("--level-order must be depth or height, got '%s'", optarg);
       o->level_order = strcmp(optarg, "depth") == 0 ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT;
+      break;
+    case OPT_LEVEL_KERNEL:
+      o->multi_option_given = 1;
+      if (strcmp(optarg, "levels") && strcmp(optarg, "cell"))
+        bad_usage("--level-kernel must be levels or cell, got '%s'", optarg);
+      o->level_kernel = strcmp(optarg, "cell") == 0 ? LEVEL_KERNEL_CELL : LEVEL_KERNEL_LEVELS;
+      break;
+    case OPT_CELL_NEURONS:
+      o->multi_option_given = 1;
+      o->cell_neurons = parse_int("--cell-neurons", optarg, 1, 1024);
       break;
     case OPT_GPU_LAUNCH:
       o->multi_option_given = 1;
@@ -727,6 +756,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
+  if (o->level_tasks && o->level_kernel == LEVEL_KERNEL_CELL)
+    bad_usage("--level-kernel cell sweeps a whole step in one task per chunk; drop "
+              "'--multi-tasks %s'",
+              "levels");
   if (o->params_path && strcmp(o->mode, "multi") == 0)
     bad_usage("--params %s: parameter sweeps run in --mode mono only (one --morph, one row per "
               "neuron); this run is multi-morphology",
@@ -757,9 +790,10 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } multi_only[] = {{OPT_PADDING, "--padding"},         {OPT_MULTI_TASKS, "--multi-tasks"},
-                    {OPT_LEVEL_ORDER, "--level-order"}, {OPT_TRUNK_BELOW, "--trunk-below"},
-                    {OPT_GPU_LAUNCH, "--gpu-launch"},   {OPT_TASK_PARTS, "--task-parts"}};
+  } multi_only[] = {{OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
+                    {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_CELL_NEURONS, "--cell-neurons"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -785,6 +819,12 @@ void options_warn(const struct options *o, FILE *out) {
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
+      else if (o->level_kernel == LEVEL_KERNEL_CELL &&
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --level-kernel cell (one kernel sweeps every level)");
+      else if (o->level_kernel != LEVEL_KERNEL_CELL && option == OPT_CELL_NEURONS)
+        warn_ignored(out, multi_only[i].name, "applies to --level-kernel cell only");
     }
   }
   if (o->n_probes == 0 && given(o, OPT_PROBES))

@@ -38,9 +38,11 @@ struct options {
   enum batch_layout_kind layout;
   int block_size;
   int neurons_per_task;
-  int parts_per_task;         /* multi: 0 for the default */
-  int trunk_below;            /* multi: 0 none (the default), else systems */
-  enum gpu_launch gpu_launch; /* multi, chunk tasks */
+  int parts_per_task;             /* multi: 0 for the default */
+  int trunk_below;                /* multi: 0 none (the default), else systems */
+  enum gpu_launch gpu_launch;     /* multi, chunk tasks */
+  enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
+  int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;
   int steps;
   double dx_um;
@@ -82,6 +84,7 @@ struct options {
   unsigned long long given; /* options given explicitly: bit (option - first option), options.c */
   int history_models; /* --models starpu: StarPU's own history models (codelets/hines_codelet.h) */
   int window;         /* --window: steps in flight (0: the runtime's default) */
+  int task_steps;     /* --task-steps: steps per mono step task (0: one) */
   int pin;            /* --pin: chunks only on the kind of worker they were sized for */
   /* A distributed run (mpirun, runtime/cluster.h): this process is rank `rank` of `ranks` and
    * computes neurons first_neuron .. first_neuron + local_neurons - 1 of the batch. Not set by

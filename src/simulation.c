@@ -341,6 +341,8 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .parts_per_task = o->parts_per_task,
                                         .trunk_below = o->trunk_below,
                                         .gpu_launch = o->gpu_launch,
+                                        .level_kernel = o->level_kernel,
+                                        .cell_neurons = o->cell_neurons,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,
                                         .order = o->level_order,
@@ -362,6 +364,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
       return status;
     set_ops_multi(ops, batch);
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
+    ops->cell_neurons = multi_batch_cell_neurons(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
@@ -373,6 +376,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .neurons_per_task = o->neurons_per_task,
                                      .cpu_group = o->cpu_group,
                                      .window = o->window,
+                                     .task_steps = o->task_steps,
                                      .pin = o->pin,
                                      .model = o->model};
   if (o->params_values) { /* this batch's rows of the sweep (a rank's share from its first) */
@@ -385,6 +389,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     return status;
   set_ops_mono(ops, batch);
   ops->tasks_per_step = mono_batch_chunks(batch);
+  ops->task_steps = mono_batch_task_steps(batch);
   return HINES_OK;
 }
 
@@ -539,5 +544,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->timed_steps = o->steps > 1 ? o->steps - 1 : 1;
   result->seconds_first_step = first_seconds;
   result->tasks_per_step = ops->tasks_per_step;
+  result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
+  result->cell_neurons = ops->cell_neurons;
   return status;
 }

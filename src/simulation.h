@@ -32,6 +32,8 @@ struct batch_ops {
   void (*voltage)(void *batch, int neuron, double *out_mV);
   int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
   int tasks_per_step;
+  int task_steps; /* steps per step task (mono; 1 otherwise) */
+  int cell_neurons; /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
   const struct morphology *morphologies;
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
 };
@@ -59,6 +61,8 @@ struct run_result {
   double seconds_total, seconds_steps, seconds_first_step, max_rel_error;
   int timed_steps; /* steps after the first, over which seconds_steps is measured */
   int tasks_per_step;
+  int task_steps; /* steps each step task advanced */
+  int cell_neurons; /* batch_ops' */
   int verified;
   int verified_neurons; /* distinct neurons the verification re-simulated */
   long long compartments;

@@ -222,6 +222,9 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     if (options_chunk_tasks(o)) {
       key_int(&j, "trunk_below", o->trunk_below);
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
+      key_string(&j, "level_kernel", o->level_kernel == LEVEL_KERNEL_CELL ? "cell" : "levels");
+      if (o->level_kernel == LEVEL_KERNEL_CELL) /* the neurons per block the batch used */
+        key_int(&j, "cell_neurons", r->cell_neurons > 0 ? r->cell_neurons : o->cell_neurons);
       if (runtime_cuda_workers() > 0)
         /* early: on GPUs of compute capability 9.0 and newer, plain launches elsewhere */
         key_string(&j, "gpu_launch",
@@ -346,6 +349,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_measured(&j, "seconds_per_step", r->seconds_steps / r->timed_steps);
   key_measured(&j, "seconds_first_step", r->seconds_first_step);
   key_int(&j, "tasks_per_step", r->tasks_per_step);
+  key_int(&j, "task_steps", r->task_steps > 1 ? r->task_steps : 1); /* steps per step task */
   key_measured(&j, "compartment_solves_per_s",
                (double)r->compartments * r->timed_steps / r->seconds_steps);
   if (r->shares) {

@@ -66,6 +66,12 @@ expect "--block-size with the interleaved layout: warned" \
 run levels_options --mode multi "${tiny[@]}" --multi-tasks levels --gpu-launch plain --task-parts 2 --quiet
 expect "--gpu-launch with level tasks: warned" '^hinestask: warning: --gpu-launch applies to chunk tasks only' levels_options.err
 expect "--task-parts with level tasks: warned" '^hinestask: warning: --task-parts applies to chunk tasks only' levels_options.err
+run cell_options --mode multi "${tiny[@]}" --level-kernel cell --trunk-below 3 --gpu-launch plain --quiet
+expect "--trunk-below with the cell kernel: warned" '^hinestask: warning: --trunk-below does not apply to --level-kernel cell' cell_options.err
+expect "--gpu-launch with the cell kernel: warned" '^hinestask: warning: --gpu-launch does not apply to --level-kernel cell' cell_options.err
+expect "the cell kernel's run: accepted" '^0$' cell_options.rc
+run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
+expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell only' cell_neurons_levels.err
 
 run probes_alone "${tiny[@]}" --probes x.csv --quiet
 expect "--probes without --probe: accepted" '^0$' probes_alone.rc

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <starpu.h>
 
+#include "cell_block.h"
 #include "hines_level_kernels.h"
 #include "morph_spec.h"
 #include "multi_batch.h"
@@ -351,6 +352,166 @@ static void per_neuron_baseline_matches_reference(void **state) {
   neuron_batch_destroy(batch);
 }
 
+/* The voltages of every neuron after `steps` steps of a chunk-task batch (level kernel or
+ * cell-block kernel), neuron after neuron. */
+static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
+                                int neurons, int per_task, int parts, enum level_order order,
+                                int padded, enum level_kernel kernel, int cell_neurons,
+                                const struct step_model *model, int steps, size_t *values) {
+  struct multi_batch_config config = {.morphologies = morphologies,
+                                      .n_morphologies = n_morphologies,
+                                      .n_neurons = neurons,
+                                      .neurons_per_task = per_task,
+                                      .parts_per_task = parts,
+                                      .padded = padded,
+                                      .order = order,
+                                      .level_kernel = kernel,
+                                      .cell_neurons = cell_neurons,
+                                      .model = *model};
+  struct multi_batch *batch;
+  struct hines_error err;
+  assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
+  assert_int_equal(multi_batch_run(batch, steps / 2, 0), HINES_OK);
+  assert_int_equal(multi_batch_run(batch, steps - steps / 2, steps / 2 * model->dt_ms), HINES_OK);
+  *values = 0;
+  for (int k = 0; k < neurons; k++)
+    *values += (size_t)morphologies[k % n_morphologies].n_compartments;
+  double *v = malloc(*values * sizeof(double)), *at = v;
+  for (int k = 0; k < neurons; k++) {
+    multi_batch_voltage(batch, k, at);
+    at += morphologies[k % n_morphologies].n_compartments;
+  }
+  if (kernel == LEVEL_KERNEL_CELL)
+    assert_int_equal(multi_batch_cell_neurons(batch), cell_neurons > 0 ? cell_neurons : 2);
+  multi_batch_destroy(batch);
+  return v;
+}
+
+/* The cell-block kernel (its CPU emulation: the GPU blocks' threads one after another, level by
+ * level) against the sequential reference time loop, passive and with channels everywhere, for
+ * a batch and block shape; and bit for bit against the level kernels on the same batch. */
+static void cell_kernel_case(const struct morphology *morphologies, int n_morphologies, int neurons,
+                             int per_task, int parts, enum level_order order, int padded,
+                             int cell_neurons, int channels) {
+  const int steps = 40;
+  struct hh_parameters hh = HH_DEFAULTS;
+  hh.placement = channels ? HH_ALL : HH_NONE;
+  const struct step_model model = {.cable = cable_defaults,
+                                   .dt_ms = 0.025,
+                                   .initial_mV = -65,
+                                   .stimulus = {.compartment = 0,
+                                                .amplitude_nA = 1.0,
+                                                .start_ms = 0.05,
+                                                .stop_ms = 1e9,
+                                                .spread = 0.8},
+                                   .hh = hh};
+  size_t values, level_values;
+  double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
+                                 padded, LEVEL_KERNEL_CELL, cell_neurons, &model, steps, &values);
+  double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
+                                    padded, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
+  assert_int_equal(values, level_values);
+  double worst = 0;
+  const double *at = got;
+  for (int k = 0; k < neurons; k++) {
+    const struct morphology *m = &morphologies[k % n_morphologies];
+    double *want = malloc(m->n_compartments * sizeof(double));
+    for (int i = 0; i < m->n_compartments; i++)
+      want[i] = -65;
+    struct stimulus stim = model.stimulus;
+    stim.n_neurons_total = neurons;
+    struct hines_error err;
+    assert_int_equal(reference_simulate(m, &cable_defaults, &model.hh, model.dt_ms, steps, 0, &stim,
+                                        k, want, &err),
+                     HINES_OK);
+    const double error = testing_relative_error(m->n_compartments, at, want);
+    if (error > 1e-12)
+      fail_msg("cell-block kernel, neuron %d (%s), %d neurons a block: relative error %.3e", k,
+               m->name, cell_neurons, error);
+    assert_true(fabs(want[0] + 65) > 1e-3);
+    worst = fmax(worst, error);
+    at += m->n_compartments;
+    free(want);
+  }
+  if (memcmp(got, levels, values * sizeof(double)) != 0)
+    fail_msg("cell-block kernel (%d neurons a block) and level kernels differ in bits",
+             cell_neurons);
+  printf("# cell-block kernel, %d morphologies, %d neurons, %d per task in %d parts, %s, %s, %d "
+         "neurons a block, %s: max relative error %.3e, bits of the level kernels\n",
+         n_morphologies, neurons, per_task, parts, order_name(order), padded ? "CP" : "NCP",
+         cell_neurons, channels ? "HH all" : "passive", worst);
+  free(got), free(levels);
+}
+
+/* A mono-morphology batch (many copies of one cell: the case the kernel is for), a random tree,
+ * and the whole mix, with several block shapes, passive and HH. */
+static void cell_kernel_matches_reference(void **state) {
+  (void)state;
+  int ca1 = -1;
+  for (int i = 0; i < mix_count; i++)
+    if (strstr(mix[i].name, "morph_ca1_n120"))
+      ca1 = i;
+  assert_true(ca1 >= 0);
+  const struct morphology *random_tree = &mix[mix_count - 1]; /* load_mix's synthetic trees */
+  for (int channels = 0; channels < 2; channels++) {
+    cell_kernel_case(&mix[ca1], 1, 13, 0, 0, LEVEL_ORDER_AUTO, 0, 4, channels);
+    cell_kernel_case(&mix[ca1], 1, 9, 0, 0, LEVEL_ORDER_AUTO, 0, 1, channels);
+    cell_kernel_case(random_tree, 1, 11, 5, 0, LEVEL_ORDER_HEIGHT, 0, 3, channels);
+    cell_kernel_case(mix, mix_count, 2 * mix_count + 3, 0, 2, LEVEL_ORDER_AUTO, 0, 2, channels);
+    cell_kernel_case(mix, mix_count, mix_count + 1, 7, 0, LEVEL_ORDER_DEPTH, 1, 0, channels);
+  }
+}
+
+/* A cell-block schedule lists each system of its chunk once, in one block, at its own level, and
+ * its blocks never mix morphologies. */
+static void cell_schedule_covers_each_system_once(void **state) {
+  (void)state;
+  const int neurons = 3 * mix_count + 2;
+  const struct level_batch_options options = {
+      .neurons_per_chunk = neurons / 2, .chunk_links = 1, .order = LEVEL_ORDER_HEIGHT};
+  struct level_batch lb;
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+      HINES_OK);
+  for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
+    for (int per_block = 1; per_block <= 5; per_block += 2) {
+      size_t length;
+      int *ints = cell_schedule_build(&lb, chunk, per_block, &length);
+      assert_non_null(ints);
+      const struct cell_schedule_view c = cell_schedule_describe(ints);
+      assert_int_equal(c.levels, lb.n_levels);
+      assert_true(c.threads >= 32 && c.threads <= CELL_MAX_THREADS && c.threads % 32 == 0);
+      assert_int_equal((size_t)(c.system - ints) + (size_t)c.first[c.blocks * c.levels], length);
+      const size_t at = (size_t)chunk * (lb.n_levels + 1);
+      for (int level = 0; level < lb.n_levels; level++) {
+        const struct level_block_view v =
+            level_block_describe(lb.blocks[chunk * lb.n_levels + level]);
+        int *seen = calloc((size_t)v.systems + 1, sizeof(int));
+        assert_int_equal(c.ints_offset[level], (int)lb.ints_offset[at + level]);
+        assert_int_equal(c.element_offset[level], (int)lb.element_offset[at + level]);
+        assert_int_equal(c.system_offset[level], (int)lb.system_offset[at + level]);
+        for (int b = 0; b < c.blocks; b++) {
+          const int from = c.first[b * c.levels + level], to = c.first[b * c.levels + level + 1];
+          for (int i = from; i < to; i++) {
+            const int s = c.system[i];
+            assert_true(s >= 0 && s < v.systems);
+            assert_true(i == from || c.system[i - 1] < s); /* ascending */
+            seen[s]++;
+            /* one morphology a block: the block's first system's */
+            assert_int_equal(v.neuron[s] % mix_count, v.neuron[c.system[from]] % mix_count);
+          }
+        }
+        for (int s = 0; s < v.systems; s++)
+          assert_int_equal(seen[s], 1);
+        free(seen);
+      }
+      free(ints);
+    }
+  }
+  level_batch_free(&lb);
+}
+
 static int starpu_started;
 
 static int setup(void **state) {
@@ -378,6 +539,8 @@ int main(void) {
       cmocka_unit_test(early_launches_preload_only_what_the_previous_kernel_leaves),
       cmocka_unit_test(height_order_needs_chunk_tasks),
       cmocka_unit_test(per_neuron_baseline_matches_reference),
+      cmocka_unit_test(cell_kernel_matches_reference),
+      cmocka_unit_test(cell_schedule_covers_each_system_once),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,7 +4,8 @@
  *   - the mono CPU kernels' vector width (cpu_group 1, 7, 8, 32, 64), the neurons per task, the
  *     layout (flat runs width 1, scalar; the others vectorise across neurons);
  *   - the level solver's chunking (neurons per task, parts per task, per-level or chunk tasks, a
- *     trunk or none, padded or not);
+ *     trunk or none, padded or not) and its kernel (per level, or the cell-block kernel's CPU
+ *     emulation with any number of neurons a block);
  *   - a parameter sweep (--params: every neuron its own membrane, channels and stimulus) the same
  *     way;
  *   - the vector kernel or the scalar thread body the CUDA kernels run (hines_step_one and
@@ -437,6 +438,8 @@ static void load_mix(void) {
 struct level_variant {
   int neurons_per_task, parts, level_tasks, padded, trunk_below;
   enum level_order order;
+  /* 1: the cell-block kernel (its CPU emulation) with cell_neurons neurons a block */
+  int cell, cell_neurons;
 };
 
 static double *run_levels(int neurons, const struct level_variant *v, size_t *values) {
@@ -449,6 +452,9 @@ static double *run_levels(int neurons, const struct level_variant *v, size_t *va
                                       .level_tasks = v->level_tasks,
                                       .order = v->order,
                                       .trunk_below = v->trunk_below,
+                                      .level_kernel =
+                                          v->cell ? LEVEL_KERNEL_CELL : LEVEL_KERNEL_LEVELS,
+                                      .cell_neurons = v->cell_neurons,
                                       .model = spiking_model(0)};
   struct multi_batch *batch;
   struct hines_error err;
@@ -488,12 +494,25 @@ static void level_bits_do_not_depend_on_chunking(void **state) {
   (void)state;
   const int neurons = 2 * mix_count + 3;
   const enum level_order height = LEVEL_ORDER_HEIGHT, depth = LEVEL_ORDER_DEPTH;
-  const struct level_variant reference = {0, 1, 0, 0, 0, height};
+  const struct level_variant reference = {0, 1, 0, 0, 0, height, 0, 0};
   const struct level_variant variants[] = {
-      {1, 1, 0, 0, 0, height},       {5, 1, 0, 0, 0, height}, {neurons, 1, 0, 0, 0, height},
-      {0, 3, 0, 0, 0, height},       {7, 1, 0, 1, 0, height}, {0, 1, 0, 0, 20, height},
-      {0, 2, 0, 0, 1 << 30, height}, {0, 1, 0, 0, 0, depth},  {9, 2, 0, 1, 0, depth},
-      {7, 1, 1, 0, 0, depth},        {0, 1, 1, 1, 0, depth},
+      {1, 1, 0, 0, 0, height, 0, 0},
+      {5, 1, 0, 0, 0, height, 0, 0},
+      {neurons, 1, 0, 0, 0, height, 0, 0},
+      {0, 3, 0, 0, 0, height, 0, 0},
+      {7, 1, 0, 1, 0, height, 0, 0},
+      {0, 1, 0, 0, 20, height, 0, 0},
+      {0, 2, 0, 0, 1 << 30, height, 0, 0},
+      {0, 1, 0, 0, 0, depth, 0, 0},
+      {9, 2, 0, 1, 0, depth, 0, 0},
+      {7, 1, 1, 0, 0, depth, 0, 0},
+      {0, 1, 1, 1, 0, depth, 0, 0},
+      /* The cell-block kernel, several block shapes (the trunk option does not apply). */
+      {0, 1, 0, 0, 0, height, 1, 1},
+      {0, 1, 0, 0, 0, height, 1, 3},
+      {5, 2, 0, 0, 20, height, 1, 4},
+      {0, 1, 0, 1, 0, depth, 1, 2},
+      {0, 1, 0, 0, 0, height, 1, 0},
   };
   const size_t count = sizeof variants / sizeof variants[0];
   size_t values;
@@ -506,9 +525,11 @@ static void level_bits_do_not_depend_on_chunking(void **state) {
     assert_int_equal(got_values, values);
     char what[200];
     snprintf(what, sizeof what,
-             "levels by %s: %d neurons per task in %d parts, %s tasks, %s, trunk below %d",
+             "levels by %s: %d neurons per task in %d parts, %s tasks, %s, trunk below %d, "
+             "%s kernel (%d neurons a block)",
              order_name(v->order), v->neurons_per_task, v->parts,
-             v->level_tasks ? "level" : "chunk", v->padded ? "CP" : "NCP", v->trunk_below);
+             v->level_tasks ? "level" : "chunk", v->padded ? "CP" : "NCP", v->trunk_below,
+             v->cell ? "cell-block" : "level", v->cell_neurons);
     failures += compare_levels(got, want, neurons, what);
     free(got);
   }

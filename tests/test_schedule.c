@@ -70,13 +70,14 @@ static int run_multi(void *b, int steps, double t0, int row) {
 }
 
 static struct outcome mono_outcome(const struct morphology *m, enum batch_layout_kind layout,
-                                   int per_task, int window) {
+                                   int per_task, int window, int task_steps) {
   struct mono_batch_config config = {.morphology = m,
                                      .layout = layout,
                                      .block_size = 8,
                                      .n_neurons = NEURONS,
                                      .neurons_per_task = per_task,
                                      .window = window,
+                                     .task_steps = task_steps,
                                      .model = hh_model()};
   config.model.stimulus.n_neurons_total = NEURONS;
   struct mono_batch *batch;
@@ -155,7 +156,7 @@ static void mono_tasks_and_windows_give_identical_bits(void **state) {
       synthetic_random(20, 60, (unsigned)(testing_uniform(&seed_state) * 1e9), &m, &err), HINES_OK);
   const enum batch_layout_kind layouts[] = {BATCH_LAYOUT_INTERLEAVED, BATCH_LAYOUT_BLOCK};
   for (int l = 0; l < 2; l++) {
-    struct outcome reference = mono_outcome(&m, layouts[l], per_task[0], windows[0]);
+    struct outcome reference = mono_outcome(&m, layouts[l], per_task[0], windows[0], 1);
     /* the probes saw the spike: not a batch at rest */
     double spread = 0;
     for (int r = 1; r < ROWS - 1; r++)
@@ -165,13 +166,23 @@ static void mono_tasks_and_windows_give_identical_bits(void **state) {
       for (int w = 0; w < 3; w++) {
         if (t == 0 && w == 0)
           continue;
-        struct outcome o = mono_outcome(&m, layouts[l], per_task[t], windows[w]);
+        struct outcome o = mono_outcome(&m, layouts[l], per_task[t], windows[w], 1);
         char what[96];
         snprintf(what, sizeof what, "mono layout %d, %d neurons per task, window %d", layouts[l],
                  per_task[t], windows[w]);
         assert_same_bits(&reference, &o, what);
         outcome_free(&o);
       }
+    /* Tasks of several steps (--task-steps): 3 does not divide the runs between samples, 16
+     * spans several of them; the same bits again. */
+    const int task_steps[] = {3, 16};
+    for (int s = 0; s < 2; s++) {
+      struct outcome o = mono_outcome(&m, layouts[l], per_task[1], windows[1], task_steps[s]);
+      char what[96];
+      snprintf(what, sizeof what, "mono layout %d, %d steps per task", layouts[l], task_steps[s]);
+      assert_same_bits(&reference, &o, what);
+      outcome_free(&o);
+    }
     outcome_free(&reference);
   }
   morphology_free(&m);

@@ -111,6 +111,10 @@ check "mono: 1 neuron per task and 5 per task (block layout, window 1) give the 
   m2.log cmp m1.csv m2.csv
 check "mono: flat and shared layouts give the same file" m4.log \
   sh -c 'cmp m1.csv m3.csv && cmp m1.csv m4.csv'
+run m5.log --mode mono "${short[@]}" --spikes m5.csv --task-neurons 5 --task-steps 7
+run m6.log --mode mono "${short[@]}" --spikes m6.csv --layout block --block-size 4 --task-steps 64
+check "mono: tasks of 7 and of 64 steps (--task-steps) give the same file" m6.log \
+  sh -c 'cmp m1.csv m5.csv && cmp m1.csv m6.csv'
 run u1.log --mode multi "${short[@]}" --spikes u1.csv --task-neurons 1
 run u2.log --mode multi "${short[@]}" --spikes u2.csv --task-parts 2
 run u3.log --mode multi "${short[@]}" --spikes u3.csv --multi-tasks levels

@@ -1,0 +1,65 @@
+// CUDA side of the cell-block step (codelets/cell_block.h): one launch per part and step, block b
+// sweeps the levels of its neurons, a barrier between levels. A barrier orders the global writes
+// of the block's threads before it with their loads after it, and only the block's own threads
+// write what it reads during the step, so no grid-level wait (no LEVEL_AFTER_FIRST_LOADS).
+// Unlike a level kernel, this one reads what it wrote earlier in the same launch (children's
+// contributions, parents' voltages, its own factors), so none of those may come through the
+// non-coherent read-only cache: no restrict on the sweeps' pointers (the compiler would be free
+// to use that cache for a const restrict array), and the other threads' results read past L1
+// (__ldcg, as the level kernels read a previous kernel's). The arithmetic is the level kernels'.
+#include <cuda_runtime.h>
+
+#define LEVEL_RESTRICT
+static __host__ __device__ inline double cell_load_produced(const double *pointer) {
+#ifdef __CUDA_ARCH__
+  return __ldcg(pointer);
+#else
+  return *pointer;
+#endif
+}
+#define LEVEL_LOAD_PRODUCED(pointer) cell_load_produced(pointer)
+
+#include "cell_block.h"
+
+namespace {
+
+// Two instances, as the level kernels: without channels the Hodgkin-Huxley code (and its
+// registers) vanishes.
+template <bool kChannels>
+__global__ void __launch_bounds__(CELL_MAX_THREADS)
+    cell_step_kernel(const int *part_ints, const int *schedule, const double *constants,
+                     level_step_arguments args, double *voltage, double *factor,
+                     double *contribution, double *gates) {
+  const cell_schedule_view c = cell_schedule_describe(schedule);
+  const int block = blockIdx.x, thread = threadIdx.x;
+  for (int level = c.levels - 1; level >= 0; level--)
+    if (cell_level_used(&c, block, level)) {
+      cell_backward_level(part_ints, &c, block, level, thread, constants, &args, voltage, factor,
+                          contribution, kChannels ? gates : nullptr);
+      __syncthreads(); // the next level gathers these contributions
+    }
+  for (int level = 0; level < c.levels; level++)
+    if (cell_level_used(&c, block, level)) {
+      cell_forward_level(part_ints, &c, block, level, thread, voltage, factor);
+      __syncthreads(); // the next level reads these junction voltages
+    }
+}
+
+} // namespace
+
+extern "C" int cell_step_cuda(const int *part_ints, const int *schedule, const int *host_schedule,
+                              const double *constants, const level_step_arguments *args,
+                              double *voltage, double *factor, double *contribution, double *gates,
+                              void *stream) {
+  const int blocks = host_schedule[CELL_BLOCKS], threads = host_schedule[CELL_THREADS];
+  if (blocks == 0)
+    return 0;
+  cudaStream_t s = (cudaStream_t)stream;
+  if (gates)
+    cell_step_kernel<true><<<blocks, threads, 0, s>>>(part_ints, schedule, constants, *args,
+                                                      voltage, factor, contribution, gates);
+  else
+    cell_step_kernel<false><<<blocks, threads, 0, s>>>(part_ints, schedule, constants, *args,
+                                                       voltage, factor, contribution, nullptr);
+  return (int)cudaGetLastError();
+}
