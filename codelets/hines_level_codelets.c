@@ -512,8 +512,8 @@ static double backward_size(struct starpu_task *task) {
   return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
 }
 static uint32_t backward_kind(struct starpu_task *task) {
-  return hines_kind_hash(
-      0, (uint32_t)((const struct level_step_arguments *)task->cl_arg)->hh.placement);
+  const struct level_step_arguments *a = (const struct level_step_arguments *)task->cl_arg;
+  return hines_kind_hash(0, hh_cost_kind(a->hh.placement, a->hh_rates));
 }
 static double forward_size(struct starpu_task *task) {
   return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 1));
@@ -527,7 +527,7 @@ static double chunk_size(struct starpu_task *task) {
 }
 static uint32_t chunk_kind(struct starpu_task *task) {
   const struct chunk_step_arguments *a = &((const struct chunk_task *)task->cl_arg)->chunk;
-  uint32_t hash = hines_kind_hash(0, (uint32_t)a->step.hh.placement);
+  uint32_t hash = hines_kind_hash(0, hh_cost_kind(a->step.hh.placement, a->step.hh_rates));
   hash = hines_kind_hash(hash, (uint32_t)a->n_parts);
   hash = hines_kind_hash(hash, (uint32_t)a->gpu_launch);
   if (a->kernel != LEVEL_KERNEL_LEVELS) /* the level kernels keep their models' keys */

@@ -11,6 +11,7 @@
 struct level_step_arguments {
   struct stimulus stimulus;
   struct hh_parameters hh;
+  int hh_rates; /* enum hh_rates: HH_RATES_TABLE reads the constants' rate table */
   double dt_ms;
   double time_ms;
   int constant_rows;
@@ -69,6 +70,13 @@ struct level_backward_group {
   double old_voltage[LEVEL_PREFETCH], diagonal[LEVEL_PREFETCH], c_over_dt[LEVEL_PREFETCH],
       leak_current[LEVEL_PREFETCH], off_diagonal[LEVEL_PREFETCH];
 };
+
+/* The rate table a step reads (level_layout.h), or NULL: exact rates. */
+static inline HINES_HOST_DEVICE const double *
+level_rate_table(const double *constants, const struct level_step_arguments *args) {
+  return args->hh_rates == HH_RATES_TABLE ? constants + CONST_RATE_TABLE(args->constant_rows)
+                                          : NULL;
+}
 
 /* Element j of system s reads constants row first_row + j (a CP padding element the identity
  * row 0). */
@@ -142,11 +150,11 @@ static inline HINES_HOST_DEVICE void level_backward_system(
                        current.old_voltage[b], j == stimulated ? injected : 0.0, &dj, &rj);
           if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j))
             /* gates: m | h | n, one block of `elements` each */
-            membrane_row_channels(&args->hh, current.old_voltage[b], args->dt_ms,
-                                  constants[(size_t)CONST_STRIDE * args->constant_rows +
-                                            level_row(j, size, first_row)],
-                                  &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e],
-                                  &dj, &rj);
+            membrane_row_channels(
+                &args->hh, level_rate_table(constants, args), current.old_voltage[b], args->dt_ms,
+                constants[(size_t)CONST_STRIDE * args->constant_rows +
+                          level_row(j, size, first_row)],
+                &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &dj, &rj);
         }
         if (j == size - 1) {
           for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
@@ -178,12 +186,12 @@ static inline HINES_HOST_DEVICE void level_backward_system(
  * gets its identity row and no channels, as in the sweep). The element a stimulus enters, one
  * system in a row at most, is done apart in scalar code (the clamp's time test would keep the
  * loop from vectorising). The sweep then runs with rows_assembled = 1. */
-static inline void level_assemble_rows(const struct level_block_view *v, int row_begin, int row_end,
-                                       const double *LEVEL_RESTRICT constants,
-                                       const struct level_step_arguments *args,
-                                       double *LEVEL_RESTRICT voltage,
-                                       double *LEVEL_RESTRICT factor,
-                                       double *LEVEL_RESTRICT gates) {
+static inline __attribute__((always_inline)) void
+level_assemble_rows_rates(const struct level_block_view *v, int row_begin, int row_end,
+                          const double *LEVEL_RESTRICT constants,
+                          const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
+                          double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT gates,
+                          const double *LEVEL_RESTRICT rate_table) {
   /* Locals, so that nothing the loop reads may change with its stores: the vectoriser then
    * needs no branch (each lane computes everything, selects keep what the sweep would keep). */
   const struct hh_parameters hh = args->hh;
@@ -206,7 +214,12 @@ static inline void level_assemble_rows(const struct level_block_view *v, int row
       membrane_row(constants[at + CONST_DIAGONAL_BASE], constants[at + CONST_C_OVER_DT],
                    constants[at + CONST_LEAK_CURRENT], old_voltage, 0.0, &d, &r);
       dc = d, rc = r;
-      membrane_row_channels(&hh, old_voltage, dt_ms, hh_scale[row], &me, &he, &ne, &dc, &rc);
+      if (rate_table) /* a constant NULL or not where this is inlined: the test disappears */
+        membrane_row_channels_table(&hh, rate_table, old_voltage, hh_scale[row], &me, &he, &ne, &dc,
+                                    &rc);
+      else
+        membrane_row_channels_exact(&hh, old_voltage, dt_ms, hh_scale[row], &me, &he, &ne, &dc,
+                                    &rc);
       /* padding: the bare row; stimulated: untouched, done below */
       factor[e] = stimulated ? factor[e] : real ? dc : d;
       voltage[e] = stimulated ? voltage[e] : real ? rc : r;
@@ -223,10 +236,24 @@ static inline void level_assemble_rows(const struct level_block_view *v, int row
                      constant[CONST_LEAK_CURRENT], old_voltage,
                      stimulus_current(&args->stimulus, v->neuron[s], args->time_ms), &factor[e],
                      &voltage[e]);
-        membrane_row_channels(&hh, old_voltage, dt_ms, hh_scale[row], &m[e], &h[e], &n[e],
-                              &factor[e], &voltage[e]);
+        membrane_row_channels(&hh, rate_table, old_voltage, dt_ms, hh_scale[row], &m[e], &h[e],
+                              &n[e], &factor[e], &voltage[e]);
       }
   }
+}
+/* One copy of the loop per rate kind (a constant NULL or the table), so no lane computes both. */
+static inline void level_assemble_rows(const struct level_block_view *v, int row_begin, int row_end,
+                                       const double *LEVEL_RESTRICT constants,
+                                       const struct level_step_arguments *args,
+                                       double *LEVEL_RESTRICT voltage,
+                                       double *LEVEL_RESTRICT factor,
+                                       double *LEVEL_RESTRICT gates) {
+  const double *rate_table = level_rate_table(constants, args);
+  if (rate_table)
+    level_assemble_rows_rates(v, row_begin, row_end, constants, args, voltage, factor, gates,
+                              rate_table);
+  else
+    level_assemble_rows_rates(v, row_begin, row_end, constants, args, voltage, factor, gates, NULL);
 }
 #endif
 

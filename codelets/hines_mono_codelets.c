@@ -318,7 +318,8 @@ static uint32_t solve_kind(struct starpu_task *task) {
 
 static uint32_t step_kind(struct starpu_task *task) {
   const struct step_task *t = (const struct step_task *)task->cl_arg;
-  return geometry_kind(&t->step.geometry, t->step.hh.placement);
+  return geometry_kind(&t->step.geometry,
+                       (int)hh_cost_kind(t->step.hh.placement, t->step.hh_rates));
 }
 
 static double neuron_step_size(struct starpu_task *task) {
@@ -343,9 +344,11 @@ HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, ne
 
 double hines_step_expected_us(const struct step_arguments *args, double values, int worker) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
-  return arch ? size_model_expected_us(&hines_step_size_model,
-                                       geometry_kind(&args->geometry, args->hh.placement), values,
-                                       arch)
+  return arch ? size_model_expected_us(
+                    &hines_step_size_model,
+                    geometry_kind(&args->geometry,
+                                  (int)hh_cost_kind(args->hh.placement, args->hh_rates)),
+                    values, arch)
               : 0.0;
 }
 

@@ -60,6 +60,7 @@ static void backward_group(const int *topology, const double *coefficients,
   const double *diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
   const double *leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
   const double *hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
+  const double *rate_table = mono_rate_table(coefficients, n, args);
   const size_t stride = chunk_stride(g);
   const int stim = args->stimulus.compartment;
   for (int i = n - 1; i >= 0; i--) {
@@ -72,12 +73,20 @@ static void backward_group(const int *topology, const double *coefficients,
     if (gates && hh_applies(&args->hh, i)) {
       double *m = gates + (size_t)i * gates_stride;
       double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
-      /* Vectorised too: the channel code is branch-free IEEE arithmetic (hines_exp), so each
-       * lane computes the bits the scalar code, and the CUDA kernel's thread, computes. */
+      /* Vectorised too: the channel code is branch-free IEEE arithmetic (hines_exp, or the
+       * table's gathers and fmas), so each lane computes the bits the scalar code, and the CUDA
+       * kernel's thread, computes. One loop per rate kind, so a lane never computes both. */
+      if (rate_table) {
 #pragma omp simd
-      for (int k = 0; k < width; k++)
-        membrane_row_channels(&args->hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k], &nk[k],
-                              &d[k], &r[k]);
+        for (int k = 0; k < width; k++)
+          membrane_row_channels_table(&args->hh, rate_table, vi[k], hh_scale[i], &m[k], &h[k],
+                                      &nk[k], &d[k], &r[k]);
+      } else {
+#pragma omp simd
+        for (int k = 0; k < width; k++)
+          membrane_row_channels_exact(&args->hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k],
+                                      &nk[k], &d[k], &r[k]);
+      }
     }
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];
@@ -119,6 +128,7 @@ static void backward_group_own(const int *topology, const double *coefficients,
   const double *hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
   const double *leak_uS = coefficients + (size_t)COEF_LEAK_US * n;
   const double *axial_sum = coefficients + (size_t)COEF_AXIAL_SUM * n;
+  const double *rate_table = mono_rate_table(coefficients, n, args);
   const size_t stride = chunk_stride(g);
   const int stim = args->stimulus.compartment;
   /* The lanes' values as arrays, and each lane's structures rebuilt from them inside the
@@ -160,14 +170,28 @@ static void backward_group_own(const int *topology, const double *coefficients,
       double *m = gates + (size_t)i * gates_stride;
       double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
       const double scale = hh_scale[i];
+      /* One loop per rate kind, as in backward_group. */
+      if (rate_table) {
 #pragma omp simd
-      for (int k = 0; k < width; k++) {
-        struct hh_parameters hh = shared_hh;
-        hh.gnabar = gnabar[k];
-        hh.gkbar = gkbar[k];
-        hh.gl = gl_hh[k];
-        hh.el = el_hh[k];
-        membrane_row_channels(&hh, vi[k], dt_ms, scale, &m[k], &h[k], &nk[k], &d[k], &r[k]);
+        for (int k = 0; k < width; k++) {
+          struct hh_parameters hh = shared_hh;
+          hh.gnabar = gnabar[k];
+          hh.gkbar = gkbar[k];
+          hh.gl = gl_hh[k];
+          hh.el = el_hh[k];
+          membrane_row_channels_table(&hh, rate_table, vi[k], scale, &m[k], &h[k], &nk[k], &d[k],
+                                      &r[k]);
+        }
+      } else {
+#pragma omp simd
+        for (int k = 0; k < width; k++) {
+          struct hh_parameters hh = shared_hh;
+          hh.gnabar = gnabar[k];
+          hh.gkbar = gkbar[k];
+          hh.gl = gl_hh[k];
+          hh.el = el_hh[k];
+          membrane_row_channels_exact(&hh, vi[k], dt_ms, scale, &m[k], &h[k], &nk[k], &d[k], &r[k]);
+        }
       }
     }
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
@@ -199,6 +223,39 @@ static void backward_group_own(const int *topology, const double *coefficients,
   }
 }
 
+/* Every row of one neuron with channels on every compartment, assembled along the compartments
+ * (a loop that vectorises); rate_table as in membrane_row_channels. Inlined into two loops, one
+ * with the table and one with a constant NULL, so neither lane computes both kinds of rate. */
+static inline __attribute__((always_inline)) void
+assemble_rows_hh_all(int n, const double *restrict coefficients, const struct hh_parameters *hh,
+                     const double *restrict rate_table, double dt_ms, double *restrict v,
+                     double *restrict w, size_t stride, double *restrict gates, size_t gates_stride,
+                     int stim, double injected) {
+  const double *restrict c_over_dt = coefficients + (size_t)COEF_C_OVER_DT * n;
+  const double *restrict diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
+  const double *restrict leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
+  const double *restrict hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
+  double *restrict m = gates, *restrict h = gates + (size_t)n * gates_stride,
+                   *restrict nk = gates + 2 * (size_t)n * gates_stride;
+#pragma omp simd
+  for (int i = 0; i < n; i++) {
+    const size_t at = (size_t)i * stride, gate = (size_t)i * gates_stride;
+    const double old_voltage = v[at];
+    double d, r, me = m[gate], he = h[gate], ne = nk[gate];
+    membrane_row(diagonal_base[i], c_over_dt[i], leak_current[i], old_voltage,
+                 i == stim ? injected : 0.0, &d, &r);
+    if (rate_table) /* a constant NULL or not where this is inlined: the test disappears */
+      membrane_row_channels_table(hh, rate_table, old_voltage, hh_scale[i], &me, &he, &ne, &d, &r);
+    else
+      membrane_row_channels_exact(hh, old_voltage, dt_ms, hh_scale[i], &me, &he, &ne, &d, &r);
+    m[gate] = me;
+    h[gate] = he;
+    nk[gate] = ne;
+    w[at] = d;
+    v[at] = r;
+  }
+}
+
 /* The same for one neuron, its rows assembled first (see hines_step_group_cpu). */
 /* Not inlined: inlined into its caller, GCC 12 no longer vectorises the channel loop. */
 __attribute__((noinline)) static void
@@ -215,6 +272,7 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
   const double *restrict diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
   const double *restrict leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
   const double *restrict hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
+  const double *restrict rate_table = mono_rate_table(coefficients, n, args);
   const size_t stride = chunk_stride(g);
   const int stim = args->stimulus.compartment;
   /* Locals, so that nothing the loops read may change with their stores. */
@@ -222,22 +280,12 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
   const double dt_ms = args->dt_ms;
   const double soma_voltage = v[0];
   if (gates && hh.placement == HH_ALL) {
-    double *restrict m = gates, *restrict h = gates + (size_t)n * gates_stride,
-                     *restrict nk = gates + 2 * (size_t)n * gates_stride;
-#pragma omp simd
-    for (int i = 0; i < n; i++) {
-      const size_t at = (size_t)i * stride, gate = (size_t)i * gates_stride;
-      const double old_voltage = v[at];
-      double d, r, me = m[gate], he = h[gate], ne = nk[gate];
-      membrane_row(diagonal_base[i], c_over_dt[i], leak_current[i], old_voltage,
-                   i == stim ? injected : 0.0, &d, &r);
-      membrane_row_channels(&hh, old_voltage, dt_ms, hh_scale[i], &me, &he, &ne, &d, &r);
-      m[gate] = me;
-      h[gate] = he;
-      nk[gate] = ne;
-      w[at] = d;
-      v[at] = r;
-    }
+    if (rate_table)
+      assemble_rows_hh_all(n, coefficients, &hh, rate_table, dt_ms, v, w, stride, gates,
+                           gates_stride, stim, injected);
+    else
+      assemble_rows_hh_all(n, coefficients, &hh, NULL, dt_ms, v, w, stride, gates, gates_stride,
+                           stim, injected);
   } else {
 #pragma omp simd
     for (int i = 0; i < n; i++) {
@@ -251,7 +299,7 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
     if (gates && hh_applies(&hh, 0)) { /* the soma's channels, after its bare row */
       membrane_row(diagonal_base[0], c_over_dt[0], leak_current[0], soma_voltage,
                    stim == 0 ? injected : 0.0, &w[0], &v[0]);
-      membrane_row_channels(&hh, soma_voltage, dt_ms, hh_scale[0], &gates[0],
+      membrane_row_channels(&hh, rate_table, soma_voltage, dt_ms, hh_scale[0], &gates[0],
                             &gates[(size_t)n * gates_stride], &gates[2 * (size_t)n * gates_stride],
                             &w[0], &v[0]);
     }

@@ -19,7 +19,9 @@ extern "C" {
  * read-only StarPU handle replicated once to every memory node:
  *   topology:     parent[n] | child_first[n+1] | child[n-1 (at least 1)]
  *   coefficients: upper[n] | lower[n] | c_over_dt[n] | diagonal_base[n] | leak_current[n] |
- *                 hh_scale[n] | leak_uS[n] | axial_sum_uS[n]
+ *                 hh_scale[n] | leak_uS[n] | axial_sum_uS[n] | then, in a step batch's array,
+ *                 the Hodgkin-Huxley rate table for its dt (HH_RATE_TABLE_SIZE, hh_channel.h;
+ *                 read with --hh-rates table)
  * upper[i] = A[parent(i)][i], lower[i] = A[i][parent(i)], diagonal_base = C/dt + gL + sum g_axial,
  * leak_current = gL * EL. The last two are read only by a sweep of per-neuron membrane values
  * (codelets/neuron_parameters.h), which assembles diagonal_base and leak_current per neuron. */
@@ -36,6 +38,12 @@ enum {
 };
 static inline size_t topology_size(int n) {
   return (size_t)n + (size_t)(n + 1) + (size_t)(n > 1 ? n - 1 : 1);
+}
+
+/* Doubles of a step batch's coefficient array: the per-compartment values, then the rate table
+ * (mono_coefficients_fill fills the former, hh_rate_table_fill the latter). */
+static inline size_t mono_coefficients_size(int n) {
+  return (size_t)COEF_COUNT * (size_t)n + HH_RATE_TABLE_SIZE;
 }
 
 /* The per-morphology arrays the step codelets share (layouts above):
@@ -79,9 +87,16 @@ struct step_arguments {
   struct chunk_geometry gates_geometry;
   int first_neuron; /* global index of the chunk's first neuron */
   int cpu_group;    /* neurons vectorised together by the CPU kernel (fits L2) */
+  int hh_rates;     /* enum hh_rates: HH_RATES_TABLE reads the coefficients' rate table */
   double dt_ms;
   double time_ms; /* time at the start of the step */
 };
+
+/* The rate table a step reads (after the n-compartment coefficients), or NULL: exact rates. */
+static inline HINES_HOST_DEVICE const double *mono_rate_table(const double *coefficients, int n,
+                                                              const struct step_arguments *args) {
+  return args->hh_rates == HH_RATES_TABLE ? coefficients + (size_t)COEF_COUNT * (size_t)n : NULL;
+}
 
 /* One neuron's pure Hines solve (Algorithm 1, in place): d and r point at its compartment 0,
  * stride apart. The CUDA solve kernels' thread body. */
@@ -130,6 +145,7 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   const double *axial_sum = coefficients + COEF_AXIAL_SUM * (size_t)n;
   /* x 1 is exact: without membrane factors the products below are the shared values. */
   const double axial_scale = membrane ? membrane->axial : 1.0;
+  const double *rate_table = mono_rate_table(coefficients, n, args);
   for (int i = n - 1; i >= 0; i--) {
     double *vi = v + (size_t)i * v_stride;
     double d, r;
@@ -142,7 +158,8 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
     if (gates && hh_applies(hh, i)) {
       double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
       double *nk = h + (size_t)n * gates_stride;
-      membrane_row_channels(hh, *vi, args->dt_ms, HINES_LDG(hh_scale + i), m, h, nk, &d, &r);
+      membrane_row_channels(hh, rate_table, *vi, args->dt_ms, HINES_LDG(hh_scale + i), m, h, nk, &d,
+                            &r);
     }
     const int end = HINES_LDG(child_first + i + 1);
     for (int e = HINES_LDG(child_first + i); e < end; e++) {

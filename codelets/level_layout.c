@@ -82,6 +82,7 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
     }
     cable_coefficients_free(&cc);
   }
+  hh_rate_table_fill(dt_ms, c + CONST_RATE_TABLE(rows));
   return HINES_OK;
 }
 

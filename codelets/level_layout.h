@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #include "cable.h"
+#include "hh_channel.h"
 #include "morphology.h"
 
 /* The integer description of one level block, in one array (one read-only StarPU handle):
@@ -103,8 +104,11 @@ enum level_constants {
   CONST_DIAGONAL_BASE,
   CONST_LEAK_CURRENT,
 };
+/* After the area scales: the Hodgkin-Huxley rate table for the batch's dt (HH_RATE_TABLE_SIZE,
+ * hh_channel.h), read by steps with --hh-rates table. */
+#define CONST_RATE_TABLE(rows) ((size_t)(CONST_STRIDE + 1) * (size_t)(rows))
 /* Doubles of the whole table for `rows` rows. */
-#define CONST_TABLE_SIZE(rows) ((size_t)(CONST_STRIDE + 1) * (size_t)(rows))
+#define CONST_TABLE_SIZE(rows) (CONST_RATE_TABLE(rows) + HH_RATE_TABLE_SIZE)
 
 enum level_order {
   LEVEL_ORDER_AUTO,   /* height with chunk links, depth with level links */

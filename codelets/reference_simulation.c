@@ -8,6 +8,14 @@ int reference_simulate(const struct morphology *m, const struct cable_parameters
                        const struct hh_parameters *hh, double dt_ms, int steps, double t0_ms,
                        const struct stimulus *stim, int global_neuron, double *v_mV,
                        struct hines_error *err) {
+  return reference_simulate_rates(m, cable, hh, HH_RATES_EXACT, dt_ms, steps, t0_ms, stim,
+                                  global_neuron, v_mV, err);
+}
+
+int reference_simulate_rates(const struct morphology *m, const struct cable_parameters *cable,
+                             const struct hh_parameters *hh, int hh_rates, double dt_ms, int steps,
+                             double t0_ms, const struct stimulus *stim, int global_neuron,
+                             double *v_mV, struct hines_error *err) {
   struct cable_coefficients c;
   int status = cable_coefficients_build(m, cable, &c, err);
   if (status)
@@ -16,11 +24,15 @@ int reference_simulate(const struct morphology *m, const struct cable_parameters
   const int with_hh = hh && hh->placement != HH_NONE;
   double *diagonal = malloc((size_t)n * sizeof(double));
   double *gates = malloc(3 * (size_t)n * sizeof(double)); /* m | h | n */
-  if (!diagonal || !gates) {
-    free(diagonal), free(gates);
+  double *rate_table =
+      with_hh && hh_rates == HH_RATES_TABLE ? malloc(HH_RATE_TABLE_SIZE * sizeof(double)) : NULL;
+  if (!diagonal || !gates || (with_hh && hh_rates == HH_RATES_TABLE && !rate_table)) {
+    free(diagonal), free(gates), free(rate_table);
     cable_coefficients_free(&c);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
+  if (rate_table)
+    hh_rate_table_fill(dt_ms, rate_table);
   for (int i = 0; with_hh && i < n; i++)
     hh_rest(v_mV[i], &gates[i], &gates[n + i], &gates[2 * n + i]);
   for (int s = 0; s < steps; s++) {
@@ -34,12 +46,12 @@ int reference_simulate(const struct morphology *m, const struct cable_parameters
       membrane_row(k.diagonal_base, k.c_over_dt, k.leak_current, old_voltage,
                    stim && i == stim->compartment ? injected : 0.0, &diagonal[i], &v_mV[i]);
       if (with_hh && hh_applies(hh, i))
-        membrane_row_channels(hh, old_voltage, dt_ms, k.hh_scale, &gates[i], &gates[n + i],
-                              &gates[2 * n + i], &diagonal[i], &v_mV[i]);
+        membrane_row_channels(hh, rate_table, old_voltage, dt_ms, k.hh_scale, &gates[i],
+                              &gates[n + i], &gates[2 * n + i], &diagonal[i], &v_mV[i]);
     }
     hines_solve_reference(n, m->parent, c.off_diagonal, c.off_diagonal, diagonal, v_mV);
   }
-  free(diagonal), free(gates);
+  free(diagonal), free(gates), free(rate_table);
   cable_coefficients_free(&c);
   return HINES_OK;
 }

@@ -12,5 +12,11 @@ int reference_simulate(const struct morphology *m, const struct cable_parameters
                        const struct hh_parameters *hh, double dt_ms, int steps, double t0_ms,
                        const struct stimulus *stim, int global_neuron, double *v_mV,
                        struct hines_error *err);
+/* The same with the gates' rates computed as `hh_rates` says (enum hh_rates; reference_simulate:
+ * exact), a rate table built here for dt as the batches build theirs. */
+int reference_simulate_rates(const struct morphology *m, const struct cable_parameters *cable,
+                             const struct hh_parameters *hh, int hh_rates, double dt_ms, int steps,
+                             double t0_ms, const struct stimulus *stim, int global_neuron,
+                             double *v_mV, struct hines_error *err);
 
 #endif

@@ -27,6 +27,7 @@ struct step_model {
    * to the size of the batch it compares with. */
   struct stimulus stimulus;
   struct hh_parameters hh; /* placement HH_NONE: passive membrane only */
+  int hh_rates;            /* enum hh_rates (hh_channel.h): how the gates' rates are computed */
 };
 
 /* The per-compartment constants of a row. */
@@ -59,16 +60,40 @@ static inline HINES_HOST_DEVICE void membrane_row(double diagonal_base, double c
 
 /* The channels' share of row i: the gates advance on the old voltage, then their conductance
  * joins the diagonal and their driving current the rhs (linearised, so the step stays
- * implicit). */
-static inline HINES_HOST_DEVICE void membrane_row_channels(const struct hh_parameters *hh,
-                                                           double old_voltage, double dt_ms,
-                                                           double hh_scale, double *m, double *h,
-                                                           double *n, double *diagonal,
-                                                           double *rhs) {
+ * implicit). The gates' rates computed exactly, or interpolated in the batch's rate table for dt
+ * (hh_channel.h); membrane_row_channels picks by rate_table (NULL: exact). CPU loops that
+ * vectorise these calls keep one loop per kind, calling the kind's function directly: a test on
+ * rate_table inside the loop would keep GCC from vectorising it, or make each lane compute
+ * both. */
+static inline HINES_HOST_DEVICE void membrane_row_channels_exact(const struct hh_parameters *hh,
+                                                                 double old_voltage, double dt_ms,
+                                                                 double hh_scale, double *m,
+                                                                 double *h, double *n,
+                                                                 double *diagonal, double *rhs) {
   double conductance, driven;
   hh_step(hh, old_voltage, dt_ms, hh_scale, m, h, n, &conductance, &driven);
   *diagonal += conductance;
   *rhs += driven;
+}
+
+static inline HINES_HOST_DEVICE void
+membrane_row_channels_table(const struct hh_parameters *hh, const double *HINES_RESTRICT rate_table,
+                            double old_voltage, double hh_scale, double *m, double *h, double *n,
+                            double *diagonal, double *rhs) {
+  double conductance, driven;
+  hh_step_table(hh, rate_table, old_voltage, hh_scale, m, h, n, &conductance, &driven);
+  *diagonal += conductance;
+  *rhs += driven;
+}
+
+static inline HINES_HOST_DEVICE void
+membrane_row_channels(const struct hh_parameters *hh, const double *HINES_RESTRICT rate_table,
+                      double old_voltage, double dt_ms, double hh_scale, double *m, double *h,
+                      double *n, double *diagonal, double *rhs) {
+  if (rate_table)
+    membrane_row_channels_table(hh, rate_table, old_voltage, hh_scale, m, h, n, diagonal, rhs);
+  else
+    membrane_row_channels_exact(hh, old_voltage, dt_ms, hh_scale, m, h, n, diagonal, rhs);
 }
 
 #endif

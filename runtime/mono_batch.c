@@ -167,6 +167,7 @@ static struct step_arguments step_arguments_of(const struct mono_batch *batch) {
                                  .stimulus = config->model.stimulus,
                                  .hh = config->model.hh,
                                  .cpu_group = config->cpu_group,
+                                 .hh_rates = config->model.hh_rates,
                                  .dt_ms = config->model.dt_ms,
                                  .time_ms = 0.0};
 }
@@ -224,7 +225,7 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   batch->matrix = layout_matrix(&batch->layout);
   size_t values = batch_layout_size(&batch->layout);
   batch->topology = mono_topology_build(n, m->parent);
-  batch->coefficients = malloc((size_t)COEF_COUNT * n * sizeof(double));
+  batch->coefficients = malloc(mono_coefficients_size(n) * sizeof(double));
   batch->voltage = malloc(values * sizeof(double));
   batch->work = malloc(values * sizeof(double));
   if (!batch->topology || !batch->coefficients || !batch->voltage || !batch->work) {
@@ -253,6 +254,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     mono_batch_destroy(batch);
     return status;
   }
+  /* The rate table rides in the coefficients' handle: read-only, one copy per memory node. */
+  hh_rate_table_fill(model->dt_ms, batch->coefficients + (size_t)COEF_COUNT * n);
   batch_layout_fill(&batch->layout, batch->voltage, model->initial_mV);
   batch_layout_fill(&batch->layout, batch->work, 1.0);
   if (model->hh.placement != HH_NONE) {
@@ -300,7 +303,7 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   starpu_vector_data_register(&batch->topology_handle, STARPU_MAIN_RAM, (uintptr_t)batch->topology,
                               (uint32_t)topology_size(n), sizeof(int));
   starpu_vector_data_register(&batch->coefficients_handle, STARPU_MAIN_RAM,
-                              (uintptr_t)batch->coefficients, (uint32_t)(COEF_COUNT * n),
+                              (uintptr_t)batch->coefficients, (uint32_t)mono_coefficients_size(n),
                               sizeof(double));
   register_partitioned(&batch->voltage_handle, batch->voltage, &batch->matrix, &batch->plan);
   register_partitioned(&batch->work_handle, batch->work, &batch->matrix, &batch->plan);

@@ -379,6 +379,7 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
   const struct step_model *model = &batch->config.model;
   struct level_step_arguments args = {.stimulus = model->stimulus,
                                       .hh = model->hh,
+                                      .hh_rates = model->hh_rates,
                                       .dt_ms = model->dt_ms,
                                       .constant_rows = lb->constant_rows};
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;

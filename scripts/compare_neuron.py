@@ -22,9 +22,12 @@ Conventions that make the two runs the same model:
   zero radii (morph/README.md) and NEURON is given the file with the same repairs.
 - --hh soma puts hh on compartment 0, NEURON's soma(0.5) segment; NEURON then gets hh in the
   soma with zero conductances outside that segment (the same model when the soma has one).
-- NEURON's hh uses rate tables (usetable_hh = 1, 1 mV steps, linear interpolation) by default;
-  hinestask computes the rates exactly. --hh-table off (the default here) turns NEURON's
-  tables off; --hh-table on measures what the tables change.
+- NEURON's hh uses rate tables (usetable_hh = 1, 1 mV steps, linear interpolation of x_inf and
+  tau) by default; so does hinestask (--hh-rates table: the cnexp update's two coefficients
+  interpolated on the same grid), or it computes the rates exactly (--hh-rates exact).
+  --hh-table off (the default here) turns NEURON's tables off, --hh-table on leaves them on;
+  --hh-rates picks hinestask's, by default the same kind as NEURON's (exact with tables off:
+  the same model).
 """
 import argparse
 import csv
@@ -159,6 +162,11 @@ def segmentation_options(rule, value, frequency, geometry="neuron"):
     return []
 
 
+def hinestask_rates(args):
+    """hinestask's --hh-rates: as asked, else the kind NEURON uses (--hh-table)."""
+    return args.hh_rates or ("table" if args.hh_table == "on" else "exact")
+
+
 def run_hinestask(args, swc, rule, value, hh, amp):
     with tempfile.TemporaryDirectory() as folder:
         probes = os.path.join(folder, "probes.csv")
@@ -168,7 +176,8 @@ def run_hinestask(args, swc, rule, value, hh, amp):
                    "--ra", repr(args.ra), "--gl", repr(args.gl), "--el", repr(args.el),
                    "--stim-amp", repr(amp), "--stim-start", repr(args.delay - half),
                    "--stim-stop", repr(args.delay + args.duration - half), "--hh", hh,
-                   "--probe", "0:0", "--probe-every", repr(args.dt), "--probes", probes,
+                   "--hh-rates", hinestask_rates(args), "--probe", "0:0",
+                   "--probe-every", repr(args.dt), "--probes", probes,
                    "--quiet"] + segmentation_options(rule, value, args.frequency, args.geometry)
         environment = dict(os.environ)
         environment.setdefault("STARPU_SILENT", "1")
@@ -300,10 +309,10 @@ def compare_file(args, swc):
                       (hh, len(n_spikes), "" if len(n_spikes) == 1 else "s", args.spikes))
             ok &= passed
             worst = max_difference(h_t, h_v, n_t, n_v, args.dt)
-            print("  hh %s %g nA (NEURON tables %s): spikes hinestask %d, NEURON %d; max |dt| "
-                  "over the first %d %.3g ms; max |dV| %.3g mV %s" %
-                  (hh, args.hh_amp, args.hh_table, len(h_spikes), len(n_spikes), first, shift,
-                   worst, "ok" if passed else "FAILED"))
+            print("  hh %s %g nA (NEURON tables %s, hinestask rates %s): spikes hinestask %d, "
+                  "NEURON %d; max |dt| over the first %d %.3g ms; max |dV| %.3g mV %s" %
+                  (hh, args.hh_amp, args.hh_table, hinestask_rates(args), len(h_spikes),
+                   len(n_spikes), first, shift, worst, "ok" if passed else "FAILED"))
             if args.verbose:
                 print("    hinestask spikes (ms): " + " ".join("%.3f" % s for s in h_spikes))
                 print("    NEURON spikes (ms):    " + " ".join("%.3f" % s for s in n_spikes))
@@ -369,7 +378,8 @@ def timing(args, swc):
                            "--el", repr(run.el), "--stim-amp", repr(args.hh_amp),
                            "--stim-start", repr(run.delay - half),
                            "--stim-stop", repr(run.delay + run.duration - half), "--hh", "all",
-                           "--quiet", "--force", "--json", summary, "--mode", mode]
+                           "--hh-rates", hinestask_rates(run), "--quiet", "--force", "--json",
+                           summary, "--mode", mode]
                 command += segmentation_options(run.rule, run.rule_value, run.frequency,
                                                 run.geometry)
                 environment = dict(os.environ, STARPU_NCPU="1", STARPU_NCUDA="0",
@@ -438,6 +448,8 @@ def main():
     parser.add_argument("--amp", type=float, default=0.1, help="passive clamp (nA)")
     parser.add_argument("--hh-amp", type=float, default=1.0, help="clamp with hh (nA)")
     parser.add_argument("--hh-table", choices=["on", "off"], default="off")
+    parser.add_argument("--hh-rates", choices=["table", "exact"], default=None,
+                        help="hinestask's rates (default: table with --hh-table on, else exact)")
     parser.add_argument("--checks", default="passive,hh-soma,hh-all",
                         help="comma list of passive, hh-soma, hh-all")
     parser.add_argument("--threshold", type=float, default=0.0, help="spike threshold (mV)")

@@ -8,6 +8,7 @@
 #   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun),
 #   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
 #   kernels on small batches of one cell)
+#   bench-rates (issue 18 item 2: HH rate tables against exact rates, and their bits check)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -419,6 +420,65 @@ PY
     done
     rm -f "$out/cell.json"
     [ "$cell_pass" = 1 ] && echo "bench-cell checks: PASS" || echo "bench-cell checks: FAIL"
+    ;;
+  bench-rates)
+    # Issue #18 item 2: Hodgkin-Huxley everywhere with the rates from the tables (--hh-rates
+    # table) against exact rates, on the GPU only: mono, 256,000 medium-high neurons, and multi,
+    # the real-SWC mix (33,390 neurons); 3 repeats each way, alternating, into bench_rates.csv.
+    # Then the tables' bits: CPU workers only against the GPU only, the probe files identical
+    # (as check-bits, which runs the default, tables, under dmda too).
+    echo "== HH everywhere: rate tables against exact rates, GPU only"
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    echo "batch,rates,repeat,neurons,steps,ms_per_step,G_compartments_per_s" >"$out/bench_rates.csv"
+    for batch in mono multi; do
+      if [ "$batch" = mono ]; then
+        args=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 300)
+      else
+        args=(--mode multi "${mix[@]}" --neurons 33390 --steps 100)
+      fi
+      for repeat in 1 2 3; do
+        for rates in exact table; do
+          STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet "${args[@]}" --hh all --hh-rates "$rates" \
+            --force --json "$out/rates.json" >"$out/rates_${batch}_$rates.log" 2>&1 &&
+            python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["neurons"], j["steps"],
+      j["seconds_per_step"] * 1e3, j["compartment_solves_per_s"] / 1e9))' \
+              "$out/rates.json" "$batch" "$rates" "$repeat" | tee -a "$out/bench_rates.csv" ||
+            echo "$batch $rates: exit status $? (see rates_${batch}_$rates.log)"
+        done
+      done
+    done
+    rm -f "$out/rates.json"
+    echo "== rate tables: same bits on CPU workers and on the GPU"
+    steps=${HINES_BITS_STEPS:-1000}
+    for batch in mono multi; do
+      if [ "$batch" = mono ]; then
+        args=(--mode mono --morph synthetic:medium-high --neurons 2560 --task-neurons 160)
+        for p in 0:0 1:40 17:0 255:100 1000:7 2559:0 2559:318; do args+=(--probe "$p"); done
+      else
+        args=(--mode multi "${mix[@]}" --neurons 240 --task-neurons 24)
+        for p in 0:0 1:3 5:0 17:7 100:0 239:2; do args+=(--probe "$p"); done
+      fi
+      for workers in cpu gpu; do
+        case $workers in
+        cpu) placement=(STARPU_NCUDA=0) ;;
+        gpu) placement=(STARPU_NCPU=0) ;;
+        esac
+        env "${placement[@]}" "$bundle/bin/hinestask" --quiet "${args[@]}" --hh all --hh-rates table \
+          --stim-amp 1 --steps "$steps" --probes "$out/rates_bits_${batch}_$workers.csv" \
+          >"$out/rates_bits_${batch}_$workers.log" 2>&1 ||
+          echo "$batch on $workers: exit status $? (see rates_bits_${batch}_$workers.log)"
+      done
+      if cmp "$out/rates_bits_${batch}_cpu.csv" "$out/rates_bits_${batch}_gpu.csv"; then
+        echo "PASS: $batch with rate tables, CPU workers only vs GPU only: identical probe files" |
+          tee -a "$out/rates_bits.txt"
+      else
+        echo "FAIL: $batch with rate tables, CPU workers only vs GPU only: probe files differ" |
+          tee -a "$out/rates_bits.txt"
+      fi
+    done
     ;;
   bench-mono)
     scripts/bench_mono.sh "$bundle/bin" "$out/bench_mono.csv" ${HINES_BENCH_SIZES:-}

@@ -37,7 +37,8 @@ def parse(path):
         m = re.search(r"refinement (shrinks monotonically|is NOT monotone)", line)
         if m:
             cell["monotone"] = m.group(1).startswith("shrinks")
-        m = re.search(r"hh (soma|all) (\S+) nA \(NEURON tables (on|off)\): spikes hinestask (\d+), "
+        m = re.search(r"hh (soma|all) (\S+) nA \(NEURON tables (on|off)"
+                      r"(?:, hinestask rates \w+)?\): spikes hinestask (\d+), "
                       r"NEURON (\d+); max \|dt\| over the first (\d+) (\S+) ms; max \|dV\| (\S+) mV",
                       line)
         if m:

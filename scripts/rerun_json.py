@@ -59,6 +59,10 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
     args += ["--cm", number(m["cm_uF_per_cm2"]), "--ra", number(m["ra_ohm_cm"]),
              "--gl", number(m["gl_S_per_cm2"]), "--el", number(m["el_mV"])]
     args += ["--hh", j["hh"]]
+    if "hh_rates" in j:  # summaries from before --hh-rates computed the rates exactly
+        args += ["--hh-rates", j["hh_rates"]]
+    else:
+        args += ["--hh-rates", "exact"]
     if "hh_channels" in j:
         c = j["hh_channels"]
         args += ["--gnabar", number(c["gnabar_S_per_cm2"]), "--gkbar", number(c["gkbar_S_per_cm2"]),

@@ -3,6 +3,11 @@
  *   sequential   the reference time loop (assemble + Algorithm 1) neuron after neuron, one core
  *   openmp-flat  the same loop over neurons split across all cores with OpenMP, no StarPU
  *   cuda-direct  the CUDA step kernel of a layout launched directly (no StarPU), CUDA events
+ *   cpu-step-passive, cpu-step-exact, cpu-step-table  the mono CPU step kernel alone
+ *                (hines_step_group_cpu, interleaved, groups of 32, this thread only), passive or
+ *                with Hodgkin-Huxley channels everywhere, rates exact or from the rate table
+ *                (--hh-rates); the median of the steps' thread CPU times, which another job
+ *                sharing the core disturbs less than wall time
  * It prints one CSV line: engine,layout,block_size,neurons,compartments,steps,seconds_per_step,
  * compartment_solves_per_s. */
 #include <math.h>
@@ -22,6 +27,63 @@
 #ifdef HINESTASK_WITH_CUDA
 #include <cuda_runtime.h>
 #endif
+
+static double thread_cpu_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median thread CPU seconds of `steps` steps of the mono CPU step kernel, interleaved
+ * neurons in groups of 32; channels HH_NONE or HH_ALL with rates `hh_rates`. */
+static double cpu_step_seconds(const struct morphology *m, const struct cable_parameters *p,
+                               double dt, int neurons, int steps, int placement, int hh_rates,
+                               const struct stimulus *stim) {
+  const int n = m->n_compartments;
+  const size_t values = (size_t)n * neurons;
+  int *topology = mono_topology_build(n, m->parent);
+  double *coefficients = malloc(mono_coefficients_size(n) * sizeof(double));
+  double *v = malloc(values * sizeof(double)), *w = malloc(values * sizeof(double));
+  double *gates = malloc(3 * values * sizeof(double)), *times = malloc(steps * sizeof(double));
+  struct hines_error err;
+  if (!topology || !coefficients || !v || !w || !gates || !times ||
+      mono_coefficients_fill(m, p, dt, coefficients, &err))
+    return NAN;
+  hh_rate_table_fill(dt, coefficients + (size_t)COEF_COUNT * n);
+  struct hh_parameters hh = HH_DEFAULTS;
+  hh.placement = placement;
+  struct step_arguments args = {
+      .geometry = {n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+      .stimulus = *stim,
+      .hh = hh,
+      .gates_geometry = {3 * n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+      .hh_rates = hh_rates,
+      .dt_ms = dt};
+  double rest[3];
+  hh_rest(p->el_mV, &rest[0], &rest[1], &rest[2]);
+  for (size_t i = 0; i < values; i++) {
+    v[i] = p->el_mV;
+    for (int g = 0; g < 3; g++)
+      gates[g * values + i] = rest[g];
+  }
+  for (int s = 0; s < steps; s++) {
+    args.time_ms = s * dt;
+    const double start = thread_cpu_seconds();
+    for (int k = 0; k < neurons; k += 32)
+      hines_step_group_cpu(topology, coefficients, &args, v, w, gates, NULL, (size_t)k,
+                           neurons - k < 32 ? neurons - k : 32, k);
+    times[s] = thread_cpu_seconds() - start;
+  }
+  qsort(times, (size_t)steps, sizeof *times, compare_doubles);
+  const double median = isfinite(v[0]) ? times[steps / 2] : NAN;
+  free(topology), free(coefficients), free(v), free(w), free(gates), free(times);
+  return median;
+}
 
 static double now_seconds(void) {
   struct timespec t;
@@ -47,8 +109,10 @@ int main(int argc, char **argv) {
   if (argc < 6) {
     fprintf(stderr,
             "usage: %s sequential|openmp-flat|cuda-direct SPEC NEURONS STEPS LAYOUT [BS]\n"
+            "       %s cpu-step-passive|cpu-step-exact|cpu-step-table SPEC NEURONS STEPS "
+            "interleaved\n"
             "       %s copy-bandwidth - MIB COPIES flat\n",
-            argv[0], argv[0]);
+            argv[0], argv[0], argv[0]);
     return 2;
   }
   const char *engine = argv[1], *spec = argv[2];
@@ -125,6 +189,15 @@ int main(int argc, char **argv) {
     seconds = (now_seconds() - start) / steps;
     free(v);
     free(d);
+  } else if (strncmp(engine, "cpu-step-", 9) == 0 && layout_kind == BATCH_LAYOUT_INTERLEAVED) {
+    const char *channels = engine + 9;
+    if (strcmp(channels, "passive") && strcmp(channels, "exact") && strcmp(channels, "table")) {
+      fprintf(stderr, "%s: unknown engine %s\n", argv[0], engine);
+      return 2;
+    }
+    seconds =
+        cpu_step_seconds(&m, &p, dt, neurons, steps, strcmp(channels, "passive") ? HH_ALL : HH_NONE,
+                         strcmp(channels, "table") ? HH_RATES_EXACT : HH_RATES_TABLE, &stim);
   } else if (strcmp(engine, "cuda-direct") == 0) {
 #ifdef HINESTASK_WITH_CUDA
     struct batch_layout layout;

@@ -81,6 +81,9 @@ static void usage(FILE *out) {
       "                       starpu_perfmodel_display and starpu_perfmodel_plot -i read\n"
       "  --hh none|soma|all   Hodgkin-Huxley channels (NEURON's hh) on no, the first or every\n"
       "                       compartment (default none; all in the default job)\n"
+      "  --hh-rates table|exact  the gates' rates: from a table over -100..100 mV in 1 mV\n"
+      "                       steps built for the run's dt, as NEURON does (default), or\n"
+      "                       computed exactly every step (9 exp a compartment)\n"
       "  --gnabar G  --gkbar G  --gl-hh G  --el-hh E  the hh mechanism's maximal conductances\n"
       "                       and leak (default 0.12, 0.036, 0.0003 S/cm2 and -54.3 mV)\n"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
@@ -235,6 +238,7 @@ enum long_only_options {
   OPT_SPIKE_THRESHOLD,
   OPT_LEVEL_KERNEL,
   OPT_CELL_NEURONS,
+  OPT_HH_RATES,
   OPT_PARAMS,
   OPT_GNABAR,
   OPT_GKBAR,
@@ -462,6 +466,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
+      {"hh-rates", required_argument, 0, OPT_HH_RATES},
       {"params", required_argument, 0, OPT_PARAMS},
       {"gnabar", required_argument, 0, OPT_GNABAR},
       {"gkbar", required_argument, 0, OPT_GKBAR},
@@ -481,7 +486,8 @@ void options_parse(int argc, char **argv, struct options *o) {
                                                .start_ms = 1.0,
                                                .stop_ms = 1e9,
                                                .spread = 0.5},
-                                  .hh = HH_DEFAULTS},
+                                  .hh = HH_DEFAULTS,
+                                  .hh_rates = HH_RATES_TABLE},
                         .probe_every_ms = 0.1,
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .verify_samples = 8};
@@ -607,6 +613,14 @@ void options_parse(int argc, char **argv, struct options *o) {
       else
         bad_usage("--hh must be none, soma or all, got '%s'", optarg);
       o->hh_given = 1;
+      break;
+    case OPT_HH_RATES:
+      if (strcmp(optarg, "table") == 0)
+        o->model.hh_rates = HH_RATES_TABLE;
+      else if (strcmp(optarg, "exact") == 0)
+        o->model.hh_rates = HH_RATES_EXACT;
+      else
+        bad_usage("--hh-rates must be table or exact, got '%s'", optarg);
       break;
     case OPT_PROBE: {
       char *colon, *end;

@@ -144,8 +144,8 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       for (int i = 0; i < n; i++)
         want[i] = o->model.cable.el_mV;
     if (!got || !want ||
-        reference_simulate(m, &model.cable, &model.hh, model.dt_ms, o->steps, 0.0, &model.stimulus,
-                           neuron, want, &err)) {
+        reference_simulate_rates(m, &model.cable, &model.hh, model.hh_rates, model.dt_ms, o->steps,
+                                 0.0, &model.stimulus, neuron, want, &err)) {
       result.max_rel_error = INFINITY;
       result.failed = 1;
       result.neuron = neuron;

@@ -271,6 +271,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   json_close(&j);
   static const char *const hh_names[] = {"none", "soma", "all"};
   key_string(&j, "hh", hh_names[o->model.hh.placement]);
+  static const char *const rates_names[] = {"exact", "table"}; /* enum hh_rates */
+  key_string(&j, "hh_rates", rates_names[o->model.hh_rates]);
   if (o->model.hh.placement != HH_NONE) {
     const struct hh_parameters *hh = &o->model.hh;
     json_open(&j, "hh_channels"); /* NEURON's hh, fixed in codelets/hh_channel.h */

@@ -141,6 +141,43 @@ counts n2.csv >n2.counts
 check "per-neuron baseline: crossings of -60 mV at every soma, as mono" n1.log \
   sh -c 'test "$(wc -l <n1.counts)" -eq 8 && cmp n1.counts n2.counts'
 
+# --hh-rates: the rate tables (the default) and exact rates fire the same spikes, each neuron's
+# first five within 0.1 ms (issue #17's criterion against NEURON), mono and multi; --verify (the
+# sequential reference with the same rates) passes with tables (other tests verify exact
+# rates); the JSON records the choice.
+rates=(--morph synthetic:small-high --neurons 8 --hh all --stim-amp 0.8 --stim-spread 0.2
+       --steps 4000)
+for mode in mono multi; do
+  for r in table exact; do
+    verify=()
+    [ "$r" = table ] && verify=(--verify)
+    run "rates_${mode}_$r.log" --mode "$mode" "${rates[@]}" "${verify[@]}" --hh-rates "$r" \
+      --spikes "rates_${mode}_$r.csv" --json "rates_${mode}_$r.json"
+    [ "$r" = table ] && check "$mode --hh-rates table: --verify passes" "rates_${mode}_$r.log" \
+      grep -q '^verify: .*: ok$' "rates_${mode}_$r.log"
+    check "$mode --hh-rates $r: the JSON records it" "rates_${mode}_$r.log" python3 -c "
+import json, sys
+sys.exit(json.load(open('rates_${mode}_$r.json'))['hh_rates'] != '$r')"
+  done
+  check "$mode: tables and exact rates, same spike counts, first five within 0.1 ms" \
+    "rates_${mode}_table.log" python3 - "rates_${mode}_table.csv" "rates_${mode}_exact.csv" <<'PY'
+import csv, sys
+def spikes(path):
+    per = {}
+    for r in list(csv.reader(open(path)))[1:]:
+        per.setdefault(int(r[0]), []).append(float(r[1]))
+    return per
+table, exact = spikes(sys.argv[1]), spikes(sys.argv[2])
+counts = {k: len(v) for k, v in table.items()}
+if len(table) != 8 or counts != {k: len(v) for k, v in exact.items()} or min(counts.values()) < 5:
+    print("# spike counts: table %s, exact %s" % (counts, {k: len(v) for k, v in exact.items()}))
+    sys.exit(1)
+worst = max(abs(a - b) for k in table for a, b in zip(table[k][:5], exact[k][:5]))
+print("# largest difference over the first five spikes: %.3g ms" % worst)
+sys.exit(worst > 0.1)
+PY
+done
+
 check "JSON summary: the spikes object adds up the file" mono.log python3 -c '
 import csv, json, sys
 s = json.load(open("mono.json"))["spikes"]
