@@ -27,6 +27,8 @@ struct step_task {
   int steps;    /* steps this task advances (hines_step_data) */
   int run_step; /* step j of the task starts at run_t0_ms + (run_step + j) * dt */
   double run_t0_ms;
+  int gates, own; /* whether the task has a gates buffer, a sweep's parameter buffer */
+  struct neuron_columns columns; /* the sweep's (own) */
 };
 
 static int task_steps(const struct step_task *task) {
@@ -116,14 +118,28 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
 }
 
 /* The gates matrix is the fifth buffer when the task carries Hodgkin-Huxley channels. */
-static double *step_gates(void *buffers[], struct step_arguments *args, int extra) {
-  if ((int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) < 5 + extra)
+static double *step_gates(void *buffers[], const struct step_task *task,
+                          struct step_arguments *args) {
+  if (!task->gates)
     return NULL;
   args->gates_geometry.layout = args->geometry.layout;
   args->gates_geometry.block_size = args->geometry.block_size;
   args->gates_geometry.n_compartments = 3 * args->geometry.n_compartments;
   chunk_from_interface(&args->gates_geometry, buffers[4]);
   return (double *)STARPU_MATRIX_GET_PTR(buffers[4]);
+}
+
+/* A sweep's per-neuron values (codelets/neuron_parameters.h) follow the gates: a matrix of the
+ * chunk's neurons along x, one row per swept parameter; NULL without a sweep. */
+static const struct neuron_sweep *step_own(void *buffers[], const struct step_task *task,
+                                           struct neuron_sweep *sweep) {
+  if (!task->own)
+    return NULL;
+  void *matrix = buffers[4 + task->gates];
+  *sweep = (struct neuron_sweep){.columns = task->columns,
+                                 .values = (const double *)STARPU_MATRIX_GET_PTR(matrix),
+                                 .ld = STARPU_MATRIX_GET_LD(matrix)};
+  return sweep;
 }
 
 static void hines_step_cpu(void *buffers[], void *cl_arg) {
@@ -136,7 +152,9 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   double *work = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
-  double *gates = step_gates(buffers, &args, (task.sample_row >= 0) + (task.spike_step > 0));
+  double *gates = step_gates(buffers, &task, &args);
+  struct neuron_sweep sweep_values;
+  const struct neuron_sweep *sweep = step_own(buffers, &task, &sweep_values);
   double *samples = task_samples(buffers, &task);
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
@@ -156,8 +174,8 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
       /* A group that would straddle a block boundary is cut into same-stride pieces. */
       for (int at = k; at < end;) {
         int width = group_width(g, at, end - at);
-        hines_step_group_cpu(topology, coefficients, &own, voltage, work, gates, chunk_base(g, at),
-                             width, at);
+        hines_step_group_cpu(topology, coefficients, &own, voltage, work, gates, sweep,
+                             chunk_base(g, at), width, at);
         at += width;
       }
       for (int q = k; spikes && q < end && q < n_spiking; q++)
@@ -189,7 +207,7 @@ static void neuron_step_cpu(void *buffers[], void *cl_arg) {
     struct step_arguments own = args;
     own.geometry.n_compartments = entry[0];
     hines_step_group_cpu(topology + entry[1], coefficients + entry[2], &own, voltage, work, NULL,
-                         (size_t)k, 1, k);
+                         NULL, (size_t)k, 1, k);
   }
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
@@ -221,7 +239,9 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   memcpy(&task, cl_arg, sizeof task);
   struct step_arguments args = task.step;
   chunk_from_interface(&args.geometry, buffers[2]);
-  double *gates = step_gates(buffers, &args, (task.sample_row >= 0) + (task.spike_step > 0));
+  double *gates = step_gates(buffers, &task, &args);
+  struct neuron_sweep sweep_values;
+  const struct neuron_sweep *sweep = step_own(buffers, &task, &sweep_values);
   double *samples = task_samples(buffers, &task);
   double *voltage = (double *)STARPU_MATRIX_GET_PTR(buffers[2]);
   int n_spiking = 0;
@@ -234,7 +254,7 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
     args.time_ms = task_step_time(&task, j);
     status = hines_step_cuda((const int *)STARPU_VECTOR_GET_PTR(buffers[0]),
                              (const double *)STARPU_VECTOR_GET_PTR(buffers[1]), &args, voltage,
-                             (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, stream);
+                             (double *)STARPU_MATRIX_GET_PTR(buffers[3]), gates, sweep, stream);
     if (!status)
       status = step_outputs_cuda(voltage, args.geometry.ld, j == steps - 1 ? samples : NULL,
                                  task.sample_row, spikes, n_spiking, task.spike_step + j,
@@ -375,22 +395,28 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
 
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where) {
-  struct starpu_data_descr buffers[7] = {{data->topology, STARPU_R},
+  struct starpu_data_descr buffers[8] = {{data->topology, STARPU_R},
                                          {data->coefficients, STARPU_R},
                                          {data->voltage, STARPU_RW},
                                          {data->work, STARPU_W}};
   int n = 4;
   if (data->gates)
     buffers[n++] = (struct starpu_data_descr){data->gates, STARPU_RW};
+  if (data->own)
+    buffers[n++] = (struct starpu_data_descr){data->own, STARPU_R};
   int sample_row = data->sample_row, spike_step = data->spike_step;
   hines_task_add_step_outputs(buffers, &n, data->samples, &sample_row, data->spikes, &spike_step);
-  const struct step_task task = {.step = *args,
-                                 .sample_row = sample_row,
-                                 .spike_step = spike_step,
-                                 .steps = data->steps > 1 ? data->steps : 1,
-                                 /* steps 0: one step at args->time_ms */
-                                 .run_step = data->steps > 0 ? data->run_step : 0,
-                                 .run_t0_ms = data->steps > 0 ? data->run_t0_ms : args->time_ms};
+  struct step_task task = {.step = *args,
+                           .sample_row = sample_row,
+                           .spike_step = spike_step,
+                           .steps = data->steps > 1 ? data->steps : 1,
+                           /* steps 0: one step at args->time_ms */
+                           .run_step = data->steps > 0 ? data->run_step : 0,
+                           .run_t0_ms = data->steps > 0 ? data->run_t0_ms : args->time_ms,
+                           .gates = data->gates != NULL,
+                           .own = data->own != NULL};
+  if (data->own)
+    task.columns = *data->columns;
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)
     return -ENOMEM;

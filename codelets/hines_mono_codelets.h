@@ -36,9 +36,12 @@ int hines_solve_insert(starpu_data_handle_t topology, starpu_data_handle_t coeff
  * run_t0_ms + (run_step + j) * dt, and checks spikes after each (numbers spike_step + j); the
  * probe row is filled after the last. One task for several steps pays StarPU's cost per task
  * once, and on a CPU keeps each neuron group in cache across the steps; the arithmetic of each
- * step is that of a one-step task, so the bits do not depend on it. */
+ * step is that of a one-step task, so the bits do not depend on it. own is the chunk's
+ * per-neuron parameters of a sweep (columns says which; codelets/neuron_parameters.h), a
+ * matrix of the chunk's neurons along x, or NULL. */
 struct hines_step_data {
-  starpu_data_handle_t topology, coefficients, voltage, work, gates, samples, spikes;
+  starpu_data_handle_t topology, coefficients, voltage, work, gates, own, samples, spikes;
+  const struct neuron_columns *columns; /* with own */
   int sample_row, spike_step;
   int steps, run_step;
   double run_t0_ms;

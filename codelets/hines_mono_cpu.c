@@ -108,6 +108,121 @@ static void backward_group(const int *topology, const double *coefficients,
   }
 }
 
+/* backward_group for a sweep's neurons: each lane with its own channels and, when the sweep
+ * gives membrane values, its own membrane factors (the rows and off-diagonals of
+ * hines_step_one with those, lane by lane). */
+static void backward_group_own(const int *topology, const double *coefficients,
+                               const struct step_arguments *args, int membrane,
+                               const struct neuron_own *lanes, double *restrict v,
+                               double *restrict w, double *gates, size_t gates_stride,
+                               const double *injected, int width) {
+  const struct chunk_geometry *g = &args->geometry;
+  const int n = g->n_compartments;
+  const int *child_first = topology + n;
+  const int *child = topology + 2 * n + 1;
+  const double *upper = coefficients + (size_t)COEF_UPPER * n;
+  const double *lower = coefficients + (size_t)COEF_LOWER * n;
+  const double *c_over_dt = coefficients + (size_t)COEF_C_OVER_DT * n;
+  const double *diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
+  const double *leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
+  const double *hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
+  const double *leak_uS = coefficients + (size_t)COEF_LEAK_US * n;
+  const double *axial_sum = coefficients + (size_t)COEF_AXIAL_SUM * n;
+  const double *rate_table = mono_rate_table(coefficients, n, args);
+  const size_t stride = chunk_stride(g);
+  const int stim = args->stimulus.compartment;
+  /* The lanes' values as arrays, and each lane's structures rebuilt from them inside the
+   * vectorised loops: GCC vectorises a local structure's fields, not loads from an array of
+   * structures. */
+  double axial[MAX_GROUP], capacitance[MAX_GROUP], leak_factor[MAX_GROUP], el[MAX_GROUP];
+  double gnabar[MAX_GROUP], gkbar[MAX_GROUP], gl_hh[MAX_GROUP], el_hh[MAX_GROUP];
+  for (int k = 0; k < width; k++) {
+    axial[k] = lanes[k].membrane.axial;
+    capacitance[k] = lanes[k].membrane.capacitance;
+    leak_factor[k] = lanes[k].membrane.leak;
+    el[k] = lanes[k].membrane.el_mV;
+    gnabar[k] = lanes[k].hh.gnabar;
+    gkbar[k] = lanes[k].hh.gkbar;
+    gl_hh[k] = lanes[k].hh.gl;
+    el_hh[k] = lanes[k].hh.el;
+  }
+  const struct hh_parameters shared_hh = args->hh;
+  const double dt_ms = args->dt_ms;
+  for (int i = n - 1; i >= 0; i--) {
+    double d[MAX_GROUP], r[MAX_GROUP];
+    double *restrict vi = v + (size_t)i * stride;
+    const double cdt = c_over_dt[i];
+    if (membrane) {
+      const double leak = leak_uS[i], sum = axial_sum[i];
+#pragma omp simd
+      for (int k = 0; k < width; k++) {
+        const struct membrane_scales scales = {capacitance[k], axial[k], leak_factor[k], el[k]};
+        membrane_row_scaled(&scales, cdt, leak, sum, vi[k], i == stim ? injected[k] : 0.0, &d[k],
+                            &r[k]);
+      }
+    } else {
+      const double dbase = diagonal_base[i], leak = leak_current[i];
+#pragma omp simd
+      for (int k = 0; k < width; k++)
+        membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
+    }
+    if (gates && hh_applies(&shared_hh, i)) {
+      double *m = gates + (size_t)i * gates_stride;
+      double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
+      const double scale = hh_scale[i];
+      /* One loop per rate kind, as in backward_group. */
+      if (rate_table) {
+#pragma omp simd
+        for (int k = 0; k < width; k++) {
+          struct hh_parameters hh = shared_hh;
+          hh.gnabar = gnabar[k];
+          hh.gkbar = gkbar[k];
+          hh.gl = gl_hh[k];
+          hh.el = el_hh[k];
+          membrane_row_channels_table(&hh, rate_table, vi[k], scale, &m[k], &h[k], &nk[k], &d[k],
+                                      &r[k]);
+        }
+      } else {
+#pragma omp simd
+        for (int k = 0; k < width; k++) {
+          struct hh_parameters hh = shared_hh;
+          hh.gnabar = gnabar[k];
+          hh.gkbar = gkbar[k];
+          hh.gl = gl_hh[k];
+          hh.el = el_hh[k];
+          membrane_row_channels_exact(&hh, vi[k], dt_ms, scale, &m[k], &h[k], &nk[k], &d[k], &r[k]);
+        }
+      }
+    }
+    for (int e = child_first[i]; e < child_first[i + 1]; e++) {
+      const int c = child[e];
+      const double u = upper[c], l = lower[c];
+      const double *restrict wc = w + (size_t)c * stride, *restrict vc = v + (size_t)c * stride;
+      if (membrane) {
+#pragma omp simd
+        for (int k = 0; k < width; k++) {
+          double factor = u * axial[k] / wc[k];
+          d[k] = fma(-factor, l * axial[k], d[k]);
+          r[k] = fma(-factor, vc[k], r[k]);
+        }
+      } else {
+#pragma omp simd
+        for (int k = 0; k < width; k++) {
+          double factor = u / wc[k];
+          d[k] = fma(-factor, l, d[k]);
+          r[k] = fma(-factor, vc[k], r[k]);
+        }
+      }
+    }
+    double *restrict wi = w + (size_t)i * stride;
+#pragma omp simd
+    for (int k = 0; k < width; k++) {
+      wi[k] = d[k];
+      vi[k] = r[k];
+    }
+  }
+}
+
 /* Every row of one neuron with channels on every compartment, assembled along the compartments
  * (a loop that vectorises); rate_table as in membrane_row_channels. Inlined into two loops, one
  * with the table and one with a constant NULL, so neither lane computes both kinds of rate. */
@@ -206,7 +321,8 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
 
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, size_t base, int width, int first_local_neuron) {
+                          double *gates, const struct neuron_sweep *sweep, size_t base, int width,
+                          int first_local_neuron) {
   const struct chunk_geometry *g = &args->geometry;
   const int n = g->n_compartments;
   const int *parent = topology;
@@ -218,19 +334,42 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
   double *restrict v = voltage + base;
   double *restrict w = work + base;
   double injected[MAX_GROUP];
-  for (int k = 0; k < width; k++)
-    injected[k] = stimulus_current(&args->stimulus, args->first_neuron + first_local_neuron + k,
-                                   args->time_ms);
-  if (width == 1) {
-    /* One neuron alone (a batch of one, or a group's last lane): the loops below would be one
-     * lane wide and the channel arithmetic, most of a step's work with HH, scalar. Every row is
-     * assembled first instead, in a loop that vectorises along the compartments (the same calls
-     * on the same values: the same bits), then eliminated as below. */
-    step_one_neuron(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
-                    gates_stride, injected[0]);
+  double axial[MAX_GROUP]; /* a sweep's membrane factors of the off-diagonals */
+  const int own_membrane = sweep && sweep->columns.membrane;
+  if (sweep) {
+    /* A sweep (--params): each lane's own parameters, then the same sweeps with them. */
+    struct neuron_own lanes[MAX_GROUP];
+    for (int k = 0; k < width; k++) {
+      neuron_own_load(&sweep->columns, sweep->values + first_local_neuron + k, sweep->ld, &args->hh,
+                      &args->stimulus, &lanes[k]);
+      injected[k] = stimulus_current(&lanes[k].stimulus,
+                                     args->first_neuron + first_local_neuron + k, args->time_ms);
+      axial[k] = lanes[k].membrane.axial;
+    }
+    if (width == 1 && !own_membrane) {
+      struct step_arguments one = *args;
+      one.hh = lanes[0].hh;
+      step_one_neuron(topology, coefficients, &one, v, w, with_hh ? gates + gates_base : NULL,
+                      gates_stride, injected[0]);
+    } else {
+      backward_group_own(topology, coefficients, args, own_membrane, lanes, v, w,
+                         with_hh ? gates + gates_base : NULL, gates_stride, injected, width);
+    }
   } else {
-    backward_group(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
-                   gates_stride, injected, width);
+    for (int k = 0; k < width; k++)
+      injected[k] = stimulus_current(&args->stimulus, args->first_neuron + first_local_neuron + k,
+                                     args->time_ms);
+    if (width == 1) {
+      /* One neuron alone (a batch of one, or a group's last lane): the loops below would be one
+       * lane wide and the channel arithmetic, most of a step's work with HH, scalar. Every row
+       * is assembled first instead, in a loop that vectorises along the compartments (the same
+       * calls on the same values: the same bits), then eliminated as below. */
+      step_one_neuron(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
+                      gates_stride, injected[0]);
+    } else {
+      backward_group(topology, coefficients, args, v, w, with_hh ? gates + gates_base : NULL,
+                     gates_stride, injected, width);
+    }
   }
   /* Forward: root first. */
 #pragma omp simd
@@ -241,8 +380,14 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     const double *restrict wi = w + (size_t)i * stride;
     const double *restrict vp = v + (size_t)parent[i] * stride;
     const double l = lower[i];
+    if (own_membrane) {
 #pragma omp simd
-    for (int k = 0; k < width; k++)
-      vi[k] = fma(-l, vp[k], vi[k]) / wi[k];
+      for (int k = 0; k < width; k++)
+        vi[k] = fma(-(l * axial[k]), vp[k], vi[k]) / wi[k];
+    } else {
+#pragma omp simd
+      for (int k = 0; k < width; k++)
+        vi[k] = fma(-l, vp[k], vi[k]) / wi[k];
+    }
   }
 }

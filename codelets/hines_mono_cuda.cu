@@ -64,33 +64,58 @@ __global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
 // The thread bodies, hines_solve_one and hines_step_one, are shared with the CPU tests
 // (hines_mono_kernels.h).
 
+// Own: 0 without a parameter sweep (today's kernel: the batch's parameters, from the kernel's
+// arguments), 1 with a sweep of channel or stimulus values (the thread loads its neuron's from
+// the chunk's parameter columns, one coalesced load each), 2 with membrane values too (the rows
+// from the neuron's membrane factors, codelets/neuron_parameters.h). A template argument, so
+// that the kernel without a sweep is the same code as before sweeps existed.
+template <int Own> struct neuron_parameters_of {
+  neuron_own own;
+  __device__ __forceinline__ neuron_parameters_of(const step_arguments &args,
+                                                  const neuron_sweep &sweep, int k) {
+    if (Own)
+      neuron_own_load(&sweep.columns, sweep.values + k, sweep.ld, &args.hh, &args.stimulus, &own);
+  }
+  __device__ __forceinline__ const hh_parameters *hh(const step_arguments &args) const {
+    return Own ? &own.hh : &args.hh;
+  }
+  __device__ __forceinline__ const stimulus *stim(const step_arguments &args) const {
+    return Own ? &own.stimulus : &args.stimulus;
+  }
+  __device__ __forceinline__ const membrane_scales *membrane() const {
+    return Own == 2 ? &own.membrane : nullptr;
+  }
+};
+
 // At most 64 registers a thread (65,536 / (512 x 2)), for any block size up to 512: at 66 (what
 // nvcc chose once the kernel had spike and fma code, 64 before) an SM holds 7 blocks of 128
 // instead of 8, and one task of 256,000 medium-high neurons (2,000 blocks, one long sweep per
 // thread) took 3 waves instead of 2: 1.536 ms per step launched directly on the H200, against
 // 1.238 when the same kernel fitted 64.
-template <int Layout>
+template <int Layout, int Own>
 __global__ void __launch_bounds__(512, 2)
     step_kernel(step_arguments args, const int *__restrict__ topology,
-                            const double *__restrict__ coefficients, double *voltage, double *work,
-                            double *gates) {
+                const double *__restrict__ coefficients, double *voltage, double *work,
+                double *gates, const neuron_sweep sweep) {
   const chunk_geometry &g = args.geometry;
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= g.n_neurons)
     return;
   size_t base = neuron_base<Layout>(k, g.ld, g.block_size);
   size_t stride = neuron_stride<Layout>(g.ld, g.block_size);
-  double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
+  const neuron_parameters_of<Own> p(args, sweep, k);
+  double injected = stimulus_current(p.stim(args), args.first_neuron + k, args.time_ms);
   const chunk_geometry &gg = args.gates_geometry;
   hines_step_one(g.n_compartments, topology, coefficients, voltage + base, stride, work + base,
-                 stride, injected, args.stimulus.compartment, &args,
+                 stride, injected, args.stimulus.compartment, &args, p.hh(args), p.membrane(),
                  gates ? gates + neuron_base<Layout>(k, gg.ld, gg.block_size) : nullptr,
                  neuron_stride<Layout>(gg.ld, gg.block_size));
 }
 
+template <int Own>
 __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ topology,
                                    const double *__restrict__ coefficients, double *voltage,
-                                   double *work, double *gates) {
+                                   double *work, double *gates, const neuron_sweep sweep) {
   extern __shared__ double block_voltage[];
   const chunk_geometry &g = args.geometry;
   const int block_size = blockDim.x, lane = threadIdx.x, n = g.n_compartments;
@@ -101,13 +126,15 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
   __syncthreads();
   int k = blockIdx.x * block_size + lane;
   if (k < g.n_neurons) {
-    double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
+    const neuron_parameters_of<Own> p(args, sweep, k);
+    double injected = stimulus_current(p.stim(args), args.first_neuron + k, args.time_ms);
     const chunk_geometry &gg = args.gates_geometry;
-    hines_step_one(
-        n, topology, coefficients, block_voltage + lane, (size_t)block_size,
-        work + block_base + lane, (size_t)block_size, injected, args.stimulus.compartment, &args,
-        gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size) : nullptr,
-        (size_t)block_size);
+    hines_step_one(n, topology, coefficients, block_voltage + lane, (size_t)block_size,
+                   work + block_base + lane, (size_t)block_size, injected,
+                   args.stimulus.compartment, &args, p.hh(args), p.membrane(),
+                   gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size)
+                         : nullptr,
+                   (size_t)block_size);
   }
   __syncthreads();
   for (size_t j = lane; j < values; j += block_size)
@@ -127,7 +154,7 @@ __global__ void neuron_step_kernel(step_arguments args, const int *__restrict__ 
   const size_t ld = args.geometry.ld;
   double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
   hines_step_one(entry[0], topology + entry[1], coefficients + entry[2], voltage + k, ld, work + k,
-                 ld, injected, args.stimulus.compartment, &args, nullptr, 0);
+                 ld, injected, args.stimulus.compartment, &args, &args.hh, nullptr, nullptr, 0);
 }
 
 constexpr int kThreads = 128;
@@ -183,35 +210,53 @@ extern "C" int hines_solve_cuda(const int *topology, const double *coefficients,
   return (int)cudaGetLastError();
 }
 
-extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
-                               const step_arguments *args, double *voltage, double *work,
-                               double *gates, void *stream_ptr) {
-  cudaStream_t stream = (cudaStream_t)stream_ptr;
+namespace {
+
+template <int Own>
+int step_launch(const int *topology, const double *coefficients, const step_arguments *args,
+                double *voltage, double *work, double *gates, const neuron_sweep &sweep,
+                cudaStream_t stream) {
   const chunk_geometry *g = &args->geometry;
   const int count = g->n_neurons;
   switch (g->layout) {
   case BATCH_LAYOUT_FLAT:
-    step_kernel<BATCH_LAYOUT_FLAT><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
-        *args, topology, coefficients, voltage, work, gates);
+    step_kernel<BATCH_LAYOUT_FLAT, Own><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
+        *args, topology, coefficients, voltage, work, gates, sweep);
     break;
   case BATCH_LAYOUT_INTERLEAVED:
-    step_kernel<BATCH_LAYOUT_INTERLEAVED><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
-        *args, topology, coefficients, voltage, work, gates);
+    step_kernel<BATCH_LAYOUT_INTERLEAVED, Own>
+        <<<blocks_for(count, kThreads), kThreads, 0, stream>>>(*args, topology, coefficients,
+                                                               voltage, work, gates, sweep);
     break;
   case BATCH_LAYOUT_BLOCK:
-    step_kernel<BATCH_LAYOUT_BLOCK><<<blocks_for(count, g->block_size), g->block_size, 0, stream>>>(
-        *args, topology, coefficients, voltage, work, gates);
+    step_kernel<BATCH_LAYOUT_BLOCK, Own>
+        <<<blocks_for(count, g->block_size), g->block_size, 0, stream>>>(
+            *args, topology, coefficients, voltage, work, gates, sweep);
     break;
   default: {
     size_t bytes = sizeof(double) * (size_t)g->n_compartments * g->block_size;
-    int status = prepare_shared((const void *)step_kernel_shared, bytes);
+    int status = prepare_shared((const void *)step_kernel_shared<Own>, bytes);
     if (status)
       return status;
-    step_kernel_shared<<<blocks_for(count, g->block_size), g->block_size, bytes, stream>>>(
-        *args, topology, coefficients, voltage, work, gates);
+    step_kernel_shared<Own><<<blocks_for(count, g->block_size), g->block_size, bytes, stream>>>(
+        *args, topology, coefficients, voltage, work, gates, sweep);
   }
   }
   return (int)cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
+                               const step_arguments *args, double *voltage, double *work,
+                               double *gates, const neuron_sweep *sweep, void *stream_ptr) {
+  cudaStream_t stream = (cudaStream_t)stream_ptr;
+  if (!sweep)
+    return step_launch<0>(topology, coefficients, args, voltage, work, gates, neuron_sweep{},
+                          stream);
+  if (!sweep->columns.membrane)
+    return step_launch<1>(topology, coefficients, args, voltage, work, gates, *sweep, stream);
+  return step_launch<2>(topology, coefficients, args, voltage, work, gates, *sweep, stream);
 }
 
 extern "C" int hines_neuron_step_cuda(const int *neurons, const int *topology,

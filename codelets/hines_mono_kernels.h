@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "batch_layout.h"
+#include "neuron_parameters.h"
 #include "step_model.h"
 
 #ifdef __cplusplus
@@ -18,17 +19,21 @@ extern "C" {
  * read-only StarPU handle replicated once to every memory node:
  *   topology:     parent[n] | child_first[n+1] | child[n-1 (at least 1)]
  *   coefficients: upper[n] | lower[n] | c_over_dt[n] | diagonal_base[n] | leak_current[n] |
- *                 hh_scale[n] | then, in a step batch's array, the Hodgkin-Huxley rate table
- *                 for its dt (HH_RATE_TABLE_SIZE, hh_channel.h; read with --hh-rates table)
+ *                 hh_scale[n] | leak_uS[n] | axial_sum_uS[n] | then, in a step batch's array,
+ *                 the Hodgkin-Huxley rate table for its dt (HH_RATE_TABLE_SIZE, hh_channel.h;
+ *                 read with --hh-rates table)
  * upper[i] = A[parent(i)][i], lower[i] = A[i][parent(i)], diagonal_base = C/dt + gL + sum g_axial,
- * leak_current = gL * EL. */
+ * leak_current = gL * EL. The last two are read only by a sweep of per-neuron membrane values
+ * (codelets/neuron_parameters.h), which assembles diagonal_base and leak_current per neuron. */
 enum {
   COEF_UPPER,
   COEF_LOWER,
   COEF_C_OVER_DT,
   COEF_DIAGONAL_BASE,
   COEF_LEAK_CURRENT,
-  COEF_HH_SCALE, /* membrane area * 1e-2: channel densities in S/cm^2 -> uS */
+  COEF_HH_SCALE,  /* membrane area * 1e-2: channel densities in S/cm^2 -> uS */
+  COEF_LEAK_US,   /* gL */
+  COEF_AXIAL_SUM, /* sum g_axial */
   COEF_COUNT
 };
 static inline size_t topology_size(int n) {
@@ -115,17 +120,20 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
 /* One implicit voltage step for one neuron: assemble each row and gather its eliminated children
  * (leaves first), then substitute root first. v (stride v_stride) holds the voltage, then the
  * eliminated rhs, then the new voltage; w (stride w_stride) the pivots; gates (stride
- * gates_stride, NULL: passive) m | h | n, n compartments each. The CUDA step kernels' thread body,
- * and on a CPU the scalar form of what hines_step_group_cpu computes for `width` neurons at once:
- * the same operations in the same order, so both give the same bits (tests/test_same_bits.c
- * checks it on the CPU, where this function is the stand-in for a GPU thread). The multiply-adds
- * of the sweeps' dependent chains are explicit fma on both sides (issue #18: with contraction
- * off, an a*b + c costs a GPU thread two dependent latencies instead of one). */
+ * gates_stride, NULL: passive) m | h | n, n compartments each. hh: the neuron's channels
+ * (&args->hh, or its own in a sweep); membrane: its membrane factors in a sweep of membrane
+ * values (codelets/neuron_parameters.h), NULL otherwise (the shared coefficients as they are).
+ * The CUDA step kernels' thread body, and on a CPU the scalar form of what hines_step_group_cpu
+ * computes for `width` neurons at once: the same operations in the same order, so both give the
+ * same bits (tests/test_same_bits.c checks it on the CPU, where this function is the stand-in
+ * for a GPU thread). The multiply-adds of the sweeps' dependent chains are explicit fma on both
+ * sides (issue #18: with contraction off, an a*b + c costs a GPU thread two dependent latencies
+ * instead of one). */
 static inline HINES_HOST_DEVICE void
 hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RESTRICT coefficients,
                double *v, size_t v_stride, double *w, size_t w_stride, double injected,
-               int stimulated, const struct step_arguments *args, double *gates,
-               size_t gates_stride) {
+               int stimulated, const struct step_arguments *args, const struct hh_parameters *hh,
+               const struct membrane_scales *membrane, double *gates, size_t gates_stride) {
   const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
   const double *upper = coefficients + COEF_UPPER * (size_t)n;
   const double *lower = coefficients + COEF_LOWER * (size_t)n;
@@ -133,24 +141,40 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   const double *diagonal_base = coefficients + COEF_DIAGONAL_BASE * (size_t)n;
   const double *leak_current = coefficients + COEF_LEAK_CURRENT * (size_t)n;
   const double *hh_scale = coefficients + COEF_HH_SCALE * (size_t)n;
+  const double *leak_uS = coefficients + COEF_LEAK_US * (size_t)n;
+  const double *axial_sum = coefficients + COEF_AXIAL_SUM * (size_t)n;
+  /* x 1 is exact: without membrane factors the products below are the shared values. */
+  const double axial_scale = membrane ? membrane->axial : 1.0;
   const double *rate_table = mono_rate_table(coefficients, n, args);
   for (int i = n - 1; i >= 0; i--) {
     double *vi = v + (size_t)i * v_stride;
     double d, r;
-    membrane_row(HINES_LDG(diagonal_base + i), HINES_LDG(c_over_dt + i),
-                 HINES_LDG(leak_current + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
-    if (gates && hh_applies(&args->hh, i)) {
+    if (membrane)
+      membrane_row_scaled(membrane, HINES_LDG(c_over_dt + i), HINES_LDG(leak_uS + i),
+                          HINES_LDG(axial_sum + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
+    else
+      membrane_row(HINES_LDG(diagonal_base + i), HINES_LDG(c_over_dt + i),
+                   HINES_LDG(leak_current + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
+    if (gates && hh_applies(hh, i)) {
       double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
       double *nk = h + (size_t)n * gates_stride;
-      membrane_row_channels(&args->hh, rate_table, *vi, args->dt_ms, HINES_LDG(hh_scale + i), m, h,
-                            nk, &d, &r);
+      membrane_row_channels(hh, rate_table, *vi, args->dt_ms, HINES_LDG(hh_scale + i), m, h, nk, &d,
+                            &r);
     }
     const int end = HINES_LDG(child_first + i + 1);
     for (int e = HINES_LDG(child_first + i); e < end; e++) {
       const int c = HINES_LDG(child + e);
-      double factor = HINES_LDG(upper + c) / w[(size_t)c * w_stride];
-      d = fma(-factor, HINES_LDG(lower + c), d);
-      r = fma(-factor, v[(size_t)c * v_stride], r);
+      /* Two spellings of one elimination, so that without factors the code is the same as
+       * before sweeps existed (operand order and all). */
+      if (membrane) {
+        double factor = HINES_LDG(upper + c) * axial_scale / w[(size_t)c * w_stride];
+        d = fma(-factor, HINES_LDG(lower + c) * axial_scale, d);
+        r = fma(-factor, v[(size_t)c * v_stride], r);
+      } else {
+        double factor = HINES_LDG(upper + c) / w[(size_t)c * w_stride];
+        d = fma(-factor, HINES_LDG(lower + c), d);
+        r = fma(-factor, v[(size_t)c * v_stride], r);
+      }
     }
     w[(size_t)i * w_stride] = d;
     *vi = r;
@@ -158,8 +182,13 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   v[0] = v[0] / w[0];
   for (int i = 1; i < n; i++) {
     double *vi = v + (size_t)i * v_stride;
-    *vi = fma(-HINES_LDG(lower + i), v[(size_t)HINES_LDG(parent + i) * v_stride], *vi) /
-          w[(size_t)i * w_stride];
+    if (membrane)
+      *vi = fma(-(HINES_LDG(lower + i) * axial_scale), v[(size_t)HINES_LDG(parent + i) * v_stride],
+                *vi) /
+            w[(size_t)i * w_stride];
+    else
+      *vi = fma(-HINES_LDG(lower + i), v[(size_t)HINES_LDG(parent + i) * v_stride], *vi) /
+            w[(size_t)i * w_stride];
   }
 }
 
@@ -173,10 +202,13 @@ void hines_solve_group_cpu(const int *topology, const double *coefficients,
                            size_t base, int width);
 
 /* One implicit voltage step (assemble + Hines solve by gathering children) for `width`
- * neurons with consecutive bases; voltage is updated in place, work is scratch. */
+ * neurons with consecutive bases; voltage is updated in place, work is scratch. sweep: the
+ * chunk's per-neuron values of a parameter sweep (codelets/neuron_parameters.h), NULL
+ * without one. */
 void hines_step_group_cpu(const int *topology, const double *coefficients,
                           const struct step_arguments *args, double *voltage, double *work,
-                          double *gates, size_t base, int width, int first_local_neuron);
+                          double *gates, const struct neuron_sweep *sweep, size_t base, int width,
+                          int first_local_neuron);
 
 /* CUDA launchers (hines_mono_cuda.cu): one thread per neuron, on `stream`, asynchronous.
  * Return 0 or the cudaError_t of the launch. */
@@ -184,7 +216,7 @@ int hines_solve_cuda(const int *topology, const double *coefficients,
                      const struct chunk_geometry *g, double *diagonal, double *rhs, void *stream);
 int hines_step_cuda(const int *topology, const double *coefficients,
                     const struct step_arguments *args, double *voltage, double *work, double *gates,
-                    void *stream);
+                    const struct neuron_sweep *sweep, void *stream);
 /* The papers' multi-morphology baseline: the mono step kernel with one tree per neuron. A
  * neuron table (neurons[0] = M morphologies, then n, topology offset, coefficients offset of
  * each) says where neuron first_neuron + k's shape sits in the concatenated topology and

@@ -42,6 +42,8 @@ int mono_coefficients_fill(const struct morphology *m, const struct cable_parame
     coefficients[COEF_DIAGONAL_BASE * n + i] = k.diagonal_base;
     coefficients[COEF_LEAK_CURRENT * n + i] = k.leak_current;
     coefficients[COEF_HH_SCALE * n + i] = k.hh_scale;
+    coefficients[COEF_LEAK_US * n + i] = c.leak_uS[i];
+    coefficients[COEF_AXIAL_SUM * n + i] = c.axial_sum_uS[i];
   }
   cable_coefficients_free(&c);
   return HINES_OK;

@@ -113,6 +113,12 @@ struct mono_batch {
   double *voltage, *work, *gates;
   starpu_data_handle_t topology_handle, coefficients_handle, voltage_handle, work_handle,
       gates_handle;
+  /* A sweep's per-neuron values: columns.count rows of all the (padded) neurons, split like
+   * the voltages (own_units: each chunk's neurons). */
+  struct neuron_columns columns;
+  double *own;
+  int *own_units;
+  starpu_data_handle_t own_handle;
 };
 
 /* A Block-Shared block whose values do not fit a GPU's shared memory cannot be launched: refuse
@@ -166,6 +172,31 @@ static struct step_arguments step_arguments_of(const struct mono_batch *batch) {
                                  .time_ms = 0.0};
 }
 
+/* The sweep's values as the kernels read them (codelets/neuron_parameters.h): row p of the
+ * matrix holds parameter column[p] of every neuron, padding lanes of the last block repeating
+ * the last neuron's; and each chunk's neurons, to split it like the voltages. */
+static int own_values_make(struct mono_batch *batch, const struct mono_batch_config *config,
+                           double gl_reference) {
+  const size_t padded = (size_t)batch->matrix.units * batch->matrix.neurons_per_unit;
+  batch->own = malloc(padded * (size_t)batch->columns.count * sizeof(double));
+  batch->own_units = malloc((size_t)batch->n_chunks * sizeof(int));
+  if (!batch->own || !batch->own_units)
+    return HINES_FAILURE;
+  for (int c = 0; c < batch->n_chunks; c++)
+    batch->own_units[c] = batch->plan.units[c] * batch->matrix.neurons_per_unit;
+  for (int p = 0; p < NEURON_PARAMETER_COUNT; p++) {
+    const int column = batch->columns.column[p];
+    if (column < 0)
+      continue;
+    for (size_t k = 0; k < padded; k++) {
+      size_t row = k < (size_t)config->n_neurons ? k : (size_t)config->n_neurons - 1;
+      batch->own[(size_t)column * padded + k] = neuron_parameter_stored(
+          p, config->sweep[row * NEURON_PARAMETER_COUNT + p], &config->model, gl_reference);
+    }
+  }
+  return HINES_OK;
+}
+
 /* placement_predictor: a step task over `neurons` neurons of this batch's shape. */
 static double predict_chunk(const void *context, int neurons, int worker) {
   const struct step_arguments *args = context;
@@ -202,7 +233,23 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     return hines_fail(err, HINES_FAILURE, "cannot allocate %zu MB for %d neurons x %d compartments",
                       2 * values * sizeof(double) >> 20, config->n_neurons, n);
   }
-  status = mono_coefficients_fill(m, &model->cable, model->dt_ms, batch->coefficients, err);
+  /* A sweep's columns; the coefficients hold the matrix for the model's cable, but for a sweep
+   * of gl from --gl 0, whose factors need a leak to multiply (1 S/cm2; the rows are then all
+   * assembled from the factors). */
+  struct cable_parameters tables_cable = model->cable;
+  batch->columns.el_mV = model->cable.el_mV;
+  for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
+    batch->columns.column[p] = -1;
+  if (config->sweep) {
+    for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
+      if (config->swept[p]) {
+        batch->columns.column[p] = (signed char)batch->columns.count++;
+        batch->columns.membrane |= neuron_parameter_is_membrane(p);
+      }
+    if (config->swept[NEURON_GL] && !(tables_cable.gl_S_per_cm2 > 0))
+      tables_cable.gl_S_per_cm2 = 1.0;
+  }
+  status = mono_coefficients_fill(m, &tables_cable, model->dt_ms, batch->coefficients, err);
   if (status) {
     mono_batch_destroy(batch);
     return status;
@@ -241,6 +288,11 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   }
   batch->n_chunks = batch->plan.n_chunks;
   batch->tasks_per_step = batch->n_chunks;
+  if (batch->columns.count &&
+      own_values_make(batch, config, tables_cable.gl_S_per_cm2) != HINES_OK) {
+    mono_batch_destroy(batch);
+    return hines_fail(err, HINES_FAILURE, "out of memory for the per-neuron parameters");
+  }
   batch->where = malloc((size_t)batch->n_chunks * sizeof *batch->where);
   if (!batch->where) {
     mono_batch_destroy(batch);
@@ -257,6 +309,17 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   register_partitioned(&batch->work_handle, batch->work, &batch->matrix, &batch->plan);
   if (batch->gates)
     register_partitioned(&batch->gates_handle, batch->gates, &batch->gates_matrix, &batch->plan);
+  if (batch->own) {
+    const size_t padded = (size_t)batch->matrix.units * batch->matrix.neurons_per_unit;
+    starpu_matrix_data_register(&batch->own_handle, STARPU_MAIN_RAM, (uintptr_t)batch->own,
+                                (uint32_t)padded, (uint32_t)padded, (uint32_t)batch->columns.count,
+                                sizeof(double));
+    struct starpu_data_filter filter = {.filter_func = filter_units,
+                                        .nchildren = (unsigned)batch->n_chunks,
+                                        .filter_arg_ptr = batch->own_units,
+                                        .filter_arg = 1};
+    starpu_data_partition(batch->own_handle, &filter);
+  }
   batch->chunk_first = malloc((size_t)batch->n_chunks * sizeof(int));
   batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
   chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
@@ -281,6 +344,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     placement_prefetch(starpu_data_get_sub_data(batch->voltage_handle, 1, c), node);
     if (batch->gates)
       placement_prefetch(starpu_data_get_sub_data(batch->gates_handle, 1, c), node);
+    if (batch->own)
+      placement_prefetch(starpu_data_get_sub_data(batch->own_handle, 1, c), node);
   }
   *out = batch;
   return HINES_OK;
@@ -333,6 +398,8 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
           .voltage = starpu_data_get_sub_data(batch->voltage_handle, 1, c),
           .work = starpu_data_get_sub_data(batch->work_handle, 1, c),
           .gates = batch->gates ? starpu_data_get_sub_data(batch->gates_handle, 1, c) : NULL,
+          .own = batch->own ? starpu_data_get_sub_data(batch->own_handle, 1, c) : NULL,
+          .columns = &batch->columns,
           .samples = row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
           .sample_row = row,
           .spikes = spike_set_record(&batch->spikes, c),
@@ -454,9 +521,15 @@ void mono_batch_destroy(struct mono_batch *batch) {
       starpu_data_unpartition(batch->gates_handle, STARPU_MAIN_RAM);
       starpu_data_unregister(batch->gates_handle);
     }
+    if (batch->own_handle) {
+      starpu_data_unpartition(batch->own_handle, STARPU_MAIN_RAM);
+      starpu_data_unregister(batch->own_handle);
+    }
     starpu_data_unregister(batch->topology_handle);
     starpu_data_unregister(batch->coefficients_handle);
   }
+  free(batch->own);
+  free(batch->own_units);
   for (int c = 0; batch->chunk_names && c < batch->n_chunks; c++)
     free(batch->chunk_names[c]);
   free(batch->chunk_names);

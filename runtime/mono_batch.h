@@ -28,6 +28,12 @@ struct mono_batch_config {
    * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
   int first_neuron, total_neurons;
   struct step_model model;
+  /* A parameter sweep (--params; codelets/neuron_parameters.h): neuron k of this batch has its
+   * own value of each parameter p with swept[p], sweep[k * NEURON_PARAMETER_COUNT + p] (as the
+   * sweep gives it: cm in uF/cm2...), the model's elsewhere. NULL: every neuron the model's. The
+   * neurons still start at the model's initial voltage. */
+  const double *sweep;
+  int swept[NEURON_PARAMETER_COUNT];
 };
 
 struct mono_batch;

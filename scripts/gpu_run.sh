@@ -2,7 +2,8 @@
 # Runs on the GPU machine from the repository root, over a bundle made by scripts/gpu_bundle.sh:
 # checks that StarPU sees the GPU, runs the CUDA correctness checks, then the benchmarks.
 # Results go to $OUT (or ./gpu-out). Usage: scripts/gpu_run.sh [BUNDLE] [what...]
-#   what: check, check-multi, check-bits, check-spikes, check-verify (correctness), bench-mono, bench-multi, bench-hetero,
+#   what: check, check-multi, check-bits, check-spikes, check-verify (correctness), bench-params
+#   (--params sweeps: bits CPU vs GPU, spikes against separate runs, cost), bench-mono, bench-multi, bench-hetero,
 #   bench-tridiag, bench-sched (issue 15's scheduling matrix, scripts/bench_sched.sh;
 #   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun),
 #   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
@@ -252,6 +253,109 @@ PY
         tee -a "$out/spikes.txt"
     done
     [ "$spikes_pass" = 1 ] && echo "check-spikes: PASS" || echo "check-spikes: FAIL"
+    ;;
+  bench-params)
+    # Issue #18 item 5: parameter sweeps (--params, one CSV row per neuron). (1) Same bits on CPU
+    # workers only, on the GPU only and under dmda with both: probe and spike files identical
+    # bytes, for a sweep of channels and stimulus and for one of every column (the membrane
+    # factors). (2) A 10,000-row sweep on the GPU: 20 sampled rows run alone, as a one-row
+    # sweep and with their values as options, fire at the same times. (3) The cost: 256,000
+    # medium-high neurons, HH everywhere and HH in the soma, with a 256,000-row sweep of gnabar,
+    # gkbar and stim_amp and without, GPU only, 3 repeats each (CSV); the sweep must stay within
+    # 5 % of the run without it (medians).
+    echo "== --params: same bits on CPU and GPU, a sweep against separate runs, its cost"
+    params_pass=1
+    rm -f "$out/params.txt" "$out/params_rows.txt"
+    steps=${HINES_PARAMS_STEPS:-2000}
+    probes=()
+    for p in 0:0 1:40 17:0 255:100 1000:7 2559:0 2559:318; do probes+=(--probe "$p"); done
+    for sweep in channels membrane; do
+      case $sweep in
+      channels) columns=gnabar,gkbar,stim_amp ;;
+      membrane) columns=cm,ra,gl,el,gnabar,gkbar,gl_hh,el_hh,stim_amp,stim_start,stim_stop ;;
+      esac
+      python3 scripts/make_params.py "$out/params_bits_$sweep.csv" --neurons 2560 --columns "$columns"
+      for workers in cpu gpu both; do
+        case $workers in
+        cpu) placement=(STARPU_NCUDA=0) ;;
+        gpu) placement=(STARPU_NCPU=0) ;;
+        both) placement=(STARPU_SCHED=dmda) ;;
+        esac
+        env "${placement[@]}" "$bundle/bin/hinestask" --quiet --mode mono --morph synthetic:medium-high \
+          --neurons 2560 --task-neurons 160 --hh all --steps "$steps" --params "$out/params_bits_$sweep.csv" \
+          "${probes[@]}" --probes "$out/params_bits_${sweep}_$workers.csv" \
+          --spikes "$out/params_spikes_${sweep}_$workers.csv" --force >"$out/params_bits_${sweep}_$workers.log" 2>&1 ||
+          echo "$sweep sweep on $workers: exit status $? (see params_bits_${sweep}_$workers.log)"
+      done
+      for workers in gpu both; do
+        if cmp "$out/params_bits_${sweep}_cpu.csv" "$out/params_bits_${sweep}_$workers.csv" &&
+          cmp "$out/params_spikes_${sweep}_cpu.csv" "$out/params_spikes_${sweep}_$workers.csv"; then
+          echo "PASS: $sweep sweep, CPU workers only vs $workers: identical probe and spike files ($(($(wc -l <"$out/params_spikes_${sweep}_cpu.csv") - 1)) spikes)" | tee -a "$out/params.txt"
+        else
+          params_pass=0
+          echo "FAIL: $sweep sweep, CPU workers only vs $workers: files differ" | tee -a "$out/params.txt"
+        fi
+      done
+    done
+    # (2) 10,000 rows on the GPU against 20 sampled rows run alone.
+    python3 scripts/make_params.py "$out/params_10k.csv" --neurons 10000 --columns gnabar,gkbar,stim_amp
+    cell=(--quiet --mode mono --morph synthetic:medium-high --hh all --steps "$steps" --force)
+    STARPU_NCPU=0 "$bundle/bin/hinestask" "${cell[@]}" --neurons 10000 --params "$out/params_10k.csv" \
+      --spikes "$out/params_10k_spikes.csv" --json "$out/params_10k.json" >"$out/params_10k.log" 2>&1 ||
+      echo "10,000-row sweep: exit status $?"
+    same=0
+    for k in $(python3 -c "import random; print(*sorted(random.Random(5).sample(range(10000), 20)))"); do
+      { head -n 1 "$out/params_10k.csv"; sed -n "$((k + 2))p" "$out/params_10k.csv"; } >"$out/params_row.csv"
+      IFS=, read -r gnabar gkbar amp < <(sed -n "$((k + 2))p" "$out/params_10k.csv")
+      STARPU_NCPU=0 "$bundle/bin/hinestask" "${cell[@]}" --neurons 1 --params "$out/params_row.csv" \
+        --spikes "$out/params_alone.csv" >/dev/null 2>&1
+      STARPU_NCPU=0 "$bundle/bin/hinestask" "${cell[@]}" --neurons 1 --gnabar "$gnabar" --gkbar "$gkbar" \
+        --stim-amp "$amp" --spikes "$out/params_options.csv" >/dev/null 2>&1
+      want=$(awk -F, -v k="$k" 'NR > 1 && $1 == k { print $2 }' "$out/params_10k_spikes.csv" | paste -sd' ')
+      alone=$(awk -F, 'NR > 1 { print $2 }' "$out/params_alone.csv" | paste -sd' ')
+      options=$(awk -F, 'NR > 1 { print $2 }' "$out/params_options.csv" | paste -sd' ')
+      count=$(echo "$want" | wc -w)
+      echo "row $k: sweep $count spikes, alone $(echo "$alone" | wc -w), as options $(echo "$options" | wc -w)" >>"$out/params_rows.txt"
+      if [ "$want" = "$alone" ] && [ "$want" = "$options" ]; then
+        same=$((same + 1))
+      else
+        params_pass=0
+        echo "FAIL: row $k: sweep [$want] alone [$alone] options [$options]" | tee -a "$out/params.txt"
+      fi
+    done
+    echo "sampled rows with the sweep's spike times, bit for bit, alone and as options: $same of 20 ($(sort -u "$out/params_rows.txt" | awk '{print $4}' | sort -n | paste -sd' ') spikes each)" | tee -a "$out/params.txt"
+    # (3) The cost.
+    python3 scripts/make_params.py "$out/params_256k.csv" --neurons 256000 --columns gnabar,gkbar,stim_amp
+    echo "hh,params,repeat,ms_per_step,compartment_solves_per_s" >"$out/bench_params.csv"
+    for repeat in 1 2 3; do
+      for hh in all soma; do
+        for sweep in none params; do
+          extra=()
+          [ "$sweep" = params ] && extra=(--params "$out/params_256k.csv")
+          STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode mono --morph synthetic:medium-high \
+            --neurons 256000 --hh "$hh" --steps 1000 "${extra[@]}" --force --json "$out/params_j.json" \
+            >"$out/params_cost.log" 2>&1 || echo "cost run $hh $sweep: exit status $?"
+          python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('%s,%s,%s,%.6f,%.6g' % (sys.argv[2], sys.argv[3], sys.argv[4], j['seconds_per_step'] * 1e3, j['compartment_solves_per_s']))" \
+            "$out/params_j.json" "$hh" "$sweep" "$repeat" >>"$out/bench_params.csv"
+        done
+      done
+    done
+    rm -f "$out/params_j.json" "$out/params_256k.csv" "$out/params_row.csv"
+    python3 - "$out/bench_params.csv" <<'PY' | tee -a "$out/params.txt"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ok = True
+for hh in ("all", "soma"):
+    ms = {s: statistics.median(float(r["ms_per_step"]) for r in rows if r["hh"] == hh and r["params"] == s)
+          for s in ("none", "params")}
+    ratio = ms["params"] / ms["none"]
+    ok &= ratio <= 1.05
+    print("%s: HH %s, 256,000 neurons: %.4f ms/step without --params, %.4f with (x%.3f, limit 1.05)"
+          % ("PASS" if ratio <= 1.05 else "FAIL", hh, ms["none"], ms["params"], ratio))
+sys.exit(0 if ok else 1)
+PY
+    [ $? = 0 ] || params_pass=0
+    [ "$params_pass" = 1 ] && echo "bench-params: PASS" || echo "bench-params: FAIL"
     ;;
   bench-cell)
     # Issue 19: the cell-block kernel (--level-kernel cell: one launch per step, a thread block

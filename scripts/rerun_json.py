@@ -8,7 +8,8 @@ job's hinestask-results/run-*/summary.json).
 --from command-line (the default) runs the recorded command line again, in the recorded working
 directory unless --cwd says otherwise, with the StarPU variables the run saw. --from parameters
 builds the command line from the recorded parameters alone (mode, options in effect,
-morphologies, sizes, time step, membrane, channels, stimulus, probes, spike threshold): every
+morphologies, sizes, time step, membrane, channels, stimulus, parameter sweep file, probes, spike
+threshold): every
 value explicit, so the rerun does not depend on the defaults of the hinestask that runs it.
 --probes, --spikes and --json send the rerun's outputs elsewhere than the recorded ones (with --from command-line they are
 appended, and hinestask takes the last). --print prints the command instead of running it.
@@ -64,10 +65,17 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         args += ["--hh-rates", j["hh_rates"]]
     else:
         args += ["--hh-rates", "exact"]
+    if "hh_channels" in j:
+        c = j["hh_channels"]
+        args += ["--gnabar", number(c["gnabar_S_per_cm2"]), "--gkbar", number(c["gkbar_S_per_cm2"]),
+                 "--gl-hh", number(c["gl_S_per_cm2"]), "--el-hh", number(c["el_mV"])]
     s = j["stimulus"]
     args += ["--stim-compartment", number(s["compartment"]),
              "--stim-amp", number(s["amplitude_nA"]), "--stim-spread", number(s["spread"]),
              "--stim-start", number(s["start_ms"]), "--stim-stop", number(s["stop_ms"])]
+    if "params" in j:
+        sweep = j["params"]["file"]
+        args += ["--params", sweep if os.path.isabs(sweep) else os.path.join(workdir, sweep)]
     for probe in j.get("probes", []):
         args += ["--probe", probe]
     if "probes" in j:

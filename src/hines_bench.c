@@ -75,7 +75,7 @@ static double cpu_step_seconds(const struct morphology *m, const struct cable_pa
     args.time_ms = s * dt;
     const double start = thread_cpu_seconds();
     for (int k = 0; k < neurons; k += 32)
-      hines_step_group_cpu(topology, coefficients, &args, v, w, gates, (size_t)k,
+      hines_step_group_cpu(topology, coefficients, &args, v, w, gates, NULL, (size_t)k,
                            neurons - k < 32 ? neurons - k : 32, k);
     times[s] = thread_cpu_seconds() - start;
   }
@@ -240,11 +240,11 @@ int main(int argc, char **argv) {
     cudaEvent_t begin, end;
     cudaEventCreate(&begin);
     cudaEventCreate(&end);
-    int status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, stream);
+    int status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, NULL, stream);
     cudaEventRecord(begin, stream);
     for (int s = 0; s < steps && !status; s++) {
       args.time_ms = s * dt;
-      status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, stream);
+      status = hines_step_cuda(topology, coefficients, &args, voltage, work, NULL, NULL, stream);
     }
     cudaEventRecord(end, stream);
     cudaEventSynchronize(end);

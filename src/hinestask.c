@@ -17,6 +17,7 @@
 #include "morph_spec.h"
 #include "options.h"
 #include "output_files.h"
+#include "params_file.h"
 #include "reports.h"
 #include "runtime.h"
 #include "simulation.h"
@@ -246,6 +247,15 @@ int main(int argc, char **argv) {
   if (strcmp(o.mode, "mono") == 0 && o.n_morph_specs != 1)
     bad_usage("--mode mono takes exactly one --morph (got %s); use --mode multi for a mix",
               "several");
+  if (o.params_path) {
+    int status = params_file_read(&o, &err);
+    if (status) {
+      fprintf(stderr, "%s: %s\n", program, err.message);
+      for (int i = 0; i < o.n_morph_specs; i++)
+        morphology_free(&morphologies[i]);
+      return status;
+    }
+  }
   long long compartments = 0;
   int smallest = INT_MAX;
   for (int k = 0; k < o.n_morph_specs; k++) {
@@ -612,6 +622,7 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < o.n_morph_specs; i++)
     morphology_free(&morphologies[i]);
+  free(o.params_values);
   if (exit_status)
     output_plan_abandon(); /* an empty run folder does not stay behind */
   /* The last line names every file this run wrote. */

@@ -84,6 +84,8 @@ static void usage(FILE *out) {
       "  --hh-rates table|exact  the gates' rates: from a table over -100..100 mV in 1 mV\n"
       "                       steps built for the run's dt, as NEURON does (default), or\n"
       "                       computed exactly every step (9 exp a compartment)\n"
+      "  --gnabar G  --gkbar G  --gl-hh G  --el-hh E  the hh mechanism's maximal conductances\n"
+      "                       and leak (default 0.12, 0.036, 0.0003 S/cm2 and -54.3 mV)\n"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
       "  --probe-every MS     probe sampling interval (default 0.1)\n"
       "  --probes FILE        write the probe voltages as CSV (needed with --probe, except in\n"
@@ -92,6 +94,10 @@ static void usage(FILE *out) {
       "                       write them as CSV: neuron,time_ms, by neuron then time; the\n"
       "                       time is interpolated linearly within the step of the crossing\n"
       "  --spike-threshold MV spike threshold, an upward crossing (default 0 mV)\n"
+      "  --params FILE        parameter sweep (mono mode): a CSV whose header names any of\n"
+      "                       cm ra gl el gnabar gkbar gl_hh el_hh stim_amp stim_start\n"
+      "                       stim_stop, then one row per neuron (as many as --neurons); each\n"
+      "                       neuron takes its row's values, the options the others\n"
       "  --cpu-group W        neurons vectorised together by CPU kernels, 1-64 (default 32)\n"
       "  --geometry neuron|cylinders  how SWC samples become compartments: as NEURON's\n"
       "                       Import3d and nseg make them (default), or one cylinder per\n"
@@ -236,6 +242,11 @@ enum long_only_options {
   OPT_CELL_NEURONS,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
+  OPT_PARAMS,
+  OPT_GNABAR,
+  OPT_GKBAR,
+  OPT_GL_HH,
+  OPT_EL_HH,
 };
 
 /* Whether an option was given on the command line. */
@@ -460,6 +471,11 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"hh-rates", required_argument, 0, OPT_HH_RATES},
       {"nseg-factor", required_argument, 0, OPT_NSEG_FACTOR},
+      {"params", required_argument, 0, OPT_PARAMS},
+      {"gnabar", required_argument, 0, OPT_GNABAR},
+      {"gkbar", required_argument, 0, OPT_GKBAR},
+      {"gl-hh", required_argument, 0, OPT_GL_HH},
+      {"el-hh", required_argument, 0, OPT_EL_HH},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -634,6 +650,22 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_SPIKES:
       o->spikes_path = optarg; /* checked with the other outputs (output_files.c) */
       break;
+    case OPT_GNABAR:
+      o->model.hh.gnabar = parse_double("--gnabar", optarg, 0, 0);
+      break;
+    case OPT_GKBAR:
+      o->model.hh.gkbar = parse_double("--gkbar", optarg, 0, 0);
+      break;
+    case OPT_GL_HH:
+      o->model.hh.gl = parse_double("--gl-hh", optarg, 0, 0);
+      break;
+    case OPT_EL_HH:
+      o->model.hh.el = parse_double("--el-hh", optarg, -1e6, 0);
+      break;
+    case OPT_PARAMS:
+      o->mono_option_given = 1; /* per-neuron values: the mono batches only */
+      o->params_path = optarg;
+      break;
     case OPT_SPIKE_THRESHOLD:
       o->spike_threshold_mV = parse_double("--spike-threshold", optarg, -1e6, 0);
       break;
@@ -751,6 +783,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-kernel cell sweeps a whole step in one task per chunk; drop "
               "'--multi-tasks %s'",
               "levels");
+  if (o->params_path && strcmp(o->mode, "multi") == 0)
+    bad_usage("--params %s: parameter sweeps run in --mode mono only (one --morph, one row per "
+              "neuron); this run is multi-morphology",
+              o->params_path);
   if (o->per_neuron && o->model.hh.placement != HH_NONE)
     bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
               o->model.hh.placement == HH_SOMA ? "soma" : "all");
@@ -821,6 +857,16 @@ void options_warn(const struct options *o, FILE *out) {
             program, o->probes_path, o->probes_path);
   else if (o->n_probes == 0 && given(o, OPT_PROBE_EVERY))
     warn_ignored(out, "--probe-every", "without --probe N:C records nothing");
+  static const struct {
+    int option;
+    const char *name;
+  } channel_options[] = {{OPT_GNABAR, "--gnabar"},
+                         {OPT_GKBAR, "--gkbar"},
+                         {OPT_GL_HH, "--gl-hh"},
+                         {OPT_EL_HH, "--el-hh"}};
+  for (size_t i = 0; i < sizeof channel_options / sizeof *channel_options; i++)
+    if (o->model.hh.placement == HH_NONE && given(o, channel_options[i].option))
+      warn_ignored(out, channel_options[i].name, "without --hh soma or all has no channel to set");
   if (!o->spikes_path && given(o, OPT_SPIKE_THRESHOLD))
     warn_ignored(out, "--spike-threshold", "without --spikes FILE detects nothing");
   if (given(o, OPT_DX)) {

@@ -10,6 +10,7 @@
 #include "batch_layout.h"
 #include "hines_level_kernels.h"
 #include "level_layout.h"
+#include "neuron_parameters.h"
 #include "step_model.h"
 #include "swc.h"
 
@@ -90,6 +91,13 @@ struct options {
    * computes neurons first_neuron .. first_neuron + local_neurons - 1 of the batch. Not set by
    * the command line; all 0 for a run of one process (the whole batch). */
   int rank, ranks, first_neuron, local_neurons;
+  /* --params FILE: a parameter sweep (src/params_file.h), read by main with the other inputs:
+   * neuron k's value of parameter p at params_values[k * NEURON_PARAMETER_COUNT + p] for the p
+   * with params_given[p]; NULL without --params. */
+  const char *params_path;
+  double *params_values;
+  int params_rows;
+  int params_given[NEURON_PARAMETER_COUNT];
 };
 
 /* Which shape of run the options describe: what applies to it (the JSON summary writes only

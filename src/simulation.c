@@ -175,6 +175,11 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       continue; /* another rank's (distributed run) */
     const struct morphology *m = &ops->morphologies[neuron % ops->n_morphologies];
     int n = m->n_compartments;
+    /* The neuron's own parameters in a sweep (--params), the batch's otherwise. */
+    struct step_model model = o->model;
+    if (o->params_values)
+      neuron_model_of(&o->model, o->params_values + (size_t)neuron * NEURON_PARAMETER_COUNT,
+                      o->params_given, &model);
     double *got = malloc((size_t)n * sizeof(double)), *want = malloc((size_t)n * sizeof(double));
     double *last_diagonal = malloc((size_t)n * sizeof(double));
     double *last_rhs = malloc((size_t)n * sizeof(double));
@@ -184,10 +189,10 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       for (int i = 0; i < n; i++)
         want[i] = o->model.cable.el_mV;
     if (!got || !want || !last_diagonal || !last_rhs ||
-        cable_coefficients_build(m, &o->model.cable, &c, &err) ||
-        reference_simulate_keeping_last_rows(m, &o->model.cable, &o->model.hh, o->model.hh_rates,
-                                             o->model.dt_ms, o->steps, 0.0, &o->model.stimulus,
-                                             neuron, want, last_diagonal, last_rhs, &err)) {
+        cable_coefficients_build(m, &model.cable, &c, &err) ||
+        reference_simulate_keeping_last_rows(m, &model.cable, &model.hh, model.hh_rates,
+                                             model.dt_ms, o->steps, 0.0, &model.stimulus, neuron,
+                                             want, last_diagonal, last_rhs, &err)) {
       result.max_rel_error = INFINITY;
       result.backward_error = INFINITY;
       result.failed = 1;
@@ -207,7 +212,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       }
       scale = fmax(scale, fabs(want[i]));
     }
-    double condition = simulation_condition_bound(m, &o->model);
+    double condition = simulation_condition_bound(m, &model);
     double tolerance = o->verify_tolerance > 0
                            ? o->verify_tolerance
                            : fmax(VERIFY_TOLERANCE_FLOOR, 2.0 * n * DBL_EPSILON * condition);
@@ -254,7 +259,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
  *     measured on a sample batch (every morphology, round robin) built by level_batch_build
  *     itself and scaled to the batch's compartments;
  *   multi, per neuron: voltage and work for every neuron at the largest morphology's size.
- * Plus the probe record and the spike records. */
+ * Plus the probe record, the spike records and a parameter sweep's values. */
 double simulation_host_bytes(const struct options *o, const struct morphology *morphologies,
                              long long compartments, struct hines_error *err) {
   double bytes = 0;
@@ -304,6 +309,12 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
   }
   if (o->n_probes)
     bytes += (o->steps / o->probe_every_steps + 2.0) * (1 + o->n_probes) * sizeof(double);
+  if (o->params_values) { /* the sweep as read, and the kernels' columns of it (mono_batch.c) */
+    int columns = 0;
+    for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
+      columns += o->params_given[p];
+    bytes += (double)o->neurons * (NEURON_PARAMETER_COUNT + columns) * sizeof(double);
+  }
   if (o->spikes_path) /* the records (codelets/spike_record.h) and each neuron's count read */
     bytes += (double)o->neurons * ((double)spike_record_size(1) * sizeof(double) + 8);
   return bytes;
@@ -429,6 +440,10 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .task_steps = o->task_steps,
                                      .pin = o->pin,
                                      .model = o->model};
+  if (o->params_values) { /* this batch's rows of the sweep (a rank's share from its first) */
+    config.sweep = o->params_values + (size_t)o->first_neuron * NEURON_PARAMETER_COUNT;
+    memcpy(config.swept, o->params_given, sizeof config.swept);
+  }
   struct mono_batch *batch;
   int status = mono_batch_create(&config, &batch, err);
   if (status)

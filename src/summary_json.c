@@ -15,6 +15,7 @@
 
 #include "hinestask_commit.h"
 #include "output_files.h"
+#include "params_file.h"
 #include "reports.h"
 #include "runtime.h"
 
@@ -301,6 +302,20 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_exact(&j, "start_ms", s->start_ms);
   key_exact(&j, "stop_ms", s->stop_ms);
   json_close(&j);
+  if (o->params_path) {
+    /* A parameter sweep: these columns of the file replace the values above, neuron by
+     * neuron (a neuron with its own stim_amp gets no spread). */
+    json_open(&j, "params");
+    key_string(&j, "file", o->params_path);
+    key_int(&j, "rows", o->params_rows);
+    json_key(&j, "columns");
+    fputc('[', f);
+    for (int p = 0, written = 0; p < NEURON_PARAMETER_COUNT; p++)
+      if (o->params_given[p])
+        fprintf(f, "%s\"%s\"", written++ ? ", " : "", params_column_names[p]);
+    fputc(']', f);
+    json_close(&j);
+  }
 
   /* Outputs asked for. */
   if (o->n_probes) {

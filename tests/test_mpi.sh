@@ -143,6 +143,13 @@ spiking=(--morph synthetic:small-high --neurons 30 --hh all --stim-amp 1 --steps
 spikes_compare mono 2 --mode mono "${spiking[@]}"
 spikes_compare mono 3 --mode mono "${spiking[@]}"
 spikes_compare multi 3 --mode multi "${spiking[@]}"
+# A parameter sweep (--params): each rank takes the rows of its own neurons (and --verify its
+# sampled neurons' values); the spike file and the probes are the one process's.
+python3 "$(dirname "$0")/../scripts/make_params.py" "$tmp/sweep.csv" --neurons 30 \
+  --columns gnabar,gkbar,stim_amp,cm,ra
+spikes_compare sweep 3 --mode mono "${spiking[@]}" --params "$tmp/sweep.csv"
+compare sweep 2 --mode mono --morph synthetic:small-high --neurons 30 --hh all --steps 100 \
+  --params "$tmp/sweep.csv" --verify --probe 0:0 --probe 14:3 --probe 15:0 --probe 29:40
 
 # --trace under -np 2: each rank's StarPU records its own FxT file, rank 0 merges them into one
 # paje.trace (starpu_fxt_tool -i ... -i ...) with both ranks' workers, which PajeNG reads.

@@ -6,6 +6,8 @@
  *   - the level solver's chunking (neurons per task, parts per task, per-level or chunk tasks, a
  *     trunk or none, padded or not) and its kernel (per level, or the cell-block kernel's CPU
  *     emulation with any number of neurons a block);
+ *   - a parameter sweep (--params: every neuron its own membrane, channels and stimulus) the same
+ *     way;
  *   - the vector kernel or the scalar thread body the CUDA kernels run (hines_step_one and
  *     hines_solve_one, here compiled for the CPU: the CPU-side stand-in for a GPU thread, since
  *     both compilers round every operation alike without contraction, and the explicit fma of
@@ -106,6 +108,32 @@ struct mono_variant {
   int block_size, neurons_per_task, cpu_group;
 };
 
+/* A parameter sweep for run_mono (NULL: none): every parameter of every neuron its own. */
+static double *mono_sweep;
+
+/* Random per-neuron values of every parameter (rows of NEURON_PARAMETER_COUNT), about the
+ * spiking model's, that keep the cells firing. */
+static double *random_sweep(int neurons) {
+  double *sweep = malloc((size_t)neurons * NEURON_PARAMETER_COUNT * sizeof(double));
+  for (int k = 0; k < neurons; k++) {
+    double *row = sweep + (size_t)k * NEURON_PARAMETER_COUNT;
+#define AROUND(value, spread) ((value) * (1.0 + (spread) * (testing_uniform(&seed_state) - 0.5)))
+    row[NEURON_CM] = AROUND(1.0, 0.5);
+    row[NEURON_RA] = AROUND(100.0, 1.0);
+    row[NEURON_GL] = AROUND(1e-4, 1.0);
+    row[NEURON_EL] = AROUND(-65.0, 0.1);
+    row[NEURON_GNABAR] = AROUND(0.12, 0.5);
+    row[NEURON_GKBAR] = AROUND(0.036, 0.5);
+    row[NEURON_GL_HH] = AROUND(3e-4, 1.0);
+    row[NEURON_EL_HH] = AROUND(-54.3, 0.1);
+    row[NEURON_STIM_AMP] = AROUND(1.0, 1.0);
+    row[NEURON_STIM_START] = AROUND(0.5, 1.0);
+    row[NEURON_STIM_STOP] = row[NEURON_STIM_START] + AROUND(3.0, 1.0);
+#undef AROUND
+  }
+  return sweep;
+}
+
 static double *run_mono(const struct morphology *m, int neurons, const struct mono_variant *v,
                         int stimulated, int hh_rates) {
   struct mono_batch_config config = {.morphology = m,
@@ -114,7 +142,10 @@ static double *run_mono(const struct morphology *m, int neurons, const struct mo
                                      .block_size = v->block_size,
                                      .neurons_per_task = v->neurons_per_task,
                                      .cpu_group = v->cpu_group,
-                                     .model = spiking_model(stimulated, hh_rates)};
+                                     .model = spiking_model(stimulated, hh_rates),
+                                     .sweep = mono_sweep};
+  for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
+    config.swept[p] = mono_sweep != NULL;
   struct mono_batch *batch;
   struct hines_error err;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
@@ -186,6 +217,52 @@ static void mono_bits_do_not_depend_on_groups_tasks_or_layout(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* The same with a parameter sweep (--params): every neuron its own membrane, channels and
+ * stimulus (the kernels' membrane factors and per-lane values), on every layout and width. */
+static void mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout(void **state) {
+  (void)state;
+  const int n = 70, neurons = 45;
+  struct morphology m;
+  random_morphology(n, &m);
+  mono_sweep = random_sweep(neurons);
+  const struct mono_variant reference = {BATCH_LAYOUT_INTERLEAVED, 32, 0, 32};
+  const struct mono_variant variants[] = {
+      {BATCH_LAYOUT_INTERLEAVED, 32, 0, 1},   {BATCH_LAYOUT_INTERLEAVED, 32, 0, 7},
+      {BATCH_LAYOUT_INTERLEAVED, 32, 10, 64}, {BATCH_LAYOUT_FLAT, 32, 7, 1},
+      {BATCH_LAYOUT_BLOCK, 8, 0, 32},         {BATCH_LAYOUT_BLOCK, 32, 13, 8},
+      {BATCH_LAYOUT_SHARED, 16, 0, 1},        {BATCH_LAYOUT_SHARED, 32, 20, 32},
+  };
+  int failures = 0;
+  for (int rates = 0; rates < 2; rates++) {
+    double *want = run_mono(&m, neurons, &reference, 0, rate_kinds[rates]);
+    double lowest = INFINITY;
+    for (size_t i = 0; i < (size_t)neurons * n; i++)
+      lowest = fmin(lowest, want[i]);
+    assert_true(lowest < -70.0); /* the cells fired */
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+      const struct mono_variant *v = &variants[i];
+      double *got = run_mono(&m, neurons, v, 0, rate_kinds[rates]);
+      char what[160];
+      snprintf(what, sizeof what,
+               "sweep, %s rates, layout %s block %d, %d neurons per task, cpu_group %d",
+               rate_names[rates], batch_layout_name(v->layout), v->block_size, v->neurons_per_task,
+               v->cpu_group);
+      for (int k = 0; k < neurons; k++)
+        failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
+      free(got);
+    }
+    printf("# mono HH sweep, %s rates: %d neurons x %d compartments, %zu variants; result digest "
+           "%016llx\n",
+           rate_names[rates], neurons, n, sizeof variants / sizeof variants[0],
+           (unsigned long long)digest(want, (size_t)neurons * n, 14695981039346656037ull));
+    free(want);
+  }
+  free(mono_sweep);
+  mono_sweep = NULL;
+  morphology_free(&m);
+  assert_int_equal(failures, 0);
+}
+
 /* ---------------------------------------------------------------- vector kernel vs thread body */
 
 /* The CPU kernel (groups of `group` neurons, vectorised) and the CUDA kernels' thread body
@@ -232,12 +309,13 @@ static void vector_kernel_equals_thread_body(void **state) {
         for (int s = 0; s < steps; s++) {
           args.time_ms = s * dt;
           for (int k = 0; k < neurons; k += group)
-            hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, (size_t)k,
-                                 neurons - k < group ? neurons - k : group, k);
+            hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, NULL,
+                                 (size_t)k, neurons - k < group ? neurons - k : group, k);
           for (int k = 0; k < neurons; k++)
             hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
                            (size_t)neurons, stimulus_current(&args.stimulus, k, args.time_ms),
-                           args.stimulus.compartment, &args, g_scalar + k, (size_t)neurons);
+                           args.stimulus.compartment, &args, &args.hh, NULL, g_scalar + k,
+                           (size_t)neurons);
         }
         char what[120];
         snprintf(what, sizeof what,
@@ -262,6 +340,92 @@ static void vector_kernel_equals_thread_body(void **state) {
                     (size_t)neurons);
   assert_int_equal(report_difference(r_vector, r_scalar, values, "solve kernel", -1), 0);
   free(d), free(r_vector), free(d_copy), free(r_scalar);
+  free(v_vector), free(v_scalar), free(work), free(g_vector), free(g_scalar);
+  free(topology), free(coefficients);
+  morphology_free(&m);
+}
+
+/* The same with a parameter sweep: the CPU kernel with a chunk's per-neuron values (every
+ * parameter, so the membrane factors too; or the channels and stimulus only) against the thread
+ * body given each neuron's values as a CUDA thread loads them (neuron_own_load). */
+static void vector_kernel_equals_thread_body_with_sweep(void **state) {
+  (void)state;
+  const int n = 80, neurons = 45;
+  struct morphology m;
+  random_morphology(n, &m);
+  int *topology = mono_topology_build(n, m.parent);
+  double *coefficients = malloc(mono_coefficients_size(n) * sizeof(double));
+  struct hines_error err;
+  assert_int_equal(mono_coefficients_fill(&m, &cable_defaults, dt, coefficients, &err), HINES_OK);
+  hh_rate_table_fill(dt, coefficients + (size_t)COEF_COUNT * n);
+  const size_t values = (size_t)n * neurons;
+  double *v_vector = malloc(values * sizeof(double)), *v_scalar = malloc(values * sizeof(double));
+  double *work = malloc(values * sizeof(double));
+  double *g_vector = malloc(3 * values * sizeof(double)),
+         *g_scalar = malloc(3 * values * sizeof(double));
+  const struct step_model model = spiking_model(0, HH_RATES_EXACT);
+  double *sweep = random_sweep(neurons);
+  double *own = malloc((size_t)NEURON_PARAMETER_COUNT * neurons * sizeof(double));
+  for (int with_membrane = 0; with_membrane <= 1; with_membrane++) {
+    struct step_arguments args = {
+        .geometry = {n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+        .stimulus = model.stimulus,
+        .hh = model.hh,
+        .gates_geometry = {3 * n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+        .dt_ms = dt};
+    args.stimulus.n_neurons_total = neurons;
+    struct neuron_sweep sweep_view = {.values = own, .ld = (size_t)neurons};
+    struct neuron_columns *columns = &sweep_view.columns;
+    columns->el_mV = model.cable.el_mV;
+    for (int p = 0; p < NEURON_PARAMETER_COUNT; p++) {
+      columns->column[p] = -1;
+      if (!with_membrane && neuron_parameter_is_membrane(p))
+        continue;
+      columns->column[p] = (signed char)columns->count++;
+      columns->membrane |= neuron_parameter_is_membrane(p);
+      for (int k = 0; k < neurons; k++)
+        own[(size_t)columns->column[p] * neurons + k] = neuron_parameter_stored(
+            p, sweep[(size_t)k * NEURON_PARAMETER_COUNT + p], &model, model.cable.gl_S_per_cm2);
+    }
+    const int groups[] = {1, 8, 32, 13};
+    for (int rates = 0; rates < 2; rates++)
+      for (int placement = HH_NONE; placement <= HH_ALL; placement++)
+        for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+          const int group = groups[gi];
+          args.hh.placement = placement;
+          args.hh_rates = rate_kinds[rates];
+          double rest[3];
+          hh_rest(model.initial_mV, &rest[0], &rest[1], &rest[2]);
+          for (size_t i = 0; i < values; i++) {
+            v_vector[i] = v_scalar[i] = model.initial_mV;
+            for (int g = 0; g < 3; g++)
+              g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
+          }
+          for (int s = 0; s < steps; s++) {
+            args.time_ms = s * dt;
+            for (int k = 0; k < neurons; k += group)
+              hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector,
+                                   &sweep_view, (size_t)k,
+                                   neurons - k < group ? neurons - k : group, k);
+            for (int k = 0; k < neurons; k++) {
+              struct neuron_own mine;
+              neuron_own_load(columns, own + k, (size_t)neurons, &args.hh, &args.stimulus, &mine);
+              hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
+                             (size_t)neurons, stimulus_current(&mine.stimulus, k, args.time_ms),
+                             args.stimulus.compartment, &args, &mine.hh,
+                             columns->membrane ? &mine.membrane : NULL, g_scalar + k,
+                             (size_t)neurons);
+            }
+          }
+          char what[160];
+          snprintf(what, sizeof what,
+                   "sweep%s, groups of %d, hh placement %d, %s rates, against the thread body",
+                   with_membrane ? " with membrane" : "", group, placement, rate_names[rates]);
+          assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
+          assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
+        }
+  }
+  free(own), free(sweep);
   free(v_vector), free(v_scalar), free(work), free(g_vector), free(g_scalar);
   free(topology), free(coefficients);
   morphology_free(&m);
@@ -434,7 +598,9 @@ int main(void) {
   seed_state = testing_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(vector_kernel_equals_thread_body),
+      cmocka_unit_test(vector_kernel_equals_thread_body_with_sweep),
       cmocka_unit_test(mono_bits_do_not_depend_on_groups_tasks_or_layout),
+      cmocka_unit_test(mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout),
       cmocka_unit_test(level_bits_do_not_depend_on_chunking),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
