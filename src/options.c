@@ -141,7 +141,8 @@ static void usage(FILE *out) {
       "STARPU_NCPU and STARPU_NCUDA (worker counts), STARPU_NWORKER_PER_CUDA (concurrent\n"
       "streams per GPU, default 16), STARPU_HOME (performance models), STARPU_LIMIT_CUDA_MEM\n"
       "(MB per GPU); hinestask also sets STARPU_MINIMUM_CLEAN_BUFFERS=0,\n"
-      "STARPU_TARGET_CLEAN_BUFFERS=0 and STARPU_CUDA_PIPELINE=4 unless they are set.\n"
+      "STARPU_TARGET_CLEAN_BUFFERS=0, STARPU_CUDA_PIPELINE=4 and STARPU_SCHED_BETA=10 unless\n"
+      "they are set.\n"
       "Exit status: 0 success, 1 failure during the run (a write error included), 2 bad\n"
       "usage or bad input (checked before the run; nothing is written then).\n",
       program,
