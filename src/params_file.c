@@ -121,8 +121,10 @@ int params_file_read(struct options *o, struct hines_error *err) {
                               "%s:1: %s: the run has no Hodgkin-Huxley channels (--hh none); "
                               "give --hh soma or all, or drop the column",
                               path, shown);
-        given[p] = 1;
-        order[j] = p;
+        if (status == HINES_OK) { /* p names a parameter only then */
+          given[p] = 1;
+          order[j] = p;
+        }
       }
       columns = count;
       values = malloc((size_t)o->neurons * NEURON_PARAMETER_COUNT * sizeof *values);
