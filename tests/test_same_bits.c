@@ -265,6 +265,46 @@ static void mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout(void **state
 
 /* ---------------------------------------------------------------- vector kernel vs thread body */
 
+/* Steps one interleaved batch (initial_mV, gates at rest) `steps` times with the CPU kernel in
+ * groups of `group` neurons and with the thread body one neuron at a time (each neuron's own
+ * values loaded as a CUDA thread loads them when `sweep` is given), then asserts the same bits. */
+static void step_kernels_agree(int n, int neurons, const int *topology, const double *coefficients,
+                               struct step_arguments *args, double initial_mV,
+                               const struct neuron_sweep *sweep, int group, const char *what) {
+  const size_t values = (size_t)n * neurons;
+  double *v_vector = malloc(values * sizeof(double)), *v_scalar = malloc(values * sizeof(double));
+  double *work = malloc(values * sizeof(double));
+  double *g_vector = malloc(3 * values * sizeof(double)),
+         *g_scalar = malloc(3 * values * sizeof(double));
+  double rest[3];
+  hh_rest(initial_mV, &rest[0], &rest[1], &rest[2]);
+  for (size_t i = 0; i < values; i++) {
+    v_vector[i] = v_scalar[i] = initial_mV;
+    for (int g = 0; g < 3; g++)
+      g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
+  }
+  for (int s = 0; s < steps; s++) {
+    args->time_ms = s * dt;
+    for (int k = 0; k < neurons; k += group)
+      hines_step_group_cpu(topology, coefficients, args, v_vector, work, g_vector, sweep, (size_t)k,
+                           neurons - k < group ? neurons - k : group, k);
+    for (int k = 0; k < neurons; k++) {
+      struct neuron_own mine = {.hh = args->hh, .stimulus = args->stimulus};
+      if (sweep)
+        neuron_own_load(&sweep->columns, sweep->values + k, sweep->ld, &args->hh, &args->stimulus,
+                        &mine);
+      hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
+                     (size_t)neurons, stimulus_current(&mine.stimulus, k, args->time_ms),
+                     args->stimulus.compartment, args, &mine.hh,
+                     sweep && sweep->columns.membrane ? &mine.membrane : NULL, g_scalar + k,
+                     (size_t)neurons);
+    }
+  }
+  assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
+  assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
+  free(v_vector), free(v_scalar), free(work), free(g_vector), free(g_scalar);
+}
+
 /* The CPU kernel (groups of `group` neurons, vectorised) and the CUDA kernels' thread body
  * (hines_step_one, one neuron at a time, scalar) on one interleaved batch, outside StarPU. */
 static void vector_kernel_equals_thread_body(void **state) {
@@ -278,10 +318,6 @@ static void vector_kernel_equals_thread_body(void **state) {
   assert_int_equal(mono_coefficients_fill(&m, &cable_defaults, dt, coefficients, &err), HINES_OK);
   hh_rate_table_fill(dt, coefficients + (size_t)COEF_COUNT * n);
   const size_t values = (size_t)n * neurons;
-  double *v_vector = malloc(values * sizeof(double)), *v_scalar = malloc(values * sizeof(double));
-  double *work = malloc(values * sizeof(double));
-  double *g_vector = malloc(3 * values * sizeof(double)),
-         *g_scalar = malloc(3 * values * sizeof(double));
   const struct step_model model = spiking_model(testing_below(&seed_state, n), HH_RATES_EXACT);
   struct step_arguments args = {
       .geometry = {n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
@@ -296,33 +332,14 @@ static void vector_kernel_equals_thread_body(void **state) {
   for (int rates = 0; rates < 2; rates++)
     for (int placement = HH_NONE; placement <= HH_ALL; placement++)
       for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
-        const int group = groups[gi];
         args.hh.placement = placement;
         args.hh_rates = rate_kinds[rates];
-        double rest[3];
-        hh_rest(model.initial_mV, &rest[0], &rest[1], &rest[2]);
-        for (size_t i = 0; i < values; i++) {
-          v_vector[i] = v_scalar[i] = model.initial_mV;
-          for (int g = 0; g < 3; g++)
-            g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
-        }
-        for (int s = 0; s < steps; s++) {
-          args.time_ms = s * dt;
-          for (int k = 0; k < neurons; k += group)
-            hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector, NULL,
-                                 (size_t)k, neurons - k < group ? neurons - k : group, k);
-          for (int k = 0; k < neurons; k++)
-            hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
-                           (size_t)neurons, stimulus_current(&args.stimulus, k, args.time_ms),
-                           args.stimulus.compartment, &args, &args.hh, NULL, g_scalar + k,
-                           (size_t)neurons);
-        }
         char what[120];
         snprintf(what, sizeof what,
                  "step kernel, groups of %d, hh placement %d, %s rates, against the thread body",
-                 group, placement, rate_names[rates]);
-        assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
-        assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
+                 groups[gi], placement, rate_names[rates]);
+        step_kernels_agree(n, neurons, topology, coefficients, &args, model.initial_mV, NULL,
+                           groups[gi], what);
       }
   /* The pure solve (the --verify path's kernel) the same way. */
   double *d = malloc(values * sizeof(double)), *r_vector = malloc(values * sizeof(double));
@@ -340,7 +357,6 @@ static void vector_kernel_equals_thread_body(void **state) {
                     (size_t)neurons);
   assert_int_equal(report_difference(r_vector, r_scalar, values, "solve kernel", -1), 0);
   free(d), free(r_vector), free(d_copy), free(r_scalar);
-  free(v_vector), free(v_scalar), free(work), free(g_vector), free(g_scalar);
   free(topology), free(coefficients);
   morphology_free(&m);
 }
@@ -358,11 +374,6 @@ static void vector_kernel_equals_thread_body_with_sweep(void **state) {
   struct hines_error err;
   assert_int_equal(mono_coefficients_fill(&m, &cable_defaults, dt, coefficients, &err), HINES_OK);
   hh_rate_table_fill(dt, coefficients + (size_t)COEF_COUNT * n);
-  const size_t values = (size_t)n * neurons;
-  double *v_vector = malloc(values * sizeof(double)), *v_scalar = malloc(values * sizeof(double));
-  double *work = malloc(values * sizeof(double));
-  double *g_vector = malloc(3 * values * sizeof(double)),
-         *g_scalar = malloc(3 * values * sizeof(double));
   const struct step_model model = spiking_model(0, HH_RATES_EXACT);
   double *sweep = random_sweep(neurons);
   double *own = malloc((size_t)NEURON_PARAMETER_COUNT * neurons * sizeof(double));
@@ -391,42 +402,17 @@ static void vector_kernel_equals_thread_body_with_sweep(void **state) {
     for (int rates = 0; rates < 2; rates++)
       for (int placement = HH_NONE; placement <= HH_ALL; placement++)
         for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
-          const int group = groups[gi];
           args.hh.placement = placement;
           args.hh_rates = rate_kinds[rates];
-          double rest[3];
-          hh_rest(model.initial_mV, &rest[0], &rest[1], &rest[2]);
-          for (size_t i = 0; i < values; i++) {
-            v_vector[i] = v_scalar[i] = model.initial_mV;
-            for (int g = 0; g < 3; g++)
-              g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
-          }
-          for (int s = 0; s < steps; s++) {
-            args.time_ms = s * dt;
-            for (int k = 0; k < neurons; k += group)
-              hines_step_group_cpu(topology, coefficients, &args, v_vector, work, g_vector,
-                                   &sweep_view, (size_t)k,
-                                   neurons - k < group ? neurons - k : group, k);
-            for (int k = 0; k < neurons; k++) {
-              struct neuron_own mine;
-              neuron_own_load(columns, own + k, (size_t)neurons, &args.hh, &args.stimulus, &mine);
-              hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
-                             (size_t)neurons, stimulus_current(&mine.stimulus, k, args.time_ms),
-                             args.stimulus.compartment, &args, &mine.hh,
-                             columns->membrane ? &mine.membrane : NULL, g_scalar + k,
-                             (size_t)neurons);
-            }
-          }
           char what[160];
           snprintf(what, sizeof what,
                    "sweep%s, groups of %d, hh placement %d, %s rates, against the thread body",
-                   with_membrane ? " with membrane" : "", group, placement, rate_names[rates]);
-          assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
-          assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
+                   with_membrane ? " with membrane" : "", groups[gi], placement, rate_names[rates]);
+          step_kernels_agree(n, neurons, topology, coefficients, &args, model.initial_mV,
+                             &sweep_view, groups[gi], what);
         }
   }
   free(own), free(sweep);
-  free(v_vector), free(v_scalar), free(work), free(g_vector), free(g_scalar);
   free(topology), free(coefficients);
   morphology_free(&m);
 }
