@@ -833,6 +833,8 @@ void options_warn(const struct options *o, FILE *out) {
       warn_ignored(out, "--block-size", "applies to --mode mono only");
     if (given(o, OPT_CPU_GROUP))
       warn_ignored(out, "--cpu-group", "applies to --mode mono only");
+    if (given(o, OPT_TASK_STEPS))
+      warn_ignored(out, "--task-steps", "applies to --mode mono only");
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++) {
       int option = multi_only[i].option;
       if (!given(o, option) || option == OPT_MULTI_TASKS)
