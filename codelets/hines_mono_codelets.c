@@ -342,14 +342,19 @@ HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, step_
 HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, neuron_step_size,
                       neuron_step_kind, 100.0, 20000.0, 10.0, 0x8c564b);
 
+static uint32_t step_model_kind(const struct step_arguments *args) {
+  return geometry_kind(&args->geometry, (int)hh_cost_kind(args->hh.placement, args->hh_rates));
+}
+
 double hines_step_expected_us(const struct step_arguments *args, double values, int worker) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
-  return arch ? size_model_expected_us(
-                    &hines_step_size_model,
-                    geometry_kind(&args->geometry,
-                                  (int)hh_cost_kind(args->hh.placement, args->hh_rates)),
-                    values, arch)
+  return arch ? size_model_expected_us(&hines_step_size_model, step_model_kind(args), values, arch)
               : 0.0;
+}
+
+int hines_step_measured(const struct step_arguments *args, int worker) {
+  struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
+  return arch && size_model_measured(&hines_step_size_model, step_model_kind(args), arch);
 }
 
 int hines_shared_block_limit_on_workers(int n_compartments, int *bytes_per_block) {

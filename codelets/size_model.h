@@ -43,6 +43,10 @@ struct size_model {
  * spreads the first step's chunks over the GPUs when nothing tells them apart. */
 double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
                               struct starpu_perfmodel_arch *arch);
+/* Whether anything measured (not the prior) stands behind size_model_expected_us for `kind` on
+ * `arch`, at any size. */
+int size_model_measured(const struct size_model *model, uint32_t kind,
+                        const struct starpu_perfmodel_arch *arch);
 /* The same for a task (the body of the codelets' arch_cost_function). */
 double size_model_task_expected_us(const struct size_model *model, struct starpu_task *task,
                                    struct starpu_perfmodel_arch *arch);

@@ -271,6 +271,9 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   starpu_vector_data_register(&batch->constants, STARPU_MAIN_RAM, (uintptr_t)lb->constants,
                               (uint32_t)CONST_TABLE_SIZE(lb->constant_rows), sizeof(double));
+  /* Read by every task and never written once registered (runtime/README.md, "Costs per
+   * task"). */
+  starpu_data_set_sequential_consistency_flag(batch->constants, 0);
   starpu_vector_data_register(&batch->dummy, STARPU_MAIN_RAM, (uintptr_t)batch->dummy_values, 2,
                               sizeof(double));
   for (int c = 0; c < batch->n_chunks; c++) {

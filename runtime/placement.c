@@ -1,5 +1,6 @@
 #include "placement.h"
 
+#include <math.h>
 #include <starpu.h>
 #include <stdlib.h>
 
@@ -70,11 +71,38 @@ static int plan_alloc(struct placement_plan *plan, int chunks) {
   return plan->units && plan->sized_for ? 0 : -1;
 }
 
+/* The largest CPU chunk (in units) that a core finishes no later than a GPU worker finishes its
+ * share of the rest (a little earlier: a late CPU chunk holds up the step, an early one only
+ * idles a core); 0 when even one unit would make a CPU core the slower, or when `predict` has no
+ * measurement to go by (NAN). */
+static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
+                           placement_predictor predict, const void *context) {
+  const int cpu_worker = first_worker_of(STARPU_CPU_WORKER);
+  const int cuda_worker = first_worker_of(STARPU_CUDA_WORKER);
+  int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
+  while (low < high) {
+    int mid = (low + high + 1) / 2;
+    int gpu_units = (n_units - mid * cpu + cuda - 1) / cuda;
+    double cpu_us = predict(context, mid * neurons_per_unit, cpu_worker);
+    double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
+    if (!isfinite(cpu_us) || !isfinite(gpu_us))
+      return 0;
+    if (cpu_us <= 0.95 * gpu_us)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  return low;
+}
+
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context) {
   *plan = (struct placement_plan){0};
   const int cuda = placement_gpu_chunks(), cpu = (int)starpu_cpu_worker_get_count();
-  if (requested > 0 || cuda == 0 || cpu == 0 || !predict) {
+  const int heterogeneous = requested <= 0 && cuda > 0 && cpu > 0 && predict;
+  const int cpu_units =
+      heterogeneous ? cpu_chunk_units(n_units, neurons_per_unit, cpu, cuda, predict, context) : 0;
+  if (cpu_units == 0) {
     int per_task = placement_neurons_per_task(requested, n_neurons, neurons_per_unit,
                                               PLACEMENT_CHUNKS_PER_GPU);
     int units_per_task = (per_task + neurons_per_unit - 1) / neurons_per_unit;
@@ -93,30 +121,14 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
     }
     return 0;
   }
-  /* CPU and GPU workers: the largest CPU chunk (in units) that a core finishes no later than a
-   * GPU worker finishes its share of the rest (a little earlier: a late CPU chunk holds up the
-   * step, an early one only idles a core). */
-  const int cpu_worker = first_worker_of(STARPU_CPU_WORKER);
-  const int cuda_worker = first_worker_of(STARPU_CUDA_WORKER);
-  int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
-  while (low < high) {
-    int mid = (low + high + 1) / 2;
-    int gpu_units = (n_units - mid * cpu + cuda - 1) / cuda;
-    double cpu_us = predict(context, mid * neurons_per_unit, cpu_worker);
-    double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
-    if (cpu_us <= 0.95 * gpu_us)
-      low = mid;
-    else
-      high = mid - 1;
-  }
-  const int cpu_chunks = low > 0 ? cpu : 0;
-  const int gpu_units = n_units - low * cpu_chunks;
+  /* CPU and GPU workers: GPU chunks, then one chunk per CPU worker. */
+  const int gpu_units = n_units - cpu_units * cpu;
   const int gpu_chunks = gpu_units < cuda ? (gpu_units > 0 ? gpu_units : 0) : cuda;
-  if (plan_alloc(plan, gpu_chunks + cpu_chunks))
+  if (plan_alloc(plan, gpu_chunks + cpu))
     return -1;
   split_equal(plan, 0, gpu_chunks, gpu_units, STARPU_CUDA);
-  split_equal(plan, gpu_chunks, cpu_chunks, low * cpu_chunks, STARPU_CPU);
-  plan->cpu_chunks = cpu_chunks;
+  split_equal(plan, gpu_chunks, cpu, cpu_units * cpu, STARPU_CPU);
+  plan->cpu_chunks = cpu;
   return 0;
 }
 

@@ -50,16 +50,17 @@ struct placement_plan {
   int cpu_chunks; /* the trailing chunks sized for CPU cores (0 without them) */
 };
 
-/* Predicted microseconds of one task over `neurons` neurons on StarPU worker `worker`. */
+/* Predicted microseconds of one task over `neurons` neurons on StarPU worker `worker`; NAN when
+ * nothing measured stands behind a prediction and the plan should not rely on it. */
 typedef double (*placement_predictor)(const void *context, int neurons, int worker);
 
 /* Plans the chunks of a batch of n_units units of neurons_per_unit neurons (n_neurons in all).
  * With `requested` > 0 neurons per task, or with one kind of worker only, equal chunks as
  * placement_neurons_per_task says. With CPU and CUDA workers both, a heterogeneous cut:
  * placement_gpu_chunks() chunks for the GPUs and, after them, one chunk per CPU worker, sized
- * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own
- * (none if even one granule would make a CPU core the slower). Returns 0, or -1 when out of
- * memory. */
+ * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own;
+ * the equal chunks instead when even one granule would make a CPU core the slower or `predict`
+ * says NAN. Returns 0, or -1 when out of memory. */
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context);
 void placement_plan_free(struct placement_plan *plan);

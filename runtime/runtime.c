@@ -175,8 +175,7 @@ void runtime_window_wait(int window, int tasks_per_step) {
 void runtime_stop(void) {
   starpu_task_wait_for_all();
   /* Measurements are kept after calibration runs, as StarPU keeps its own models. */
-  const char *calibrate = getenv("STARPU_CALIBRATE");
-  if (calibrate && atoi(calibrate) >= 1 && size_model_save(runtime_size_model_path()) != 0)
+  if (runtime_calibrating() && size_model_save(runtime_size_model_path()) != 0)
     fprintf(stderr, "warning: cannot write %s\n", runtime_size_model_path());
   if (started_distributed)
     cluster_starpu_shutdown();
@@ -187,6 +186,11 @@ void runtime_stop(void) {
 
 const char *runtime_scheduler(void) {
   return scheduler_in_use;
+}
+
+int runtime_calibrating(void) {
+  const char *calibrate = getenv("STARPU_CALIBRATE");
+  return calibrate && atoi(calibrate) >= 1;
 }
 
 int runtime_cpu_workers(void) {

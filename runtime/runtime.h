@@ -42,6 +42,8 @@ const char *runtime_scheduler(void);
 /* The worker counts and the CUDA workers' names (StarPU's, e.g. "CUDA 0.0 (NVIDIA H100 ...)"),
  * as runtime_start found them; still valid after runtime_stop. */
 int runtime_cpu_workers(void);
+/* Whether this is a calibration run (STARPU_CALIBRATE >= 1, or --calibrate). */
+int runtime_calibrating(void);
 int runtime_cuda_workers(void);
 /* GPUs driven by the CUDA workers (several workers may share one), and the name of each. */
 int runtime_gpu_count(void);

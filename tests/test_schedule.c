@@ -276,6 +276,12 @@ static void size_model_predicts_any_size(void **state) {
   assert_float_equal(size_model_expected_us(&test_model, 7, 1000, &cuda0), 3.0, 1e-9);
   assert_float_equal(size_model_expected_us(&test_model, 8, 1000, &cuda1), 5.1, 1e-9); /* kind */
   assert_float_equal(size_model_expected_us(&test_model, 7, 5000, &cpu4), 12.5, 1e-9); /* CPUs */
+  /* what stands behind a prediction: measurements of the kind on the arch (any GPU for a GPU) */
+  assert_true(size_model_measured(&test_model, 7, &cpu));
+  assert_true(size_model_measured(&test_model, 7, &cuda1));
+  assert_false(size_model_measured(&test_model, 7, &cpu4));
+  assert_false(size_model_measured(&test_model, 8, &cpu));
+  assert_false(size_model_measured(&test_model, 8, &cuda0));
   /* through a task, with the codelet's size and kind */
   struct starpu_task task;
   memset(&task, 0, sizeof task);
