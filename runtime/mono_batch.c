@@ -339,7 +339,7 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     const int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : config->n_neurons;
     smallest = last - batch->chunk_first[c] < smallest ? last - batch->chunk_first[c] : smallest;
   }
-  batch->task_steps = placement_task_steps(config->task_steps, smallest);
+  batch->task_steps = placement_task_steps(config->task_steps, &batch->plan, smallest);
   for (int c = 0; c < batch->n_chunks; c++) {
     /* A task's trace name is its codelet's (the perfmodel symbol): one Paje state per codelet,
      * in the codelet's colour, and starpu_perfmodel_plot -s hines_step -i TRACE finds the

@@ -3,6 +3,9 @@
 #include <math.h>
 #include <starpu.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
 
 int placement_cuda_devices(void) {
   int ids[STARPU_NMAXWORKERS],
@@ -162,10 +165,16 @@ void placement_prefetch(void *handle, int node) {
     starpu_data_prefetch_on_node((starpu_data_handle_t)handle, (unsigned)node, 1);
 }
 
-int placement_task_steps(int requested, int smallest_chunk_neurons) {
+int placement_task_steps(int requested, const struct placement_plan *plan,
+                         int smallest_chunk_neurons) {
   if (requested > 0)
     return requested;
-  return starpu_cpu_worker_get_count() == 0 && starpu_cuda_worker_get_count() > 0 &&
+  /* CPU workers beside the GPUs: only when they got no chunk of their own and a model-based
+   * scheduler keeps the GPU-sized chunks off them (eager would give one to an idle core). */
+  const char *scheduler = runtime_scheduler();
+  const int cpus_idle = starpu_cpu_worker_get_count() == 0 ||
+                        (plan->cpu_chunks == 0 && strncmp(scheduler, "dm", 2) == 0);
+  return cpus_idle && starpu_cuda_worker_get_count() > 0 &&
                  smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS
              ? PLACEMENT_GPU_TASK_STEPS
              : 1;

@@ -21,9 +21,14 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
  * task against 1.258-1.286 with one; a rank's 128,000 (two ranks, one GPU each) 0.610 against
  * 0.645; four chunks of 64,000 the same either way (1.177). Not for small chunks: 64 tasks of
  * 4,000 took 3.0 ms with 8 steps each against 1.37-1.52 (a task's steps run one after another
- * on its stream), and not with CPU workers, whose chunks are sized to finish with the GPU's. */
+ * on its stream), and not with CPU workers that have chunks of their own, sized to finish with
+ * one GPU step. With CPU workers that got none (nothing measured on them yet) under dmda/dmdas,
+ * on the H200 x2 machine (9f1e100, two GPUs): 0.68-0.70 ms a step with 1 step per task against
+ * 0.61 for the GPUs alone with 8. */
 #define PLACEMENT_GPU_TASK_STEPS 8
-int placement_task_steps(int requested, int smallest_chunk_neurons);
+struct placement_plan;
+int placement_task_steps(int requested, const struct placement_plan *plan,
+                         int smallest_chunk_neurons);
 /* GPUs StarPU drives (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
 int placement_cuda_devices(void);
 
