@@ -146,73 +146,49 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   /* x 1 is exact: without membrane factors the products below are the shared values. */
   const double axial_scale = membrane ? membrane->axial : 1.0;
   const double *rate_table = mono_rate_table(coefficients, n, args);
-  /* A GPU thread walks its neuron alone, so each compartment's loads and the chain through its
-   * children are latencies end to end unless the loop keeps them apart (a chunk of 4,000
-   * neurons is 32 blocks: nothing hides them). So the next compartment's voltage is loaded one
-   * compartment ahead (no compartment's step writes another's voltage before it is reached),
-   * and the compartment just finished, the only child of most compartments, hands its pivot and
-   * rhs over in registers instead of through memory. The same values: the same bits. */
-  double v_ahead = v[(size_t)(n - 1) * v_stride];
-  double done_pivot = 0.0, done_rhs = 0.0; /* compartment i + 1's, once eliminated */
   for (int i = n - 1; i >= 0; i--) {
     double *vi = v + (size_t)i * v_stride;
-    const double v_old = v_ahead;
-    if (i > 0)
-      v_ahead = v[(size_t)(i - 1) * v_stride];
     double d, r;
     if (membrane)
       membrane_row_scaled(membrane, HINES_LDG(c_over_dt + i), HINES_LDG(leak_uS + i),
-                          HINES_LDG(axial_sum + i), v_old, i == stimulated ? injected : 0.0, &d,
-                          &r);
+                          HINES_LDG(axial_sum + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
     else
       membrane_row(HINES_LDG(diagonal_base + i), HINES_LDG(c_over_dt + i),
-                   HINES_LDG(leak_current + i), v_old, i == stimulated ? injected : 0.0, &d, &r);
+                   HINES_LDG(leak_current + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
     if (gates && hh_applies(hh, i)) {
       double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
       double *nk = h + (size_t)n * gates_stride;
-      membrane_row_channels(hh, rate_table, v_old, args->dt_ms, HINES_LDG(hh_scale + i), m, h, nk,
-                            &d, &r);
+      membrane_row_channels(hh, rate_table, *vi, args->dt_ms, HINES_LDG(hh_scale + i), m, h, nk, &d,
+                            &r);
     }
     const int end = HINES_LDG(child_first + i + 1);
     for (int e = HINES_LDG(child_first + i); e < end; e++) {
       const int c = HINES_LDG(child + e);
-      const double child_pivot = c == i + 1 ? done_pivot : w[(size_t)c * w_stride];
-      const double child_rhs = c == i + 1 ? done_rhs : v[(size_t)c * v_stride];
       /* Two spellings of one elimination, so that without factors the code is the same as
        * before sweeps existed (operand order and all). */
       if (membrane) {
-        double factor = HINES_LDG(upper + c) * axial_scale / child_pivot;
+        double factor = HINES_LDG(upper + c) * axial_scale / w[(size_t)c * w_stride];
         d = fma(-factor, HINES_LDG(lower + c) * axial_scale, d);
-        r = fma(-factor, child_rhs, r);
+        r = fma(-factor, v[(size_t)c * v_stride], r);
       } else {
-        double factor = HINES_LDG(upper + c) / child_pivot;
+        double factor = HINES_LDG(upper + c) / w[(size_t)c * w_stride];
         d = fma(-factor, HINES_LDG(lower + c), d);
-        r = fma(-factor, child_rhs, r);
+        r = fma(-factor, v[(size_t)c * v_stride], r);
       }
     }
     w[(size_t)i * w_stride] = d;
     *vi = r;
-    done_pivot = d;
-    done_rhs = r;
   }
-  /* Root first: compartment i's rhs and pivot loaded one ahead, its parent's new voltage (most
-   * often compartment i - 1's, just computed) from registers. */
-  double v_new = v[0] / w[0];
-  v[0] = v_new;
-  double rhs_ahead = n > 1 ? v[v_stride] : 0.0, pivot_ahead = n > 1 ? w[w_stride] : 0.0;
+  v[0] = v[0] / w[0];
   for (int i = 1; i < n; i++) {
-    const double rhs = rhs_ahead, pivot = pivot_ahead;
-    if (i + 1 < n) {
-      rhs_ahead = v[(size_t)(i + 1) * v_stride];
-      pivot_ahead = w[(size_t)(i + 1) * w_stride];
-    }
-    const int p = HINES_LDG(parent + i);
-    const double v_parent = p == i - 1 ? v_new : v[(size_t)p * v_stride];
+    double *vi = v + (size_t)i * v_stride;
     if (membrane)
-      v_new = fma(-(HINES_LDG(lower + i) * axial_scale), v_parent, rhs) / pivot;
+      *vi = fma(-(HINES_LDG(lower + i) * axial_scale), v[(size_t)HINES_LDG(parent + i) * v_stride],
+                *vi) /
+            w[(size_t)i * w_stride];
     else
-      v_new = fma(-HINES_LDG(lower + i), v_parent, rhs) / pivot;
-    v[(size_t)i * v_stride] = v_new;
+      *vi = fma(-HINES_LDG(lower + i), v[(size_t)HINES_LDG(parent + i) * v_stride], *vi) /
+            w[(size_t)i * w_stride];
   }
 }
 
