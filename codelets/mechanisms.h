@@ -29,10 +29,21 @@
 #include "hines_math.h"
 #include "host_device.h"
 
+/* "static inline", always inlined: the kernels pass constants (a shape, a variant) that must
+ * fold where the function is inlined. */
+/* Loops over a mechanism's gates and currents, and over the table's mechanisms, unrolled
+ * completely whatever their body's size: their counts and shapes are constants only once
+ * unrolled (GCC would not unroll the exact rates' body on its own, and the CPU loops around
+ * them then no longer vectorise). */
 #ifdef __CUDACC__
-#define HINES_FORCE_INLINE __forceinline__
+#define MECHANISM_UNROLL _Pragma("unroll")
 #else
-#define HINES_FORCE_INLINE __attribute__((always_inline))
+#define MECHANISM_UNROLL _Pragma("GCC unroll 8")
+#endif
+#ifdef __CUDACC__
+#define HINES_ALWAYS_INLINE static __forceinline__
+#else
+#define HINES_ALWAYS_INLINE static inline __attribute__((always_inline))
 #endif
 
 /* Where a mechanism sits: nowhere, on compartment 0 (the soma), on every compartment. */
@@ -134,13 +145,21 @@ static inline HINES_HOST_DEVICE double hh_vtrap(double x, double y) {
   return fabs(x / y) < 1e-6 ? y * (1.0 - x / y / 2.0) : x / (hines_exp(x / y) - 1.0);
 }
 
-static inline HINES_HOST_DEVICE HINES_FORCE_INLINE double
-rate_value(int kind, const struct rate_form *f, double v) {
+/* One exponential and one division whatever the form, and no branch (selects only), so that a
+ * CPU loop over neurons vectorises it when the form is not a constant. The linoid is hh_vtrap's
+ * arithmetic: a * vtrap(-(v - vh), s) with vtrap's x/y = -(v - vh)/s = -u exactly. */
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE double rate_value(int kind, const struct rate_form *f,
+                                                        double v) {
   const double shifted = v - f->vh;
-  if (kind == RATE_LINOID)
-    return f->a * hh_vtrap(-shifted, f->s);
-  const double e = hines_exp(shifted / f->s);
-  return kind == RATE_EXP ? f->a * e : f->a / (e + 1.0);
+  const double u = shifted / f->s;
+  const int linoid = kind == RATE_LINOID;
+  const double q = linoid ? -u : u;
+  const double e = hines_exp(q);
+  /* linoid: x / (exp(x/y) - 1) with x = -(v - vh); sigmoid: a / (exp(u) + 1) */
+  const double ratio = (linoid ? -shifted : f->a) / (e + (linoid ? -1.0 : 1.0));
+  return kind == RATE_EXP ? f->a * e
+         : linoid         ? f->a * (fabs(q) < 1e-6 ? f->s * (1.0 - q / 2.0) : ratio)
+                          : ratio;
 }
 
 static inline HINES_HOST_DEVICE double hh_relax(double gate, double alpha, double beta, double dt) {
@@ -162,9 +181,11 @@ static inline HINES_HOST_DEVICE int channels_apply(const struct channel_set *set
 #define MECHANISM_GATE(gates, gate, gate_step) ((gates)[(size_t)(gate) * (gate_step)])
 
 /* Advances the mechanism's gates by dt at voltage v with the rates computed exactly. */
-static inline HINES_HOST_DEVICE HINES_FORCE_INLINE void
-mechanism_gates_exact(const struct channel_mechanism *m, const struct mechanism_shape shape,
-                      double v, double dt, double *gates, size_t gate_step) {
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE void mechanism_gates_exact(const struct channel_mechanism *m,
+                                                                 const struct mechanism_shape shape,
+                                                                 double v, double dt, double *gates,
+                                                                 size_t gate_step) {
+  MECHANISM_UNROLL
   for (int g = 0; g < MECHANISM_MAX_GATES; g++)
     if (g < shape.n_gates) {
       const double alpha = rate_value(shape.alpha_kind[g], &m->alpha[g], v);
@@ -176,8 +197,8 @@ mechanism_gates_exact(const struct channel_mechanism *m, const struct mechanism_
 
 /* conductance times gate^power, in the order hh's code has always multiplied (m*m*m as one
  * factor, n^4 as two factors n*n). */
-static inline HINES_HOST_DEVICE HINES_FORCE_INLINE double gate_power_times(double conductance,
-                                                                           double gate, int power) {
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE double gate_power_times(double conductance, double gate,
+                                                              int power) {
   const double square = gate * gate;
   return power == 1   ? conductance * gate
          : power == 2 ? conductance * square
@@ -187,15 +208,18 @@ static inline HINES_HOST_DEVICE HINES_FORCE_INLINE double gate_power_times(doubl
 
 /* For a compartment whose membrane area times 1e-2 is `scale` (S/cm^2 -> uS), the mechanism's
  * conductance to add to the diagonal and its current g*E to add to the rhs. */
-static inline HINES_HOST_DEVICE HINES_FORCE_INLINE void
-mechanism_currents(const struct channel_mechanism *m, const struct mechanism_shape shape,
-                   double scale, const double *gates, size_t gate_step, double *conductance,
-                   double *driven_current) {
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE void mechanism_currents(const struct channel_mechanism *m,
+                                                              const struct mechanism_shape shape,
+                                                              double scale, const double *gates,
+                                                              size_t gate_step, double *conductance,
+                                                              double *driven_current) {
   double g[MECHANISM_MAX_CURRENTS];
   double total = 0.0;
+  MECHANISM_UNROLL
   for (int c = 0; c < MECHANISM_MAX_CURRENTS; c++)
     if (c < shape.n_currents) {
       double gc = m->gbar[c];
+      MECHANISM_UNROLL
       for (int gate = 0; gate < MECHANISM_MAX_GATES; gate++)
         if (gate < shape.n_gates && shape.current[gate] == c)
           gc = gate_power_times(gc, MECHANISM_GATE(gates, gate, gate_step), shape.power[gate]);
@@ -204,6 +228,7 @@ mechanism_currents(const struct channel_mechanism *m, const struct mechanism_sha
     }
   /* the last current's g*E, then the others' added by fma, last to first */
   double driven = 0.0;
+  MECHANISM_UNROLL
   for (int c = MECHANISM_MAX_CURRENTS - 1; c >= 0; c--)
     if (c < shape.n_currents)
       driven =
@@ -311,8 +336,9 @@ static inline void channel_rate_table_fill(const struct channel_set *set, double
 
 /* Where voltage v falls in the table: the offset of its entry's first value (the first gate's
  * A) and the fraction theta of the interval. */
-static inline HINES_HOST_DEVICE HINES_FORCE_INLINE size_t
-rate_table_entry(const double *HINES_RESTRICT table, double v, size_t entry_size, double *theta) {
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE size_t rate_table_entry(const double *HINES_RESTRICT table,
+                                                              double v, size_t entry_size,
+                                                              double *theta) {
   const double low = HINES_LDG(table + RATE_TABLE_LOW), high = HINES_LDG(table + RATE_TABLE_HIGH);
   double x =
       (v - HINES_LDG(table + RATE_TABLE_FIRST_MV)) * HINES_LDG(table + RATE_TABLE_POINTS_PER_MV);
@@ -327,9 +353,11 @@ rate_table_entry(const double *HINES_RESTRICT table, double v, size_t entry_size
  * cache); e: the offset of the mechanism's first gate in the compartment's entry. One offset
  * added to table in every load (not a pointer to the entry): GCC 12 turns that form into
  * gathers, the other it does not vectorise. */
-static inline HINES_HOST_DEVICE HINES_FORCE_INLINE void
-mechanism_gates_table(const struct mechanism_shape shape, const double *HINES_RESTRICT table,
-                      size_t e, double theta, double *gates, size_t gate_step) {
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE void mechanism_gates_table(const struct mechanism_shape shape,
+                                                                 const double *HINES_RESTRICT table,
+                                                                 size_t e, double theta,
+                                                                 double *gates, size_t gate_step) {
+  MECHANISM_UNROLL
   for (int g = 0; g < MECHANISM_MAX_GATES; g++)
     if (g < shape.n_gates) {
       const size_t at = e + RATE_TABLE_PER_GATE * (size_t)g;
@@ -360,7 +388,7 @@ static inline HINES_HOST_DEVICE int channel_variant_of(const struct channel_set 
  * call this, so the other forms' code disappears; CPU loops that vectorise these calls keep one
  * loop per variant, for the same reason. hh: the numbers of hh to use
  * (&set->mechanism[MECHANISM_HH], or a neuron's own in a parameter sweep). */
-static inline HINES_HOST_DEVICE HINES_FORCE_INLINE void
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE void
 channels_row(const struct channel_set *set, const struct channel_mechanism *hh, int variant,
              const double *HINES_RESTRICT rate_table, int compartment, double old_voltage,
              double dt_ms, double scale, double *gates, size_t gate_step, double *diagonal,
@@ -385,6 +413,7 @@ channels_row(const struct channel_set *set, const struct channel_mechanism *hh, 
   if (variant == CHANNELS_ANY_TABLE)
     e = rate_table_entry(rate_table, old_voltage, RATE_TABLE_PER_GATE * (size_t)set->n_gates,
                          &theta);
+  MECHANISM_UNROLL
   for (int mi = 0; mi < MECHANISM_COUNT; mi++) {
     const struct channel_mechanism *m = mi == MECHANISM_HH ? hh : &set->mechanism[mi];
     if (!placement_applies(set->mechanism[mi].placement, compartment))
