@@ -309,6 +309,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
         json_open(&j, d->gbar_names[c]);
         key_exact(&j, "gbar_S_per_cm2", mech->gbar[c]);
         key_exact(&j, "reversal_mV", mech->reversal[c]);
+        if (d->reversal_names[c]) /* the --channels NAME.PARAM that sets it */
+          key_string(&j, "reversal_parameter", d->reversal_names[c]);
         json_close(&j);
       }
       json_close(&j);
