@@ -72,7 +72,7 @@ cell_backward_level(const int *part_ints, const struct cell_schedule_view *c, in
   for (int i = c->first[at] + thread; i < c->first[at + 1]; i += c->threads)
     level_backward_system(&v, c->system[i], constants, args, voltage + e, factor + e,
                           contribution + 2 * (size_t)c->system_offset[level], contribution,
-                          gates ? gates + 3 * e : NULL, 0);
+                          gates ? gates + (size_t)args->channels.n_gates * e : NULL, 0);
 }
 
 /* Thread `thread` of block `block`: the forward sweeps of its systems in `level`. */

@@ -62,7 +62,7 @@ static double *backward_gates(void *buffers[]) {
 static int assemble_rows(const struct level_block_view *v, const double *constants,
                          const struct level_step_arguments *args, double *voltage, double *factor,
                          double *gates, int threads) {
-  if (!gates || args->hh.placement != HH_ALL)
+  if (!gates || args->channels.placement != PLACE_ALL)
     return 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
   for (int j = 0; j < v->max_size; j++)
@@ -100,15 +100,17 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
                    task.step.dt_ms);
 }
 
-/* The buffers of a chunk_step task, in codelet order (gates only with HH channels). */
+/* The buffers of a chunk_step task, in codelet order (gates only with channels). */
 struct chunk_buffers {
   const int *ints;
   const double *constants;
   double *voltage, *factor, *contribution, *gates;
+  size_t n_gates; /* per element */
 };
 
-static struct chunk_buffers chunk_buffers_of(void *buffers[], int extra) {
-  return (struct chunk_buffers){.ints = VECTOR(0, const int),
+static struct chunk_buffers chunk_buffers_of(void *buffers[], int extra, int n_gates) {
+  return (struct chunk_buffers){.n_gates = (size_t)n_gates,
+                                .ints = VECTOR(0, const int),
                                 .constants = VECTOR(1, const double),
                                 .voltage = VECTOR(2, double),
                                 .factor = VECTOR(3, double),
@@ -127,7 +129,9 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
                                 .voltage = b->voltage + part->element_base,
                                 .factor = b->factor + part->element_base,
                                 .contribution = b->contribution + 2 * part->system_base,
-                                .gates = b->gates ? b->gates + 3 * part->element_base : NULL};
+                                .gates =
+                                    b->gates ? b->gates + b->n_gates * part->element_base : NULL,
+                                .n_gates = b->n_gates};
 }
 
 /* The cell-block step on a CPU: its host emulation, one block at a time per OpenMP thread (the
@@ -149,8 +153,8 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
   const struct chunk_step_arguments args = task.chunk;
-  const struct chunk_buffers all =
-      chunk_buffers_of(buffers, (task.sample_row >= 0) + (task.spike_step > 0));
+  const struct chunk_buffers all = chunk_buffers_of(
+      buffers, (task.sample_row >= 0) + (task.spike_step > 0), task.chunk.step.channels.n_gates);
   const int threads = starpu_combined_worker_get_size();
   if (args.kernel == LEVEL_KERNEL_CELL)
     cell_step_cpu(&args, &all, threads);
@@ -164,7 +168,7 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
     for (int level = levels->n_levels - 1; level >= tail; level--) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
-      double *gates = b.gates ? b.gates + 3 * e : NULL;
+      double *gates = b.gates ? b.gates + b.n_gates * e : NULL;
       const int assembled =
           assemble_rows(&v, b.constants, &args.step, b.voltage + e, b.factor + e, gates, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -280,7 +284,7 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
           b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
           levels->systems[level], b->constants, &step, b->voltage + e, b->factor + e,
           b->contribution + 2 * levels->system_offset[level], b->contribution,
-          b->gates ? b->gates + 3 * e : NULL, (enum level_launch)backward[level], stream);
+          b->gates ? b->gates + b->n_gates * e : NULL, (enum level_launch)backward[level], stream);
     if (!status && level == n_levels - 1 && deepest_done)
       status = (int)cudaEventRecord(deepest_done, stream);
   }
@@ -391,8 +395,8 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
   const struct chunk_step_arguments args = task.chunk;
-  const struct chunk_buffers all =
-      chunk_buffers_of(buffers, (task.sample_row >= 0) + (task.spike_step > 0));
+  const struct chunk_buffers all = chunk_buffers_of(
+      buffers, (task.sample_row >= 0) + (task.spike_step > 0), task.chunk.step.channels.n_gates);
   double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   int n_spiking = 0;
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
@@ -513,7 +517,7 @@ static double backward_size(struct starpu_task *task) {
 }
 static uint32_t backward_kind(struct starpu_task *task) {
   const struct level_step_arguments *a = (const struct level_step_arguments *)task->cl_arg;
-  return hines_kind_hash(0, hh_cost_kind(a->hh.placement, a->hh_rates));
+  return hines_kind_hash(0, channels_cost_kind(&a->channels, a->hh_rates));
 }
 static double forward_size(struct starpu_task *task) {
   return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 1));
@@ -527,7 +531,7 @@ static double chunk_size(struct starpu_task *task) {
 }
 static uint32_t chunk_kind(struct starpu_task *task) {
   const struct chunk_step_arguments *a = &((const struct chunk_task *)task->cl_arg)->chunk;
-  uint32_t hash = hines_kind_hash(0, hh_cost_kind(a->step.hh.placement, a->step.hh_rates));
+  uint32_t hash = hines_kind_hash(0, channels_cost_kind(&a->step.channels, a->step.hh_rates));
   hash = hines_kind_hash(hash, (uint32_t)a->n_parts);
   hash = hines_kind_hash(hash, (uint32_t)a->gpu_launch);
   if (a->kernel != LEVEL_KERNEL_LEVELS) /* the level kernels keep their models' keys */

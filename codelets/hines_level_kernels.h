@@ -10,8 +10,8 @@
 
 struct level_step_arguments {
   struct stimulus stimulus;
-  struct hh_parameters hh;
-  int hh_rates; /* enum hh_rates: HH_RATES_TABLE reads the constants' rate table */
+  struct channel_set channels; /* mechanisms.h */
+  int hh_rates;                /* enum hh_rates: HH_RATES_TABLE reads the constants' rate table */
   double dt_ms;
   double time_ms;
   int constant_rows;
@@ -148,13 +148,14 @@ static inline HINES_HOST_DEVICE void level_backward_system(
         } else {
           membrane_row(current.diagonal[b], current.c_over_dt[b], current.leak_current[b],
                        current.old_voltage[b], j == stimulated ? injected : 0.0, &dj, &rj);
-          if (gates && j < size && hh_applies(&args->hh, v->first_compartment[s] + j))
-            /* gates: m | h | n, one block of `elements` each */
-            membrane_row_channels(
-                &args->hh, level_rate_table(constants, args), current.old_voltage[b], args->dt_ms,
-                constants[(size_t)CONST_STRIDE * args->constant_rows +
-                          level_row(j, size, first_row)],
-                &gates[e], &gates[v->elements + e], &gates[2 * v->elements + e], &dj, &rj);
+          if (gates && j < size && channels_apply(&args->channels, v->first_compartment[s] + j))
+            /* gates: one block of `elements` per gate */
+            channels_row_any(&args->channels, &args->channels.mechanism[MECHANISM_HH],
+                             level_rate_table(constants, args), v->first_compartment[s] + j,
+                             current.old_voltage[b], args->dt_ms,
+                             constants[(size_t)CONST_STRIDE * args->constant_rows +
+                                       level_row(j, size, first_row)],
+                             &gates[e], (size_t)v->elements, &dj, &rj);
         }
         if (j == size - 1) {
           for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
@@ -178,28 +179,29 @@ static inline HINES_HOST_DEVICE void level_backward_system(
 }
 
 #ifndef __CUDACC__
-/* The CPU codelets' first pass of a backward sweep when channels are on every compartment: every
- * element's row (membrane_row then membrane_row_channels, as level_backward_system would call
- * them) left in factor[e] (diagonal) and voltage[e] (rhs), and the gates advanced. Row by row,
- * the systems of a row are contiguous, so this pass vectorises across systems the way the mono
- * kernels vectorise across neurons, with the bits of the scalar calls (a padding element of CP
- * gets its identity row and no channels, as in the sweep). The element a stimulus enters, one
- * system in a row at most, is done apart in scalar code (the clamp's time test would keep the
- * loop from vectorising). The sweep then runs with rows_assembled = 1. */
+/* The CPU codelets' first pass of a backward sweep when channels are on every compartment
+ * (channels.placement PLACE_ALL): every element's row (membrane_row then channels_row, as
+ * level_backward_system would call them) left in factor[e] (diagonal) and voltage[e] (rhs), and
+ * the gates advanced. Row by row, the systems of a row are contiguous, so this pass vectorises
+ * across systems the way the mono kernels vectorise across neurons, with the bits of the scalar
+ * calls (a padding element of CP gets its identity row and no channels, as in the sweep). The
+ * element a stimulus enters, one system in a row at most, is done apart in scalar code (the
+ * clamp's time test would keep the loop from vectorising). The sweep then runs with
+ * rows_assembled = 1. variant: a constant (enum channel_variant) where this is inlined. */
 static inline __attribute__((always_inline)) void
-level_assemble_rows_rates(const struct level_block_view *v, int row_begin, int row_end,
-                          const double *LEVEL_RESTRICT constants,
-                          const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
-                          double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT gates,
-                          const double *LEVEL_RESTRICT rate_table) {
+level_assemble_rows_variant(const struct level_block_view *v, int row_begin, int row_end,
+                            const double *LEVEL_RESTRICT constants,
+                            const struct level_step_arguments *args, double *LEVEL_RESTRICT voltage,
+                            double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT gates,
+                            const double *LEVEL_RESTRICT rate_table, int variant) {
   /* Locals, so that nothing the loop reads may change with its stores: the vectoriser then
    * needs no branch (each lane computes everything, selects keep what the sweep would keep). */
-  const struct hh_parameters hh = args->hh;
+  const struct channel_set channels = args->channels;
   const double dt_ms = args->dt_ms;
   const int stimulus_compartment = args->stimulus.compartment;
+  const int n_gates = channels.n_gates;
+  const size_t gate_step = v->elements;
   const double *LEVEL_RESTRICT hh_scale = constants + (size_t)CONST_STRIDE * args->constant_rows;
-  double *LEVEL_RESTRICT m = gates, *LEVEL_RESTRICT h = gates + v->elements,
-                         *LEVEL_RESTRICT n = gates + 2 * (size_t)v->elements;
   const int *LEVEL_RESTRICT sizes = v->size, *LEVEL_RESTRICT first_rows = v->first_row;
   const int *LEVEL_RESTRICT first_compartments = v->first_compartment;
   for (int j = row_begin; j < row_end; j++) {
@@ -210,22 +212,23 @@ level_assemble_rows_rates(const struct level_block_view *v, int row_begin, int r
       const int stimulated = real & (j == stimulus_compartment - first_compartments[s]);
       const int row = level_row(j, sizes[s], first_rows[s]), at = row * CONST_STRIDE; /* gathers */
       const double old_voltage = voltage[e];
-      double d, r, dc, rc, me = m[e], he = h[e], ne = n[e];
+      double d, r, dc, rc, advanced[CHANNELS_MAX_GATES];
+      for (int g = 0; g < CHANNELS_MAX_GATES; g++)
+        if (g < n_gates)
+          advanced[g] = gates[(size_t)g * gate_step + e];
       membrane_row(constants[at + CONST_DIAGONAL_BASE], constants[at + CONST_C_OVER_DT],
                    constants[at + CONST_LEAK_CURRENT], old_voltage, 0.0, &d, &r);
       dc = d, rc = r;
-      if (rate_table) /* a constant NULL or not where this is inlined: the test disappears */
-        membrane_row_channels_table(&hh, rate_table, old_voltage, hh_scale[row], &me, &he, &ne, &dc,
-                                    &rc);
-      else
-        membrane_row_channels_exact(&hh, old_voltage, dt_ms, hh_scale[row], &me, &he, &ne, &dc,
-                                    &rc);
+      channels_row(&channels, &channels.mechanism[MECHANISM_HH], variant, rate_table,
+                   first_compartments[s] + j, old_voltage, dt_ms, hh_scale[row], advanced, 1, &dc,
+                   &rc);
       /* padding: the bare row; stimulated: untouched, done below */
       factor[e] = stimulated ? factor[e] : real ? dc : d;
       voltage[e] = stimulated ? voltage[e] : real ? rc : r;
-      m[e] = real & !stimulated ? me : m[e];
-      h[e] = real & !stimulated ? he : h[e];
-      n[e] = real & !stimulated ? ne : n[e];
+      for (int g = 0; g < CHANNELS_MAX_GATES; g++)
+        if (g < n_gates)
+          gates[(size_t)g * gate_step + e] =
+              real & !stimulated ? advanced[g] : gates[(size_t)g * gate_step + e];
     }
     for (int s = 0; s < count; s++)
       if (j < sizes[s] && j == stimulus_compartment - first_compartments[s]) {
@@ -236,12 +239,13 @@ level_assemble_rows_rates(const struct level_block_view *v, int row_begin, int r
                      constant[CONST_LEAK_CURRENT], old_voltage,
                      stimulus_current(&args->stimulus, v->neuron[s], args->time_ms), &factor[e],
                      &voltage[e]);
-        membrane_row_channels(&hh, rate_table, old_voltage, dt_ms, hh_scale[row], &m[e], &h[e],
-                              &n[e], &factor[e], &voltage[e]);
+        channels_row_any(&channels, &channels.mechanism[MECHANISM_HH], rate_table,
+                         j + first_compartments[s], old_voltage, dt_ms, hh_scale[row], &gates[e],
+                         gate_step, &factor[e], &voltage[e]);
       }
   }
 }
-/* One copy of the loop per rate kind (a constant NULL or the table), so no lane computes both. */
+/* One copy of the loop per variant (enum channel_variant), so no lane computes another's code. */
 static inline void level_assemble_rows(const struct level_block_view *v, int row_begin, int row_end,
                                        const double *LEVEL_RESTRICT constants,
                                        const struct level_step_arguments *args,
@@ -249,11 +253,23 @@ static inline void level_assemble_rows(const struct level_block_view *v, int row
                                        double *LEVEL_RESTRICT factor,
                                        double *LEVEL_RESTRICT gates) {
   const double *rate_table = level_rate_table(constants, args);
-  if (rate_table)
-    level_assemble_rows_rates(v, row_begin, row_end, constants, args, voltage, factor, gates,
-                              rate_table);
-  else
-    level_assemble_rows_rates(v, row_begin, row_end, constants, args, voltage, factor, gates, NULL);
+  switch (channel_variant_of(&args->channels, rate_table)) {
+  case CHANNELS_HH_EXACT:
+    level_assemble_rows_variant(v, row_begin, row_end, constants, args, voltage, factor, gates,
+                                NULL, CHANNELS_HH_EXACT);
+    break;
+  case CHANNELS_HH_TABLE:
+    level_assemble_rows_variant(v, row_begin, row_end, constants, args, voltage, factor, gates,
+                                rate_table, CHANNELS_HH_TABLE);
+    break;
+  case CHANNELS_ANY_EXACT:
+    level_assemble_rows_variant(v, row_begin, row_end, constants, args, voltage, factor, gates,
+                                NULL, CHANNELS_ANY_EXACT);
+    break;
+  default:
+    level_assemble_rows_variant(v, row_begin, row_end, constants, args, voltage, factor, gates,
+                                rate_table, CHANNELS_ANY_TABLE);
+  }
 }
 #endif
 
@@ -321,7 +337,7 @@ static inline HINES_HOST_DEVICE void level_trunk_backward(const int *part_ints, 
     const size_t e = (size_t)element_offset[level];
     level_backward_system(&v, s, constants, args, voltage + e, factor + e,
                           contribution + 2 * (size_t)system_offset[level], contribution,
-                          gates ? gates + 3 * e : NULL, 0);
+                          gates ? gates + (size_t)args->channels.n_gates * e : NULL, 0);
   }
 }
 
@@ -342,9 +358,10 @@ static inline HINES_HOST_DEVICE void level_trunk_forward(const int *part_ints, c
 
 /* A chunk task's arrays hold one or more parts (independent sets of neurons, each a level batch
  * chunk of its own) back to back. Part P starts at ints + ints_base, values + element_base (gates
- * at + 3 * element_base), contributions + 2 * system_base; within it level L's description is at
- * + ints_offset[L], its values at + element_offset[L] (gates: m | h | n of that level's count
- * each, at + 3 * element_offset[L]), its contributions at + 2 * system_offset[L]. Links index
+ * at + n_gates * element_base), contributions + 2 * system_base; within it level L's description is
+ * at
+ * + ints_offset[L], its values at + element_offset[L] (gates: n_gates blocks of that level's count
+ * each, at + n_gates * element_offset[L]), its contributions at + 2 * system_offset[L]. Links index
  * the part's arrays. */
 struct chunk_levels {
   int n_levels;

@@ -117,14 +117,14 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
   }
 }
 
-/* The gates matrix is the fifth buffer when the task carries Hodgkin-Huxley channels. */
+/* The gates matrix is the fifth buffer when the task carries channels. */
 static double *step_gates(void *buffers[], const struct step_task *task,
                           struct step_arguments *args) {
   if (!task->gates)
     return NULL;
   args->gates_geometry.layout = args->geometry.layout;
   args->gates_geometry.block_size = args->geometry.block_size;
-  args->gates_geometry.n_compartments = 3 * args->geometry.n_compartments;
+  args->gates_geometry.n_compartments = args->channels.n_gates * args->geometry.n_compartments;
   chunk_from_interface(&args->gates_geometry, buffers[4]);
   return (double *)STARPU_MATRIX_GET_PTR(buffers[4]);
 }
@@ -319,7 +319,7 @@ static uint32_t solve_kind(struct starpu_task *task) {
 static uint32_t step_kind(struct starpu_task *task) {
   const struct step_task *t = (const struct step_task *)task->cl_arg;
   return geometry_kind(&t->step.geometry,
-                       (int)hh_cost_kind(t->step.hh.placement, t->step.hh_rates));
+                       (int)channels_cost_kind(&t->step.channels, t->step.hh_rates));
 }
 
 static double neuron_step_size(struct starpu_task *task) {
@@ -343,7 +343,7 @@ HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, ne
                       neuron_step_kind, 100.0, 20000.0, 10.0, 0x8c564b);
 
 static uint32_t step_model_kind(const struct step_arguments *args) {
-  return geometry_kind(&args->geometry, (int)hh_cost_kind(args->hh.placement, args->hh_rates));
+  return geometry_kind(&args->geometry, (int)channels_cost_kind(&args->channels, args->hh_rates));
 }
 
 double hines_step_expected_us(const struct step_arguments *args, double values, int worker) {

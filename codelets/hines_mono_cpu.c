@@ -8,6 +8,54 @@
 
 #define MAX_GROUP HINES_CPU_MAX_GROUP
 
+/* The channels of `width` lanes at compartment i, vectorised: the channel code is branch-free
+ * IEEE arithmetic (hines_exp, or the table's gathers and fmas), so each lane computes the bits
+ * the scalar code, and the CUDA kernel's thread, computes. Inlined with a constant variant (one
+ * loop per variant, channel_lanes), so a lane never computes another variant's code. lane_hh:
+ * each lane's own hh numbers (a parameter sweep), NULL: the set's. */
+static inline __attribute__((always_inline)) void
+channel_lanes_of(const struct channel_set *channels, const struct channel_mechanism *lane_hh,
+                 int variant, const double *restrict rate_table, int compartment,
+                 const double *restrict vi, double dt_ms, double scale, double *restrict gates,
+                 size_t gate_step, double *restrict d, double *restrict r, int width) {
+  if (lane_hh) {
+#pragma omp simd
+    for (int k = 0; k < width; k++)
+      channels_row(channels, &lane_hh[k], variant, rate_table, compartment, vi[k], dt_ms, scale,
+                   gates + k, gate_step, &d[k], &r[k]);
+  } else {
+#pragma omp simd
+    for (int k = 0; k < width; k++)
+      channels_row(channels, &channels->mechanism[MECHANISM_HH], variant, rate_table, compartment,
+                   vi[k], dt_ms, scale, gates + k, gate_step, &d[k], &r[k]);
+  }
+}
+
+static void channel_lanes(const struct channel_set *channels,
+                          const struct channel_mechanism *lane_hh,
+                          const double *restrict rate_table, int compartment,
+                          const double *restrict vi, double dt_ms, double scale,
+                          double *restrict gates, size_t gate_step, double *restrict d,
+                          double *restrict r, int width) {
+  switch (channel_variant_of(channels, rate_table)) {
+  case CHANNELS_HH_EXACT:
+    channel_lanes_of(channels, lane_hh, CHANNELS_HH_EXACT, NULL, compartment, vi, dt_ms, scale,
+                     gates, gate_step, d, r, width);
+    break;
+  case CHANNELS_HH_TABLE:
+    channel_lanes_of(channels, lane_hh, CHANNELS_HH_TABLE, rate_table, compartment, vi, dt_ms,
+                     scale, gates, gate_step, d, r, width);
+    break;
+  case CHANNELS_ANY_EXACT:
+    channel_lanes_of(channels, lane_hh, CHANNELS_ANY_EXACT, NULL, compartment, vi, dt_ms, scale,
+                     gates, gate_step, d, r, width);
+    break;
+  default:
+    channel_lanes_of(channels, lane_hh, CHANNELS_ANY_TABLE, rate_table, compartment, vi, dt_ms,
+                     scale, gates, gate_step, d, r, width);
+  }
+}
+
 void hines_solve_group_cpu(const int *topology, const double *coefficients,
                            const struct chunk_geometry *g, double *diagonal, double *rhs,
                            size_t base, int width) {
@@ -63,6 +111,8 @@ static void backward_group(const int *topology, const double *coefficients,
   const double *rate_table = mono_rate_table(coefficients, n, args);
   const size_t stride = chunk_stride(g);
   const int stim = args->stimulus.compartment;
+  /* A local copy, so that nothing the loops read may change with their stores. */
+  const struct channel_set channels = args->channels;
   for (int i = n - 1; i >= 0; i--) {
     double d[MAX_GROUP], r[MAX_GROUP];
     double *restrict vi = v + (size_t)i * stride;
@@ -70,24 +120,9 @@ static void backward_group(const int *topology, const double *coefficients,
 #pragma omp simd
     for (int k = 0; k < width; k++)
       membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
-    if (gates && hh_applies(&args->hh, i)) {
-      double *m = gates + (size_t)i * gates_stride;
-      double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
-      /* Vectorised too: the channel code is branch-free IEEE arithmetic (hines_exp, or the
-       * table's gathers and fmas), so each lane computes the bits the scalar code, and the CUDA
-       * kernel's thread, computes. One loop per rate kind, so a lane never computes both. */
-      if (rate_table) {
-#pragma omp simd
-        for (int k = 0; k < width; k++)
-          membrane_row_channels_table(&args->hh, rate_table, vi[k], hh_scale[i], &m[k], &h[k],
-                                      &nk[k], &d[k], &r[k]);
-      } else {
-#pragma omp simd
-        for (int k = 0; k < width; k++)
-          membrane_row_channels_exact(&args->hh, vi[k], args->dt_ms, hh_scale[i], &m[k], &h[k],
-                                      &nk[k], &d[k], &r[k]);
-      }
-    }
+    if (gates && channels_apply(&channels, i))
+      channel_lanes(&channels, NULL, rate_table, i, vi, args->dt_ms, hh_scale[i],
+                    gates + (size_t)i * gates_stride, (size_t)n * gates_stride, d, r, width);
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];
       const double u = upper[c], l = lower[c];
@@ -135,18 +170,15 @@ static void backward_group_own(const int *topology, const double *coefficients,
    * vectorised loops: GCC vectorises a local structure's fields, not loads from an array of
    * structures. */
   double axial[MAX_GROUP], capacitance[MAX_GROUP], leak_factor[MAX_GROUP], el[MAX_GROUP];
-  double gnabar[MAX_GROUP], gkbar[MAX_GROUP], gl_hh[MAX_GROUP], el_hh[MAX_GROUP];
+  struct channel_mechanism lane_hh[MAX_GROUP]; /* each lane's hh numbers */
   for (int k = 0; k < width; k++) {
     axial[k] = lanes[k].membrane.axial;
     capacitance[k] = lanes[k].membrane.capacitance;
     leak_factor[k] = lanes[k].membrane.leak;
     el[k] = lanes[k].membrane.el_mV;
-    gnabar[k] = lanes[k].hh.gnabar;
-    gkbar[k] = lanes[k].hh.gkbar;
-    gl_hh[k] = lanes[k].hh.gl;
-    el_hh[k] = lanes[k].hh.el;
+    lane_hh[k] = lanes[k].channels.mechanism[MECHANISM_HH];
   }
-  const struct hh_parameters shared_hh = args->hh;
+  const struct channel_set channels = args->channels;
   const double dt_ms = args->dt_ms;
   for (int i = n - 1; i >= 0; i--) {
     double d[MAX_GROUP], r[MAX_GROUP];
@@ -166,34 +198,9 @@ static void backward_group_own(const int *topology, const double *coefficients,
       for (int k = 0; k < width; k++)
         membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
     }
-    if (gates && hh_applies(&shared_hh, i)) {
-      double *m = gates + (size_t)i * gates_stride;
-      double *h = m + (size_t)n * gates_stride, *nk = h + (size_t)n * gates_stride;
-      const double scale = hh_scale[i];
-      /* One loop per rate kind, as in backward_group. */
-      if (rate_table) {
-#pragma omp simd
-        for (int k = 0; k < width; k++) {
-          struct hh_parameters hh = shared_hh;
-          hh.gnabar = gnabar[k];
-          hh.gkbar = gkbar[k];
-          hh.gl = gl_hh[k];
-          hh.el = el_hh[k];
-          membrane_row_channels_table(&hh, rate_table, vi[k], scale, &m[k], &h[k], &nk[k], &d[k],
-                                      &r[k]);
-        }
-      } else {
-#pragma omp simd
-        for (int k = 0; k < width; k++) {
-          struct hh_parameters hh = shared_hh;
-          hh.gnabar = gnabar[k];
-          hh.gkbar = gkbar[k];
-          hh.gl = gl_hh[k];
-          hh.el = el_hh[k];
-          membrane_row_channels_exact(&hh, vi[k], dt_ms, scale, &m[k], &h[k], &nk[k], &d[k], &r[k]);
-        }
-      }
-    }
+    if (gates && channels_apply(&channels, i))
+      channel_lanes(&channels, lane_hh, rate_table, i, vi, dt_ms, hh_scale[i],
+                    gates + (size_t)i * gates_stride, (size_t)n * gates_stride, d, r, width);
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];
       const double u = upper[c], l = lower[c];
@@ -223,34 +230,30 @@ static void backward_group_own(const int *topology, const double *coefficients,
   }
 }
 
-/* Every row of one neuron with channels on every compartment, assembled along the compartments
- * (a loop that vectorises); rate_table as in membrane_row_channels. Inlined into two loops, one
- * with the table and one with a constant NULL, so neither lane computes both kinds of rate. */
-static inline __attribute__((always_inline)) void
-assemble_rows_hh_all(int n, const double *restrict coefficients, const struct hh_parameters *hh,
-                     const double *restrict rate_table, double dt_ms, double *restrict v,
-                     double *restrict w, size_t stride, double *restrict gates, size_t gates_stride,
-                     int stim, double injected) {
+/* Every row of one neuron with channels on some compartment beyond the soma, assembled along
+ * the compartments (a loop that vectorises), with the calls hines_step_one makes. Inlined with a
+ * constant variant (enum channel_variant), one loop per variant, so no lane computes another
+ * variant's code. */
+static inline __attribute__((always_inline)) void assemble_rows_channels(
+    int n, const double *restrict coefficients, const struct channel_set *channels, int variant,
+    const double *restrict rate_table, double dt_ms, double *restrict v, double *restrict w,
+    size_t stride, double *restrict gates, size_t gates_stride, int stim, double injected) {
   const double *restrict c_over_dt = coefficients + (size_t)COEF_C_OVER_DT * n;
   const double *restrict diagonal_base = coefficients + (size_t)COEF_DIAGONAL_BASE * n;
   const double *restrict leak_current = coefficients + (size_t)COEF_LEAK_CURRENT * n;
   const double *restrict hh_scale = coefficients + (size_t)COEF_HH_SCALE * n;
-  double *restrict m = gates, *restrict h = gates + (size_t)n * gates_stride,
-                   *restrict nk = gates + 2 * (size_t)n * gates_stride;
+  const size_t gate_step = (size_t)n * gates_stride;
 #pragma omp simd
   for (int i = 0; i < n; i++) {
-    const size_t at = (size_t)i * stride, gate = (size_t)i * gates_stride;
+    const size_t at = (size_t)i * stride;
     const double old_voltage = v[at];
-    double d, r, me = m[gate], he = h[gate], ne = nk[gate];
+    double d, r;
     membrane_row(diagonal_base[i], c_over_dt[i], leak_current[i], old_voltage,
                  i == stim ? injected : 0.0, &d, &r);
-    if (rate_table) /* a constant NULL or not where this is inlined: the test disappears */
-      membrane_row_channels_table(hh, rate_table, old_voltage, hh_scale[i], &me, &he, &ne, &d, &r);
-    else
-      membrane_row_channels_exact(hh, old_voltage, dt_ms, hh_scale[i], &me, &he, &ne, &d, &r);
-    m[gate] = me;
-    h[gate] = he;
-    nk[gate] = ne;
+    if (channels_apply(channels, i))
+      channels_row(channels, &channels->mechanism[MECHANISM_HH], variant, rate_table, i,
+                   old_voltage, dt_ms, hh_scale[i], gates + (size_t)i * gates_stride, gate_step, &d,
+                   &r);
     w[at] = d;
     v[at] = r;
   }
@@ -276,16 +279,27 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
   const size_t stride = chunk_stride(g);
   const int stim = args->stimulus.compartment;
   /* Locals, so that nothing the loops read may change with their stores. */
-  const struct hh_parameters hh = args->hh;
+  const struct channel_set channels = args->channels;
   const double dt_ms = args->dt_ms;
   const double soma_voltage = v[0];
-  if (gates && hh.placement == HH_ALL) {
-    if (rate_table)
-      assemble_rows_hh_all(n, coefficients, &hh, rate_table, dt_ms, v, w, stride, gates,
-                           gates_stride, stim, injected);
-    else
-      assemble_rows_hh_all(n, coefficients, &hh, NULL, dt_ms, v, w, stride, gates, gates_stride,
-                           stim, injected);
+  if (gates && channels.placement == PLACE_ALL) {
+    switch (channel_variant_of(&channels, rate_table)) {
+    case CHANNELS_HH_EXACT:
+      assemble_rows_channels(n, coefficients, &channels, CHANNELS_HH_EXACT, NULL, dt_ms, v, w,
+                             stride, gates, gates_stride, stim, injected);
+      break;
+    case CHANNELS_HH_TABLE:
+      assemble_rows_channels(n, coefficients, &channels, CHANNELS_HH_TABLE, rate_table, dt_ms, v, w,
+                             stride, gates, gates_stride, stim, injected);
+      break;
+    case CHANNELS_ANY_EXACT:
+      assemble_rows_channels(n, coefficients, &channels, CHANNELS_ANY_EXACT, NULL, dt_ms, v, w,
+                             stride, gates, gates_stride, stim, injected);
+      break;
+    default:
+      assemble_rows_channels(n, coefficients, &channels, CHANNELS_ANY_TABLE, rate_table, dt_ms, v,
+                             w, stride, gates, gates_stride, stim, injected);
+    }
   } else {
 #pragma omp simd
     for (int i = 0; i < n; i++) {
@@ -296,12 +310,11 @@ step_one_neuron(const int *topology, const double *coefficients, const struct st
       w[at] = d;
       v[at] = r;
     }
-    if (gates && hh_applies(&hh, 0)) { /* the soma's channels, after its bare row */
+    if (gates && channels_apply(&channels, 0)) { /* the soma's channels, after its bare row */
       membrane_row(diagonal_base[0], c_over_dt[0], leak_current[0], soma_voltage,
                    stim == 0 ? injected : 0.0, &w[0], &v[0]);
-      membrane_row_channels(&hh, rate_table, soma_voltage, dt_ms, hh_scale[0], &gates[0],
-                            &gates[(size_t)n * gates_stride], &gates[2 * (size_t)n * gates_stride],
-                            &w[0], &v[0]);
+      channels_row_any(&channels, &channels.mechanism[MECHANISM_HH], rate_table, 0, soma_voltage,
+                       dt_ms, hh_scale[0], gates, (size_t)n * gates_stride, &w[0], &v[0]);
     }
   }
   for (int i = n - 1; i >= 0; i--) {
@@ -328,7 +341,7 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
   const int *parent = topology;
   const double *lower = coefficients + (size_t)COEF_LOWER * n;
   const size_t stride = chunk_stride(g);
-  const int with_hh = gates && args->hh.placement != HH_NONE;
+  const int with_hh = gates && args->channels.placement != PLACE_NONE;
   const size_t gates_stride = chunk_stride(&args->gates_geometry);
   const size_t gates_base = with_hh ? chunk_base(&args->gates_geometry, first_local_neuron) : 0;
   double *restrict v = voltage + base;
@@ -340,15 +353,15 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     /* A sweep (--params): each lane's own parameters, then the same sweeps with them. */
     struct neuron_own lanes[MAX_GROUP];
     for (int k = 0; k < width; k++) {
-      neuron_own_load(&sweep->columns, sweep->values + first_local_neuron + k, sweep->ld, &args->hh,
-                      &args->stimulus, &lanes[k]);
+      neuron_own_load(&sweep->columns, sweep->values + first_local_neuron + k, sweep->ld,
+                      &args->channels, &args->stimulus, &lanes[k]);
       injected[k] = stimulus_current(&lanes[k].stimulus,
                                      args->first_neuron + first_local_neuron + k, args->time_ms);
       axial[k] = lanes[k].membrane.axial;
     }
     if (width == 1 && !own_membrane) {
       struct step_arguments one = *args;
-      one.hh = lanes[0].hh;
+      one.channels = lanes[0].channels;
       step_one_neuron(topology, coefficients, &one, v, w, with_hh ? gates + gates_base : NULL,
                       gates_stride, injected[0]);
     } else {

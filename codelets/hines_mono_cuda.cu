@@ -74,10 +74,11 @@ template <int Own> struct neuron_parameters_of {
   __device__ __forceinline__ neuron_parameters_of(const step_arguments &args,
                                                   const neuron_sweep &sweep, int k) {
     if (Own)
-      neuron_own_load(&sweep.columns, sweep.values + k, sweep.ld, &args.hh, &args.stimulus, &own);
+      neuron_own_load(&sweep.columns, sweep.values + k, sweep.ld, &args.channels, &args.stimulus,
+                      &own);
   }
-  __device__ __forceinline__ const hh_parameters *hh(const step_arguments &args) const {
-    return Own ? &own.hh : &args.hh;
+  __device__ __forceinline__ const channel_set *channels(const step_arguments &args) const {
+    return Own ? &own.channels : &args.channels;
   }
   __device__ __forceinline__ const stimulus *stim(const step_arguments &args) const {
     return Own ? &own.stimulus : &args.stimulus;
@@ -107,7 +108,7 @@ __global__ void __launch_bounds__(512, 2)
   double injected = stimulus_current(p.stim(args), args.first_neuron + k, args.time_ms);
   const chunk_geometry &gg = args.gates_geometry;
   hines_step_one(g.n_compartments, topology, coefficients, voltage + base, stride, work + base,
-                 stride, injected, args.stimulus.compartment, &args, p.hh(args), p.membrane(),
+                 stride, injected, args.stimulus.compartment, &args, p.channels(args), p.membrane(),
                  gates ? gates + neuron_base<Layout>(k, gg.ld, gg.block_size) : nullptr,
                  neuron_stride<Layout>(gg.ld, gg.block_size));
 }
@@ -131,7 +132,7 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
     const chunk_geometry &gg = args.gates_geometry;
     hines_step_one(n, topology, coefficients, block_voltage + lane, (size_t)block_size,
                    work + block_base + lane, (size_t)block_size, injected,
-                   args.stimulus.compartment, &args, p.hh(args), p.membrane(),
+                   args.stimulus.compartment, &args, p.channels(args), p.membrane(),
                    gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size)
                          : nullptr,
                    (size_t)block_size);
@@ -154,7 +155,8 @@ __global__ void neuron_step_kernel(step_arguments args, const int *__restrict__ 
   const size_t ld = args.geometry.ld;
   double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
   hines_step_one(entry[0], topology + entry[1], coefficients + entry[2], voltage + k, ld, work + k,
-                 ld, injected, args.stimulus.compartment, &args, &args.hh, nullptr, nullptr, 0);
+                 ld, injected, args.stimulus.compartment, &args, &args.channels, nullptr, nullptr,
+                 0);
 }
 
 constexpr int kThreads = 128;

@@ -20,7 +20,7 @@ extern "C" {
  *   topology:     parent[n] | child_first[n+1] | child[n-1 (at least 1)]
  *   coefficients: upper[n] | lower[n] | c_over_dt[n] | diagonal_base[n] | leak_current[n] |
  *                 hh_scale[n] | leak_uS[n] | axial_sum_uS[n] | then, in a step batch's array,
- *                 the Hodgkin-Huxley rate table for its dt (HH_RATE_TABLE_SIZE, hh_channel.h;
+ *                 the channels' rate table for its dt (CHANNEL_RATE_TABLE_SIZE, mechanisms.h;
  *                 read with --hh-rates table)
  * upper[i] = A[parent(i)][i], lower[i] = A[i][parent(i)], diagonal_base = C/dt + gL + sum g_axial,
  * leak_current = gL * EL. The last two are read only by a sweep of per-neuron membrane values
@@ -41,9 +41,9 @@ static inline size_t topology_size(int n) {
 }
 
 /* Doubles of a step batch's coefficient array: the per-compartment values, then the rate table
- * (mono_coefficients_fill fills the former, hh_rate_table_fill the latter). */
+ * (mono_coefficients_fill fills the former, channel_rate_table_fill the latter). */
 static inline size_t mono_coefficients_size(int n) {
-  return (size_t)COEF_COUNT * (size_t)n + HH_RATE_TABLE_SIZE;
+  return (size_t)COEF_COUNT * (size_t)n + CHANNEL_RATE_TABLE_SIZE;
 }
 
 /* The per-morphology arrays the step codelets share (layouts above):
@@ -81,9 +81,10 @@ static inline size_t chunk_stride(const struct chunk_geometry *g) {
 struct step_arguments {
   struct chunk_geometry geometry;
   struct stimulus stimulus;
-  struct hh_parameters hh;
-  /* Hodgkin-Huxley gates m, h, n of compartment i stored like 3n compartments: gate g of
-   * compartment i of neuron k at gates_base(k) + (g*n + i) * gates_stride. */
+  struct channel_set channels; /* mechanisms.h */
+  /* The channels' gates (channels.n_gates of them, hh's m, h, n first when placed) of
+   * compartment i stored like n_gates * n compartments: gate g of compartment i of neuron k at
+   * gates_base(k) + (g*n + i) * gates_stride. */
   struct chunk_geometry gates_geometry;
   int first_neuron; /* global index of the chunk's first neuron */
   int cpu_group;    /* neurons vectorised together by the CPU kernel (fits L2) */
@@ -120,8 +121,8 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
 /* One implicit voltage step for one neuron: assemble each row and gather its eliminated children
  * (leaves first), then substitute root first. v (stride v_stride) holds the voltage, then the
  * eliminated rhs, then the new voltage; w (stride w_stride) the pivots; gates (stride
- * gates_stride, NULL: passive) m | h | n, n compartments each. hh: the neuron's channels
- * (&args->hh, or its own in a sweep); membrane: its membrane factors in a sweep of membrane
+ * gates_stride, NULL: passive) n compartments per gate. channels: the neuron's channels
+ * (&args->channels, or its own in a sweep); membrane: its membrane factors in a sweep of membrane
  * values (codelets/neuron_parameters.h), NULL otherwise (the shared coefficients as they are).
  * The CUDA step kernels' thread body, and on a CPU the scalar form of what hines_step_group_cpu
  * computes for `width` neurons at once: the same operations in the same order, so both give the
@@ -132,8 +133,9 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
 static inline HINES_HOST_DEVICE void
 hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RESTRICT coefficients,
                double *v, size_t v_stride, double *w, size_t w_stride, double injected,
-               int stimulated, const struct step_arguments *args, const struct hh_parameters *hh,
-               const struct membrane_scales *membrane, double *gates, size_t gates_stride) {
+               int stimulated, const struct step_arguments *args,
+               const struct channel_set *channels, const struct membrane_scales *membrane,
+               double *gates, size_t gates_stride) {
   const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
   const double *upper = coefficients + COEF_UPPER * (size_t)n;
   const double *lower = coefficients + COEF_LOWER * (size_t)n;
@@ -155,12 +157,10 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
     else
       membrane_row(HINES_LDG(diagonal_base + i), HINES_LDG(c_over_dt + i),
                    HINES_LDG(leak_current + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
-    if (gates && hh_applies(hh, i)) {
-      double *m = gates + (size_t)i * gates_stride, *h = m + (size_t)n * gates_stride;
-      double *nk = h + (size_t)n * gates_stride;
-      membrane_row_channels(hh, rate_table, *vi, args->dt_ms, HINES_LDG(hh_scale + i), m, h, nk, &d,
-                            &r);
-    }
+    if (gates && channels_apply(channels, i))
+      channels_row_any(channels, &channels->mechanism[MECHANISM_HH], rate_table, i, *vi,
+                       args->dt_ms, HINES_LDG(hh_scale + i), gates + (size_t)i * gates_stride,
+                       (size_t)n * gates_stride, &d, &r);
     const int end = HINES_LDG(child_first + i + 1);
     for (int e = HINES_LDG(child_first + i); e < end; e++) {
       const int c = HINES_LDG(child + e);

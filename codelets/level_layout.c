@@ -82,7 +82,8 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
     }
     cable_coefficients_free(&cc);
   }
-  hh_rate_table_fill(dt_ms, c + CONST_RATE_TABLE(rows));
+  /* The rate table (after the rows) is the channels' (channel_rate_table_fill): its user fills it.
+   */
   return HINES_OK;
 }
 

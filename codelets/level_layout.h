@@ -29,7 +29,7 @@
 #include <stddef.h>
 
 #include "cable.h"
-#include "hh_channel.h"
+#include "mechanisms.h"
 #include "morphology.h"
 
 /* The integer description of one level block, in one array (one read-only StarPU handle):
@@ -104,11 +104,12 @@ enum level_constants {
   CONST_DIAGONAL_BASE,
   CONST_LEAK_CURRENT,
 };
-/* After the area scales: the Hodgkin-Huxley rate table for the batch's dt (HH_RATE_TABLE_SIZE,
- * hh_channel.h), read by steps with --hh-rates table. */
+/* After the area scales: room for the channels' rate table for the batch's dt
+ * (CHANNEL_RATE_TABLE_SIZE, mechanisms.h; level_batch_build leaves it zero, the batch's user
+ * fills it with channel_rate_table_fill), read by steps with --hh-rates table. */
 #define CONST_RATE_TABLE(rows) ((size_t)(CONST_STRIDE + 1) * (size_t)(rows))
 /* Doubles of the whole table for `rows` rows. */
-#define CONST_TABLE_SIZE(rows) (CONST_RATE_TABLE(rows) + HH_RATE_TABLE_SIZE)
+#define CONST_TABLE_SIZE(rows) (CONST_RATE_TABLE(rows) + CHANNEL_RATE_TABLE_SIZE)
 
 enum level_order {
   LEVEL_ORDER_AUTO,   /* height with chunk links, depth with level links */

@@ -67,17 +67,18 @@ struct membrane_scales {
 
 /* One neuron's parameters: the batch's, where the sweep gives none. */
 struct neuron_own {
-  struct hh_parameters hh;
+  struct channel_set channels;
   struct stimulus stimulus;
   struct membrane_scales membrane;
 };
 
 static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns *columns,
                                                      const double *values, size_t ld,
-                                                     const struct hh_parameters *hh,
+                                                     const struct channel_set *channels,
                                                      const struct stimulus *stimulus,
                                                      struct neuron_own *own) {
-  own->hh = *hh;
+  own->channels = *channels;
+  struct channel_mechanism *hh = &own->channels.mechanism[MECHANISM_HH];
   own->stimulus = *stimulus;
   own->membrane.capacitance = 1.0;
   own->membrane.axial = 1.0;
@@ -93,13 +94,13 @@ static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns
   if (c[NEURON_EL] >= 0)
     own->membrane.el_mV = HINES_LDG(values + (size_t)c[NEURON_EL] * ld);
   if (c[NEURON_GNABAR] >= 0)
-    own->hh.gnabar = HINES_LDG(values + (size_t)c[NEURON_GNABAR] * ld);
+    hh->gbar[HH_CURRENT_NA] = HINES_LDG(values + (size_t)c[NEURON_GNABAR] * ld);
   if (c[NEURON_GKBAR] >= 0)
-    own->hh.gkbar = HINES_LDG(values + (size_t)c[NEURON_GKBAR] * ld);
+    hh->gbar[HH_CURRENT_K] = HINES_LDG(values + (size_t)c[NEURON_GKBAR] * ld);
   if (c[NEURON_GL_HH] >= 0)
-    own->hh.gl = HINES_LDG(values + (size_t)c[NEURON_GL_HH] * ld);
+    hh->gbar[HH_CURRENT_LEAK] = HINES_LDG(values + (size_t)c[NEURON_GL_HH] * ld);
   if (c[NEURON_EL_HH] >= 0)
-    own->hh.el = HINES_LDG(values + (size_t)c[NEURON_EL_HH] * ld);
+    hh->reversal[HH_CURRENT_LEAK] = HINES_LDG(values + (size_t)c[NEURON_EL_HH] * ld);
   if (c[NEURON_STIM_AMP] >= 0) {
     /* The neuron's own amplitude, as a run of that neuron alone would inject it: the spread
      * that varies the batch's amplitude by position does not apply (x (1 + 0) is exact). */
@@ -147,6 +148,7 @@ static inline double neuron_parameter_stored(int p, double value, const struct s
 static inline void neuron_model_of(const struct step_model *batch, const double *values,
                                    const int *given, struct step_model *own) {
   *own = *batch;
+  struct channel_mechanism *hh = &own->channels.mechanism[MECHANISM_HH];
   if (given[NEURON_CM])
     own->cable.cm_uF_per_cm2 = values[NEURON_CM];
   if (given[NEURON_RA])
@@ -156,13 +158,13 @@ static inline void neuron_model_of(const struct step_model *batch, const double 
   if (given[NEURON_EL])
     own->cable.el_mV = values[NEURON_EL];
   if (given[NEURON_GNABAR])
-    own->hh.gnabar = values[NEURON_GNABAR];
+    hh->gbar[HH_CURRENT_NA] = values[NEURON_GNABAR];
   if (given[NEURON_GKBAR])
-    own->hh.gkbar = values[NEURON_GKBAR];
+    hh->gbar[HH_CURRENT_K] = values[NEURON_GKBAR];
   if (given[NEURON_GL_HH])
-    own->hh.gl = values[NEURON_GL_HH];
+    hh->gbar[HH_CURRENT_LEAK] = values[NEURON_GL_HH];
   if (given[NEURON_EL_HH])
-    own->hh.el = values[NEURON_EL_HH];
+    hh->reversal[HH_CURRENT_LEAK] = values[NEURON_EL_HH];
   if (given[NEURON_STIM_AMP]) {
     own->stimulus.amplitude_nA = values[NEURON_STIM_AMP];
     own->stimulus.spread = 0.0;

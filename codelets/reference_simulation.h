@@ -7,17 +7,17 @@
 #include "step_model.h"
 
 /* Advances v_mV (n values) by `steps` steps of dt from t0 for neuron `global_neuron`; with
- * Hodgkin-Huxley channels (hh may be NULL) their gates start at rest for the initial v. */
+ * channels (channels may be NULL: passive) their gates start at rest for the initial v. */
 int reference_simulate(const struct morphology *m, const struct cable_parameters *cable,
-                       const struct hh_parameters *hh, double dt_ms, int steps, double t0_ms,
+                       const struct channel_set *channels, double dt_ms, int steps, double t0_ms,
                        const struct stimulus *stim, int global_neuron, double *v_mV,
                        struct hines_error *err);
 /* The same with the gates' rates computed as `hh_rates` says (enum hh_rates; reference_simulate:
  * exact), a rate table built here for dt as the batches build theirs. */
 int reference_simulate_rates(const struct morphology *m, const struct cable_parameters *cable,
-                             const struct hh_parameters *hh, int hh_rates, double dt_ms, int steps,
-                             double t0_ms, const struct stimulus *stim, int global_neuron,
-                             double *v_mV, struct hines_error *err);
+                             const struct channel_set *channels, int hh_rates, double dt_ms,
+                             int steps, double t0_ms, const struct stimulus *stim,
+                             int global_neuron, double *v_mV, struct hines_error *err);
 
 /* reference_simulate_rates, keeping the last step's rows before they are solved: last_diagonal and
  * last_rhs (n values each) receive the diagonal and right-hand side of the system A v = rhs whose
@@ -25,9 +25,10 @@ int reference_simulate_rates(const struct morphology *m, const struct cable_para
  * --verify measures how well another solver's final voltages satisfy that system. */
 int reference_simulate_keeping_last_rows(const struct morphology *m,
                                          const struct cable_parameters *cable,
-                                         const struct hh_parameters *hh, int hh_rates, double dt_ms,
-                                         int steps, double t0_ms, const struct stimulus *stim,
-                                         int global_neuron, double *v_mV, double *last_diagonal,
-                                         double *last_rhs, struct hines_error *err);
+                                         const struct channel_set *channels, int hh_rates,
+                                         double dt_ms, int steps, double t0_ms,
+                                         const struct stimulus *stim, int global_neuron,
+                                         double *v_mV, double *last_diagonal, double *last_rhs,
+                                         struct hines_error *err);
 
 #endif

@@ -97,7 +97,7 @@ struct mono_batch {
   struct mono_batch_config config;
   struct batch_layout layout;
   struct layout_matrix matrix;
-  struct layout_matrix gates_matrix; /* m, h, n stored as 3n compartments */
+  struct layout_matrix gates_matrix; /* the gates stored as n_gates * n compartments */
   int n_chunks;
   struct placement_plan plan; /* units per chunk and what each was sized for */
   unsigned long *where;       /* per chunk (runtime/placement.h) */
@@ -165,7 +165,7 @@ static struct step_arguments step_arguments_of(const struct mono_batch *batch) {
                                               .layout = config->layout,
                                               .block_size = batch->layout.block_size},
                                  .stimulus = config->model.stimulus,
-                                 .hh = config->model.hh,
+                                 .channels = config->model.channels,
                                  .cpu_group = config->cpu_group,
                                  .hh_rates = config->model.hh_rates,
                                  .dt_ms = config->model.dt_ms,
@@ -262,14 +262,17 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     return status;
   }
   /* The rate table rides in the coefficients' handle: read-only, one copy per memory node. */
-  hh_rate_table_fill(model->dt_ms, batch->coefficients + (size_t)COEF_COUNT * n);
+  channel_rate_table_fill(&model->channels, model->dt_ms,
+                          batch->coefficients + (size_t)COEF_COUNT * n);
   batch_layout_fill(&batch->layout, batch->voltage, model->initial_mV);
   batch_layout_fill(&batch->layout, batch->work, 1.0);
-  if (model->hh.placement != HH_NONE) {
+  if (model->channels.placement != PLACE_NONE) {
     /* Gates start at rest for the initial voltage; they sit in the same layout as the voltage,
-     * as if each neuron had 3n compartments, so the same partition serves both. */
+     * as if each neuron had n_gates * n compartments, so the same partition serves both. */
+    const int n_gates = model->channels.n_gates;
     struct batch_layout gates_layout;
-    batch_layout_init(&gates_layout, config->layout, 3 * n, config->n_neurons, config->block_size);
+    batch_layout_init(&gates_layout, config->layout, n_gates * n, config->n_neurons,
+                      config->block_size);
     batch->gates_matrix = layout_matrix(&gates_layout);
     size_t gate_values = batch_layout_size(&gates_layout);
     batch->gates = malloc(gate_values * sizeof(double));
@@ -277,11 +280,11 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
       mono_batch_destroy(batch);
       return hines_fail(err, HINES_FAILURE, "cannot allocate the channel gates");
     }
-    double rest[3];
-    hh_rest(model->initial_mV, &rest[0], &rest[1], &rest[2]);
+    double rest[CHANNELS_MAX_GATES];
+    channels_rest(&model->channels, model->initial_mV, rest, 1);
     batch_layout_fill(&gates_layout, batch->gates, 0.0);
     for (int k = 0; k < config->n_neurons; k++)
-      for (int g = 0; g < 3; g++)
+      for (int g = 0; g < n_gates; g++)
         for (int i = 0; i < n; i++)
           batch->gates[batch_layout_index(&gates_layout, k, g * n + i)] = rest[g];
   }

@@ -140,10 +140,12 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   k->voltage = malloc(elements * sizeof(double));
   k->factor = calloc(elements, sizeof(double));
   k->contribution = calloc(2 * systems, sizeof(double));
-  if (config->model.hh.placement != HH_NONE)
-    k->gates = malloc(3 * elements * sizeof(double));
+  const struct channel_set *channels = &config->model.channels;
+  const int n_gates = channels->n_gates;
+  if (channels->placement != PLACE_NONE)
+    k->gates = malloc((size_t)n_gates * elements * sizeof(double));
   if (!status && (!k->ints || !k->voltage || !k->factor || !k->contribution ||
-                  (config->model.hh.placement != HH_NONE && !k->gates)))
+                  (channels->placement != PLACE_NONE && !k->gates)))
     status = hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
   for (int p = 0; p < k->n_parts && !status; p++)
     if (schedules[p])
@@ -158,8 +160,8 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     k->voltage[e] = config->model.initial_mV;
   for (int p = 0; p < k->n_parts; p++)
     k->parts[p].host_ints = k->ints + k->parts[p].ints_base;
-  double rest[3];
-  hh_rest(config->model.initial_mV, &rest[0], &rest[1], &rest[2]);
+  double rest[CHANNELS_MAX_GATES];
+  channels_rest(channels, config->model.initial_mV, rest, 1);
   for (int p = 0; p < k->n_parts; p++) {
     const struct chunk_levels *part = &k->parts[p];
     if (lb->trunk[k->first_part + p])
@@ -169,11 +171,11 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
       memcpy(k->ints + part->ints_base + part->ints_offset[level],
              lb->blocks[(k->first_part + p) * n_levels + level],
              (part->ints_offset[level + 1] - part->ints_offset[level]) * sizeof(int));
-      if (k->gates) { /* at rest for the initial voltage: m | h | n of each level */
+      if (k->gates) { /* at rest for the initial voltage: each gate's block of each level */
         size_t first = part->element_offset[level];
         size_t count = part->element_offset[level + 1] - first;
-        double *gates = k->gates + 3 * (part->element_base + first);
-        for (int g = 0; g < 3; g++)
+        double *gates = k->gates + (size_t)n_gates * (part->element_base + first);
+        for (int g = 0; g < n_gates; g++)
           for (size_t e = 0; e < count; e++)
             gates[g * count + e] = rest[g];
       }
@@ -190,7 +192,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
                   k->system_offset, n_levels, 2, per_level);
   if (k->gates)
     register_levels(&k->gates_handle, k->gates, sizeof(double), elements, k->element_offset,
-                    n_levels, 3, per_level);
+                    n_levels, n_gates, per_level);
   return HINES_OK;
 }
 
@@ -255,6 +257,8 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     free(batch);
     return status;
   }
+  channel_rate_table_fill(&config->model.channels, config->model.dt_ms,
+                          batch->levels.constants + CONST_RATE_TABLE(batch->levels.constant_rows));
   struct level_batch *lb = &batch->levels;
   batch->n_chunks = (lb->n_chunks + parts - 1) / parts;
   if (batch->config.gpu_launch == GPU_LAUNCH_AUTO) {
@@ -381,7 +385,7 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
   const struct level_batch *lb = &batch->levels;
   const struct step_model *model = &batch->config.model;
   struct level_step_arguments args = {.stimulus = model->stimulus,
-                                      .hh = model->hh,
+                                      .channels = model->channels,
                                       .hh_rates = model->hh_rates,
                                       .dt_ms = model->dt_ms,
                                       .constant_rows = lb->constant_rows};

@@ -70,7 +70,7 @@ static int build_tables(struct neuron_batch *b, struct hines_error *err) {
 int neuron_batch_create(const struct multi_batch_config *config, struct neuron_batch **out,
                         struct hines_error *err) {
   *out = NULL;
-  if (config->model.hh.placement != HH_NONE)
+  if (config->model.channels.placement != PLACE_NONE)
     return hines_fail(err, HINES_BAD_INPUT,
                       "the per-neuron baseline has no channels: it takes a passive membrane only");
   if (config->n_neurons < 1 || config->n_morphologies < 1)

@@ -92,6 +92,7 @@ def neuron_simulate(job):
             seg.pas.g = job["gl"]
             seg.pas.e = job["el"]
     h.celsius = 6.3
+    hh_numbers = (job.get("mechanisms") or {}).get("hh")
     if job["hh"] != "none":
         h.usetable_hh = 1 if job["hh_table"] else 0
         hh_sections = sections if job["hh"] == "all" else [root]
@@ -104,6 +105,21 @@ def neuron_simulate(job):
             for index, seg in enumerate(root):
                 if index != middle:
                     seg.hh.gnabar = seg.hh.gkbar = seg.hh.gl = 0
+        if hh_numbers:  # hinestask's hh numbers (--channels hh.PARAM=VALUE)
+            currents = hh_numbers["currents"]
+            middle = min(int(root.nseg * 0.5), root.nseg - 1)
+            for s in hh_sections:
+                for index, seg in enumerate(s):
+                    if job["hh"] == "all" or index == middle:
+                        seg.hh.gnabar = currents["gnabar"]["gbar_S_per_cm2"]
+                        seg.hh.gkbar = currents["gkbar"]["gbar_S_per_cm2"]
+                        seg.hh.gl = currents["gl"]["gbar_S_per_cm2"]
+                        seg.hh.el = currents["gl"]["reversal_mV"]
+                        seg.ena = currents["gnabar"]["reversal_mV"]
+                        seg.ek = currents["gkbar"]["reversal_mV"]
+    for name, mechanism in (job.get("mechanisms") or {}).items():
+        if name != "hh":
+            insert_kschan(name, mechanism, sections, root)
     stim = h.IClamp(root(0.5))
     stim.delay = job["delay"]
     stim.dur = job["duration"]
@@ -127,6 +143,54 @@ def neuron_simulate(job):
         "version": h.nrnversion(5),
     }
     return list(t), list(v), info
+
+
+# hinestask's rate forms (codelets/mechanisms.h, slope s in mV) as KSChan's (KSTrans.set_f
+# ftype 2 exp A*exp(k*(v-d)), 3 linoid A*x/(1-exp(-x)) with x = k*(v-d), 4 sigmoid
+# A/(1+exp(k*(v-d)))): k = 1/s, d = vh, A = a (exp, sigmoid) or a*s (linoid).
+KSCHAN_FORMS = {"exp": 2, "linoid": 3, "sigmoid": 4}
+
+
+def kschan_parameters(rate):
+    a, s = rate["a"], rate["s_mV"]
+    return [a * s if rate["form"] == "linoid" else a, 1.0 / s, rate["vh_mV"]]
+
+
+def insert_kschan(name, mechanism, sections, root):
+    """One NEURON ChannelBuilder channel (h.KSChan, no compiling) per current of a hinestask
+    mechanism, as hinestask's --json describes it: ohmic, its gates HH-style with hinestask's
+    alpha and beta, rates exact (KSChan's tables off). On the soma: hinestask's compartment 0,
+    the root's segment holding x = 0.5 (gmax 0 on its other segments)."""
+    from neuron import h
+
+    where = sections if mechanism["placement"] == "all" else [root]
+    middle = min(int(root.nseg * 0.5), root.nseg - 1)
+    for current, numbers in mechanism["currents"].items():
+        ks = h.KSChan(0)
+        channel = "%s_%s_hinestask" % (name, current)
+        ks.name(channel)
+        ks.ion("NonSpecific")
+        ks.iv_type(0)
+        ks.gmax(numbers["gbar_S_per_cm2"])
+        ks.erev(numbers["reversal_mV"])
+        for gate_name, gate in mechanism["gates"].items():
+            if gate["current"] != current:
+                continue
+            state = ks.add_hhstate(gate_name)
+            ks.gate(ks.ngate() - 1).power(gate["power"])
+            transition = ks.trans(state, state)
+            transition.type(0)
+            for which, rate in ((0, gate["alpha"]), (1, gate["beta"])):
+                transition.set_f(which, KSCHAN_FORMS[rate["form"]],
+                                 h.Vector(kschan_parameters(rate)))
+        ks.usetable(0)
+        for s in where:
+            s.insert(channel)
+            for index, seg in enumerate(s):
+                getattr(seg, channel).gmax = numbers["gbar_S_per_cm2"]
+                getattr(seg, channel).e = numbers["reversal_mV"]
+                if mechanism["placement"] == "soma" and index != middle:
+                    getattr(seg, channel).gmax = 0
 
 
 def neuron_worker():
@@ -174,16 +238,21 @@ def hinestask_rates(args):
     return args.hh_rates or ("table" if args.hh_table == "on" else "exact")
 
 
-def run_hinestask(args, swc, rule, value, hh, amp, nseg_factor=1):
+def run_hinestask(args, swc, rule, value, hh, amp, nseg_factor=1, channels=None, summary=None):
+    """Soma voltage trace; with channels (a --channels list) instead of --hh, and summary a dict,
+    the JSON summary's placed mechanisms go into summary["mechanisms"]."""
     with tempfile.TemporaryDirectory() as folder:
         probes = os.path.join(folder, "probes.csv")
+        summary_path = os.path.join(folder, "run.json")
         half = 0.5 * args.dt
         command = [args.hinestask, "--morph", swc, "--neurons", "1", "--stim-spread", "0",
                    "--dt", repr(args.dt), "--tstop", repr(args.tstop), "--cm", repr(args.cm),
                    "--ra", repr(args.ra), "--gl", repr(args.gl), "--el", repr(args.el),
                    "--stim-amp", repr(amp), "--stim-start", repr(args.delay - half),
-                   "--stim-stop", repr(args.delay + args.duration - half), "--hh", hh,
-                   "--hh-rates", hinestask_rates(args), "--probe", "0:0",
+                   "--stim-stop", repr(args.delay + args.duration - half)]
+        command += ["--channels", channels] if channels else ["--hh", hh]
+        command += ["--json", summary_path] if summary is not None else []
+        command += ["--hh-rates", hinestask_rates(args), "--probe", "0:0",
                    "--probe-every", repr(args.dt), "--probes", probes,
                    "--quiet"] + segmentation_options(rule, value, args.frequency, args.geometry,
                                                      nseg_factor)
@@ -198,6 +267,9 @@ def run_hinestask(args, swc, rule, value, hh, amp, nseg_factor=1):
             for row in csv.DictReader(f):
                 t.append(float(row["time_ms"]))
                 v.append(float(row["neuron0_compartment0_mV"]))
+        if summary is not None:
+            with open(summary_path) as f:
+                summary["mechanisms"] = json.load(f).get("mechanisms", {})
     return t, v
 
 
@@ -265,8 +337,8 @@ def spike_times(t, v, threshold):
     return times
 
 
-def job_for(args, swc, rule, value, hh, amp):
-    return {"swc": swc, "rule": rule, "value": value, "frequency": args.frequency, "ra": args.ra,
+def job_for(args, swc, rule, value, hh, amp, mechanisms=None):
+    return {"mechanisms": mechanisms,"swc": swc, "rule": rule, "value": value, "frequency": args.frequency, "ra": args.ra,
             "cm": args.cm, "gl": args.gl, "el": args.el, "hh": hh, "hh_table": args.hh_table == "on",
             "delay": args.delay, "duration": args.duration, "amp": amp, "dt": args.dt,
             "tstop": args.tstop}
@@ -325,9 +397,41 @@ def compare_file(args, swc):
             if args.verbose:
                 print("    hinestask spikes (ms): " + " ".join("%.3f" % s for s in h_spikes))
                 print("    NEURON spikes (ms):    " + " ".join("%.3f" % s for s in n_spikes))
+        if "channels" in args.checks:
+            ok &= compare_channels(args, swc, neuron_swc, rule, value)
         if args.refine:
             ok &= refine(args, swc, neuron_swc)
     return ok
+
+
+def compare_channels(args, swc, neuron_swc, rule, value):
+    """--channels: hinestask with the list against NEURON with hh (if placed) and a ChannelBuilder
+    channel per other mechanism, built from hinestask's own description (its --json): spike
+    counts and times as the hh checks, and the largest voltage difference."""
+    summary = {}
+    h_t, h_v = run_hinestask(args, swc, rule, value, None, args.hh_amp, channels=args.channels,
+                             summary=summary)
+    mechanisms = summary["mechanisms"]
+    hh = mechanisms["hh"]["placement"] if "hh" in mechanisms else "none"
+    n_t, n_v, info = run_neuron(job_for(args, neuron_swc, rule, value, hh, args.hh_amp,
+                                        mechanisms))
+    h_spikes = spike_times(h_t, h_v, args.threshold)
+    n_spikes = spike_times(n_t, n_v, args.threshold)
+    first = min(len(h_spikes), len(n_spikes), args.spikes)
+    shift = max([abs(a - b) for a, b in zip(h_spikes[:first], n_spikes[:first])] or [0])
+    passed = len(h_spikes) == len(n_spikes) and len(n_spikes) > 0 and shift <= args.spike_tolerance
+    worst = max_difference(h_t, h_v, n_t, n_v, args.dt)
+    print("  channels %s %g nA (NEURON: %s; tables %s, hinestask rates %s): spikes hinestask %d, "
+          "NEURON %d; max |dt| over the first %d %.3g ms; max |dV| %.3g mV %s" %
+          (args.channels, args.hh_amp,
+           ", ".join(("hh" if name == "hh" else "KSChan %s" % name) + " " + m["placement"]
+                     for name, m in mechanisms.items()),
+           args.hh_table, hinestask_rates(args), len(h_spikes), len(n_spikes), first, shift,
+           worst, "ok" if passed else "FAILED"))
+    if args.verbose:
+        print("    hinestask spikes (ms): " + " ".join("%.3f" % s for s in h_spikes))
+        print("    NEURON spikes (ms):    " + " ".join("%.3f" % s for s in n_spikes))
+    return passed
 
 
 def refine(args, swc, neuron_swc):
@@ -512,7 +616,12 @@ def main():
     parser.add_argument("--hh-rates", choices=["table", "exact"], default=None,
                         help="hinestask's rates (default: table with --hh-table on, else exact)")
     parser.add_argument("--checks", default="passive,hh-soma,hh-all",
-                        help="comma list of passive, hh-soma, hh-all")
+                        help="comma list of passive, hh-soma, hh-all, channels")
+    parser.add_argument("--channels", default=None,
+                        help="hinestask's --channels list for the channels check (e.g. "
+                        "hh:soma,km:soma): NEURON gets hh and, for every other mechanism, "
+                        "a ChannelBuilder (KSChan) channel built from hinestask's description; "
+                        "given alone, the checks are that one")
     parser.add_argument("--threshold", type=float, default=0.0, help="spike threshold (mV)")
     parser.add_argument("--spikes", type=int, default=5, help="spike times compared")
     parser.add_argument("--passive-tolerance", type=float, default=0.1, help="mV")
@@ -545,10 +654,15 @@ def main():
     if args.timing and args.timing_core not in os.sched_getaffinity(0):
         parser.error("--timing-core %d: not a CPU this process may run on (%s)" %
                      (args.timing_core, ",".join(map(str, sorted(os.sched_getaffinity(0))))))
+    checks_given = any(a == "--checks" or a.startswith("--checks=") for a in sys.argv[1:])
     args.checks = [c for c in args.checks.split(",") if c]
+    if args.channels and not checks_given:
+        args.checks = ["channels"]
     for c in args.checks:
-        if c not in ("passive", "hh-soma", "hh-all"):
+        if c not in ("passive", "hh-soma", "hh-all", "channels"):
             parser.error("unknown check '%s'" % c)
+    if "channels" in args.checks and not args.channels:
+        parser.error("the channels check needs --channels LIST")
     args.rule, args.rule_value = (("dx", args.dx) if args.dx else
                                   ("d_lambda", args.d_lambda) if args.d_lambda else ("sample", 0))
     if importlib.util.find_spec("neuron") is None:
@@ -559,7 +673,7 @@ def main():
         parser.error("no hinestask at %s (build it, or give --hinestask)" % args.hinestask)
     ok = True
     passive = [c for c in args.checks if c == "passive"]
-    with_hh = [c for c in args.checks if c.startswith("hh-")]
+    with_hh = [c for c in args.checks if c.startswith("hh-") or c == "channels"]
     if args.timing:
         for swc in args.swc:
             timing(args, swc)

@@ -9,6 +9,8 @@
 #   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
 #   kernels on small batches of one cell)
 #   bench-rates (issue 18 item 2: HH rate tables against exact rates, and their bits check)
+#   bench-mech (issue 18 item 4: mono 256,000 medium-high, hh everywhere alone and with the
+#   M current km, tables and exact; then CPU-only vs GPU-only probe files with km)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -497,6 +499,67 @@ print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["ne
         echo "FAIL: $batch with rate tables, CPU workers only vs GPU only: probe files differ" |
           tee -a "$out/rates_bits.txt"
       fi
+    done
+    ;;
+  bench-mech)
+    # Issue #18 item 4 (channel mechanisms as data): the cost of the generic mechanism loop on
+    # the GPU. Mono, 256,000 medium-high neurons, GPU only, 3 repeats alternating: hh
+    # everywhere alone (the kernels' hh specialisation, the default; compare with bench-rates'
+    # mono rows) and with the M current km everywhere or on the soma (the generic loop), with
+    # rate tables and exact rates, into bench_mech.csv. Then the bits with km: CPU workers only
+    # against the GPU only, the probe files identical (as check-bits).
+    echo "== channel mechanisms: hh alone and hh + km, GPU only"
+    echo "channels,rates,repeat,neurons,steps,ms_per_step,G_compartments_per_s" >"$out/bench_mech.csv"
+    args=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 300)
+    for repeat in 1 2 3; do
+      for channels in hh:all hh:all,km:soma hh:all,km:all; do
+        for rates in table exact; do
+          STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet "${args[@]}" --channels "$channels" \
+            --hh-rates "$rates" --force --json "$out/mech.json" >"$out/mech_${channels//[:,]/_}_$rates.log" 2>&1 &&
+            python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["neurons"], j["steps"],
+      j["seconds_per_step"] * 1e3, j["compartment_solves_per_s"] / 1e9))' \
+              "$out/mech.json" "\"$channels\"" "$rates" "$repeat" | tee -a "$out/bench_mech.csv" ||
+            echo "$channels $rates: exit status $? (see mech_${channels//[:,]/_}_$rates.log)"
+        done
+      done
+    done
+    rm -f "$out/mech.json"
+    echo "== hh + km: same bits on CPU workers and on the GPU"
+    steps=${HINES_BITS_STEPS:-1000}
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for batch in mono multi; do
+      if [ "$batch" = mono ]; then
+        args=(--mode mono --morph synthetic:medium-high --neurons 2560 --task-neurons 160)
+        for p in 0:0 1:40 17:0 255:100 1000:7 2559:0 2559:318; do args+=(--probe "$p"); done
+      else
+        args=(--mode multi "${mix[@]}" --neurons 240 --task-neurons 24)
+        for p in 0:0 1:3 5:0 17:7 100:0 239:2; do args+=(--probe "$p"); done
+      fi
+      for channels in hh:all,km:all hh:soma,km:all; do
+        for rates in table exact; do
+          tag="${batch}_${channels//[:,]/_}_$rates"
+          for workers in cpu gpu; do
+            case $workers in
+            cpu) placement=(STARPU_NCUDA=0) ;;
+            gpu) placement=(STARPU_NCPU=0) ;;
+            esac
+            env "${placement[@]}" "$bundle/bin/hinestask" --quiet "${args[@]}" --channels "$channels" \
+              --hh-rates "$rates" --stim-amp 1 --steps "$steps" --probes "$out/mech_bits_${tag}_$workers.csv" \
+              >"$out/mech_bits_${tag}_$workers.log" 2>&1 ||
+              echo "$tag on $workers: exit status $? (see mech_bits_${tag}_$workers.log)"
+          done
+          if cmp "$out/mech_bits_${tag}_cpu.csv" "$out/mech_bits_${tag}_gpu.csv"; then
+            echo "PASS: $batch --channels $channels --hh-rates $rates, CPU workers only vs GPU only: identical probe files" |
+              tee -a "$out/mech_bits.txt"
+          else
+            echo "FAIL: $batch --channels $channels --hh-rates $rates, CPU workers only vs GPU only: probe files differ" |
+              tee -a "$out/mech_bits.txt"
+          fi
+        done
+      done
     done
     ;;
   bench-mono)

@@ -69,6 +69,19 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         c = j["hh_channels"]
         args += ["--gnabar", number(c["gnabar_S_per_cm2"]), "--gkbar", number(c["gkbar_S_per_cm2"]),
                  "--gl-hh", number(c["gl_S_per_cm2"]), "--el-hh", number(c["el_mV"])]
+    # The other channel mechanisms (--channels), with their conductances and reversals.
+    items = []
+    for name, mechanism in j.get("mechanisms", {}).items():
+        if name == "hh":
+            continue
+        items.append("%s:%s" % (name, mechanism["placement"]))
+        for current, values in mechanism["currents"].items():
+            items.append("%s.%s=%s" % (name, current, number(values["gbar_S_per_cm2"])))
+            if "reversal_parameter" in values:
+                items.append("%s.%s=%s" % (name, values["reversal_parameter"],
+                                           number(values["reversal_mV"])))
+    if items:
+        args += ["--channels", ",".join(items)]
     s = j["stimulus"]
     args += ["--stim-compartment", number(s["compartment"]),
              "--stim-amp", number(s["amplitude_nA"]), "--stim-spread", number(s["spread"]),

@@ -8,6 +8,8 @@
  *                with Hodgkin-Huxley channels everywhere, rates exact or from the rate table
  *                (--hh-rates); the median of the steps' thread CPU times, which another job
  *                sharing the core disturbs less than wall time
+ *   cpu-step-km-exact, cpu-step-km-table  the same with the M current (km) everywhere too: the
+ *                kernels' generic mechanism loop instead of hh's specialisation
  * It prints one CSV line: engine,layout,block_size,neurons,compartments,steps,seconds_per_step,
  * compartment_solves_per_s. */
 #include <math.h>
@@ -40,35 +42,39 @@ static int compare_doubles(const void *a, const void *b) {
 }
 
 /* The median thread CPU seconds of `steps` steps of the mono CPU step kernel, interleaved
- * neurons in groups of 32; channels HH_NONE or HH_ALL with rates `hh_rates`. */
+ * neurons in groups of 32; hh and km each PLACE_NONE or PLACE_ALL, rates `hh_rates`. */
 static double cpu_step_seconds(const struct morphology *m, const struct cable_parameters *p,
-                               double dt, int neurons, int steps, int placement, int hh_rates,
-                               const struct stimulus *stim) {
+                               double dt, int neurons, int steps, int placement, int km_placement,
+                               int hh_rates, const struct stimulus *stim) {
+  struct channel_set channels;
+  channel_set_init(&channels);
+  channel_set_place(&channels, MECHANISM_HH, placement);
+  channel_set_place(&channels, MECHANISM_KM, km_placement);
+  const int n_gates = channels.n_gates;
   const int n = m->n_compartments;
   const size_t values = (size_t)n * neurons;
   int *topology = mono_topology_build(n, m->parent);
   double *coefficients = malloc(mono_coefficients_size(n) * sizeof(double));
   double *v = malloc(values * sizeof(double)), *w = malloc(values * sizeof(double));
-  double *gates = malloc(3 * values * sizeof(double)), *times = malloc(steps * sizeof(double));
+  double *gates = malloc(((size_t)n_gates * values + 1) * sizeof(double)),
+         *times = malloc(steps * sizeof(double));
   struct hines_error err;
   if (!topology || !coefficients || !v || !w || !gates || !times ||
       mono_coefficients_fill(m, p, dt, coefficients, &err))
     return NAN;
-  hh_rate_table_fill(dt, coefficients + (size_t)COEF_COUNT * n);
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = placement;
+  channel_rate_table_fill(&channels, dt, coefficients + (size_t)COEF_COUNT * n);
   struct step_arguments args = {
       .geometry = {n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
       .stimulus = *stim,
-      .hh = hh,
-      .gates_geometry = {3 * n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+      .channels = channels,
+      .gates_geometry = {n_gates * n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
       .hh_rates = hh_rates,
       .dt_ms = dt};
-  double rest[3];
-  hh_rest(p->el_mV, &rest[0], &rest[1], &rest[2]);
+  double rest[CHANNELS_MAX_GATES];
+  channels_rest(&channels, p->el_mV, rest, 1);
   for (size_t i = 0; i < values; i++) {
     v[i] = p->el_mV;
-    for (int g = 0; g < 3; g++)
+    for (int g = 0; g < n_gates; g++)
       gates[g * values + i] = rest[g];
   }
   for (int s = 0; s < steps; s++) {
@@ -109,7 +115,8 @@ int main(int argc, char **argv) {
   if (argc < 6) {
     fprintf(stderr,
             "usage: %s sequential|openmp-flat|cuda-direct SPEC NEURONS STEPS LAYOUT [BS]\n"
-            "       %s cpu-step-passive|cpu-step-exact|cpu-step-table SPEC NEURONS STEPS "
+            "       %s cpu-step-passive|cpu-step-exact|cpu-step-table|cpu-step-km-exact|"
+            "cpu-step-km-table SPEC NEURONS STEPS "
             "interleaved\n"
             "       %s copy-bandwidth - MIB COPIES flat\n",
             argv[0], argv[0], argv[0]);
@@ -191,13 +198,17 @@ int main(int argc, char **argv) {
     free(d);
   } else if (strncmp(engine, "cpu-step-", 9) == 0 && layout_kind == BATCH_LAYOUT_INTERLEAVED) {
     const char *channels = engine + 9;
-    if (strcmp(channels, "passive") && strcmp(channels, "exact") && strcmp(channels, "table")) {
+    /* passive, exact, table (hh everywhere), km-exact, km-table (hh and km everywhere) */
+    const int km = strncmp(channels, "km-", 3) == 0;
+    const char *rates = km ? channels + 3 : channels;
+    if ((km || strcmp(rates, "passive")) && strcmp(rates, "exact") && strcmp(rates, "table")) {
       fprintf(stderr, "%s: unknown engine %s\n", argv[0], engine);
       return 2;
     }
-    seconds =
-        cpu_step_seconds(&m, &p, dt, neurons, steps, strcmp(channels, "passive") ? HH_ALL : HH_NONE,
-                         strcmp(channels, "table") ? HH_RATES_EXACT : HH_RATES_TABLE, &stim);
+    seconds = cpu_step_seconds(&m, &p, dt, neurons, steps,
+                               strcmp(rates, "passive") ? PLACE_ALL : PLACE_NONE,
+                               km ? PLACE_ALL : PLACE_NONE,
+                               strcmp(rates, "table") ? HH_RATES_EXACT : HH_RATES_TABLE, &stim);
   } else if (strcmp(engine, "cuda-direct") == 0) {
 #ifdef HINESTASK_WITH_CUDA
     struct batch_layout layout;

@@ -17,6 +17,30 @@
 
 const char *const program = "hinestask";
 
+/* The mechanism table's lines of --help. */
+static const char *mechanism_help(void) {
+  static char text[2048];
+  size_t used = 0;
+  for (int m = 0; m < MECHANISM_COUNT && used < sizeof text; m++) {
+    const struct mechanism_description *d = &mechanism_table[m];
+    char parameters[200] = "";
+    for (int c = 0; c < MECHANISM_MAX_CURRENTS; c++) {
+      const char *names[2] = {d->gbar_names[c], d->reversal_names[c]};
+      for (int k = 0; k < 2; k++)
+        if (names[k]) {
+          strncat(parameters, *parameters ? " " : "", sizeof parameters - strlen(parameters) - 1);
+          strncat(parameters, names[k], sizeof parameters - strlen(parameters) - 1);
+        }
+    }
+    static const char *const places[] = {"none", "soma", "all"};
+    used += (size_t)snprintf(text + used, sizeof text - used,
+                             "                         %s: %s;\n"
+                             "                           %s; default place %s\n",
+                             d->name, d->title, parameters, places[d->defaults.placement]);
+  }
+  return text;
+}
+
 static void usage(FILE *out) {
   fprintf(
       out,
@@ -86,6 +110,11 @@ static void usage(FILE *out) {
       "                       computed exactly every step (9 exp a compartment)\n"
       "  --gnabar G  --gkbar G  --gl-hh G  --el-hh E  the hh mechanism's maximal conductances\n"
       "                       and leak (default 0.12, 0.036, 0.0003 S/cm2 and -54.3 mV)\n"
+      "  --channels LIST      channel mechanisms and where: comma items NAME:none|soma|all\n"
+      "                       (NAME alone: its default place), NAME.PARAM=VALUE sets a maximal\n"
+      "                       conductance (S/cm2) or reversal (mV); --hh P is hh:P; --hh-rates\n"
+      "                       applies to all. Mechanisms (codelets/mechanisms.c), PARAMs:\n"
+      "%s"
       "  --probe N:C          record compartment C of neuron N (repeatable)\n"
       "  --probe-every MS     probe sampling interval (default 0.1)\n"
       "  --probes FILE        write the probe voltages as CSV (needed with --probe, except in\n"
@@ -149,7 +178,8 @@ static void usage(FILE *out) {
       "24 neurons of the six cells in morph/data (multi-morphology), HH channels\n"
       "everywhere, a current step into each soma from 20 to 180 ms of 0.75 to 1.25 nA\n"
       "(1 nA +-25 % across the batch, --stim-spread), 200 ms simulated; soma voltages\n"
-      "and the JSON summary go to a new folder hinestask-results/run-DATE-TIME/");
+      "and the JSON summary go to a new folder hinestask-results/run-DATE-TIME/",
+      mechanism_help());
 }
 
 /* One line on stderr and exit 2: the contract for bad usage. */
@@ -161,6 +191,94 @@ void bad_usage(const char *format, const char *value) {
   fprintf(stderr, format, shown);
   fprintf(stderr, " (try '%s --help')\n", program);
   exit(2);
+}
+
+/* none, soma, all (the first `length` characters of text): enum channel_placement, or -1. */
+static int placement_of(const char *text, size_t length) {
+  static const char *const names[] = {"none", "soma", "all"};
+  for (int p = PLACE_NONE; p <= PLACE_ALL; p++)
+    if (strlen(names[p]) == length && strncmp(text, names[p], length) == 0)
+      return p;
+  return -1;
+}
+
+/* --channels: comma items NAME[:none|soma|all] (no place: the table's default place) or
+ * NAME.PARAM=VALUE (PARAM one of the mechanism's conductance or reversal names, mechanisms.c). */
+static void parse_channels(struct options *o, const char *text) {
+  o->channels_spec = text;
+  const char *item = text;
+  if (!*text)
+    bad_usage("--channels needs NAME:PLACE items (names: %s), got ''", mechanism_names());
+  for (;;) {
+    const char *end = strchr(item, ',');
+    const size_t length = end ? (size_t)(end - item) : strlen(item);
+    char typed[256];
+    snprintf(typed, sizeof typed, "%.*s", (int)(length < 200 ? length : 200), item);
+    const size_t name_length = strcspn(typed, ":.=");
+    const int m = mechanism_find(typed, name_length);
+    if (m < 0) {
+      char message[400];
+      snprintf(message, sizeof message,
+               "--channels: unknown mechanism in '%%s' (known: %s; NAME:none|soma|all or "
+               "NAME.PARAM=VALUE)",
+               mechanism_names());
+      bad_usage(message, typed);
+    }
+    const struct mechanism_description *d = &mechanism_table[m];
+    const char *rest = typed + name_length;
+    if (*rest == '\0' || *rest == ':') {
+      const int place = *rest ? placement_of(rest + 1, strlen(rest + 1)) : d->defaults.placement;
+      if (place < 0)
+        bad_usage("--channels: the place must be none, soma or all, got '%s'", typed);
+      channel_set_place(&o->model.channels, m, place);
+      if (m == MECHANISM_HH)
+        o->hh_given = 1;
+    } else if (*rest == '.') {
+      const char *equals = strchr(rest, '=');
+      const size_t parameter_length = equals ? (size_t)(equals - rest - 1) : 0;
+      double *target = NULL;
+      for (int c = 0; c < MECHANISM_MAX_CURRENTS && !target; c++) {
+        if (d->gbar_names[c] && strlen(d->gbar_names[c]) == parameter_length &&
+            strncmp(rest + 1, d->gbar_names[c], parameter_length) == 0)
+          target = &o->model.channels.mechanism[m].gbar[c];
+        if (d->reversal_names[c] && strlen(d->reversal_names[c]) == parameter_length &&
+            strncmp(rest + 1, d->reversal_names[c], parameter_length) == 0)
+          target = &o->model.channels.mechanism[m].reversal[c];
+      }
+      if (!target) {
+        char message[400], known[200] = "";
+        for (int c = 0; c < MECHANISM_MAX_CURRENTS; c++) {
+          const char *names[2] = {d->gbar_names[c], d->reversal_names[c]};
+          for (int k = 0; k < 2; k++)
+            if (names[k]) {
+              strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
+              strncat(known, names[k], sizeof known - strlen(known) - 1);
+            }
+        }
+        snprintf(message, sizeof message,
+                 "--channels: '%%s' sets no parameter of %s (%s.PARAM=VALUE, PARAM one of %s)",
+                 d->name, d->name, known);
+        bad_usage(message, typed);
+      }
+      char *number_end;
+      errno = 0;
+      const double value = strtod(equals + 1, &number_end);
+      const int reversal = target == &o->model.channels.mechanism[m].reversal[0] ||
+                           target == &o->model.channels.mechanism[m].reversal[1] ||
+                           target == &o->model.channels.mechanism[m].reversal[2];
+      if (errno || number_end == equals + 1 || *number_end || !isfinite(value) ||
+          (!reversal && value < 0))
+        bad_usage(reversal ? "--channels: '%s' needs a number (mV)"
+                           : "--channels: '%s' needs a number >= 0 (S/cm2)",
+                  typed);
+      *target = value;
+    } else {
+      bad_usage("--channels: '%s' is neither NAME:PLACE nor NAME.PARAM=VALUE", typed);
+    }
+    if (!end)
+      break;
+    item = end + 1;
+  }
 }
 
 static int parse_int(const char *option, const char *text, int min, int max) {
@@ -248,6 +366,7 @@ enum long_only_options {
   OPT_GKBAR,
   OPT_GL_HH,
   OPT_EL_HH,
+  OPT_CHANNELS, /* the 57th: `given` is a 64-bit mask, so at most 64 */
 };
 
 /* Whether an option was given on the command line. */
@@ -303,7 +422,7 @@ static void resolve_default_job(struct options *o) {
       o->steps = steps < 1 ? 1 : (int)steps;
     }
     if (!o->hh_given)
-      o->model.hh.placement = HH_ALL;
+      channel_set_place(&o->model.channels, MECHANISM_HH, PLACE_ALL);
     if (!given(o, OPT_STIM_AMP))
       o->model.stimulus.amplitude_nA = 1.0;
     if (!given(o, OPT_STIM_START))
@@ -477,6 +596,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"gkbar", required_argument, 0, OPT_GKBAR},
       {"gl-hh", required_argument, 0, OPT_GL_HH},
       {"el-hh", required_argument, 0, OPT_EL_HH},
+      {"channels", required_argument, 0, OPT_CHANNELS},
       {0, 0, 0, 0}};
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
@@ -491,11 +611,11 @@ void options_parse(int argc, char **argv, struct options *o) {
                                                .start_ms = 1.0,
                                                .stop_ms = 1e9,
                                                .spread = 0.5},
-                                  .hh = HH_DEFAULTS,
                                   .hh_rates = HH_RATES_TABLE},
                         .probe_every_ms = 0.1,
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .verify_samples = 8};
+  channel_set_init(&o->model.channels);
   o->argc = argc;
   o->argv = argv;
   o->started = time(NULL);
@@ -608,15 +728,12 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_STIM_SPREAD:
       o->model.stimulus.spread = parse_double("--stim-spread", optarg, 0, 0);
       break;
-    case OPT_HH:
-      if (strcmp(optarg, "none") == 0)
-        o->model.hh.placement = HH_NONE;
-      else if (strcmp(optarg, "soma") == 0)
-        o->model.hh.placement = HH_SOMA;
-      else if (strcmp(optarg, "all") == 0)
-        o->model.hh.placement = HH_ALL;
-      else
+    case OPT_HH: {
+      const int place = placement_of(optarg, strlen(optarg));
+      if (place < 0)
         bad_usage("--hh must be none, soma or all, got '%s'", optarg);
+      channel_set_place(&o->model.channels, MECHANISM_HH, place);
+    }
       o->hh_given = 1;
       break;
     case OPT_HH_RATES:
@@ -652,16 +769,23 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->spikes_path = optarg; /* checked with the other outputs (output_files.c) */
       break;
     case OPT_GNABAR:
-      o->model.hh.gnabar = parse_double("--gnabar", optarg, 0, 0);
+      o->model.channels.mechanism[MECHANISM_HH].gbar[HH_CURRENT_NA] =
+          parse_double("--gnabar", optarg, 0, 0);
       break;
     case OPT_GKBAR:
-      o->model.hh.gkbar = parse_double("--gkbar", optarg, 0, 0);
+      o->model.channels.mechanism[MECHANISM_HH].gbar[HH_CURRENT_K] =
+          parse_double("--gkbar", optarg, 0, 0);
       break;
     case OPT_GL_HH:
-      o->model.hh.gl = parse_double("--gl-hh", optarg, 0, 0);
+      o->model.channels.mechanism[MECHANISM_HH].gbar[HH_CURRENT_LEAK] =
+          parse_double("--gl-hh", optarg, 0, 0);
       break;
     case OPT_EL_HH:
-      o->model.hh.el = parse_double("--el-hh", optarg, -1e6, 0);
+      o->model.channels.mechanism[MECHANISM_HH].reversal[HH_CURRENT_LEAK] =
+          parse_double("--el-hh", optarg, -1e6, 0);
+      break;
+    case OPT_CHANNELS:
+      parse_channels(o, optarg);
       break;
     case OPT_PARAMS:
       o->mono_option_given = 1; /* per-neuron values: the mono batches only */
@@ -788,9 +912,16 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--params %s: parameter sweeps run in --mode mono only (one --morph, one row per "
               "neuron); this run is multi-morphology",
               o->params_path);
-  if (o->per_neuron && o->model.hh.placement != HH_NONE)
-    bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
-              o->model.hh.placement == HH_SOMA ? "soma" : "all");
+  if (o->per_neuron && o->model.channels.placement != PLACE_NONE) {
+    const int hh = o->model.channels.mechanism[MECHANISM_HH].placement;
+    if (o->model.channels.hh_only)
+      bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop '--hh %s'",
+                hh == PLACE_SOMA ? "soma" : "all");
+    else
+      bad_usage("--multi-tasks neuron (the per-neuron baseline) has no channels; drop "
+                "'--channels %s'",
+                o->channels_spec ? o->channels_spec : "");
+  }
   /* The model is complete now: every neuron starts at the leak reversal, and the stimulus
    * varies across this batch's size. */
   o->model.initial_mV = o->model.cable.el_mV;
@@ -868,7 +999,8 @@ void options_warn(const struct options *o, FILE *out) {
                          {OPT_GL_HH, "--gl-hh"},
                          {OPT_EL_HH, "--el-hh"}};
   for (size_t i = 0; i < sizeof channel_options / sizeof *channel_options; i++)
-    if (o->model.hh.placement == HH_NONE && given(o, channel_options[i].option))
+    if (o->model.channels.mechanism[MECHANISM_HH].placement == PLACE_NONE &&
+        given(o, channel_options[i].option))
       warn_ignored(out, channel_options[i].name, "without --hh soma or all has no channel to set");
   if (!o->spikes_path && given(o, OPT_SPIKE_THRESHOLD))
     warn_ignored(out, "--spike-threshold", "without --spikes FILE detects nothing");
@@ -899,11 +1031,16 @@ void options_print_default_job(const struct options *o, FILE *out) {
   static const char *const channels[] = {"passive membrane (no channels)",
                                          "Hodgkin-Huxley channels in the somas",
                                          "Hodgkin-Huxley channels everywhere"};
+  char spec[256], described[300];
+  channel_set_spec(&o->model.channels, spec, sizeof spec);
+  snprintf(described, sizeof described, "channels %s", spec);
   const struct stimulus *s = &o->model.stimulus;
   int synthetic = strncmp(o->morph_specs[0], "synthetic:", 10) == 0;
   fprintf(out, "default job: %d neurons of %d %s morpholog%s, %s, ", o->neurons, o->n_morph_specs,
           synthetic ? "synthetic" : "shipped", o->n_morph_specs == 1 ? "y" : "ies",
-          channels[o->model.hh.placement]);
+          o->model.channels.hh_only || o->model.channels.placement == PLACE_NONE
+              ? channels[o->model.channels.placement]
+              : described);
   /* stimulus_current: amplitude * (1 + spread * (position - 0.5)), position 0 to 1. */
   if (s->spread == 0 || o->neurons == 1)
     fprintf(out, "a %g nA step", s->amplitude_nA);

@@ -70,7 +70,8 @@ struct options {
   double verify_tolerance; /* --verify-tolerance; 0: the tolerance simulation_verify computes */
   int default_job;         /* no --morph given: the shipped multi-morphology job */
   int hh_given, probe_every_given;
-  int calibrate; /* --calibrate: StarPU calibration run */
+  const char *channels_spec; /* --channels as typed (NULL: not given) */
+  int calibrate;             /* --calibrate: StarPU calibration run */
   /* SWC geometry and segmentation (--geometry, --d-lambda) and --tstop: see morph/swc.h. */
   enum swc_geometry geometry;
   double d_lambda, d_lambda_hz; /* 0: not given */

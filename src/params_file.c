@@ -116,7 +116,8 @@ int params_file_read(struct options *o, struct hines_error *err) {
                               shown, KNOWN_COLUMNS);
         else if (given[p])
           status = hines_fail(err, HINES_BAD_INPUT, "%s:1: %s: named twice", path, shown);
-        else if (neuron_parameter_is_channel(p) && o->model.hh.placement == HH_NONE)
+        else if (neuron_parameter_is_channel(p) &&
+                 o->model.channels.mechanism[MECHANISM_HH].placement == PLACE_NONE)
           status = hines_fail(err, HINES_BAD_INPUT,
                               "%s:1: %s: the run has no Hodgkin-Huxley channels (--hh none); "
                               "give --hh soma or all, or drop the column",

@@ -95,9 +95,9 @@ BATCH_OPS(neuron, struct neuron_batch)
  * is symmetric and diagonally dominant, d_i = C_i/dt + gL_i + g_channels_i + sum_j g_ij with
  * off-diagonal row sums sum_j g_ij, so its eigenvalues lie between min_i (C_i/dt + gL_i) and
  * max_i (C_i/dt + gL_i + g_channels_i + 2 sum_j g_ij). Channel conductances are bounded by their
- * maxima (gnabar + gkbar + gl of hh). NEURON's geometry has zero-area nodes (where several
- * sections meet), whose rows have no membrane term: their voltage is a weighted mean of their
- * neighbours'. Eliminating them leaves a matrix on the other nodes with the same row sums and
+ * maxima (the sum of every placed mechanism's gbar). NEURON's geometry has zero-area nodes (where
+ * several sections meet), whose rows have no membrane term: their voltage is a weighted mean of
+ * their neighbours'. Eliminating them leaves a matrix on the other nodes with the same row sums and
  * no larger a diagonal, whose eigenvalues bound those of the solve; so the minimum is taken over
  * the nodes with membrane. Returns 0 when the coefficients cannot be built. */
 double simulation_condition_bound(const struct morphology *m, const struct step_model *model) {
@@ -107,8 +107,11 @@ double simulation_condition_bound(const struct morphology *m, const struct step_
     cable_coefficients_free(&c);
     return 0;
   }
-  const struct hh_parameters *hh = &model->hh;
-  double channels = hh->placement != HH_NONE ? hh->gnabar + hh->gkbar + hh->gl : 0;
+  double channels = 0; /* the placed mechanisms' maximal conductances, all of them */
+  for (int k = 0; k < MECHANISM_COUNT; k++)
+    for (int g = 0; g < model->channels.mechanism[k].shape.n_currents; g++)
+      if (model->channels.mechanism[k].placement != PLACE_NONE)
+        channels += model->channels.mechanism[k].gbar[g];
   double lowest = INFINITY, highest = 0;
   for (int i = 0; i < c.n; i++) {
     double base = c.capacitance_nF[i] / model->dt_ms + c.leak_uS[i];
@@ -190,7 +193,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
         want[i] = o->model.cable.el_mV;
     if (!got || !want || !last_diagonal || !last_rhs ||
         cable_coefficients_build(m, &model.cable, &c, &err) ||
-        reference_simulate_keeping_last_rows(m, &model.cable, &model.hh, model.hh_rates,
+        reference_simulate_keeping_last_rows(m, &model.cable, &model.channels, model.hh_rates,
                                              model.dt_ms, o->steps, 0.0, &model.stimulus, neuron,
                                              want, last_diagonal, last_rhs, &err)) {
       result.max_rel_error = INFINITY;
@@ -269,8 +272,9 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
     int n = morphologies[0].n_compartments;
     batch_layout_init(&layout, o->layout, n, o->neurons, o->block_size);
     bytes = 2.0 * (double)batch_layout_size(&layout) * sizeof(double);
-    if (o->model.hh.placement != HH_NONE) {
-      batch_layout_init(&layout, o->layout, 3 * n, o->neurons, o->block_size);
+    if (o->model.channels.placement != PLACE_NONE) {
+      batch_layout_init(&layout, o->layout, o->model.channels.n_gates * n, o->neurons,
+                        o->block_size);
       bytes += (double)batch_layout_size(&layout) * sizeof(double);
     }
   } else if (o->per_neuron) {
@@ -298,8 +302,8 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
       double elements = (double)lb.element_offset[end], systems = (double)lb.system_offset[end];
       sample_bytes +=
           2 * ints * sizeof(int) + 2 * elements * sizeof(double) + 2 * systems * sizeof(double);
-      if (o->model.hh.placement != HH_NONE)
-        sample_bytes += 3 * elements * sizeof(double);
+      if (o->model.channels.placement != PLACE_NONE)
+        sample_bytes += o->model.channels.n_gates * elements * sizeof(double);
     }
     sample_bytes +=
         (double)lb.branch_offset[sample] * sizeof(int) + (sample + 1.0) * sizeof(long long);

@@ -272,18 +272,68 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_exact(&j, "initial_mV", o->model.initial_mV);
   json_close(&j);
   static const char *const hh_names[] = {"none", "soma", "all"};
-  key_string(&j, "hh", hh_names[o->model.hh.placement]);
+  const struct channel_set *channels = &o->model.channels;
+  const struct channel_mechanism *hh = &channels->mechanism[MECHANISM_HH];
+  key_string(&j, "hh", hh_names[hh->placement]);
   static const char *const rates_names[] = {"exact", "table"}; /* enum hh_rates */
   key_string(&j, "hh_rates", rates_names[o->model.hh_rates]);
-  if (o->model.hh.placement != HH_NONE) {
-    const struct hh_parameters *hh = &o->model.hh;
-    json_open(&j, "hh_channels"); /* NEURON's hh, fixed in codelets/hh_channel.h */
-    key_exact(&j, "gnabar_S_per_cm2", hh->gnabar);
-    key_exact(&j, "gkbar_S_per_cm2", hh->gkbar);
-    key_exact(&j, "gl_S_per_cm2", hh->gl);
-    key_exact(&j, "ena_mV", hh->ena);
-    key_exact(&j, "ek_mV", hh->ek);
-    key_exact(&j, "el_mV", hh->el);
+  if (hh->placement != PLACE_NONE) {
+    json_open(&j, "hh_channels"); /* NEURON's hh (codelets/mechanisms.c) */
+    key_exact(&j, "gnabar_S_per_cm2", hh->gbar[HH_CURRENT_NA]);
+    key_exact(&j, "gkbar_S_per_cm2", hh->gbar[HH_CURRENT_K]);
+    key_exact(&j, "gl_S_per_cm2", hh->gbar[HH_CURRENT_LEAK]);
+    key_exact(&j, "ena_mV", hh->reversal[HH_CURRENT_NA]);
+    key_exact(&j, "ek_mV", hh->reversal[HH_CURRENT_K]);
+    key_exact(&j, "el_mV", hh->reversal[HH_CURRENT_LEAK]);
+    json_close(&j);
+  }
+  char spec[256];
+  channel_set_spec(channels, spec, sizeof spec);
+  key_string(&j, "channels", spec);
+  /* Every placed mechanism in full, as the kernels compute it (scripts/compare_neuron.py builds
+   * NEURON's channels from this). Rates: a * exp((v - vh)/s), a / (exp((v - vh)/s) + 1) and
+   * a * (v - vh) / (1 - exp(-(v - vh)/s)) (mechanisms.h). */
+  if (channels->placement != PLACE_NONE) {
+    static const char *const forms[] = {"exp", "sigmoid", "linoid"}; /* enum rate_kind */
+    json_open(&j, "mechanisms");
+    for (int m = 0; m < MECHANISM_COUNT; m++) {
+      const struct channel_mechanism *mech = &channels->mechanism[m];
+      const struct mechanism_description *d = &mechanism_table[m];
+      if (mech->placement == PLACE_NONE)
+        continue;
+      json_open(&j, d->name);
+      key_string(&j, "placement", hh_names[mech->placement]);
+      key_string(&j, "title", d->title);
+      json_open(&j, "currents");
+      for (int c = 0; c < mech->shape.n_currents; c++) {
+        json_open(&j, d->gbar_names[c]);
+        key_exact(&j, "gbar_S_per_cm2", mech->gbar[c]);
+        key_exact(&j, "reversal_mV", mech->reversal[c]);
+        if (d->reversal_names[c]) /* the --channels NAME.PARAM that sets it */
+          key_string(&j, "reversal_parameter", d->reversal_names[c]);
+        json_close(&j);
+      }
+      json_close(&j);
+      json_open(&j, "gates");
+      for (int g = 0; g < mech->shape.n_gates; g++) {
+        json_open(&j, d->gate_names[g]);
+        key_string(&j, "current", d->gbar_names[mech->shape.current[g]]);
+        key_int(&j, "power", mech->shape.power[g]);
+        for (int which = 0; which < 2; which++) {
+          const struct rate_form *f = which ? &mech->beta[g] : &mech->alpha[g];
+          json_open(&j, which ? "beta" : "alpha");
+          key_string(&j, "form",
+                     forms[which ? mech->shape.beta_kind[g] : mech->shape.alpha_kind[g]]);
+          key_exact(&j, "a", f->a);
+          key_exact(&j, "vh_mV", f->vh);
+          key_exact(&j, "s_mV", f->s);
+          json_close(&j);
+        }
+        json_close(&j);
+      }
+      json_close(&j);
+      json_close(&j);
+    }
     json_close(&j);
   }
   const struct stimulus *s = &o->model.stimulus;

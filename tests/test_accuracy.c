@@ -37,7 +37,7 @@ static const struct step_model test_model = {
     .initial_mV = -65.0,
     .stimulus =
         {.compartment = 0, .amplitude_nA = 0.5, .start_ms = 0.0, .stop_ms = 1e9, .spread = 0.8},
-    .hh = {.placement = HH_NONE}};
+    .channels = {.placement = PLACE_NONE}};
 
 struct errors {
   double sequential, batched; /* worst relative error against the extended solve */

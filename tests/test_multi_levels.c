@@ -394,8 +394,7 @@ static void cell_kernel_case(const struct morphology *morphologies, int n_morpho
                              int per_task, int parts, enum level_order order, int padded,
                              int cell_neurons, int channels) {
   const int steps = 40;
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = channels ? HH_ALL : HH_NONE;
+  struct channel_set hh = channel_set_hh(channels ? PLACE_ALL : PLACE_NONE);
   const struct step_model model = {.cable = cable_defaults,
                                    .dt_ms = 0.025,
                                    .initial_mV = -65,
@@ -404,7 +403,7 @@ static void cell_kernel_case(const struct morphology *morphologies, int n_morpho
                                                 .start_ms = 0.05,
                                                 .stop_ms = 1e9,
                                                 .spread = 0.8},
-                                   .hh = hh};
+                                   .channels = hh};
   size_t values, level_values;
   double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
                                  padded, LEVEL_KERNEL_CELL, cell_neurons, &model, steps, &values);
@@ -421,8 +420,8 @@ static void cell_kernel_case(const struct morphology *morphologies, int n_morpho
     struct stimulus stim = model.stimulus;
     stim.n_neurons_total = neurons;
     struct hines_error err;
-    assert_int_equal(reference_simulate(m, &cable_defaults, &model.hh, model.dt_ms, steps, 0, &stim,
-                                        k, want, &err),
+    assert_int_equal(reference_simulate(m, &cable_defaults, &model.channels, model.dt_ms, steps, 0,
+                                        &stim, k, want, &err),
                      HINES_OK);
     const double error = testing_relative_error(m->n_compartments, at, want);
     if (error > 1e-12)

@@ -300,8 +300,7 @@ static void zero_length_section_is_dropped(void **state) {
 static void soma_voltage(const struct morphology *m, int hh_everywhere, double out[2]) {
   const double dt = 0.025;
   struct cable_parameters p = cable_defaults;
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = hh_everywhere ? HH_ALL : HH_NONE;
+  struct channel_set hh = channel_set_hh(hh_everywhere ? PLACE_ALL : PLACE_NONE);
   struct stimulus stim = {.compartment = 0,
                           .amplitude_nA = hh_everywhere ? 0.5 : 0.1,
                           .start_ms = 1 - dt / 2,
@@ -380,7 +379,7 @@ static void soma_voltage_is_neurons(void **state) {
  * Euler with dt = 1 ms for 400 ms (40 membrane time constants). */
 static double steady_soma_voltage(const struct morphology *m, double current_nA) {
   struct cable_parameters p = cable_defaults;
-  struct hh_parameters hh = HH_DEFAULTS;
+  struct channel_set hh = channel_set_hh(PLACE_NONE);
   struct stimulus stim = {.compartment = 0,
                           .amplitude_nA = current_nA,
                           .start_ms = 0,
@@ -469,8 +468,7 @@ static void branching_cell_converges_monotonically(void **state) {
 static double *soma_trace(const struct morphology *m, int steps) {
   const double dt = 0.025;
   struct cable_parameters p = cable_defaults;
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = HH_NONE;
+  struct channel_set hh = channel_set_hh(PLACE_NONE);
   struct stimulus stim = {.compartment = 0,
                           .amplitude_nA = 0.1,
                           .start_ms = 1 - dt / 2,

@@ -1,10 +1,12 @@
-/* The Hodgkin-Huxley rate table (codelets/hh_channel.h, --hh-rates table) against the exact
- * rates it is built from: one step of each gate over a voltage sweep stays within a stated
- * bound of the exact cnexp step; on a grid point it is the exact step's decay form itself; the
- * ends clamp as NEURON's TABLE does. The sweep also prints how far NEURON's own interpolation
- * (x_inf and tau on the same grid, then exp(-dt/tau)) is from the exact step, for comparison
- * (BENCHMARKS.md, "Rate tables"). Spike counts with tables and exact rates: tests/test_spikes.sh.
- */
+/* The channels' rate tables (codelets/mechanisms.h, --hh-rates table) against the exact rates
+ * they are built from, for hh and for hh with the M current (km): one step of each gate over a
+ * voltage sweep stays within a stated bound of the exact cnexp step; on a grid point it is the
+ * exact step's decay form itself; the ends clamp as NEURON's TABLE does. The sweep also prints how
+ * far NEURON's own interpolation (x_inf and tau on the same grid, then exp(-dt/tau)) is from the
+ * exact step, for comparison (BENCHMARKS.md, "Rate tables"). Spike counts with tables and exact
+ * rates: tests/test_spikes.sh. The table's rate forms are also checked against hh.mod's and
+ * km.mod's expressions written out: hh's bit for bit (its rates are those hinestask had before
+ * mechanisms were data). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,12 +17,29 @@
 
 #include <cmocka.h>
 
-#include "hh_channel.h"
+#include "mechanisms.h"
 #include "testing.h"
 
 static uint64_t seed_state;
 
-/* x_inf and tau of the three gates at v (NEURON's hh.mod rates(), with hh_channel.h's rates). */
+/* Every placed gate of set one step at v: exact rates, or through the table. */
+static void gates_exact(const struct channel_set *set, double v, double dt, double *x) {
+  for (int m = 0; m < MECHANISM_COUNT; m++)
+    if (set->mechanism[m].placement != PLACE_NONE)
+      mechanism_gates_exact(&set->mechanism[m], set->mechanism[m].shape, v, dt,
+                            x + set->mechanism[m].first_gate, 1);
+}
+static void gates_table(const struct channel_set *set, const double *table, double v, double *x) {
+  double theta;
+  const size_t e = rate_table_entry(table, v, RATE_TABLE_PER_GATE * (size_t)set->n_gates, &theta);
+  for (int m = 0; m < MECHANISM_COUNT; m++)
+    if (set->mechanism[m].placement != PLACE_NONE)
+      mechanism_gates_table(set->mechanism[m].shape, table,
+                            e + RATE_TABLE_PER_GATE * (size_t)set->mechanism[m].first_gate, theta,
+                            x + set->mechanism[m].first_gate, 1);
+}
+
+/* x_inf and tau of the three gates at v (NEURON's hh.mod rates(), written out). */
 static void inf_tau(double v, double inf[3], double tau[3]) {
   const double alpha[3] = {0.1 * hh_vtrap(-(v + 40.0), 10.0), 0.07 * hines_exp(-(v + 65.0) / 20.0),
                            0.01 * hh_vtrap(-(v + 55.0), 10.0)};
@@ -53,6 +72,7 @@ static void neuron_table_step(double v, double dt, double x[3]) {
 /* The largest difference, over the sweep, of one gate step from the exact step, for the table
  * and for NEURON's interpolation, on [low, high] mV. */
 static void sweep(const double *table, double dt, double low, double high, double worst[2]) {
+  const struct channel_set hh = channel_set_hh(PLACE_ALL);
   worst[0] = worst[1] = 0;
   const int points = 200000;
   for (int p = 0; p < points; p++) {
@@ -60,8 +80,8 @@ static void sweep(const double *table, double dt, double low, double high, doubl
     for (int start = 0; start < 4; start++) {
       const double x0 = start < 3 ? 0.5 * start : testing_uniform(&seed_state);
       double exact[3] = {x0, x0, x0}, tabled[3] = {x0, x0, x0}, neuron[3] = {x0, x0, x0};
-      hh_gates_exact(v, dt, &exact[0], &exact[1], &exact[2]);
-      hh_gates_table(table, v, &tabled[0], &tabled[1], &tabled[2]);
+      gates_exact(&hh, v, dt, exact);
+      gates_table(&hh, table, v, tabled);
       neuron_table_step(v, dt, neuron);
       for (int g = 0; g < 3; g++) {
         worst[0] = fmax(worst[0], fabs(tabled[g] - exact[g]));
@@ -82,9 +102,10 @@ static void table_step_is_close_to_exact(void **state) {
   (void)state;
   const double dts[] = {0.025, 0.1};
   const double bound_full[] = {8e-5, 1.5e-4}, bound_range[] = {7e-5, 8e-5};
-  double *table = malloc(HH_RATE_TABLE_SIZE * sizeof(double));
+  const struct channel_set hh = channel_set_hh(PLACE_ALL);
+  double *table = malloc(RATE_TABLE_SIZE(3) * sizeof(double));
   for (int d = 0; d < 2; d++) {
-    hh_rate_table_fill(dts[d], table);
+    channel_rate_table_fill(&hh, dts[d], table);
     double full[2], range[2];
     sweep(table, dts[d], -100, 100, full);
     sweep(table, dts[d], -80, 40, range);
@@ -98,39 +119,91 @@ static void table_step_is_close_to_exact(void **state) {
   free(table);
 }
 
-/* On grid point v_i the table gives x A(v_i) + B(v_i) of hh_decay_coefficients, bit for bit,
+/* On grid point v_i the table gives x A(v_i) + B(v_i) of gate_decay_coefficients, bit for bit,
  * which is the exact step in decay form (a few ulps from hh_relax's form); v >= 100 mV reads the
- * point at 100 mV and v <= -100 mV the point at -100 mV, as NEURON's TABLE clamps. */
-static void grid_points_and_clamping(void **state) {
-  (void)state;
+ * point at 100 mV and v <= -100 mV the point at -100 mV, as NEURON's TABLE clamps. For hh alone
+ * and for hh with km (4 gates an entry, km's after hh's). */
+static void grid_points_and_clamping_of(const struct channel_set *set) {
   const double dt = 0.025;
-  double *table = malloc(HH_RATE_TABLE_SIZE * sizeof(double));
-  hh_rate_table_fill(dt, table);
-  for (int i = 0; i <= HH_TABLE_INTERVALS; i++) {
-    const double v = HH_TABLE_VMIN_MV + i / HH_TABLE_PER_MV;
-    double a[3], b[3];
-    hh_decay_coefficients(v, dt, a, b);
+  const int n = set->n_gates;
+  double *table = malloc(RATE_TABLE_SIZE(n) * sizeof(double));
+  channel_rate_table_fill(set, dt, table);
+  for (int i = 0; i <= RATE_TABLE_INTERVALS; i++) {
+    const double v = RATE_TABLE_VMIN_MV + i / RATE_TABLE_PER_MV;
+    double a[CHANNELS_MAX_GATES], b[CHANNELS_MAX_GATES];
+    for (int m = 0; m < MECHANISM_COUNT; m++)
+      for (int g = 0;
+           set->mechanism[m].placement != PLACE_NONE && g < set->mechanism[m].shape.n_gates; g++)
+        gate_decay_coefficients(&set->mechanism[m], g, v, dt, &a[set->mechanism[m].first_gate + g],
+                                &b[set->mechanism[m].first_gate + g]);
     const double x0 = testing_uniform(&seed_state);
-    double x[3] = {x0, x0, x0}, exact[3] = {x0, x0, x0};
-    hh_gates_table(table, v, &x[0], &x[1], &x[2]);
-    hh_gates_exact(v, dt, &exact[0], &exact[1], &exact[2]);
-    for (int g = 0; g < 3; g++) {
+    double x[CHANNELS_MAX_GATES], exact[CHANNELS_MAX_GATES];
+    for (int g = 0; g < n; g++)
+      x[g] = exact[g] = x0;
+    gates_table(set, table, v, x);
+    gates_exact(set, v, dt, exact);
+    for (int g = 0; g < n; g++) {
       assert_true(x[g] == fma(x0, a[g], b[g]));
       assert_true(fabs(x[g] - exact[g]) <= 1e-15);
     }
   }
   const double beyond[][2] = {{150.0, 100.0}, {1e6, 100.0}, {-150.0, -100.0}, {-1e6, -100.0}};
   for (int c = 0; c < 4; c++) {
-    double x[3] = {0.3, 0.6, 0.2}, y[3] = {0.3, 0.6, 0.2};
-    hh_gates_table(table, beyond[c][0], &x[0], &x[1], &x[2]);
-    hh_gates_table(table, beyond[c][1], &y[0], &y[1], &y[2]);
+    double x[CHANNELS_MAX_GATES] = {0.3, 0.6, 0.2, 0.4},
+           y[CHANNELS_MAX_GATES] = {0.3, 0.6, 0.2, 0.4};
+    gates_table(set, table, beyond[c][0], x);
+    gates_table(set, table, beyond[c][1], y);
     assert_memory_equal(x, y, sizeof x);
   }
   /* A NaN voltage reads a point inside the table (no wild read); the run reports the NaN. */
-  double x[3] = {0.3, 0.6, 0.2};
-  hh_gates_table(table, NAN, &x[0], &x[1], &x[2]);
-  assert_true(isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]));
+  double x[CHANNELS_MAX_GATES] = {0.3, 0.6, 0.2, 0.4};
+  gates_table(set, table, NAN, x);
+  for (int g = 0; g < n; g++)
+    assert_true(isfinite(x[g]));
   free(table);
+}
+
+static void grid_points_and_clamping(void **state) {
+  (void)state;
+  struct channel_set set = channel_set_hh(PLACE_ALL);
+  grid_points_and_clamping_of(&set);
+  channel_set_place(&set, MECHANISM_KM, PLACE_SOMA);
+  assert_int_equal(set.n_gates, 4);
+  assert_int_equal(set.mechanism[MECHANISM_KM].first_gate, 3);
+  grid_points_and_clamping_of(&set);
+}
+
+/* hh's table entry computes hh.mod's rates bit for bit (the expressions hinestask computed when
+ * hh was its only mechanism), and km's entry km.mod's (Mainen & Sejnowski 1996) to rounding,
+ * over random voltages and at the linoids' removable singularities. */
+static void table_forms_are_the_mod_files(void **state) {
+  (void)state;
+  const struct channel_set hh_set = channel_set_hh(PLACE_ALL);
+  const struct channel_mechanism *hh = &hh_set.mechanism[MECHANISM_HH];
+  const struct channel_mechanism *km = &mechanism_table[MECHANISM_KM].defaults;
+  for (int p = 0; p < 100000; p++) {
+    const double v = p == 0   ? -40.0
+                     : p == 1 ? -55.0
+                     : p == 2 ? -30.0
+                              : -150 + 300 * testing_uniform(&seed_state);
+    const double want[6] = {
+        0.1 * hh_vtrap(-(v + 40.0), 10.0),    4.0 * hines_exp(-(v + 65.0) / 18.0),
+        0.07 * hines_exp(-(v + 65.0) / 20.0), 1.0 / (hines_exp(-(v + 35.0) / 10.0) + 1.0),
+        0.01 * hh_vtrap(-(v + 55.0), 10.0),   0.125 * hines_exp(-(v + 65.0) / 80.0)};
+    for (int g = 0; g < 3; g++) {
+      const double alpha = rate_value(hh->shape.alpha_kind[g], &hh->alpha[g], v);
+      const double beta = rate_value(hh->shape.beta_kind[g], &hh->beta[g], v);
+      assert_memory_equal(&alpha, &want[2 * g], sizeof alpha);
+      assert_memory_equal(&beta, &want[2 * g + 1], sizeof beta);
+    }
+    /* km.mod: a = Ra (v - tha) / (1 - exp(-(v - tha)/qa)), b = -Rb (v - tha) / (1 - exp((v -
+     * tha)/qa)), Ra = Rb = 0.001, tha = -30, qa = 9; at v = tha both are Ra qa. */
+    const double x = v + 30.0;
+    const double a = fabs(x) < 1e-9 ? 0.009 : 0.001 * x / (1 - exp(-x / 9.0));
+    const double b = fabs(x) < 1e-9 ? 0.009 : -0.001 * x / (1 - exp(x / 9.0));
+    assert_true(fabs(rate_value(km->shape.alpha_kind[0], &km->alpha[0], v) - a) <= 1e-14 * a);
+    assert_true(fabs(rate_value(km->shape.beta_kind[0], &km->beta[0], v) - b) <= 1e-14 * b);
+  }
 }
 
 int main(void) {
@@ -138,6 +211,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(table_step_is_close_to_exact),
       cmocka_unit_test(grid_points_and_clamping),
+      cmocka_unit_test(table_forms_are_the_mod_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

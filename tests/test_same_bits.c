@@ -86,9 +86,14 @@ static void random_morphology(int n, struct morphology *m) {
 static const int rate_kinds[] = {HH_RATES_EXACT, HH_RATES_TABLE};
 static const char *const rate_names[] = {"exact", "table"}; /* enum hh_rates */
 
+/* Where the batch tests put the M current beside hh everywhere (PLACE_NONE: hh alone, the
+ * kernels' specialisation; otherwise their generic mechanism loop). */
+static int model_km = PLACE_NONE;
+
 static struct step_model spiking_model(int stimulated_compartment, int hh_rates) {
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = HH_ALL;
+  struct channel_set hh = channel_set_hh(PLACE_ALL);
+  channel_set_place(&hh, MECHANISM_KM, model_km);
+  hh.mechanism[MECHANISM_KM].gbar[0] = 0.02; /* enough to change the voltages */
   return (struct step_model){.cable = cable_defaults,
                              .dt_ms = dt,
                              .initial_mV = -65,
@@ -97,7 +102,7 @@ static struct step_model spiking_model(int stimulated_compartment, int hh_rates)
                                           .start_ms = 0.1,
                                           .stop_ms = 1e9,
                                           .spread = 0.8},
-                             .hh = hh,
+                             .channels = hh,
                              .hh_rates = hh_rates};
 }
 
@@ -265,6 +270,24 @@ static void mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout(void **state
 
 /* ---------------------------------------------------------------- vector kernel vs thread body */
 
+/* The channel sets the kernel tests step: hh and km each nowhere, on the soma or everywhere
+ * (hh alone: the kernels' specialisation; with km: their generic mechanism loop). */
+static const int channel_configurations[][2] = {{PLACE_NONE, PLACE_NONE}, {PLACE_SOMA, PLACE_NONE},
+                                                {PLACE_ALL, PLACE_NONE},  {PLACE_ALL, PLACE_SOMA},
+                                                {PLACE_SOMA, PLACE_ALL},  {PLACE_ALL, PLACE_ALL},
+                                                {PLACE_NONE, PLACE_SOMA}};
+#define CHANNEL_CONFIGURATIONS (sizeof channel_configurations / sizeof channel_configurations[0])
+
+/* args->channels set to configuration c (km with a conductance that changes the spikes), and
+ * the coefficients' rate table filled for it. */
+static void use_channels(struct step_arguments *args, size_t c, double *coefficients, int n) {
+  channel_set_place(&args->channels, MECHANISM_HH, channel_configurations[c][0]);
+  channel_set_place(&args->channels, MECHANISM_KM, channel_configurations[c][1]);
+  args->channels.mechanism[MECHANISM_KM].gbar[0] = 0.02;
+  args->gates_geometry.n_compartments = args->channels.n_gates * n;
+  channel_rate_table_fill(&args->channels, dt, coefficients + (size_t)COEF_COUNT * n);
+}
+
 /* Steps one interleaved batch (initial_mV, gates at rest) `steps` times with the CPU kernel in
  * groups of `group` neurons and with the thread body one neuron at a time (each neuron's own
  * values loaded as a CUDA thread loads them when `sweep` is given), then asserts the same bits. */
@@ -274,13 +297,14 @@ static void step_kernels_agree(int n, int neurons, const int *topology, const do
   const size_t values = (size_t)n * neurons;
   double *v_vector = malloc(values * sizeof(double)), *v_scalar = malloc(values * sizeof(double));
   double *work = malloc(values * sizeof(double));
-  double *g_vector = malloc(3 * values * sizeof(double)),
-         *g_scalar = malloc(3 * values * sizeof(double));
-  double rest[3];
-  hh_rest(initial_mV, &rest[0], &rest[1], &rest[2]);
+  const int n_gates = args->channels.n_gates;
+  double *g_vector = malloc(((size_t)n_gates * values + 1) * sizeof(double)),
+         *g_scalar = malloc(((size_t)n_gates * values + 1) * sizeof(double));
+  double rest[CHANNELS_MAX_GATES];
+  channels_rest(&args->channels, initial_mV, rest, 1);
   for (size_t i = 0; i < values; i++) {
     v_vector[i] = v_scalar[i] = initial_mV;
-    for (int g = 0; g < 3; g++)
+    for (int g = 0; g < n_gates; g++)
       g_vector[g * values + i] = g_scalar[g * values + i] = rest[g];
   }
   for (int s = 0; s < steps; s++) {
@@ -289,19 +313,19 @@ static void step_kernels_agree(int n, int neurons, const int *topology, const do
       hines_step_group_cpu(topology, coefficients, args, v_vector, work, g_vector, sweep, (size_t)k,
                            neurons - k < group ? neurons - k : group, k);
     for (int k = 0; k < neurons; k++) {
-      struct neuron_own mine = {.hh = args->hh, .stimulus = args->stimulus};
+      struct neuron_own mine = {.channels = args->channels, .stimulus = args->stimulus};
       if (sweep)
-        neuron_own_load(&sweep->columns, sweep->values + k, sweep->ld, &args->hh, &args->stimulus,
-                        &mine);
+        neuron_own_load(&sweep->columns, sweep->values + k, sweep->ld, &args->channels,
+                        &args->stimulus, &mine);
       hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
                      (size_t)neurons, stimulus_current(&mine.stimulus, k, args->time_ms),
-                     args->stimulus.compartment, args, &mine.hh,
+                     args->stimulus.compartment, args, &mine.channels,
                      sweep && sweep->columns.membrane ? &mine.membrane : NULL, g_scalar + k,
                      (size_t)neurons);
     }
   }
   assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
-  assert_int_equal(report_difference(g_vector, g_scalar, 3 * values, what, -1), 0);
+  assert_int_equal(report_difference(g_vector, g_scalar, (size_t)n_gates * values, what, -1), 0);
   free(v_vector), free(v_scalar), free(work), free(g_vector), free(g_scalar);
 }
 
@@ -316,28 +340,29 @@ static void vector_kernel_equals_thread_body(void **state) {
   double *coefficients = malloc(mono_coefficients_size(n) * sizeof(double));
   struct hines_error err;
   assert_int_equal(mono_coefficients_fill(&m, &cable_defaults, dt, coefficients, &err), HINES_OK);
-  hh_rate_table_fill(dt, coefficients + (size_t)COEF_COUNT * n);
   const size_t values = (size_t)n * neurons;
   const struct step_model model = spiking_model(testing_below(&seed_state, n), HH_RATES_EXACT);
   struct step_arguments args = {
       .geometry = {n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
       .stimulus = model.stimulus,
-      .hh = model.hh,
-      .gates_geometry = {3 * n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+      .channels = model.channels,
+      .gates_geometry = {0, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
       .first_neuron = 0,
       .dt_ms = dt};
   args.stimulus.n_neurons_total = neurons;
   const int groups[] = {1, 8, 32, 64, 13};
-  /* every channel placement: group 1 assembles its rows first, its soma's channels apart */
+  /* every channel configuration: group 1 assembles its rows first, its soma's channels apart */
   for (int rates = 0; rates < 2; rates++)
-    for (int placement = HH_NONE; placement <= HH_ALL; placement++)
+    for (size_t c = 0; c < CHANNEL_CONFIGURATIONS; c++)
       for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
-        args.hh.placement = placement;
+        use_channels(&args, c, coefficients, n);
         args.hh_rates = rate_kinds[rates];
-        char what[120];
+        char what[140];
         snprintf(what, sizeof what,
-                 "step kernel, groups of %d, hh placement %d, %s rates, against the thread body",
-                 groups[gi], placement, rate_names[rates]);
+                 "step kernel, groups of %d, hh placement %d, km placement %d, %s rates, against "
+                 "the thread body",
+                 groups[gi], channel_configurations[c][0], channel_configurations[c][1],
+                 rate_names[rates]);
         step_kernels_agree(n, neurons, topology, coefficients, &args, model.initial_mV, NULL,
                            groups[gi], what);
       }
@@ -373,7 +398,6 @@ static void vector_kernel_equals_thread_body_with_sweep(void **state) {
   double *coefficients = malloc(mono_coefficients_size(n) * sizeof(double));
   struct hines_error err;
   assert_int_equal(mono_coefficients_fill(&m, &cable_defaults, dt, coefficients, &err), HINES_OK);
-  hh_rate_table_fill(dt, coefficients + (size_t)COEF_COUNT * n);
   const struct step_model model = spiking_model(0, HH_RATES_EXACT);
   double *sweep = random_sweep(neurons);
   double *own = malloc((size_t)NEURON_PARAMETER_COUNT * neurons * sizeof(double));
@@ -381,8 +405,8 @@ static void vector_kernel_equals_thread_body_with_sweep(void **state) {
     struct step_arguments args = {
         .geometry = {n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
         .stimulus = model.stimulus,
-        .hh = model.hh,
-        .gates_geometry = {3 * n, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
+        .channels = model.channels,
+        .gates_geometry = {0, neurons, BATCH_LAYOUT_INTERLEAVED, 32, (size_t)neurons},
         .dt_ms = dt};
     args.stimulus.n_neurons_total = neurons;
     struct neuron_sweep sweep_view = {.values = own, .ld = (size_t)neurons};
@@ -400,14 +424,16 @@ static void vector_kernel_equals_thread_body_with_sweep(void **state) {
     }
     const int groups[] = {1, 8, 32, 13};
     for (int rates = 0; rates < 2; rates++)
-      for (int placement = HH_NONE; placement <= HH_ALL; placement++)
+      for (size_t c = 0; c < CHANNEL_CONFIGURATIONS; c++)
         for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
-          args.hh.placement = placement;
+          use_channels(&args, c, coefficients, n);
           args.hh_rates = rate_kinds[rates];
-          char what[160];
+          char what[180];
           snprintf(what, sizeof what,
-                   "sweep%s, groups of %d, hh placement %d, %s rates, against the thread body",
-                   with_membrane ? " with membrane" : "", groups[gi], placement, rate_names[rates]);
+                   "sweep%s, groups of %d, hh placement %d, km placement %d, %s rates, against the "
+                   "thread body",
+                   with_membrane ? " with membrane" : "", groups[gi], channel_configurations[c][0],
+                   channel_configurations[c][1], rate_names[rates]);
           step_kernels_agree(n, neurons, topology, coefficients, &args, model.initial_mV,
                              &sweep_view, groups[gi], what);
         }
@@ -566,6 +592,77 @@ static void level_bits_do_not_depend_on_chunking(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* The M current beside hh (the kernels' generic mechanism loop, km everywhere or on the soma):
+ * mono batches of a few shapes (a width-1 group, an odd width, flat, shared) and level batches
+ * (one neuron a task, CP, level tasks, the cell-block kernel) give the bits of their reference
+ * cut, with table and exact rates. */
+static void bits_with_a_second_mechanism(void **state) {
+  (void)state;
+  const int n = 60, neurons = 37;
+  struct morphology m;
+  random_morphology(n, &m);
+  const struct mono_variant reference = {BATCH_LAYOUT_INTERLEAVED, 32, 0, 32};
+  const struct mono_variant variants[] = {{BATCH_LAYOUT_INTERLEAVED, 32, 0, 1},
+                                          {BATCH_LAYOUT_INTERLEAVED, 32, 10, 7},
+                                          {BATCH_LAYOUT_FLAT, 32, 7, 1},
+                                          {BATCH_LAYOUT_SHARED, 16, 0, 32}};
+  const enum level_order height = LEVEL_ORDER_HEIGHT, depth = LEVEL_ORDER_DEPTH;
+  const struct level_variant level_reference = {0, 1, 0, 0, 0, height, 0, 0};
+  const struct level_variant level_variants[] = {{1, 1, 0, 0, 0, height, 0, 0},
+                                                 {7, 1, 0, 1, 0, height, 0, 0},
+                                                 {7, 1, 1, 0, 0, depth, 0, 0},
+                                                 {0, 1, 0, 0, 0, height, 1, 3}};
+  const int level_neurons = mix_count + 2;
+  int failures = 0;
+  for (int km = PLACE_SOMA; km <= PLACE_ALL; km++)
+    for (int rates = 0; rates < 2; rates++) {
+      model_km = km;
+      double *want = run_mono(&m, neurons, &reference, 0, rate_kinds[rates]);
+      model_km = PLACE_NONE;
+      double *hh_alone = run_mono(&m, neurons, &reference, 0, rate_kinds[rates]);
+      model_km = km;
+      double lowest = INFINITY, changed = 0;
+      for (size_t i = 0; i < (size_t)neurons * n; i++)
+        lowest = fmin(lowest, want[i]), changed = fmax(changed, fabs(want[i] - hh_alone[i]));
+      printf("# mono hh + km (%s), %s rates: lowest %.3f mV, %.3g mV from hh alone\n",
+             km == PLACE_SOMA ? "soma" : "all", rate_names[rates], lowest, changed);
+      assert_true(lowest < -70.0); /* the cells fired */
+      assert_true(changed > 0.01); /* and km changed the voltages */
+      for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        const struct mono_variant *v = &variants[i];
+        double *got = run_mono(&m, neurons, v, 0, rate_kinds[rates]);
+        char what[180];
+        snprintf(what, sizeof what,
+                 "hh + km (%d), %s rates, layout %s block %d, %d neurons per task, cpu_group %d",
+                 km, rate_names[rates], batch_layout_name(v->layout), v->block_size,
+                 v->neurons_per_task, v->cpu_group);
+        for (int k = 0; k < neurons; k++)
+          failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
+        free(got);
+      }
+      free(want), free(hh_alone);
+      size_t values;
+      double *level_want = run_levels(level_neurons, &level_reference, rate_kinds[rates], &values);
+      for (size_t i = 0; i < sizeof level_variants / sizeof level_variants[0]; i++) {
+        const struct level_variant *v = &level_variants[i];
+        size_t got_values;
+        double *got = run_levels(level_neurons, v, rate_kinds[rates], &got_values);
+        assert_int_equal(got_values, values);
+        char what[200];
+        snprintf(what, sizeof what,
+                 "hh + km (%d), %s rates, levels: %d neurons per task, %s tasks, %s, %s kernel", km,
+                 rate_names[rates], v->neurons_per_task, v->level_tasks ? "level" : "chunk",
+                 v->padded ? "CP" : "NCP", v->cell ? "cell-block" : "level");
+        failures += compare_levels(got, level_want, level_neurons, what);
+        free(got);
+      }
+      free(level_want);
+    }
+  model_km = PLACE_NONE;
+  morphology_free(&m);
+  assert_int_equal(failures, 0);
+}
+
 static int setup(void **state) {
   (void)state;
   load_mix();
@@ -588,6 +685,7 @@ int main(void) {
       cmocka_unit_test(mono_bits_do_not_depend_on_groups_tasks_or_layout),
       cmocka_unit_test(mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout),
       cmocka_unit_test(level_bits_do_not_depend_on_chunking),
+      cmocka_unit_test(bits_with_a_second_mechanism),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -29,8 +29,7 @@ static const int probe_neuron[PROBES] = {0, 7, 31, 40, 63};
 static const int probe_compartment[PROBES] = {0, 3, 1, 9, 2};
 
 static struct step_model hh_model(void) {
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = HH_SOMA;
+  struct channel_set hh = channel_set_hh(PLACE_SOMA);
   return (struct step_model){.cable = cable_defaults,
                              .dt_ms = 0.025,
                              .initial_mV = -65,
@@ -39,7 +38,7 @@ static struct step_model hh_model(void) {
                                           .start_ms = 0.3,
                                           .stop_ms = 1.7,
                                           .spread = 0.6},
-                             .hh = hh};
+                             .channels = hh};
 }
 
 /* What one run leaves: every neuron's voltages, then the probe rows. */

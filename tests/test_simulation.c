@@ -52,7 +52,7 @@ static void passive_cable_reaches_analytic_steady_state_through_the_time_loop(vo
           .dt_ms = 0.5,
           .initial_mV = p.el_mV,
           .stimulus = {.compartment = 0, .amplitude_nA = current_nA, .start_ms = 0, .stop_ms = 1e9},
-          .hh = {.placement = HH_NONE}}};
+          .channels = {.placement = PLACE_NONE}}};
   struct mono_batch *batch;
   struct hines_error err;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
@@ -88,8 +88,7 @@ static void hh_soma_fires_repetitively_and_rests_near_minus_65(void **state) {
   assert_int_equal(morphology_from_tree("soma", 1, &parent, &soma, &m, &err), HINES_OK);
   double area_cm2 = 4 * M_PI * 10e-4 * 10e-4;
   double current_nA = 10e-6 * area_cm2 * 1e9; /* 10 uA/cm^2 */
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = HH_SOMA;
+  struct channel_set hh = channel_set_hh(PLACE_SOMA);
   struct mono_batch_config config = {.morphology = &m,
                                      .layout = BATCH_LAYOUT_BLOCK,
                                      .block_size = 4,
@@ -101,7 +100,7 @@ static void hh_soma_fires_repetitively_and_rests_near_minus_65(void **state) {
                                                             .amplitude_nA = current_nA,
                                                             .start_ms = 20,
                                                             .stop_ms = 120},
-                                               .hh = hh}};
+                                               .channels = hh}};
   struct mono_batch *batch;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
   int spikes = 0, steps = 6000; /* 150 ms */
@@ -143,8 +142,7 @@ static void hh_everywhere_batches_follow_the_reference(void **state) {
     assert_int_equal(
         synthetic_random(30, 200, (unsigned)(testing_uniform(&seed_state) * 1e9), &shapes[i], &err),
         HINES_OK);
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = HH_ALL;
+  struct channel_set hh = channel_set_hh(PLACE_ALL);
   struct stimulus stim = {
       .compartment = 0, .amplitude_nA = 2.0, .start_ms = 0.5, .stop_ms = 1e9, .spread = 0.6};
   const int neurons = 11, steps = 400;
@@ -160,7 +158,7 @@ static void hh_everywhere_batches_follow_the_reference(void **state) {
                                                  .dt_ms = 0.025,
                                                  .initial_mV = -65,
                                                  .stimulus = stim,
-                                                 .hh = hh}};
+                                                 .channels = hh}};
     struct mono_batch *batch;
     assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
     assert_int_equal(mono_batch_run(batch, steps, 0), HINES_OK);
@@ -193,7 +191,7 @@ static void hh_everywhere_batches_follow_the_reference(void **state) {
                                                   .dt_ms = 0.025,
                                                   .initial_mV = -65,
                                                   .stimulus = stim,
-                                                  .hh = hh}};
+                                                  .channels = hh}};
     struct multi_batch *batch;
     assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
     assert_int_equal(multi_batch_run(batch, steps, 0), HINES_OK);
@@ -228,8 +226,7 @@ static void nonfinite_voltages_are_found_and_located(void **state) {
   struct morphology m;
   struct hines_error err;
   assert_int_equal(synthetic_class("small-low", 1, &m, &err), HINES_OK);
-  struct hh_parameters hh = HH_DEFAULTS;
-  hh.placement = HH_ALL;
+  struct channel_set hh = channel_set_hh(PLACE_ALL);
   struct mono_batch_config config = {
       .morphology = &m,
       .layout = BATCH_LAYOUT_INTERLEAVED,
@@ -239,7 +236,7 @@ static void nonfinite_voltages_are_found_and_located(void **state) {
                 .dt_ms = 0.025,
                 .initial_mV = -65,
                 .stimulus = {.compartment = 0, .start_ms = 0, .stop_ms = 1e9},
-                .hh = hh}};
+                .channels = hh}};
   struct mono_batch *batch;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
   int neuron = -1, compartment = -1;
