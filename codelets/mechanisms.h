@@ -132,9 +132,9 @@ void channel_set_finish(struct channel_set *set);
 struct channel_set channel_set_hh(int placement);
 /* The table index of `name` (length `length`), or -1. */
 int mechanism_find(const char *name, size_t length);
-/* "hh:all,km:soma" (or "none"): where the set's mechanisms are, as --channels writes it. */
+/* "hh:all,km:soma" (or "none"): where the set's mechanisms are, NAME:PLACE items. */
 void channel_set_spec(const struct channel_set *set, char *text, size_t size);
-/* "hh, km": the table's names, for messages and --help. */
+/* "hh, km": the table's names, for messages and the usage text. */
 const char *mechanism_names(void);
 #ifdef __cplusplus
 }

@@ -199,10 +199,11 @@ static void table_forms_are_the_mod_files(void **state) {
     /* km.mod: a = Ra (v - tha) / (1 - exp(-(v - tha)/qa)), b = -Rb (v - tha) / (1 - exp((v -
      * tha)/qa)), Ra = Rb = 0.001, tha = -30, qa = 9; at v = tha both are Ra qa. */
     const double x = v + 30.0;
-    const double a = fabs(x) < 1e-9 ? 0.009 : 0.001 * x / (1 - exp(-x / 9.0));
-    const double b = fabs(x) < 1e-9 ? 0.009 : -0.001 * x / (1 - exp(x / 9.0));
-    assert_true(fabs(rate_value(km->shape.alpha_kind[0], &km->alpha[0], v) - a) <= 1e-14 * a);
-    assert_true(fabs(rate_value(km->shape.beta_kind[0], &km->beta[0], v) - b) <= 1e-14 * b);
+    const double a = fabs(x) < 1e-9 ? 0.009 : 0.001 * x / -expm1(-x / 9.0);
+    const double b = fabs(x) < 1e-9 ? 0.009 : -0.001 * x / -expm1(x / 9.0);
+    /* the linoid's own cancellation near v = tha (hh.mod's vtrap has it too): 1e-16 / 1e-6 */
+    assert_true(fabs(rate_value(km->shape.alpha_kind[0], &km->alpha[0], v) - a) <= 1e-9 * a);
+    assert_true(fabs(rate_value(km->shape.beta_kind[0], &km->beta[0], v) - b) <= 1e-9 * b);
   }
 }
 
