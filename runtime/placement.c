@@ -174,8 +174,10 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
   const char *scheduler = runtime_scheduler();
   const int cpus_idle = starpu_cpu_worker_get_count() == 0 ||
                         (plan->cpu_chunks == 0 && strncmp(scheduler, "dm", 2) == 0);
-  return cpus_idle && starpu_cuda_worker_get_count() > 0 &&
-                 smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS
+  const int devices = placement_cuda_devices();
+  const int few_per_gpu = devices > 0 && plan->n_chunks <= PLACEMENT_FEW_CHUNKS_PER_GPU * devices;
+  return cpus_idle && devices > 0 &&
+                 (smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS || few_per_gpu)
              ? PLACEMENT_GPU_TASK_STEPS
              : 1;
 }

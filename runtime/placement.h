@@ -15,7 +15,8 @@
 #define PLACEMENT_MIN_GPU_CHUNK_NEURONS 64000
 int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU drives */
 /* Steps a mono step task advances when the user does not say (--task-steps): with GPU workers
- * only and every chunk GPU-sized (at least PLACEMENT_MIN_GPU_CHUNK_NEURONS neurons), tasks of
+ * only and every chunk GPU-sized (at least PLACEMENT_MIN_GPU_CHUNK_NEURONS neurons) or at most
+ * PLACEMENT_FEW_CHUNKS_PER_GPU chunks per GPU, tasks of
  * PLACEMENT_GPU_TASK_STEPS steps; otherwise one. Measured on the H200 x2 (commit 0297a28, one
  * run each): one task of 256,000 medium-high neurons 1.235-1.241 ms per step with 8 steps per
  * task against 1.258-1.286 with one; a rank's 128,000 (two ranks, one GPU each) 0.610 against
@@ -26,6 +27,10 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
  * on the H200 x2 machine (9f1e100, two GPUs): 0.68-0.70 ms a step with 1 step per task against
  * 0.61 for the GPUs alone with 8. */
 #define PLACEMENT_GPU_TASK_STEPS 8
+/* ... and also for chunks of any size when a GPU has at most this many: 16 tasks of 16,000
+ * neurons over two GPUs (H200 x2 machine, 8a3a205, medians of 2) took 0.706 ms a step with one
+ * step per task, 0.645 with 2, 0.636 with 4 and 0.643 with 8 (one GPU's one task: 1.256). */
+#define PLACEMENT_FEW_CHUNKS_PER_GPU 8
 struct placement_plan;
 int placement_task_steps(int requested, const struct placement_plan *plan,
                          int smallest_chunk_neurons);
