@@ -627,7 +627,9 @@ static void bits_with_a_second_mechanism(void **state) {
       printf("# mono hh + km (%s), %s rates: lowest %.3f mV, %.3g mV from hh alone\n",
              km == PLACE_SOMA ? "soma" : "all", rate_names[rates], lowest, changed);
       assert_true(lowest < -70.0); /* the cells fired */
-      assert_true(changed > 0.01); /* and km changed the voltages */
+      /* and km changed the voltages (on the soma of some random trees by under 0.01 mV: seen
+       * 0.0093; a km that did nothing would leave 0 exactly) */
+      assert_true(changed > 1e-4);
       for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
         const struct mono_variant *v = &variants[i];
         double *got = run_mono(&m, neurons, v, 0, rate_kinds[rates]);
