@@ -29,6 +29,14 @@ if ldd "$bundle/bin/hinestask" | grep 'not found'; then
   echo "missing libraries (LD_LIBRARY_PATH=$LD_LIBRARY_PATH)" >&2
   exit 1
 fi
+# One CSV row from a run's JSON summary: the three labels given, then neurons, steps, ms per
+# step and G compartment-steps/s.
+throughput_row() {
+  python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["neurons"], j["steps"],
+      j["seconds_per_step"] * 1e3, j["compartment_solves_per_s"] / 1e9))' "$@"
+}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.txt"
 for what in "${@:-check bench-mono}"; do
   case "$what" in
@@ -462,10 +470,7 @@ PY
         for rates in exact table; do
           STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet "${args[@]}" --hh all --hh-rates "$rates" \
             --force --json "$out/rates.json" >"$out/rates_${batch}_$rates.log" 2>&1 &&
-            python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["neurons"], j["steps"],
-      j["seconds_per_step"] * 1e3, j["compartment_solves_per_s"] / 1e9))' \
+            throughput_row \
               "$out/rates.json" "$batch" "$rates" "$repeat" | tee -a "$out/bench_rates.csv" ||
             echo "$batch $rates: exit status $? (see rates_${batch}_$rates.log)"
         done
@@ -516,10 +521,7 @@ print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["ne
         for rates in table exact; do
           STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet "${args[@]}" --channels "$channels" \
             --hh-rates "$rates" --force --json "$out/mech.json" >"$out/mech_${channels//[:,]/_}_$rates.log" 2>&1 &&
-            python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["neurons"], j["steps"],
-      j["seconds_per_step"] * 1e3, j["compartment_solves_per_s"] / 1e9))' \
+            throughput_row \
               "$out/mech.json" "\"$channels\"" "$rates" "$repeat" | tee -a "$out/bench_mech.csv" ||
             echo "$channels $rates: exit status $? (see mech_${channels//[:,]/_}_$rates.log)"
         done

@@ -17,21 +17,28 @@
 
 const char *const program = "hinestask";
 
+/* A mechanism's parameter names (each current's gbar and reversal), joined by `separator`. */
+static void mechanism_parameter_names(const struct mechanism_description *d, const char *separator,
+                                      char *list, size_t size) {
+  *list = '\0';
+  for (int c = 0; c < MECHANISM_MAX_CURRENTS; c++) {
+    const char *names[2] = {d->gbar_names[c], d->reversal_names[c]};
+    for (int k = 0; k < 2; k++)
+      if (names[k]) {
+        strncat(list, *list ? separator : "", size - strlen(list) - 1);
+        strncat(list, names[k], size - strlen(list) - 1);
+      }
+  }
+}
+
 /* The mechanism table's lines of --help. */
 static const char *mechanism_help(void) {
   static char text[2048];
   size_t used = 0;
   for (int m = 0; m < MECHANISM_COUNT && used < sizeof text; m++) {
     const struct mechanism_description *d = &mechanism_table[m];
-    char parameters[200] = "";
-    for (int c = 0; c < MECHANISM_MAX_CURRENTS; c++) {
-      const char *names[2] = {d->gbar_names[c], d->reversal_names[c]};
-      for (int k = 0; k < 2; k++)
-        if (names[k]) {
-          strncat(parameters, *parameters ? " " : "", sizeof parameters - strlen(parameters) - 1);
-          strncat(parameters, names[k], sizeof parameters - strlen(parameters) - 1);
-        }
-    }
+    char parameters[200];
+    mechanism_parameter_names(d, " ", parameters, sizeof parameters);
     static const char *const places[] = {"none", "soma", "all"};
     used += (size_t)snprintf(text + used, sizeof text - used,
                              "                         %s: %s;\n"
@@ -247,15 +254,8 @@ static void parse_channels(struct options *o, const char *text) {
           target = &o->model.channels.mechanism[m].reversal[c];
       }
       if (!target) {
-        char message[400], known[200] = "";
-        for (int c = 0; c < MECHANISM_MAX_CURRENTS; c++) {
-          const char *names[2] = {d->gbar_names[c], d->reversal_names[c]};
-          for (int k = 0; k < 2; k++)
-            if (names[k]) {
-              strncat(known, *known ? ", " : "", sizeof known - strlen(known) - 1);
-              strncat(known, names[k], sizeof known - strlen(known) - 1);
-            }
-        }
+        char message[400], known[200];
+        mechanism_parameter_names(d, ", ", known, sizeof known);
         snprintf(message, sizeof message,
                  "--channels: '%%s' sets no parameter of %s (%s.PARAM=VALUE, PARAM one of %s)",
                  d->name, d->name, known);

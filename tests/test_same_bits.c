@@ -165,6 +165,23 @@ static double *run_mono(const struct morphology *m, int neurons, const struct mo
   return v_mV;
 }
 
+/* Runs variant v of the batch and counts the neurons whose voltages differ by as much as a bit
+ * from `want`, each reported with `label` and the variant. */
+static int mono_variant_differences(const struct morphology *m, int neurons,
+                                    const struct mono_variant *v, int stimulated, int hh_rates,
+                                    const double *want, const char *label) {
+  const int n = m->n_compartments;
+  double *got = run_mono(m, neurons, v, stimulated, hh_rates);
+  char what[200];
+  snprintf(what, sizeof what, "%s, layout %s block %d, %d neurons per task, cpu_group %d", label,
+           batch_layout_name(v->layout), v->block_size, v->neurons_per_task, v->cpu_group);
+  int failures = 0;
+  for (int k = 0; k < neurons; k++)
+    failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
+  free(got);
+  return failures;
+}
+
 static void mono_bits_do_not_depend_on_groups_tasks_or_layout(void **state) {
   (void)state;
   const int n = 90, neurons = 45;
@@ -202,15 +219,10 @@ static void mono_bits_do_not_depend_on_groups_tasks_or_layout(void **state) {
                              : sizeof variants / sizeof variants[0];
     for (size_t c = 0; c < count; c++) {
       const size_t i = rate_kinds[rates] == HH_RATES_EXACT ? (size_t)exact_variants[c] : c;
-      const struct mono_variant *v = &variants[i];
-      double *got = run_mono(&m, neurons, v, stimulated, rate_kinds[rates]);
-      char what[180];
-      snprintf(what, sizeof what, "%s rates, layout %s block %d, %d neurons per task, cpu_group %d",
-               rate_names[rates], batch_layout_name(v->layout), v->block_size, v->neurons_per_task,
-               v->cpu_group);
-      for (int k = 0; k < neurons; k++)
-        failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
-      free(got);
+      char label[40];
+      snprintf(label, sizeof label, "%s rates", rate_names[rates]);
+      failures += mono_variant_differences(&m, neurons, &variants[i], stimulated, rate_kinds[rates],
+                                           want, label);
     }
     printf("# mono HH batch, %s rates: %d neurons x %d compartments, %zu variants; result digest "
            "%016llx\n",
@@ -245,16 +257,10 @@ static void mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout(void **state
       lowest = fmin(lowest, want[i]);
     assert_true(lowest < -70.0); /* the cells fired */
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
-      const struct mono_variant *v = &variants[i];
-      double *got = run_mono(&m, neurons, v, 0, rate_kinds[rates]);
-      char what[160];
-      snprintf(what, sizeof what,
-               "sweep, %s rates, layout %s block %d, %d neurons per task, cpu_group %d",
-               rate_names[rates], batch_layout_name(v->layout), v->block_size, v->neurons_per_task,
-               v->cpu_group);
-      for (int k = 0; k < neurons; k++)
-        failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
-      free(got);
+      char label[40];
+      snprintf(label, sizeof label, "sweep, %s rates", rate_names[rates]);
+      failures +=
+          mono_variant_differences(&m, neurons, &variants[i], 0, rate_kinds[rates], want, label);
     }
     printf("# mono HH sweep, %s rates: %d neurons x %d compartments, %zu variants; result digest "
            "%016llx\n",
@@ -631,16 +637,10 @@ static void bits_with_a_second_mechanism(void **state) {
        * 0.0093; a km that did nothing would leave 0 exactly) */
       assert_true(changed > 1e-4);
       for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
-        const struct mono_variant *v = &variants[i];
-        double *got = run_mono(&m, neurons, v, 0, rate_kinds[rates]);
-        char what[180];
-        snprintf(what, sizeof what,
-                 "hh + km (%d), %s rates, layout %s block %d, %d neurons per task, cpu_group %d",
-                 km, rate_names[rates], batch_layout_name(v->layout), v->block_size,
-                 v->neurons_per_task, v->cpu_group);
-        for (int k = 0; k < neurons; k++)
-          failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
-        free(got);
+        char label[40];
+        snprintf(label, sizeof label, "hh + km (%d), %s rates", km, rate_names[rates]);
+        failures +=
+            mono_variant_differences(&m, neurons, &variants[i], 0, rate_kinds[rates], want, label);
       }
       free(want), free(hh_alone);
       size_t values;
