@@ -73,6 +73,11 @@ static const struct {
     /* Tasks each CUDA worker keeps queued (StarPU's maximum); the codelets spread a worker's
      * queued tasks over their own streams (codelets/task_streams.h). */
     {"STARPU_CUDA_PIPELINE", "4", "queued tasks per CUDA worker"},
+    /* The CUDA driver feeds a GPU through 8 hardware work queues by default (at most 32); the
+     * 16 workers' StarPU streams and their 64 task streams share them, and kernels of streams
+     * mapped to one queue run one after the other. Read when StarPU creates the CUDA context,
+     * that is inside starpu_init. */
+    {"CUDA_DEVICE_MAX_CONNECTIONS", "32", "hardware queues per GPU"},
     /* Placement by the performance models (codelets/size_model.h) rather than greedy: eager
      * and lws would hand a GPU-sized chunk to an idle CPU core. */
     {"STARPU_SCHED", "dmdas", "placement by performance models"},

@@ -10,7 +10,8 @@
 #   shipped cells, 33,390 neurons: 1/4/16 chunks), hetero (CPU + GPU, calibrated dmdas, no mask,
 #   against the GPU alone), traces (GPU-only 16 tasks and CPU + GPU, with trace summaries),
 #   two (two GPUs: 16 tasks over both and the multi mix, against one GPU; a batch size never
-#   seen; a trace), twodiag (two GPUs: task counts, schedulers, streams, driver threads, windows;
+#   seen; a trace), unseen (sizes never measured: first run against second, two GPUs), connections (CUDA_DEVICE_MAX_CONNECTIONS 8 against 32: 64 tasks and
+#   multi chunks on one GPU, 16 tasks and the mix on two), twodiag (two GPUs: task counts, schedulers, streams, driver threads, windows;
 #   64 tasks on one GPU with a driver thread per stream), extra (plain against early launches in multi chunk graphs, 32 workers per GPU).
 # Environment: REPS (3), STEPS (200), STREAMS (workers per GPU to try in mono and multi; unset:
 # hinestask's default), HETERO_LAYOUTS (block), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (the SWC
@@ -293,6 +294,57 @@ PY
       trace-two-gpus-16-tasks/tasks.rec trace-two-gpus-16-tasks/data.rec \
       trace-two-gpus-16-tasks-summary.txt 2>>"$log"
     rm -rf "$dir"
+    ;;
+  connections)
+    # The CUDA driver's hardware queues per GPU (CUDA_DEVICE_MAX_CONNECTIONS, 8 by the driver's
+    # default, 32 by hinestask's): kernels of streams that share a queue run one after another.
+    # Both values set explicitly, interleaved; one GPU (STARPU_NCUDA=1) and two where present.
+    for rep in $(seq 1 "$reps"); do
+      for conn in 8 32; do
+        c=(STARPU_NCPU=0 CUDA_DEVICE_MAX_CONNECTIONS=$conn)
+        run connections "one-gpu-1-task-c$conn" "$rep" "${c[@]}" STARPU_NCUDA=1 STARPU_SCHED=eager -- \
+          "${mono[@]}" --task-neurons "$mono_n" --steps "$steps"
+        for sched in eager lws dmda dmdas; do
+          run connections "one-gpu-64-tasks-$sched-c$conn" "$rep" "${c[@]}" STARPU_NCUDA=1 \
+            STARPU_SCHED=$sched -- "${mono[@]}" --task-neurons "$(task_neurons 64)" --steps "$steps"
+        done
+        run connections "one-gpu-64-tasks-k8-c$conn" "$rep" "${c[@]}" STARPU_NCUDA=1 -- "${mono[@]}" \
+          --task-neurons "$(task_neurons 64)" --steps "$steps" --task-steps 8
+        for ch in 1 16; do
+          run connections "one-gpu-multi-$ch-chunks-c$conn" "$rep" "${c[@]}" STARPU_NCUDA=1 -- \
+            --mode multi "${mix[@]}" --neurons "$multi_n" --task-neurons "$(chunk_neurons $ch)" --steps 100
+        done
+        if [ "$gpus" -ge 2 ]; then
+          run connections "two-gpus-16-tasks-c$conn" "$rep" "${c[@]}" STARPU_NCUDA=2 -- "${mono[@]}" \
+            --task-neurons "$(task_neurons 16)" --steps "$steps"
+          run connections "two-gpus-multi-default-c$conn" "$rep" "${c[@]}" STARPU_NCUDA=2 -- \
+            --mode multi "${mix[@]}" --neurons "$multi_n" --steps 100
+          run connections "two-gpus-multi-16-chunks-c$conn" "$rep" "${c[@]}" STARPU_NCUDA=2 -- \
+            --mode multi "${mix[@]}" --neurons "$multi_n" --task-neurons "$(chunk_neurons 16)" --steps 100
+        fi
+      done
+    done
+    ;;
+  unseen)
+    # Batch sizes the size models have never seen, first run against second run, two GPUs:
+    # issue 15's case (512,000 neurons, default cut, after the 256,000 runs of this STARPU_HOME)
+    # and a fresh STARPU_HOME (200,000 neurons, 16 tasks).
+    for n in 512000; do
+      u=(--mode mono --morph synthetic:medium-high --neurons $n --layout interleaved --steps "$steps")
+      run unseen "two-gpus-$n-default-first-run" 1 STARPU_NCPU=0 STARPU_NCUDA=2 -- "${u[@]}"
+      run unseen "two-gpus-$n-default-second-run" 1 STARPU_NCPU=0 STARPU_NCUDA=2 -- "${u[@]}"
+      run unseen "one-gpu-$n-1-task" 1 STARPU_NCPU=0 STARPU_NCUDA=1 -- "${u[@]}" --task-neurons $n
+    done
+    fresh=$out/starpu-home-unseen
+    rm -rf "$fresh" && mkdir -p "$fresh"
+    u=(--mode mono --morph synthetic:medium-high --neurons 200000 --layout interleaved --steps "$steps")
+    for r in first second; do
+      run unseen "two-gpus-200000-16-tasks-fresh-$r-run" 1 STARPU_HOME="$fresh" STARPU_NCPU=0 \
+        STARPU_NCUDA=2 -- "${u[@]}" --task-neurons 12500
+    done
+    run unseen "two-gpus-200000-default-cut" 1 STARPU_HOME="$fresh" STARPU_NCPU=0 STARPU_NCUDA=2 -- "${u[@]}"
+    run unseen "one-gpu-200000-1-task" 1 STARPU_HOME="$fresh" STARPU_NCPU=0 STARPU_NCUDA=1 -- \
+      "${u[@]}" --task-neurons 200000
     ;;
   twodiag)
     # What limits 16 tasks per step over two GPUs (1.59x one GPU's one task, against 1.95x for
