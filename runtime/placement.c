@@ -176,8 +176,9 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
                         (plan->cpu_chunks == 0 && strncmp(scheduler, "dm", 2) == 0);
   const int devices = placement_cuda_devices();
   const int few_per_gpu = devices > 0 && plan->n_chunks <= PLACEMENT_FEW_CHUNKS_PER_GPU * devices;
-  return cpus_idle && devices > 0 &&
-                 (smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS || few_per_gpu)
+  if (!cpus_idle || devices == 0)
+    return 1;
+  return smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS || few_per_gpu
              ? PLACEMENT_GPU_TASK_STEPS
-             : 1;
+             : PLACEMENT_MANY_CHUNKS_TASK_STEPS;
 }

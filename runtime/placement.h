@@ -17,12 +17,11 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
 /* Steps a mono step task advances when the user does not say (--task-steps): with GPU workers
  * only and every chunk GPU-sized (at least PLACEMENT_MIN_GPU_CHUNK_NEURONS neurons) or at most
  * PLACEMENT_FEW_CHUNKS_PER_GPU chunks per GPU, tasks of
- * PLACEMENT_GPU_TASK_STEPS steps; otherwise one. Measured on the H200 x2 (commit 0297a28, one
+ * PLACEMENT_GPU_TASK_STEPS steps; with GPU workers only and more, smaller chunks,
+ * PLACEMENT_MANY_CHUNKS_TASK_STEPS; otherwise one. Measured on the H200 x2 (commit 0297a28, one
  * run each): one task of 256,000 medium-high neurons 1.235-1.241 ms per step with 8 steps per
  * task against 1.258-1.286 with one; a rank's 128,000 (two ranks, one GPU each) 0.610 against
- * 0.645; four chunks of 64,000 the same either way (1.177). Not for small chunks: 64 tasks of
- * 4,000 took 3.0 ms with 8 steps each against 1.37-1.52 (a task's steps run one after another
- * on its stream), and not with CPU workers that have chunks of their own, sized to finish with
+ * 0.645; four chunks of 64,000 the same either way (1.177). Not with CPU workers that have chunks of their own, sized to finish with
  * one GPU step. With CPU workers that got none (nothing measured on them yet) under dmda/dmdas,
  * on the H200 x2 machine (9f1e100, two GPUs): 0.68-0.70 ms a step with 1 step per task against
  * 0.61 for the GPUs alone with 8. */
@@ -31,6 +30,14 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
  * neurons over two GPUs (H200 x2 machine, 8a3a205, medians of 2) took 0.706 ms a step with one
  * step per task, 0.645 with 2, 0.636 with 4 and 0.643 with 8 (one GPU's one task: 1.256). */
 #define PLACEMENT_FEW_CHUNKS_PER_GPU 8
+/* ... and tasks of this many steps for more, smaller chunks on GPU workers alone. With the
+ * driver's 8 hardware queues per GPU, 64 tasks of 4,000 neurons took 3.0 ms a step with 8 steps
+ * per task (the kernels of streams sharing a queue ran one after another); with 32 queues
+ * (CUDA_DEVICE_MAX_CONNECTIONS, runtime.c) on the H200 (80d4da9, 256,000 medium-high, one GPU's
+ * one task 1.245-1.253 ms): 1 step per task 1.31-1.32 (eager, lws) but 1.30-1.76 (dmda, dmdas:
+ * StarPU's cost per task on the GPU's one driver thread), 8 steps 1.33-1.34 under all four,
+ * 4 steps 1.296-1.301 under all four. */
+#define PLACEMENT_MANY_CHUNKS_TASK_STEPS 4
 struct placement_plan;
 int placement_task_steps(int requested, const struct placement_plan *plan,
                          int smallest_chunk_neurons);
