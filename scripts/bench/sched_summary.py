@@ -96,6 +96,23 @@ def main(path):
         u = stat("two", "two-gpus-unseen-200000-first-run")
         u1 = stat("two", "one-gpu-unseen-200000-1-task")
         print(f"  200,000 neurons (never seen), first run, fresh models: two GPUs 16 tasks {fmt(u)} vs one GPU 1 task {fmt(u1)}: {ratio(u1, u)[0]}x")
+    if any(k[0] == "unseen" for k in groups):
+        print("\nsizes never seen (two GPUs): first run against second run and one GPU's one task")
+        for n, first, second, one in [
+                ("512000", "two-gpus-512000-default-first-run", "two-gpus-512000-default-second-run",
+                 "one-gpu-512000-1-task"),
+                ("200000", "two-gpus-200000-16-tasks-fresh-first-run",
+                 "two-gpus-200000-16-tasks-fresh-second-run", "one-gpu-200000-1-task")]:
+            f, s2, o = stat("unseen", first), stat("unseen", second), stat("unseen", one)
+            print(f"  {n}: first {fmt(f)} ({ratio(o, f)[0]}x one GPU), second {fmt(s2)} "
+                  f"({ratio(o, s2)[0]}x), one GPU 1 task {fmt(o)}; first/second {ratio(s2, f)[0]}")
+    if any(k[0] == "connections" for k in groups):
+        print("\nhardware queues per GPU (CUDA_DEVICE_MAX_CONNECTIONS), 8 against 32")
+        cases = sorted({k[1][:-3] if k[1].endswith("-c8") else k[1][:-4]
+                        for k in groups if k[0] == "connections"})
+        for c in cases:
+            a, b = stat("connections", c + "-c8"), stat("connections", c + "-c32")
+            print(f"  {c:<34} 8: {fmt(a):>34}  32: {fmt(b):>34}  gain {ratio(a, b)[0]}")
     for part in ["variants", "extra", "verify"]:
         keys = [k for k in groups if k[0] == part]
         if keys:
