@@ -345,6 +345,15 @@ PY
     run unseen "two-gpus-200000-default-cut" 1 STARPU_HOME="$fresh" STARPU_NCPU=0 STARPU_NCUDA=2 -- "${u[@]}"
     run unseen "one-gpu-200000-1-task" 1 STARPU_HOME="$fresh" STARPU_NCPU=0 STARPU_NCUDA=1 -- \
       "${u[@]}" --task-neurons 200000
+    # The first run traced, in another fresh STARPU_HOME: where its tasks ran, step by step, and
+    # whether chunks moved between the GPUs while the models learned.
+    traced=$out/starpu-home-unseen-traced dir=$out/trace-unseen-first-run
+    rm -rf "$traced" "$dir" && mkdir -p "$traced"
+    STARPU_HOME="$traced" STARPU_NCPU=0 STARPU_NCUDA=2 timeout 120 "$bin/hinestask" --quiet \
+      --mode mono --morph synthetic:medium-high --neurons 200000 --layout interleaved \
+      --task-neurons 12500 --steps 40 --trace "$dir" >>"$log" 2>&1 || echo "trace unseen FAILED" | tee -a "$log"
+    python3 "$here/trace_report.py" "$dir" | tee "$out/trace-unseen-first-run-summary.txt"
+    rm -rf "$dir" "$traced"
     ;;
   twodiag)
     # What limits 16 tasks per step over two GPUs (1.59x one GPU's one task, against 1.95x for
