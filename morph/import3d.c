@@ -441,7 +441,9 @@ static int build_nodes(struct builder *b, const struct import3d_discretisation *
   /* Children joined at each section's 1-end and at the root's 0-end. A child at the 0-end of
    * a non-root section joins that section's own parent node (NEURON's sec(0) is the parent's
    * node), found by walking up. */
-  int *end_children = calloc((size_t)b->n_sections, sizeof(int));
+  /* (n_sections is never negative; saying so keeps GCC's -Walloc-size-larger-than quiet in
+   * the sanitizer build) */
+  int *end_children = calloc(b->n_sections > 0 ? (size_t)b->n_sections : 1, sizeof(int));
   int start_children = 0;
   if (!end_children)
     return HINES_FAILURE;
