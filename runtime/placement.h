@@ -21,10 +21,10 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
  * PLACEMENT_MANY_CHUNKS_TASK_STEPS; otherwise one. Measured on the H200 x2 (commit 0297a28, one
  * run each): one task of 256,000 medium-high neurons 1.235-1.241 ms per step with 8 steps per
  * task against 1.258-1.286 with one; a rank's 128,000 (two ranks, one GPU each) 0.610 against
- * 0.645; four chunks of 64,000 the same either way (1.177). Not with CPU workers that have chunks of their own, sized to finish with
- * one GPU step. With CPU workers that got none (nothing measured on them yet) under dmda/dmdas,
- * on the H200 x2 machine (9f1e100, two GPUs): 0.68-0.70 ms a step with 1 step per task against
- * 0.61 for the GPUs alone with 8. */
+ * 0.645; four chunks of 64,000 the same either way (1.177). Not with CPU workers that have chunks
+ * of their own, sized to finish with one GPU step. With CPU workers that got none (nothing measured
+ * on them yet) under dmda/dmdas, on the H200 x2 machine (9f1e100, two GPUs): 0.68-0.70 ms a step
+ * with 1 step per task against 0.61 for the GPUs alone with 8. */
 #define PLACEMENT_GPU_TASK_STEPS 8
 /* ... and also for chunks of any size when a GPU has at most this many: 16 tasks of 16,000
  * neurons over two GPUs (H200 x2 machine, 8a3a205, medians of 2) took 0.706 ms a step with one
