@@ -71,32 +71,206 @@ block_description description_of(const int *block_ints, const int *host_block) {
   return d;
 }
 
+// Warp sweeps (level_layout.h): a warp sweeps one long system, lane l taking element
+// base - l (backward) or base + l (forward) of each group of 32. A lane loads its element and
+// builds its row (channels included) at once with the others; the elimination chain then runs
+// over the group's 32 elements in order on every lane, each element's values passed by shuffles,
+// and lane l keeps what its element stores. The arithmetic is level_backward_system's and
+// level_forward_system's, in their order, so the bits are theirs.
+constexpr int kWarp = 32;
+constexpr unsigned kAllLanes = 0xffffffffu;
+// The chain's loop is unrolled this far only: fully unrolled, the compiler hoists all 96 shuffles
+// of a group and runs out of registers.
+#define LEVEL_WARP_UNROLL _Pragma("unroll 4")
+
+// What a lane loads for its element of a backward group (nothing the previous kernel writes).
+struct warp_backward_element {
+  int e;
+  double old_voltage, diagonal, c_over_dt, leak_current, off_diagonal;
+};
+
+__device__ inline warp_backward_element warp_backward_load(const level_block_view &v, int s, int j,
+                                                           int size, int first_row,
+                                                           const double *constants,
+                                                           const double *voltage) {
+  warp_backward_element x = {0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  if (j >= 0) {
+    const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
+    x.e = v.row_offset[j] + s;
+    x.old_voltage = voltage[x.e];
+    x.diagonal = row[CONST_DIAGONAL_BASE];
+    x.c_over_dt = row[CONST_C_OVER_DT];
+    x.leak_current = row[CONST_LEAK_CURRENT];
+    x.off_diagonal = row[CONST_OFF_DIAGONAL];
+  }
+  return x;
+}
+
+// level_backward_system of system s by a warp (gates: nullptr without channels).
+__device__ inline void
+backward_warp_system(const level_block_view &v, int s, const double *__restrict__ constants,
+                     const level_step_arguments &args, double *voltage, double *__restrict__ factor,
+                     double *__restrict__ contribution,
+                     const double *__restrict__ child_contribution, double *__restrict__ gates) {
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int size = v.size[s], first_row = v.first_row[s];
+  const int top = v.padded ? v.max_size : size;
+  const int stimulated = args.stimulus.compartment - v.first_compartment[s];
+  const double injected = stimulated >= 0 && stimulated < size
+                              ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
+                              : 0.0;
+  double previous_factor = 0.0, previous_rhs = 0.0, previous_off_diagonal = 0.0;
+  warp_backward_element current =
+      warp_backward_load(v, s, top - 1 - lane, size, first_row, constants, voltage);
+  LEVEL_AFTER_FIRST_LOADS();
+  for (int base = top - 1; base >= 0; base -= kWarp) {
+    const int j = base - lane;
+    // the next group's loads in flight during this group's rows and chain
+    const warp_backward_element next =
+        warp_backward_load(v, s, j - kWarp, size, first_row, constants, voltage);
+    double dj = 0.0, rj = 0.0;
+    if (j >= 0) {
+      level_element_row(&v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
+                        &args, current.diagonal, current.c_over_dt, current.leak_current,
+                        current.old_voltage, gates ? &gates[current.e] : nullptr, &dj, &rj);
+      if (j == size - 1)
+        level_gather_children(&v, s, child_contribution, &dj, &rj);
+    }
+    double my_factor = 0.0, my_rhs = 0.0, my_pivot = 1.0;
+    const int in_group = base + 1 < kWarp ? base + 1 : kWarp;
+    LEVEL_WARP_UNROLL
+    for (int i = 0; i < in_group; i++) {
+      double d = __shfl_sync(kAllLanes, dj, i), r = __shfl_sync(kAllLanes, rj, i);
+      const double off_diagonal = __shfl_sync(kAllLanes, current.off_diagonal, i);
+      const int ji = base - i;
+      if (ji != size - 1 && ji + 1 < top) {
+        d = fma(-previous_factor, previous_off_diagonal, d);
+        r = fma(-previous_factor, previous_rhs, r);
+      }
+      previous_factor = off_diagonal / d;
+      if (lane == i)
+        my_factor = previous_factor, my_rhs = r, my_pivot = d;
+      previous_rhs = r;
+      previous_off_diagonal = off_diagonal;
+    }
+    if (j >= 0) {
+      factor[current.e] = my_factor;
+      voltage[current.e] = my_rhs / my_pivot;
+    }
+    current = next;
+  }
+  if (lane == 0) {
+    contribution[2 * s] = previous_factor * previous_off_diagonal;
+    contribution[2 * s + 1] = previous_factor * previous_rhs;
+  }
+}
+
+// What a lane loads for its element of a forward group.
+struct warp_forward_element {
+  int e;
+  double scaled_rhs, factor;
+};
+
+__device__ inline warp_forward_element warp_forward_load(const level_block_view &v, int s, int j,
+                                                         int top, const double *voltage,
+                                                         const double *factor) {
+  warp_forward_element x = {0, 0.0, 0.0};
+  if (j < top) {
+    x.e = v.row_offset[j] + s;
+    x.scaled_rhs = voltage[x.e];
+    x.factor = factor[x.e];
+  }
+  return x;
+}
+
+// level_forward_system of system s by a warp.
+__device__ inline void forward_warp_system(const level_block_view &v, int s, double *voltage,
+                                           const double *__restrict__ factor,
+                                           const double *__restrict__ parent_voltage) {
+  const int lane = threadIdx.x & (kWarp - 1);
+  const int top = v.padded ? v.max_size : v.size[s], junction = v.junction[s];
+  warp_forward_element current = warp_forward_load(v, s, lane, top, voltage, factor);
+  LEVEL_AFTER_FIRST_LOADS();
+  double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
+  for (int base = 0; base < top; base += kWarp) {
+    const warp_forward_element next =
+        warp_forward_load(v, s, base + kWarp + lane, top, voltage, factor);
+    double mine = 0.0;
+    const int in_group = top - base < kWarp ? top - base : kWarp;
+    LEVEL_WARP_UNROLL
+    for (int i = 0; i < in_group; i++) {
+      x = fma(-__shfl_sync(kAllLanes, current.factor, i), x,
+              __shfl_sync(kAllLanes, current.scaled_rhs, i));
+      if (lane == i)
+        mine = x;
+    }
+    if (base + lane < top)
+      voltage[current.e] = mine;
+    current = next;
+  }
+}
+
+// Which system a thread sweeps: the first warp_blocks blocks give a warp to each of systems
+// 0 .. warp_systems - 1 (*by_warp), the others a thread to each system after those; -1: none.
+__device__ inline int system_of_thread(int systems, int warp_systems, bool *by_warp) {
+  const int warp_blocks = (warp_systems * kWarp + blockDim.x - 1) / blockDim.x;
+  *by_warp = (int)blockIdx.x < warp_blocks;
+  if (*by_warp) {
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+    return w < warp_systems ? w : -1;
+  }
+  const int s = warp_systems + (blockIdx.x - warp_blocks) * blockDim.x + threadIdx.x;
+  return s < systems ? s : -1;
+}
+
+unsigned blocks_for(int systems, int warp_systems) {
+  return (warp_systems * kWarp + kThreads - 1) / kThreads +
+         (systems - warp_systems + kThreads - 1) / kThreads;
+}
+
+// The systems swept by warps: the block's choice when the host has the block (the grid's size
+// depends on it), otherwise none.
+int warp_systems_of(const block_description &block, int systems) {
+  if (block.view.systems < 0)
+    return 0;
+  return block.view.warp_systems < systems ? block.view.warp_systems : systems;
+}
+
 // Two instances: without channels the gates are a compile-time null, so the Hodgkin-Huxley code
 // (and the registers it needs) vanishes from the passive kernel (ptxas, sm_90: 168 registers a
 // thread with the channel code, 128 without).
 template <bool kChannels>
-__global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(block_description block,
-                                                      const double *constants,
-                                                      level_step_arguments args, double *voltage,
-                                                      double *factor, double *contribution,
-                                                      const double *child_contribution,
-                                                      double *gates, bool wait_first) {
+__global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
+    block_description block, const double *constants, level_step_arguments args, double *voltage,
+    double *factor, double *contribution, const double *child_contribution, double *gates,
+    int warp_systems, bool wait_first) {
   if (wait_first)
     LEVEL_AFTER_FIRST_LOADS();
   const level_block_view v = describe(block);
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s < v.systems)
+  bool by_warp;
+  const int s = system_of_thread(v.systems, warp_systems, &by_warp);
+  if (s < 0)
+    return;
+  if (by_warp)
+    backward_warp_system(v, s, constants, args, voltage, factor, contribution, child_contribution,
+                         kChannels ? gates : nullptr);
+  else
     level_backward_system(&v, s, constants, &args, voltage, factor, contribution,
                           child_contribution, kChannels ? gates : nullptr, 0);
 }
 
 __global__ void forward_kernel(block_description block, double *voltage, const double *factor,
-                               const double *parent_voltage, bool wait_first) {
+                               const double *parent_voltage, int warp_systems, bool wait_first) {
   if (wait_first)
     LEVEL_AFTER_FIRST_LOADS();
   const level_block_view v = describe(block);
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s < v.systems)
+  bool by_warp;
+  const int s = system_of_thread(v.systems, warp_systems, &by_warp);
+  if (s < 0)
+    return;
+  if (by_warp)
+    forward_warp_system(v, s, voltage, factor, parent_voltage);
+  else
     level_forward_system(&v, s, voltage, factor, parent_voltage);
 }
 
@@ -166,13 +340,16 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
   if (systems == 0)
     return 0;
   const block_description block = description_of(block_ints, host_block);
-  const unsigned blocks = (systems + kThreads - 1) / kThreads;
+  const int warp_systems = warp_systems_of(block, systems);
+  const unsigned blocks = blocks_for(systems, warp_systems);
   const bool wait_first = how == LEVEL_LAUNCH_EARLY;
   if (gates)
     return launch(backward_kernel<true>, blocks, how, (cudaStream_t)stream, block, constants, *args,
-                  voltage, factor, contribution, child_contribution, gates, wait_first);
+                  voltage, factor, contribution, child_contribution, gates, warp_systems,
+                  wait_first);
   return launch(backward_kernel<false>, blocks, how, (cudaStream_t)stream, block, constants, *args,
-                voltage, factor, contribution, child_contribution, (double *)nullptr, wait_first);
+                voltage, factor, contribution, child_contribution, (double *)nullptr, warp_systems,
+                wait_first);
 }
 
 extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, int systems,
@@ -181,8 +358,9 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
   if (systems == 0)
     return 0;
   const block_description block = description_of(block_ints, host_block);
-  return launch(forward_kernel, (systems + kThreads - 1) / kThreads, how, (cudaStream_t)stream,
-                block, voltage, factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
+  const int warp_systems = warp_systems_of(block, systems);
+  return launch(forward_kernel, blocks_for(systems, warp_systems), how, (cudaStream_t)stream, block,
+                voltage, factor, parent_voltage, warp_systems, how == LEVEL_LAUNCH_EARLY);
 }
 
 extern "C" int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,

@@ -103,6 +103,34 @@ static inline HINES_HOST_DEVICE void level_backward_load(const struct level_bloc
     }
 }
 
+/* Element j's row before elimination: the membrane's terms with the current `injected`, then
+ * the channels' (advancing the gates at gates_e, one block of `elements` per gate; NULL: none).
+ * The thread and warp sweeps both build their rows here, so they compute the same bits. */
+static inline HINES_HOST_DEVICE void
+level_element_row(const struct level_block_view *v, int s, int j, int size, int first_row,
+                  double injected, const double *LEVEL_RESTRICT constants,
+                  const struct level_step_arguments *args, double diagonal, double c_over_dt,
+                  double leak_current, double old_voltage, double *gates_e, double *dj,
+                  double *rj) {
+  membrane_row(diagonal, c_over_dt, leak_current, old_voltage, injected, dj, rj);
+  if (gates_e && j < size && channels_apply(&args->channels, v->first_compartment[s] + j))
+    channels_row_any(
+        &args->channels, &args->channels.mechanism[MECHANISM_HH], level_rate_table(constants, args),
+        v->first_compartment[s] + j, old_voltage, args->dt_ms,
+        constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)],
+        gates_e, (size_t)v->elements, dj, rj);
+}
+
+/* What the child systems of s add to its far end's row, in their fixed order. */
+static inline HINES_HOST_DEVICE void
+level_gather_children(const struct level_block_view *v, int s,
+                      const double *LEVEL_RESTRICT child_contribution, double *dj, double *rj) {
+  for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
+    *dj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c]]);
+    *rj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c] + 1]);
+  }
+}
+
 /* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
  * junction, gathering the child systems' contributions at the far end (their fixed order makes
  * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
@@ -146,22 +174,13 @@ static inline HINES_HOST_DEVICE void level_backward_system(
           dj = factor[e];
           rj = current.old_voltage[b];
         } else {
-          membrane_row(current.diagonal[b], current.c_over_dt[b], current.leak_current[b],
-                       current.old_voltage[b], j == stimulated ? injected : 0.0, &dj, &rj);
-          if (gates && j < size && channels_apply(&args->channels, v->first_compartment[s] + j))
-            /* gates: one block of `elements` per gate */
-            channels_row_any(&args->channels, &args->channels.mechanism[MECHANISM_HH],
-                             level_rate_table(constants, args), v->first_compartment[s] + j,
-                             current.old_voltage[b], args->dt_ms,
-                             constants[(size_t)CONST_STRIDE * args->constant_rows +
-                                       level_row(j, size, first_row)],
-                             &gates[e], (size_t)v->elements, &dj, &rj);
+          level_element_row(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
+                            args, current.diagonal[b], current.c_over_dt[b],
+                            current.leak_current[b], current.old_voltage[b],
+                            gates ? &gates[e] : NULL, &dj, &rj);
         }
         if (j == size - 1) {
-          for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++) {
-            dj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c]]);
-            rj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c] + 1]);
-          }
+          level_gather_children(v, s, child_contribution, &dj, &rj);
         } else if (j + 1 < top) {
           dj = fma(-previous_factor, previous_off_diagonal, dj);
           rj = fma(-previous_factor, previous_rhs, rj);

@@ -3,6 +3,7 @@
 #include "step_model.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,44 @@ static int branch_children_build(const struct morphology *m, struct branch_child
   return HINES_OK;
 }
 
+/* The cost model of warp sweeps (level_layout.h), in microseconds, for the GPU's two sweeps of
+ * one element: one thread per system is bound by the chain of an element's loads and arithmetic
+ * (THREAD_CHAIN_US: the six shipped cells' 898-compartment path took about 0.5 ms a step at any
+ * batch size, H200) and streams a large level at THREAD_STREAM_US an element (the six cells'
+ * 81.7 M compartments at about 1.25 ms a step beyond that); a warp per system leaves only the
+ * elimination chain in the path (WARP_CHAIN_US) but computes that chain on all 32 lanes
+ * (WARP_STREAM_US). A level's time with warps for its K longest systems is the longest of: the
+ * longest warp system's chain, the longest thread system's chain, and all its elements streamed;
+ * the K taken is the one that makes it least (fewest warps on ties). */
+#define THREAD_CHAIN_US 0.56
+#define THREAD_STREAM_US 15e-6
+#define WARP_CHAIN_US 0.06
+#define WARP_STREAM_US 40e-6
+
+int level_warp_systems(const int *top, int systems, enum level_warps mode) {
+  if (mode == LEVEL_WARPS_OFF || systems == 0)
+    return 0;
+  if (mode == LEVEL_WARPS_ALL)
+    return systems;
+  double elements = 0.0;
+  for (int s = 0; s < systems; s++)
+    elements += top[s];
+  int best = 0;
+  double best_us = fmax(top[0] * THREAD_CHAIN_US, elements * THREAD_STREAM_US), warp_elements = 0.0;
+  for (int k = 1; k <= systems; k++) {
+    warp_elements += top[k - 1];
+    if (k < systems && top[k] == top[k - 1])
+      continue; /* a cut between equal systems saves no chain */
+    const double thread_chain = k < systems ? top[k] * THREAD_CHAIN_US : 0.0;
+    const double streamed =
+        warp_elements * WARP_STREAM_US + (elements - warp_elements) * THREAD_STREAM_US;
+    const double us = fmax(fmax(top[0] * WARP_CHAIN_US, thread_chain), streamed);
+    if (us < best_us)
+      best = k, best_us = us;
+  }
+  return best;
+}
+
 /* Lays out one level of one chunk from its pending systems (already sorted). */
 static int *build_block(const struct level_batch *batch, const struct branch_children *lists,
                         const struct pending_system *systems, int count, int chunk) {
@@ -135,6 +174,11 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *first_row = (int *)v.first_row,
       *junction = (int *)v.junction, *child_first = (int *)v.child_first, *child = (int *)v.child,
       *neuron = (int *)v.neuron, *first_compartment = (int *)v.first_compartment;
+  /* size[] holds each system's swept length (CP: the padding too) for the model, then, below,
+   * its real size */
+  for (int s = 0; s < count; s++)
+    size[s] = batch->padded ? max_size : systems[s].size;
+  ints[LEVEL_WARP_SYSTEMS] = level_warp_systems(size, count, batch->warps);
   /* Row j holds the systems longer than j: a prefix, since they are sorted largest first. */
   int in_row = count;
   row_offset[0] = 0;
@@ -293,6 +337,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->n_neurons = n_neurons;
   out->padded = padded;
   out->chunk_links = options->chunk_links;
+  out->warps = options->warps;
   out->order = order;
   out->n_morphologies = n_morphologies;
   out->morphologies = morphologies;

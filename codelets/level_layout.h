@@ -35,16 +35,17 @@
 /* The integer description of one level block, in one array (one read-only StarPU handle):
  * header then the arrays below, at the offsets level_block_ints gives. */
 enum level_header {
-  LEVEL_SYSTEMS,  /* S */
-  LEVEL_MAX_SIZE, /* longest system */
-  LEVEL_ELEMENTS, /* values stored (padding included for CP) */
-  LEVEL_CHILDREN, /* child systems in the next level */
-  LEVEL_PADDED,   /* 1: CP, 0: NCP */
+  LEVEL_SYSTEMS,      /* S */
+  LEVEL_MAX_SIZE,     /* longest system */
+  LEVEL_ELEMENTS,     /* values stored (padding included for CP) */
+  LEVEL_CHILDREN,     /* child systems in the next level */
+  LEVEL_PADDED,       /* 1: CP, 0: NCP */
+  LEVEL_WARP_SYSTEMS, /* the first (longest) systems a GPU sweeps with a warp each (below) */
   LEVEL_HEADER_SIZE
 };
 
 struct level_block_view {
-  int systems, max_size, elements, children, padded;
+  int systems, max_size, elements, children, padded, warp_systems;
   const int *size;              /* [S] */
   const int *row_offset;        /* [max_size + 1] */
   const int *first_row;         /* [S] constants row of element 0 (element j: first_row + j; a
@@ -66,6 +67,7 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(con
   v.elements = ints[LEVEL_ELEMENTS];
   v.children = ints[LEVEL_CHILDREN];
   v.padded = ints[LEVEL_PADDED];
+  v.warp_systems = ints[LEVEL_WARP_SYSTEMS];
   const int *at = ints + LEVEL_HEADER_SIZE;
   v.size = at;
   at += v.systems;
@@ -117,6 +119,25 @@ enum level_order {
   LEVEL_ORDER_HEIGHT, /* every leaf branch in the last level */
 };
 
+/* Warp sweeps (GPU only; a CPU sweeps every system alone). One thread sweeping a branch alone
+ * waits, element after element, for that element's loads and for its channels' arithmetic, so a
+ * level lasts as long as its longest branch takes one thread: for a few hundred cells, almost the
+ * whole step (the six shipped cells: 36 levels whose longest branches add up to 898 compartments).
+ * A warp sweeping one branch loads and assembles 32 of its elements at once, one a lane, and only
+ * the elimination chain (a multiply-add and a division an element) runs element after element,
+ * on every lane with the values passed by shuffles: the same operations in the same order, so the
+ * same bits. It costs 32 lanes of the chain's arithmetic an element, so a level gives warps only
+ * to its longest systems, as many as level_warp_systems' cost model says pays. */
+enum level_warps {
+  LEVEL_WARPS_AUTO, /* the cost model */
+  LEVEL_WARPS_OFF,  /* one thread per system everywhere */
+  LEVEL_WARPS_ALL,  /* a warp per system everywhere */
+};
+
+/* How many of a level's systems (sizes, largest first: `top` is each one's swept length) a GPU
+ * sweeps with a warp each. */
+int level_warp_systems(const int *top, int systems, enum level_warps mode);
+
 struct level_batch_options {
   int neurons_per_chunk;
   int padded;      /* CP (1) or NCP (0) */
@@ -125,6 +146,7 @@ struct level_batch_options {
   /* Trunk (chunk links only): the levels from the root up to the first one with at least this
    * many systems are swept by one thread per neuron instead of one kernel per level; 0: none. */
   int trunk_below;
+  enum level_warps warps;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -137,6 +159,7 @@ enum trunk_header { TRUNK_THREADS, TRUNK_LEVELS, TRUNK_HEADER_SIZE };
 
 struct level_batch {
   int n_neurons, n_chunks, n_levels, padded, chunk_links;
+  enum level_warps warps;
   enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
   const struct morphology *morphologies; /* neuron k has morphologies[k % n_morphologies] */

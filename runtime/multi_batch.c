@@ -247,6 +247,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .chunk_links = !config->level_tasks,
       .order = config->order,
       /* the cell-block kernel sweeps every level itself */
+      .warps = config->level_warps,
       .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
                          ? config->trunk_below
                          : 0};

@@ -43,6 +43,8 @@ struct multi_batch_config {
   /* Chunk tasks: one kernel per level and sweep, or one cell-block kernel per step
    * (codelets/cell_block.h: no trunk, trunk_below is ignored); LEVEL_KERNEL_LEVELS is 0. */
   enum level_kernel level_kernel;
+  /* Level kernels on GPUs: which systems warps sweep (codelets/level_layout.h). */
+  enum level_warps level_warps;
   /* LEVEL_KERNEL_CELL: neurons of one morphology per thread block; 0: from the neurons per GPU
    * (cell_neurons_per_block_auto). */
   int cell_neurons;

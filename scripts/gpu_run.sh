@@ -8,6 +8,7 @@
 #   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun),
 #   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
 #   kernels on small batches of one cell)
+#   check-warps, bench-warps (issue 19: the level kernels' warp sweeps: same bits, timings)
 #   bench-rates (issue 18 item 2: HH rate tables against exact rates, and their bits check)
 #   bench-mech (issue 18 item 4: mono 256,000 medium-high, hh everywhere alone and with the
 #   M current km, tables and exact; then CPU-only vs GPU-only probe files with km)
@@ -564,6 +565,92 @@ PY
           fi
         done
       done
+    done
+    ;;
+  check-warps)
+    # Warp sweeps (codelets/level_layout.h): the same bits as the thread sweeps and the CPU. HH
+    # batches of CA1 cells, the six shipped cells in several chunks and random trees, on CPU
+    # workers only and on the GPU with --level-warps off, all and auto (and CP with all): the probe
+    # files must be identical bytes; every GPU run passes --verify.
+    echo "== warp sweeps: same bits as thread sweeps and CPU workers, --verify on the GPU"
+    warps_pass=1
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for batch in ca1 mix random; do
+      case $batch in
+      ca1) args=(--morph morph/data/morph_ca1_n120.swc --neurons 300 --probe 0:0 --probe 7:2000 --probe 299:2600) ;;
+      mix) args=("${mix[@]}" --neurons 240 --task-neurons 24 --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+      random) args=(--morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --probe 0:0 --probe 39:50) ;;
+      esac
+      for run in cpu off all auto all-cp; do
+        placement=(STARPU_NCPU=0) verify=(--verify) extra=()
+        case $run in
+        cpu) placement=(STARPU_NCUDA=0) verify=() ;;
+        all-cp) extra=(--level-warps all --padding cp) ;;
+        *) extra=(--level-warps $run) ;;
+        esac
+        [ $run = all-cp ] && [ $batch != ca1 ] && continue
+        env "${placement[@]}" "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" --hh all \
+          --stim-amp 1 --steps 400 "${extra[@]}" "${verify[@]}" --force \
+          --probes "$out/warps_${batch}_$run.csv" >"$out/warps_run.log" 2>&1 || {
+          warps_pass=0
+          echo "FAIL: $batch $run: exit status $?"
+        }
+        sed "s/^/$batch $run: /" "$out/warps_run.log" | grep -iE 'verify|error' | tee -a "$out/warps_check.txt"
+        if [ $run != cpu ]; then
+          if cmp -s "$out/warps_${batch}_cpu.csv" "$out/warps_${batch}_$run.csv"; then
+            echo "PASS: $batch, CPU workers vs GPU $run: identical probe files" | tee -a "$out/warps_check.txt"
+          else
+            warps_pass=0
+            echo "FAIL: $batch, CPU workers vs GPU $run: probe files differ" | tee -a "$out/warps_check.txt"
+          fi
+        fi
+      done
+      rm -f "$out"/warps_"${batch}"_*.csv
+    done
+    rm -f "$out/warps_run.log"
+    [ "$warps_pass" = 1 ] && echo "check-warps: PASS" || echo "check-warps: FAIL"
+    ;;
+  bench-warps)
+    # Warp sweeps against thread sweeps (--level-warps off, auto, all), GPU only, 100 steps: one
+    # cell's small batches (passive and HH), the six cells' fixed cost (a step at 1,044 to 33,390
+    # neurons), then every mix of bench_mixes.sh at mono's 81.66 M compartments.
+    csv=$out/bench_warps.csv
+    commit=${HINESTASK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    echo "date,commit,gpu,case,hh,warps,neurons,compartments,ms_per_step,g_per_s" >"$csv"
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    warps_time() { # case hh warps hinestask-args...
+      local case=$1 hh=$2 warps=$3
+      shift 3
+      STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "$@" --hh "$hh" --steps 100 \
+        --level-warps "$warps" --force --json "$out/w.json" &&
+        python3 - "$out/w.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" "$case" "$hh" "$warps" >>"$csv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(",".join(sys.argv[2:8] + [str(j["neurons"]), str(j["compartments"]),
+      "%.4f" % (j["seconds_per_step"] * 1e3), "%.3f" % (j["compartment_solves_per_s"] / 1e9)]))
+PY
+      tail -n 1 "$csv"
+    }
+    for warps in off auto all; do
+      for n in 500 3000 10000; do
+        warps_time ca1-$n none $warps --morph morph/data/morph_ca1_n120.swc --neurons $n
+      done
+      for n in 500 3000; do
+        warps_time ca1-$n all $warps --morph morph/data/morph_ca1_n120.swc --neurons $n --stim-amp 1
+      done
+      warps_time medium-high-3000 none $warps --morph synthetic:medium-high --neurons 3000
+      for n in 1044 4174 33390; do
+        warps_time six-$n none $warps "${mix[@]}" --neurons $n
+      done
+      warps_time six-33390 all $warps "${mix[@]}" --neurons 33390 --stim-amp 1
+    done
+    rm -f "$out/w.json"
+    for warps in off auto; do
+      MIX_ARGS="--level-warps $warps" MIXES_ONLY=1 HINESTASK_COMMIT=$commit \
+        scripts/bench_mixes.sh "$bundle/bin" "$out/mixes_warps_$warps.csv" "$bundle/morphologies"
     done
     ;;
   bench-mono)

@@ -102,6 +102,10 @@ static void usage(FILE *out) {
       "                       blocks each sweep every level of a few neurons\n"
       "  --cell-neurons G     neurons of one morphology per cell block (default: 2 to 16 by\n"
       "                       the neurons per GPU)\n"
+      "  --level-warps auto|off|all  multi, level kernels on GPUs: sweep a level's longest\n"
+      "                       branches with a warp each (32 elements loaded and assembled at\n"
+      "                       once; same bits): as a cost model says (default), never, or\n"
+      "                       every branch\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -359,6 +363,7 @@ enum long_only_options {
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
   OPT_LEVEL_KERNEL,
+  OPT_LEVEL_WARPS,
   OPT_CELL_NEURONS,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
@@ -589,6 +594,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
+      {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"hh-rates", required_argument, 0, OPT_HH_RATES},
       {"nseg-factor", required_argument, 0, OPT_NSEG_FACTOR},
@@ -864,6 +870,14 @@ void options_parse(int argc, char **argv, struct options *o) {
         bad_usage("--level-kernel must be levels or cell, got '%s'", optarg);
       o->level_kernel = strcmp(optarg, "cell") == 0 ? LEVEL_KERNEL_CELL : LEVEL_KERNEL_LEVELS;
       break;
+    case OPT_LEVEL_WARPS:
+      o->multi_option_given = 1;
+      if (strcmp(optarg, "auto") && strcmp(optarg, "off") && strcmp(optarg, "all"))
+        bad_usage("--level-warps must be auto, off or all, got '%s'", optarg);
+      o->level_warps = strcmp(optarg, "off") == 0   ? LEVEL_WARPS_OFF
+                       : strcmp(optarg, "all") == 0 ? LEVEL_WARPS_ALL
+                                                    : LEVEL_WARPS_AUTO;
+      break;
     case OPT_CELL_NEURONS:
       o->multi_option_given = 1;
       o->cell_neurons = parse_int("--cell-neurons", optarg, 1, 1024);
@@ -949,7 +963,8 @@ void options_warn(const struct options *o, FILE *out) {
   } multi_only[] = {{OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
                     {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
                     {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
-                    {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_CELL_NEURONS, "--cell-neurons"}};
+                    {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_CELL_NEURONS, "--cell-neurons"},
+                    {OPT_LEVEL_WARPS, "--level-warps"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -978,7 +993,7 @@ void options_warn(const struct options *o, FILE *out) {
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel == LEVEL_KERNEL_CELL &&
-               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH || option == OPT_LEVEL_WARPS))
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel cell (one kernel sweeps every level)");
       else if (o->level_kernel != LEVEL_KERNEL_CELL && option == OPT_CELL_NEURONS)

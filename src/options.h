@@ -42,6 +42,7 @@ struct options {
   int trunk_below;                /* multi: 0 none (the default), else systems */
   enum gpu_launch gpu_launch;     /* multi, chunk tasks */
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
+  enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */
   int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;
   int steps;

@@ -289,7 +289,8 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
                                                 .padded = o->padded,
                                                 .chunk_links = !o->level_tasks,
                                                 .order = o->level_order,
-                                                .trunk_below = o->trunk_below};
+                                                .trunk_below = o->trunk_below,
+                                                .warps = o->level_warps};
     struct level_batch lb;
     int status = level_batch_build(morphologies, n_morph, sample, &options, &o->model.cable,
                                    o->model.dt_ms, &lb, err);
@@ -407,6 +408,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .trunk_below = o->trunk_below,
                                         .gpu_launch = o->gpu_launch,
                                         .level_kernel = o->level_kernel,
+                                        .level_warps = o->level_warps,
                                         .cell_neurons = o->cell_neurons,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,

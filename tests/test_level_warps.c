@@ -1,0 +1,130 @@
+/* Which systems of a level a GPU sweeps with a warp each (level_layout.h, "Warp sweeps"): the
+ * cost model's choices on levels whose answer is clear, and what the layout stores. The warp
+ * sweeps' bits are checked against the thread sweeps and the CPU on the GPU machine
+ * (scripts/gpu_run.sh check-warps): a CPU sweeps every system alone whatever the block says. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "level_layout.h"
+#include "morph_spec.h"
+#include "testing.h"
+
+static void off_all_and_empty(void **state) {
+  (void)state;
+  const int top[] = {900, 40, 30};
+  assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_OFF), 0);
+  assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_ALL), 3);
+  assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_AUTO), 0);
+  assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_ALL), 0);
+}
+
+/* A few long branches: the level lasts as long as the longest takes one thread, so it gets a
+ * warp; the short ones stay with threads when they are cheaper there. */
+static void a_long_branch_gets_a_warp(void **state) {
+  (void)state;
+  const int top[] = {900, 40, 30};
+  const int k = level_warp_systems(top, 3, LEVEL_WARPS_AUTO);
+  assert_true(k >= 1);
+  /* one long branch among many one-compartment ones: only it */
+  int *many = malloc(10001 * sizeof *many);
+  assert_non_null(many);
+  many[0] = 2000;
+  for (int s = 1; s <= 10000; s++)
+    many[s] = 1;
+  assert_int_equal(level_warp_systems(many, 10001, LEVEL_WARPS_AUTO), 1);
+  free(many);
+}
+
+/* A level so large that streaming its elements dominates: warps would only add their chain's
+ * arithmetic, so none. */
+static void a_streaming_level_keeps_threads(void **state) {
+  (void)state;
+  const int systems = 400000;
+  int *top = malloc(systems * sizeof *top);
+  assert_non_null(top);
+  for (int s = 0; s < systems; s++)
+    top[s] = 50 - s / 20000; /* 50 down to 31, largest first */
+  assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO), 0);
+  free(top);
+}
+
+/* A cut between two systems of one length saves no chain: never made, on random levels. */
+static void no_cut_between_equal_systems(void **state) {
+  (void)state;
+  uint64_t seed = testing_seed();
+  for (int trial = 0; trial < 200; trial++) {
+    const int systems = 1 + testing_below(&seed, 3000);
+    int *top = malloc((size_t)systems * sizeof *top);
+    assert_non_null(top);
+    int length = 1 + testing_below(&seed, 1500);
+    for (int s = 0; s < systems; s++) {
+      top[s] = length;
+      if (length > 1 && testing_below(&seed, 4) == 0)
+        length -= 1 + testing_below(&seed, length - 1 < 200 ? length - 1 : 200);
+    }
+    const int k = level_warp_systems(top, systems, LEVEL_WARPS_AUTO);
+    assert_true(k >= 0 && k <= systems);
+    if (k > 0 && k < systems)
+      assert_true(top[k] < top[k - 1]);
+    free(top);
+  }
+}
+
+/* The layout stores each level block's choice: all of its systems with ALL, none with OFF, and
+ * with AUTO what level_warp_systems says of the block's own sizes. */
+static void blocks_store_the_choice(void **state) {
+  (void)state;
+  struct morphology cell;
+  struct hines_error err;
+  struct swc_options swc = {0};
+  assert_int_equal(
+      morphology_load_spec(testing_source_path("morph/data/morph_ca1_n120.swc"), &swc, &cell, &err),
+      HINES_OK);
+  const enum level_warps modes[] = {LEVEL_WARPS_OFF, LEVEL_WARPS_ALL, LEVEL_WARPS_AUTO};
+  for (int m = 0; m < 3; m++) {
+    for (int padded = 0; padded < 2; padded++) {
+      const struct level_batch_options options = {.neurons_per_chunk = 5,
+                                                  .padded = padded,
+                                                  .chunk_links = 1,
+                                                  .order = LEVEL_ORDER_HEIGHT,
+                                                  .warps = modes[m]};
+      struct level_batch batch;
+      assert_int_equal(
+          level_batch_build(&cell, 1, 7, &options, &cable_defaults, 0.025, &batch, &err), HINES_OK);
+      int warped = 0;
+      for (int b = 0; b < batch.n_chunks * batch.n_levels; b++) {
+        if (!batch.blocks[b])
+          continue;
+        const struct level_block_view v = level_block_describe(batch.blocks[b]);
+        int *top = malloc((size_t)(v.systems > 0 ? v.systems : 1) * sizeof *top);
+        assert_non_null(top);
+        for (int s = 0; s < v.systems; s++)
+          top[s] = padded ? v.max_size : v.size[s];
+        assert_int_equal(v.warp_systems, level_warp_systems(top, v.systems, modes[m]));
+        warped += v.warp_systems;
+        free(top);
+      }
+      if (modes[m] == LEVEL_WARPS_OFF)
+        assert_int_equal(warped, 0);
+      else /* 7 CA1 cells: some level is led by a long branch */
+        assert_true(warped > 0);
+      level_batch_free(&batch);
+    }
+  }
+  morphology_free(&cell);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(off_all_and_empty),
+      cmocka_unit_test(a_long_branch_gets_a_warp),
+      cmocka_unit_test(a_streaming_level_keeps_threads),
+      cmocka_unit_test(no_cut_between_equal_systems),
+      cmocka_unit_test(blocks_store_the_choice),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
