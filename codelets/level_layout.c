@@ -112,38 +112,45 @@ static int branch_children_build(const struct morphology *m, struct branch_child
   return HINES_OK;
 }
 
-/* The cost model of warp sweeps (level_layout.h), in microseconds, for the GPU's two sweeps of
- * one element: one thread per system is bound by the chain of an element's loads and arithmetic
- * (THREAD_CHAIN_US: the six shipped cells' 898-compartment path took about 0.5 ms a step at any
- * batch size, H200) and streams a large level at THREAD_STREAM_US an element (the six cells'
- * 81.7 M compartments at about 1.25 ms a step beyond that); a warp per system leaves only the
- * elimination chain in the path (WARP_CHAIN_US) but computes that chain on all 32 lanes
- * (WARP_STREAM_US). A level's time with warps for its K longest systems is the longest of: the
- * longest warp system's chain, the longest thread system's chain, and all its elements streamed;
- * the K taken is the one that makes it least (fewest warps on ties). */
-#define THREAD_CHAIN_US 0.56
-#define THREAD_STREAM_US 15e-6
-#define WARP_CHAIN_US 0.06
-#define WARP_STREAM_US 40e-6
+/* The cost model of warp sweeps (level_layout.h), in microseconds for the GPU's two sweeps of one
+ * element, passive and with channels everywhere: one thread per system is bound by the chain of
+ * an element's loads and arithmetic (thread_chain) and streams a large level at thread_stream an
+ * element; a warp per system leaves its elimination chain in the path (warp_chain) but computes
+ * that chain on all 32 lanes (warp_stream). Fitted to one H100 run of gpu_run.sh bench-warps
+ * (eb1ba61, GPU only, 100 steps): thread_chain from the six cells x 1,044 (0.54 ms over their
+ * 898-compartment path) and CA1 x 500 with HH (0.83 ms over 380); the stream costs from CA1 x
+ * 10,000 and the six cells x 33,390 with --level-warps off and all (25 and 200 ps an element
+ * passive, about 100 and 350 with HH); warp_chain from the same small batches with all. A
+ * level's time with warps for its K longest systems is the longest of: the longest warp system's
+ * chain, the longest thread system's chain, and all its elements streamed; the K taken is the
+ * one that makes it least (fewest warps on ties). */
+struct warp_costs {
+  double thread_chain, thread_stream, warp_chain, warp_stream;
+};
+static const struct warp_costs warp_costs_passive = {0.6, 25e-6, 0.3, 200e-6};
+static const struct warp_costs warp_costs_channels = {2.2, 100e-6, 0.5, 350e-6};
 
-int level_warp_systems(const int *top, int systems, enum level_warps mode) {
+int level_warp_systems(const int *top, int systems, enum level_warps mode,
+                       int channels_everywhere) {
   if (mode == LEVEL_WARPS_OFF || systems == 0)
     return 0;
   if (mode == LEVEL_WARPS_ALL)
     return systems;
+  const struct warp_costs *c = channels_everywhere ? &warp_costs_channels : &warp_costs_passive;
   double elements = 0.0;
   for (int s = 0; s < systems; s++)
     elements += top[s];
   int best = 0;
-  double best_us = fmax(top[0] * THREAD_CHAIN_US, elements * THREAD_STREAM_US), warp_elements = 0.0;
+  double best_us = fmax(top[0] * c->thread_chain, elements * c->thread_stream);
+  double warp_elements = 0.0;
   for (int k = 1; k <= systems; k++) {
     warp_elements += top[k - 1];
     if (k < systems && top[k] == top[k - 1])
       continue; /* a cut between equal systems saves no chain */
-    const double thread_chain = k < systems ? top[k] * THREAD_CHAIN_US : 0.0;
+    const double thread_chain = k < systems ? top[k] * c->thread_chain : 0.0;
     const double streamed =
-        warp_elements * WARP_STREAM_US + (elements - warp_elements) * THREAD_STREAM_US;
-    const double us = fmax(fmax(top[0] * WARP_CHAIN_US, thread_chain), streamed);
+        warp_elements * c->warp_stream + (elements - warp_elements) * c->thread_stream;
+    const double us = fmax(fmax(top[0] * c->warp_chain, thread_chain), streamed);
     if (us < best_us)
       best = k, best_us = us;
   }
@@ -178,7 +185,8 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
    * its real size */
   for (int s = 0; s < count; s++)
     size[s] = batch->padded ? max_size : systems[s].size;
-  ints[LEVEL_WARP_SYSTEMS] = level_warp_systems(size, count, batch->warps);
+  ints[LEVEL_WARP_SYSTEMS] =
+      level_warp_systems(size, count, batch->warps, batch->channels_everywhere);
   /* Row j holds the systems longer than j: a prefix, since they are sorted largest first. */
   int in_row = count;
   row_offset[0] = 0;
@@ -338,6 +346,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->padded = padded;
   out->chunk_links = options->chunk_links;
   out->warps = options->warps;
+  out->channels_everywhere = options->channels_everywhere;
   out->order = order;
   out->n_morphologies = n_morphologies;
   out->morphologies = morphologies;

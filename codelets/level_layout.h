@@ -136,7 +136,7 @@ enum level_warps {
 
 /* How many of a level's systems (sizes, largest first: `top` is each one's swept length) a GPU
  * sweeps with a warp each. */
-int level_warp_systems(const int *top, int systems, enum level_warps mode);
+int level_warp_systems(const int *top, int systems, enum level_warps mode, int channels_everywhere);
 
 struct level_batch_options {
   int neurons_per_chunk;
@@ -147,6 +147,7 @@ struct level_batch_options {
    * many systems are swept by one thread per neuron instead of one kernel per level; 0: none. */
   int trunk_below;
   enum level_warps warps;
+  int channels_everywhere; /* the warp cost model's: channels on every compartment */
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -160,6 +161,7 @@ enum trunk_header { TRUNK_THREADS, TRUNK_LEVELS, TRUNK_HEADER_SIZE };
 struct level_batch {
   int n_neurons, n_chunks, n_levels, padded, chunk_links;
   enum level_warps warps;
+  int channels_everywhere;
   enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
   const struct morphology *morphologies; /* neuron k has morphologies[k % n_morphologies] */

@@ -16,10 +16,12 @@
 static void off_all_and_empty(void **state) {
   (void)state;
   const int top[] = {900, 40, 30};
-  assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_OFF), 0);
-  assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_ALL), 3);
-  assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_AUTO), 0);
-  assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_ALL), 0);
+  for (int channels = 0; channels < 2; channels++) {
+    assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_OFF, channels), 0);
+    assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_ALL, channels), 3);
+    assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_AUTO, channels), 0);
+    assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_ALL, channels), 0);
+  }
 }
 
 /* A few long branches: the level lasts as long as the longest takes one thread, so it gets a
@@ -27,15 +29,16 @@ static void off_all_and_empty(void **state) {
 static void a_long_branch_gets_a_warp(void **state) {
   (void)state;
   const int top[] = {900, 40, 30};
-  const int k = level_warp_systems(top, 3, LEVEL_WARPS_AUTO);
-  assert_true(k >= 1);
   /* one long branch among many one-compartment ones: only it */
   int *many = malloc(10001 * sizeof *many);
   assert_non_null(many);
   many[0] = 2000;
   for (int s = 1; s <= 10000; s++)
     many[s] = 1;
-  assert_int_equal(level_warp_systems(many, 10001, LEVEL_WARPS_AUTO), 1);
+  for (int channels = 0; channels < 2; channels++) {
+    assert_true(level_warp_systems(top, 3, LEVEL_WARPS_AUTO, channels) >= 1);
+    assert_int_equal(level_warp_systems(many, 10001, LEVEL_WARPS_AUTO, channels), 1);
+  }
   free(many);
 }
 
@@ -48,7 +51,8 @@ static void a_streaming_level_keeps_threads(void **state) {
   assert_non_null(top);
   for (int s = 0; s < systems; s++)
     top[s] = 50 - s / 20000; /* 50 down to 31, largest first */
-  assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO), 0);
+  for (int channels = 0; channels < 2; channels++)
+    assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, channels), 0);
   free(top);
 }
 
@@ -66,7 +70,7 @@ static void no_cut_between_equal_systems(void **state) {
       if (length > 1 && testing_below(&seed, 4) == 0)
         length -= 1 + testing_below(&seed, length - 1 < 200 ? length - 1 : 200);
     }
-    const int k = level_warp_systems(top, systems, LEVEL_WARPS_AUTO);
+    const int k = level_warp_systems(top, systems, LEVEL_WARPS_AUTO, trial % 2);
     assert_true(k >= 0 && k <= systems);
     if (k > 0 && k < systems)
       assert_true(top[k] < top[k - 1]);
@@ -87,11 +91,13 @@ static void blocks_store_the_choice(void **state) {
   const enum level_warps modes[] = {LEVEL_WARPS_OFF, LEVEL_WARPS_ALL, LEVEL_WARPS_AUTO};
   for (int m = 0; m < 3; m++) {
     for (int padded = 0; padded < 2; padded++) {
+      const int channels = padded; /* both cost models, once each */
       const struct level_batch_options options = {.neurons_per_chunk = 5,
                                                   .padded = padded,
                                                   .chunk_links = 1,
                                                   .order = LEVEL_ORDER_HEIGHT,
-                                                  .warps = modes[m]};
+                                                  .warps = modes[m],
+                                                  .channels_everywhere = channels};
       struct level_batch batch;
       assert_int_equal(
           level_batch_build(&cell, 1, 7, &options, &cable_defaults, 0.025, &batch, &err), HINES_OK);
@@ -104,7 +110,7 @@ static void blocks_store_the_choice(void **state) {
         assert_non_null(top);
         for (int s = 0; s < v.systems; s++)
           top[s] = padded ? v.max_size : v.size[s];
-        assert_int_equal(v.warp_systems, level_warp_systems(top, v.systems, modes[m]));
+        assert_int_equal(v.warp_systems, level_warp_systems(top, v.systems, modes[m], channels));
         warped += v.warp_systems;
         free(top);
       }
