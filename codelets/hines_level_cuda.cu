@@ -71,17 +71,25 @@ block_description description_of(const int *block_ints, const int *host_block) {
   return d;
 }
 
-// Warp sweeps (level_layout.h): a warp sweeps one long system, lane l taking element
-// base - l (backward) or base + l (forward) of each group of 32. A lane loads its element and
-// builds its row (channels included) at once with the others; the elimination chain then runs
-// over the group's 32 elements in order on every lane, each element's values passed by shuffles,
-// and lane l keeps what its element stores. The arithmetic is level_backward_system's and
-// level_forward_system's, in their order, so the bits are theirs.
+// Warp sweeps (level_layout.h): a group of kLanes lanes of a warp (a whole warp, or a part of one
+// with several systems a warp) sweeps one long system, lane l taking element base - l (backward)
+// or base + l (forward) of each group of kLanes elements. A lane loads its element and builds
+// its row (channels included) at once with the others; the elimination chain then runs over the
+// group's elements in order on every lane of the group, each element's values passed by
+// shuffles, and lane l keeps what its element stores. The arithmetic is level_backward_system's
+// and level_forward_system's, in their order, so the bits are theirs. The groups of one warp
+// loop together (a shuffle needs every lane of the warp), as long as the warp's longest system;
+// a group past its own system's end computes nothing.
 constexpr int kWarp = 32;
 constexpr unsigned kAllLanes = 0xffffffffu;
 // The chain's loop is unrolled this far only: fully unrolled, the compiler hoists all 96 shuffles
 // of a group and runs out of registers.
 #define LEVEL_WARP_UNROLL _Pragma("unroll 4")
+
+// Element groups the warp's longest system needs (every lane of the warp calls it).
+__device__ inline int warp_groups(int top, int lanes) {
+  return __reduce_max_sync(kAllLanes, (unsigned)((top + lanes - 1) / lanes));
+}
 
 // What a lane loads for its element of a backward group (nothing the previous kernel writes).
 struct warp_backward_element {
@@ -106,16 +114,18 @@ __device__ inline warp_backward_element warp_backward_load(const level_block_vie
   return x;
 }
 
-// level_backward_system of system s by a warp (gates: nullptr without channels).
+// level_backward_system of system s (-1: none, this group only keeps step with its warp) by a
+// group of kLanes lanes (gates: nullptr without channels).
+template <int kLanes>
 __device__ inline void
 backward_warp_system(const level_block_view &v, int s, const double *__restrict__ constants,
                      const level_step_arguments &args, double *voltage, double *__restrict__ factor,
                      double *__restrict__ contribution,
                      const double *__restrict__ child_contribution, double *__restrict__ gates) {
-  const int lane = threadIdx.x & (kWarp - 1);
-  const int size = v.size[s], first_row = v.first_row[s];
-  const int top = v.padded ? v.max_size : size;
-  const int stimulated = args.stimulus.compartment - v.first_compartment[s];
+  const int lane = threadIdx.x & (kLanes - 1);
+  const int size = s >= 0 ? v.size[s] : 0, first_row = s >= 0 ? v.first_row[s] : 0;
+  const int top = s < 0 ? 0 : v.padded ? v.max_size : size;
+  const int stimulated = s >= 0 ? args.stimulus.compartment - v.first_compartment[s] : -1;
   const double injected = stimulated >= 0 && stimulated < size
                               ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
                               : 0.0;
@@ -123,11 +133,12 @@ backward_warp_system(const level_block_view &v, int s, const double *__restrict_
   warp_backward_element current =
       warp_backward_load(v, s, top - 1 - lane, size, first_row, constants, voltage);
   LEVEL_AFTER_FIRST_LOADS();
-  for (int base = top - 1; base >= 0; base -= kWarp) {
-    const int j = base - lane;
+  const int groups = warp_groups(top, kLanes);
+  for (int g = 0, base = top - 1; g < groups; g++, base -= kLanes) {
+    const int j = base - lane; // < 0: past this system's end
     // the next group's loads in flight during this group's rows and chain
     const warp_backward_element next =
-        warp_backward_load(v, s, j - kWarp, size, first_row, constants, voltage);
+        warp_backward_load(v, s, j - kLanes, size, first_row, constants, voltage);
     double dj = 0.0, rj = 0.0;
     if (j >= 0) {
       level_element_row(&v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
@@ -137,21 +148,22 @@ backward_warp_system(const level_block_view &v, int s, const double *__restrict_
         level_gather_children(&v, s, child_contribution, &dj, &rj);
     }
     double my_factor = 0.0, my_rhs = 0.0, my_pivot = 1.0;
-    const int in_group = base + 1 < kWarp ? base + 1 : kWarp;
     LEVEL_WARP_UNROLL
-    for (int i = 0; i < in_group; i++) {
-      double d = __shfl_sync(kAllLanes, dj, i), r = __shfl_sync(kAllLanes, rj, i);
-      const double off_diagonal = __shfl_sync(kAllLanes, current.off_diagonal, i);
+    for (int i = 0; i < kLanes; i++) {
+      double d = __shfl_sync(kAllLanes, dj, i, kLanes), r = __shfl_sync(kAllLanes, rj, i, kLanes);
+      const double off_diagonal = __shfl_sync(kAllLanes, current.off_diagonal, i, kLanes);
       const int ji = base - i;
-      if (ji != size - 1 && ji + 1 < top) {
-        d = fma(-previous_factor, previous_off_diagonal, d);
-        r = fma(-previous_factor, previous_rhs, r);
+      if (ji >= 0) {
+        if (ji != size - 1 && ji + 1 < top) {
+          d = fma(-previous_factor, previous_off_diagonal, d);
+          r = fma(-previous_factor, previous_rhs, r);
+        }
+        previous_factor = off_diagonal / d;
+        if (lane == i)
+          my_factor = previous_factor, my_rhs = r, my_pivot = d;
+        previous_rhs = r;
+        previous_off_diagonal = off_diagonal;
       }
-      previous_factor = off_diagonal / d;
-      if (lane == i)
-        my_factor = previous_factor, my_rhs = r, my_pivot = d;
-      previous_rhs = r;
-      previous_off_diagonal = off_diagonal;
     }
     if (j >= 0) {
       factor[current.e] = my_factor;
@@ -159,7 +171,7 @@ backward_warp_system(const level_block_view &v, int s, const double *__restrict_
     }
     current = next;
   }
-  if (lane == 0) {
+  if (lane == 0 && s >= 0) {
     contribution[2 * s] = previous_factor * previous_off_diagonal;
     contribution[2 * s + 1] = previous_factor * previous_rhs;
   }
@@ -183,26 +195,31 @@ __device__ inline warp_forward_element warp_forward_load(const level_block_view 
   return x;
 }
 
-// level_forward_system of system s by a warp.
+// level_forward_system of system s (-1: none) by a group of kLanes lanes.
+template <int kLanes>
 __device__ inline void forward_warp_system(const level_block_view &v, int s, double *voltage,
                                            const double *__restrict__ factor,
                                            const double *__restrict__ parent_voltage) {
-  const int lane = threadIdx.x & (kWarp - 1);
-  const int top = v.padded ? v.max_size : v.size[s], junction = v.junction[s];
+  const int lane = threadIdx.x & (kLanes - 1);
+  const int top = s < 0 ? 0 : v.padded ? v.max_size : v.size[s];
+  const int junction = s >= 0 ? v.junction[s] : -1;
   warp_forward_element current = warp_forward_load(v, s, lane, top, voltage, factor);
   LEVEL_AFTER_FIRST_LOADS();
   double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
-  for (int base = 0; base < top; base += kWarp) {
+  const int groups = warp_groups(top, kLanes);
+  for (int g = 0, base = 0; g < groups; g++, base += kLanes) {
     const warp_forward_element next =
-        warp_forward_load(v, s, base + kWarp + lane, top, voltage, factor);
+        warp_forward_load(v, s, base + kLanes + lane, top, voltage, factor);
     double mine = 0.0;
-    const int in_group = top - base < kWarp ? top - base : kWarp;
     LEVEL_WARP_UNROLL
-    for (int i = 0; i < in_group; i++) {
-      x = fma(-__shfl_sync(kAllLanes, current.factor, i), x,
-              __shfl_sync(kAllLanes, current.scaled_rhs, i));
-      if (lane == i)
-        mine = x;
+    for (int i = 0; i < kLanes; i++) {
+      const double f = __shfl_sync(kAllLanes, current.factor, i, kLanes);
+      const double y = __shfl_sync(kAllLanes, current.scaled_rhs, i, kLanes);
+      if (base + i < top) {
+        x = fma(-f, x, y);
+        if (lane == i)
+          mine = x;
+      }
     }
     if (base + lane < top)
       voltage[current.e] = mine;
@@ -210,21 +227,23 @@ __device__ inline void forward_warp_system(const level_block_view &v, int s, dou
   }
 }
 
-// Which system a thread sweeps: the first warp_blocks blocks give a warp to each of systems
-// 0 .. warp_systems - 1 (*by_warp), the others a thread to each system after those; -1: none.
+// Which system a thread sweeps: the first blocks give kLanes lanes to each of systems
+// 0 .. warp_systems - 1 (*by_warp; -1 for the lanes past the last one, which keep step with
+// their warp), the others a thread to each system after those (-1: none).
+template <int kLanes>
 __device__ inline int system_of_thread(int systems, int warp_systems, bool *by_warp) {
-  const int warp_blocks = (warp_systems * kWarp + blockDim.x - 1) / blockDim.x;
+  const int warp_blocks = (warp_systems * kLanes + blockDim.x - 1) / blockDim.x;
   *by_warp = (int)blockIdx.x < warp_blocks;
   if (*by_warp) {
-    const int w = (blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) / kLanes;
     return w < warp_systems ? w : -1;
   }
   const int s = warp_systems + (blockIdx.x - warp_blocks) * blockDim.x + threadIdx.x;
   return s < systems ? s : -1;
 }
 
-unsigned blocks_for(int systems, int warp_systems) {
-  return (warp_systems * kWarp + kThreads - 1) / kThreads +
+unsigned blocks_for(int systems, int warp_systems, int lanes) {
+  return (warp_systems * lanes + kThreads - 1) / kThreads +
          (systems - warp_systems + kThreads - 1) / kThreads;
 }
 
@@ -238,8 +257,8 @@ int warp_systems_of(const block_description &block, int systems) {
 
 // Two instances: without channels the gates are a compile-time null, so the Hodgkin-Huxley code
 // (and the registers it needs) vanishes from the passive kernel (ptxas, sm_90: 168 registers a
-// thread with the channel code, 128 without).
-template <bool kChannels>
+// thread with the channel code, 128 without). kLanes: lanes per warp-swept system.
+template <bool kChannels, int kLanes>
 __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     block_description block, const double *constants, level_step_arguments args, double *voltage,
     double *factor, double *contribution, const double *child_contribution, double *gates,
@@ -248,29 +267,26 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     LEVEL_AFTER_FIRST_LOADS();
   const level_block_view v = describe(block);
   bool by_warp;
-  const int s = system_of_thread(v.systems, warp_systems, &by_warp);
-  if (s < 0)
-    return;
+  const int s = system_of_thread<kLanes>(v.systems, warp_systems, &by_warp);
   if (by_warp)
-    backward_warp_system(v, s, constants, args, voltage, factor, contribution, child_contribution,
-                         kChannels ? gates : nullptr);
-  else
+    backward_warp_system<kLanes>(v, s, constants, args, voltage, factor, contribution,
+                                 child_contribution, kChannels ? gates : nullptr);
+  else if (s >= 0)
     level_backward_system(&v, s, constants, &args, voltage, factor, contribution,
                           child_contribution, kChannels ? gates : nullptr, 0);
 }
 
+template <int kLanes>
 __global__ void forward_kernel(block_description block, double *voltage, const double *factor,
                                const double *parent_voltage, int warp_systems, bool wait_first) {
   if (wait_first)
     LEVEL_AFTER_FIRST_LOADS();
   const level_block_view v = describe(block);
   bool by_warp;
-  const int s = system_of_thread(v.systems, warp_systems, &by_warp);
-  if (s < 0)
-    return;
+  const int s = system_of_thread<kLanes>(v.systems, warp_systems, &by_warp);
   if (by_warp)
-    forward_warp_system(v, s, voltage, factor, parent_voltage);
-  else
+    forward_warp_system<kLanes>(v, s, voltage, factor, parent_voltage);
+  else if (s >= 0)
     level_forward_system(&v, s, voltage, factor, parent_voltage);
 }
 
@@ -330,6 +346,31 @@ int launch(void (*kernel)(Parameters...), unsigned blocks, level_launch how, cud
   return (int)cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...);
 }
 
+// Launches the backward kernel with kLanes lanes per warp-swept system.
+template <int kLanes>
+int launch_backward(const block_description &block, int systems, int warp_systems,
+                    const double *constants, const level_step_arguments *args, double *voltage,
+                    double *factor, double *contribution, const double *child_contribution,
+                    double *gates, level_launch how, cudaStream_t stream) {
+  const unsigned blocks = blocks_for(systems, warp_systems, kLanes);
+  const bool wait_first = how == LEVEL_LAUNCH_EARLY;
+  if (gates)
+    return launch(backward_kernel<true, kLanes>, blocks, how, stream, block, constants, *args,
+                  voltage, factor, contribution, child_contribution, gates, warp_systems,
+                  wait_first);
+  return launch(backward_kernel<false, kLanes>, blocks, how, stream, block, constants, *args,
+                voltage, factor, contribution, child_contribution, (double *)nullptr, warp_systems,
+                wait_first);
+}
+
+template <int kLanes>
+int launch_forward(const block_description &block, int systems, int warp_systems, double *voltage,
+                   const double *factor, const double *parent_voltage, level_launch how,
+                   cudaStream_t stream) {
+  return launch(forward_kernel<kLanes>, blocks_for(systems, warp_systems, kLanes), how, stream,
+                block, voltage, factor, parent_voltage, warp_systems, how == LEVEL_LAUNCH_EARLY);
+}
+
 } // namespace
 
 extern "C" int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
@@ -341,15 +382,18 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
-  const unsigned blocks = blocks_for(systems, warp_systems);
-  const bool wait_first = how == LEVEL_LAUNCH_EARLY;
-  if (gates)
-    return launch(backward_kernel<true>, blocks, how, (cudaStream_t)stream, block, constants, *args,
-                  voltage, factor, contribution, child_contribution, gates, warp_systems,
-                  wait_first);
-  return launch(backward_kernel<false>, blocks, how, (cudaStream_t)stream, block, constants, *args,
-                voltage, factor, contribution, child_contribution, (double *)nullptr, warp_systems,
-                wait_first);
+  switch (warp_systems > 0 ? block.view.warp_lanes : kWarp) {
+  case 8:
+    return launch_backward<8>(block, systems, warp_systems, constants, args, voltage, factor,
+                              contribution, child_contribution, gates, how, (cudaStream_t)stream);
+  case 16:
+    return launch_backward<16>(block, systems, warp_systems, constants, args, voltage, factor,
+                               contribution, child_contribution, gates, how, (cudaStream_t)stream);
+  default:
+    return launch_backward<kWarp>(block, systems, warp_systems, constants, args, voltage, factor,
+                                  contribution, child_contribution, gates, how,
+                                  (cudaStream_t)stream);
+  }
 }
 
 extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, int systems,
@@ -359,8 +403,17 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
-  return launch(forward_kernel, blocks_for(systems, warp_systems), how, (cudaStream_t)stream, block,
-                voltage, factor, parent_voltage, warp_systems, how == LEVEL_LAUNCH_EARLY);
+  switch (warp_systems > 0 ? block.view.warp_lanes : kWarp) {
+  case 8:
+    return launch_forward<8>(block, systems, warp_systems, voltage, factor, parent_voltage, how,
+                             (cudaStream_t)stream);
+  case 16:
+    return launch_forward<16>(block, systems, warp_systems, voltage, factor, parent_voltage, how,
+                              (cudaStream_t)stream);
+  default:
+    return launch_forward<kWarp>(block, systems, warp_systems, voltage, factor, parent_voltage, how,
+                                 (cudaStream_t)stream);
+  }
 }
 
 extern "C" int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,

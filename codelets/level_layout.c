@@ -187,6 +187,7 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
     size[s] = batch->padded ? max_size : systems[s].size;
   ints[LEVEL_WARP_SYSTEMS] =
       level_warp_systems(size, count, batch->warps, batch->channels_everywhere);
+  ints[LEVEL_WARP_LANES] = batch->warp_lanes;
   /* Row j holds the systems longer than j: a prefix, since they are sorted largest first. */
   int in_row = count;
   row_offset[0] = 0;
@@ -347,6 +348,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->chunk_links = options->chunk_links;
   out->warps = options->warps;
   out->channels_everywhere = options->channels_everywhere;
+  out->warp_lanes =
+      options->warp_lanes == 8 || options->warp_lanes == 16 ? options->warp_lanes : 32;
   out->order = order;
   out->n_morphologies = n_morphologies;
   out->morphologies = morphologies;

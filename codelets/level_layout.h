@@ -41,11 +41,12 @@ enum level_header {
   LEVEL_CHILDREN,     /* child systems in the next level */
   LEVEL_PADDED,       /* 1: CP, 0: NCP */
   LEVEL_WARP_SYSTEMS, /* the first (longest) systems a GPU sweeps with a warp each (below) */
+  LEVEL_WARP_LANES,   /* lanes of a warp per such system: 8, 16 or 32 */
   LEVEL_HEADER_SIZE
 };
 
 struct level_block_view {
-  int systems, max_size, elements, children, padded, warp_systems;
+  int systems, max_size, elements, children, padded, warp_systems, warp_lanes;
   const int *size;              /* [S] */
   const int *row_offset;        /* [max_size + 1] */
   const int *first_row;         /* [S] constants row of element 0 (element j: first_row + j; a
@@ -68,6 +69,7 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(con
   v.children = ints[LEVEL_CHILDREN];
   v.padded = ints[LEVEL_PADDED];
   v.warp_systems = ints[LEVEL_WARP_SYSTEMS];
+  v.warp_lanes = ints[LEVEL_WARP_LANES];
   const int *at = ints + LEVEL_HEADER_SIZE;
   v.size = at;
   at += v.systems;
@@ -147,6 +149,7 @@ struct level_batch_options {
    * many systems are swept by one thread per neuron instead of one kernel per level; 0: none. */
   int trunk_below;
   enum level_warps warps;
+  int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 32) */
   int channels_everywhere; /* the warp cost model's: channels on every compartment */
 };
 
@@ -161,7 +164,7 @@ enum trunk_header { TRUNK_THREADS, TRUNK_LEVELS, TRUNK_HEADER_SIZE };
 struct level_batch {
   int n_neurons, n_chunks, n_levels, padded, chunk_links;
   enum level_warps warps;
-  int channels_everywhere;
+  int warp_lanes, channels_everywhere;
   enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
   const struct morphology *morphologies; /* neuron k has morphologies[k % n_morphologies] */

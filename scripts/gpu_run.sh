@@ -570,8 +570,8 @@ PY
   check-warps)
     # Warp sweeps (codelets/level_layout.h): the same bits as the thread sweeps and the CPU. HH
     # batches of CA1 cells, the six shipped cells in several chunks and random trees, on CPU
-    # workers only and on the GPU with --level-warps off, all and auto (and CP with all): the probe
-    # files must be identical bytes; every GPU run passes --verify.
+    # workers only and on the GPU with --level-warps off, all and auto (and CP with all, and 8 and
+    # 16 lanes per branch): the probe files must be identical bytes; every GPU run passes --verify.
     echo "== warp sweeps: same bits as thread sweeps and CPU workers, --verify on the GPU"
     warps_pass=1
     mix=()
@@ -582,11 +582,12 @@ PY
       mix) args=("${mix[@]}" --neurons 240 --task-neurons 24 --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
       random) args=(--morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --probe 0:0 --probe 39:50) ;;
       esac
-      for run in cpu off all auto all-cp; do
+      for run in cpu off all auto all-cp all-8 all-16 auto-8; do
         placement=(STARPU_NCPU=0) verify=(--verify) extra=()
         case $run in
         cpu) placement=(STARPU_NCUDA=0) verify=() ;;
         all-cp) extra=(--level-warps all --padding cp) ;;
+        *-8 | *-16) extra=(--level-warps "${run%-*}" --warp-lanes "${run##*-}") ;;
         *) extra=(--level-warps $run) ;;
         esac
         [ $run = all-cp ] && [ $batch != ca1 ] && continue
@@ -614,41 +615,48 @@ PY
   bench-warps)
     # Warp sweeps against thread sweeps (--level-warps off, auto, all), GPU only, 100 steps: one
     # cell's small batches (passive and HH), the six cells' fixed cost (a step at 1,044 to 33,390
-    # neurons), then every mix of bench_mixes.sh at mono's 81.66 M compartments.
+    # neurons), then every mix of bench_mixes.sh at mono's 81.66 M compartments. Environment:
+    # WARP_LANES (lanes per branch to time, default 32), WARP_MODES (default "off auto all"),
+    # WARP_MIX_MODES (the mixes' modes, default "off auto"; empty: no mixes).
     csv=$out/bench_warps.csv
     commit=${HINESTASK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
     gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-    echo "date,commit,gpu,case,hh,warps,neurons,compartments,ms_per_step,g_per_s" >"$csv"
+    echo "date,commit,gpu,case,hh,warps,lanes,neurons,compartments,ms_per_step,g_per_s" >"$csv"
     mix=()
     for f in morph/data/*.swc; do mix+=(--morph "$f"); done
-    warps_time() { # case hh warps hinestask-args...
-      local case=$1 hh=$2 warps=$3
-      shift 3
+    warps_time() { # case hh warps lanes hinestask-args...
+      local case=$1 hh=$2 warps=$3 lanes=$4
+      shift 4
       STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "$@" --hh "$hh" --steps 100 \
-        --level-warps "$warps" --force --json "$out/w.json" &&
-        python3 - "$out/w.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" "$case" "$hh" "$warps" >>"$csv" <<'PY'
+        --level-warps "$warps" --warp-lanes "$lanes" --force --json "$out/w.json" &&
+        python3 - "$out/w.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" "$case" "$hh" "$warps" "$lanes" >>"$csv" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(",".join(sys.argv[2:8] + [str(j["neurons"]), str(j["compartments"]),
+print(",".join(sys.argv[2:9] + [str(j["neurons"]), str(j["compartments"]),
       "%.4f" % (j["seconds_per_step"] * 1e3), "%.3f" % (j["compartment_solves_per_s"] / 1e9)]))
 PY
       tail -n 1 "$csv"
     }
-    for warps in off auto all; do
-      for n in 500 3000 10000; do
-        warps_time ca1-$n none $warps --morph morph/data/morph_ca1_n120.swc --neurons $n
+    for lanes in ${WARP_LANES:-32}; do
+      for warps in ${WARP_MODES:-off auto all}; do
+        [ "$warps" = off ] && [ "$lanes" != "${WARP_LANES%% *}" ] && continue # off: once
+        ca1=(--morph morph/data/morph_ca1_n120.swc)
+        for n in 500 3000 10000; do
+          warps_time ca1-$n none $warps $lanes "${ca1[@]}" --neurons $n
+        done
+        for n in 500 3000; do
+          warps_time ca1-$n all $warps $lanes "${ca1[@]}" --neurons $n --stim-amp 1
+        done
+        warps_time medium-high-3000 none $warps $lanes --morph synthetic:medium-high --neurons 3000
+        for n in 1044 4174 33390; do
+          warps_time six-$n none $warps $lanes "${mix[@]}" --neurons $n
+        done
+        warps_time six-4174 all $warps $lanes "${mix[@]}" --neurons 4174 --stim-amp 1
+        warps_time six-33390 all $warps $lanes "${mix[@]}" --neurons 33390 --stim-amp 1
       done
-      for n in 500 3000; do
-        warps_time ca1-$n all $warps --morph morph/data/morph_ca1_n120.swc --neurons $n --stim-amp 1
-      done
-      warps_time medium-high-3000 none $warps --morph synthetic:medium-high --neurons 3000
-      for n in 1044 4174 33390; do
-        warps_time six-$n none $warps "${mix[@]}" --neurons $n
-      done
-      warps_time six-33390 all $warps "${mix[@]}" --neurons 33390 --stim-amp 1
     done
     rm -f "$out/w.json"
-    for warps in off auto; do
+    for warps in ${WARP_MIX_MODES-off auto}; do
       MIX_ARGS="--level-warps $warps" MIXES_ONLY=1 HINESTASK_COMMIT=$commit \
         scripts/bench_mixes.sh "$bundle/bin" "$out/mixes_warps_$warps.csv" "$bundle/morphologies"
     done

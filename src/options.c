@@ -103,9 +103,10 @@ static void usage(FILE *out) {
       "  --cell-neurons G     neurons of one morphology per cell block (default: 2 to 16 by\n"
       "                       the neurons per GPU)\n"
       "  --level-warps auto|off|all  multi, level kernels on GPUs: sweep a level's longest\n"
-      "                       branches with a warp each (32 elements loaded and assembled at\n"
-      "                       once; same bits): as a cost model says (default), never, or\n"
+      "                       branches with lanes of a warp each (elements loaded and assembled\n"
+      "                       at once; same bits): as a cost model says (default), never, or\n"
       "                       every branch\n"
+      "  --warp-lanes 8|16|32 lanes of a warp per warp-swept branch (default 32)\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -364,6 +365,7 @@ enum long_only_options {
   OPT_SPIKE_THRESHOLD,
   OPT_LEVEL_KERNEL,
   OPT_LEVEL_WARPS,
+  OPT_WARP_LANES,
   OPT_CELL_NEURONS,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
@@ -372,7 +374,7 @@ enum long_only_options {
   OPT_GKBAR,
   OPT_GL_HH,
   OPT_EL_HH,
-  OPT_CHANNELS, /* the 57th: `given` is a 64-bit mask, so at most 64 */
+  OPT_CHANNELS, /* the 60th: `given` is a 64-bit mask, so at most 64 */
 };
 
 /* Whether an option was given on the command line. */
@@ -595,6 +597,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
+      {"warp-lanes", required_argument, 0, OPT_WARP_LANES},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"hh-rates", required_argument, 0, OPT_HH_RATES},
       {"nseg-factor", required_argument, 0, OPT_NSEG_FACTOR},
@@ -621,6 +624,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                                   .hh_rates = HH_RATES_TABLE},
                         .probe_every_ms = 0.1,
                         .gpu_launch = GPU_LAUNCH_AUTO,
+                        .warp_lanes = 32,
                         .verify_samples = 8};
   channel_set_init(&o->model.channels);
   o->argc = argc;
@@ -878,6 +882,12 @@ void options_parse(int argc, char **argv, struct options *o) {
                        : strcmp(optarg, "all") == 0 ? LEVEL_WARPS_ALL
                                                     : LEVEL_WARPS_AUTO;
       break;
+    case OPT_WARP_LANES:
+      o->multi_option_given = 1;
+      o->warp_lanes = parse_int("--warp-lanes", optarg, 8, 32);
+      if (o->warp_lanes != 8 && o->warp_lanes != 16 && o->warp_lanes != 32)
+        bad_usage("--warp-lanes must be 8, 16 or 32, got '%s'", optarg);
+      break;
     case OPT_CELL_NEURONS:
       o->multi_option_given = 1;
       o->cell_neurons = parse_int("--cell-neurons", optarg, 1, 1024);
@@ -964,7 +974,7 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
                     {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
                     {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_CELL_NEURONS, "--cell-neurons"},
-                    {OPT_LEVEL_WARPS, "--level-warps"}};
+                    {OPT_LEVEL_WARPS, "--level-warps"},   {OPT_WARP_LANES, "--warp-lanes"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -993,7 +1003,8 @@ void options_warn(const struct options *o, FILE *out) {
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel == LEVEL_KERNEL_CELL &&
-               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH || option == OPT_LEVEL_WARPS))
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH ||
+                option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES))
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel cell (one kernel sweeps every level)");
       else if (o->level_kernel != LEVEL_KERNEL_CELL && option == OPT_CELL_NEURONS)

@@ -43,6 +43,7 @@ struct options {
   enum gpu_launch gpu_launch;     /* multi, chunk tasks */
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
   enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */
+  int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
   int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;
   int steps;

@@ -79,7 +79,7 @@ static void no_cut_between_equal_systems(void **state) {
 }
 
 /* The layout stores each level block's choice: all of its systems with ALL, none with OFF, and
- * with AUTO what level_warp_systems says of the block's own sizes. */
+ * with AUTO what level_warp_systems says of the block's own sizes; and the lanes per system. */
 static void blocks_store_the_choice(void **state) {
   (void)state;
   struct morphology cell;
@@ -97,6 +97,7 @@ static void blocks_store_the_choice(void **state) {
                                                   .chunk_links = 1,
                                                   .order = LEVEL_ORDER_HEIGHT,
                                                   .warps = modes[m],
+                                                  .warp_lanes = 8 << m, /* 8, 16, 32 */
                                                   .channels_everywhere = channels};
       struct level_batch batch;
       assert_int_equal(
@@ -110,6 +111,7 @@ static void blocks_store_the_choice(void **state) {
         assert_non_null(top);
         for (int s = 0; s < v.systems; s++)
           top[s] = padded ? v.max_size : v.size[s];
+        assert_int_equal(v.warp_lanes, 8 << m);
         assert_int_equal(v.warp_systems, level_warp_systems(top, v.systems, modes[m], channels));
         warped += v.warp_systems;
         free(top);
