@@ -146,6 +146,13 @@ static int generate(const char *spec, int n_fields, char **fields, struct morpho
     PARSE_OR_FAIL(parse_int, fields[1], "LEVELS", WHOLE, &levels);
     return synthetic_fig14(levels, out, err);
   }
+  if (strcmp(kind, "comb") == 0) {
+    if (n_fields != 2)
+      return spec_fail(err, spec, "expected synthetic:comb:TEETH");
+    int teeth;
+    PARSE_OR_FAIL(parse_int, fields[1], "TEETH", WHOLE, &teeth);
+    return synthetic_comb(teeth, out, err);
+  }
   if (strcmp(kind, "random") == 0) {
     if (n_fields < 3 || n_fields > 4)
       return spec_fail(err, spec, "expected synthetic:random:MIN:MAX[:SEED]");

@@ -334,6 +334,33 @@ int synthetic_fig14(int levels, struct morphology *out, struct hines_error *err)
   return status;
 }
 
+int synthetic_comb(int teeth, struct morphology *out, struct hines_error *err) {
+  memset(out, 0, sizeof *out);
+  char label[64];
+  snprintf(label, sizeof label, "synthetic:comb:%d", teeth);
+  if (teeth < 2 || 2 * teeth - 1 > SYNTHETIC_MAX_COMPARTMENTS)
+    return hines_fail(err, HINES_BAD_INPUT, "%s: %d teeth (must be 2..%d)", label, teeth,
+                      (SYNTHETIC_MAX_COMPARTMENTS + 1) / 2);
+  struct branch_plan plan = {0};
+  if (plan_alloc(&plan, 2 * teeth - 1)) {
+    plan_free(&plan);
+    return hines_fail(err, HINES_FAILURE, "%s: out of memory", label);
+  }
+  for (int k = 0; k < teeth; k++) { /* axis k at 2k, its tooth at 2k + 1 */
+    plan.parent[2 * k] = k == 0 ? -1 : 2 * (k - 1);
+    plan.level[2 * k] = k;
+    plan.size[2 * k] = 1;
+    if (k + 1 < teeth) {
+      plan.parent[2 * k + 1] = 2 * k;
+      plan.level[2 * k + 1] = k + 1;
+      plan.size[2 * k + 1] = 1;
+    }
+  }
+  int status = plan_build(label, &plan, out, err);
+  plan_free(&plan);
+  return status;
+}
+
 /* Size uniform in [min, max]; branch share uniform in 5..50 % of the size, then rounded to the
  * nearest achievable count as in synthetic_fig6. One generator stream draws size, share and
  * shape, so the seed alone determines the tree. */

@@ -25,6 +25,10 @@ int synthetic_fig14(int levels, struct morphology *out, struct hines_error *err)
 /* Exactly `compartments` compartments and `branches` branches (branches odd or even, >= 1). */
 int synthetic_tree(const char *name, int compartments, int branches, unsigned seed,
                    struct morphology *out, struct hines_error *err);
+/* A comb: an axis of `teeth` compartments with a one-compartment tooth on each but the last.
+ * Every axis compartment is a branch of its own (a branch point), so the tree has `teeth` branch
+ * levels of one compartment each: a level solver's step is then its cost per level alone. */
+int synthetic_comb(int teeth, struct morphology *out, struct hines_error *err);
 /* A random tree with a size drawn in [min_compartments, max_compartments]. */
 int synthetic_random(int min_compartments, int max_compartments, unsigned seed,
                      struct morphology *out, struct hines_error *err);

@@ -8,7 +8,8 @@
 #   bench-sched-two on two GPUs), bench-mpi (issue 20: two ranks with one GPU each, mpirun),
 #   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
 #   kernels on small batches of one cell)
-#   check-warps, bench-warps (issue 19: the level kernels' warp sweeps: same bits, timings)
+#   check-warps, bench-warps (issue 19: the level kernels' warp sweeps: same bits, timings),
+#   bench-levels (what one level costs: combs of 50 to 200 one-compartment levels)
 #   bench-rates (issue 18 item 2: HH rate tables against exact rates, and their bits check)
 #   bench-mech (issue 18 item 4: mono 256,000 medium-high, hh everywhere alone and with the
 #   M current km, tables and exact; then CPU-only vs GPU-only probe files with km)
@@ -660,6 +661,31 @@ PY
       MIX_ARGS="--level-warps $warps" MIXES_ONLY=1 HINESTASK_COMMIT=$commit \
         scripts/bench_mixes.sh "$bundle/bin" "$out/mixes_warps_$warps.csv" "$bundle/morphologies"
     done
+    ;;
+  bench-levels)
+    # What one level costs the level solver: combs (synthetic:comb:T, T levels of one-compartment
+    # branches) of 50, 100 and 200 levels, 1 to 10,000 neurons, early and plain launches, GPU
+    # only, 200 steps; ms per step over 2 T kernels a step gives the cost of a kernel boundary.
+    csv=$out/bench_levels.csv
+    commit=${HINESTASK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    echo "date,commit,gpu,teeth,neurons,gpu_launch,ms_per_step,us_per_kernel" >"$csv"
+    for launch in early plain; do
+      for teeth in 50 100 200; do
+        for n in 1 1000 10000; do
+          STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi --morph synthetic:comb:$teeth \
+            --neurons $n --steps 200 --gpu-launch $launch --force --json "$out/l.json" &&
+            python3 - "$out/l.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" $teeth $n $launch >>"$csv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+ms = j["seconds_per_step"] * 1e3
+print(",".join(sys.argv[2:8] + ["%.4f" % ms, "%.2f" % (ms * 1e3 / (2 * int(sys.argv[5])))]))
+PY
+          tail -n 1 "$csv"
+        done
+      done
+    done
+    rm -f "$out/l.json"
     ;;
   bench-mono)
     scripts/bench_mono.sh "$bundle/bin" "$out/bench_mono.csv" ${HINES_BENCH_SIZES:-}

@@ -229,6 +229,45 @@ static void test_fig14_levels(void **state) {
   }
 }
 
+/* A comb of T teeth: 2T - 1 one-compartment branches, every axis compartment a branch point
+ * with the next axis compartment and a tooth as children, T levels; T < 2 refused. */
+static void test_comb_levels(void **state) {
+  (void)state;
+  const int teeth[] = {2, 3, 17, 200};
+  for (size_t t = 0; t < sizeof teeth / sizeof teeth[0]; t++) {
+    const int n = teeth[t];
+    struct morphology m;
+    struct hines_error err = {{0}};
+    if (synthetic_comb(n, &m, &err) != HINES_OK)
+      fail_msg("%s", err.message);
+    assert_synthetic_shape(&m, 2 * n - 1, 2 * n - 1);
+    assert_int_equal(m.n_levels, n);
+    assert_int_equal(m.max_depth, n);
+    int *children = calloc((size_t)m.n_branches, sizeof *children);
+    assert_non_null(children);
+    for (int b = 0; b < m.n_branches; b++) {
+      assert_int_equal(m.branch_size[b], 1);
+      if (b > 0)
+        children[m.branch_parent[b]]++;
+    }
+    int forks = 0;
+    for (int b = 0; b < m.n_branches; b++) {
+      assert_true(children[b] == 0 || children[b] == 2);
+      forks += children[b] == 2;
+    }
+    assert_int_equal(forks, n - 1);
+    free(children);
+    morphology_free(&m);
+  }
+  const int rejected[] = {-3, 0, 1};
+  for (size_t k = 0; k < sizeof rejected / sizeof rejected[0]; k++) {
+    struct morphology m;
+    struct hines_error err = {{0}};
+    assert_int_equal(synthetic_comb(rejected[k], &m, &err), HINES_BAD_INPUT);
+    assert_empty(&m);
+  }
+}
+
 /* Random (n, B) pairs drawn uniformly from the achievable set {1} u {3..n}. */
 static void test_tree_exact_counts_random_pairs(void **state) {
   (void)state;
@@ -331,7 +370,7 @@ static void test_spec_round_trip(void **state) {
   struct case_ {
     const char *spec;
     struct morphology direct;
-  } cases[9];
+  } cases[10];
   struct hines_error err = {{0}};
   int k = 0;
   cases[k].spec = "synthetic:small-low";
@@ -344,6 +383,8 @@ static void test_spec_round_trip(void **state) {
   assert_int_equal(synthetic_fig6(300, 12.5, 9, &cases[k++].direct, &err), HINES_OK);
   cases[k].spec = "synthetic:fig14:3";
   assert_int_equal(synthetic_fig14(3, &cases[k++].direct, &err), HINES_OK);
+  cases[k].spec = "synthetic:comb:12";
+  assert_int_equal(synthetic_comb(12, &cases[k++].direct, &err), HINES_OK);
   cases[k].spec = "synthetic:random:100:200";
   assert_int_equal(synthetic_random(100, 200, 1, &cases[k++].direct, &err), HINES_OK);
   cases[k].spec = "synthetic:random:100:200:5";
@@ -466,6 +507,7 @@ int main(void) {
       cmocka_unit_test(test_fig6_hits_requested_share),
       cmocka_unit_test(test_fig6_adjusts_unachievable_requests),
       cmocka_unit_test(test_fig14_levels),
+      cmocka_unit_test(test_comb_levels),
       cmocka_unit_test(test_tree_exact_counts_random_pairs),
       cmocka_unit_test(test_tree_rejects_impossible_counts),
       cmocka_unit_test(test_random_sizes_and_branch_share),
