@@ -288,6 +288,22 @@ static void parse_channels(struct options *o, const char *text) {
   }
 }
 
+/* The index of `text` among the n words, or bad usage: "OPTION must be A, B or C, got 'X'". */
+static int parse_keyword(const char *option, const char *text, const char *const *words, int n) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(text, words[i]) == 0)
+      return i;
+  char message[256];
+  int at = snprintf(message, sizeof message, "%s must be ", option);
+  for (int i = 0; i < n && at > 0 && (size_t)at < sizeof message; i++)
+    at += snprintf(message + at, sizeof message - (size_t)at, "%s%s", words[i],
+                   i + 2 < n    ? ", "
+                   : i + 2 == n ? " or "
+                                : ", got '%s'");
+  bad_usage(message, text);
+  return -1;
+}
+
 static int parse_int(const char *option, const char *text, int min, int max) {
   char *end;
   errno = 0;
@@ -877,11 +893,10 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
-      if (strcmp(optarg, "auto") && strcmp(optarg, "off") && strcmp(optarg, "all"))
-        bad_usage("--level-warps must be auto, off or all, got '%s'", optarg);
-      o->level_warps = strcmp(optarg, "off") == 0   ? LEVEL_WARPS_OFF
-                       : strcmp(optarg, "all") == 0 ? LEVEL_WARPS_ALL
-                                                    : LEVEL_WARPS_AUTO;
+      { /* in enum level_warps' order */
+        static const char *const words[] = {"auto", "off", "all"};
+        o->level_warps = (enum level_warps)parse_keyword("--level-warps", optarg, words, 3);
+      }
       break;
     case OPT_WARP_LANES:
       o->multi_option_given = 1;
@@ -895,11 +910,10 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_GPU_LAUNCH:
       o->multi_option_given = 1;
-      if (strcmp(optarg, "early") && strcmp(optarg, "plain") && strcmp(optarg, "auto"))
-        bad_usage("--gpu-launch must be early, plain or auto, got '%s'", optarg);
-      o->gpu_launch = strcmp(optarg, "plain") == 0   ? GPU_LAUNCH_PLAIN
-                      : strcmp(optarg, "early") == 0 ? GPU_LAUNCH_EARLY
-                                                     : GPU_LAUNCH_AUTO;
+      { /* in enum gpu_launch's order */
+        static const char *const words[] = {"early", "plain", "auto"};
+        o->gpu_launch = (enum gpu_launch)parse_keyword("--gpu-launch", optarg, words, 3);
+      }
       break;
     case '?':
     default:
