@@ -88,7 +88,15 @@ constexpr unsigned kAllLanes = 0xffffffffu;
 
 // Element groups the warp's longest system needs (every lane of the warp calls it).
 __device__ inline int warp_groups(int top, int lanes) {
-  return __reduce_max_sync(kAllLanes, (unsigned)((top + lanes - 1) / lanes));
+  const int groups = (top + lanes - 1) / lanes;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return (int)__reduce_max_sync(kAllLanes, (unsigned)groups);
+#else // no warp reduction before compute capability 8.0
+  int most = groups;
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    most = max(most, __shfl_xor_sync(kAllLanes, most, offset));
+  return most;
+#endif
 }
 
 // What a lane loads for its element of a backward group (nothing the previous kernel writes).
