@@ -9,7 +9,9 @@
 #   bench-cell (issue 19: the cell-block kernel checked on the GPU and timed against the level
 #   kernels on small batches of one cell)
 #   check-warps, bench-warps (issue 19: the level kernels' warp sweeps: same bits, timings),
-#   bench-levels (what one level costs: combs of 50 to 200 one-compartment levels)
+#   bench-levels (what one level costs: combs of 50 to 200 one-compartment levels),
+#   bench-cell-warps (the cell-block kernel with warp sweeps: bits, and timings against the
+#   level kernels)
 #   bench-rates (issue 18 item 2: HH rate tables against exact rates, and their bits check)
 #   bench-mech (issue 18 item 4: mono 256,000 medium-high, hh everywhere alone and with the
 #   M current km, tables and exact; then CPU-only vs GPU-only probe files with km)
@@ -661,6 +663,72 @@ PY
       MIX_ARGS="--level-warps $warps" MIXES_ONLY=1 HINESTASK_COMMIT=$commit \
         scripts/bench_mixes.sh "$bundle/bin" "$out/mixes_warps_$warps.csv" "$bundle/morphologies"
     done
+    ;;
+  bench-cell-warps)
+    # The cell-block kernel (one launch a step, a barrier between levels) with warp sweeps for
+    # the levels' longest branches: the same bits as the CPU (the kernel's host emulation), then
+    # ms per step against the level kernels, GPU only, 100 steps.
+    echo "== cell kernel with warp sweeps: same bits as CPU workers, --verify on the GPU"
+    cw_pass=1
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for batch in ca1 mix; do
+      case $batch in
+      ca1) args=(--morph morph/data/morph_ca1_n120.swc --neurons 300 --probe 0:0 --probe 7:2000 --probe 299:2600) ;;
+      mix) args=("${mix[@]}" --neurons 240 --task-neurons 24 --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+      esac
+      for run in cpu off auto all; do
+        placement=(STARPU_NCPU=0) verify=(--verify)
+        [ $run = cpu ] && placement=(STARPU_NCUDA=0) verify=()
+        w=$run
+        [ $run = cpu ] && w=off
+        env "${placement[@]}" "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" --hh all \
+          --stim-amp 1 --steps 400 --level-kernel cell --level-warps $w "${verify[@]}" --force \
+          --probes "$out/cw_${batch}_$run.csv" >"$out/cw_run.log" 2>&1 || {
+          cw_pass=0
+          echo "FAIL: $batch $run: exit status $?"
+        }
+        grep -iE 'verify|error' "$out/cw_run.log" | sed "s/^/$batch $run: /" | cut -c1-120
+        if [ $run != cpu ]; then
+          if cmp -s "$out/cw_${batch}_cpu.csv" "$out/cw_${batch}_$run.csv"; then
+            echo "PASS: cell kernel, $batch, CPU workers vs GPU warps $run: identical probe files" | tee -a "$out/cell_warps_check.txt"
+          else
+            cw_pass=0
+            echo "FAIL: cell kernel, $batch, CPU workers vs GPU warps $run: probe files differ" | tee -a "$out/cell_warps_check.txt"
+          fi
+        fi
+      done
+      rm -f "$out"/cw_"${batch}"_*.csv
+    done
+    rm -f "$out/cw_run.log"
+    [ "$cw_pass" = 1 ] && echo "cell warps check: PASS" || echo "cell warps check: FAIL"
+    csv=$out/bench_cell_warps.csv
+    commit=${HINESTASK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    echo "date,commit,gpu,case,hh,kernel,warps,neurons,compartments,ms_per_step,g_per_s" >"$csv"
+    for rep in 1 2; do
+      for batch in ca1-500 ca1-3000 six-1044 six-4174; do
+        case $batch in
+        ca1-*) args=(--morph morph/data/morph_ca1_n120.swc --neurons "${batch#ca1-}") ;;
+        six-*) args=("${mix[@]}" --neurons "${batch#six-}") ;;
+        esac
+        for hh in none all; do
+          for kw in levels:auto cell:off cell:auto cell:all; do
+            STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" --hh $hh \
+              --stim-amp 1 --steps 100 --level-kernel "${kw%:*}" --level-warps "${kw#*:}" --force \
+              --json "$out/cw.json" &&
+              python3 - "$out/cw.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" $batch $hh "${kw%:*}" "${kw#*:}" >>"$csv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(",".join(sys.argv[2:9] + [str(j["neurons"]), str(j["compartments"]),
+      "%.4f" % (j["seconds_per_step"] * 1e3), "%.3f" % (j["compartment_solves_per_s"] / 1e9)]))
+PY
+            tail -n 1 "$csv"
+          done
+        done
+      done
+    done
+    rm -f "$out/cw.json"
     ;;
   bench-levels)
     # What one level costs the level solver: combs (synthetic:comb:T, T levels of one-compartment

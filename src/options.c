@@ -103,11 +103,12 @@ static void usage(FILE *out) {
       "                       blocks each sweep every level of a few neurons\n"
       "  --cell-neurons G     neurons of one morphology per cell block (default: 2 to 16 by\n"
       "                       the neurons per GPU)\n"
-      "  --level-warps auto|off|all  multi, level kernels on GPUs: sweep a level's longest\n"
+      "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
       "                       branches with lanes of a warp each (elements loaded and assembled\n"
       "                       at once; same bits): as a cost model says (default), never, or\n"
       "                       every branch\n"
-      "  --warp-lanes 8|16|32 lanes of a warp per warp-swept branch (default 32)\n"
+      "  --warp-lanes 8|16|32 lanes of a warp per warp-swept branch (default 32; the cell\n"
+      "                       kernel gives a whole warp)\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -1018,10 +1019,12 @@ void options_warn(const struct options *o, FILE *out) {
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel == LEVEL_KERNEL_CELL &&
-               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH ||
-                option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES))
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel cell (one kernel sweeps every level)");
+      else if (o->level_kernel == LEVEL_KERNEL_CELL && option == OPT_WARP_LANES)
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --level-kernel cell (a whole warp a warp-swept branch)");
       else if (o->level_kernel != LEVEL_KERNEL_CELL && option == OPT_CELL_NEURONS)
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel cell only");
     }

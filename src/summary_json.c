@@ -223,11 +223,10 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_int(&j, "trunk_below", o->trunk_below);
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
       key_string(&j, "level_kernel", o->level_kernel == LEVEL_KERNEL_CELL ? "cell" : "levels");
-      if (o->level_kernel == LEVEL_KERNEL_LEVELS)
-        key_string(&j, "level_warps",
-                   o->level_warps == LEVEL_WARPS_OFF   ? "off"
-                   : o->level_warps == LEVEL_WARPS_ALL ? "all"
-                                                       : "auto");
+      key_string(&j, "level_warps",
+                 o->level_warps == LEVEL_WARPS_OFF   ? "off"
+                 : o->level_warps == LEVEL_WARPS_ALL ? "all"
+                                                     : "auto");
       if (o->level_kernel == LEVEL_KERNEL_CELL) /* the neurons per block the batch used */
         key_int(&j, "cell_neurons", r->cell_neurons > 0 ? r->cell_neurons : o->cell_neurons);
       if (runtime_cuda_workers() > 0)

@@ -68,10 +68,10 @@ expect "--block-size with the interleaved layout: warned" \
 run levels_options --mode multi "${tiny[@]}" --multi-tasks levels --gpu-launch plain --task-parts 2 --quiet
 expect "--gpu-launch with level tasks: warned" '^hinestask: warning: --gpu-launch applies to chunk tasks only' levels_options.err
 expect "--task-parts with level tasks: warned" '^hinestask: warning: --task-parts applies to chunk tasks only' levels_options.err
-run cell_options --mode multi "${tiny[@]}" --level-kernel cell --trunk-below 3 --gpu-launch plain --level-warps all --quiet
+run cell_options --mode multi "${tiny[@]}" --level-kernel cell --trunk-below 3 --gpu-launch plain --warp-lanes 8 --quiet
 expect "--trunk-below with the cell kernel: warned" '^hinestask: warning: --trunk-below does not apply to --level-kernel cell' cell_options.err
 expect "--gpu-launch with the cell kernel: warned" '^hinestask: warning: --gpu-launch does not apply to --level-kernel cell' cell_options.err
-expect "--level-warps with the cell kernel: warned" '^hinestask: warning: --level-warps does not apply to --level-kernel cell' cell_options.err
+expect "--warp-lanes with the cell kernel: warned" '^hinestask: warning: --warp-lanes does not apply to --level-kernel cell' cell_options.err
 expect "the cell kernel's run: accepted" '^0$' cell_options.rc
 run warps_mono --mode mono "${tiny[@]}" --level-warps off --warp-lanes 8 --quiet
 for option in --level-warps --warp-lanes; do
