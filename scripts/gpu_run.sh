@@ -41,6 +41,26 @@ j = json.load(open(sys.argv[1]))
 print("%s,%s,%s,%d,%d,%.4f,%.3f" % (sys.argv[2], sys.argv[3], sys.argv[4], j["neurons"], j["steps"],
       j["seconds_per_step"] * 1e3, j["compartment_solves_per_s"] / 1e9))' "$@"
 }
+# PASS or FAIL (status 1) as two probe files are the same bytes or not, the line also appended to
+# a log.
+same_bytes() { # reference candidate label log
+  if cmp -s "$1" "$2"; then
+    echo "PASS: $3: identical probe files" | tee -a "$4"
+  else
+    echo "FAIL: $3: probe files differ" | tee -a "$4"
+    return 1
+  fi
+}
+# One CSV row from a run's JSON summary: the labels given, then neurons, compartments, ms per
+# step and G compartment-steps/s.
+summary_row() { # JSON label...
+  python3 - "$@" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(",".join(sys.argv[2:] + [str(j["neurons"]), str(j["compartments"]),
+      "%.4f" % (j["seconds_per_step"] * 1e3), "%.3f" % (j["compartment_solves_per_s"] / 1e9)]))
+PY
+}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.txt"
 for what in "${@:-check bench-mono}"; do
   case "$what" in
@@ -601,14 +621,8 @@ PY
           echo "FAIL: $batch $run: exit status $?"
         }
         sed "s/^/$batch $run: /" "$out/warps_run.log" | grep -iE 'verify|error' | tee -a "$out/warps_check.txt"
-        if [ $run != cpu ]; then
-          if cmp -s "$out/warps_${batch}_cpu.csv" "$out/warps_${batch}_$run.csv"; then
-            echo "PASS: $batch, CPU workers vs GPU $run: identical probe files" | tee -a "$out/warps_check.txt"
-          else
-            warps_pass=0
-            echo "FAIL: $batch, CPU workers vs GPU $run: probe files differ" | tee -a "$out/warps_check.txt"
-          fi
-        fi
+        [ $run = cpu ] || same_bytes "$out/warps_${batch}_cpu.csv" "$out/warps_${batch}_$run.csv" \
+          "$batch, CPU workers vs GPU $run" "$out/warps_check.txt" || warps_pass=0
       done
       rm -f "$out"/warps_"${batch}"_*.csv
     done
@@ -632,12 +646,8 @@ PY
       shift 4
       STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "$@" --hh "$hh" --steps 100 \
         --level-warps "$warps" --warp-lanes "$lanes" --force --json "$out/w.json" &&
-        python3 - "$out/w.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" "$case" "$hh" "$warps" "$lanes" >>"$csv" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-print(",".join(sys.argv[2:9] + [str(j["neurons"]), str(j["compartments"]),
-      "%.4f" % (j["seconds_per_step"] * 1e3), "%.3f" % (j["compartment_solves_per_s"] / 1e9)]))
-PY
+        summary_row "$out/w.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" "$case" "$hh" "$warps" \
+          "$lanes" >>"$csv"
       tail -n 1 "$csv"
     }
     for lanes in ${WARP_LANES:-32}; do
@@ -689,14 +699,8 @@ PY
           echo "FAIL: $batch $run: exit status $?"
         }
         grep -iE 'verify|error' "$out/cw_run.log" | sed "s/^/$batch $run: /" | cut -c1-120
-        if [ $run != cpu ]; then
-          if cmp -s "$out/cw_${batch}_cpu.csv" "$out/cw_${batch}_$run.csv"; then
-            echo "PASS: cell kernel, $batch, CPU workers vs GPU warps $run: identical probe files" | tee -a "$out/cell_warps_check.txt"
-          else
-            cw_pass=0
-            echo "FAIL: cell kernel, $batch, CPU workers vs GPU warps $run: probe files differ" | tee -a "$out/cell_warps_check.txt"
-          fi
-        fi
+        [ $run = cpu ] || same_bytes "$out/cw_${batch}_cpu.csv" "$out/cw_${batch}_$run.csv" \
+          "cell kernel, $batch, CPU workers vs GPU warps $run" "$out/cell_warps_check.txt" || cw_pass=0
       done
       rm -f "$out"/cw_"${batch}"_*.csv
     done
@@ -717,12 +721,8 @@ PY
             STARPU_NCPU=0 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" --hh $hh \
               --stim-amp 1 --steps 100 --level-kernel "${kw%:*}" --level-warps "${kw#*:}" --force \
               --json "$out/cw.json" &&
-              python3 - "$out/cw.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" $batch $hh "${kw%:*}" "${kw#*:}" >>"$csv" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-print(",".join(sys.argv[2:9] + [str(j["neurons"]), str(j["compartments"]),
-      "%.4f" % (j["seconds_per_step"] * 1e3), "%.3f" % (j["compartment_solves_per_s"] / 1e9)]))
-PY
+              summary_row "$out/cw.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" $batch $hh \
+                "${kw%:*}" "${kw#*:}" >>"$csv"
             tail -n 1 "$csv"
           done
         done
