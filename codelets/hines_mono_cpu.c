@@ -11,18 +11,27 @@
 /* The channels of `width` lanes at compartment i, vectorised: the channel code is branch-free
  * IEEE arithmetic (hines_exp, or the table's gathers and fmas), so each lane computes the bits
  * the scalar code, and the CUDA kernel's thread, computes. Inlined with a constant variant (one
- * loop per variant, channel_lanes), so a lane never computes another variant's code. lane_hh:
- * each lane's own hh numbers (a parameter sweep), NULL: the set's. */
+ * loop per variant, channel_lanes), so a lane never computes another variant's code. lanes:
+ * each lane's own numbers (a parameter sweep; the set's placements and gates), NULL: the set's.
+ * hh alone reads each lane's hh numbers from lane_hh, a copy of them without the rest of the set
+ * (GCC vectorises loads of a small structure's fields better). */
 static inline __attribute__((always_inline)) void
-channel_lanes_of(const struct channel_set *channels, const struct channel_mechanism *lane_hh,
-                 int variant, const double *restrict rate_table, int compartment,
-                 const double *restrict vi, double dt_ms, double scale, double *restrict gates,
-                 size_t gate_step, double *restrict d, double *restrict r, int width) {
-  if (lane_hh) {
+channel_lanes_of(const struct channel_set *channels, const struct channel_set *lanes,
+                 const struct channel_mechanism *lane_hh, int variant,
+                 const double *restrict rate_table, int compartment, const double *restrict vi,
+                 double dt_ms, double scale, double *restrict gates, size_t gate_step,
+                 double *restrict d, double *restrict r, int width) {
+  const int hh_variant = variant == CHANNELS_HH_EXACT || variant == CHANNELS_HH_TABLE;
+  if (lanes && hh_variant) {
 #pragma omp simd
     for (int k = 0; k < width; k++)
       channels_row(channels, &lane_hh[k], variant, rate_table, compartment, vi[k], dt_ms, scale,
                    gates + k, gate_step, &d[k], &r[k]);
+  } else if (lanes) {
+#pragma omp simd
+    for (int k = 0; k < width; k++)
+      channels_row(&lanes[k], &lanes[k].mechanism[MECHANISM_HH], variant, rate_table, compartment,
+                   vi[k], dt_ms, scale, gates + k, gate_step, &d[k], &r[k]);
   } else {
 #pragma omp simd
     for (int k = 0; k < width; k++)
@@ -31,7 +40,7 @@ channel_lanes_of(const struct channel_set *channels, const struct channel_mechan
   }
 }
 
-static void channel_lanes(const struct channel_set *channels,
+static void channel_lanes(const struct channel_set *channels, const struct channel_set *lanes,
                           const struct channel_mechanism *lane_hh,
                           const double *restrict rate_table, int compartment,
                           const double *restrict vi, double dt_ms, double scale,
@@ -39,20 +48,20 @@ static void channel_lanes(const struct channel_set *channels,
                           double *restrict r, int width) {
   switch (channel_variant_of(channels, rate_table)) {
   case CHANNELS_HH_EXACT:
-    channel_lanes_of(channels, lane_hh, CHANNELS_HH_EXACT, NULL, compartment, vi, dt_ms, scale,
-                     gates, gate_step, d, r, width);
+    channel_lanes_of(channels, lanes, lane_hh, CHANNELS_HH_EXACT, NULL, compartment, vi, dt_ms,
+                     scale, gates, gate_step, d, r, width);
     break;
   case CHANNELS_HH_TABLE:
-    channel_lanes_of(channels, lane_hh, CHANNELS_HH_TABLE, rate_table, compartment, vi, dt_ms,
-                     scale, gates, gate_step, d, r, width);
+    channel_lanes_of(channels, lanes, lane_hh, CHANNELS_HH_TABLE, rate_table, compartment, vi,
+                     dt_ms, scale, gates, gate_step, d, r, width);
     break;
   case CHANNELS_ANY_EXACT:
-    channel_lanes_of(channels, lane_hh, CHANNELS_ANY_EXACT, NULL, compartment, vi, dt_ms, scale,
-                     gates, gate_step, d, r, width);
+    channel_lanes_of(channels, lanes, lane_hh, CHANNELS_ANY_EXACT, NULL, compartment, vi, dt_ms,
+                     scale, gates, gate_step, d, r, width);
     break;
   default:
-    channel_lanes_of(channels, lane_hh, CHANNELS_ANY_TABLE, rate_table, compartment, vi, dt_ms,
-                     scale, gates, gate_step, d, r, width);
+    channel_lanes_of(channels, lanes, lane_hh, CHANNELS_ANY_TABLE, rate_table, compartment, vi,
+                     dt_ms, scale, gates, gate_step, d, r, width);
   }
 }
 
@@ -121,7 +130,7 @@ static void backward_group(const int *topology, const double *coefficients,
     for (int k = 0; k < width; k++)
       membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
     if (gates && channels_apply(&channels, i))
-      channel_lanes(&channels, NULL, rate_table, i, vi, args->dt_ms, hh_scale[i],
+      channel_lanes(&channels, NULL, NULL, rate_table, i, vi, args->dt_ms, hh_scale[i],
                     gates + (size_t)i * gates_stride, (size_t)n * gates_stride, d, r, width);
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];
@@ -171,12 +180,15 @@ static void backward_group_own(const int *topology, const double *coefficients,
    * structures. */
   double axial[MAX_GROUP], capacitance[MAX_GROUP], leak_factor[MAX_GROUP], el[MAX_GROUP];
   struct channel_mechanism lane_hh[MAX_GROUP]; /* each lane's hh numbers */
+  struct channel_set lane_channels[MAX_GROUP]; /* and all of them (another mechanism than hh) */
   for (int k = 0; k < width; k++) {
     axial[k] = lanes[k].membrane.axial;
     capacitance[k] = lanes[k].membrane.capacitance;
     leak_factor[k] = lanes[k].membrane.leak;
     el[k] = lanes[k].membrane.el_mV;
     lane_hh[k] = lanes[k].channels.mechanism[MECHANISM_HH];
+    if (!args->channels.hh_only)
+      lane_channels[k] = lanes[k].channels;
   }
   const struct channel_set channels = args->channels;
   const double dt_ms = args->dt_ms;
@@ -199,7 +211,7 @@ static void backward_group_own(const int *topology, const double *coefficients,
         membrane_row(dbase, cdt, leak, vi[k], i == stim ? injected[k] : 0.0, &d[k], &r[k]);
     }
     if (gates && channels_apply(&channels, i))
-      channel_lanes(&channels, lane_hh, rate_table, i, vi, dt_ms, hh_scale[i],
+      channel_lanes(&channels, lane_channels, lane_hh, rate_table, i, vi, dt_ms, hh_scale[i],
                     gates + (size_t)i * gates_stride, (size_t)n * gates_stride, d, r, width);
     for (int e = child_first[i]; e < child_first[i + 1]; e++) {
       const int c = child[e];

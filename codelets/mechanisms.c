@@ -42,6 +42,27 @@ const struct mechanism_description mechanism_table[MECHANISM_COUNT] = {
                                    .reversal = {-90.0},
                                    .alpha = {{0.001, -30.0, 9.0}},
                                    .beta = {{-0.001, -30.0, -9.0}}}},
+    /* The hyperpolarisation-activated cation current Ih (HCN channels) of Kole, Hallermann &
+     * Stuart 2006 (Ih.mod, as Hay et al. 2011 ship it with their L5 pyramidal cell, ModelDB
+     * 139653): one gate m, g = gIhbar m, a nonspecific current reversing at ehcn = -45 mV;
+     *   mAlpha = 0.001 * 6.43 * (v + 154.9) / (exp((v + 154.9) / 11.9) - 1)
+     *   mBeta  = 0.001 * 193 * exp(v / 33.1)
+     * (1/ms; the mod file nudges v = -154.9 by 1e-4 mV where this linoid takes its limit). The
+     * linoid a (v - vh) / (1 - exp(-(v - vh) / s)) with a = -0.00643, vh = -154.9, s = -11.9 is
+     * mAlpha; mBeta is the exp form with vh = 0. gIhbar 1e-5 S/cm^2 as the mod file's default
+     * (Hay's cell sets it per section); everywhere by default (HCN channels
+     * line the dendrites). */
+    [MECHANISM_IH] = {.name = "ih",
+                      .title = "Ih, HCN cation current (Kole et al. 2006 Ih.mod, Hay et al. 2011)",
+                      .gate_names = {"m"},
+                      .gbar_names = {"gbar"},
+                      .reversal_names = {"ehcn"},
+                      .defaults = {.placement = PLACE_ALL,
+                                   .shape = {1, 1, {1}, {0}, {RATE_LINOID}, {RATE_EXP}},
+                                   .gbar = {0.00001},
+                                   .reversal = {-45.0},
+                                   .alpha = {{-0.00643, -154.9, -11.9}},
+                                   .beta = {{0.193, 0.0, 33.1}}}},
 };
 
 void channel_set_finish(struct channel_set *set) {

@@ -92,7 +92,7 @@ struct channel_mechanism {
 
 /* The table's entries (mechanisms.c); hh stays first: the hh-only specialisation and the
  * --params columns gnabar, gkbar, gl_hh, el_hh refer to entry MECHANISM_HH. */
-enum mechanism_index { MECHANISM_HH, MECHANISM_KM, MECHANISM_COUNT };
+enum mechanism_index { MECHANISM_HH, MECHANISM_KM, MECHANISM_IH, MECHANISM_COUNT };
 /* Currents of hh, in its shape's order (the --params columns and --gnabar & co.). */
 enum hh_current { HH_CURRENT_NA, HH_CURRENT_K, HH_CURRENT_LEAK };
 
@@ -134,7 +134,7 @@ struct channel_set channel_set_hh(int placement);
 int mechanism_find(const char *name, size_t length);
 /* "hh:all,km:soma" (or "none"): where the set's mechanisms are, NAME:PLACE items. */
 void channel_set_spec(const struct channel_set *set, char *text, size_t size);
-/* "hh, km": the table's names, for messages and the usage text. */
+/* "hh, km, ih": the table's names, for messages and the usage text. */
 const char *mechanism_names(void);
 #ifdef __cplusplus
 }

@@ -19,26 +19,55 @@
 #include "host_device.h"
 #include "step_model.h"
 
+/* The parameters a sweep may give: the membrane's, the stimulus's, then every mechanism's
+ * maximal conductances and reversals, MECHANISM_PARAMETERS slots per table entry (gbar of
+ * current c at slot c, its reversal at MECHANISM_MAX_CURRENTS + c; a slot the mechanism has no
+ * current or no settable reversal for is no column). hh's keep the names they always had. */
+#define MECHANISM_PARAMETERS (2 * MECHANISM_MAX_CURRENTS)
 enum neuron_parameter {
   NEURON_CM,         /* uF/cm^2 */
   NEURON_RA,         /* Ohm cm */
   NEURON_GL,         /* S/cm^2, the passive leak */
   NEURON_EL,         /* mV, the passive leak's reversal */
-  NEURON_GNABAR,     /* S/cm^2 */
-  NEURON_GKBAR,      /* S/cm^2 */
-  NEURON_GL_HH,      /* S/cm^2, the hh mechanism's own leak */
-  NEURON_EL_HH,      /* mV */
   NEURON_STIM_AMP,   /* nA: replaces the batch's amplitude and its spread */
   NEURON_STIM_START, /* ms */
   NEURON_STIM_STOP,  /* ms */
-  NEURON_PARAMETER_COUNT
+  NEURON_CHANNEL_FIRST,
+  NEURON_PARAMETER_COUNT = NEURON_CHANNEL_FIRST + MECHANISM_COUNT * MECHANISM_PARAMETERS,
+  /* hh's, by their old names */
+  NEURON_GNABAR = NEURON_CHANNEL_FIRST + MECHANISM_HH * MECHANISM_PARAMETERS + HH_CURRENT_NA,
+  NEURON_GKBAR = NEURON_CHANNEL_FIRST + MECHANISM_HH * MECHANISM_PARAMETERS + HH_CURRENT_K,
+  NEURON_GL_HH = NEURON_CHANNEL_FIRST + MECHANISM_HH * MECHANISM_PARAMETERS + HH_CURRENT_LEAK,
+  NEURON_EL_HH = NEURON_CHANNEL_FIRST + MECHANISM_HH * MECHANISM_PARAMETERS +
+                 MECHANISM_MAX_CURRENTS + HH_CURRENT_LEAK,
 };
 
 static inline int neuron_parameter_is_membrane(int p) {
   return p <= NEURON_EL;
 }
 static inline int neuron_parameter_is_channel(int p) {
-  return p >= NEURON_GNABAR && p <= NEURON_EL_HH;
+  return p >= NEURON_CHANNEL_FIRST && p < NEURON_PARAMETER_COUNT;
+}
+/* Channel parameter p's mechanism (table index), and its slot there. */
+static inline HINES_HOST_DEVICE int neuron_parameter_mechanism(int p) {
+  return (p - NEURON_CHANNEL_FIRST) / MECHANISM_PARAMETERS;
+}
+static inline HINES_HOST_DEVICE int neuron_parameter_slot(int p) {
+  return (p - NEURON_CHANNEL_FIRST) % MECHANISM_PARAMETERS;
+}
+/* The parameter of `mechanism`'s maximal conductance of current c (reversal 0) or its
+ * reversal (reversal 1). */
+static inline HINES_HOST_DEVICE int neuron_channel_parameter(int mechanism, int current,
+                                                             int reversal) {
+  return NEURON_CHANNEL_FIRST + mechanism * MECHANISM_PARAMETERS +
+         (reversal ? MECHANISM_MAX_CURRENTS : 0) + current;
+}
+/* Where channel parameter p's value goes in a mechanism. */
+static inline HINES_HOST_DEVICE double *channel_parameter_in(struct channel_set *channels, int p) {
+  struct channel_mechanism *m = &channels->mechanism[neuron_parameter_mechanism(p)];
+  const int slot = neuron_parameter_slot(p);
+  return slot < MECHANISM_MAX_CURRENTS ? &m->gbar[slot]
+                                       : &m->reversal[slot - MECHANISM_MAX_CURRENTS];
 }
 
 /* Which parameters the neurons hold each their own and where: a chunk's values are a matrix of
@@ -78,7 +107,6 @@ static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns
                                                      const struct stimulus *stimulus,
                                                      struct neuron_own *own) {
   own->channels = *channels;
-  struct channel_mechanism *hh = &own->channels.mechanism[MECHANISM_HH];
   own->stimulus = *stimulus;
   own->membrane.capacitance = 1.0;
   own->membrane.axial = 1.0;
@@ -93,14 +121,21 @@ static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns
     own->membrane.leak = HINES_LDG(values + (size_t)c[NEURON_GL] * ld);
   if (c[NEURON_EL] >= 0)
     own->membrane.el_mV = HINES_LDG(values + (size_t)c[NEURON_EL] * ld);
-  if (c[NEURON_GNABAR] >= 0)
-    hh->gbar[HH_CURRENT_NA] = HINES_LDG(values + (size_t)c[NEURON_GNABAR] * ld);
-  if (c[NEURON_GKBAR] >= 0)
-    hh->gbar[HH_CURRENT_K] = HINES_LDG(values + (size_t)c[NEURON_GKBAR] * ld);
-  if (c[NEURON_GL_HH] >= 0)
-    hh->gbar[HH_CURRENT_LEAK] = HINES_LDG(values + (size_t)c[NEURON_GL_HH] * ld);
-  if (c[NEURON_EL_HH] >= 0)
-    hh->reversal[HH_CURRENT_LEAK] = HINES_LDG(values + (size_t)c[NEURON_EL_HH] * ld);
+  /* Every mechanism's conductances and reversals the sweep gives (the loops unroll: each slot
+   * is a constant index and one test of a column the whole batch shares). */
+  MECHANISM_UNROLL
+  for (int m = 0; m < MECHANISM_COUNT; m++) {
+    struct channel_mechanism *mechanism = &own->channels.mechanism[m];
+    MECHANISM_UNROLL
+    for (int current = 0; current < MECHANISM_MAX_CURRENTS; current++) {
+      const int gbar = c[neuron_channel_parameter(m, current, 0)];
+      const int reversal = c[neuron_channel_parameter(m, current, 1)];
+      if (gbar >= 0)
+        mechanism->gbar[current] = HINES_LDG(values + (size_t)gbar * ld);
+      if (reversal >= 0)
+        mechanism->reversal[current] = HINES_LDG(values + (size_t)reversal * ld);
+    }
+  }
   if (c[NEURON_STIM_AMP] >= 0) {
     /* The neuron's own amplitude, as a run of that neuron alone would inject it: the spread
      * that varies the batch's amplitude by position does not apply (x (1 + 0) is exact). */
@@ -148,7 +183,6 @@ static inline double neuron_parameter_stored(int p, double value, const struct s
 static inline void neuron_model_of(const struct step_model *batch, const double *values,
                                    const int *given, struct step_model *own) {
   *own = *batch;
-  struct channel_mechanism *hh = &own->channels.mechanism[MECHANISM_HH];
   if (given[NEURON_CM])
     own->cable.cm_uF_per_cm2 = values[NEURON_CM];
   if (given[NEURON_RA])
@@ -157,14 +191,9 @@ static inline void neuron_model_of(const struct step_model *batch, const double 
     own->cable.gl_S_per_cm2 = values[NEURON_GL];
   if (given[NEURON_EL])
     own->cable.el_mV = values[NEURON_EL];
-  if (given[NEURON_GNABAR])
-    hh->gbar[HH_CURRENT_NA] = values[NEURON_GNABAR];
-  if (given[NEURON_GKBAR])
-    hh->gbar[HH_CURRENT_K] = values[NEURON_GKBAR];
-  if (given[NEURON_GL_HH])
-    hh->gbar[HH_CURRENT_LEAK] = values[NEURON_GL_HH];
-  if (given[NEURON_EL_HH])
-    hh->reversal[HH_CURRENT_LEAK] = values[NEURON_EL_HH];
+  for (int p = NEURON_CHANNEL_FIRST; p < NEURON_PARAMETER_COUNT; p++)
+    if (given[p])
+      *channel_parameter_in(&own->channels, p) = values[p];
   if (given[NEURON_STIM_AMP]) {
     own->stimulus.amplitude_nA = values[NEURON_STIM_AMP];
     own->stimulus.spread = 0.0;

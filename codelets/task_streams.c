@@ -22,8 +22,9 @@ cudaStream_t hines_task_stream_begin(void) {
   struct worker_streams *ws = &streams_of_worker[worker];
   if (!ws->ready && !ws->failed) {
     for (int i = 0; i < TASK_STREAMS && !ws->failed; i++)
-      ws->failed = cudaStreamCreateWithFlags(&ws->stream[i], cudaStreamNonBlocking) != cudaSuccess ||
-                   cudaEventCreateWithFlags(&ws->done[i], cudaEventDisableTiming) != cudaSuccess;
+      ws->failed =
+          cudaStreamCreateWithFlags(&ws->stream[i], cudaStreamNonBlocking) != cudaSuccess ||
+          cudaEventCreateWithFlags(&ws->done[i], cudaEventDisableTiming) != cudaSuccess;
     ws->ready = !ws->failed;
   }
   if (!ws->ready)

@@ -23,6 +23,12 @@ RANGES = {
     "stim_amp": (0.0, 1.0),  # nA
     "stim_start": (0.0, 5.0),  # ms
     "stim_stop": (20.0, 1e9),  # ms
+    "hh.ena": (45.0, 55.0),  # mV
+    "hh.ek": (-85.0, -70.0),  # mV
+    "km.gbar": (0.0, 0.01),  # S/cm2
+    "km.ek": (-95.0, -85.0),  # mV
+    "ih.gbar": (0.0, 0.002),  # S/cm2
+    "ih.ehcn": (-50.0, -30.0),  # mV
 }
 
 

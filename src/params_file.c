@@ -7,22 +7,106 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const params_column_names[NEURON_PARAMETER_COUNT] = {
-    "cm",    "ra",    "gl",       "el",         "gnabar",   "gkbar",
-    "gl_hh", "el_hh", "stim_amp", "stim_start", "stim_stop"};
+/* hh's columns keep the names they had before mechanisms were data; every other channel
+ * parameter is NAME.PARAM, as --channels writes it (km.gbar, ih.ehcn). */
+static const char *const fixed_column_names[NEURON_CHANNEL_FIRST] = {
+    "cm", "ra", "gl", "el", "stim_amp", "stim_start", "stim_stop"};
 
-#define KNOWN_COLUMNS "cm, ra, gl, el, gnabar, gkbar, gl_hh, el_hh, stim_amp, stim_start, stim_stop"
+static char column_names[NEURON_PARAMETER_COUNT][48];
+static char known_columns[1024];
+static int list_order[NEURON_PARAMETER_COUNT], list_length;
+
+/* Fills the names (once): the fixed ones, hh's old ones, NAME.PARAM for the rest. */
+static void column_names_fill(void) {
+  if (known_columns[0])
+    return;
+  for (int p = 0; p < NEURON_PARAMETER_COUNT; p++) {
+    char *name = column_names[p];
+    if (p < NEURON_CHANNEL_FIRST) {
+      snprintf(name, sizeof column_names[p], "%s", fixed_column_names[p]);
+      continue;
+    }
+    const int m = neuron_parameter_mechanism(p), slot = neuron_parameter_slot(p);
+    const struct mechanism_description *d = &mechanism_table[m];
+    const int reversal = slot >= MECHANISM_MAX_CURRENTS;
+    const int current = reversal ? slot - MECHANISM_MAX_CURRENTS : slot;
+    const char *param = NULL;
+    if (current < d->defaults.shape.n_currents)
+      param = reversal ? d->reversal_names[current] : d->gbar_names[current];
+    if (!param)
+      continue; /* no such current, or a reversal that is not settable: no column */
+    if (p == NEURON_GNABAR || p == NEURON_GKBAR)
+      snprintf(name, sizeof column_names[p], "%s", param);
+    else if (p == NEURON_GL_HH || p == NEURON_EL_HH)
+      snprintf(name, sizeof column_names[p], "%s_hh", param);
+    else
+      snprintf(name, sizeof column_names[p], "%s.%s", d->name, param);
+  }
+  /* The order of lists (messages, the JSON summary): membrane, hh's old four, stimulus, as
+   * before mechanisms were data, then every other parameter in enum order. */
+  static const int listed_first[] = {
+      NEURON_CM,    NEURON_RA,    NEURON_GL,       NEURON_EL,         NEURON_GNABAR,   NEURON_GKBAR,
+      NEURON_GL_HH, NEURON_EL_HH, NEURON_STIM_AMP, NEURON_STIM_START, NEURON_STIM_STOP};
+  int listed[NEURON_PARAMETER_COUNT] = {0};
+  for (size_t j = 0; j < sizeof listed_first / sizeof *listed_first; j++) {
+    list_order[list_length++] = listed_first[j];
+    listed[listed_first[j]] = 1;
+  }
+  for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
+    if (!listed[p] && column_names[p][0])
+      list_order[list_length++] = p;
+  size_t used = 0;
+  for (int j = 0; j < list_length && used < sizeof known_columns; j++)
+    used += (size_t)snprintf(known_columns + used, sizeof known_columns - used, "%s%s",
+                             j ? ", " : "", column_names[list_order[j]]);
+}
+
+int params_column_listed(int j) {
+  column_names_fill();
+  return j >= 0 && j < list_length ? list_order[j] : -1;
+}
+
+const char *params_column_name(int p) {
+  column_names_fill();
+  return p >= 0 && p < NEURON_PARAMETER_COUNT && column_names[p][0] ? column_names[p] : NULL;
+}
+
+int params_column_find(const char *name) {
+  column_names_fill();
+  for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
+    if (column_names[p][0] && strcmp(name, column_names[p]) == 0)
+      return p;
+  /* hh's also as NAME.PARAM: hh.gnabar, hh.gl (gl alone is the passive leak) */
+  const char *dot = strchr(name, '.');
+  if (dot && mechanism_find(name, (size_t)(dot - name)) == MECHANISM_HH)
+    for (int c = 0; c < MECHANISM_MAX_CURRENTS; c++)
+      for (int reversal = 0; reversal <= 1; reversal++) {
+        const char *const *names = reversal ? mechanism_table[MECHANISM_HH].reversal_names
+                                            : mechanism_table[MECHANISM_HH].gbar_names;
+        if (names[c] && strcmp(dot + 1, names[c]) == 0)
+          return neuron_channel_parameter(MECHANISM_HH, c, reversal);
+      }
+  return -1;
+}
+
+const char *params_known_columns(void) {
+  column_names_fill();
+  return known_columns;
+}
+
+#define KNOWN_COLUMNS params_known_columns()
 
 /* The smallest value each parameter may take: > 0 (cm, ra), >= 0 (conductances, times), any
  * finite value (reversals, amplitude), as the command-line options take them. */
 enum lower_bound { ANY, NOT_NEGATIVE, POSITIVE };
 static enum lower_bound lower_bound_of(int p) {
+  if (neuron_parameter_is_channel(p)) /* conductances >= 0, reversals any */
+    return neuron_parameter_slot(p) >= MECHANISM_MAX_CURRENTS ? ANY : NOT_NEGATIVE;
   switch (p) {
   case NEURON_CM:
   case NEURON_RA:
     return POSITIVE;
   case NEURON_EL:
-  case NEURON_EL_HH:
   case NEURON_STIM_AMP:
     return ANY;
   default:
@@ -103,25 +187,31 @@ int params_file_read(struct options *o, struct hines_error *err) {
                               path, j + 1, NEURON_PARAMETER_COUNT);
           break;
         }
-        int p = 0;
-        while (p < NEURON_PARAMETER_COUNT && strcmp(cells[j], params_column_names[p]) != 0)
-          p++;
+        const int p = params_column_find(cells[j]);
         char shown[64];
         hines_printable(shown, sizeof shown, cells[j], strlen(cells[j]));
         if (!*cells[j])
           status = hines_fail(err, HINES_BAD_INPUT, "%s:1: column %d: no name (known: %s)", path,
                               j + 1, KNOWN_COLUMNS);
-        else if (p == NEURON_PARAMETER_COUNT)
+        else if (p < 0)
           status = hines_fail(err, HINES_BAD_INPUT, "%s:1: %s: unknown column (known: %s)", path,
                               shown, KNOWN_COLUMNS);
         else if (given[p])
           status = hines_fail(err, HINES_BAD_INPUT, "%s:1: %s: named twice", path, shown);
-        else if (neuron_parameter_is_channel(p) &&
+        else if (neuron_parameter_is_channel(p) && neuron_parameter_mechanism(p) == MECHANISM_HH &&
                  o->model.channels.mechanism[MECHANISM_HH].placement == PLACE_NONE)
           status = hines_fail(err, HINES_BAD_INPUT,
                               "%s:1: %s: the run has no Hodgkin-Huxley channels (--hh none); "
                               "give --hh soma or all, or drop the column",
                               path, shown);
+        else if (neuron_parameter_is_channel(p) &&
+                 o->model.channels.mechanism[neuron_parameter_mechanism(p)].placement == PLACE_NONE)
+          status = hines_fail(err, HINES_BAD_INPUT,
+                              "%s:1: %s: the run has no %s channels; place them (--channels "
+                              "%s:soma or %s:all) or drop the column",
+                              path, shown, mechanism_table[neuron_parameter_mechanism(p)].name,
+                              mechanism_table[neuron_parameter_mechanism(p)].name,
+                              mechanism_table[neuron_parameter_mechanism(p)].name);
         if (status == HINES_OK) { /* p names a parameter only then */
           given[p] = 1;
           order[j] = p;
@@ -155,13 +245,13 @@ int params_file_read(struct options *o, struct hines_error *err) {
     if (count < columns) {
       status = hines_fail(err, HINES_BAD_INPUT,
                           "%s:%ld: %s: missing (the row has %d cells, the header %d)", path, number,
-                          params_column_names[order[count]], count, columns);
+                          params_column_name(order[count]), count, columns);
       break;
     }
     double *row = values + (size_t)rows * NEURON_PARAMETER_COUNT;
     for (int j = 0; j < columns && status == HINES_OK; j++) {
       const int p = order[j];
-      const char *name = params_column_names[p];
+      const char *name = params_column_name(p);
       char *end;
       errno = 0;
       double value = strtod(cells[j], &end);

@@ -364,9 +364,9 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     key_int(&j, "rows", o->params_rows);
     json_key(&j, "columns");
     fputc('[', f);
-    for (int p = 0, written = 0; p < NEURON_PARAMETER_COUNT; p++)
+    for (int j = 0, p, written = 0; (p = params_column_listed(j)) >= 0; j++)
       if (o->params_given[p])
-        fprintf(f, "%s\"%s\"", written++ ? ", " : "", params_column_names[p]);
+        fprintf(f, "%s\"%s\"", written++ ? ", " : "", params_column_name(p));
     fputc(']', f);
     json_close(&j);
   }

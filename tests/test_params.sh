@@ -8,6 +8,9 @@
 #     coefficients are computed directly, not as factors: a few ulps apart);
 #   - --verify passes (the sequential reference runs each sampled neuron with its own values),
 #     also with every column swept, on CPU groups of every width;
+#   - the channel columns of every mechanism (hh.ena, km.gbar, ih.ehcn, ...): rows repeating
+#     the options give the same bits; a km and ih sweep passes --verify and each sampled row
+#     gives the spike times of that neuron run alone with its values as --channels options;
 #   - the JSON summary names the file, its rows and columns;
 #   - bad files: one line "FILE:LINE: column: problem", exit 2, nothing written.
 # Usage: tests/test_params.sh HINESTASK   (ctest passes the built program; TAP output)
@@ -106,6 +109,49 @@ p = json.load(open("sweep.json"))["params"]
 sys.exit(not (p["file"] == "sweep.csv" and p["rows"] == 50 and
               p["columns"] == ["cm", "ra", "gnabar", "stim_amp"]))'
 
+# --- Every mechanism's columns (hh, km, ih: NAME.PARAM as --channels writes them).
+places=hh:all,km:all,ih:all
+numbers=km.gbar=0.002,ih.gbar=0.0002,ih.ehcn=-40,hh.ena=52,hh.ek=-75
+mech=(--mode mono --morph synthetic:small-high --steps 1200 --stim-amp 0.3 --stim-spread 0
+  --channels "$places,$numbers")
+python3 - <<'PY' >mech_same.csv
+print("km.gbar,km.ek,ih.gbar,ih.ehcn,hh.ena,hh.ek,hh.gnabar")
+for k in range(21):
+    print("0.002,-90,0.0002,-40,52,-75,0.12")
+PY
+run plain.log "${mech[@]}" --neurons 21 --probe 0:0 --probe 20:60 --probe-every 0.025 \
+  --probes plain.csv
+run swept.log "${mech[@]}" --neurons 21 --probe 0:0 --probe 20:60 --probe-every 0.025 \
+  --probes swept.csv --params mech_same.csv
+check "hh, km and ih columns repeating the options: same bits as no --params" swept.log \
+  cmp plain.csv swept.csv
+python3 - <<'PY' >mech.csv
+import random
+r = random.Random(20)
+print("km.gbar,ih.gbar,ih.ehcn,hh.ek,stim_amp")
+for k in range(30):
+    print("%.5f,%.6f,%.2f,%.2f,%.3f" % (r.uniform(0.0, 0.01), r.uniform(0.0, 0.002),
+                                       r.uniform(-50, -30), r.uniform(-85, -70),
+                                       r.uniform(0.1, 0.6)))
+PY
+run mech.log "${mech[@]}" --neurons 30 --params mech.csv --spikes mech_spikes.csv --verify \
+  --json mech.json
+check "a km and ih sweep of 30 rows: --verify passes" mech.log grep -q "verify: .*: ok" mech.log
+check "the km and ih sweep changes the spike counts from neuron to neuron" mech.log sh -c \
+  '[ "$(tail -n +2 mech_spikes.csv | cut -d, -f1 | uniq -c | awk "{print \$1}" | sort -u | wc -l)" -ge 3 ]'
+for k in 2 10 13; do  # 1, 3 and 3 spikes
+  { head -1 mech.csv; sed -n "$((k + 2))p" mech.csv; } >row.csv
+  IFS=, read -r km_gbar ih_gbar ih_ehcn hh_ek amp < <(sed -n "$((k + 2))p" mech.csv)
+  run options.log "${mech[@]:0:10}" --neurons 1 --stim-amp "$amp" --spikes options.csv \
+    --channels "$places,hh.ena=52,km.gbar=$km_gbar,ih.gbar=$ih_gbar,ih.ehcn=$ih_ehcn,hh.ek=$hh_ek"
+  check "km/ih row $k as options: the same spike times, bit for bit" options.log \
+    sh -c "[ \"$(times_of mech_spikes.csv $k | tr '\n' ' ')\" = \"$(times_of options.csv 0 | tr '\n' ' ')\" ]"
+done
+check "the JSON summary lists the mechanism columns" mech.json python3 -c '
+import json, sys
+p = json.load(open("mech.json"))["params"]
+sys.exit(p["columns"] != ["stim_amp", "hh.ek", "km.gbar", "ih.gbar", "ih.ehcn"])'
+
 # --- Every column swept, --verify on CPU groups of several widths and every layout.
 python3 - <<'PY' >all.csv
 import random
@@ -145,7 +191,7 @@ bad() { # bad DESCRIPTION EXPECTED-LINE FILE-CONTENT [ARGS...]
     not_ok "$what" bad.err
   fi
 }
-known="known: cm, ra, gl, el, gnabar, gkbar, gl_hh, el_hh, stim_amp, stim_start, stim_stop"
+known="known: cm, ra, gl, el, gnabar, gkbar, gl_hh, el_hh, stim_amp, stim_start, stim_stop, hh.ena, hh.ek, km.gbar, km.ek, ih.gbar, ih.ehcn"
 bad "unknown column" "p.csv:1: gna: unknown column ($known)" 'cm,gna\n1,2\n1,2\n'
 bad "column named twice" "p.csv:1: cm: named twice" 'cm,ra,cm\n1,2,3\n1,2,3\n'
 bad "empty column name" "p.csv:1: column 2: no name ($known)" 'cm,,ra\n1,2,3\n1,2,3\n'
@@ -180,6 +226,15 @@ bad "empty line" "p.csv:3: row: empty line (one row of 1 values per neuron)" 'cm
 bad "channel column without channels" \
   "p.csv:1: gnabar: the run has no Hodgkin-Huxley channels (--hh none); give --hh soma or all, or drop the column" \
   'gnabar\n0.1\n0.1\n' --hh none
+bad "km column without km" \
+  "p.csv:1: km.gbar: the run has no km channels; place them (--channels km:soma or km:all) or drop the column" \
+  'km.gbar\n0.001\n0.001\n'
+bad "negative ih.gbar" "p.csv:3: ih.gbar: '-1e-4' must be >= 0" 'ih.gbar\n1e-4\n-1e-4\n' \
+  --channels hh:soma,ih:all
+bad "hh.gnabar and gnabar are one column" "p.csv:1: hh.gnabar: named twice" \
+  'gnabar,hh.gnabar\n0.1,0.1\n0.1,0.1\n'
+bad "a mechanism's unknown parameter" "p.csv:1: km.gnabar: unknown column ($known)" \
+  'km.gnabar\n0.1\n0.1\n' --channels km:soma
 bad "a control byte shown, not obeyed" 'p.csv:2: cm: '"'"'1\x1b[31m'"'"' is not a finite number' \
   'cm\n1\x1b[31m\n1\n'
 rm -f bad.csv bad.json

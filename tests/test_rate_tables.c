@@ -1,12 +1,12 @@
 /* The channels' rate tables (codelets/mechanisms.h, --hh-rates table) against the exact rates
- * they are built from, for hh and for hh with the M current (km): one step of each gate over a
- * voltage sweep stays within a stated bound of the exact cnexp step; on a grid point it is the
+ * they are built from, for hh and for hh with the M current (km) and Ih: one step of each gate over
+ * a voltage sweep stays within a stated bound of the exact cnexp step; on a grid point it is the
  * exact step's decay form itself; the ends clamp as NEURON's TABLE does. The sweep also prints how
  * far NEURON's own interpolation (x_inf and tau on the same grid, then exp(-dt/tau)) is from the
  * exact step, for comparison (BENCHMARKS.md, "Rate tables"). Spike counts with tables and exact
  * rates: tests/test_spikes.sh. The table's rate forms are also checked against hh.mod's and
- * km.mod's expressions written out: hh's bit for bit (its rates are those hinestask had before
- * mechanisms were data). */
+ * km.mod's and Ih.mod's expressions written out: hh's bit for bit (its rates are those hinestask
+ * had before mechanisms were data). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,21 +171,28 @@ static void grid_points_and_clamping(void **state) {
   assert_int_equal(set.n_gates, 4);
   assert_int_equal(set.mechanism[MECHANISM_KM].first_gate, 3);
   grid_points_and_clamping_of(&set);
+  channel_set_place(&set, MECHANISM_IH, PLACE_ALL);
+  assert_int_equal(set.n_gates, 5);
+  assert_int_equal(set.mechanism[MECHANISM_IH].first_gate, 4);
+  grid_points_and_clamping_of(&set);
 }
 
 /* hh's table entry computes hh.mod's rates bit for bit (the expressions hinestask computed when
- * hh was its only mechanism), and km's entry km.mod's (Mainen & Sejnowski 1996) to rounding,
+ * hh was its only mechanism), km's entry km.mod's (Mainen & Sejnowski 1996) and ih's Ih.mod's
+ * (Kole et al. 2006) to rounding,
  * over random voltages and at the linoids' removable singularities. */
 static void table_forms_are_the_mod_files(void **state) {
   (void)state;
   const struct channel_set hh_set = channel_set_hh(PLACE_ALL);
   const struct channel_mechanism *hh = &hh_set.mechanism[MECHANISM_HH];
   const struct channel_mechanism *km = &mechanism_table[MECHANISM_KM].defaults;
+  const struct channel_mechanism *ih = &mechanism_table[MECHANISM_IH].defaults;
   for (int p = 0; p < 100000; p++) {
     const double v = p == 0   ? -40.0
                      : p == 1 ? -55.0
                      : p == 2 ? -30.0
-                              : -150 + 300 * testing_uniform(&seed_state);
+                     : p == 3 ? -154.9
+                              : -170 + 320 * testing_uniform(&seed_state);
     const double want[6] = {
         0.1 * hh_vtrap(-(v + 40.0), 10.0),    4.0 * hines_exp(-(v + 65.0) / 18.0),
         0.07 * hines_exp(-(v + 65.0) / 20.0), 1.0 / (hines_exp(-(v + 35.0) / 10.0) + 1.0),
@@ -204,7 +211,24 @@ static void table_forms_are_the_mod_files(void **state) {
     /* the linoid's own cancellation near v = tha (hh.mod's vtrap has it too): 1e-16 / 1e-6 */
     assert_true(fabs(rate_value(km->shape.alpha_kind[0], &km->alpha[0], v) - a) <= 1e-9 * a);
     assert_true(fabs(rate_value(km->shape.beta_kind[0], &km->beta[0], v) - b) <= 1e-9 * b);
+    /* Ih.mod (Kole et al. 2006): mAlpha = 0.001 * 6.43 * (v + 154.9) / (exp((v + 154.9) / 11.9)
+     * - 1), its limit 0.001 * 6.43 * 11.9 at v = -154.9; mBeta = 0.001 * 193 * exp(v / 33.1). */
+    const double y = v + 154.9;
+    const double ih_alpha = fabs(y) < 1e-9 ? 0.00643 * 11.9 : 0.00643 * y / expm1(y / 11.9);
+    const double ih_beta = 0.193 * exp(v / 33.1);
+    assert_true(fabs(rate_value(ih->shape.alpha_kind[0], &ih->alpha[0], v) - ih_alpha) <=
+                1e-9 * ih_alpha);
+    assert_true(fabs(rate_value(ih->shape.beta_kind[0], &ih->beta[0], v) - ih_beta) <=
+                1e-12 * ih_beta);
   }
+  /* and the gate's steady state and time constant in the ranges these rates give (worked out
+   * by hand from Ih.mod: half activation near -110 mV, mInf(-110) = 0.49; tau(-80) = 55 ms) */
+  const double a110 = rate_value(RATE_LINOID, &ih->alpha[0], -110.0);
+  const double b110 = rate_value(RATE_EXP, &ih->beta[0], -110.0);
+  assert_true(a110 / (a110 + b110) > 0.4 && a110 / (a110 + b110) < 0.6);
+  const double a80 = rate_value(RATE_LINOID, &ih->alpha[0], -80.0);
+  const double b80 = rate_value(RATE_EXP, &ih->beta[0], -80.0);
+  assert_true(1.0 / (a80 + b80) > 50.0 && 1.0 / (a80 + b80) < 60.0);
 }
 
 int main(void) {

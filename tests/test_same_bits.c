@@ -127,10 +127,14 @@ static double *random_sweep(int neurons) {
     row[NEURON_RA] = AROUND(100.0, 1.0);
     row[NEURON_GL] = AROUND(1e-4, 1.0);
     row[NEURON_EL] = AROUND(-65.0, 0.1);
-    row[NEURON_GNABAR] = AROUND(0.12, 0.5);
-    row[NEURON_GKBAR] = AROUND(0.036, 0.5);
+    /* every mechanism's conductances and reversals about the table's (hh's as before) */
+    struct channel_set defaults;
+    channel_set_init(&defaults);
+    for (int p = NEURON_CHANNEL_FIRST; p < NEURON_PARAMETER_COUNT; p++) {
+      const int reversal = neuron_parameter_slot(p) >= MECHANISM_MAX_CURRENTS;
+      row[p] = AROUND(*channel_parameter_in(&defaults, p), reversal ? 0.1 : 0.5);
+    }
     row[NEURON_GL_HH] = AROUND(3e-4, 1.0);
-    row[NEURON_EL_HH] = AROUND(-54.3, 0.1);
     row[NEURON_STIM_AMP] = AROUND(1.0, 1.0);
     row[NEURON_STIM_START] = AROUND(0.5, 1.0);
     row[NEURON_STIM_STOP] = row[NEURON_STIM_START] + AROUND(3.0, 1.0);
@@ -276,12 +280,15 @@ static void mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout(void **state
 
 /* ---------------------------------------------------------------- vector kernel vs thread body */
 
-/* The channel sets the kernel tests step: hh and km each nowhere, on the soma or everywhere
- * (hh alone: the kernels' specialisation; with km: their generic mechanism loop). */
-static const int channel_configurations[][2] = {{PLACE_NONE, PLACE_NONE}, {PLACE_SOMA, PLACE_NONE},
-                                                {PLACE_ALL, PLACE_NONE},  {PLACE_ALL, PLACE_SOMA},
-                                                {PLACE_SOMA, PLACE_ALL},  {PLACE_ALL, PLACE_ALL},
-                                                {PLACE_NONE, PLACE_SOMA}};
+/* The channel sets the kernel tests step: hh, km and ih each nowhere, on the soma or
+ * everywhere (hh alone: the kernels' specialisation; with another: their generic mechanism
+ * loop). */
+static const int channel_configurations[][3] = {
+    {PLACE_NONE, PLACE_NONE, PLACE_NONE}, {PLACE_SOMA, PLACE_NONE, PLACE_NONE},
+    {PLACE_ALL, PLACE_NONE, PLACE_NONE},  {PLACE_ALL, PLACE_SOMA, PLACE_NONE},
+    {PLACE_SOMA, PLACE_ALL, PLACE_NONE},  {PLACE_ALL, PLACE_ALL, PLACE_NONE},
+    {PLACE_NONE, PLACE_SOMA, PLACE_NONE}, {PLACE_ALL, PLACE_SOMA, PLACE_ALL},
+    {PLACE_NONE, PLACE_NONE, PLACE_ALL}};
 #define CHANNEL_CONFIGURATIONS (sizeof channel_configurations / sizeof channel_configurations[0])
 
 /* args->channels set to configuration c (km with a conductance that changes the spikes), and
@@ -289,7 +296,9 @@ static const int channel_configurations[][2] = {{PLACE_NONE, PLACE_NONE}, {PLACE
 static void use_channels(struct step_arguments *args, size_t c, double *coefficients, int n) {
   channel_set_place(&args->channels, MECHANISM_HH, channel_configurations[c][0]);
   channel_set_place(&args->channels, MECHANISM_KM, channel_configurations[c][1]);
+  channel_set_place(&args->channels, MECHANISM_IH, channel_configurations[c][2]);
   args->channels.mechanism[MECHANISM_KM].gbar[0] = 0.02;
+  args->channels.mechanism[MECHANISM_IH].gbar[0] = 0.002;
   args->gates_geometry.n_compartments = args->channels.n_gates * n;
   channel_rate_table_fill(&args->channels, dt, coefficients + (size_t)COEF_COUNT * n);
 }
@@ -363,12 +372,12 @@ static void vector_kernel_equals_thread_body(void **state) {
       for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
         use_channels(&args, c, coefficients, n);
         args.hh_rates = rate_kinds[rates];
-        char what[140];
+        char what[160];
         snprintf(what, sizeof what,
-                 "step kernel, groups of %d, hh placement %d, km placement %d, %s rates, against "
-                 "the thread body",
+                 "step kernel, groups of %d, hh placement %d, km placement %d, ih placement %d, "
+                 "%s rates, against the thread body",
                  groups[gi], channel_configurations[c][0], channel_configurations[c][1],
-                 rate_names[rates]);
+                 channel_configurations[c][2], rate_names[rates]);
         step_kernels_agree(n, neurons, topology, coefficients, &args, model.initial_mV, NULL,
                            groups[gi], what);
       }
@@ -434,12 +443,12 @@ static void vector_kernel_equals_thread_body_with_sweep(void **state) {
         for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
           use_channels(&args, c, coefficients, n);
           args.hh_rates = rate_kinds[rates];
-          char what[180];
+          char what[200];
           snprintf(what, sizeof what,
-                   "sweep%s, groups of %d, hh placement %d, km placement %d, %s rates, against the "
-                   "thread body",
+                   "sweep%s, groups of %d, hh placement %d, km placement %d, ih placement %d, %s "
+                   "rates, against the thread body",
                    with_membrane ? " with membrane" : "", groups[gi], channel_configurations[c][0],
-                   channel_configurations[c][1], rate_names[rates]);
+                   channel_configurations[c][1], channel_configurations[c][2], rate_names[rates]);
           step_kernels_agree(n, neurons, topology, coefficients, &args, model.initial_mV,
                              &sweep_view, groups[gi], what);
         }
