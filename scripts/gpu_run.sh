@@ -15,6 +15,9 @@
 #   bench-rates (issue 18 item 2: HH rate tables against exact rates, and their bits check)
 #   bench-mech (issue 18 item 4: mono 256,000 medium-high, hh everywhere alone and with the
 #   M current km, tables and exact; then CPU-only vs GPU-only probe files with km)
+#   check-ih (issue 18: Ih and every mechanism's --params columns: cost against the build
+#   before, channel sets with ih, CPU-only vs GPU-only bits), profile-multi-hh (ncu on the
+#   level kernels of the HH mix against the passive one)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -588,6 +591,117 @@ PY
           fi
         done
       done
+    done
+    ;;
+  check-ih)
+    # Issue 18: Ih as a third mechanism and every mechanism's --params columns. (1) Cost of the
+    # larger generic code: mono 256,000 medium-high, GPU only, hh everywhere and with km on the
+    # soma, without and with a 256,000-row sweep of gnabar, gkbar and stim_amp, this build
+    # against the one before Ih ($bundle/bin/hinestask_before, when the bundle has it), 3
+    # repeats alternating; (2) channel sets with ih, table rates; (3) bits: CPU workers only
+    # against the GPU only, mono and multi with hh, km and ih, and a mono sweep of km and ih
+    # columns. CSV ih_cost.csv, ih_bits.txt.
+    echo "== Ih and mechanism columns: cost, channel sets, bits"
+    csv="$out/ih_cost.csv"
+    echo "binary,channels,sweep,repeat,neurons,steps,ms_per_step,G_compartments_per_s" >"$csv"
+    python3 scripts/make_params.py "$out/ih_hh_sweep.csv" --neurons 256000 --columns gnabar,gkbar,stim_amp
+    python3 scripts/make_params.py "$out/ih_mech_sweep.csv" --neurons 256000 \
+      --columns km.gbar,ih.gbar,ih.ehcn,stim_amp
+    binaries=(after)
+    [ -x "$bundle/bin/hinestask_before" ] && binaries=(before after)
+    args=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 300 --quiet --force)
+    for repeat in 1 2 3; do
+      for binary in "${binaries[@]}"; do
+        program="$bundle/bin/hinestask"
+        [ "$binary" = before ] && program="$bundle/bin/hinestask_before"
+        for channels in hh:all hh:all,km:soma; do
+          for sweep in none hh; do
+            extra=()
+            [ "$sweep" = hh ] && extra=(--params "$out/ih_hh_sweep.csv")
+            STARPU_NCPU=0 "$program" "${args[@]}" --channels "$channels" "${extra[@]}" \
+              --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
+              throughput_row "$out/ih.json" "$binary,$channels" "$sweep" "$repeat" >>"$csv" ||
+              echo "$binary $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
+          done
+        done
+      done
+      for channels in hh:all,ih:all hh:all,km:soma,ih:all hh:soma,ih:all; do
+        for sweep in none mech; do
+          extra=()
+          [ "$sweep" = mech ] && extra=(--params "$out/ih_mech_sweep.csv")
+          [ "$sweep" = mech ] && [[ "$channels" != *km* ]] && continue
+          STARPU_NCPU=0 "$bundle/bin/hinestask" "${args[@]}" --channels "$channels" "${extra[@]}" \
+            --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
+            throughput_row "$out/ih.json" "after,\"$channels\"" "$sweep" "$repeat" >>"$csv" ||
+            echo "after $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
+        done
+      done
+    done
+    rm -f "$out/ih.json" "$out/ih_hh_sweep.csv" "$out/ih_mech_sweep.csv"
+    python3 - "$csv" <<'PY' | tee "$out/ih_cost.txt"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+keys = sorted({(r["binary"], r["channels"], r["sweep"]) for r in rows})
+for k in keys:
+    ms = [float(r["ms_per_step"]) for r in rows if (r["binary"], r["channels"], r["sweep"]) == k]
+    print("%-7s %-22s sweep %-5s median %.4f ms/step (min %.4f, max %.4f, n %d)"
+          % (k[0], k[1], k[2], statistics.median(ms), min(ms), max(ms), len(ms)))
+PY
+    steps=${HINES_BITS_STEPS:-600}
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    python3 scripts/make_params.py "$out/ih_bits_sweep.csv" --neurons 2560 \
+      --columns km.gbar,ih.gbar,ih.ehcn,hh.ek,stim_amp
+    for batch in mono multi sweep; do
+      case $batch in
+      mono | sweep)
+        bargs=(--mode mono --morph synthetic:medium-high --neurons 2560 --task-neurons 160)
+        for p in 0:0 1:40 17:0 255:100 1000:7 2559:0 2559:318; do bargs+=(--probe "$p"); done
+        [ "$batch" = sweep ] && bargs+=(--params "$out/ih_bits_sweep.csv")
+        ;;
+      multi)
+        bargs=(--mode multi "${mix[@]}" --neurons 240 --task-neurons 24)
+        for p in 0:0 1:3 5:0 17:7 100:0 239:2; do bargs+=(--probe "$p"); done
+        ;;
+      esac
+      for rates in table exact; do
+        tag="${batch}_$rates"
+        for workers in cpu gpu; do
+          case $workers in
+          cpu) placement=(STARPU_NCUDA=0) ;;
+          gpu) placement=(STARPU_NCPU=0) ;;
+          esac
+          env "${placement[@]}" "$bundle/bin/hinestask" --quiet --force "${bargs[@]}" \
+            --channels hh:all,km:soma,ih:all,ih.gbar=0.001 --hh-rates "$rates" --stim-amp 1 \
+            --steps "$steps" --probes "$out/ih_bits_${tag}_$workers.csv" \
+            --spikes "$out/ih_spikes_${tag}_$workers.csv" >"$out/ih_bits_${tag}_$workers.log" 2>&1 ||
+            echo "$tag on $workers: exit status $? ($(tail -1 "$out/ih_bits_${tag}_$workers.log"))"
+        done
+        same_bytes "$out/ih_bits_${tag}_cpu.csv" "$out/ih_bits_${tag}_gpu.csv" \
+          "$batch hh:all,km:soma,ih:all $rates, CPU workers only vs GPU only ($(($(wc -l <"$out/ih_spikes_${tag}_cpu.csv") - 1)) spikes)" \
+          "$out/ih_bits.txt"
+        cmp -s "$out/ih_spikes_${tag}_cpu.csv" "$out/ih_spikes_${tag}_gpu.csv" ||
+          echo "FAIL: $tag spike files differ" | tee -a "$out/ih_bits.txt"
+        rm -f "$out/ih_bits_${tag}_"*.csv "$out/ih_spikes_${tag}_"*.csv
+      done
+    done
+    rm -f "$out/ih_bits_sweep.csv"
+    ;;
+  profile-multi-hh)
+    # Where the HH multi step's time goes (issue 18: the mix at 25 G/s): ncu on the level
+    # kernels of one step of the six shipped cells x 33,390 neurons, HH everywhere, against the
+    # same passive; speed of light, occupancy, warp stalls, launch statistics (ncu_*.csv).
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    for hh in all none; do
+      STARPU_NCPU=0 timeout 240 "$ncu_bin" --clock-control none --kernel-name regex:"backward_kernel|forward_kernel" \
+        --launch-skip "${NCU_SKIP:-400}" --launch-count "${NCU_COUNT:-72}" \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+        --section MemoryWorkloadAnalysis --csv --page details \
+        "$bundle/bin/hinestask" --quiet --mode multi "${mix[@]}" --neurons 33390 --task-neurons 33390 --hh $hh --steps 20 \
+        >"$out/ncu_multi_hh_$hh.csv" 2>"$out/ncu_multi_hh_$hh.err" ||
+        echo "ncu hh $hh: exit status $? ($(tail -2 "$out/ncu_multi_hh_$hh.err"))"
     done
     ;;
   check-warps)
