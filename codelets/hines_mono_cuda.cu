@@ -67,15 +67,21 @@ __global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
 // Own: 0 without a parameter sweep (today's kernel: the batch's parameters, from the kernel's
 // arguments), 1 with a sweep of channel or stimulus values (the thread loads its neuron's from
 // the chunk's parameter columns, one coalesced load each), 2 with membrane values too (the rows
-// from the neuron's membrane factors, codelets/neuron_parameters.h). A template argument, so
-// that the kernel without a sweep is the same code as before sweeps existed.
+// from the neuron's membrane factors, codelets/neuron_parameters.h); plus kHhOnly where the run's
+// channels are hh alone, so that the sweep's kernel compiles hh's code only. A template
+// argument, so that the kernel without a sweep is the same code as before sweeps existed. With
+// a third mechanism in the table the generic code of one sweep kernel for every set spilled
+// (about 240 bytes a thread under the 64-register bound), and a sweep of hh's numbers in a run
+// of hh alone went from 0.9 % to 4.0 % over the run without it (H100, 256,000 medium-high).
+constexpr int kOwnMembrane = 2, kHhOnly = 4;
 template <int Own> struct neuron_parameters_of {
+  static constexpr int hh_only = (Own & kHhOnly) != 0;
   neuron_own own;
   __device__ __forceinline__ neuron_parameters_of(const step_arguments &args,
                                                   const neuron_sweep &sweep, int k) {
     if (Own)
       neuron_own_load(&sweep.columns, sweep.values + k, sweep.ld, &args.channels, &args.stimulus,
-                      &own);
+                      &own, hh_only ? 1 : MECHANISM_COUNT);
   }
   __device__ __forceinline__ const channel_set *channels(const step_arguments &args) const {
     return Own ? &own.channels : &args.channels;
@@ -84,7 +90,7 @@ template <int Own> struct neuron_parameters_of {
     return Own ? &own.stimulus : &args.stimulus;
   }
   __device__ __forceinline__ const membrane_scales *membrane() const {
-    return Own == 2 ? &own.membrane : nullptr;
+    return (Own & kOwnMembrane) ? &own.membrane : nullptr;
   }
 };
 
@@ -110,7 +116,7 @@ __global__ void __launch_bounds__(512, 2)
   hines_step_one(g.n_compartments, topology, coefficients, voltage + base, stride, work + base,
                  stride, injected, args.stimulus.compartment, &args, p.channels(args), p.membrane(),
                  gates ? gates + neuron_base<Layout>(k, gg.ld, gg.block_size) : nullptr,
-                 neuron_stride<Layout>(gg.ld, gg.block_size));
+                 neuron_stride<Layout>(gg.ld, gg.block_size), p.hh_only);
 }
 
 template <int Own>
@@ -135,7 +141,7 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
                    args.stimulus.compartment, &args, p.channels(args), p.membrane(),
                    gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size)
                          : nullptr,
-                   (size_t)block_size);
+                   (size_t)block_size, p.hh_only);
   }
   __syncthreads();
   for (size_t j = lane; j < values; j += block_size)
@@ -156,7 +162,7 @@ __global__ void neuron_step_kernel(step_arguments args, const int *__restrict__ 
   double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
   hines_step_one(entry[0], topology + entry[1], coefficients + entry[2], voltage + k, ld, work + k,
                  ld, injected, args.stimulus.compartment, &args, &args.channels, nullptr, nullptr,
-                 0);
+                 0, 0);
 }
 
 constexpr int kThreads = 128;
@@ -256,9 +262,16 @@ extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
   if (!sweep)
     return step_launch<0>(topology, coefficients, args, voltage, work, gates, neuron_sweep{},
                           stream);
+  const int hh_only = args->channels.hh_only;
   if (!sweep->columns.membrane)
-    return step_launch<1>(topology, coefficients, args, voltage, work, gates, *sweep, stream);
-  return step_launch<2>(topology, coefficients, args, voltage, work, gates, *sweep, stream);
+    return hh_only
+               ? step_launch<1 | kHhOnly>(topology, coefficients, args, voltage, work, gates,
+                                          *sweep, stream)
+               : step_launch<1>(topology, coefficients, args, voltage, work, gates, *sweep, stream);
+  return hh_only ? step_launch<kOwnMembrane | kHhOnly>(topology, coefficients, args, voltage, work,
+                                                       gates, *sweep, stream)
+                 : step_launch<kOwnMembrane>(topology, coefficients, args, voltage, work, gates,
+                                             *sweep, stream);
 }
 
 extern "C" int hines_neuron_step_cuda(const int *neurons, const int *topology,

@@ -129,13 +129,14 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
  * same bits (tests/test_same_bits.c checks it on the CPU, where this function is the stand-in
  * for a GPU thread). The multiply-adds of the sweeps' dependent chains are explicit fma on both
  * sides (issue #18: with contraction off, an a*b + c costs a GPU thread two dependent latencies
- * instead of one). */
+ * instead of one). hh_only_known: a constant, 1 where the caller knows the channels are hh
+ * alone (only hh's code is compiled: a sweep's kernel keeps its registers), 0 otherwise. */
 static inline HINES_HOST_DEVICE void
 hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RESTRICT coefficients,
                double *v, size_t v_stride, double *w, size_t w_stride, double injected,
                int stimulated, const struct step_arguments *args,
                const struct channel_set *channels, const struct membrane_scales *membrane,
-               double *gates, size_t gates_stride) {
+               double *gates, size_t gates_stride, int hh_only_known) {
   const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
   const double *upper = coefficients + COEF_UPPER * (size_t)n;
   const double *lower = coefficients + COEF_LOWER * (size_t)n;
@@ -158,9 +159,9 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
       membrane_row(HINES_LDG(diagonal_base + i), HINES_LDG(c_over_dt + i),
                    HINES_LDG(leak_current + i), *vi, i == stimulated ? injected : 0.0, &d, &r);
     if (gates && channels_apply(channels, i))
-      channels_row_any(channels, &channels->mechanism[MECHANISM_HH], rate_table, i, *vi,
-                       args->dt_ms, HINES_LDG(hh_scale + i), gates + (size_t)i * gates_stride,
-                       (size_t)n * gates_stride, &d, &r);
+      channels_row_known(hh_only_known, channels, &channels->mechanism[MECHANISM_HH], rate_table, i,
+                         *vi, args->dt_ms, HINES_LDG(hh_scale + i),
+                         gates + (size_t)i * gates_stride, (size_t)n * gates_stride, &d, &r);
     const int end = HINES_LDG(child_first + i + 1);
     for (int e = HINES_LDG(child_first + i); e < end; e++) {
       const int c = HINES_LDG(child + e);

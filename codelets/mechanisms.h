@@ -455,6 +455,25 @@ channels_row_any(const struct channel_set *set, const struct channel_mechanism *
   }
 }
 
+/* channels_row_any where the caller knows at compile time whether the set holds hh alone
+ * (hh_only_known 1: only hh's two forms are compiled, as for a sweep's own numbers in a run of
+ * hh alone; 0: any set, channels_row_any). */
+HINES_ALWAYS_INLINE HINES_HOST_DEVICE void
+channels_row_known(int hh_only_known, const struct channel_set *set,
+                   const struct channel_mechanism *hh, const double *HINES_RESTRICT rate_table,
+                   int compartment, double old_voltage, double dt_ms, double scale, double *gates,
+                   size_t gate_step, double *diagonal, double *rhs) {
+  if (!hh_only_known)
+    channels_row_any(set, hh, rate_table, compartment, old_voltage, dt_ms, scale, gates, gate_step,
+                     diagonal, rhs);
+  else if (rate_table)
+    channels_row(set, hh, CHANNELS_HH_TABLE, rate_table, compartment, old_voltage, dt_ms, scale,
+                 gates, gate_step, diagonal, rhs);
+  else
+    channels_row(set, hh, CHANNELS_HH_EXACT, NULL, compartment, old_voltage, dt_ms, scale, gates,
+                 gate_step, diagonal, rhs);
+}
+
 /* Every placed gate at rest for voltage v: x_inf = alpha / (alpha + beta). */
 static inline void channels_rest(const struct channel_set *set, double v, double *gates,
                                  size_t gate_step) {

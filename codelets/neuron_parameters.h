@@ -105,7 +105,7 @@ static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns
                                                      const double *values, size_t ld,
                                                      const struct channel_set *channels,
                                                      const struct stimulus *stimulus,
-                                                     struct neuron_own *own) {
+                                                     struct neuron_own *own, int mechanisms) {
   own->channels = *channels;
   own->stimulus = *stimulus;
   own->membrane.capacitance = 1.0;
@@ -121,10 +121,12 @@ static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns
     own->membrane.leak = HINES_LDG(values + (size_t)c[NEURON_GL] * ld);
   if (c[NEURON_EL] >= 0)
     own->membrane.el_mV = HINES_LDG(values + (size_t)c[NEURON_EL] * ld);
-  /* Every mechanism's conductances and reversals the sweep gives (the loops unroll: each slot
-   * is a constant index and one test of a column the whole batch shares). */
+  /* The conductances and reversals the sweep gives of the first `mechanisms` table entries
+   * (MECHANISM_COUNT, or 1 where the caller knows the run has hh alone: a constant, so that
+   * a GPU thread holds no other mechanism's numbers). The loops unroll: each slot is a
+   * constant index and one test of a column the whole batch shares. */
   MECHANISM_UNROLL
-  for (int m = 0; m < MECHANISM_COUNT; m++) {
+  for (int m = 0; m < mechanisms; m++) {
     struct channel_mechanism *mechanism = &own->channels.mechanism[m];
     MECHANISM_UNROLL
     for (int current = 0; current < MECHANISM_MAX_CURRENTS; current++) {

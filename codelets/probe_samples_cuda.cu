@@ -13,8 +13,8 @@ __global__ void gather_kernel(const double *source, size_t ld, double *samples, 
 }
 } // namespace
 
-extern "C" int probe_samples_gather_cuda(const double *source, size_t ld, double *samples,
-                                         int row, void *stream) {
+extern "C" int probe_samples_gather_cuda(const double *source, size_t ld, double *samples, int row,
+                                         void *stream) {
   gather_kernel<<<1, PROBE_SAMPLES_MAX, 0, (cudaStream_t)stream>>>(source, ld, samples, row);
   return (int)cudaGetLastError();
 }

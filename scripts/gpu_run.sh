@@ -601,44 +601,48 @@ PY
     # repeats alternating; (2) channel sets with ih, table rates; (3) bits: CPU workers only
     # against the GPU only, mono and multi with hh, km and ih, and a mono sweep of km and ih
     # columns. CSV ih_cost.csv, ih_bits.txt.
+    # IH_PARTS (default "cost bits"), IH_SETS (the channel sets with ih timed),
+    # IH_BITS_BATCHES (default "mono multi sweep") and IH_BITS_RATES ("table exact") pick parts.
     echo "== Ih and mechanism columns: cost, channel sets, bits"
+    ih_parts=${IH_PARTS:-cost bits}
     csv="$out/ih_cost.csv"
     echo "binary,channels,sweep,repeat,neurons,steps,ms_per_step,G_compartments_per_s" >"$csv"
-    python3 scripts/make_params.py "$out/ih_hh_sweep.csv" --neurons 256000 --columns gnabar,gkbar,stim_amp
-    python3 scripts/make_params.py "$out/ih_mech_sweep.csv" --neurons 256000 \
-      --columns km.gbar,ih.gbar,ih.ehcn,stim_amp
-    binaries=(after)
-    [ -x "$bundle/bin/hinestask_before" ] && binaries=(before after)
-    args=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 300 --quiet --force)
-    for repeat in 1 2 3; do
-      for binary in "${binaries[@]}"; do
-        program="$bundle/bin/hinestask"
-        [ "$binary" = before ] && program="$bundle/bin/hinestask_before"
-        for channels in hh:all hh:all,km:soma; do
-          for sweep in none hh; do
+    if [[ " $ih_parts " == *" cost "* ]]; then
+      python3 scripts/make_params.py "$out/ih_hh_sweep.csv" --neurons 256000 --columns gnabar,gkbar,stim_amp
+      python3 scripts/make_params.py "$out/ih_mech_sweep.csv" --neurons 256000 \
+        --columns km.gbar,ih.gbar,ih.ehcn,stim_amp
+      binaries=(after)
+      [ -x "$bundle/bin/hinestask_before" ] && binaries=(before after)
+      args=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 300 --quiet --force)
+      for repeat in 1 2 3; do
+        for binary in "${binaries[@]}"; do
+          program="$bundle/bin/hinestask"
+          [ "$binary" = before ] && program="$bundle/bin/hinestask_before"
+          for channels in ${IH_BASE_SETS:-hh:all hh:all,km:soma}; do
+            for sweep in none hh; do
+              extra=()
+              [ "$sweep" = hh ] && extra=(--params "$out/ih_hh_sweep.csv")
+              STARPU_NCPU=0 "$program" "${args[@]}" --channels "$channels" "${extra[@]}" \
+                --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
+                throughput_row "$out/ih.json" "$binary,\"$channels\"" "$sweep" "$repeat" >>"$csv" ||
+                echo "$binary $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
+            done
+          done
+        done
+        for channels in ${IH_SETS:-hh:all,ih:all hh:all,km:soma,ih:all hh:soma,ih:all}; do
+          for sweep in none mech; do
             extra=()
-            [ "$sweep" = hh ] && extra=(--params "$out/ih_hh_sweep.csv")
-            STARPU_NCPU=0 "$program" "${args[@]}" --channels "$channels" "${extra[@]}" \
+            [ "$sweep" = mech ] && extra=(--params "$out/ih_mech_sweep.csv")
+            [ "$sweep" = mech ] && [[ "$channels" != *km* ]] && continue
+            STARPU_NCPU=0 "$bundle/bin/hinestask" "${args[@]}" --channels "$channels" "${extra[@]}" \
               --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
-              throughput_row "$out/ih.json" "$binary,$channels" "$sweep" "$repeat" >>"$csv" ||
-              echo "$binary $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
+              throughput_row "$out/ih.json" "after,\"$channels\"" "$sweep" "$repeat" >>"$csv" ||
+              echo "after $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
           done
         done
       done
-      for channels in hh:all,ih:all hh:all,km:soma,ih:all hh:soma,ih:all; do
-        for sweep in none mech; do
-          extra=()
-          [ "$sweep" = mech ] && extra=(--params "$out/ih_mech_sweep.csv")
-          [ "$sweep" = mech ] && [[ "$channels" != *km* ]] && continue
-          STARPU_NCPU=0 "$bundle/bin/hinestask" "${args[@]}" --channels "$channels" "${extra[@]}" \
-            --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
-            throughput_row "$out/ih.json" "after,\"$channels\"" "$sweep" "$repeat" >>"$csv" ||
-            echo "after $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
-        done
-      done
-    done
-    rm -f "$out/ih.json" "$out/ih_hh_sweep.csv" "$out/ih_mech_sweep.csv"
-    python3 - "$csv" <<'PY' | tee "$out/ih_cost.txt"
+      rm -f "$out/ih.json" "$out/ih_hh_sweep.csv" "$out/ih_mech_sweep.csv"
+      python3 - "$csv" <<'PY' | tee "$out/ih_cost.txt"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 keys = sorted({(r["binary"], r["channels"], r["sweep"]) for r in rows})
@@ -647,12 +651,14 @@ for k in keys:
     print("%-7s %-22s sweep %-5s median %.4f ms/step (min %.4f, max %.4f, n %d)"
           % (k[0], k[1], k[2], statistics.median(ms), min(ms), max(ms), len(ms)))
 PY
+    fi
+    [[ " $ih_parts " == *" bits "* ]] || continue
     steps=${HINES_BITS_STEPS:-600}
     mix=()
     for f in morph/data/*.swc; do mix+=(--morph "$f"); done
     python3 scripts/make_params.py "$out/ih_bits_sweep.csv" --neurons 2560 \
       --columns km.gbar,ih.gbar,ih.ehcn,hh.ek,stim_amp
-    for batch in mono multi sweep; do
+    for batch in ${IH_BITS_BATCHES:-mono multi sweep}; do
       case $batch in
       mono | sweep)
         bargs=(--mode mono --morph synthetic:medium-high --neurons 2560 --task-neurons 160)
@@ -664,7 +670,7 @@ PY
         for p in 0:0 1:3 5:0 17:7 100:0 239:2; do bargs+=(--probe "$p"); done
         ;;
       esac
-      for rates in table exact; do
+      for rates in ${IH_BITS_RATES:-table exact}; do
         tag="${batch}_$rates"
         for workers in cpu gpu; do
           case $workers in

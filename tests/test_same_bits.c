@@ -329,14 +329,17 @@ static void step_kernels_agree(int n, int neurons, const int *topology, const do
                            neurons - k < group ? neurons - k : group, k);
     for (int k = 0; k < neurons; k++) {
       struct neuron_own mine = {.channels = args->channels, .stimulus = args->stimulus};
+      /* as the CUDA sweep kernels: hh's numbers only, and hh's code only, in a run of hh
+       * alone */
+      const int hh_only = sweep && args->channels.hh_only;
       if (sweep)
         neuron_own_load(&sweep->columns, sweep->values + k, sweep->ld, &args->channels,
-                        &args->stimulus, &mine);
+                        &args->stimulus, &mine, hh_only ? 1 : MECHANISM_COUNT);
       hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
                      (size_t)neurons, stimulus_current(&mine.stimulus, k, args->time_ms),
                      args->stimulus.compartment, args, &mine.channels,
                      sweep && sweep->columns.membrane ? &mine.membrane : NULL, g_scalar + k,
-                     (size_t)neurons);
+                     (size_t)neurons, hh_only);
     }
   }
   assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
