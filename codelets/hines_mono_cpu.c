@@ -366,7 +366,7 @@ void hines_step_group_cpu(const int *topology, const double *coefficients,
     struct neuron_own lanes[MAX_GROUP];
     for (int k = 0; k < width; k++) {
       neuron_own_load(&sweep->columns, sweep->values + first_local_neuron + k, sweep->ld,
-                      &args->channels, &args->stimulus, &lanes[k], MECHANISM_COUNT);
+                      &args->channels, &args->stimulus, &lanes[k], NEURON_OWN_ANY);
       injected[k] = stimulus_current(&lanes[k].stimulus,
                                      args->first_neuron + first_local_neuron + k, args->time_ms);
       axial[k] = lanes[k].membrane.axial;

@@ -68,11 +68,13 @@ __global__ void solve_kernel_shared(int n, int n_neurons, size_t ld,
 // arguments), 1 with a sweep of channel or stimulus values (the thread loads its neuron's from
 // the chunk's parameter columns, one coalesced load each), 2 with membrane values too (the rows
 // from the neuron's membrane factors, codelets/neuron_parameters.h); plus kHhOnly where the run's
-// channels are hh alone, so that the sweep's kernel compiles hh's code only. A template
-// argument, so that the kernel without a sweep is the same code as before sweeps existed. With
-// a third mechanism in the table the generic code of one sweep kernel for every set spilled
-// (about 240 bytes a thread under the 64-register bound), and a sweep of hh's numbers in a run
-// of hh alone went from 0.9 % to 4.0 % over the run without it (H100, 256,000 medium-high).
+// channels are hh alone and the sweep's channel columns hh's classic four, so that the sweep's
+// kernel compiles hh's code only. A template argument, so that the kernel without a sweep is the
+// same code as before sweeps existed. With a third mechanism in the table the generic code of
+// one sweep kernel for every set spilled (about 240 bytes a thread under the 64-register
+// bound): a sweep of gnabar, gkbar and stim_amp with hh alone cost 4.0 % over the run without
+// it (0.9 % before; H100, 256,000 medium-high); hh's code only, but all six of its numbers per
+// neuron, 2.8 %.
 constexpr int kOwnMembrane = 2, kHhOnly = 4;
 template <int Own> struct neuron_parameters_of {
   static constexpr int hh_only = (Own & kHhOnly) != 0;
@@ -81,7 +83,7 @@ template <int Own> struct neuron_parameters_of {
                                                   const neuron_sweep &sweep, int k) {
     if (Own)
       neuron_own_load(&sweep.columns, sweep.values + k, sweep.ld, &args.channels, &args.stimulus,
-                      &own, hh_only ? 1 : MECHANISM_COUNT);
+                      &own, hh_only ? NEURON_OWN_CLASSIC_HH : NEURON_OWN_ANY);
   }
   __device__ __forceinline__ const channel_set *channels(const step_arguments &args) const {
     return Own ? &own.channels : &args.channels;
@@ -262,7 +264,7 @@ extern "C" int hines_step_cuda(const int *topology, const double *coefficients,
   if (!sweep)
     return step_launch<0>(topology, coefficients, args, voltage, work, gates, neuron_sweep{},
                           stream);
-  const int hh_only = args->channels.hh_only;
+  const int hh_only = args->channels.hh_only && neuron_columns_classic_hh(&sweep->columns);
   if (!sweep->columns.membrane)
     return hh_only
                ? step_launch<1 | kHhOnly>(topology, coefficients, args, voltage, work, gates,

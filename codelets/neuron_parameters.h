@@ -101,11 +101,24 @@ struct neuron_own {
   struct membrane_scales membrane;
 };
 
+/* Which channel numbers neuron_own_load reads: every mechanism's, or hh's classic four only
+ * (neuron_columns_classic_hh says when that is all a sweep has). */
+enum neuron_own_channels { NEURON_OWN_ANY, NEURON_OWN_CLASSIC_HH };
+
+/* Whether a sweep's channel columns are among hh's gnabar, gkbar, gl_hh and el_hh. */
+static inline int neuron_columns_classic_hh(const struct neuron_columns *columns) {
+  for (int p = NEURON_CHANNEL_FIRST; p < NEURON_PARAMETER_COUNT; p++)
+    if (columns->column[p] >= 0 && p != NEURON_GNABAR && p != NEURON_GKBAR && p != NEURON_GL_HH &&
+        p != NEURON_EL_HH)
+      return 0;
+  return 1;
+}
+
 static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns *columns,
                                                      const double *values, size_t ld,
                                                      const struct channel_set *channels,
                                                      const struct stimulus *stimulus,
-                                                     struct neuron_own *own, int mechanisms) {
+                                                     struct neuron_own *own, int what) {
   own->channels = *channels;
   own->stimulus = *stimulus;
   own->membrane.capacitance = 1.0;
@@ -121,21 +134,34 @@ static inline HINES_HOST_DEVICE void neuron_own_load(const struct neuron_columns
     own->membrane.leak = HINES_LDG(values + (size_t)c[NEURON_GL] * ld);
   if (c[NEURON_EL] >= 0)
     own->membrane.el_mV = HINES_LDG(values + (size_t)c[NEURON_EL] * ld);
-  /* The conductances and reversals the sweep gives of the first `mechanisms` table entries
-   * (MECHANISM_COUNT, or 1 where the caller knows the run has hh alone: a constant, so that
-   * a GPU thread holds no other mechanism's numbers). The loops unroll: each slot is a
-   * constant index and one test of a column the whole batch shares. */
-  MECHANISM_UNROLL
-  for (int m = 0; m < mechanisms; m++) {
-    struct channel_mechanism *mechanism = &own->channels.mechanism[m];
+  /* The conductances and reversals the sweep gives: every mechanism's (NEURON_OWN_ANY), or
+   * only hh's gnabar, gkbar, gl and el (NEURON_OWN_CLASSIC_HH, a constant where the caller
+   * knows the sweep has no other channel column: a GPU thread then holds no other numbers, and
+   * hh's reversals of Na and K stay operands from the kernel's arguments). The loops unroll:
+   * each slot is a constant index and one test of a column the whole batch shares. */
+  if (what == NEURON_OWN_CLASSIC_HH) {
+    struct channel_mechanism *hh = &own->channels.mechanism[MECHANISM_HH];
+    if (c[NEURON_GNABAR] >= 0)
+      hh->gbar[HH_CURRENT_NA] = HINES_LDG(values + (size_t)c[NEURON_GNABAR] * ld);
+    if (c[NEURON_GKBAR] >= 0)
+      hh->gbar[HH_CURRENT_K] = HINES_LDG(values + (size_t)c[NEURON_GKBAR] * ld);
+    if (c[NEURON_GL_HH] >= 0)
+      hh->gbar[HH_CURRENT_LEAK] = HINES_LDG(values + (size_t)c[NEURON_GL_HH] * ld);
+    if (c[NEURON_EL_HH] >= 0)
+      hh->reversal[HH_CURRENT_LEAK] = HINES_LDG(values + (size_t)c[NEURON_EL_HH] * ld);
+  } else {
     MECHANISM_UNROLL
-    for (int current = 0; current < MECHANISM_MAX_CURRENTS; current++) {
-      const int gbar = c[neuron_channel_parameter(m, current, 0)];
-      const int reversal = c[neuron_channel_parameter(m, current, 1)];
-      if (gbar >= 0)
-        mechanism->gbar[current] = HINES_LDG(values + (size_t)gbar * ld);
-      if (reversal >= 0)
-        mechanism->reversal[current] = HINES_LDG(values + (size_t)reversal * ld);
+    for (int m = 0; m < MECHANISM_COUNT; m++) {
+      struct channel_mechanism *mechanism = &own->channels.mechanism[m];
+      MECHANISM_UNROLL
+      for (int current = 0; current < MECHANISM_MAX_CURRENTS; current++) {
+        const int gbar = c[neuron_channel_parameter(m, current, 0)];
+        const int reversal = c[neuron_channel_parameter(m, current, 1)];
+        if (gbar >= 0)
+          mechanism->gbar[current] = HINES_LDG(values + (size_t)gbar * ld);
+        if (reversal >= 0)
+          mechanism->reversal[current] = HINES_LDG(values + (size_t)reversal * ld);
+      }
     }
   }
   if (c[NEURON_STIM_AMP] >= 0) {

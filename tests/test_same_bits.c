@@ -329,12 +329,13 @@ static void step_kernels_agree(int n, int neurons, const int *topology, const do
                            neurons - k < group ? neurons - k : group, k);
     for (int k = 0; k < neurons; k++) {
       struct neuron_own mine = {.channels = args->channels, .stimulus = args->stimulus};
-      /* as the CUDA sweep kernels: hh's numbers only, and hh's code only, in a run of hh
-       * alone */
-      const int hh_only = sweep && args->channels.hh_only;
+      /* as the CUDA sweep kernels: hh's classic numbers only, and hh's code only, in a run of
+       * hh alone whose sweep has no other channel column */
+      const int hh_only =
+          sweep && args->channels.hh_only && neuron_columns_classic_hh(&sweep->columns);
       if (sweep)
         neuron_own_load(&sweep->columns, sweep->values + k, sweep->ld, &args->channels,
-                        &args->stimulus, &mine, hh_only ? 1 : MECHANISM_COUNT);
+                        &args->stimulus, &mine, hh_only ? NEURON_OWN_CLASSIC_HH : NEURON_OWN_ANY);
       hines_step_one(n, topology, coefficients, v_scalar + k, (size_t)neurons, work + k,
                      (size_t)neurons, stimulus_current(&mine.stimulus, k, args->time_ms),
                      args->stimulus.compartment, args, &mine.channels,
