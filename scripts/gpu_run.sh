@@ -17,7 +17,8 @@
 #   M current km, tables and exact; then CPU-only vs GPU-only probe files with km)
 #   check-ih (issue 18: Ih and every mechanism's --params columns: cost against the build
 #   before, channel sets with ih, CPU-only vs GPU-only bits), profile-multi-hh (ncu on the
-#   level kernels of the HH mix against the passive one)
+#   level kernels of the HH mix against the passive one), bench-builds (builds of hinestask
+#   side by side in the bundle, e.g. level kernels compiled with other prefetch depths)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -709,6 +710,35 @@ PY
         >"$out/ncu_multi_hh_$hh.csv" 2>"$out/ncu_multi_hh_$hh.err" ||
         echo "ncu hh $hh: exit status $? ($(tail -2 "$out/ncu_multi_hh_$hh.err"))"
     done
+    ;;
+  bench-builds)
+    # One batch set, several builds of hinestask side by side ($bundle/bin/hinestask and every
+    # $bundle/bin/hinestask_VARIANT, e.g. built with -DLEVEL_PREFETCH=2), alternating, GPU
+    # only, BUILDS_REPEATS repeats (default 2): the HH multi mix (the six shipped cells x
+    # 33,390), the same passive, 3,000 CA1 cells with HH. builds.csv.
+    echo "== builds side by side"
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    echo "build,batch,repeat,neurons,compartments,ms_per_step,G_compartments_per_s" >"$out/builds.csv"
+    for repeat in $(seq "${BUILDS_REPEATS:-2}"); do
+      for program in "$bundle/bin/hinestask" "$bundle"/bin/hinestask_*; do
+        build=$(basename "$program")
+        for batch in ${BUILDS_BATCHES:-mix-hh mix-passive ca1-3000-hh}; do
+          case $batch in
+          mix-*) bargs=(--mode multi "${mix[@]}" --neurons 33390 --steps 100) ;;
+          ca1-*) bargs=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 3000 --steps 400) ;;
+          esac
+          case $batch in
+          *-hh) bargs+=(--hh all) ;;
+          *) bargs+=(--hh none) ;;
+          esac
+          STARPU_NCPU=0 "$program" --quiet --force "${bargs[@]}" --json "$out/b.json" >"$out/b.log" 2>&1 &&
+            summary_row "$out/b.json" "$build" "$batch" "$repeat" | tee -a "$out/builds.csv" ||
+            echo "$build $batch: exit status $? ($(tail -1 "$out/b.log"))"
+        done
+      done
+    done
+    rm -f "$out/b.json"
     ;;
   check-warps)
     # Warp sweeps (codelets/level_layout.h): the same bits as the thread sweeps and the CPU. HH
