@@ -121,8 +121,9 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     backward_warp_system<kLanes>(v, s, constants, args, voltage, factor, contribution,
                                  child_contribution, kChannels ? gates : nullptr);
   else if (s >= 0)
-    level_backward_system(&v, s, constants, &args, voltage, factor, contribution,
-                          child_contribution, kChannels ? gates : nullptr, 0);
+    level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
+                                    child_contribution, kChannels ? gates : nullptr, 0,
+                                    kChannels ? LEVEL_CHANNELS_PREFETCH : LEVEL_PREFETCH);
 }
 
 template <int kLanes>

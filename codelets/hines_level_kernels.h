@@ -40,6 +40,16 @@ struct level_step_arguments {
 #ifndef LEVEL_PREFETCH
 #define LEVEL_PREFETCH 4
 #endif
+/* With channels a backward element also loads and stores its gates and computes their rows,
+ * and groups of 4 took the CUDA kernel 164 registers (3 blocks of 128 an SM, 18.8 % occupancy;
+ * ncu on the H100: the leaves' kernel of the HH mix at 1.25 TB/s, latency bound). One element
+ * ahead takes 98 (5 blocks). Measured on the H100 (the six shipped cells x 33,390 neurons, HH
+ * everywhere, ms per step, two runs): groups of 4 6.81-6.85, of 2 6.34-6.35, of 1 6.06-6.08;
+ * passive with groups of 1 2.44 against 2.17, so the passive sweep keeps its 4. At most
+ * LEVEL_PREFETCH. */
+#ifndef LEVEL_CHANNELS_PREFETCH
+#define LEVEL_CHANNELS_PREFETCH 1
+#endif
 #ifndef LEVEL_FORWARD_PREFETCH
 #define LEVEL_FORWARD_PREFETCH 8
 #endif
@@ -84,14 +94,15 @@ static inline HINES_HOST_DEVICE int level_row(int j, int size, int first_row) {
   return j < size ? first_row + j : 0;
 }
 
-static inline HINES_HOST_DEVICE void level_backward_load(const struct level_block_view *v, int s,
-                                                         int group, int size, int first_row,
-                                                         const double *LEVEL_RESTRICT constants,
-                                                         const double *voltage,
-                                                         struct level_backward_group *g) {
+/* The loads of elements group, group - 1, ... group - prefetch + 1 (prefetch: a constant, at
+ * most LEVEL_PREFETCH). */
+static inline HINES_HOST_DEVICE void
+level_backward_load(const struct level_block_view *v, int s, int group, int size, int first_row,
+                    const double *LEVEL_RESTRICT constants, const double *voltage,
+                    struct level_backward_group *g, int prefetch) {
   LEVEL_UNROLL
   for (int b = 0; b < LEVEL_PREFETCH; b++)
-    if (group - b >= 0) {
+    if (b < prefetch && group - b >= 0) {
       const int j = group - b;
       const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
       g->e[b] = v->row_offset[j] + s;
@@ -144,12 +155,14 @@ level_gather_children(const struct level_block_view *v, int s,
  * elements).
  * rows_assembled (CPU codelets, channels everywhere): level_assemble_rows has already built
  * every element's row, diagonal in factor[e] and rhs in voltage[e], with the same calls in the
- * same order as below, and advanced the gates; the sweep then only eliminates. */
-static inline HINES_HOST_DEVICE void level_backward_system(
+ * same order as below, and advanced the gates; the sweep then only eliminates.
+ * prefetch: the group's size, a constant (LEVEL_PREFETCH, or LEVEL_CHANNELS_PREFETCH for a GPU
+ * thread that assembles channels); the arithmetic and its order do not depend on it. */
+static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
     const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
-    double *LEVEL_RESTRICT gates, int rows_assembled) {
+    double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch) {
   const int size = v->size[s], first_row = v->first_row[s];
   const int top = v->padded ? v->max_size : size; /* CP computes on the padding rows too */
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
@@ -160,14 +173,15 @@ static inline HINES_HOST_DEVICE void level_backward_system(
   double previous_factor = 0.0, previous_rhs = 0.0, previous_off_diagonal = 0.0;
   struct level_backward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)
-    level_backward_load(v, s, top - 1, size, first_row, constants, voltage, &current);
+    level_backward_load(v, s, top - 1, size, first_row, constants, voltage, &current, prefetch);
   LEVEL_AFTER_FIRST_LOADS();
-  for (int group = top - 1; group >= 0; group -= LEVEL_PREFETCH) {
-    if (group - LEVEL_PREFETCH >= 0)
-      level_backward_load(v, s, group - LEVEL_PREFETCH, size, first_row, constants, voltage, &next);
+  for (int group = top - 1; group >= 0; group -= prefetch) {
+    if (group - prefetch >= 0)
+      level_backward_load(v, s, group - prefetch, size, first_row, constants, voltage, &next,
+                          prefetch);
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
-      if (group - b >= 0) {
+      if (b < prefetch && group - b >= 0) {
         const int j = group - b, e = current.e[b];
         double dj, rj;
         if (rows_assembled) { /* level_assemble_rows made the two calls below */
@@ -195,6 +209,16 @@ static inline HINES_HOST_DEVICE void level_backward_system(
   }
   contribution[2 * s] = previous_factor * previous_off_diagonal;
   contribution[2 * s + 1] = previous_factor * previous_rhs;
+}
+
+/* The same in groups of LEVEL_PREFETCH (the CPU codelets, the cell-block kernel). */
+static inline HINES_HOST_DEVICE void level_backward_system(
+    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
+    double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
+    double *LEVEL_RESTRICT gates, int rows_assembled) {
+  level_backward_system_in_groups(v, s, constants, args, voltage, factor, contribution,
+                                  child_contribution, gates, rows_assembled, LEVEL_PREFETCH);
 }
 
 #ifndef __CUDACC__

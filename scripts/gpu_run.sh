@@ -726,7 +726,10 @@ PY
         for batch in ${BUILDS_BATCHES:-mix-hh mix-passive ca1-3000-hh}; do
           case $batch in
           mix-*) bargs=(--mode multi "${mix[@]}" --neurons 33390 --steps 100) ;;
-          ca1-*) bargs=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 3000 --steps 400) ;;
+          ca1-*)
+            neurons=${batch#ca1-}
+            bargs=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons "${neurons%%-*}" --steps 400)
+            ;;
           esac
           case $batch in
           *-hh) bargs+=(--hh all) ;;
