@@ -62,7 +62,10 @@ const struct mechanism_description mechanism_table[MECHANISM_COUNT] = {
                                    .gbar = {0.00001},
                                    .reversal = {-45.0},
                                    .alpha = {{-0.00643, -154.9, -11.9}},
-                                   .beta = {{0.193, 0.0, 33.1}}}},
+                                   .beta = {{0.193, 0.0, 33.1}}},
+                      /* half activation near -110 mV: hyperpolarised cells (a sag protocol)
+                       * read the table below hh's -100 mV */
+                      .table_low_mV = -150.0},
 };
 
 void channel_set_finish(struct channel_set *set) {

@@ -117,6 +117,7 @@ struct mechanism_description {
   const char *gbar_names[MECHANISM_MAX_CURRENTS];     /* NAME.PARAM in --channels */
   const char *reversal_names[MECHANISM_MAX_CURRENTS]; /* NULL: not settable */
   struct channel_mechanism defaults;                  /* placement: the default place */
+  double table_low_mV; /* where its rate table must start at least (0: -100 mV, hh.mod's) */
 };
 #ifdef __cplusplus
 extern "C" {
@@ -255,15 +256,22 @@ HINES_ALWAYS_INLINE HINES_HOST_DEVICE void mechanism_currents(const struct chann
  * i = 0 .. 200) holds, for each placed gate in turn (4 * n_gates doubles: 12 for hh's m, h, n),
  * A(v_i), the slope A(v_i+1) - A(v_i), B(v_i) and its slope: the values one compartment reads
  * are contiguous, and the interpolation is a single fma per value. Entry 200 has slopes 0, so
- * v >= 100 mV reads exactly the last point, as NEURON does. The kernels read the grid from the
+ * v >= 100 mV reads exactly the last point, as NEURON does. With ih placed the grid starts at
+ * -150 mV instead (250 intervals; hh's and km's values below -100 mV are then their rates',
+ * not hh.mod's clamp). The kernels read the grid from the
  * header, not from constants: with constant clamp ends GCC 12 turns the clamp into branches (it
  * specialises the index for the constant cases) and no longer vectorises the CPU loops
  * ("control flow in loop"); read from memory, the ends are loop invariants and the loop
  * vectorises with gathers. */
 enum hh_rates { HH_RATES_EXACT, HH_RATES_TABLE };
-#define RATE_TABLE_VMIN_MV (-100.0)
-#define RATE_TABLE_INTERVALS 200 /* grid points 0 .. 200 */
+#define RATE_TABLE_VMIN_MV (-100.0) /* hh's and km's lowest point, as hh.mod's TABLE */
+#define RATE_TABLE_VMAX_MV 100.0
+#define RATE_TABLE_INTERVALS 200 /* grid points 0 .. 200 from -100 mV */
 #define RATE_TABLE_PER_MV 1.0    /* 200 intervals over 200 mV */
+/* A table starts lower where a placed mechanism asks it to (mechanism_description's
+ * table_low_mV: ih, which activates below -100 mV, from -150); a batch reserves the longest. */
+#define RATE_TABLE_LOWEST_MV (-150.0)
+#define RATE_TABLE_MAX_INTERVALS 250
 enum rate_table_header {
   RATE_TABLE_FIRST_MV,
   RATE_TABLE_POINTS_PER_MV,
@@ -274,7 +282,8 @@ enum rate_table_header {
 /* Doubles per gate and grid point, and of a table for n_gates gates. */
 #define RATE_TABLE_PER_GATE 4
 #define RATE_TABLE_SIZE(n_gates)                                                                   \
-  (RATE_TABLE_HEADER + (size_t)(RATE_TABLE_INTERVALS + 1) * RATE_TABLE_PER_GATE * (size_t)(n_gates))
+  (RATE_TABLE_HEADER +                                                                             \
+   (size_t)(RATE_TABLE_MAX_INTERVALS + 1) * RATE_TABLE_PER_GATE * (size_t)(n_gates))
 /* What a batch reserves, whatever it places. */
 #define CHANNEL_RATE_TABLE_SIZE RATE_TABLE_SIZE(CHANNELS_MAX_GATES)
 
@@ -301,13 +310,25 @@ static inline void gate_decay_coefficients(const struct channel_mechanism *m, in
   *b = alpha / rate * -expm1(-dt * rate); /* 1 - A without cancellation */
 }
 
+/* The table's first voltage for the set: -100 mV (hh.mod's TABLE), or lower where a placed
+ * mechanism's description asks for it. */
+static inline double channel_rate_table_first_mV(const struct channel_set *set) {
+  double first = RATE_TABLE_VMIN_MV;
+  for (int mi = 0; mi < MECHANISM_COUNT; mi++)
+    if (set->mechanism[mi].placement != PLACE_NONE && mechanism_table[mi].table_low_mV < first)
+      first = mechanism_table[mi].table_low_mV;
+  return first < RATE_TABLE_LOWEST_MV ? RATE_TABLE_LOWEST_MV : first;
+}
+
 /* Fills table (RATE_TABLE_SIZE(set->n_gates) doubles at least) for step dt. */
 static inline void channel_rate_table_fill(const struct channel_set *set, double dt,
                                            double *table) {
-  table[RATE_TABLE_FIRST_MV] = RATE_TABLE_VMIN_MV;
+  const double first_mV = channel_rate_table_first_mV(set);
+  const int intervals = (int)((RATE_TABLE_VMAX_MV - first_mV) * RATE_TABLE_PER_MV);
+  table[RATE_TABLE_FIRST_MV] = first_mV;
   table[RATE_TABLE_POINTS_PER_MV] = RATE_TABLE_PER_MV;
   table[RATE_TABLE_LOW] = 0.0;
-  table[RATE_TABLE_HIGH] = RATE_TABLE_INTERVALS;
+  table[RATE_TABLE_HIGH] = intervals;
   table += RATE_TABLE_HEADER;
   const size_t entry = RATE_TABLE_PER_GATE * (size_t)set->n_gates;
   for (int mi = 0; mi < MECHANISM_COUNT; mi++) {
@@ -317,16 +338,16 @@ static inline void channel_rate_table_fill(const struct channel_set *set, double
     for (int g = 0; g < m->shape.n_gates; g++) {
       double *column = table + RATE_TABLE_PER_GATE * (size_t)(m->first_gate + g);
       double a, b, next_a = 0.0, next_b = 0.0;
-      gate_decay_coefficients(m, g, RATE_TABLE_VMIN_MV, dt, &a, &b);
-      for (int i = 0; i <= RATE_TABLE_INTERVALS; i++) {
+      gate_decay_coefficients(m, g, first_mV, dt, &a, &b);
+      for (int i = 0; i <= intervals; i++) {
         double *values = column + (size_t)i * entry;
-        if (i < RATE_TABLE_INTERVALS)
-          gate_decay_coefficients(m, g, RATE_TABLE_VMIN_MV + (i + 1) / RATE_TABLE_PER_MV, dt,
-                                  &next_a, &next_b);
+        if (i < intervals)
+          gate_decay_coefficients(m, g, first_mV + (i + 1) / RATE_TABLE_PER_MV, dt, &next_a,
+                                  &next_b);
         values[0] = a;
-        values[1] = i < RATE_TABLE_INTERVALS ? next_a - a : 0.0;
+        values[1] = i < intervals ? next_a - a : 0.0;
         values[2] = b;
-        values[3] = i < RATE_TABLE_INTERVALS ? next_b - b : 0.0;
+        values[3] = i < intervals ? next_b - b : 0.0;
         a = next_a;
         b = next_b;
       }

@@ -121,15 +121,21 @@ static void table_step_is_close_to_exact(void **state) {
 
 /* On grid point v_i the table gives x A(v_i) + B(v_i) of gate_decay_coefficients, bit for bit,
  * which is the exact step in decay form (a few ulps from hh_relax's form); v >= 100 mV reads the
- * point at 100 mV and v <= -100 mV the point at -100 mV, as NEURON's TABLE clamps. For hh alone
+ * point at 100 mV and a voltage below the first point (-100 mV, hh.mod's; -150 with ih) that
+ * point, as NEURON's TABLE clamps. For hh alone
  * and for hh with km (4 gates an entry, km's after hh's). */
 static void grid_points_and_clamping_of(const struct channel_set *set) {
   const double dt = 0.025;
   const int n = set->n_gates;
   double *table = malloc(RATE_TABLE_SIZE(n) * sizeof(double));
   channel_rate_table_fill(set, dt, table);
-  for (int i = 0; i <= RATE_TABLE_INTERVALS; i++) {
-    const double v = RATE_TABLE_VMIN_MV + i / RATE_TABLE_PER_MV;
+  const double first = table[RATE_TABLE_FIRST_MV];
+  const int intervals = (int)table[RATE_TABLE_HIGH];
+  /* hh.mod's -100 mV, or -150 with ih; always up to 100 mV */
+  assert_true(first == (set->mechanism[MECHANISM_IH].placement != PLACE_NONE ? -150.0 : -100.0));
+  assert_true(first + intervals / RATE_TABLE_PER_MV == RATE_TABLE_VMAX_MV);
+  for (int i = 0; i <= intervals; i++) {
+    const double v = first + i / RATE_TABLE_PER_MV;
     double a[CHANNELS_MAX_GATES], b[CHANNELS_MAX_GATES];
     for (int m = 0; m < MECHANISM_COUNT; m++)
       for (int g = 0;
@@ -147,7 +153,7 @@ static void grid_points_and_clamping_of(const struct channel_set *set) {
       assert_true(fabs(x[g] - exact[g]) <= 1e-15);
     }
   }
-  const double beyond[][2] = {{150.0, 100.0}, {1e6, 100.0}, {-150.0, -100.0}, {-1e6, -100.0}};
+  const double beyond[][2] = {{150.0, 100.0}, {1e6, 100.0}, {first - 50.0, first}, {-1e6, first}};
   for (int c = 0; c < 4; c++) {
     double x[CHANNELS_MAX_GATES] = {0.3, 0.6, 0.2, 0.4},
            y[CHANNELS_MAX_GATES] = {0.3, 0.6, 0.2, 0.4};
