@@ -603,7 +603,8 @@ PY
     # against the GPU only, mono and multi with hh, km and ih, and a mono sweep of km and ih
     # columns. CSV ih_cost.csv, ih_bits.txt.
     # IH_PARTS (default "cost bits"), IH_SETS (the channel sets with ih timed),
-    # IH_BITS_BATCHES (default "mono multi sweep") and IH_BITS_RATES ("table exact") pick parts.
+    # IH_BITS_BATCHES (default "mono multi sweep") and IH_BITS_RATES ("table exact") pick parts;
+    # IH_STIM_AMP (default 1 nA; negative: hyperpolarised cells, ih's table below -100 mV).
     echo "== Ih and mechanism columns: cost, channel sets, bits"
     ih_parts=${IH_PARTS:-cost bits}
     csv="$out/ih_cost.csv"
@@ -679,7 +680,7 @@ PY
           gpu) placement=(STARPU_NCPU=0) ;;
           esac
           env "${placement[@]}" "$bundle/bin/hinestask" --quiet --force "${bargs[@]}" \
-            --channels hh:all,km:soma,ih:all,ih.gbar=0.001 --hh-rates "$rates" --stim-amp 1 \
+            --channels hh:all,km:soma,ih:all,ih.gbar=0.001 --hh-rates "$rates" --stim-amp "${IH_STIM_AMP:-1}" \
             --steps "$steps" --probes "$out/ih_bits_${tag}_$workers.csv" \
             --spikes "$out/ih_spikes_${tag}_$workers.csv" >"$out/ih_bits_${tag}_$workers.log" 2>&1 ||
             echo "$tag on $workers: exit status $? ($(tail -1 "$out/ih_bits_${tag}_$workers.log"))"
