@@ -55,6 +55,14 @@ same_bytes() { # reference candidate label log
     return 1
   fi
 }
+# The environment that runs hinestask on CPU workers only, the GPU only, or both under dmda.
+worker_placement() { # cpu|gpu|both
+  case $1 in
+  cpu) echo STARPU_NCUDA=0 ;;
+  gpu) echo STARPU_NCPU=0 ;;
+  both) echo STARPU_SCHED=dmda ;;
+  esac
+}
 # One CSV row from a run's JSON summary: the labels given, then neurons, compartments, ms per
 # step and G compartment-steps/s.
 summary_row() { # JSON label...
@@ -574,11 +582,7 @@ PY
         for rates in table exact; do
           tag="${batch}_${channels//[:,]/_}_$rates"
           for workers in cpu gpu; do
-            case $workers in
-            cpu) placement=(STARPU_NCUDA=0) ;;
-            gpu) placement=(STARPU_NCPU=0) ;;
-            esac
-            env "${placement[@]}" "$bundle/bin/hinestask" --quiet "${args[@]}" --channels "$channels" \
+            env "$(worker_placement $workers)" "$bundle/bin/hinestask" --quiet "${args[@]}" --channels "$channels" \
               --hh-rates "$rates" --stim-amp 1 --steps "$steps" --probes "$out/mech_bits_${tag}_$workers.csv" \
               >"$out/mech_bits_${tag}_$workers.log" 2>&1 ||
               echo "$tag on $workers: exit status $? (see mech_bits_${tag}_$workers.log)"
@@ -616,31 +620,27 @@ PY
       binaries=(after)
       [ -x "$bundle/bin/hinestask_before" ] && binaries=(before after)
       args=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 300 --quiet --force)
+      # One timed run: build (before/after), channels, sweep (none, hh, mech), repeat.
+      ih_cost_run() {
+        local program="$bundle/bin/hinestask" extra=()
+        [ "$1" = before ] && program="$bundle/bin/hinestask_before"
+        [ "$3" = hh ] && extra=(--params "$out/ih_hh_sweep.csv")
+        [ "$3" = mech ] && extra=(--params "$out/ih_mech_sweep.csv")
+        STARPU_NCPU=0 "$program" "${args[@]}" --channels "$2" "${extra[@]}" \
+          --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
+          throughput_row "$out/ih.json" "$1,\"$2\"" "$3" "$4" >>"$csv" ||
+          echo "$1 $2 $3: exit status $? ($(tail -1 "$out/ih_run.log"))"
+      }
       for repeat in 1 2 3; do
         for binary in "${binaries[@]}"; do
-          program="$bundle/bin/hinestask"
-          [ "$binary" = before ] && program="$bundle/bin/hinestask_before"
           for channels in ${IH_BASE_SETS:-hh:all hh:all,km:soma}; do
-            for sweep in none hh; do
-              extra=()
-              [ "$sweep" = hh ] && extra=(--params "$out/ih_hh_sweep.csv")
-              STARPU_NCPU=0 "$program" "${args[@]}" --channels "$channels" "${extra[@]}" \
-                --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
-                throughput_row "$out/ih.json" "$binary,\"$channels\"" "$sweep" "$repeat" >>"$csv" ||
-                echo "$binary $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
-            done
+            ih_cost_run "$binary" "$channels" none "$repeat"
+            ih_cost_run "$binary" "$channels" hh "$repeat"
           done
         done
         for channels in ${IH_SETS:-hh:all,ih:all hh:all,km:soma,ih:all hh:soma,ih:all}; do
-          for sweep in none mech; do
-            extra=()
-            [ "$sweep" = mech ] && extra=(--params "$out/ih_mech_sweep.csv")
-            [ "$sweep" = mech ] && [[ "$channels" != *km* ]] && continue
-            STARPU_NCPU=0 "$bundle/bin/hinestask" "${args[@]}" --channels "$channels" "${extra[@]}" \
-              --json "$out/ih.json" >"$out/ih_run.log" 2>&1 &&
-              throughput_row "$out/ih.json" "after,\"$channels\"" "$sweep" "$repeat" >>"$csv" ||
-              echo "after $channels $sweep: exit status $? ($(tail -1 "$out/ih_run.log"))"
-          done
+          ih_cost_run after "$channels" none "$repeat"
+          [[ "$channels" == *km* ]] && ih_cost_run after "$channels" mech "$repeat"
         done
       done
       rm -f "$out/ih.json" "$out/ih_hh_sweep.csv" "$out/ih_mech_sweep.csv"
@@ -675,11 +675,7 @@ PY
       for rates in ${IH_BITS_RATES:-table exact}; do
         tag="${batch}_$rates"
         for workers in cpu gpu; do
-          case $workers in
-          cpu) placement=(STARPU_NCUDA=0) ;;
-          gpu) placement=(STARPU_NCPU=0) ;;
-          esac
-          env "${placement[@]}" "$bundle/bin/hinestask" --quiet --force "${bargs[@]}" \
+          env "$(worker_placement $workers)" "$bundle/bin/hinestask" --quiet --force "${bargs[@]}" \
             --channels hh:all,km:soma,ih:all,ih.gbar=0.001 --hh-rates "$rates" --stim-amp "${IH_STIM_AMP:-1}" \
             --steps "$steps" --probes "$out/ih_bits_${tag}_$workers.csv" \
             --spikes "$out/ih_spikes_${tag}_$workers.csv" >"$out/ih_bits_${tag}_$workers.log" 2>&1 ||
