@@ -184,7 +184,7 @@ int params_file_read(struct options *o, struct hines_error *err) {
           status = hines_fail(err, HINES_BAD_INPUT,
                               "%s:1: column %d: more columns than the %d parameters there are "
                               "(a column named twice?)",
-                              path, j + 1, NEURON_PARAMETER_COUNT);
+                              path, j + 1, list_length);
           break;
         }
         const int p = params_column_find(cells[j]);
