@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cell_block.h"
+#include "level_flow.h"
 #include "probe_samples.h"
 #include "spike_record.h"
 #include "step_outputs.h"
@@ -141,7 +142,7 @@ static void cell_step_cpu(const struct chunk_step_arguments *args, const struct 
   for (int p = 0; p < args->n_parts; p++) {
     const struct chunk_levels *part = &args->parts[p];
     const struct chunk_buffers b = part_buffers(all, part);
-    const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->cell_offset);
+    const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
     for (int block = 0; block < c.blocks; block++)
       cell_block_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.factor,
@@ -158,7 +159,8 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   const int threads = starpu_combined_worker_get_size();
   if (args.kernel == LEVEL_KERNEL_CELL)
     cell_step_cpu(&args, &all, threads);
-  for (int p = 0; p < args.n_parts && args.kernel == LEVEL_KERNEL_LEVELS; p++) {
+  for (int p = 0; p < args.n_parts && args.kernel != LEVEL_KERNEL_CELL; p++) {
+    /* (the flow kernel's bits are the level kernels': level by level here) */
     const struct chunk_levels *levels = &args.parts[p];
     const struct chunk_buffers b = part_buffers(&all, levels);
     /* Links index the part's arrays: children and junctions are read from their bases. The
@@ -391,6 +393,64 @@ static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers
   return (int)cudaGraphLaunch(exec, stream);
 }
 
+/* The flow kernel's mutable device state of one part of a chunk on one device (level_flow.h):
+ * its flags, its two tile counters and the number of its next step there. Kept between steps
+ * (a flag holds the number of the step that set it, so nothing is reset), freed by
+ * chunk_step_forget. */
+struct flow_state {
+  unsigned long long chunk;
+  int part, device, next_step;
+  int *flags; /* then the two counters */
+};
+static struct flow_state flow_states[CHUNK_GRAPHS_MAX];
+static int n_flow_states;
+
+/* This part's state on the current device, made (zeroed on `stream`) on first use; NULL when
+ * the device memory cannot be had. */
+static struct flow_state *flow_state_get(unsigned long long chunk, int part, int systems,
+                                         cudaStream_t stream) {
+  int device;
+  if (cudaGetDevice(&device) != cudaSuccess)
+    return NULL;
+  struct flow_state *found = NULL;
+  pthread_mutex_lock(&chunk_graphs_lock);
+  for (int i = 0; i < n_flow_states && !found; i++)
+    if (flow_states[i].chunk == chunk && flow_states[i].part == part &&
+        flow_states[i].device == device)
+      found = &flow_states[i];
+  if (!found && n_flow_states < CHUNK_GRAPHS_MAX) {
+    const size_t bytes = (2 * (size_t)systems + 2) * sizeof(int);
+    int *flags = NULL;
+    if (cudaMalloc((void **)&flags, bytes) == cudaSuccess &&
+        cudaMemsetAsync(flags, 0, bytes, stream) == cudaSuccess) {
+      found = &flow_states[n_flow_states++];
+      *found = (struct flow_state){
+          .chunk = chunk, .part = part, .device = device, .next_step = 1, .flags = flags};
+    } else if (flags) {
+      cudaFree(flags);
+    }
+  }
+  pthread_mutex_unlock(&chunk_graphs_lock);
+  return found;
+}
+
+/* One part's step by the flow kernel; the level kernels where it has no state. */
+static int chunk_part_flow(unsigned long long chunk, int p, const struct chunk_buffers *b,
+                           const struct chunk_levels *part, struct level_step_arguments step,
+                           int early, cudaStream_t stream) {
+  const int *host_schedule = part->host_ints + part->schedule_offset;
+  struct flow_state *state =
+      chunk ? flow_state_get(chunk, p, host_schedule[FLOW_SYSTEMS], stream) : NULL;
+  if (!state)
+    return chunk_part_graph(chunk, b, part, step, early, stream);
+  const int systems = host_schedule[FLOW_SYSTEMS];
+  /* one task of a chunk at a time: its steps come in order, never concurrently */
+  const int number = state->next_step++;
+  return level_flow_cuda(b->ints, b->ints + part->schedule_offset, host_schedule, state->flags,
+                         (unsigned *)(state->flags + 2 * (size_t)systems), number, b->constants,
+                         &step, b->voltage, b->factor, b->contribution, b->gates, stream);
+}
+
 static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
@@ -408,9 +468,22 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
     for (int p = 0; p < args.n_parts && !status; p++) {
       const struct chunk_levels *part = &args.parts[p];
       const struct chunk_buffers b = part_buffers(&all, part);
-      status = cell_step_cuda(b.ints, b.ints + part->cell_offset,
-                              part->host_ints + part->cell_offset, b.constants, &args.step,
+      status = cell_step_cuda(b.ints, b.ints + part->schedule_offset,
+                              part->host_ints + part->schedule_offset, b.constants, &args.step,
                               b.voltage, b.factor, b.contribution, b.gates, stream);
+    }
+    if (!status)
+      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
+                                 task.spike_step, args.step.dt_ms, stream);
+    if (!status)
+      status = hines_task_stream_end(stream);
+  } else if (args.kernel == LEVEL_KERNEL_FLOW) {
+    /* One kernel per part, the parts one after another on the task's own stream. */
+    cudaStream_t stream = hines_task_stream_begin();
+    for (int p = 0; p < args.n_parts && !status; p++) {
+      const struct chunk_buffers b = part_buffers(&all, &args.parts[p]);
+      status = chunk_part_flow(task.chunk_id, p, &b, &args.parts[p], args.step,
+                               args.gpu_launch == GPU_LAUNCH_EARLY, stream);
     }
     if (!status)
       status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
@@ -504,6 +577,20 @@ void chunk_step_forget(unsigned long long chunk_id) {
     }
   }
   n_chunk_graphs = kept;
+  kept = 0;
+  int device = -1;
+  cudaGetDevice(&device);
+  for (int i = 0; i < n_flow_states; i++) {
+    if (flow_states[i].chunk == chunk_id) {
+      if (cudaSetDevice(flow_states[i].device) == cudaSuccess)
+        cudaFree(flow_states[i].flags);
+    } else {
+      flow_states[kept++] = flow_states[i];
+    }
+  }
+  n_flow_states = kept;
+  if (device >= 0)
+    cudaSetDevice(device);
   pthread_mutex_unlock(&chunk_graphs_lock);
 #else
   (void)chunk_id;

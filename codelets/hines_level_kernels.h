@@ -416,9 +416,10 @@ struct chunk_levels {
    * array sits at ints + trunk_offset in the part. */
   int tail_levels, trunk_threads;
   size_t trunk_offset;
-  /* The cell-block schedule (codelets/cell_block.h) at ints + cell_offset in the part, with
-   * cell_blocks blocks of cell_threads threads; used with LEVEL_KERNEL_CELL only. */
-  size_t cell_offset;
+  /* The kernel's schedule at ints + schedule_offset in the part: the cell-block schedule
+   * (codelets/cell_block.h, cell_blocks blocks of cell_threads threads) with LEVEL_KERNEL_CELL,
+   * the flow schedule (codelets/level_flow.h) with LEVEL_KERNEL_FLOW, nothing otherwise. */
+  size_t schedule_offset;
   int cell_blocks, cell_threads;
 };
 
@@ -434,9 +435,10 @@ struct chunk_levels {
 enum gpu_launch { GPU_LAUNCH_EARLY, GPU_LAUNCH_PLAIN, GPU_LAUNCH_AUTO };
 
 /* How a chunk task solves its levels: one kernel per level and sweep (the trunk's, the graphs and
- * the launch modes above), or one cell-block kernel per part for the whole step
- * (codelets/cell_block.h; on a CPU its host emulation). */
-enum level_kernel { LEVEL_KERNEL_LEVELS, LEVEL_KERNEL_CELL };
+ * the launch modes above), one cell-block kernel per part for the whole step
+ * (codelets/cell_block.h; on a CPU its host emulation), or one flow kernel per part
+ * (codelets/level_flow.h: no boundary between levels; on a CPU level by level, the same bits). */
+enum level_kernel { LEVEL_KERNEL_LEVELS, LEVEL_KERNEL_CELL, LEVEL_KERNEL_FLOW };
 
 struct chunk_step_arguments {
   struct level_step_arguments step;

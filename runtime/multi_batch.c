@@ -8,6 +8,7 @@
 
 #include "cell_block.h"
 #include "hines_level_codelets.h"
+#include "level_flow.h"
 #include "placement.h"
 #include "probe_set.h"
 #include "runtime.h"
@@ -83,7 +84,8 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   k->forward_names = calloc((size_t)n_levels, sizeof *k->forward_names);
   if (!k->parts || !k->systems || !k->backward_names || !k->forward_names)
     return hines_fail(err, HINES_FAILURE, "out of memory");
-  /* The cell-block schedules of the parts, appended to their ints after the trunk. */
+  /* The kernel's schedules of the parts (cell-block or flow), appended to their ints after the
+   * trunk. */
   int **schedules = calloc((size_t)k->n_parts, sizeof *schedules);
   size_t *schedule_ints = calloc((size_t)k->n_parts, sizeof *schedule_ints);
   if (!schedules || !schedule_ints) {
@@ -95,6 +97,15 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (!(schedules[p] =
               cell_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
       status = hines_fail(err, HINES_FAILURE, "out of memory for the cell-block schedule");
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_FLOW && !status; p++) {
+    const int part = k->first_part + p;
+    const size_t at = (size_t)part * (n_levels + 1);
+    if (!(schedules[p] = level_flow_schedule(
+              (const int *const *)lb->blocks + part * n_levels, n_levels, lb->ints_offset + at,
+              lb->element_offset + at, lb->system_offset + at, &schedule_ints[p])))
+      status = hines_fail(err, HINES_FAILURE,
+                          "out of memory for the flow schedule (or a chunk past 2^31 values)");
+  }
   size_t ints = 0, elements = 0, systems = 0;
   for (int p = 0; p < k->n_parts && !status; p++) {
     const int part = k->first_part + p; /* a chunk of the level batch */
@@ -115,7 +126,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
       k->parts[p].tail_levels = lb->trunk[part][TRUNK_LEVELS];
       k->parts[p].trunk_threads = lb->trunk[part][TRUNK_THREADS];
     }
-    k->parts[p].cell_offset = k->parts[p].trunk_offset + lb->trunk_ints[part];
+    k->parts[p].schedule_offset = k->parts[p].trunk_offset + lb->trunk_ints[part];
     if (schedules[p]) {
       k->parts[p].cell_blocks = schedules[p][CELL_BLOCKS];
       k->parts[p].cell_threads = schedules[p][CELL_THREADS];
@@ -149,7 +160,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     status = hines_fail(err, HINES_FAILURE, "out of memory for the level blocks");
   for (int p = 0; p < k->n_parts && !status; p++)
     if (schedules[p])
-      memcpy(k->ints + k->parts[p].ints_base + k->parts[p].cell_offset, schedules[p],
+      memcpy(k->ints + k->parts[p].ints_base + k->parts[p].schedule_offset, schedules[p],
              schedule_ints[p] * sizeof(int));
   for (int p = 0; p < k->n_parts; p++)
     free(schedules[p]);
@@ -222,11 +233,12 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   if (parts > per_task)
     parts = per_task;
-  if (config->level_kernel == LEVEL_KERNEL_CELL && config->level_tasks) {
+  if (config->level_kernel != LEVEL_KERNEL_LEVELS && config->level_tasks) {
     free(batch);
     return hines_fail(err, HINES_BAD_INPUT,
-                      "the cell-block kernel sweeps a whole step in one task: it needs chunk "
-                      "tasks, not one task per level");
+                      "the %s kernel sweeps a whole step in one task: it needs chunk "
+                      "tasks, not one task per level",
+                      config->level_kernel == LEVEL_KERNEL_CELL ? "cell-block" : "flow");
   }
   if (config->cell_neurons < 0) {
     free(batch);

@@ -41,7 +41,8 @@ struct multi_batch_config {
    * plain). */
   enum gpu_launch gpu_launch;
   /* Chunk tasks: one kernel per level and sweep, or one cell-block kernel per step
-   * (codelets/cell_block.h: no trunk, trunk_below is ignored); LEVEL_KERNEL_LEVELS is 0. */
+   * (codelets/cell_block.h), or one flow kernel per step (codelets/level_flow.h); trunk_below
+   * applies to the first only. LEVEL_KERNEL_LEVELS is 0. */
   enum level_kernel level_kernel;
   /* Level kernels on GPUs: which systems warps sweep (codelets/level_layout.h). */
   enum level_warps level_warps;

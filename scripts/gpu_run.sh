@@ -11,7 +11,8 @@
 #   check-warps, bench-warps (issue 19: the level kernels' warp sweeps: same bits, timings),
 #   bench-levels (what one level costs: combs of 50 to 200 one-compartment levels),
 #   bench-cell-warps (the cell-block kernel with warp sweeps: bits, and timings against the
-#   level kernels)
+#   level kernels), check-flow, bench-flow (the flow kernel: same bits as the level kernels and
+#   the CPU; timings against the level kernels on one and two GPUs, and every mix)
 #   bench-rates (issue 18 item 2: HH rate tables against exact rates, and their bits check)
 #   bench-mech (issue 18 item 4: mono 256,000 medium-high, hh everywhere alone and with the
 #   M current km, tables and exact; then CPU-only vs GPU-only probe files with km)
@@ -823,6 +824,104 @@ PY
       MIX_ARGS="--level-warps $warps" MIXES_ONLY=1 HINESTASK_COMMIT=$commit \
         scripts/bench_mixes.sh "$bundle/bin" "$out/mixes_warps_$warps.csv" "$bundle/morphologies"
     done
+    ;;
+  check-flow)
+    # The flow kernel (--level-kernel flow, codelets/level_flow.h): the same bits as the level
+    # kernels and the CPU. HH batches of CA1 cells, the six shipped cells in several chunks and
+    # random trees, on CPU workers, then on the GPU with the level kernels and the flow kernel
+    # (warps auto, off, all with 8 lanes, CP): identical probe files; every GPU run passes
+    # --verify. Then test_multi_levels on the GPU (its flow cases compare the flow kernel with
+    # the level kernels and the sequential reference), when the bundle has it.
+    echo "== flow kernel: same bits as the level kernels and CPU workers, --verify on the GPU"
+    flow_pass=1
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for batch in ca1 mix random; do
+      case $batch in
+      ca1) args=(--morph morph/data/morph_ca1_n120.swc --neurons 300 --probe 0:0 --probe 7:2000 --probe 299:2600) ;;
+      mix) args=("${mix[@]}" --neurons 240 --task-neurons 24 --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+      random) args=(--morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --probe 0:0 --probe 39:50) ;;
+      esac
+      for run in cpu levels flow flow-off flow-all-8 flow-cp; do
+        placement=(STARPU_NCPU=0) verify=(--verify) extra=(--level-kernel flow)
+        case $run in
+        cpu) placement=(STARPU_NCUDA=0) verify=() extra=() ;;
+        levels) extra=() ;;
+        flow-off) extra+=(--level-warps off) ;;
+        flow-all-8) extra+=(--level-warps all --warp-lanes 8) ;;
+        flow-cp) extra+=(--padding cp) ;;
+        esac
+        env "${placement[@]}" timeout 120 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" \
+          --hh all --stim-amp 1 --steps 400 "${extra[@]}" "${verify[@]}" --force \
+          --probes "$out/flow_${batch}_$run.csv" >"$out/flow_run.log" 2>&1 || {
+          flow_pass=0
+          echo "FAIL: $batch $run: exit status $?"
+        }
+        sed "s/^/$batch $run: /" "$out/flow_run.log" | grep -iE 'verify|error' | cut -c1-160 |
+          tee -a "$out/flow_check.txt"
+        [ $run = cpu ] || same_bytes "$out/flow_${batch}_cpu.csv" "$out/flow_${batch}_$run.csv" \
+          "$batch, CPU workers vs GPU $run" "$out/flow_check.txt" || flow_pass=0
+      done
+      rm -f "$out"/flow_"${batch}"_*.csv
+    done
+    rm -f "$out/flow_run.log"
+    if [ -x "$bundle/bin/test_multi_levels" ]; then
+      (cd "$bundle/bin" && STARPU_NCPU=0 timeout 300 ./test_multi_levels) >"$out/flow_test_multi_levels.txt" 2>&1 ||
+        flow_pass=0
+      grep -E 'flow|FAILED|PASSED' "$out/flow_test_multi_levels.txt" | tee -a "$out/flow_check.txt"
+    fi
+    [ "$flow_pass" = 1 ] && echo "check-flow: PASS" || echo "check-flow: FAIL"
+    ;;
+  bench-flow)
+    # The flow kernel against the level kernels, GPU only, 100 steps, FLOW_REPEATS repeats
+    # (default 2), the two kernels alternating: one cell's small batches, the six cells from
+    # their fixed cost (1,044 neurons) to 33,390, passive and HH; with two GPUs, the six cells x
+    # 33,390 on one GPU and on both (issue 15's ratio); then every mix of bench_mixes.sh at
+    # mono's compartments with each kernel (FLOW_MIXES=0: none).
+    csv=$out/bench_flow.csv
+    commit=${HINESTASK_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+    echo "date,commit,gpu,case,hh,kernel,gpus,repeat,neurons,compartments,ms_per_step,g_per_s" >"$csv"
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    flow_time() { # case hh kernel gpus repeat hinestask-args...
+      local case=$1 hh=$2 kernel=$3 ngpus=$4 repeat=$5
+      shift 5
+      STARPU_NCPU=0 STARPU_NCUDA=$ngpus timeout 120 "$bundle/bin/hinestask" --quiet --mode multi "$@" \
+        --hh "$hh" --steps 100 --level-kernel "$kernel" --force --json "$out/f.json" &&
+        summary_row "$out/f.json" "$(date -u +%FT%TZ)" "$commit" "$gpu_name" "$case" "$hh" "$kernel" \
+          "$ngpus" "$repeat" >>"$csv"
+      tail -n 1 "$csv"
+    }
+    for repeat in $(seq "${FLOW_REPEATS:-2}"); do
+      for kernel in levels flow; do
+        ca1=(--morph morph/data/morph_ca1_n120.swc)
+        for n in 500 3000; do
+          flow_time ca1-$n none $kernel 1 $repeat "${ca1[@]}" --neurons $n
+          flow_time ca1-$n all $kernel 1 $repeat "${ca1[@]}" --neurons $n --stim-amp 1
+        done
+        for n in 1044 33390; do
+          flow_time six-$n none $kernel 1 $repeat "${mix[@]}" --neurons $n
+          flow_time six-$n all $kernel 1 $repeat "${mix[@]}" --neurons $n --stim-amp 1
+        done
+        flow_time random-23585 none $kernel 1 $repeat --morph synthetic:random:100:8000:1 \
+          --morph synthetic:random:100:8000:2 --morph synthetic:random:100:8000:3 \
+          --morph synthetic:random:100:8000:4 --neurons 23585
+        if [ "$gpus" -ge 2 ]; then
+          flow_time six-33390 none $kernel 2 $repeat "${mix[@]}" --neurons 33390
+          flow_time six-33390 all $kernel 2 $repeat "${mix[@]}" --neurons 33390 --stim-amp 1
+        fi
+      done
+    done
+    rm -f "$out/f.json"
+    if [ "${FLOW_MIXES:-1}" = 1 ]; then
+      for kernel in levels flow; do
+        STARPU_NCPU=0 STARPU_NCUDA=1 MIX_ARGS="--level-kernel $kernel" MIXES_ONLY=1 \
+          HINESTASK_COMMIT=$commit \
+          scripts/bench_mixes.sh "$bundle/bin" "$out/mixes_$kernel.csv" "$bundle/morphologies"
+      done
+    fi
     ;;
   bench-cell-warps)
     # The cell-block kernel (one launch a step, a barrier between levels) with warp sweeps for

@@ -889,9 +889,10 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_LEVEL_KERNEL:
       o->multi_option_given = 1;
-      if (strcmp(optarg, "levels") && strcmp(optarg, "cell"))
-        bad_usage("--level-kernel must be levels or cell, got '%s'", optarg);
-      o->level_kernel = strcmp(optarg, "cell") == 0 ? LEVEL_KERNEL_CELL : LEVEL_KERNEL_LEVELS;
+      { /* in enum level_kernel's order */
+        static const char *const words[] = {"levels", "cell", "flow"};
+        o->level_kernel = (enum level_kernel)parse_keyword("--level-kernel", optarg, words, 3);
+      }
       break;
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
@@ -946,9 +947,12 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
-  if (o->level_tasks && o->level_kernel == LEVEL_KERNEL_CELL)
-    bad_usage("--level-kernel cell sweeps a whole step in one task per chunk; drop "
-              "'--multi-tasks %s'",
+  if (o->level_tasks && o->level_kernel != LEVEL_KERNEL_LEVELS)
+    bad_usage(o->level_kernel == LEVEL_KERNEL_CELL
+                  ? "--level-kernel cell sweeps a whole step in one task per chunk; drop "
+                    "'--multi-tasks %s'"
+                  : "--level-kernel flow sweeps a whole step in one task per chunk; drop "
+                    "'--multi-tasks %s'",
               "levels");
   if (o->params_path && strcmp(o->mode, "multi") == 0)
     bad_usage("--params %s: parameter sweeps run in --mode mono only (one --morph, one row per "
@@ -1019,6 +1023,10 @@ void options_warn(const struct options *o, FILE *out) {
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
+      else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --level-kernel flow (one kernel sweeps every level)");
       else if (o->level_kernel == LEVEL_KERNEL_CELL &&
                (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
         warn_ignored(out, multi_only[i].name,

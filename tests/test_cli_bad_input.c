@@ -260,7 +260,7 @@ static const struct cli_case cases[] = {
     {.name = "unknown_level_kernel",
      .args = {SMALL_RUN, OUTPUTS, "--mode", "multi", "--level-kernel", "block"},
      .exit_status = BAD_INPUT,
-     .expected_text = "--level-kernel must be levels or cell"},
+     .expected_text = "--level-kernel must be levels, cell or flow"},
     {.name = "cell_kernel_with_level_tasks",
      .args = {SMALL_RUN, OUTPUTS, "--mode", "multi", "--multi-tasks", "levels", "--level-kernel",
               "cell"},

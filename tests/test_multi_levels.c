@@ -17,6 +17,7 @@
 
 #include "cell_block.h"
 #include "hines_level_kernels.h"
+#include "level_flow.h"
 #include "morph_spec.h"
 #include "multi_batch.h"
 #include "neuron_batch.h"
@@ -461,6 +462,194 @@ static void cell_kernel_matches_reference(void **state) {
   }
 }
 
+/* The flow kernel (on CPU workers the chunk step runs level by level; on CUDA workers, the flow
+ * kernel itself: gpu_run.sh runs this test there) against the sequential reference, and bit
+ * for bit against the level kernels, passive and with channels everywhere. */
+static void flow_kernel_case(const struct morphology *morphologies, int n_morphologies, int neurons,
+                             int per_task, int parts, int padded, int channels) {
+  const int steps = 40;
+  const struct step_model model = {.cable = cable_defaults,
+                                   .dt_ms = 0.025,
+                                   .initial_mV = -65,
+                                   .stimulus = {.compartment = 0,
+                                                .amplitude_nA = 1.0,
+                                                .start_ms = 0.05,
+                                                .stop_ms = 1e9,
+                                                .spread = 0.8},
+                                   .channels = channel_set_hh(channels ? PLACE_ALL : PLACE_NONE)};
+  size_t values, level_values;
+  double *got =
+      run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, LEVEL_ORDER_AUTO,
+                       padded, LEVEL_KERNEL_FLOW, 0, &model, steps, &values);
+  double *levels =
+      run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, LEVEL_ORDER_AUTO,
+                       padded, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
+  assert_int_equal(values, level_values);
+  double worst = 0;
+  const double *at = got;
+  for (int k = 0; k < neurons; k++) {
+    const struct morphology *m = &morphologies[k % n_morphologies];
+    double *want = malloc(m->n_compartments * sizeof(double));
+    for (int i = 0; i < m->n_compartments; i++)
+      want[i] = -65;
+    struct stimulus stim = model.stimulus;
+    stim.n_neurons_total = neurons;
+    struct hines_error err;
+    assert_int_equal(reference_simulate(m, &cable_defaults, &model.channels, model.dt_ms, steps, 0,
+                                        &stim, k, want, &err),
+                     HINES_OK);
+    const double error = testing_relative_error(m->n_compartments, at, want);
+    if (error > 1e-12)
+      fail_msg("flow kernel, neuron %d (%s): relative error %.3e", k, m->name, error);
+    worst = fmax(worst, error);
+    at += m->n_compartments;
+    free(want);
+  }
+  if (memcmp(got, levels, values * sizeof(double)) != 0)
+    fail_msg("flow kernel and level kernels differ in bits");
+  printf("# flow kernel, %d morphologies, %d neurons, %d per task in %d parts, %s, %s: max "
+         "relative error %.3e, bits of the level kernels\n",
+         n_morphologies, neurons, per_task, parts, padded ? "CP" : "NCP",
+         channels ? "HH all" : "passive", worst);
+  free(got), free(levels);
+}
+
+static void flow_kernel_matches_reference(void **state) {
+  (void)state;
+  const struct morphology *random_tree = &mix[mix_count - 1];
+  for (int channels = 0; channels < 2; channels++) {
+    flow_kernel_case(random_tree, 1, 11, 5, 0, 0, channels);
+    flow_kernel_case(mix, mix_count, 2 * mix_count + 3, 0, 2, 0, channels);
+    flow_kernel_case(mix, mix_count, mix_count + 1, 7, 0, 1, channels);
+  }
+}
+
+/* One step of one chunk, level after level, as the CPU chunk codelet sweeps it. */
+static void levels_step_host(const struct level_batch *lb, int chunk, const int *part_ints,
+                             const struct level_step_arguments *args, double *voltage,
+                             double *factor, double *contribution, double *gates) {
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  for (int level = lb->n_levels - 1; level >= 0; level--) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    for (int s = 0; s < v.systems; s++)
+      level_backward_system(&v, s, lb->constants, args, voltage + e, factor + e,
+                            contribution + 2 * lb->system_offset[at + level], contribution,
+                            gates ? gates + (size_t)args->channels.n_gates * e : NULL, 0);
+  }
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    for (int s = 0; s < v.systems; s++)
+      level_forward_system(&v, s, voltage + e, factor + e, voltage);
+  }
+}
+
+/* The flow schedule, run as the GPU's tiles would take it (level_flow_step_host): every system
+ * swept once per sweep, never before what it waits for, and the bits of the level-by-level
+ * sweeps; over random trees and the mix, CP and NCP, warp sweeps off, chosen and everywhere
+ * (8, 16 and 32 lanes: the tiles' shapes), passive and HH with table rates, several chunks. */
+static void flow_schedule_keeps_order_and_bits(void **state) {
+  (void)state;
+  struct hines_error err;
+  struct morphology trees[3];
+  for (int r = 0; r < 3; r++)
+    assert_int_equal(synthetic_random(30 + 200 * r, 300 + 700 * r,
+                                      (unsigned)(testing_uniform(&seed_state) * 1e9), &trees[r],
+                                      &err),
+                     HINES_OK);
+  const enum level_warps warp_modes[] = {LEVEL_WARPS_OFF, LEVEL_WARPS_AUTO, LEVEL_WARPS_ALL};
+  for (int set = 0; set < 2; set++) {
+    const struct morphology *cells = set == 0 ? trees : mix;
+    const int n_cells = set == 0 ? 3 : mix_count, neurons = set == 0 ? 301 : 2 * mix_count + 1;
+    for (int variant = 0; variant < 6; variant++) {
+      const int channels = variant % 2, padded = variant == 3;
+      const struct level_batch_options options = {.neurons_per_chunk = neurons / (1 + variant % 3),
+                                                  .padded = padded,
+                                                  .chunk_links = 1,
+                                                  .order = variant == 5 ? LEVEL_ORDER_DEPTH
+                                                                        : LEVEL_ORDER_HEIGHT,
+                                                  .warps = warp_modes[variant % 3],
+                                                  .warp_lanes = 8 << (variant % 3),
+                                                  .channels_everywhere = channels};
+      struct level_batch lb;
+      assert_int_equal(
+          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+          HINES_OK);
+      struct level_step_arguments args = {.stimulus = {.compartment = 0,
+                                                       .amplitude_nA = 2.0,
+                                                       .start_ms = 0.0,
+                                                       .stop_ms = 1e9,
+                                                       .spread = 0.5,
+                                                       .n_neurons_total = neurons},
+                                          .channels =
+                                              channel_set_hh(channels ? PLACE_ALL : PLACE_NONE),
+                                          .hh_rates = HH_RATES_TABLE,
+                                          .dt_ms = 0.025,
+                                          .constant_rows = lb.constant_rows};
+      channel_rate_table_fill(&args.channels, args.dt_ms,
+                              lb.constants + CONST_RATE_TABLE(lb.constant_rows));
+      int warped = 0;
+      for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
+        const size_t at = (size_t)chunk * (lb.n_levels + 1);
+        const size_t ints = lb.ints_offset[at + lb.n_levels];
+        const size_t elements = lb.element_offset[at + lb.n_levels];
+        const size_t systems = lb.system_offset[at + lb.n_levels];
+        int *part_ints = malloc(ints * sizeof(int));
+        for (int level = 0; level < lb.n_levels; level++) {
+          const int *block = lb.blocks[chunk * lb.n_levels + level];
+          memcpy(part_ints + lb.ints_offset[at + level], block,
+                 (lb.ints_offset[at + level + 1] - lb.ints_offset[at + level]) * sizeof(int));
+          warped += level_block_describe(block).warp_systems;
+        }
+        size_t length;
+        int *schedule = level_flow_schedule((const int *const *)lb.blocks + chunk * lb.n_levels,
+                                            lb.n_levels, lb.ints_offset + at,
+                                            lb.element_offset + at, lb.system_offset + at, &length);
+        assert_non_null(schedule);
+        const struct flow_schedule_view f = flow_schedule_describe(schedule);
+        assert_int_equal((size_t)(f.tile - schedule) + 2 * (size_t)f.tiles, length);
+        assert_int_equal(f.systems, (int)systems);
+        assert_int_equal(f.tiles, 2 * f.backward_tiles);
+        const int n_gates = args.channels.n_gates;
+        double *state_of[2][4]; /* level by level, flow: voltage, factor, contribution, gates */
+        for (int copy = 0; copy < 2; copy++) {
+          state_of[copy][0] = malloc(elements * sizeof(double));
+          state_of[copy][1] = calloc(elements, sizeof(double));
+          state_of[copy][2] = calloc(2 * systems, sizeof(double));
+          state_of[copy][3] = channels ? malloc(n_gates * elements * sizeof(double)) : NULL;
+        }
+        for (size_t e = 0; e < elements; e++)
+          state_of[0][0][e] = state_of[1][0][e] = -70 + 10 * testing_uniform(&seed_state);
+        for (size_t g = 0; channels && g < n_gates * elements; g++)
+          state_of[0][3][g] = state_of[1][3][g] = testing_uniform(&seed_state);
+        for (int step = 0; step < 5; step++) {
+          args.time_ms = step * args.dt_ms;
+          levels_step_host(&lb, chunk, part_ints, &args, state_of[0][0], state_of[0][1],
+                           state_of[0][2], state_of[0][3]);
+          assert_int_equal(level_flow_step_host(part_ints, schedule, lb.constants, &args,
+                                                state_of[1][0], state_of[1][1], state_of[1][2],
+                                                state_of[1][3]),
+                           0);
+        }
+        if (memcmp(state_of[0][0], state_of[1][0], elements * sizeof(double)) != 0)
+          fail_msg("flow schedule, set %d variant %d chunk %d: voltages differ from the level "
+                   "sweeps",
+                   set, variant, chunk);
+        for (int copy = 0; copy < 2; copy++)
+          for (int i = 0; i < 4; i++)
+            free(state_of[copy][i]);
+        free(schedule), free(part_ints);
+      }
+      if (options.warps == LEVEL_WARPS_ALL)
+        assert_true(warped > 0);
+      level_batch_free(&lb);
+    }
+  }
+  for (int r = 0; r < 3; r++)
+    morphology_free(&trees[r]);
+}
+
 /* A cell-block schedule lists each system of its chunk once, in one block, at its own level, and
  * its blocks never mix morphologies. */
 static void cell_schedule_covers_each_system_once(void **state) {
@@ -540,6 +729,8 @@ int main(void) {
       cmocka_unit_test(per_neuron_baseline_matches_reference),
       cmocka_unit_test(cell_kernel_matches_reference),
       cmocka_unit_test(cell_schedule_covers_each_system_once),
+      cmocka_unit_test(flow_kernel_matches_reference),
+      cmocka_unit_test(flow_schedule_keeps_order_and_bits),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
