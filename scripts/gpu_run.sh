@@ -866,7 +866,7 @@ PY
     done
     rm -f "$out/flow_run.log"
     if [ -x "$bundle/bin/test_multi_levels" ]; then
-      (cd "$bundle/bin" && STARPU_NCPU=0 timeout 300 ./test_multi_levels) >"$out/flow_test_multi_levels.txt" 2>&1 ||
+      STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" >"$out/flow_test_multi_levels.txt" 2>&1 ||
         flow_pass=0
       grep -E 'flow|FAILED|PASSED' "$out/flow_test_multi_levels.txt" | tee -a "$out/flow_check.txt"
     fi
