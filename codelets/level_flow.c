@@ -19,7 +19,7 @@ int *level_flow_schedule(const int *const *blocks, int n_levels, const size_t *i
     tiles += (size_t)flow_level_tiles(v.systems, v.warp_systems, v.warp_lanes);
   }
   tiles *= 2; /* both sweeps */
-  const size_t ints = FLOW_HEADER_SIZE + 3 * (size_t)n_levels + systems + 2 * tiles;
+  const size_t ints = FLOW_HEADER_SIZE + 3 * (size_t)n_levels + systems + FLOW_TILE_INTS * tiles;
   if (ints > INT_MAX || tiles > INT_MAX)
     return NULL;
   int *schedule = malloc(ints * sizeof *schedule);
@@ -53,8 +53,14 @@ int *level_flow_schedule(const int *const *blocks, int n_levels, const size_t *i
       const struct level_block_view v = level_block_describe(blocks[level]);
       const int count = flow_level_tiles(v.systems, v.warp_systems, v.warp_lanes);
       for (int index = 0; index < count; index++, t++) {
-        tile[2 * t] = level;
-        tile[2 * t + 1] = index;
+        int *record = tile + FLOW_TILE_INTS * t;
+        record[FLOW_TILE_LEVEL] = level;
+        record[FLOW_TILE_INDEX] = index;
+        for (int h = 0; h < LEVEL_HEADER_SIZE; h++)
+          record[FLOW_TILE_BLOCK_HEADER + h] = blocks[level][h];
+        record[FLOW_TILE_INTS_OFFSET] = (int)ints_offset[level];
+        record[FLOW_TILE_ELEMENT_OFFSET] = (int)element_offset[level];
+        record[FLOW_TILE_SYSTEM_OFFSET] = (int)system_offset[level];
       }
     }
   *length = ints;
@@ -69,10 +75,11 @@ int level_flow_step_host(const int *part_ints, const int *schedule, const double
   char *forward_done = calloc((size_t)f.systems + 1, 1);
   int status = backward_done && forward_done ? 0 : -1;
   for (int t = 0; t < f.tiles && !status; t++) {
-    const int level = f.tile[2 * t], index = f.tile[2 * t + 1], backward = t < f.backward_tiles;
-    const struct level_block_view v = level_block_describe(part_ints + f.ints_offset[level]);
-    const size_t e = (size_t)f.element_offset[level];
-    const int first_system = f.system_offset[level];
+    const int *record = f.tile + FLOW_TILE_INTS * (size_t)t;
+    const int index = record[FLOW_TILE_INDEX], backward = t < f.backward_tiles;
+    const struct level_block_view v = flow_tile_block(part_ints, record);
+    const size_t e = (size_t)record[FLOW_TILE_ELEMENT_OFFSET];
+    const int first_system = record[FLOW_TILE_SYSTEM_OFFSET];
     for (int thread = 0; thread < FLOW_THREADS && !status; thread++) {
       int by_warp;
       const int s = flow_tile_system(&v, index, thread, &by_warp);

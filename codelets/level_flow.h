@@ -23,8 +23,8 @@
  * the chunk's description array (one read-only handle), after the level blocks and the trunk.
  *   header, then ints_offset, element_offset, system_offset of each level (levels each), then
  *   parent[systems] (the parent branch's system in the part's arrays, -1: root), then the
- *   tiles, two ints each: level and tile index in the level (the first backward_tiles are
- *   backward sweeps). */
+ *   tiles, FLOW_TILE_INTS each (the first backward_tiles are backward sweeps): everything a
+ *   block needs to start, so that it reads one record, not a chain of offsets and headers. */
 #ifndef HINES_LEVEL_FLOW_H
 #define HINES_LEVEL_FLOW_H
 
@@ -37,6 +37,18 @@
 #define FLOW_THREADS 128
 
 enum flow_header { FLOW_TILES, FLOW_BACKWARD_TILES, FLOW_SYSTEMS, FLOW_LEVELS, FLOW_HEADER_SIZE };
+
+/* One tile's record: its level and tile index there, that level block's header
+ * (level_layout.h) and where the level starts in the part's arrays. */
+enum flow_tile_record {
+  FLOW_TILE_LEVEL,
+  FLOW_TILE_INDEX,
+  FLOW_TILE_BLOCK_HEADER, /* LEVEL_HEADER_SIZE ints */
+  FLOW_TILE_INTS_OFFSET = FLOW_TILE_BLOCK_HEADER + LEVEL_HEADER_SIZE,
+  FLOW_TILE_ELEMENT_OFFSET,
+  FLOW_TILE_SYSTEM_OFFSET,
+  FLOW_TILE_INTS
+};
 
 struct flow_schedule_view {
   int tiles, backward_tiles, systems, levels;
@@ -55,6 +67,38 @@ static inline HINES_HOST_DEVICE struct flow_schedule_view flow_schedule_describe
   f.parent = f.system_offset + f.levels;
   f.tile = f.parent + f.systems;
   return f;
+}
+
+/* The level block of a tile record in the part's descriptions part_ints (what
+ * level_block_describe(part_ints + ints offset) gives, its header taken from the record). */
+static inline HINES_HOST_DEVICE struct level_block_view flow_tile_block(const int *part_ints,
+                                                                        const int *record) {
+  const int *header = record + FLOW_TILE_BLOCK_HEADER;
+  struct level_block_view v;
+  v.systems = header[LEVEL_SYSTEMS];
+  v.max_size = header[LEVEL_MAX_SIZE];
+  v.elements = header[LEVEL_ELEMENTS];
+  v.children = header[LEVEL_CHILDREN];
+  v.padded = header[LEVEL_PADDED];
+  v.warp_systems = header[LEVEL_WARP_SYSTEMS];
+  v.warp_lanes = header[LEVEL_WARP_LANES];
+  const int *at = part_ints + record[FLOW_TILE_INTS_OFFSET] + LEVEL_HEADER_SIZE;
+  v.size = at;
+  at += v.systems;
+  v.row_offset = at;
+  at += v.max_size + 1;
+  v.first_row = at;
+  at += v.systems;
+  v.junction = at;
+  at += v.systems;
+  v.child_first = at;
+  at += v.systems + 1;
+  v.child = at;
+  at += v.children;
+  v.neuron = at;
+  at += v.systems;
+  v.first_compartment = at;
+  return v;
 }
 
 /* Tiles a level block needs: its warp-swept systems (lanes each) first, then a thread each. */
@@ -107,7 +151,8 @@ extern "C" {
 struct level_step_arguments;
 /* One part's flow step on `stream` (device pointers; host_schedule: the schedule's host copy,
  * for its tile count). flags: 2 x systems ints, tickets: 2 unsigned, both zero before a part's
- * first step on this device and kept between its steps; step: 1, 2, ... on this device.
+ * first step on this device and kept between its steps; step: 1, 2, ... on this device (below
+ * 2^31: a flag holds it).
  * 0 or a cudaError_t. */
 int level_flow_cuda(const int *part_ints, const int *schedule, const int *host_schedule, int *flags,
                     unsigned *tickets, int step, const double *constants,

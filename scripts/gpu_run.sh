@@ -713,7 +713,8 @@ PY
     # One batch set, several builds of hinestask side by side ($bundle/bin/hinestask and every
     # $bundle/bin/hinestask_VARIANT, e.g. built with -DLEVEL_PREFETCH=2), alternating, GPU
     # only, BUILDS_REPEATS repeats (default 2): the HH multi mix (the six shipped cells x
-    # 33,390), the same passive, 3,000 CA1 cells with HH. builds.csv.
+    # 33,390), the same passive, 3,000 CA1 cells with HH. builds.csv. BUILDS_ARGS: options added
+    # to every run (e.g. "--level-kernel flow").
     echo "== builds side by side"
     mix=()
     for f in morph/data/*.swc; do mix+=(--morph "$f"); done
@@ -724,6 +725,11 @@ PY
         for batch in ${BUILDS_BATCHES:-mix-hh mix-passive ca1-3000-hh}; do
           case $batch in
           mix-*) bargs=(--mode multi "${mix[@]}" --neurons 33390 --steps 100) ;;
+          six1044-*) bargs=(--mode multi "${mix[@]}" --neurons 1044 --steps 200) ;;
+          random-*)
+            bargs=(--mode multi --neurons 23585 --steps 100)
+            for r in 1 2 3 4; do bargs+=(--morph synthetic:random:100:8000:$r); done
+            ;;
           ca1-*)
             neurons=${batch#ca1-}
             bargs=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons "${neurons%%-*}" --steps 400)
@@ -733,7 +739,8 @@ PY
           *-hh) bargs+=(--hh all) ;;
           *) bargs+=(--hh none) ;;
           esac
-          STARPU_NCPU=0 "$program" --quiet --force "${bargs[@]}" --json "$out/b.json" >"$out/b.log" 2>&1 &&
+          read -r -a more <<<"${BUILDS_ARGS:-}" # extra options of every run
+          STARPU_NCPU=0 timeout 120 "$program" --quiet --force "${bargs[@]}" "${more[@]}" --json "$out/b.json" >"$out/b.log" 2>&1 &&
             summary_row "$out/b.json" "$build" "$batch" "$repeat" | tee -a "$out/builds.csv" ||
             echo "$build $batch: exit status $? ($(tail -1 "$out/b.log"))"
         done

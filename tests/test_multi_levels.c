@@ -608,7 +608,17 @@ static void flow_schedule_keeps_order_and_bits(void **state) {
                                             lb.element_offset + at, lb.system_offset + at, &length);
         assert_non_null(schedule);
         const struct flow_schedule_view f = flow_schedule_describe(schedule);
-        assert_int_equal((size_t)(f.tile - schedule) + 2 * (size_t)f.tiles, length);
+        assert_int_equal((size_t)(f.tile - schedule) + FLOW_TILE_INTS * (size_t)f.tiles, length);
+        for (int t = 0; t < f.tiles; t++) { /* each record: its level's header and offsets */
+          const int *record = f.tile + FLOW_TILE_INTS * (size_t)t;
+          const int level = record[FLOW_TILE_LEVEL];
+          assert_memory_equal(record + FLOW_TILE_BLOCK_HEADER,
+                              lb.blocks[chunk * lb.n_levels + level],
+                              LEVEL_HEADER_SIZE * sizeof(int));
+          assert_int_equal(record[FLOW_TILE_INTS_OFFSET], (int)lb.ints_offset[at + level]);
+          assert_int_equal(record[FLOW_TILE_ELEMENT_OFFSET], (int)lb.element_offset[at + level]);
+          assert_int_equal(record[FLOW_TILE_SYSTEM_OFFSET], (int)lb.system_offset[at + level]);
+        }
         assert_int_equal(f.systems, (int)systems);
         assert_int_equal(f.tiles, 2 * f.backward_tiles);
         const int n_gates = args.channels.n_gates;
