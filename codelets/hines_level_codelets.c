@@ -394,13 +394,13 @@ static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers
 }
 
 /* The flow kernel's mutable device state of one part of a chunk on one device (level_flow.h):
- * its flags, its two tile counters and the number of its next step there. Kept between steps
- * (a flag holds the number of the step that set it, so nothing is reset), freed by
+ * its flags, its tile counters (two per sweep) and the number of its next step there. Kept between
+ * steps (a flag holds the number of the step that set it, so nothing is reset), freed by
  * chunk_step_forget. */
 struct flow_state {
   unsigned long long chunk;
   int part, device, next_step;
-  int *flags; /* then the two counters */
+  int *flags; /* then the four counters */
 };
 static struct flow_state flow_states[CHUNK_GRAPHS_MAX];
 static int n_flow_states;
@@ -419,7 +419,7 @@ static struct flow_state *flow_state_get(unsigned long long chunk, int part, int
         flow_states[i].device == device)
       found = &flow_states[i];
   if (!found && n_flow_states < CHUNK_GRAPHS_MAX) {
-    const size_t bytes = (2 * (size_t)systems + 2) * sizeof(int);
+    const size_t bytes = (2 * (size_t)systems + 4) * sizeof(int);
     int *flags = NULL;
     if (cudaMalloc((void **)&flags, bytes) == cudaSuccess &&
         cudaMemsetAsync(flags, 0, bytes, stream) == cudaSuccess) {

@@ -1,10 +1,10 @@
-/* The flow kernel of the level solver (`--level-kernel flow`): a chunk's whole step in one
- * launch, without a boundary between levels. Each thread block takes the next tile of work from
- * a counter (a tile: 128 threads' systems of one level, for one sweep), sweeps it as the level
- * kernels would, and waits, system by system, only for what that system reads: the backward
- * sweep of a branch for its child branches' contributions, the forward sweep for its parent's
- * voltages (a root branch for its own backward sweep). Each finished sweep publishes a flag
- * holding the step's number (release/acquire at device scope), so no flag is ever reset.
+/* The flow kernel of the level solver (`--level-kernel flow`): a chunk's whole step in two
+ * launches (one per sweep), without a boundary between levels. Each thread block takes the next
+ * tile of work from a counter (a tile: 128 threads' systems of one level), sweeps it as the
+ * level kernels would, and waits, system by system, only for what that system reads: the
+ * backward sweep of a branch for its child branches' contributions, the forward sweep for its
+ * parent's voltages (a root branch: the backward launch has ended). Each finished sweep
+ * publishes a flag holding the step's number, so no flag is ever reset.
  *
  * Why: the level kernels end every level at a kernel boundary, and a level lasts as long as its
  * longest branch takes one thread, so a step costs the sum over levels of (boundary + longest
@@ -150,7 +150,7 @@ extern "C" {
 #endif
 struct level_step_arguments;
 /* One part's flow step on `stream` (device pointers; host_schedule: the schedule's host copy,
- * for its tile count). flags: 2 x systems ints, tickets: 2 unsigned, both zero before a part's
+ * for its tile count). flags: 2 x systems ints, tickets: 4 unsigned, both zero before a part's
  * first step on this device and kept between its steps; step: 1, 2, ... on this device (below
  * 2^31: a flag holds it).
  * 0 or a cudaError_t. */
