@@ -1,22 +1,20 @@
 // CUDA side of the flow kernel (codelets/level_flow.h): two launches per part and step, the
 // backward sweep then the forward sweep (each with the registers its own code needs: one kernel
 // for both held the forward sweep to the backward sweep's 128 registers and 4 blocks an SM).
-// Each block takes a tile; its first warp waits for the tiles the tile depends on while every
-// thread issues its system's first loads, then waits (in LEVEL_AFTER_FIRST_LOADS, where a level
-// kernel launched early waits for the previous level) for the first warp's word; at the end the
-// block publishes its tile's flag. One waiting warp a block, not a thread a system: with a
-// thread polling each system's children, the polls of the waiting threads (random trees:
-// children spread over all of the next level's tiles) took the step from 3.3 to 4.8 ms (H100).
+// Each block takes a tile, sweeps it as the level kernels do, and publishes its systems' flags.
+// A system waits for its children (backward) or its parent (forward) after issuing its first
+// group's loads, the point where a level kernel launched early waits for the previous level
+// (LEVEL_AFTER_FIRST_LOADS), so those loads are in flight while it waits.
 //
-// Memory ordering. A tile's threads store their results, meet at a barrier, and one thread
-// fences and stores the flag. The waiting warp polls flags with strong (L1-bypassing) relaxed
-// loads; the results are then read past L1 (__ldcg: LEVEL_LOAD_PRODUCED, the children's
-// contributions and the parent's voltage), issued only once the flag has been seen, so they
-// reach L2 after the results did. Acquire polls would say the same in the memory model's terms
-// but invalidate the SM's L1 (CCTL in the SASS), where the read-only data (constants, block
-// descriptions) live: 3.5 % slower (FLOW_ACQUIRE, BENCHMARKS.md). What other blocks write during
-// the launch is never read through a const restrict pointer (the non-coherent read-only path);
-// the forward sweep's own factors come from the backward launch.
+// Memory ordering. A producer publishes its flag with a release store (after its results; a
+// warp's lanes fence first, then one lane stores). A consumer polls the flag with strong
+// (L1-bypassing) relaxed loads, then reads the results past L1 (__ldcg: LEVEL_LOAD_PRODUCED, the
+// children's contributions and the parent's voltage); those reads are issued only once the flag
+// has been seen, so they reach L2 after the results did. Acquire polls would say the same in the
+// memory model's terms but invalidate the SM's L1 (CCTL in the SASS), where the read-only data
+// (constants, block descriptions) live: 3.5 % slower (FLOW_ACQUIRE, BENCHMARKS.md). What other
+// blocks write during the launch is never read through a const restrict pointer (the
+// non-coherent read-only path); the forward sweep's own factors come from the backward launch.
 #include <cuda_runtime.h>
 
 static __host__ __device__ inline double flow_load_past_l1(const double *pointer) {
@@ -31,20 +29,17 @@ static __host__ __device__ inline double flow_load_past_l1(const double *pointer
 #include "level_layout.h"
 
 namespace {
-// Set by the block's first warp once every tile its tile depends on is done.
-__shared__ int flow_inputs_ready;
-__host__ __device__ inline void flow_wait_for_inputs(int s) {
-#ifdef __CUDA_ARCH__
-  if (s >= 0)
-    while (!*(volatile int *)&flow_inputs_ready)
-      __nanosleep(20);
-#else
-  (void)s; // (host and device only because the sweeps are: nothing to wait for on a host)
-#endif
+// What the waits of a block read (one tile, one sweep): set by thread 0 before the sweeps.
+__shared__ const int *flow_wait_flags; // backward: children's flags; forward: parents'
+__shared__ const int *flow_parent;     // forward: parent of each of the tile's level's systems
+__shared__ int flow_step;
+__host__ __device__ inline void flow_wait_for_inputs(const level_block_view &v, int s);
+__host__ __device__ inline void flow_wait_for_inputs(const level_block_view *v, int s) {
+  flow_wait_for_inputs(*v, s);
 }
 } // namespace
 // The sweeps' own functions call it with their v and s in scope.
-#define LEVEL_AFTER_FIRST_LOADS() flow_wait_for_inputs(s)
+#define LEVEL_AFTER_FIRST_LOADS() flow_wait_for_inputs(v, s)
 
 #include "hines_level_kernels.h"
 #include "level_flow.h"
@@ -104,29 +99,32 @@ __device__ inline void flag_wait(const int *flag, int step) {
 }
 
 // (host and device only because the sweeps are: nothing to wait for on a host)
-__host__ struct flow_arguments {
+__host__ __device__ inline void flow_wait_for_inputs(const level_block_view &v, int s) {
+#ifdef __CUDA_ARCH__
+  if (s < 0)
+    return;
+  if (!flow_parent) {
+    for (int c = v.child_first[s]; c < v.child_first[s + 1]; c++)
+      flag_wait(&flow_wait_flags[v.child[c]], flow_step);
+  } else if (flow_parent[s] >= 0) { // a root's backward sweep ended with the previous launch
+    flag_wait(&flow_wait_flags[flow_parent[s]], flow_step);
+  }
+#else
+  (void)v, (void)s;
+#endif
+}
+
+struct flow_arguments {
   const int *part_ints, *schedule;
-  int *flags; // [tiles]: the step each tile was last done in
+  int *flags; // [systems] backward done, then [systems] forward done
   unsigned *tickets;
-  // the records' and the dependency lists' offsets in the schedule
-  int step, tiles, backward_tiles, tiles_at, dependencies_at;
+  int step, systems, backward_tiles, tiles_at; // tiles_at: the records' offset in the schedule
   const double *constants;
   double *voltage, *factor, *contribution, *gates;
 };
 
-// The first warp's wait.
-__device__ inline void flow_wait_for_dependencies(const flow_arguments &a, int t) {
-  const int *first = a.schedule + a.dependencies_at + t;
-  for (int d = first[0] + threadIdx.x; d < first[1]; d += 32)
-    flag_wait(&a.flags[a.schedule[a.dependencies_at + a.tiles + 1 + d]], a.step);
-  __syncwarp();
-  if (threadIdx.x == 0)
-    *(volatile int *)&flow_inputs_ready = 1;
-}
-
-// The tile this block sweeps; its first warp then waits for the tiles it depends on (the other
-// warps go on to their first loads) and says so in flow_inputs_ready.
-__device__ inline int flow_take_tile(const flow_arguments &a, bool backward) {
+// The tile this block sweeps (the first of the sweep's tiles: first) and the block's waits.
+__device__ inline const int *flow_take_tile(const flow_arguments &a, bool backward) {
   __shared__ unsigned shared_tile;
   if (threadIdx.x == 0) {
 #if FLOW_TICKETS
@@ -138,22 +136,14 @@ __device__ inline int flow_take_tile(const flow_arguments &a, bool backward) {
     const unsigned t = blockIdx.x;
 #endif
     shared_tile = t + (backward ? 0 : a.backward_tiles);
-    flow_inputs_ready = 0;
+    const int *record = a.schedule + a.tiles_at + FLOW_TILE_INTS * (size_t)shared_tile;
+    flow_step = a.step;
+    flow_wait_flags = a.flags + (backward ? 0 : a.systems);
+    flow_parent =
+        backward ? nullptr : a.schedule + a.tiles_at - a.systems + record[FLOW_TILE_SYSTEM_OFFSET];
   }
   __syncthreads();
-  const int t = (int)shared_tile;
-  if (threadIdx.x < 32)
-    flow_wait_for_dependencies(a, t);
-  return t;
-}
-
-// After the block's sweeps: its tile's flag, once every thread's results are stored.
-__device__ inline void flow_tile_done(const flow_arguments &a, int t) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    flag_release(&a.flags[t], a.step);
-  }
+  return a.schedule + a.tiles_at + FLOW_TILE_INTS * (size_t)shared_tile;
 }
 
 // One backward tile (record): the systems of its level block that this block's threads sweep,
@@ -170,10 +160,15 @@ __device__ inline void flow_backward_tile(const flow_arguments &a, const level_s
   if (by_warp) {
     backward_warp_system<kLanes>(v, s, a.constants, args, a.voltage + e, a.factor + e, contribution,
                                  a.contribution, gates);
+    __threadfence(); // every lane's results before the flag
+    __syncwarp();
+    if ((threadIdx.x & (kLanes - 1)) == 0 && s >= 0)
+      flag_release(&a.flags[first_system + s], a.step);
   } else if (s >= 0) {
     level_backward_system_in_groups(&v, s, a.constants, &args, a.voltage + e, a.factor + e,
                                     contribution, a.contribution, gates, 0,
                                     kChannels ? LEVEL_CHANNELS_PREFETCH : LEVEL_PREFETCH);
+    flag_release(&a.flags[first_system + s], a.step);
   }
 }
 
@@ -183,18 +178,23 @@ __device__ inline void flow_forward_tile(const flow_arguments &a, const int *rec
   int by_warp;
   const int s = flow_tile_system(&v, record[FLOW_TILE_INDEX], threadIdx.x, &by_warp);
   const size_t e = (size_t)record[FLOW_TILE_ELEMENT_OFFSET];
+  int *done = a.flags + a.systems + record[FLOW_TILE_SYSTEM_OFFSET];
   if (by_warp) {
     forward_warp_system<kLanes>(v, s, a.voltage + e, a.factor + e, a.voltage);
+    __threadfence();
+    __syncwarp();
+    if ((threadIdx.x & (kLanes - 1)) == 0 && s >= 0)
+      flag_release(&done[s], a.step);
   } else if (s >= 0) {
     level_forward_system(&v, s, a.voltage + e, a.factor + e, a.voltage);
+    flag_release(&done[s], a.step);
   }
 }
 
 template <bool kChannels>
 __global__ void __launch_bounds__(FLOW_THREADS) FLOW_BOUNDS
     flow_backward_kernel(flow_arguments a, level_step_arguments args) {
-  const int t = flow_take_tile(a, true);
-  const int *record = a.schedule + a.tiles_at + FLOW_TILE_INTS * (size_t)t;
+  const int *record = flow_take_tile(a, true);
   const level_block_view v = flow_tile_block(a.part_ints, record);
   switch (v.warp_systems > 0 ? v.warp_lanes : 32) {
   case 8:
@@ -206,13 +206,10 @@ __global__ void __launch_bounds__(FLOW_THREADS) FLOW_BOUNDS
   default:
     flow_backward_tile<kChannels, 32>(a, args, record, v);
   }
-  flow_tile_done(a, t);
 }
 
-// 96 registers, the level kernels' forward sweep's (5 blocks an SM).
-__global__ void __maxnreg__(96) flow_forward_kernel(flow_arguments a) {
-  const int t = flow_take_tile(a, false);
-  const int *record = a.schedule + a.tiles_at + FLOW_TILE_INTS * (size_t)t;
+__global__ void __launch_bounds__(FLOW_THREADS) flow_forward_kernel(flow_arguments a) {
+  const int *record = flow_take_tile(a, false);
   const level_block_view v = flow_tile_block(a.part_ints, record);
   switch (v.warp_systems > 0 ? v.warp_lanes : 32) {
   case 8:
@@ -224,7 +221,6 @@ __global__ void __maxnreg__(96) flow_forward_kernel(flow_arguments a) {
   default:
     flow_forward_tile<32>(a, record, v);
   }
-  flow_tile_done(a, t);
 }
 
 } // namespace
@@ -242,10 +238,9 @@ extern "C" int level_flow_cuda(const int *part_ints, const int *schedule, const 
   a.flags = flags;
   a.tickets = tickets;
   a.step = step;
-  a.tiles = f.tiles;
+  a.systems = f.systems;
   a.backward_tiles = f.backward_tiles;
   a.tiles_at = (int)(f.tile - host_schedule);
-  a.dependencies_at = (int)(f.dependency_first - host_schedule);
   a.constants = constants;
   a.voltage = voltage;
   a.factor = factor;

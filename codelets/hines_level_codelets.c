@@ -394,8 +394,7 @@ static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers
 }
 
 /* The flow kernel's mutable device state of one part of a chunk on one device (level_flow.h):
- * its flags (one a tile), its tile counters (two per sweep) and the number of its next step
- * there. Kept between
+ * its flags, its tile counters (two per sweep) and the number of its next step there. Kept between
  * steps (a flag holds the number of the step that set it, so nothing is reset), freed by
  * chunk_step_forget. */
 struct flow_state {
@@ -408,7 +407,7 @@ static int n_flow_states;
 
 /* This part's state on the current device, made (zeroed on `stream`) on first use; NULL when
  * the device memory cannot be had. */
-static struct flow_state *flow_state_get(unsigned long long chunk, int part, int tiles,
+static struct flow_state *flow_state_get(unsigned long long chunk, int part, int systems,
                                          cudaStream_t stream) {
   int device;
   if (cudaGetDevice(&device) != cudaSuccess)
@@ -420,7 +419,7 @@ static struct flow_state *flow_state_get(unsigned long long chunk, int part, int
         flow_states[i].device == device)
       found = &flow_states[i];
   if (!found && n_flow_states < CHUNK_GRAPHS_MAX) {
-    const size_t bytes = ((size_t)tiles + 4) * sizeof(int);
+    const size_t bytes = (2 * (size_t)systems + 4) * sizeof(int);
     int *flags = NULL;
     if (cudaMalloc((void **)&flags, bytes) == cudaSuccess &&
         cudaMemsetAsync(flags, 0, bytes, stream) == cudaSuccess) {
@@ -440,15 +439,16 @@ static int chunk_part_flow(unsigned long long chunk, int p, const struct chunk_b
                            const struct chunk_levels *part, struct level_step_arguments step,
                            int early, cudaStream_t stream) {
   const int *host_schedule = part->host_ints + part->schedule_offset;
-  const int tiles = host_schedule[FLOW_TILES];
-  struct flow_state *state = chunk ? flow_state_get(chunk, p, tiles, stream) : NULL;
+  struct flow_state *state =
+      chunk ? flow_state_get(chunk, p, host_schedule[FLOW_SYSTEMS], stream) : NULL;
   if (!state)
     return chunk_part_graph(chunk, b, part, step, early, stream);
+  const int systems = host_schedule[FLOW_SYSTEMS];
   /* one task of a chunk at a time: its steps come in order, never concurrently */
   const int number = state->next_step++;
   return level_flow_cuda(b->ints, b->ints + part->schedule_offset, host_schedule, state->flags,
-                         (unsigned *)(state->flags + tiles), number, b->constants, &step,
-                         b->voltage, b->factor, b->contribution, b->gates, stream);
+                         (unsigned *)(state->flags + 2 * (size_t)systems), number, b->constants,
+                         &step, b->voltage, b->factor, b->contribution, b->gates, stream);
 }
 
 static void chunk_step_gpu(void *buffers[], void *cl_arg) {

@@ -1,10 +1,10 @@
 /* The flow kernel of the level solver (`--level-kernel flow`): a chunk's whole step in two
  * launches (one per sweep), without a boundary between levels. Each thread block takes the next
- * tile of work from a counter (a tile: 128 threads' systems of one level), waits only for the
- * tiles holding what its systems read (backward: their child branches' contributions; forward:
- * their parents' voltages; a root branch: the backward launch has ended), and sweeps it as the
- * level kernels would. Each finished tile publishes a flag holding the step's number, so no flag
- * is ever reset.
+ * tile of work from a counter (a tile: 128 threads' systems of one level), sweeps it as the
+ * level kernels would, and waits, system by system, only for what that system reads: the
+ * backward sweep of a branch for its child branches' contributions, the forward sweep for its
+ * parent's voltages (a root branch: the backward launch has ended). Each finished sweep
+ * publishes a flag holding the step's number, so no flag is ever reset.
  *
  * Why: the level kernels end every level at a kernel boundary, and a level lasts as long as its
  * longest branch takes one thread, so a step costs the sum over levels of (boundary + longest
@@ -24,9 +24,7 @@
  *   header, then ints_offset, element_offset, system_offset of each level (levels each), then
  *   parent[systems] (the parent branch's system in the part's arrays, -1: root), then the
  *   tiles, FLOW_TILE_INTS each (the first backward_tiles are backward sweeps): everything a
- *   block needs to start, so that it reads one record, not a chain of offsets and headers;
- *   then what each tile waits for: dependency_first[tiles + 1] and the dependencies (tiles:
- *   those holding its systems' children, or their parents, each once). */
+ *   block needs to start, so that it reads one record, not a chain of offsets and headers. */
 #ifndef HINES_LEVEL_FLOW_H
 #define HINES_LEVEL_FLOW_H
 
@@ -38,14 +36,7 @@
 /* Threads of a tile (a CUDA block). */
 #define FLOW_THREADS 128
 
-enum flow_header {
-  FLOW_TILES,
-  FLOW_BACKWARD_TILES,
-  FLOW_SYSTEMS,
-  FLOW_LEVELS,
-  FLOW_DEPENDENCIES,
-  FLOW_HEADER_SIZE
-};
+enum flow_header { FLOW_TILES, FLOW_BACKWARD_TILES, FLOW_SYSTEMS, FLOW_LEVELS, FLOW_HEADER_SIZE };
 
 /* One tile's record: its level and tile index there, that level block's header
  * (level_layout.h) and where the level starts in the part's arrays. */
@@ -60,9 +51,8 @@ enum flow_tile_record {
 };
 
 struct flow_schedule_view {
-  int tiles, backward_tiles, systems, levels, dependencies;
-  const int *ints_offset, *element_offset, *system_offset, *parent, *tile, *dependency_first,
-      *dependency;
+  int tiles, backward_tiles, systems, levels;
+  const int *ints_offset, *element_offset, *system_offset, *parent, *tile;
 };
 
 static inline HINES_HOST_DEVICE struct flow_schedule_view flow_schedule_describe(const int *ints) {
@@ -76,9 +66,6 @@ static inline HINES_HOST_DEVICE struct flow_schedule_view flow_schedule_describe
   f.system_offset = f.element_offset + f.levels;
   f.parent = f.system_offset + f.levels;
   f.tile = f.parent + f.systems;
-  f.dependencies = ints[FLOW_DEPENDENCIES];
-  f.dependency_first = f.tile + (size_t)FLOW_TILE_INTS * f.tiles;
-  f.dependency = f.dependency_first + f.tiles + 1;
   return f;
 }
 
@@ -140,16 +127,6 @@ static inline HINES_HOST_DEVICE int flow_tile_system(const struct level_block_vi
   return s < v->systems ? s : -1;
 }
 
-/* The tile, among its level's (flow_tile_system's numbering), that sweeps system s. */
-static inline HINES_HOST_DEVICE int flow_system_tile(const struct level_block_view *v, int s) {
-  const int warp_systems = v->warp_systems < v->systems ? v->warp_systems : v->systems;
-  const int lanes = v->warp_lanes > 0 ? v->warp_lanes : 32;
-  if (s < warp_systems)
-    return s * lanes / FLOW_THREADS;
-  return (warp_systems * lanes + FLOW_THREADS - 1) / FLOW_THREADS +
-         (s - warp_systems) / FLOW_THREADS;
-}
-
 #ifndef __CUDACC__
 /* The schedule of one part (a level batch chunk with chunk links): blocks its n_levels level
  * descriptions, the offsets those of level_batch (n_levels + 1 each) for the part's
@@ -173,7 +150,7 @@ extern "C" {
 #endif
 struct level_step_arguments;
 /* One part's flow step on `stream` (device pointers; host_schedule: the schedule's host copy,
- * for its tile count). flags: one int a tile, tickets: 4 unsigned, both zero before a part's
+ * for its tile count). flags: 2 x systems ints, tickets: 4 unsigned, both zero before a part's
  * first step on this device and kept between its steps; step: 1, 2, ... on this device (below
  * 2^31: a flag holds it).
  * 0 or a cudaError_t. */
