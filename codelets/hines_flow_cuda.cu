@@ -12,8 +12,8 @@
 // children's contributions and the parent's voltage); those reads are issued only once the flag
 // has been seen, so they reach L2 after the results did. Acquire polls would say the same in the
 // memory model's terms but invalidate the SM's L1 (CCTL in the SASS), where the read-only data
-// (constants, block descriptions) live: 3.5 % slower (FLOW_ACQUIRE, BENCHMARKS.md). What other
-// blocks write during the launch is never read through a const restrict pointer (the
+// (constants, block descriptions) live: 3-8 % slower when measured (FLOW_ACQUIRE, BENCHMARKS.md).
+// What other blocks write during the launch is never read through a const restrict pointer (the
 // non-coherent read-only path); the forward sweep's own factors come from the backward launch.
 #include <cuda_runtime.h>
 

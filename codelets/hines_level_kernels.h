@@ -73,13 +73,6 @@ struct level_step_arguments {
 #ifndef LEVEL_LOAD_PRODUCED
 #define LEVEL_LOAD_PRODUCED(pointer) (*(pointer))
 #endif
-/* A read, in the forward sweep, of what the same system's backward sweep of this step stored
- * (its factors and eliminated right-hand sides). For the level kernels and the CPU a previous
- * kernel (or call) wrote it; the flow kernel (codelets/level_flow.h), where another block of the
- * same launch may have, reads it past L1. */
-#ifndef LEVEL_LOAD_SWEPT
-#define LEVEL_LOAD_SWEPT(pointer) (*(pointer))
-#endif
 
 /* What one group of the backward sweep reads: element indices, old voltages, constants. */
 struct level_backward_group {
@@ -337,8 +330,8 @@ static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block
   for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
     if (group + b < top) {
       g->e[b] = v->row_offset[group + b] + s;
-      g->scaled_rhs[b] = LEVEL_LOAD_SWEPT(&voltage[g->e[b]]);
-      g->factor[b] = LEVEL_LOAD_SWEPT(&factor[g->e[b]]);
+      g->scaled_rhs[b] = voltage[g->e[b]];
+      g->factor[b] = factor[g->e[b]];
     }
 }
 

@@ -8,10 +8,11 @@
  *
  * Why: the level kernels end every level at a kernel boundary, and a level lasts as long as its
  * longest branch takes one thread, so a step costs the sum over levels of (boundary + longest
- * chain) whatever the batch size: about 0.45 ms of the six shipped cells' step on an H100, and
- * the reason half a batch per GPU runs far slower than half the time. Here a long branch
- * holds up only its own ancestors; everything else streams past it, so a step's fixed cost
- * falls to the longest root-to-leaf path of one neuron.
+ * chain) whatever the batch size (about 0.4 ms of the six shipped cells' step on an H100). Here
+ * a long branch holds up only its own ancestors. Measured (BENCHMARKS.md, "The flow kernel",
+ * single runs on an H100): on small batches between 9 % faster and 11 % slower than the level
+ * kernels, on large ones 4-8 % slower, on random trees 45 % slower; so `--level-kernel levels`
+ * stays the default and this one is an option.
  *
  * No deadlock whatever the grid's residency: tiles are handed out in an order where everything
  * a tile waits for comes earlier (backward: deepest level first, children always sit in deeper

@@ -1,7 +1,7 @@
 // The warp sweeps of the level solver (codelets/level_layout.h, "Warp sweeps"), CUDA only, for
 // the level kernels (hines_level_cuda.cu) and the cell-block kernel (hines_cell_cuda.cu). Include
 // after hines_level_kernels.h (or cell_block.h): the includer's LEVEL_RESTRICT,
-// LEVEL_AFTER_FIRST_LOADS, LEVEL_LOAD_PRODUCED and LEVEL_LOAD_SWEPT apply here too (a kernel that
+// LEVEL_AFTER_FIRST_LOADS and LEVEL_LOAD_PRODUCED apply here too (a kernel that
 // reads what it wrote in the same launch defines LEVEL_RESTRICT empty).
 #ifndef HINES_LEVEL_WARPS_CUDA_CUH
 #define HINES_LEVEL_WARPS_CUDA_CUH
@@ -137,8 +137,8 @@ __device__ inline warp_forward_element warp_forward_load(const level_block_view 
   warp_forward_element x = {0, 0.0, 0.0};
   if (j < top) {
     x.e = v.row_offset[j] + s;
-    x.scaled_rhs = LEVEL_LOAD_SWEPT(&voltage[x.e]);
-    x.factor = LEVEL_LOAD_SWEPT(&factor[x.e]);
+    x.scaled_rhs = voltage[x.e];
+    x.factor = factor[x.e];
   }
   return x;
 }
