@@ -68,10 +68,6 @@ using warp_sweeps::forward_warp_system;
 #define FLOW_TICKETS 1
 #endif
 
-// FLOW_PARALLEL_POLLS 1: a system's children's flags are first loaded all at once.
-#ifndef FLOW_PARALLEL_POLLS
-#define FLOW_PARALLEL_POLLS 1
-#endif
 // FLOW_ACQUIRE 1: poll with acquire loads instead (the memory model's own way; measured against
 // the relaxed polls in BENCHMARKS.md).
 #ifndef FLOW_ACQUIRE
@@ -108,18 +104,7 @@ __host__ __device__ inline void flow_wait_for_inputs(const level_block_view &v, 
   if (s < 0)
     return;
   if (!flow_parent) {
-    const int first = v.child_first[s], last = v.child_first[s + 1];
-#if FLOW_PARALLEL_POLLS
-    // Mostly every child is done already: one pass with the flags' loads in flight together,
-    // then the slow wait only if one was not.
-    bool done = true;
-#pragma unroll 4
-    for (int c = first; c < last; c++)
-      done &= flag_load(&flow_wait_flags[v.child[c]]) == flow_step;
-    if (done)
-      return;
-#endif
-    for (int c = first; c < last; c++)
+    for (int c = v.child_first[s]; c < v.child_first[s + 1]; c++)
       flag_wait(&flow_wait_flags[v.child[c]], flow_step);
   } else if (flow_parent[s] >= 0) { // a root's backward sweep ended with the previous launch
     flag_wait(&flow_wait_flags[flow_parent[s]], flow_step);
