@@ -73,6 +73,10 @@ expect "--trunk-below with the cell kernel: warned" '^hinestask: warning: --trun
 expect "--gpu-launch with the cell kernel: warned" '^hinestask: warning: --gpu-launch does not apply to --level-kernel cell' cell_options.err
 expect "--warp-lanes with the cell kernel: warned" '^hinestask: warning: --warp-lanes does not apply to --level-kernel cell' cell_options.err
 expect "the cell kernel's run: accepted" '^0$' cell_options.rc
+run flow_options --mode multi "${tiny[@]}" --level-kernel flow --trunk-below 3 --gpu-launch plain --quiet
+expect "--trunk-below with the flow kernel: warned" '^hinestask: warning: --trunk-below does not apply to --level-kernel flow' flow_options.err
+expect "--gpu-launch with the flow kernel: warned" '^hinestask: warning: --gpu-launch does not apply to --level-kernel flow' flow_options.err
+expect "the flow kernel's run: accepted" '^0$' flow_options.rc
 run warps_mono --mode mono "${tiny[@]}" --level-warps off --warp-lanes 8 --quiet
 for option in --level-warps --warp-lanes; do
   expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" warps_mono.err
