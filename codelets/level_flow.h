@@ -10,9 +10,10 @@
  * longest branch takes one thread, so a step costs the sum over levels of (boundary + longest
  * chain) whatever the batch size (about 0.4 ms of the six shipped cells' step on an H100). Here
  * a long branch holds up only its own ancestors. Measured (BENCHMARKS.md, "The flow kernel",
- * single runs on an H100): on small batches between 9 % faster and 11 % slower than the level
- * kernels, on large ones 4-8 % slower, on random trees 45 % slower; so `--level-kernel levels`
- * stays the default and this one is an option.
+ * H100): 4-9 % faster than the level kernels on mixes of large real cells, between 9 % faster
+ * and 11 % slower on small batches, 6-8 % slower on the six shipped cells' large batch, 12-15 %
+ * on deep synthetic chains and 45 % on random trees; so `--level-kernel levels` stays the
+ * default and this one is an option.
  *
  * No deadlock whatever the grid's residency: tiles are handed out in an order where everything
  * a tile waits for comes earlier (backward: deepest level first, children always sit in deeper
