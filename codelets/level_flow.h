@@ -75,32 +75,8 @@ static inline HINES_HOST_DEVICE struct flow_schedule_view flow_schedule_describe
  * level_block_describe(part_ints + ints offset) gives, its header taken from the record). */
 static inline HINES_HOST_DEVICE struct level_block_view flow_tile_block(const int *part_ints,
                                                                         const int *record) {
-  const int *header = record + FLOW_TILE_BLOCK_HEADER;
-  struct level_block_view v;
-  v.systems = header[LEVEL_SYSTEMS];
-  v.max_size = header[LEVEL_MAX_SIZE];
-  v.elements = header[LEVEL_ELEMENTS];
-  v.children = header[LEVEL_CHILDREN];
-  v.padded = header[LEVEL_PADDED];
-  v.warp_systems = header[LEVEL_WARP_SYSTEMS];
-  v.warp_lanes = header[LEVEL_WARP_LANES];
-  const int *at = part_ints + record[FLOW_TILE_INTS_OFFSET] + LEVEL_HEADER_SIZE;
-  v.size = at;
-  at += v.systems;
-  v.row_offset = at;
-  at += v.max_size + 1;
-  v.first_row = at;
-  at += v.systems;
-  v.junction = at;
-  at += v.systems;
-  v.child_first = at;
-  at += v.systems + 1;
-  v.child = at;
-  at += v.children;
-  v.neuron = at;
-  at += v.systems;
-  v.first_compartment = at;
-  return v;
+  return level_block_view_of(record + FLOW_TILE_BLOCK_HEADER,
+                             part_ints + record[FLOW_TILE_INTS_OFFSET] + LEVEL_HEADER_SIZE);
 }
 
 /* Tiles a level block needs: its warp-swept systems (lanes each) first, then a thread each. */

@@ -61,16 +61,19 @@ struct level_block_view {
 
 #include "host_device.h"
 
-static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(const int *ints) {
+/* A level block from its header and the arrays after it, wherever each is read from (the flow
+ * kernel keeps a copy of the header in each tile's record, codelets/level_flow.h). */
+static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(const int *header,
+                                                                            const int *arrays) {
   struct level_block_view v;
-  v.systems = ints[LEVEL_SYSTEMS];
-  v.max_size = ints[LEVEL_MAX_SIZE];
-  v.elements = ints[LEVEL_ELEMENTS];
-  v.children = ints[LEVEL_CHILDREN];
-  v.padded = ints[LEVEL_PADDED];
-  v.warp_systems = ints[LEVEL_WARP_SYSTEMS];
-  v.warp_lanes = ints[LEVEL_WARP_LANES];
-  const int *at = ints + LEVEL_HEADER_SIZE;
+  v.systems = header[LEVEL_SYSTEMS];
+  v.max_size = header[LEVEL_MAX_SIZE];
+  v.elements = header[LEVEL_ELEMENTS];
+  v.children = header[LEVEL_CHILDREN];
+  v.padded = header[LEVEL_PADDED];
+  v.warp_systems = header[LEVEL_WARP_SYSTEMS];
+  v.warp_lanes = header[LEVEL_WARP_LANES];
+  const int *at = arrays;
   v.size = at;
   at += v.systems;
   v.row_offset = at;
@@ -87,6 +90,10 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(con
   at += v.systems;
   v.first_compartment = at;
   return v;
+}
+
+static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(const int *ints) {
+  return level_block_view_of(ints, ints + LEVEL_HEADER_SIZE);
 }
 
 static inline size_t level_block_ints(int systems, int max_size, int elements, int children) {
