@@ -82,6 +82,8 @@ block_description description_of(const int *block_ints, const int *host_block) {
     d.view.child = rebase(d.view.child);
     d.view.neuron = rebase(d.view.neuron);
     d.view.first_compartment = rebase(d.view.first_compartment);
+    d.view.tree = rebase(d.view.tree);
+    d.view.shapes = rebase(d.view.shapes);
   }
   return d;
 }

@@ -142,6 +142,69 @@ level_gather_children(const struct level_block_view *v, int s,
   }
 }
 
+/* The shape entry of element j of subtree system s (level_layout.h). */
+static inline HINES_HOST_DEVICE int level_shape(const struct level_block_view *v, int s, int j,
+                                                int entry) {
+  return v->shapes[v->tree[s] + SHAPE_INTS_PER_ELEMENT * j + entry];
+}
+
+/* Backward sweep of a subtree system (level_layout.h): its elements from the last to the first,
+ * in depth-first order, so every element comes after all of its children. Element j + 1, when
+ * it is j's first child, passes its part of j's row in registers, as along a chain; j's later
+ * children (j + 1 plus their sibling steps) pass theirs through what they stored, factor f =
+ * off / d and scaled rhs r / d, as f * off and off * (r / d), in their order. The same calls in
+ * the same order on a CPU and a GPU, so the same bits. A subtree has no child systems. Leaves
+ * the subtree's contribution to its junction as a chain does. */
+static inline HINES_HOST_DEVICE void
+level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+                    const struct level_step_arguments *args, double *voltage,
+                    double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
+                    double *LEVEL_RESTRICT gates, int rows_assembled) {
+  const int size = v->size[s], first_row = v->first_row[s];
+  const int stimulated = args->stimulus.compartment - v->first_compartment[s];
+  const double injected = stimulated >= 0 && stimulated < size
+                              ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
+                              : 0.0;
+  /* of element j + 1, the one eliminated just before */
+  double below_factor = 0.0, below_rhs = 0.0, below_off_diagonal = 0.0;
+  int below_is_first_child = 0;
+  for (int j = size - 1; j >= 0; j--) {
+    const int e = v->row_offset[j] + s;
+    const double *row = constants + (size_t)(first_row + j) * CONST_STRIDE;
+    const double old_voltage = voltage[e], off_diagonal = row[CONST_OFF_DIAGONAL];
+    if (j == size - 1)
+      LEVEL_AFTER_FIRST_LOADS(); /* nothing here is another kernel's: keeps the launch protocol */
+    double dj, rj;
+    if (rows_assembled) {
+      dj = factor[e];
+      rj = old_voltage;
+    } else {
+      level_element_row(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants, args,
+                        row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
+                        old_voltage, gates ? &gates[e] : NULL, &dj, &rj);
+    }
+    if (below_is_first_child) {
+      for (int c = j + 1, step; (step = level_shape(v, s, c, SHAPE_SIBLING_STEP)) != 0;) {
+        c += step;
+        const int ec = v->row_offset[c] + s;
+        const double off_c = constants[(size_t)(first_row + c) * CONST_STRIDE + CONST_OFF_DIAGONAL];
+        dj = fma(-factor[ec], off_c, dj);
+        rj = fma(-off_c, voltage[ec], rj);
+      }
+      dj = fma(-below_factor, below_off_diagonal, dj);
+      rj = fma(-below_factor, below_rhs, rj);
+    }
+    below_factor = off_diagonal / dj;
+    factor[e] = below_factor;
+    voltage[e] = rj / dj;
+    below_rhs = rj;
+    below_off_diagonal = off_diagonal;
+    below_is_first_child = level_shape(v, s, j, SHAPE_PARENT_STEP) == 1;
+  }
+  contribution[2 * s] = below_factor * below_off_diagonal;
+  contribution[2 * s + 1] = below_factor * below_rhs;
+}
+
 /* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
  * junction, gathering the child systems' contributions at the far end (their fixed order makes
  * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
@@ -163,6 +226,11 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
     double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch) {
+  if (v->trees && v->tree[s] >= 0) {
+    level_backward_tree(v, s, constants, args, voltage, factor, contribution, gates,
+                        rows_assembled);
+    return;
+  }
   const int size = v->size[s], first_row = v->first_row[s];
   const int top = v->padded ? v->max_size : size; /* CP computes on the padding rows too */
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
@@ -335,12 +403,37 @@ static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block
     }
 }
 
+/* Forward sweep of a subtree system: element j's parent is j - its parent step, the element
+ * just solved (registers) or an earlier one (what this thread stored). */
+static inline HINES_HOST_DEVICE void
+level_forward_tree(const struct level_block_view *v, int s, double *voltage,
+                   const double *LEVEL_RESTRICT factor,
+                   const double *LEVEL_RESTRICT parent_voltage) {
+  const int size = v->size[s], junction = v->junction[s];
+  const int e0 = v->row_offset[0] + s;
+  const double scaled_rhs0 = voltage[e0], factor0 = factor[e0];
+  LEVEL_AFTER_FIRST_LOADS();
+  double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
+  x = fma(-factor0, x, scaled_rhs0);
+  voltage[e0] = x;
+  for (int j = 1; j < size; j++) {
+    const int e = v->row_offset[j] + s, step = level_shape(v, s, j, SHAPE_PARENT_STEP);
+    const double parent_x = step == 1 ? x : voltage[v->row_offset[j - step] + s];
+    x = fma(-factor[e], parent_x, voltage[e]);
+    voltage[e] = x;
+  }
+}
+
 /* Forward sweep of system s: from the junction's solution (parent level) outwards; the next
  * group's loads are in flight during the current group's arithmetic, as in the backward sweep. */
 static inline HINES_HOST_DEVICE void
 level_forward_system(const struct level_block_view *v, int s, double *voltage,
                      const double *LEVEL_RESTRICT factor,
                      const double *LEVEL_RESTRICT parent_voltage) {
+  if (v->trees && v->tree[s] >= 0) {
+    level_forward_tree(v, s, voltage, factor, parent_voltage);
+    return;
+  }
   const int top = v->padded ? v->max_size : v->size[s], junction = v->junction[s];
   struct level_forward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)

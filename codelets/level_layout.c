@@ -9,22 +9,148 @@
 
 /* A branch waiting for its place in a level block. */
 struct pending_system {
-  int size, morphology, branch, neuron;
+  int size, tree, morphology, branch, neuron; /* tree: a subtree unit (level_layout.h) */
 };
 
-/* Largest first; ties by morphology, branch, then neuron, so the order (and every result) is
- * reproducible and the copies of one branch in a batch sit side by side: the threads of a warp
- * then read the same constants row for their element j (one broadcast instead of 32 scattered
- * reads) whenever the batch repeats its morphologies. */
+/* Largest first, chains before subtrees; then by morphology, branch, then neuron, so the order (and
+ * every result) is reproducible and the copies of one branch in a batch sit side by side: the
+ * threads of a warp then read the same constants row for their element j (one broadcast instead of
+ * 32 scattered reads) whenever the batch repeats its morphologies. */
 static int by_size_descending(const void *a, const void *b) {
   const struct pending_system *x = a, *y = b;
   if (x->size != y->size)
     return y->size - x->size;
+  if (x->tree != y->tree) /* chains first: a warp sweeps only chains, the longest */
+    return x->tree - y->tree;
   if (x->morphology != y->morphology)
     return x->morphology - y->morphology;
   if (x->branch != y->branch)
     return x->branch - y->branch;
   return x->neuron - y->neuron;
+}
+
+/* The shapes of one morphology's subtree units: unit u's at pool + first[u] (2 ints an element,
+ * level_layout.h), first[u] = -1 for a chain. */
+struct unit_shapes {
+  int *first, *pool;
+};
+
+/* The branch arrays of a units copy (level_layout.h: level_batch.units); the compartment arrays
+ * belong to the given morphology. */
+static void units_free(struct morphology *u) {
+  free(u->branch_start);
+  free(u->branch_size);
+  free(u->branch_junction);
+  free(u->branch_parent);
+  free(u->branch_level);
+  free(u->branch_of);
+  u->branch_start = u->branch_size = u->branch_junction = NULL;
+  u->branch_parent = u->branch_level = u->branch_of = NULL;
+}
+
+static void shapes_free(struct unit_shapes *shapes, int n) {
+  for (int m = 0; shapes && m < n; m++)
+    free(shapes[m].first), free(shapes[m].pool);
+  free(shapes);
+}
+
+/* Copies m with its branches regrouped into systems: every maximal leaf subtree of at most
+ * `limit` compartments with more than one branch becomes one "branch" (a subtree unit, with its
+ * shape in *shapes), every other branch stays itself. HINES_FAILURE only for memory. */
+static int units_build(const struct morphology *m, int limit, struct morphology *out,
+                       struct unit_shapes *shapes) {
+  const int nb = m->n_branches, n = m->n_compartments;
+  *out = *m; /* compartments shared; branch arrays replaced below */
+  out->branch_start = out->branch_size = out->branch_junction = NULL;
+  out->branch_parent = out->branch_level = out->branch_of = NULL;
+  shapes->first = shapes->pool = NULL;
+  int *below = malloc((size_t)nb * sizeof(int)); /* compartments of the subtree from b */
+  int *children = calloc((size_t)nb, sizeof(int));
+  int *unit = malloc((size_t)nb * sizeof(int));   /* unit holding branch b */
+  int *is_tree = calloc((size_t)nb, sizeof(int)); /* by unit */
+  int *sub = malloc((size_t)(limit > 0 ? limit : 1) * sizeof(int));
+  int status = below && children && unit && is_tree && sub ? HINES_OK : HINES_FAILURE;
+  for (int b = 0; !status && b < nb; b++)
+    below[b] = m->branch_size[b];
+  for (int b = nb - 1; !status && b > 0; b--) { /* a parent branch precedes its children */
+    below[m->branch_parent[b]] += below[b];
+    children[m->branch_parent[b]]++;
+  }
+  int units = 0, pool = 0;
+  for (int b = 0; !status && b < nb; b++) {
+    const int parent = m->branch_parent[b];
+    if (parent >= 0 && is_tree[unit[parent]]) { /* below a subtree unit's root: inside it */
+      unit[b] = unit[parent];
+      continue;
+    }
+    unit[b] = units++;
+    if (limit > 0 && children[b] > 0 && below[b] <= limit &&
+        (parent < 0 || below[parent] > limit)) {
+      is_tree[unit[b]] = 1;
+      pool += SHAPE_INTS_PER_ELEMENT * below[b];
+    }
+  }
+  if (!status) {
+    out->n_branches = units;
+    out->branch_start = malloc((size_t)units * sizeof(int));
+    out->branch_size = malloc((size_t)units * sizeof(int));
+    out->branch_junction = malloc((size_t)units * sizeof(int));
+    out->branch_parent = malloc((size_t)units * sizeof(int));
+    out->branch_level = malloc((size_t)units * sizeof(int));
+    out->branch_of = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    shapes->first = malloc((size_t)units * sizeof(int));
+    shapes->pool = malloc((size_t)(pool > 0 ? pool : 1) * sizeof(int));
+    if (!out->branch_start || !out->branch_size || !out->branch_junction || !out->branch_parent ||
+        !out->branch_level || !out->branch_of || !shapes->first || !shapes->pool)
+      status = HINES_FAILURE;
+  }
+  int at = 0;
+  out->n_levels = 0;
+  for (int b = 0; !status && b < nb; b++) {
+    const int u = unit[b], parent = m->branch_parent[b];
+    if (parent >= 0 && unit[parent] == u)
+      continue; /* a branch inside a subtree unit */
+    const int tree = is_tree[u], start = m->branch_start[b];
+    const int size = tree ? below[b] : m->branch_size[b];
+    out->branch_start[u] = start;
+    out->branch_size[u] = size;
+    out->branch_junction[u] = m->branch_junction[b];
+    out->branch_parent[u] = parent < 0 ? -1 : unit[parent];
+    out->branch_level[u] = m->branch_level[b];
+    if (m->branch_level[b] + 1 > out->n_levels)
+      out->n_levels = m->branch_level[b] + 1;
+    shapes->first[u] = -1;
+    if (!tree)
+      continue;
+    /* Depth-first numbering: the subtree is compartments start .. start + size - 1. */
+    int *shape = shapes->pool + at;
+    shapes->first[u] = at;
+    at += SHAPE_INTS_PER_ELEMENT * size;
+    for (int j = 0; j < size; j++)
+      sub[j] = 1;
+    for (int j = size - 1; j > 0; j--)
+      sub[m->parent[start + j] - start] += sub[j];
+    for (int j = 0; j < size; j++) {
+      const int p = j > 0 ? m->parent[start + j] - start : -1, next = j + sub[j];
+      shape[SHAPE_INTS_PER_ELEMENT * j + SHAPE_PARENT_STEP] = j > 0 ? j - p : 0;
+      shape[SHAPE_INTS_PER_ELEMENT * j + SHAPE_SIBLING_STEP] =
+          j > 0 && next < size && m->parent[start + next] - start == p ? sub[j] : 0;
+    }
+  }
+  for (int i = 0; !status && i < n; i++)
+    out->branch_of[i] = unit[m->branch_of[i]];
+  free(below);
+  free(children);
+  free(unit);
+  free(is_tree);
+  free(sub);
+  if (status) {
+    units_free(out);
+    free(shapes->first);
+    free(shapes->pool);
+    shapes->first = shapes->pool = NULL;
+  }
+  return status;
 }
 
 void level_batch_free(struct level_batch *batch) {
@@ -41,6 +167,9 @@ void level_batch_free(struct level_batch *batch) {
   for (int m = 0; batch->branch_level && m < batch->n_morphologies; m++)
     free(batch->branch_level[m]);
   free(batch->branch_level);
+  for (int m = 0; batch->units && m < batch->n_morphologies; m++)
+    units_free(&batch->units[m]);
+  free(batch->units);
   for (int c = 0; batch->trunk && c < batch->n_chunks; c++)
     free(batch->trunk[c]);
   free(batch->trunk);
@@ -157,19 +286,26 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode,
   return best;
 }
 
-/* Lays out one level of one chunk from its pending systems (already sorted). */
+/* Lays out one level of one chunk from its pending systems (already sorted: the copies of one
+ * subtree unit are side by side, so each shape is stored once per run of copies). */
 static int *build_block(const struct level_batch *batch, const struct branch_children *lists,
-                        const struct pending_system *systems, int count, int chunk) {
+                        const struct unit_shapes *shapes, const struct pending_system *systems,
+                        int count, int chunk) {
   int max_size = count ? systems[0].size : 0;
-  int elements = 0, children = 0;
+  int elements = 0, children = 0, trees = 0, shape_ints = 0;
   for (int s = 0; s < count; s++) {
     const struct branch_children *l = &lists[systems[s].neuron % batch->n_morphologies];
     elements += systems[s].size;
     children += l->first[systems[s].branch + 1] - l->first[systems[s].branch];
+    trees += systems[s].tree;
+    if (systems[s].tree && (s == 0 || systems[s - 1].morphology != systems[s].morphology ||
+                            systems[s - 1].branch != systems[s].branch))
+      shape_ints += SHAPE_INTS_PER_ELEMENT * systems[s].size;
   }
   if (batch->padded)
     elements = count * max_size;
-  int *ints = calloc(level_block_ints(count, max_size, elements, children), sizeof(int));
+  int *ints =
+      calloc(level_block_ints(count, max_size, elements, children, shape_ints), sizeof(int));
   if (!ints)
     return NULL;
   ints[LEVEL_SYSTEMS] = count;
@@ -177,16 +313,22 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   ints[LEVEL_ELEMENTS] = elements;
   ints[LEVEL_CHILDREN] = children;
   ints[LEVEL_PADDED] = batch->padded;
+  ints[LEVEL_TREES] = trees;
+  ints[LEVEL_SHAPE_INTS] = shape_ints;
   struct level_block_view v = level_block_describe(ints);
   int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *first_row = (int *)v.first_row,
       *junction = (int *)v.junction, *child_first = (int *)v.child_first, *child = (int *)v.child,
-      *neuron = (int *)v.neuron, *first_compartment = (int *)v.first_compartment;
+      *neuron = (int *)v.neuron, *first_compartment = (int *)v.first_compartment,
+      *tree = (int *)v.tree, *shape = (int *)v.shapes;
   /* size[] holds each system's swept length (CP: the padding too) for the model, then, below,
    * its real size */
   for (int s = 0; s < count; s++)
     size[s] = batch->padded ? max_size : systems[s].size;
-  ints[LEVEL_WARP_SYSTEMS] =
-      level_warp_systems(size, count, batch->warps, batch->channels_everywhere);
+  int warp_systems = level_warp_systems(size, count, batch->warps, batch->channels_everywhere);
+  for (int s = 0; s < warp_systems; s++)
+    if (systems[s].tree) /* a warp sweeps chains only */
+      warp_systems = s;
+  ints[LEVEL_WARP_SYSTEMS] = warp_systems;
   ints[LEVEL_WARP_LANES] = batch->warp_lanes;
   /* Row j holds the systems longer than j: a prefix, since they are sorted largest first. */
   int in_row = count;
@@ -197,12 +339,25 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
         in_row--;
     row_offset[j + 1] = row_offset[j] + in_row;
   }
-  int child_at = 0;
+  int child_at = 0, shape_at = 0;
   for (int s = 0; s < count; s++) {
     int k = systems[s].neuron, b = systems[s].branch;
     int morphology = k % batch->n_morphologies;
     const struct morphology *m = &batch->morphologies[morphology];
     size[s] = systems[s].size;
+    tree[s] = -1;
+    if (systems[s].tree) {
+      if (s > 0 && systems[s - 1].tree && systems[s - 1].morphology == morphology &&
+          systems[s - 1].branch == b) {
+        tree[s] = tree[s - 1];
+      } else {
+        tree[s] = shape_at;
+        const int n = SHAPE_INTS_PER_ELEMENT * systems[s].size;
+        memcpy(shape + shape_at, shapes[morphology].pool + shapes[morphology].first[b],
+               (size_t)n * sizeof(int));
+        shape_at += n;
+      }
+    }
     neuron[s] = k;
     first_compartment[s] = m->branch_start[b];
     first_row[s] = batch->morphology_row[morphology] + m->branch_start[b];
@@ -353,6 +508,25 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->order = order;
   out->n_morphologies = n_morphologies;
   out->morphologies = morphologies;
+  /* CP pads every system to the longest as a chain: subtrees are for NCP only. */
+  out->subtree_compartments =
+      !padded && options->subtree_compartments > 1 ? options->subtree_compartments : 0;
+  struct unit_shapes *shapes = calloc((size_t)n_morphologies, sizeof *shapes);
+  if (!shapes)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  if (out->subtree_compartments > 0) {
+    out->units = calloc((size_t)n_morphologies, sizeof *out->units);
+    int ok = out->units != NULL;
+    for (int m = 0; ok && m < n_morphologies; m++)
+      ok = units_build(&morphologies[m], out->subtree_compartments, &out->units[m], &shapes[m]) ==
+           HINES_OK;
+    if (!ok) {
+      shapes_free(shapes, n_morphologies);
+      level_batch_free(out);
+      return hines_fail(err, HINES_FAILURE, "out of memory");
+    }
+    morphologies = out->morphologies = out->units; /* from here on, branches are systems */
+  }
   out->n_levels = 0;
   for (int m = 0; m < n_morphologies; m++)
     if (morphologies[m].n_levels > out->n_levels)
@@ -379,6 +553,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   if (!status)
     status = build_constants(out, cable, dt_ms, err);
   if (status) {
+    shapes_free(shapes, n_morphologies);
     level_batch_free(out);
     return status;
   }
@@ -401,6 +576,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     for (int m = 0; lists && m < n_morphologies; m++)
       free(lists[m].first), free(lists[m].child);
     free(lists);
+    shapes_free(shapes, n_morphologies);
     level_batch_free(out);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
@@ -418,12 +594,14 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
         const struct morphology *m = &morphologies[morphology];
         for (int b = 0; b < m->n_branches; b++)
           if (out->branch_level[morphology][b] == level)
-            pending[count++] = (struct pending_system){m->branch_size[b], morphology, b, k};
+            pending[count++] = (struct pending_system){
+                m->branch_size[b], shapes[morphology].first && shapes[morphology].first[b] >= 0,
+                morphology, b, k};
       }
       qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
       for (int s = 0; s < count; s++)
         out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
-      int *block = build_block(out, lists, pending, count, chunk);
+      int *block = build_block(out, lists, shapes, pending, count, chunk);
       if (!block) {
         status = hines_fail(err, HINES_FAILURE, "out of memory");
         break;
@@ -431,7 +609,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
       out->blocks[chunk * out->n_levels + level] = block;
       const struct level_block_view v = level_block_describe(block);
       ints_offset[level + 1] =
-          ints_offset[level] + level_block_ints(v.systems, v.max_size, v.elements, v.children);
+          ints_offset[level] +
+          level_block_ints(v.systems, v.max_size, v.elements, v.children, v.shape_ints);
       element_offset[level + 1] = element_offset[level] + (v.elements > 0 ? v.elements : 1);
       system_offset[level + 1] = system_offset[level] + (v.systems > 0 ? v.systems : 1);
       if (element_offset[level + 1] > INT_MAX)
@@ -462,6 +641,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   for (int m = 0; m < n_morphologies; m++)
     free(lists[m].first), free(lists[m].child);
   free(lists);
+  shapes_free(shapes, n_morphologies);
   if (status)
     level_batch_free(out);
   return status;

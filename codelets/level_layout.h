@@ -42,11 +42,24 @@ enum level_header {
   LEVEL_PADDED,       /* 1: CP, 0: NCP */
   LEVEL_WARP_SYSTEMS, /* the first (longest) systems a GPU sweeps with a warp each (below) */
   LEVEL_WARP_LANES,   /* lanes of a warp per such system: 8, 16 or 32 */
+  LEVEL_TREES,        /* systems that are leaf subtrees (below); 0: every system is a chain */
+  LEVEL_SHAPE_INTS,   /* ints of the subtree shapes */
   LEVEL_HEADER_SIZE
 };
 
+/* Leaf subtrees (level_batch_options.subtree_compartments): a small subtree with every branch
+ * below its root is one system, swept whole by one thread in its neuron's depth-first order, as
+ * the mono kernels sweep a whole tree, instead of one system per branch of a few compartments
+ * (each paying a description, a contribution, its children's gather and a thread of its own).
+ * Such a subtree is a contiguous run of its morphology's compartments (depth-first numbering),
+ * so element j is still compartment first_compartment + j and constants row first_row + j; only
+ * its couplings differ: its shape (2 ints an element, shared by every copy of the subtree in
+ * the block) gives element j's parent as j - shape[2j] (shape[0] unused) and the next sibling
+ * of j as j + shape[2j + 1] (0: none). A subtree system has no child systems. */
+enum level_shape { SHAPE_PARENT_STEP, SHAPE_SIBLING_STEP, SHAPE_INTS_PER_ELEMENT };
+
 struct level_block_view {
-  int systems, max_size, elements, children, padded, warp_systems, warp_lanes;
+  int systems, max_size, elements, children, padded, warp_systems, warp_lanes, trees, shape_ints;
   const int *size;              /* [S] */
   const int *row_offset;        /* [max_size + 1] */
   const int *first_row;         /* [S] constants row of element 0 (element j: first_row + j; a
@@ -57,6 +70,8 @@ struct level_block_view {
   const int *child;             /* [children] systems of the child branches (see links) */
   const int *neuron;            /* [S] global neuron index */
   const int *first_compartment; /* [S] compartment of element 0 in its neuron's morphology */
+  const int *tree;              /* [S] where the system's shape starts in shapes, -1: a chain */
+  const int *shapes;            /* [shape_ints] */
 };
 
 #include "host_device.h"
@@ -73,6 +88,8 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(cons
   v.padded = header[LEVEL_PADDED];
   v.warp_systems = header[LEVEL_WARP_SYSTEMS];
   v.warp_lanes = header[LEVEL_WARP_LANES];
+  v.trees = header[LEVEL_TREES];
+  v.shape_ints = header[LEVEL_SHAPE_INTS];
   const int *at = arrays;
   v.size = at;
   at += v.systems;
@@ -89,6 +106,10 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(cons
   v.neuron = at;
   at += v.systems;
   v.first_compartment = at;
+  at += v.systems;
+  v.tree = at;
+  at += v.systems;
+  v.shapes = at;
   return v;
 }
 
@@ -96,9 +117,11 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(con
   return level_block_view_of(ints, ints + LEVEL_HEADER_SIZE);
 }
 
-static inline size_t level_block_ints(int systems, int max_size, int elements, int children) {
+static inline size_t level_block_ints(int systems, int max_size, int elements, int children,
+                                      int shape_ints) {
   (void)elements; /* no per-element integers: an element's place and row follow from j and s */
-  return LEVEL_HEADER_SIZE + (size_t)systems * 6 + 2 + (size_t)max_size + (size_t)children;
+  return LEVEL_HEADER_SIZE + (size_t)systems * 7 + 2 + (size_t)max_size + (size_t)children +
+         (size_t)shape_ints;
 }
 
 /* Constants table: one row of CONST_STRIDE doubles per compartment of each distinct morphology
@@ -159,6 +182,9 @@ struct level_batch_options {
   enum level_warps warps;
   int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 32) */
   int channels_everywhere; /* the warp cost model's: channels on every compartment */
+  /* Leaf subtrees of at most this many compartments (and more than one branch) are one system
+   * each (above); 0: every branch is a system. NCP only (CP pads chains). */
+  int subtree_compartments;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -175,10 +201,15 @@ struct level_batch {
   int warp_lanes, channels_everywhere;
   enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
-  const struct morphology *morphologies; /* neuron k has morphologies[k % n_morphologies] */
-  int *chunk_first_neuron;               /* [n_chunks + 1] */
-  int **blocks;      /* [chunk * n_levels + level] -> int description (NULL if empty) */
-  double *constants; /* CONST_TABLE_SIZE(constant_rows) */
+  /* Neuron k has morphologies[k % n_morphologies], as given, except that its "branches" are the
+   * batch's systems: with leaf subtrees, each subtree is one branch of these copies (they share
+   * the given morphologies' compartment arrays and own only their branch arrays). */
+  const struct morphology *morphologies;
+  struct morphology *units; /* those copies (owned), or NULL: morphologies are the given ones */
+  int subtree_compartments;
+  int *chunk_first_neuron; /* [n_chunks + 1] */
+  int **blocks;            /* [chunk * n_levels + level] -> int description (NULL if empty) */
+  double *constants;       /* CONST_TABLE_SIZE(constant_rows) */
   int constant_rows;
   int *morphology_row; /* first constants row of each morphology */
   /* Where each neuron's branches went: system index of branch b of neuron k is

@@ -44,8 +44,13 @@ struct multi_batch_config {
    * (codelets/cell_block.h), or one flow kernel per step (codelets/level_flow.h); trunk_below
    * applies to the first only. LEVEL_KERNEL_LEVELS is 0. */
   enum level_kernel level_kernel;
-  /* Level kernels on GPUs: which systems warps sweep (codelets/level_layout.h). */
+  /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
+   * 0: 32) (codelets/level_layout.h). */
   enum level_warps level_warps;
+  int warp_lanes;
+  /* Leaf subtrees of at most this many compartments are one system each (0: none;
+   * codelets/level_layout.h, level_batch_options). */
+  int subtree_compartments;
   /* LEVEL_KERNEL_CELL: neurons of one morphology per thread block; 0: from the neurons per GPU
    * (cell_neurons_per_block_auto). */
   int cell_neurons;

@@ -19,7 +19,9 @@
 #   check-ih (issue 18: Ih and every mechanism's --params columns: cost against the build
 #   before, channel sets with ih, CPU-only vs GPU-only bits), profile-multi-hh (ncu on the
 #   level kernels of the HH mix against the passive one), bench-builds (builds of hinestask
-#   side by side in the bundle, e.g. level kernels compiled with other prefetch depths)
+#   side by side in the bundle, e.g. level kernels compiled with other prefetch depths),
+#   check-subtrees (--level-subtrees: same bits on CPU workers and every GPU kernel; timings:
+#   scripts/bench_subtrees.sh)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -831,6 +833,51 @@ PY
       MIX_ARGS="--level-warps $warps" MIXES_ONLY=1 HINESTASK_COMMIT=$commit \
         scripts/bench_mixes.sh "$bundle/bin" "$out/mixes_warps_$warps.csv" "$bundle/morphologies"
     done
+    ;;
+  check-subtrees)
+    # Leaf subtrees as systems (--level-subtrees, codelets/level_layout.h): the same bits on CPU
+    # workers and on the GPU with the level kernels (warps auto and all with 8 lanes), the flow
+    # kernel and the cell-block kernel, HH batches of CA1 cells, the six shipped cells in several
+    # chunks and random trees, 400 steps, subtrees of at most SUBTREES compartments (default 32);
+    # every GPU run passes --verify. Then test_multi_levels on the GPU, when the bundle has it.
+    echo "== subtree systems: same bits on CPU workers and every GPU kernel, --verify on the GPU"
+    subtrees_pass=1
+    mix=()
+    for f in morph/data/*.swc; do mix+=(--morph "$f"); done
+    for batch in ca1 mix random; do
+      case $batch in
+      ca1) args=(--morph morph/data/morph_ca1_n120.swc --neurons 300 --probe 0:0 --probe 7:2000 --probe 299:2600) ;;
+      mix) args=("${mix[@]}" --neurons 240 --task-neurons 24 --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+      random) args=(--morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --probe 0:0 --probe 39:50 --probe 38:3000) ;;
+      esac
+      for run in cpu levels levels-all-8 flow cell; do
+        placement=(STARPU_NCPU=0) verify=(--verify) extra=()
+        case $run in
+        cpu) placement=(STARPU_NCUDA=0) verify=() ;;
+        levels-all-8) extra=(--level-warps all --warp-lanes 8) ;;
+        flow) extra=(--level-kernel flow) ;;
+        cell) extra=(--level-kernel cell) ;;
+        esac
+        env "${placement[@]}" timeout 120 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" \
+          --hh all --stim-amp 1 --steps 400 --level-subtrees "${SUBTREES:-32}" "${extra[@]}" \
+          "${verify[@]}" --force --probes "$out/subtrees_${batch}_$run.csv" >"$out/subtrees_run.log" 2>&1 || {
+          subtrees_pass=0
+          echo "FAIL: $batch $run: exit status $?"
+        }
+        sed "s/^/$batch $run: /" "$out/subtrees_run.log" | grep -iE 'verify|error' | cut -c1-160 |
+          tee -a "$out/subtrees_check.txt"
+        [ $run = cpu ] || same_bytes "$out/subtrees_${batch}_cpu.csv" "$out/subtrees_${batch}_$run.csv" \
+          "$batch, CPU workers vs GPU $run" "$out/subtrees_check.txt" || subtrees_pass=0
+      done
+      rm -f "$out"/subtrees_"${batch}"_*.csv
+    done
+    rm -f "$out/subtrees_run.log"
+    if [ -x "$bundle/bin/test_multi_levels" ]; then
+      STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" >"$out/subtrees_test_multi_levels.txt" 2>&1 ||
+        subtrees_pass=0
+      grep -E 'subtree|FAILED|PASSED' "$out/subtrees_test_multi_levels.txt" | tee -a "$out/subtrees_check.txt"
+    fi
+    [ "$subtrees_pass" = 1 ] && echo "check-subtrees: PASS" || echo "check-subtrees: FAIL"
     ;;
   check-flow)
     # The flow kernel (--level-kernel flow, codelets/level_flow.h): the same bits as the level

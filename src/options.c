@@ -111,6 +111,11 @@ static void usage(FILE *out) {
       "                       every branch\n"
       "  --warp-lanes 8|16|32 lanes of a warp per warp-swept branch (default 32; the cell\n"
       "                       kernel gives a whole warp)\n"
+      "  --level-subtrees N|off  multi, NCP: every leaf subtree of at most N compartments is\n"
+      "                       one system, swept whole by one thread as mono sweeps a tree,\n"
+      "                       instead of one system per branch "
+      "(default " LEVEL_SUBTREES_DEFAULT_TEXT "; off or 0:\n"
+      "                       one system per branch)\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -388,6 +393,7 @@ enum long_only_options {
   OPT_LEVEL_WARPS,
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
+  OPT_LEVEL_SUBTREES,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
   OPT_PARAMS,
@@ -618,6 +624,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
+      {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"warp-lanes", required_argument, 0, OPT_WARP_LANES},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"hh-rates", required_argument, 0, OPT_HH_RATES},
@@ -646,6 +653,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .probe_every_ms = 0.1,
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .warp_lanes = 32,
+                        .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .verify_samples = 8};
   channel_set_init(&o->model.channels);
   o->argc = argc;
@@ -909,6 +917,11 @@ void options_parse(int argc, char **argv, struct options *o) {
       if (o->warp_lanes != 8 && o->warp_lanes != 16 && o->warp_lanes != 32)
         bad_usage("--warp-lanes must be 8, 16 or 32, got '%s'", optarg);
       break;
+    case OPT_LEVEL_SUBTREES:
+      o->multi_option_given = 1;
+      o->subtree_compartments =
+          strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-subtrees", optarg, 0, 4096);
+      break;
     case OPT_CELL_NEURONS:
       o->multi_option_given = 1;
       o->cell_neurons = parse_int("--cell-neurons", optarg, 1, 1024);
@@ -993,11 +1006,17 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } multi_only[] = {{OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
-                    {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
-                    {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
-                    {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_CELL_NEURONS, "--cell-neurons"},
-                    {OPT_LEVEL_WARPS, "--level-warps"},   {OPT_WARP_LANES, "--warp-lanes"}};
+  } multi_only[] = {{OPT_PADDING, "--padding"},
+                    {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"},
+                    {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},
+                    {OPT_TASK_PARTS, "--task-parts"},
+                    {OPT_LEVEL_KERNEL, "--level-kernel"},
+                    {OPT_CELL_NEURONS, "--cell-neurons"},
+                    {OPT_LEVEL_WARPS, "--level-warps"},
+                    {OPT_WARP_LANES, "--warp-lanes"},
+                    {OPT_LEVEL_SUBTREES, "--level-subtrees"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1022,7 +1041,11 @@ void options_warn(const struct options *o, FILE *out) {
       if (o->per_neuron)
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --multi-tasks neuron (the per-neuron baseline)");
-      else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER)
+      else if (option == OPT_LEVEL_SUBTREES && o->padded && o->subtree_compartments > 0)
+        warn_ignored(out, multi_only[i].name,
+                     "applies to --padding ncp only (cp pads every system as a chain)");
+      else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER &&
+               option != OPT_LEVEL_SUBTREES)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&

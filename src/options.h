@@ -19,6 +19,9 @@
 #endif
 
 #define MAX_MORPHOLOGIES 256
+/* --level-subtrees' default (codelets/level_layout.h, subtree_compartments). */
+#define LEVEL_SUBTREES_DEFAULT 0
+#define LEVEL_SUBTREES_DEFAULT_TEXT "off"
 #define MAX_PROBES 64
 /* Probe samples kept in memory before the CSV is written (at 8 bytes each: 400 MB). */
 #define MAX_PROBE_VALUES 50000000LL
@@ -44,6 +47,7 @@ struct options {
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
   enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */
   int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
+  int subtree_compartments;       /* multi: --level-subtrees (0: off) */
   int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;
   int steps;

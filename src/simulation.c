@@ -290,7 +290,9 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
                                                 .chunk_links = !o->level_tasks,
                                                 .order = o->level_order,
                                                 .trunk_below = o->trunk_below,
-                                                .warps = o->level_warps};
+                                                .warps = o->level_warps,
+                                                .warp_lanes = o->warp_lanes,
+                                                .subtree_compartments = o->subtree_compartments};
     struct level_batch lb;
     int status = level_batch_build(morphologies, n_morph, sample, &options, &o->model.cable,
                                    o->model.dt_ms, &lb, err);
@@ -409,6 +411,8 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .gpu_launch = o->gpu_launch,
                                         .level_kernel = o->level_kernel,
                                         .level_warps = o->level_warps,
+                                        .warp_lanes = o->warp_lanes,
+                                        .subtree_compartments = o->subtree_compartments,
                                         .cell_neurons = o->cell_neurons,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,

@@ -213,6 +213,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     key_string(&j, "multi_tasks", o->per_neuron ? "neuron" : o->level_tasks ? "levels" : "chunk");
     if (!o->per_neuron) {
       key_string(&j, "padding", o->padded ? "cp" : "ncp");
+      key_int(&j, "level_subtrees", o->padded ? 0 : o->subtree_compartments);
       key_string(&j, "level_order",
                  o->level_order == LEVEL_ORDER_DEPTH ||
                          (o->level_order == LEVEL_ORDER_AUTO && o->level_tasks)
@@ -230,6 +231,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
                  o->level_warps == LEVEL_WARPS_OFF   ? "off"
                  : o->level_warps == LEVEL_WARPS_ALL ? "all"
                                                      : "auto");
+      key_int(&j, "warp_lanes", o->warp_lanes);
       if (o->level_kernel == LEVEL_KERNEL_CELL) /* the neurons per block the batch used */
         key_int(&j, "cell_neurons", r->cell_neurons > 0 ? r->cell_neurons : o->cell_neurons);
       if (runtime_cuda_workers() > 0)

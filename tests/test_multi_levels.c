@@ -355,6 +355,9 @@ static void per_neuron_baseline_matches_reference(void **state) {
 
 /* The voltages of every neuron after `steps` steps of a chunk-task batch (level kernel or
  * cell-block kernel), neuron after neuron. */
+/* --level-subtrees of the runs below (0: one system per branch). */
+static int subtree_limit;
+
 static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
                                 int neurons, int per_task, int parts, enum level_order order,
                                 int padded, enum level_kernel kernel, int cell_neurons,
@@ -368,6 +371,7 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .order = order,
                                       .level_kernel = kernel,
                                       .cell_neurons = cell_neurons,
+                                      .subtree_compartments = subtree_limit,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -710,6 +714,173 @@ static void cell_schedule_covers_each_system_once(void **state) {
   level_batch_free(&lb);
 }
 
+static int children_of(const struct morphology *m, int node) {
+  int count = 0;
+  for (int i = node + 1; i < m->n_compartments; i++)
+    count += m->parent[i] == node;
+  return count;
+}
+
+/* Leaf subtrees as systems (level_layout.h): for several limits, every compartment lies in
+ * exactly one system, a subtree system holds whole maximal subtrees of at most the limit with
+ * more than one branch and no child system, its shape gives each element's parent and next
+ * sibling in the morphology, and no warp sweeps it. */
+static void subtree_units_cover_each_compartment_once(void **state) {
+  (void)state;
+  const int limits[] = {3, 7, 40, 1 << 20};
+  const int neurons = 2 * mix_count + 1;
+  for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
+    const struct level_batch_options options = {.neurons_per_chunk = neurons / 2 + 1,
+                                                .chunk_links = 1,
+                                                .order = LEVEL_ORDER_HEIGHT,
+                                                .warps = LEVEL_WARPS_ALL,
+                                                .subtree_compartments = limits[l]};
+    struct level_batch lb;
+    struct hines_error err;
+    assert_int_equal(
+        level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+        HINES_OK);
+    int trees = 0;
+    for (int chunk = 0; chunk < lb.n_chunks; chunk++)
+      for (int level = 0; level < lb.n_levels; level++) {
+        const struct level_block_view v =
+            level_block_describe(lb.blocks[chunk * lb.n_levels + level]);
+        int counted = 0;
+        for (int s = 0; s < v.systems; s++) {
+          if (v.tree[s] < 0)
+            continue;
+          counted++;
+          assert_true(s >= v.warp_systems); /* warps sweep chains only */
+          assert_int_equal(v.child_first[s + 1], v.child_first[s]);
+          const struct morphology *given = &mix[v.neuron[s] % mix_count];
+          const int start = v.first_compartment[s], size = v.size[s];
+          assert_true(size <= limits[l] && size > 1);
+          for (int j = 1; j < size; j++) {
+            const int step = level_shape(&v, s, j, SHAPE_PARENT_STEP);
+            assert_int_equal(start + j - step, given->parent[start + j]);
+            const int sibling = level_shape(&v, s, j, SHAPE_SIBLING_STEP);
+            if (sibling) { /* the next child of the same parent: none in between */
+              assert_int_equal(given->parent[start + j + sibling], given->parent[start + j]);
+              for (int i = j + 1; i < j + sibling; i++)
+                assert_true(given->parent[start + i] != given->parent[start + j]);
+            } else {
+              for (int i = j + 1; i < size; i++)
+                assert_true(given->parent[start + i] != given->parent[start + j]);
+            }
+          }
+          /* whole: nothing after it hangs from it; maximal: its parent's subtree is larger */
+          for (int i = start + size; i < given->n_compartments; i++)
+            assert_true(given->parent[i] < start || given->parent[i] >= start + size);
+          if (start > 0) { /* the subtree from the first node of the junction's branch */
+            int first = given->parent[start];
+            while (first > 0 && children_of(given, given->parent[first]) == 1)
+              first = given->parent[first];
+            int end = first + 1;
+            while (end < given->n_compartments && given->parent[end] >= first)
+              end++;
+            assert_true(end - first > limits[l]);
+          }
+        }
+        assert_int_equal(counted, v.trees);
+        trees += counted;
+      }
+    for (int k = 0; k < neurons; k++) {
+      const struct morphology *given = &mix[k % mix_count];
+      int *seen = calloc((size_t)given->n_compartments, sizeof(int));
+      for (int i = 0; i < given->n_compartments; i++) {
+        int block, element;
+        level_batch_locate(&lb, k, i, &block, &element);
+        const struct level_block_view v = level_block_describe(lb.blocks[block]);
+        int s = 0;
+        while (s + 1 < v.systems && !(v.neuron[s] == k && v.first_compartment[s] <= i &&
+                                      i < v.first_compartment[s] + v.size[s]))
+          s++;
+        assert_int_equal(v.neuron[s], k);
+        assert_int_equal(element, v.row_offset[i - v.first_compartment[s]] + s);
+        seen[i]++;
+      }
+      for (int i = 0; i < given->n_compartments; i++)
+        assert_int_equal(seen[i], 1);
+      free(seen);
+    }
+    printf("# subtrees of at most %d compartments: %d subtree systems in %d levels\n", limits[l],
+           trees, lb.n_levels);
+    if (limits[l] >= 7) /* a few random trees may have no 3-compartment subtree */
+      assert_true(trees > 0);
+    level_batch_free(&lb);
+  }
+}
+
+/* Subtree systems against the sequential reference, passive and with channels everywhere, and
+ * bit for bit the same whatever the chunks, parts and kernel (level kernels, flow, cell block):
+ * a neuron's layout depends on its morphology only. */
+static void subtree_systems_match_reference(void **state) {
+  (void)state;
+  const int limits[] = {6, 40, 1 << 20};
+  const int steps = 40, neurons = 2 * mix_count + 3;
+  for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+    for (int channels = 0; channels < 2; channels++) {
+      const struct step_model model = {.cable = cable_defaults,
+                                       .dt_ms = 0.025,
+                                       .initial_mV = -65,
+                                       .stimulus = {.compartment = 0,
+                                                    .amplitude_nA = 1.0,
+                                                    .start_ms = 0.05,
+                                                    .stop_ms = 1e9,
+                                                    .spread = 0.8},
+                                       .channels =
+                                           channel_set_hh(channels ? PLACE_ALL : PLACE_NONE)};
+      subtree_limit = limits[l];
+      size_t values, other;
+      double *got = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
+                                     LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
+      double worst = 0;
+      const double *at = got;
+      for (int k = 0; k < neurons; k++) {
+        const struct morphology *m = &mix[k % mix_count];
+        double *want = malloc(m->n_compartments * sizeof(double));
+        for (int i = 0; i < m->n_compartments; i++)
+          want[i] = -65;
+        struct stimulus stim = model.stimulus;
+        stim.n_neurons_total = neurons;
+        struct hines_error err;
+        assert_int_equal(reference_simulate(m, &cable_defaults, &model.channels, model.dt_ms, steps,
+                                            0, &stim, k, want, &err),
+                         HINES_OK);
+        const double error = testing_relative_error(m->n_compartments, at, want);
+        if (error > 1e-12)
+          fail_msg("subtrees of %d, neuron %d (%s): relative error %.3e", limits[l], k, m->name,
+                   error);
+        assert_true(fabs(want[0] + 65) > 1e-3);
+        worst = fmax(worst, error);
+        at += m->n_compartments;
+        free(want);
+      }
+      const struct {
+        int per_task, parts;
+        enum level_kernel kernel;
+        const char *what;
+      } others[] = {{7, 0, LEVEL_KERNEL_LEVELS, "chunks of 7"},
+                    {0, 3, LEVEL_KERNEL_LEVELS, "3 parts"},
+                    {5, 0, LEVEL_KERNEL_FLOW, "flow kernel"},
+                    {0, 2, LEVEL_KERNEL_CELL, "cell-block kernel"}};
+      for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
+        double *again =
+            run_chunk_kernel(mix, mix_count, neurons, others[o].per_task, others[o].parts,
+                             LEVEL_ORDER_AUTO, 0, others[o].kernel, 0, &model, steps, &other);
+        assert_int_equal(values, other);
+        if (memcmp(got, again, values * sizeof(double)) != 0)
+          fail_msg("subtrees of %d: %s differ in bits from one chunk", limits[l], others[o].what);
+        free(again);
+      }
+      printf("# subtrees of at most %d compartments, %s: max relative error %.3e; chunks, parts, "
+             "flow and cell-block kernels give the same bits\n",
+             limits[l], channels ? "HH all" : "passive", worst);
+      free(got);
+    }
+  subtree_limit = 0;
+}
+
 static int starpu_started;
 
 static int setup(void **state) {
@@ -741,6 +912,8 @@ int main(void) {
       cmocka_unit_test(cell_schedule_covers_each_system_once),
       cmocka_unit_test(flow_kernel_matches_reference),
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
+      cmocka_unit_test(subtree_units_cover_each_compartment_once),
+      cmocka_unit_test(subtree_systems_match_reference),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
