@@ -42,16 +42,22 @@ constexpr int kThreads = LEVEL_CUDA_THREADS;
 // registers unbounded (5 blocks of 128 an SM); bounded to 80 (6 blocks, 112 bytes of spill
 // stores a thread, which the extra warps hide) it gained 5 % (H100, the six shipped cells x
 // 33,390 neurons, HH everywhere: 5.69-5.74 against 6.02-6.07 ms per step). The passive kernel
-// stays unbounded (128 registers, 4 blocks): bounded to 80 it ran 1.5x slower (2.14 -> 3.30 ms,
-// the same mix passive). __maxnreg__, not __launch_bounds__, which also moved the passive
-// kernel off its 128. LEVEL_BACKWARD_MIN_BLOCKS overrides both.
+// keeps 4 blocks (128 registers): bounded to 80 it ran 1.5x slower (2.14 -> 3.30 ms, the same
+// mix passive); with the subtree sweep beside the chain sweep it took 130 unbounded, 3 blocks
+// an SM, and every multi batch lost 5-20 % (H200, BENCHMARKS.md, "Leaf subtrees"), so it is
+// bounded to 128. __maxnreg__, not __launch_bounds__, which also moved the passive kernel off
+// its 128. LEVEL_BACKWARD_MIN_BLOCKS overrides both.
 #ifdef LEVEL_BACKWARD_MIN_BLOCKS
 #define LEVEL_BACKWARD_BOUNDS __launch_bounds__(LEVEL_CUDA_THREADS, LEVEL_BACKWARD_MIN_BLOCKS)
 #else
 #ifndef LEVEL_CHANNELS_MAX_REGISTERS
 #define LEVEL_CHANNELS_MAX_REGISTERS 80 /* 65,536 / (6 x 128), rounded down to 8 */
 #endif
-#define LEVEL_BACKWARD_BOUNDS __maxnreg__(kChannels ? LEVEL_CHANNELS_MAX_REGISTERS : 255)
+#ifndef LEVEL_PASSIVE_MAX_REGISTERS
+#define LEVEL_PASSIVE_MAX_REGISTERS 128 /* 65,536 / (4 x 128) */
+#endif
+#define LEVEL_BACKWARD_BOUNDS                                                                      \
+  __maxnreg__(kChannels ? LEVEL_CHANNELS_MAX_REGISTERS : LEVEL_PASSIVE_MAX_REGISTERS)
 #endif
 
 // The block's description: read by the kernel from the block itself, or, when the caller has the

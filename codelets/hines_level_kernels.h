@@ -148,6 +148,29 @@ static inline HINES_HOST_DEVICE int level_shape(const struct level_block_view *v
   return v->shapes[v->tree[s] + SHAPE_INTS_PER_ELEMENT * j + entry];
 }
 
+/* What the subtree sweeps read of element j before its arithmetic (issued one element ahead,
+ * so that its memory latency overlaps the previous element's chain; in the backward sweep only
+ * where the chain sweep also loads ahead: the GPU's channel kernel has no registers for it). */
+struct level_tree_loads {
+  int e, parent_step;
+  double old_voltage, diagonal, c_over_dt, leak_current, off_diagonal;
+};
+
+static inline HINES_HOST_DEVICE struct level_tree_loads
+level_tree_load(const struct level_block_view *v, int s, int j, int first_row,
+                const double *LEVEL_RESTRICT constants, const double *voltage) {
+  struct level_tree_loads l;
+  const double *row = constants + (size_t)(first_row + j) * CONST_STRIDE;
+  l.e = v->row_offset[j] + s;
+  l.parent_step = level_shape(v, s, j, SHAPE_PARENT_STEP);
+  l.old_voltage = voltage[l.e];
+  l.diagonal = row[CONST_DIAGONAL_BASE];
+  l.c_over_dt = row[CONST_C_OVER_DT];
+  l.leak_current = row[CONST_LEAK_CURRENT];
+  l.off_diagonal = row[CONST_OFF_DIAGONAL];
+  return l;
+}
+
 /* Backward sweep of a subtree system (level_layout.h): its elements from the last to the first,
  * in depth-first order, so every element comes after all of its children. Element j + 1, when
  * it is j's first child, passes its part of j's row in registers, as along a chain; j's later
@@ -159,7 +182,7 @@ static inline HINES_HOST_DEVICE void
 level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
                     const struct level_step_arguments *args, double *voltage,
                     double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
-                    double *LEVEL_RESTRICT gates, int rows_assembled) {
+                    double *LEVEL_RESTRICT gates, int rows_assembled, int ahead) {
   const int size = v->size[s], first_row = v->first_row[s];
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
@@ -168,20 +191,21 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
   /* of element j + 1, the one eliminated just before */
   double below_factor = 0.0, below_rhs = 0.0, below_off_diagonal = 0.0;
   int below_is_first_child = 0;
+  struct level_tree_loads current = level_tree_load(v, s, size - 1, first_row, constants, voltage);
+  LEVEL_AFTER_FIRST_LOADS(); /* nothing here is another kernel's: keeps the launch protocol */
   for (int j = size - 1; j >= 0; j--) {
-    const int e = v->row_offset[j] + s;
-    const double *row = constants + (size_t)(first_row + j) * CONST_STRIDE;
-    const double old_voltage = voltage[e], off_diagonal = row[CONST_OFF_DIAGONAL];
-    if (j == size - 1)
-      LEVEL_AFTER_FIRST_LOADS(); /* nothing here is another kernel's: keeps the launch protocol */
+    struct level_tree_loads next = current;
+    if (ahead && j > 0)
+      next = level_tree_load(v, s, j - 1, first_row, constants, voltage);
+    const int e = current.e;
     double dj, rj;
     if (rows_assembled) {
       dj = factor[e];
-      rj = old_voltage;
+      rj = current.old_voltage;
     } else {
       level_element_row(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants, args,
-                        row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
-                        old_voltage, gates ? &gates[e] : NULL, &dj, &rj);
+                        current.diagonal, current.c_over_dt, current.leak_current,
+                        current.old_voltage, gates ? &gates[e] : NULL, &dj, &rj);
     }
     if (below_is_first_child) {
       for (int c = j + 1, step; (step = level_shape(v, s, c, SHAPE_SIBLING_STEP)) != 0;) {
@@ -194,12 +218,14 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
       dj = fma(-below_factor, below_off_diagonal, dj);
       rj = fma(-below_factor, below_rhs, rj);
     }
-    below_factor = off_diagonal / dj;
+    below_factor = current.off_diagonal / dj;
     factor[e] = below_factor;
     voltage[e] = rj / dj;
     below_rhs = rj;
-    below_off_diagonal = off_diagonal;
-    below_is_first_child = level_shape(v, s, j, SHAPE_PARENT_STEP) == 1;
+    below_off_diagonal = current.off_diagonal;
+    below_is_first_child = current.parent_step == 1;
+    if (j > 0)
+      current = ahead ? next : level_tree_load(v, s, j - 1, first_row, constants, voltage);
   }
   contribution[2 * s] = below_factor * below_off_diagonal;
   contribution[2 * s + 1] = below_factor * below_rhs;
@@ -227,8 +253,8 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
     double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch) {
   if (v->trees && v->tree[s] >= 0) {
-    level_backward_tree(v, s, constants, args, voltage, factor, contribution, gates,
-                        rows_assembled);
+    level_backward_tree(v, s, constants, args, voltage, factor, contribution, gates, rows_assembled,
+                        prefetch > 1);
     return;
   }
   const int size = v->size[s], first_row = v->first_row[s];
@@ -404,23 +430,30 @@ static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block
 }
 
 /* Forward sweep of a subtree system: element j's parent is j - its parent step, the element
- * just solved (registers) or an earlier one (what this thread stored). */
+ * just solved (registers) or an earlier one (what this thread stored). Element j + 1's loads
+ * are issued before element j's arithmetic. */
 static inline HINES_HOST_DEVICE void
 level_forward_tree(const struct level_block_view *v, int s, double *voltage,
                    const double *LEVEL_RESTRICT factor,
                    const double *LEVEL_RESTRICT parent_voltage) {
   const int size = v->size[s], junction = v->junction[s];
-  const int e0 = v->row_offset[0] + s;
-  const double scaled_rhs0 = voltage[e0], factor0 = factor[e0];
+  int e = v->row_offset[0] + s, step = 0;
+  double scaled_rhs = voltage[e], factor_j = factor[e];
   LEVEL_AFTER_FIRST_LOADS();
   double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
-  x = fma(-factor0, x, scaled_rhs0);
-  voltage[e0] = x;
-  for (int j = 1; j < size; j++) {
-    const int e = v->row_offset[j] + s, step = level_shape(v, s, j, SHAPE_PARENT_STEP);
-    const double parent_x = step == 1 ? x : voltage[v->row_offset[j - step] + s];
-    x = fma(-factor[e], parent_x, voltage[e]);
+  for (int j = 0; j < size; j++) {
+    int e_next = 0, step_next = 0;
+    double scaled_rhs_next = 0.0, factor_next = 0.0;
+    if (j + 1 < size) {
+      e_next = v->row_offset[j + 1] + s;
+      step_next = level_shape(v, s, j + 1, SHAPE_PARENT_STEP);
+      scaled_rhs_next = voltage[e_next];
+      factor_next = factor[e_next];
+    }
+    const double parent_x = j == 0 || step == 1 ? x : voltage[v->row_offset[j - step] + s];
+    x = fma(-factor_j, parent_x, scaled_rhs);
     voltage[e] = x;
+    e = e_next, step = step_next, scaled_rhs = scaled_rhs_next, factor_j = factor_next;
   }
 }
 
