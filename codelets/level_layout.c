@@ -55,8 +55,9 @@ static void shapes_free(struct unit_shapes *shapes, int n) {
 }
 
 /* Copies m with its branches regrouped into systems: every maximal leaf subtree of at most
- * `limit` compartments with more than one branch becomes one "branch" (a subtree unit, with its
- * shape in *shapes), every other branch stays itself. HINES_FAILURE only for memory. */
+ * `limit` compartments with more than one branch, its branches LEVEL_SUBTREE_MEAN_BRANCH
+ * compartments or shorter on average (level_layout.h), becomes one "branch" (a subtree unit,
+ * with its shape in *shapes); every other branch stays itself. HINES_FAILURE only for memory. */
 static int units_build(const struct morphology *m, int limit, struct morphology *out,
                        struct unit_shapes *shapes) {
   const int nb = m->n_branches, n = m->n_compartments;
@@ -66,14 +67,16 @@ static int units_build(const struct morphology *m, int limit, struct morphology 
   shapes->first = shapes->pool = NULL;
   int *below = malloc((size_t)nb * sizeof(int)); /* compartments of the subtree from b */
   int *children = calloc((size_t)nb, sizeof(int));
-  int *unit = malloc((size_t)nb * sizeof(int));   /* unit holding branch b */
-  int *is_tree = calloc((size_t)nb, sizeof(int)); /* by unit */
+  int *branches = malloc((size_t)nb * sizeof(int)); /* branches of the subtree from b */
+  int *unit = malloc((size_t)nb * sizeof(int));     /* unit holding branch b */
+  int *is_tree = calloc((size_t)nb, sizeof(int));   /* by unit */
   int *sub = malloc((size_t)(limit > 0 ? limit : 1) * sizeof(int));
-  int status = below && children && unit && is_tree && sub ? HINES_OK : HINES_FAILURE;
+  int status = below && children && branches && unit && is_tree && sub ? HINES_OK : HINES_FAILURE;
   for (int b = 0; !status && b < nb; b++)
-    below[b] = m->branch_size[b];
+    below[b] = m->branch_size[b], branches[b] = 1;
   for (int b = nb - 1; !status && b > 0; b--) { /* a parent branch precedes its children */
     below[m->branch_parent[b]] += below[b];
+    branches[m->branch_parent[b]] += branches[b];
     children[m->branch_parent[b]]++;
   }
   int units = 0, pool = 0;
@@ -84,8 +87,9 @@ static int units_build(const struct morphology *m, int limit, struct morphology 
       continue;
     }
     unit[b] = units++;
+    /* the topmost qualifying branch: its descendants are absorbed above */
     if (limit > 0 && children[b] > 0 && below[b] <= limit &&
-        (parent < 0 || below[parent] > limit)) {
+        below[b] <= LEVEL_SUBTREE_MEAN_BRANCH * branches[b]) {
       is_tree[unit[b]] = 1;
       pool += SHAPE_INTS_PER_ELEMENT * below[b];
     }
@@ -141,6 +145,7 @@ static int units_build(const struct morphology *m, int limit, struct morphology 
     out->branch_of[i] = unit[m->branch_of[i]];
   free(below);
   free(children);
+  free(branches);
   free(unit);
   free(is_tree);
   free(sub);

@@ -57,6 +57,14 @@ enum level_header {
  * the block) gives element j's parent as j - shape[2j] (shape[0] unused) and the next sibling
  * of j as j + shape[2j + 1] (0: none). A subtree system has no child systems. */
 enum level_shape { SHAPE_PARENT_STEP, SHAPE_SIBLING_STEP, SHAPE_INTS_PER_ELEMENT };
+/* Only subtrees of short branches are merged: a chain sweep streams a long branch with its loads
+ * four elements ahead, and the per-branch costs that merging saves matter where branches are
+ * short. Measured on the H200 (BENCHMARKS.md, "Leaf subtrees"): merging every subtree of up to 64
+ * compartments made random trees (branches of 2.5 compartments) 26 % faster but the six shipped
+ * cells (14) 8 % slower. */
+#ifndef LEVEL_SUBTREE_MEAN_BRANCH
+#define LEVEL_SUBTREE_MEAN_BRANCH 4
+#endif
 
 struct level_block_view {
   int systems, max_size, elements, children, padded, warp_systems, warp_lanes, trees, shape_ints;

@@ -4,7 +4,8 @@
 # verified) and small batches of one cell, for each subtree limit, GPU only unless the caller
 # says otherwise. One CSV per limit from bench_mixes.sh (mixes_LIMIT.csv), and small.csv.
 # Usage: scripts/bench_subtrees.sh BIN_DIR OUT_DIR [SHARED_MORPHOLOGIES_DIR]
-# Environment: LIMITS (default "off 16 32 64"), SMALL_REPEATS (default 2), STEPS (default 100),
+# Environment: LIMITS (default "off 16 32 64"), SMALL_REPEATS (default 2), SMALL_BATCHES (names as
+# in the loop below), STEPS (default 100),
 # HINESTASK_COMMIT (recorded), MIXES=0 (small batches only), SMALL=0 (mixes only).
 set -euo pipefail
 bin=$(cd "$1" && pwd) out=$2 shared=${3:-}
@@ -28,10 +29,10 @@ echo "date,commit,gpu,batch,subtrees,repeat,neurons,compartments,ms_per_step,G_c
 six=()
 for f in "$repo"/morph/data/*.swc; do six+=(--morph "$f"); done
 for repeat in $(seq "${SMALL_REPEATS:-2}"); do
-  for batch in ca1-500 ca1-3000 ca1-500-hh ca1-3000-hh six-1044 medium-high-3000 random-2000; do
+  for batch in ${SMALL_BATCHES:-ca1-500 ca1-3000 ca1-500-hh ca1-3000-hh six-1044 medium-high-3000 random-2000 six-33390-hh}; do
     case $batch in
     ca1-*) n=${batch#ca1-} args=(--morph "$repo/morph/data/morph_ca1_n120.swc" --neurons "${n%-hh}" --steps 400) ;;
-    six-*) args=("${six[@]}" --neurons 1044 --steps 200) ;;
+    six-*) n=${batch#six-} args=("${six[@]}" --neurons "${n%-hh}" --steps 200) ;;
     medium-high-*) args=(--morph synthetic:medium-high --neurons 3000 --steps 400) ;;
     random-*) args=(--neurons 2000 --steps 200)
       for r in 1 2 3 4; do args+=(--morph synthetic:random:100:8000:$r); done ;;

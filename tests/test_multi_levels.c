@@ -755,6 +755,10 @@ static void subtree_units_cover_each_compartment_once(void **state) {
           const struct morphology *given = &mix[v.neuron[s] % mix_count];
           const int start = v.first_compartment[s], size = v.size[s];
           assert_true(size <= limits[l] && size > 1);
+          int branches = 1;
+          for (int j = 1; j < size; j++)
+            branches += children_of(given, given->parent[start + j]) > 1;
+          assert_true(size <= LEVEL_SUBTREE_MEAN_BRANCH * branches);
           for (int j = 1; j < size; j++) {
             const int step = level_shape(&v, s, j, SHAPE_PARENT_STEP);
             assert_int_equal(start + j - step, given->parent[start + j]);
@@ -775,10 +779,13 @@ static void subtree_units_cover_each_compartment_once(void **state) {
             int first = given->parent[start];
             while (first > 0 && children_of(given, given->parent[first]) == 1)
               first = given->parent[first];
-            int end = first + 1;
-            while (end < given->n_compartments && given->parent[end] >= first)
+            int end = first + 1, branches = 1;
+            while (end < given->n_compartments && given->parent[end] >= first) {
+              branches += children_of(given, given->parent[end]) > 1; /* a branch starts */
               end++;
-            assert_true(end - first > limits[l]);
+            }
+            assert_true(end - first > limits[l] ||
+                        end - first > LEVEL_SUBTREE_MEAN_BRANCH * branches);
           }
         }
         assert_int_equal(counted, v.trees);
