@@ -41,9 +41,12 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         for key, option in (("padding", "--padding"), ("level_order", "--level-order"),
                             ("trunk_below", "--trunk-below"), ("task_parts", "--task-parts"),
                             ("gpu_launch", "--gpu-launch"), ("level_kernel", "--level-kernel"),
-                            ("level_warps", "--level-warps"), ("cell_neurons", "--cell-neurons")):
+                            ("level_warps", "--level-warps"), ("cell_neurons", "--cell-neurons"),
+                            ("warp_lanes", "--warp-lanes")):
             if key in j:
                 args += [option, number(j[key])]
+        if "padding" in j:  # the level solver: summaries from before subtrees had none
+            args += ["--level-subtrees", number(j.get("level_subtrees", 0))]
     if j.get("task_neurons") is not None:
         args += ["--task-neurons", number(j["task_neurons"])]
     workdir = j.get("working_directory") or cwd
