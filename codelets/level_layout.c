@@ -513,9 +513,9 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->order = order;
   out->n_morphologies = n_morphologies;
   out->morphologies = morphologies;
-  /* CP pads every system to the longest as a chain: subtrees are for NCP only. */
-  out->subtree_compartments =
-      !padded && options->subtree_compartments > 1 ? options->subtree_compartments : 0;
+  /* With CP a subtree system's padding rows are left alone (nothing reads them): CP and NCP
+   * keep the same systems, so the same bits. */
+  out->subtree_compartments = options->subtree_compartments > 1 ? options->subtree_compartments : 0;
   struct unit_shapes *shapes = calloc((size_t)n_morphologies, sizeof *shapes);
   if (!shapes)
     return hines_fail(err, HINES_FAILURE, "out of memory");

@@ -191,7 +191,8 @@ struct level_batch_options {
   int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 32) */
   int channels_everywhere; /* the warp cost model's: channels on every compartment */
   /* Leaf subtrees of at most this many compartments (and more than one branch) are one system
-   * each (above); 0: every branch is a system. NCP only (CP pads chains). */
+   * each (above); 0: every branch is a system. With CP a subtree's padding rows are not
+   * computed on. */
   int subtree_compartments;
 };
 

@@ -111,7 +111,7 @@ static void usage(FILE *out) {
       "                       every branch\n"
       "  --warp-lanes 8|16|32 lanes of a warp per warp-swept branch (default 32; the cell\n"
       "                       kernel gives a whole warp)\n"
-      "  --level-subtrees N|off  multi, NCP: every leaf subtree of at most N compartments is\n"
+      "  --level-subtrees N|off  multi: every leaf subtree of at most N compartments is\n"
       "                       one system, swept whole by one thread as mono sweeps a tree,\n"
       "                       instead of one system per branch "
       "(default " LEVEL_SUBTREES_DEFAULT_TEXT "; off or 0:\n"
@@ -1041,9 +1041,6 @@ void options_warn(const struct options *o, FILE *out) {
       if (o->per_neuron)
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --multi-tasks neuron (the per-neuron baseline)");
-      else if (option == OPT_LEVEL_SUBTREES && o->padded && o->subtree_compartments > 0)
-        warn_ignored(out, multi_only[i].name,
-                     "applies to --padding ncp only (cp pads every system as a chain)");
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER &&
                option != OPT_LEVEL_SUBTREES)
         warn_ignored(out, multi_only[i].name,

@@ -81,9 +81,6 @@ run warps_mono --mode mono "${tiny[@]}" --level-warps off --warp-lanes 8 --quiet
 for option in --level-warps --warp-lanes; do
   expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" warps_mono.err
 done
-run subtrees_cp --mode multi "${tiny[@]}" --padding cp --level-subtrees 64 --quiet
-expect "--level-subtrees with CP: warned" '^hinestask: warning: --level-subtrees applies to --padding ncp only' subtrees_cp.err
-expect "--level-subtrees with CP: accepted" '^0$' subtrees_cp.rc
 run subtrees_mono --mode mono "${tiny[@]}" --level-subtrees 64 --quiet
 expect "--level-subtrees in a mono run: warned" '^hinestask: warning: --level-subtrees applies to --mode multi only; ignored$' subtrees_mono.err
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet

@@ -868,24 +868,25 @@ static void subtree_systems_match_reference(void **state) {
         free(want);
       }
       const struct {
-        int per_task, parts;
+        int per_task, parts, padded;
         enum level_kernel kernel;
         const char *what;
-      } others[] = {{7, 0, LEVEL_KERNEL_LEVELS, "chunks of 7"},
-                    {5, 0, LEVEL_KERNEL_FLOW, "flow kernel"},
-                    {0, 3, LEVEL_KERNEL_LEVELS, "3 parts"},
-                    {0, 2, LEVEL_KERNEL_CELL, "cell-block kernel"}};
+      } others[] = {{7, 0, 0, LEVEL_KERNEL_LEVELS, "chunks of 7"},
+                    {5, 0, 1, LEVEL_KERNEL_FLOW, "flow kernel, CP"},
+                    {0, 3, 0, LEVEL_KERNEL_LEVELS, "3 parts"},
+                    {0, 2, 0, LEVEL_KERNEL_CELL, "cell-block kernel"},
+                    {0, 0, 1, LEVEL_KERNEL_LEVELS, "CP"}};
       for (size_t o = 0; o < (full ? sizeof others / sizeof *others : 2); o++) {
-        double *again =
-            run_chunk_kernel(mix, mix_count, neurons, others[o].per_task, others[o].parts,
-                             LEVEL_ORDER_AUTO, 0, others[o].kernel, 0, &model, steps, &other);
+        double *again = run_chunk_kernel(mix, mix_count, neurons, others[o].per_task,
+                                         others[o].parts, LEVEL_ORDER_AUTO, others[o].padded,
+                                         others[o].kernel, 0, &model, steps, &other);
         assert_int_equal(values, other);
         if (memcmp(got, again, values * sizeof(double)) != 0)
           fail_msg("subtrees of %d: %s differ in bits from one chunk", limits[l], others[o].what);
         free(again);
       }
       printf("# subtrees of at most %d compartments, %s: max relative error %.3e; chunks, parts, "
-             "flow and cell-block kernels give the same bits\n",
+             "CP, flow and cell-block kernels give the same bits\n",
              limits[l], channels ? "HH all" : "passive", worst);
       free(got);
     }
