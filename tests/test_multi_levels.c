@@ -392,6 +392,36 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
   return v;
 }
 
+/* The largest relative error of a batch's voltages (got: neuron after neuron) against the
+ * sequential reference time loop; fails above 1e-12, naming `what`, the neuron and its cell, and
+ * when the stimulus left a soma at rest. */
+static double worst_against_reference(const struct morphology *morphologies, int n_morphologies,
+                                      int neurons, const struct step_model *model, int steps,
+                                      const double *got, const char *what) {
+  double worst = 0;
+  const double *at = got;
+  for (int k = 0; k < neurons; k++) {
+    const struct morphology *m = &morphologies[k % n_morphologies];
+    double *want = malloc(m->n_compartments * sizeof(double));
+    for (int i = 0; i < m->n_compartments; i++)
+      want[i] = -65;
+    struct stimulus stim = model->stimulus;
+    stim.n_neurons_total = neurons;
+    struct hines_error err;
+    assert_int_equal(reference_simulate(m, &cable_defaults, &model->channels, model->dt_ms, steps,
+                                        0, &stim, k, want, &err),
+                     HINES_OK);
+    const double error = testing_relative_error(m->n_compartments, at, want);
+    if (error > 1e-12)
+      fail_msg("%s, neuron %d (%s): relative error %.3e", what, k, m->name, error);
+    assert_true(fabs(want[0] + 65) > 1e-3);
+    worst = fmax(worst, error);
+    at += m->n_compartments;
+    free(want);
+  }
+  return worst;
+}
+
 /* The cell-block kernel (its CPU emulation: the GPU blocks' threads one after another, level by
  * level) against the sequential reference time loop, passive and with channels everywhere, for
  * a batch and block shape; and bit for bit against the level kernels on the same batch. */
@@ -415,28 +445,10 @@ static void cell_kernel_case(const struct morphology *morphologies, int n_morpho
   double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
                                     padded, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
   assert_int_equal(values, level_values);
-  double worst = 0;
-  const double *at = got;
-  for (int k = 0; k < neurons; k++) {
-    const struct morphology *m = &morphologies[k % n_morphologies];
-    double *want = malloc(m->n_compartments * sizeof(double));
-    for (int i = 0; i < m->n_compartments; i++)
-      want[i] = -65;
-    struct stimulus stim = model.stimulus;
-    stim.n_neurons_total = neurons;
-    struct hines_error err;
-    assert_int_equal(reference_simulate(m, &cable_defaults, &model.channels, model.dt_ms, steps, 0,
-                                        &stim, k, want, &err),
-                     HINES_OK);
-    const double error = testing_relative_error(m->n_compartments, at, want);
-    if (error > 1e-12)
-      fail_msg("cell-block kernel, neuron %d (%s), %d neurons a block: relative error %.3e", k,
-               m->name, cell_neurons, error);
-    assert_true(fabs(want[0] + 65) > 1e-3);
-    worst = fmax(worst, error);
-    at += m->n_compartments;
-    free(want);
-  }
+  char what[64];
+  snprintf(what, sizeof what, "cell-block kernel, %d neurons a block", cell_neurons);
+  const double worst =
+      worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
   if (memcmp(got, levels, values * sizeof(double)) != 0)
     fail_msg("cell-block kernel (%d neurons a block) and level kernels differ in bits",
              cell_neurons);
@@ -489,26 +501,8 @@ static void flow_kernel_case(const struct morphology *morphologies, int n_morpho
       run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, LEVEL_ORDER_AUTO,
                        padded, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
   assert_int_equal(values, level_values);
-  double worst = 0;
-  const double *at = got;
-  for (int k = 0; k < neurons; k++) {
-    const struct morphology *m = &morphologies[k % n_morphologies];
-    double *want = malloc(m->n_compartments * sizeof(double));
-    for (int i = 0; i < m->n_compartments; i++)
-      want[i] = -65;
-    struct stimulus stim = model.stimulus;
-    stim.n_neurons_total = neurons;
-    struct hines_error err;
-    assert_int_equal(reference_simulate(m, &cable_defaults, &model.channels, model.dt_ms, steps, 0,
-                                        &stim, k, want, &err),
-                     HINES_OK);
-    const double error = testing_relative_error(m->n_compartments, at, want);
-    if (error > 1e-12)
-      fail_msg("flow kernel, neuron %d (%s): relative error %.3e", k, m->name, error);
-    worst = fmax(worst, error);
-    at += m->n_compartments;
-    free(want);
-  }
+  const double worst = worst_against_reference(morphologies, n_morphologies, neurons, &model, steps,
+                                               got, "flow kernel");
   if (memcmp(got, levels, values * sizeof(double)) != 0)
     fail_msg("flow kernel and level kernels differ in bits");
   printf("# flow kernel, %d morphologies, %d neurons, %d per task in %d parts, %s, %s: max "
@@ -849,28 +843,10 @@ static void subtree_systems_match_reference(void **state) {
       size_t values, other;
       double *got = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
                                      LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
-      double worst = 0;
-      const double *at = got;
-      for (int k = 0; k < neurons; k++) {
-        const struct morphology *m = &mix[k % mix_count];
-        double *want = malloc(m->n_compartments * sizeof(double));
-        for (int i = 0; i < m->n_compartments; i++)
-          want[i] = -65;
-        struct stimulus stim = model.stimulus;
-        stim.n_neurons_total = neurons;
-        struct hines_error err;
-        assert_int_equal(reference_simulate(m, &cable_defaults, &model.channels, model.dt_ms, steps,
-                                            0, &stim, k, want, &err),
-                         HINES_OK);
-        const double error = testing_relative_error(m->n_compartments, at, want);
-        if (error > 1e-12)
-          fail_msg("subtrees of %d, neuron %d (%s): relative error %.3e", limits[l], k, m->name,
-                   error);
-        assert_true(fabs(want[0] + 65) > 1e-3);
-        worst = fmax(worst, error);
-        at += m->n_compartments;
-        free(want);
-      }
+      char what[64];
+      snprintf(what, sizeof what, "subtrees of %d", limits[l]);
+      const double worst =
+          worst_against_reference(mix, mix_count, neurons, &model, steps, got, what);
       const struct {
         int per_task, parts, padded;
         enum level_kernel kernel;
