@@ -352,6 +352,7 @@ static void step_kernels_agree(int n, int neurons, const int *topology, const do
  * (hines_step_one, one neuron at a time, scalar) on one interleaved batch, outside StarPU. */
 static void vector_kernel_equals_thread_body(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   const int n = 120, neurons = 77;
   struct morphology m;
   random_morphology(n, &m);
@@ -410,6 +411,7 @@ static void vector_kernel_equals_thread_body(void **state) {
  * body given each neuron's values as a CUDA thread loads them (neuron_own_load). */
 static void vector_kernel_equals_thread_body_with_sweep(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   const int n = 80, neurons = 45;
   struct morphology m;
   random_morphology(n, &m);

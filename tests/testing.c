@@ -9,6 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+int testing_scheduler_only(void) {
+  const char *flag = getenv("HINES_TEST_SCHEDULER_ONLY");
+  return flag && strcmp(flag, "1") == 0;
+}
+
 uint64_t testing_seed(void) {
   const char *given = getenv("HINES_TEST_SEED");
   uint64_t seed;

@@ -33,6 +33,17 @@ const char *testing_source_path(const char *relative);
 int testing_starpu_start(void **state);
 int testing_starpu_stop(void **state);
 
+/* True under HINES_TEST_SCHEDULER_ONLY=1: ctest's scheduler variants (the same program under each
+ * StarPU policy, tests/CMakeLists.txt) set it, and the cases that never submit a task (host
+ * arithmetic, layout checks) then skip: they run once in the plain test, and a policy cannot
+ * change them. */
+int testing_scheduler_only(void);
+#define TESTING_SKIP_UNLESS_SCHEDULED()                                                            \
+  do {                                                                                             \
+    if (testing_scheduler_only())                                                                  \
+      skip();                                                                                      \
+  } while (0)
+
 /* 77 tells ctest the test was skipped (e.g. no CUDA worker). */
 #define TESTING_SKIP 77
 
