@@ -485,6 +485,68 @@ static int *branch_levels(const struct morphology *m, enum level_order order, in
   return level;
 }
 
+/* Cuts every chain system of a units copy longer than `split` compartments into
+ * ceil(size / split) segments of near-equal size, from the junction outwards (level_layout.h:
+ * long branches): segment i + 1 hangs from segment i's last compartment, the branch's children
+ * from its last segment. Subtree units stay whole. Recomputes branch_of, the depth levels and
+ * n_levels; shapes->first follows the new systems. HINES_FAILURE only for memory. */
+static int units_split(struct morphology *u, struct unit_shapes *shapes, int split) {
+  const int nb = u->n_branches;
+  int *first = malloc((size_t)(nb + 1) * sizeof(int)); /* first segment of each system */
+  if (!first)
+    return HINES_FAILURE;
+  first[0] = 0;
+  for (int b = 0; b < nb; b++) {
+    const int chain = shapes->first[b] < 0;
+    first[b + 1] =
+        first[b] +
+        (chain && u->branch_size[b] > split ? (u->branch_size[b] + split - 1) / split : 1);
+  }
+  const int systems = first[nb];
+  if (systems == nb) {
+    free(first);
+    return HINES_OK;
+  }
+  int *start = malloc((size_t)systems * sizeof(int)), *size = malloc((size_t)systems * sizeof(int));
+  int *junction = malloc((size_t)systems * sizeof(int));
+  int *parent = malloc((size_t)systems * sizeof(int)),
+      *level = malloc((size_t)systems * sizeof(int));
+  int *shape_first = malloc((size_t)systems * sizeof(int));
+  if (!start || !size || !junction || !parent || !level || !shape_first) {
+    free(first), free(start), free(size), free(junction), free(parent), free(level);
+    free(shape_first);
+    return HINES_FAILURE;
+  }
+  u->n_levels = 0;
+  for (int b = 0; b < nb; b++) {
+    const int pieces = first[b + 1] - first[b], whole = u->branch_size[b];
+    const int base = whole / pieces, longer = whole % pieces; /* the first `longer` get one more */
+    int at = u->branch_start[b];
+    for (int i = 0; i < pieces; i++) {
+      const int v = first[b] + i;
+      start[v] = at;
+      size[v] = base + (i < longer);
+      at += size[v];
+      junction[v] = i > 0 ? start[v] - 1 : u->branch_junction[b];
+      parent[v] = i > 0 ? v - 1 : u->branch_parent[b] < 0 ? -1 : first[u->branch_parent[b] + 1] - 1;
+      level[v] = parent[v] < 0 ? 0 : level[parent[v]] + 1; /* a parent precedes its children */
+      shape_first[v] = i == 0 ? shapes->first[b] : -1;
+      if (level[v] + 1 > u->n_levels)
+        u->n_levels = level[v] + 1;
+      /* every system (chain or subtree) is a contiguous run of compartments */
+      for (int c = start[v]; c < start[v] + size[v]; c++)
+        u->branch_of[c] = v;
+    }
+  }
+  free(first);
+  free(u->branch_start), free(u->branch_size), free(u->branch_junction);
+  free(u->branch_parent), free(u->branch_level), free(shapes->first);
+  u->n_branches = systems;
+  u->branch_start = start, u->branch_size = size, u->branch_junction = junction;
+  u->branch_parent = parent, u->branch_level = level, shapes->first = shape_first;
+  return HINES_OK;
+}
+
 int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                       const struct level_batch_options *options,
                       const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
@@ -519,12 +581,16 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   struct unit_shapes *shapes = calloc((size_t)n_morphologies, sizeof *shapes);
   if (!shapes)
     return hines_fail(err, HINES_FAILURE, "out of memory");
-  if (out->subtree_compartments > 0) {
+  out->split_compartments = options->split_compartments > 0 ? options->split_compartments : 0;
+  if (out->subtree_compartments > 0 || out->split_compartments > 0) {
     out->units = calloc((size_t)n_morphologies, sizeof *out->units);
     int ok = out->units != NULL;
-    for (int m = 0; ok && m < n_morphologies; m++)
+    for (int m = 0; ok && m < n_morphologies; m++) {
       ok = units_build(&morphologies[m], out->subtree_compartments, &out->units[m], &shapes[m]) ==
            HINES_OK;
+      if (ok && out->split_compartments > 0)
+        ok = units_split(&out->units[m], &shapes[m], out->split_compartments) == HINES_OK;
+    }
     if (!ok) {
       shapes_free(shapes, n_morphologies);
       level_batch_free(out);

@@ -62,6 +62,15 @@ enum level_shape { SHAPE_PARENT_STEP, SHAPE_SIBLING_STEP, SHAPE_INTS_PER_ELEMENT
  * short. Measured on the H200 (BENCHMARKS.md, "Leaf subtrees"): merging every subtree of up to 64
  * compartments made random trees (branches of 2.5 compartments) 26 % faster but the six shipped
  * cells (14) 8 % slower. */
+/* Long branches (level_batch_options.split_compartments): a level's sweep lasts as long as its
+ * longest branch takes one thread, so what a step waits for is the sum over levels of the longest
+ * branch there, which in a mix of cells adds long branches of different cells at different
+ * levels (all 15 shared cells: 3,349 compartments a sweep for a longest root-to-leaf path of
+ * 1,446). A chain longer than the limit is cut into segments, each one system hanging from the
+ * previous segment's last compartment as from a junction with one child: the same tridiagonal
+ * elimination, but the segments of one long branch now fill levels where other cells' short
+ * branches run, and the sum approaches the longest path (1,617 at 64). The cut depends on the
+ * morphology only, so the bits do not depend on the worker or the chunks. */
 #ifndef LEVEL_SUBTREE_MEAN_BRANCH
 #define LEVEL_SUBTREE_MEAN_BRANCH 4
 #endif
@@ -194,6 +203,9 @@ struct level_batch_options {
    * each (above); 0: every branch is a system. With CP a subtree's padding rows are not
    * computed on. */
   int subtree_compartments;
+  /* Long branches (above): a chain system longer than this many compartments is cut into
+   * segments of at most this many; 0: branches stay whole. */
+  int split_compartments;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -211,11 +223,12 @@ struct level_batch {
   enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
   /* Neuron k has morphologies[k % n_morphologies], as given, except that its "branches" are the
-   * batch's systems: with leaf subtrees, each subtree is one branch of these copies (they share
+   * batch's systems: with leaf subtrees, each subtree is one branch of these copies, with long
+   * branches cut, each segment is one (they share
    * the given morphologies' compartment arrays and own only their branch arrays). */
   const struct morphology *morphologies;
   struct morphology *units; /* those copies (owned), or NULL: morphologies are the given ones */
-  int subtree_compartments;
+  int subtree_compartments, split_compartments;
   int *chunk_first_neuron; /* [n_chunks + 1] */
   int **blocks;            /* [chunk * n_levels + level] -> int description (NULL if empty) */
   double *constants;       /* CONST_TABLE_SIZE(constant_rows) */

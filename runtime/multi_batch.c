@@ -262,6 +262,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .warps = config->level_warps,
       .warp_lanes = config->warp_lanes,
       .subtree_compartments = config->subtree_compartments,
+      .split_compartments = config->split_compartments,
       .channels_everywhere = config->model.channels.placement == PLACE_ALL,
       .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
                          ? config->trunk_below

@@ -51,6 +51,9 @@ struct multi_batch_config {
   /* Leaf subtrees of at most this many compartments are one system each (0: none;
    * codelets/level_layout.h, level_batch_options). */
   int subtree_compartments;
+  /* Chain systems longer than this many compartments are cut into segments (0: none;
+   * codelets/level_layout.h, level_batch_options). */
+  int split_compartments;
   /* LEVEL_KERNEL_CELL: neurons of one morphology per thread block; 0: from the neurons per GPU
    * (cell_neurons_per_block_auto). */
   int cell_neurons;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Leaf subtrees as systems (--level-subtrees, issue 19): every mix of bench_mixes.sh at mono's
-# 81.66 M compartments (each with mono 256,000 x medium-high measured in the same run, every mix
-# verified) and small batches of one cell, for each subtree limit, GPU only unless the caller
-# says otherwise. One CSV per limit from bench_mixes.sh (mixes_LIMIT.csv), and small.csv.
+# Leaf subtrees as systems (--level-subtrees, issue 19), or long branches cut into segments
+# (OPTION=--level-split): every mix of bench_mixes.sh at mono's 81.66 M compartments (each with
+# mono 256,000 x medium-high measured in the same run, every mix verified) and small batches of
+# one cell, for each value of the option, GPU only unless the caller says otherwise. One CSV per
+# value from bench_mixes.sh (mixes_VALUE.csv), and small.csv (the column named after the option).
 # Usage: scripts/bench_subtrees.sh BIN_DIR OUT_DIR [SHARED_MORPHOLOGIES_DIR]
-# Environment: LIMITS (default "off 16 32 64"), SMALL_REPEATS (default 2), SMALL_BATCHES (names as
+# Environment: OPTION (default --level-subtrees; any option taking N|off), LIMITS (default
+# "off 16 32 64"), SMALL_REPEATS (default 2), SMALL_BATCHES (names as
 # in the loop below), STEPS (default 100),
 # HINESTASK_COMMIT (recorded), MIXES=0 (small batches only), SMALL=0 (mixes only).
 set -euo pipefail
@@ -13,10 +15,11 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 limits=${LIMITS:-off 16 32 64}
+option=${OPTION:---level-subtrees}
 export STARPU_NCPU=${STARPU_NCPU:-0} STARPU_SILENT=1
 if [ "${MIXES:-1}" = 1 ]; then
   for limit in $limits; do
-    MIXES_ONLY=1 MIX_ARGS="--level-subtrees $limit" "$repo/scripts/bench_mixes.sh" "$bin" \
+    MIXES_ONLY=1 MIX_ARGS="${MIX_ARGS:-} $option $limit" "$repo/scripts/bench_mixes.sh" "$bin" \
       "$out/mixes_$limit.csv" "$shared"
   done
 fi
@@ -25,7 +28,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 ||
 commit=${HINESTASK_COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 csv=$out/small.csv
-echo "date,commit,gpu,batch,subtrees,repeat,neurons,compartments,ms_per_step,G_compartment_steps_per_s" >"$csv"
+echo "date,commit,gpu,batch,${option#--level-},repeat,neurons,compartments,ms_per_step,G_compartment_steps_per_s" >"$csv"
 six=()
 for f in "$repo"/morph/data/*.swc; do six+=(--morph "$f"); done
 for repeat in $(seq "${SMALL_REPEATS:-2}"); do
@@ -39,7 +42,7 @@ for repeat in $(seq "${SMALL_REPEATS:-2}"); do
     esac
     case $batch in *-hh) args+=(--hh all) ;; *) args+=(--hh none) ;; esac
     for limit in $limits; do
-      if "$bin/hinestask" --quiet --force --mode multi "${args[@]}" --level-subtrees "$limit" \
+      if "$bin/hinestask" --quiet --force --mode multi "${args[@]}" $option "$limit" \
         --json "$out/s.json" >"$out/s.log" 2>&1; then
         python3 - "$out/s.json" "$stamp,$commit,$gpu,$batch,$limit,$repeat" >>"$csv" <<'PY'
 import json, sys
@@ -49,7 +52,7 @@ print("%s,%d,%d,%.4f,%.3f" % (sys.argv[2], j["neurons"], j["compartments"],
 PY
         tail -n 1 "$csv"
       else
-        echo "FAILED: $batch subtrees $limit: $(tail -1 "$out/s.log")" >&2
+        echo "FAILED: $batch $option $limit: $(tail -1 "$out/s.log")" >&2
       fi
     done
   done

@@ -20,8 +20,8 @@
 #   before, channel sets with ih, CPU-only vs GPU-only bits), profile-multi-hh (ncu on the
 #   level kernels of the HH mix against the passive one), bench-builds (builds of hinestask
 #   side by side in the bundle, e.g. level kernels compiled with other prefetch depths),
-#   check-subtrees (--level-subtrees: same bits on CPU workers and every GPU kernel; timings:
-#   scripts/bench_subtrees.sh)
+#   check-subtrees (--level-subtrees, and --level-split with SPLIT=N: same bits on CPU workers
+#   and every GPU kernel; timings: scripts/bench_subtrees.sh, OPTION=--level-split for the cut)
 set -uo pipefail
 bundle=$(readlink -f "${1:-.bundle}")
 shift || true
@@ -838,9 +838,12 @@ PY
     # Leaf subtrees as systems (--level-subtrees, codelets/level_layout.h): the same bits on CPU
     # workers and on the GPU with the level kernels (warps auto and all with 8 lanes), the flow
     # kernel and the cell-block kernel, HH batches of CA1 cells, the six shipped cells in several
-    # chunks and random trees, 400 steps, subtrees of at most SUBTREES compartments (default 32);
-    # every GPU run passes --verify. Then test_multi_levels on the GPU, when the bundle has it.
-    echo "== subtree systems: same bits on CPU workers and every GPU kernel, --verify on the GPU"
+    # chunks and random trees, 400 steps, subtrees of at most SUBTREES compartments (default 32)
+    # and branches cut at SPLIT compartments (--level-split, default off); every GPU run passes
+    # --verify. Then test_multi_levels on the GPU (its subtree and split cases), when the bundle
+    # has it.
+    echo "== subtree systems (${SUBTREES:-32}), branches cut at ${SPLIT:-off}: same bits on CPU workers and every GPU kernel, --verify on the GPU" |
+      tee -a "$out/subtrees_check.txt"
     subtrees_pass=1
     mix=()
     for f in morph/data/*.swc; do mix+=(--morph "$f"); done
@@ -859,7 +862,8 @@ PY
         cell) extra=(--level-kernel cell) ;;
         esac
         env "${placement[@]}" timeout 120 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" \
-          --hh all --stim-amp 1 --steps 400 --level-subtrees "${SUBTREES:-32}" "${extra[@]}" \
+          --hh all --stim-amp 1 --steps 400 --level-subtrees "${SUBTREES:-32}" \
+          --level-split "${SPLIT:-off}" "${extra[@]}" \
           "${verify[@]}" --force --probes "$out/subtrees_${batch}_$run.csv" >"$out/subtrees_run.log" 2>&1 || {
           subtrees_pass=0
           echo "FAIL: $batch $run: exit status $?"
@@ -875,7 +879,7 @@ PY
     if [ -x "$bundle/bin/test_multi_levels" ]; then
       STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" >"$out/subtrees_test_multi_levels.txt" 2>&1 ||
         subtrees_pass=0
-      grep -E 'subtree|FAILED|PASSED' "$out/subtrees_test_multi_levels.txt" | tee -a "$out/subtrees_check.txt"
+      grep -E 'subtree|cut at|FAILED|PASSED' "$out/subtrees_test_multi_levels.txt" | tee -a "$out/subtrees_check.txt"
     fi
     [ "$subtrees_pass" = 1 ] && echo "check-subtrees: PASS" || echo "check-subtrees: FAIL"
     ;;

@@ -47,6 +47,7 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
                 args += [option, number(j[key])]
         if "padding" in j:  # the level solver: summaries from before subtrees had none
             args += ["--level-subtrees", number(j.get("level_subtrees", 0))]
+            args += ["--level-split", number(j.get("level_split", 0))]
     if j.get("task_neurons") is not None:
         args += ["--task-neurons", number(j["task_neurons"])]
     workdir = j.get("working_directory") or cwd

@@ -116,6 +116,11 @@ static void usage(FILE *out) {
       "                       instead of one system per branch "
       "(default " LEVEL_SUBTREES_DEFAULT_TEXT "; off or 0:\n"
       "                       one system per branch)\n"
+      "  --level-split N|off  multi: cut every branch longer than N compartments into\n"
+      "                       segments of at most N, each one system, so long branches of\n"
+      "                       different cells stop adding up level after level "
+      "(default " LEVEL_SPLIT_DEFAULT_TEXT ";\n"
+      "                       off or 0: branches whole)\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -394,6 +399,7 @@ enum long_only_options {
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
   OPT_LEVEL_SUBTREES,
+  OPT_LEVEL_SPLIT,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
   OPT_PARAMS,
@@ -625,6 +631,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
+      {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
       {"warp-lanes", required_argument, 0, OPT_WARP_LANES},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"hh-rates", required_argument, 0, OPT_HH_RATES},
@@ -654,6 +661,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .warp_lanes = 32,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
+                        .split_compartments = LEVEL_SPLIT_DEFAULT,
                         .verify_samples = 8};
   channel_set_init(&o->model.channels);
   o->argc = argc;
@@ -922,6 +930,11 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->subtree_compartments =
           strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-subtrees", optarg, 0, 4096);
       break;
+    case OPT_LEVEL_SPLIT:
+      o->multi_option_given = 1;
+      o->split_compartments =
+          strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-split", optarg, 0, 1000000);
+      break;
     case OPT_CELL_NEURONS:
       o->multi_option_given = 1;
       o->cell_neurons = parse_int("--cell-neurons", optarg, 1, 1024);
@@ -1016,7 +1029,8 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_CELL_NEURONS, "--cell-neurons"},
                     {OPT_LEVEL_WARPS, "--level-warps"},
                     {OPT_WARP_LANES, "--warp-lanes"},
-                    {OPT_LEVEL_SUBTREES, "--level-subtrees"}};
+                    {OPT_LEVEL_SUBTREES, "--level-subtrees"},
+                    {OPT_LEVEL_SPLIT, "--level-split"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1042,7 +1056,7 @@ void options_warn(const struct options *o, FILE *out) {
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --multi-tasks neuron (the per-neuron baseline)");
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER &&
-               option != OPT_LEVEL_SUBTREES)
+               option != OPT_LEVEL_SUBTREES && option != OPT_LEVEL_SPLIT)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&

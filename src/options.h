@@ -22,6 +22,9 @@
 /* --level-subtrees' default (codelets/level_layout.h, subtree_compartments). */
 #define LEVEL_SUBTREES_DEFAULT 64
 #define LEVEL_SUBTREES_DEFAULT_TEXT "64"
+/* --level-split's default (codelets/level_layout.h, split_compartments; 0: off). */
+#define LEVEL_SPLIT_DEFAULT 0
+#define LEVEL_SPLIT_DEFAULT_TEXT "off"
 #define MAX_PROBES 64
 /* Probe samples kept in memory before the CSV is written (at 8 bytes each: 400 MB). */
 #define MAX_PROBE_VALUES 50000000LL
@@ -48,6 +51,7 @@ struct options {
   enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */
   int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
   int subtree_compartments;       /* multi: --level-subtrees (0: off) */
+  int split_compartments;         /* multi: --level-split (0: off) */
   int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;
   int steps;

@@ -292,7 +292,8 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
                                                 .trunk_below = o->trunk_below,
                                                 .warps = o->level_warps,
                                                 .warp_lanes = o->warp_lanes,
-                                                .subtree_compartments = o->subtree_compartments};
+                                                .subtree_compartments = o->subtree_compartments,
+                                                .split_compartments = o->split_compartments};
     struct level_batch lb;
     int status = level_batch_build(morphologies, n_morph, sample, &options, &o->model.cable,
                                    o->model.dt_ms, &lb, err);
@@ -413,6 +414,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .level_warps = o->level_warps,
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,
+                                        .split_compartments = o->split_compartments,
                                         .cell_neurons = o->cell_neurons,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,

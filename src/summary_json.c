@@ -214,6 +214,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     if (!o->per_neuron) {
       key_string(&j, "padding", o->padded ? "cp" : "ncp");
       key_int(&j, "level_subtrees", o->subtree_compartments);
+      key_int(&j, "level_split", o->split_compartments);
       key_string(&j, "level_order",
                  o->level_order == LEVEL_ORDER_DEPTH ||
                          (o->level_order == LEVEL_ORDER_AUTO && o->level_tasks)

@@ -81,8 +81,10 @@ run warps_mono --mode mono "${tiny[@]}" --level-warps off --warp-lanes 8 --quiet
 for option in --level-warps --warp-lanes; do
   expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" warps_mono.err
 done
-run subtrees_mono --mode mono "${tiny[@]}" --level-subtrees 64 --quiet
-expect "--level-subtrees in a mono run: warned" '^hinestask: warning: --level-subtrees applies to --mode multi only; ignored$' subtrees_mono.err
+run subtrees_mono --mode mono "${tiny[@]}" --level-subtrees 64 --level-split 32 --quiet
+for option in --level-subtrees --level-split; do
+  expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" subtrees_mono.err
+done
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
 expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell only' cell_neurons_levels.err
 

@@ -213,6 +213,7 @@ struct queued_kernel {
 
 static void early_launches_preload_only_what_the_previous_kernel_leaves(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   int preloading_seen = 0;
   for (int trial = 0; trial < 2000; trial++) {
     const int n_levels = 1 + (int)(testing_uniform(&seed_state) * 12);
@@ -270,6 +271,7 @@ static void early_launches_preload_only_what_the_previous_kernel_leaves(void **s
  * list deepest level first (children before parents in the backward sweep). */
 static void trunk_lists_cover_the_small_levels_once(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   const int neurons = 3 * mix_count;
   const int thresholds[] = {8, 40, 300}; /* level 0 holds 6 systems, the leaves' level thousands */
   for (size_t i = 0; i < sizeof thresholds / sizeof thresholds[0]; i++) {
@@ -314,6 +316,7 @@ static void trunk_lists_cover_the_small_levels_once(void **state) {
 /* Height order with per-level tasks cannot be expressed: refused, not silently changed. */
 static void height_order_needs_chunk_tasks(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   struct multi_batch_config config = {
       .morphologies = mix,
       .n_morphologies = mix_count,
@@ -355,8 +358,8 @@ static void per_neuron_baseline_matches_reference(void **state) {
 
 /* The voltages of every neuron after `steps` steps of a chunk-task batch (level kernel or
  * cell-block kernel), neuron after neuron. */
-/* --level-subtrees of the runs below (0: one system per branch). */
-static int subtree_limit;
+/* --level-subtrees and --level-split of the runs below (0: one system per branch, whole). */
+static int subtree_limit, split_limit;
 
 static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
                                 int neurons, int per_task, int parts, enum level_order order,
@@ -372,6 +375,7 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .level_kernel = kernel,
                                       .cell_neurons = cell_neurons,
                                       .subtree_compartments = subtree_limit,
+                                      .split_compartments = split_limit,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -549,6 +553,7 @@ static void levels_step_host(const struct level_batch *lb, int chunk, const int 
  * (8, 16 and 32 lanes: the tiles' shapes), passive and HH with table rates, several chunks. */
 static void flow_schedule_keeps_order_and_bits(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   struct hines_error err;
   struct morphology trees[3];
   for (int r = 0; r < 3; r++)
@@ -662,6 +667,7 @@ static void flow_schedule_keeps_order_and_bits(void **state) {
  * its blocks never mix morphologies. */
 static void cell_schedule_covers_each_system_once(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   const int neurons = 3 * mix_count + 2;
   const struct level_batch_options options = {
       .neurons_per_chunk = neurons / 2, .chunk_links = 1, .order = LEVEL_ORDER_HEIGHT};
@@ -715,12 +721,37 @@ static int children_of(const struct morphology *m, int node) {
   return count;
 }
 
+/* Every compartment of every neuron lies in exactly one system of the batch, where
+ * level_batch_locate says. */
+static void each_compartment_once(const struct level_batch *lb, int neurons) {
+  for (int k = 0; k < neurons; k++) {
+    const struct morphology *given = &mix[k % mix_count];
+    int *seen = calloc((size_t)given->n_compartments, sizeof(int));
+    for (int i = 0; i < given->n_compartments; i++) {
+      int block, element;
+      level_batch_locate(lb, k, i, &block, &element);
+      const struct level_block_view v = level_block_describe(lb->blocks[block]);
+      int s = 0;
+      while (s + 1 < v.systems && !(v.neuron[s] == k && v.first_compartment[s] <= i &&
+                                    i < v.first_compartment[s] + v.size[s]))
+        s++;
+      assert_int_equal(v.neuron[s], k);
+      assert_int_equal(element, v.row_offset[i - v.first_compartment[s]] + s);
+      seen[i]++;
+    }
+    for (int i = 0; i < given->n_compartments; i++)
+      assert_int_equal(seen[i], 1);
+    free(seen);
+  }
+}
+
 /* Leaf subtrees as systems (level_layout.h): for several limits, every compartment lies in
  * exactly one system, a subtree system holds whole maximal subtrees of at most the limit with
  * more than one branch and no child system, its shape gives each element's parent and next
  * sibling in the morphology, and no warp sweeps it. */
 static void subtree_units_cover_each_compartment_once(void **state) {
   (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
   const int limits[] = {3, 7, 40, 1 << 20};
   const int neurons = 2 * mix_count + 1;
   for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
@@ -785,25 +816,7 @@ static void subtree_units_cover_each_compartment_once(void **state) {
         assert_int_equal(counted, v.trees);
         trees += counted;
       }
-    for (int k = 0; k < neurons; k++) {
-      const struct morphology *given = &mix[k % mix_count];
-      int *seen = calloc((size_t)given->n_compartments, sizeof(int));
-      for (int i = 0; i < given->n_compartments; i++) {
-        int block, element;
-        level_batch_locate(&lb, k, i, &block, &element);
-        const struct level_block_view v = level_block_describe(lb.blocks[block]);
-        int s = 0;
-        while (s + 1 < v.systems && !(v.neuron[s] == k && v.first_compartment[s] <= i &&
-                                      i < v.first_compartment[s] + v.size[s]))
-          s++;
-        assert_int_equal(v.neuron[s], k);
-        assert_int_equal(element, v.row_offset[i - v.first_compartment[s]] + s);
-        seen[i]++;
-      }
-      for (int i = 0; i < given->n_compartments; i++)
-        assert_int_equal(seen[i], 1);
-      free(seen);
-    }
+    each_compartment_once(&lb, neurons);
     printf("# subtrees of at most %d compartments: %d subtree systems in %d levels\n", limits[l],
            trees, lb.n_levels);
     if (limits[l] >= 7) /* a few random trees may have no 3-compartment subtree */
@@ -812,67 +825,148 @@ static void subtree_units_cover_each_compartment_once(void **state) {
   }
 }
 
-/* Subtree systems against the sequential reference, passive and with channels everywhere, and
- * bit for bit the same whatever the chunks, parts and kernel (level kernels, flow, cell block):
- * a neuron's layout depends on its morphology only. The whole matrix for the first limit; HH and
- * two of the other runs for the others. Under the scheduler variants of ctest (STARPU_SCHED set)
- * the first limit alone, HH, two other runs: every other case of this test already runs with the
- * default subtrees there, and CI's time (and the sanitizer build's) is short. */
+/* Long branches cut into segments (level_layout.h): every chain system is at most the limit, a
+ * branch of n compartments gives ceil(n / limit) systems (subtrees off), subtree systems are
+ * left whole, every compartment lies in one system, and with segments of one compartment the
+ * batch has as many levels as the longest root-to-leaf path has compartments. */
+static void split_segments_cover_each_branch(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const int neurons = 2 * mix_count + 1;
+  const struct { int split, subtrees; } cases[] = {{1, 0}, {5, 0}, {16, 0}, {5, 64}, {1 << 20, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    struct level_batch_options options = {.neurons_per_chunk = neurons / 2 + 1,
+                                          .chunk_links = 1,
+                                          .order = LEVEL_ORDER_HEIGHT,
+                                          .subtree_compartments = cases[c].subtrees,
+                                          .split_compartments = cases[c].split};
+    struct level_batch lb, whole;
+    struct hines_error err;
+    assert_int_equal(
+        level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+        HINES_OK);
+    options.split_compartments = 0;
+    assert_int_equal(
+        level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &whole, &err),
+        HINES_OK);
+    long long systems = 0, trees = 0, trees_whole = 0, expected = 0;
+    for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
+      for (int level = 0; level < lb.n_levels; level++) {
+        const int *ints = lb.blocks[chunk * lb.n_levels + level];
+        if (!ints)
+          continue;
+        const struct level_block_view v = level_block_describe(ints);
+        systems += v.systems, trees += v.trees;
+        for (int s = 0; s < v.systems; s++)
+          if (v.tree[s] < 0)
+            assert_true(v.size[s] <= cases[c].split);
+      }
+      for (int level = 0; level < whole.n_levels; level++) {
+        const int *ints = whole.blocks[chunk * whole.n_levels + level];
+        trees_whole += ints ? level_block_describe(ints).trees : 0;
+      }
+    }
+    assert_int_equal(trees, trees_whole);
+    int deepest = 0;
+    for (int k = 0; k < neurons; k++) {
+      const struct morphology *given = &mix[k % mix_count];
+      for (int b = 0; b < given->n_branches; b++)
+        expected += (given->branch_size[b] + cases[c].split - 1) / cases[c].split;
+      if (given->max_depth > deepest)
+        deepest = given->max_depth;
+    }
+    if (!cases[c].subtrees)
+      assert_int_equal(systems, expected);
+    if (cases[c].split == 1 && !cases[c].subtrees)
+      assert_int_equal(lb.n_levels, deepest);
+    each_compartment_once(&lb, neurons);
+    printf("# branches cut at %d compartments, subtrees of %d: %lld systems in %d levels (%d "
+           "whole)\n",
+           cases[c].split, cases[c].subtrees, systems, lb.n_levels, whole.n_levels);
+    level_batch_free(&lb);
+    level_batch_free(&whole);
+  }
+}
+
+/* The batch with the layout options of the moment (subtree_limit, split_limit) against the
+ * sequential reference, passive (when `whole`) and with channels everywhere, and bit for bit the
+ * same whatever the chunks, parts and kernel (level kernels, flow, cell block): a neuron's
+ * layout depends on its morphology only. `whole`: every other run below; else two of them. */
+static void layout_matches_reference(const char *layout, int whole) {
+  const int steps = 40, neurons = 2 * mix_count + 3;
+  for (int channels = !whole; channels < 2; channels++) {
+    const struct step_model model = {.cable = cable_defaults,
+                                     .dt_ms = 0.025,
+                                     .initial_mV = -65,
+                                     .stimulus = {.compartment = 0,
+                                                  .amplitude_nA = 1.0,
+                                                  .start_ms = 0.05,
+                                                  .stop_ms = 1e9,
+                                                  .spread = 0.8},
+                                     .channels = channel_set_hh(channels ? PLACE_ALL : PLACE_NONE)};
+    size_t values, other;
+    double *got = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
+                                   LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
+    const double worst =
+        worst_against_reference(mix, mix_count, neurons, &model, steps, got, layout);
+    const struct {
+      int per_task, parts, padded;
+      enum level_kernel kernel;
+      const char *what;
+    } others[] = {{7, 0, 0, LEVEL_KERNEL_LEVELS, "chunks of 7"},
+                  {5, 0, 1, LEVEL_KERNEL_FLOW, "flow kernel, CP"},
+                  {0, 3, 0, LEVEL_KERNEL_LEVELS, "3 parts"},
+                  {0, 2, 0, LEVEL_KERNEL_CELL, "cell-block kernel"},
+                  {0, 0, 1, LEVEL_KERNEL_LEVELS, "CP"}};
+    for (size_t o = 0; o < (whole ? sizeof others / sizeof *others : 2); o++) {
+      double *again = run_chunk_kernel(mix, mix_count, neurons, others[o].per_task, others[o].parts,
+                                       LEVEL_ORDER_AUTO, others[o].padded, others[o].kernel, 0,
+                                       &model, steps, &other);
+      assert_int_equal(values, other);
+      if (memcmp(got, again, values * sizeof(double)) != 0)
+        fail_msg("%s: %s differ in bits from one chunk", layout, others[o].what);
+      free(again);
+    }
+    printf("# %s, %s: max relative error %.3e; the same bits in %s\n", layout,
+           channels ? "HH all" : "passive", worst,
+           whole ? "chunks of 7, CP with the flow kernel, 3 parts, the cell-block kernel, CP"
+                 : "chunks of 7, CP with the flow kernel");
+    free(got);
+  }
+}
+
+/* Subtree systems (no branch cut): the whole matrix for the first limit; HH and two of the other
+ * runs for the others. Under the scheduler variants of ctest (testing_scheduler_only) the first
+ * limit alone, HH, two other runs: every other case of this test already runs with the default
+ * subtrees there, and CI's time (and the sanitizer build's) is short. */
 static void subtree_systems_match_reference(void **state) {
   (void)state;
-  const char *policy = getenv("STARPU_SCHED");
-  const int full = !policy || !*policy;
+  const int full = !testing_scheduler_only();
   const int limits[] = {40, 6, 1 << 20};
-  const int steps = 40, neurons = 2 * mix_count + 3;
-  for (size_t l = 0; l < (full ? sizeof limits / sizeof *limits : 1); l++)
-    for (int channels = 0; channels < 2; channels++) {
-      const int whole = full && l == 0; /* the whole matrix */
-      if (!channels && !whole)
-        continue;
-      const struct step_model model = {.cable = cable_defaults,
-                                       .dt_ms = 0.025,
-                                       .initial_mV = -65,
-                                       .stimulus = {.compartment = 0,
-                                                    .amplitude_nA = 1.0,
-                                                    .start_ms = 0.05,
-                                                    .stop_ms = 1e9,
-                                                    .spread = 0.8},
-                                       .channels =
-                                           channel_set_hh(channels ? PLACE_ALL : PLACE_NONE)};
-      subtree_limit = limits[l];
-      size_t values, other;
-      double *got = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
-                                     LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
-      char what[64];
-      snprintf(what, sizeof what, "subtrees of %d", limits[l]);
-      const double worst =
-          worst_against_reference(mix, mix_count, neurons, &model, steps, got, what);
-      const struct {
-        int per_task, parts, padded;
-        enum level_kernel kernel;
-        const char *what;
-      } others[] = {{7, 0, 0, LEVEL_KERNEL_LEVELS, "chunks of 7"},
-                    {5, 0, 1, LEVEL_KERNEL_FLOW, "flow kernel, CP"},
-                    {0, 3, 0, LEVEL_KERNEL_LEVELS, "3 parts"},
-                    {0, 2, 0, LEVEL_KERNEL_CELL, "cell-block kernel"},
-                    {0, 0, 1, LEVEL_KERNEL_LEVELS, "CP"}};
-      for (size_t o = 0; o < (whole ? sizeof others / sizeof *others : 2); o++) {
-        double *again = run_chunk_kernel(mix, mix_count, neurons, others[o].per_task,
-                                         others[o].parts, LEVEL_ORDER_AUTO, others[o].padded,
-                                         others[o].kernel, 0, &model, steps, &other);
-        assert_int_equal(values, other);
-        if (memcmp(got, again, values * sizeof(double)) != 0)
-          fail_msg("subtrees of %d: %s differ in bits from one chunk", limits[l], others[o].what);
-        free(again);
-      }
-      printf("# subtrees of at most %d compartments, %s: max relative error %.3e; the same bits "
-             "in %s\n",
-             limits[l], channels ? "HH all" : "passive", worst,
-             whole ? "chunks of 7, CP with the flow kernel, 3 parts, the cell-block kernel, CP"
-                   : "chunks of 7, CP with the flow kernel");
-      free(got);
-    }
+  for (size_t l = 0; l < (full ? sizeof limits / sizeof *limits : 1); l++) {
+    subtree_limit = limits[l];
+    char layout[64];
+    snprintf(layout, sizeof layout, "subtrees of at most %d compartments", limits[l]);
+    layout_matches_reference(layout, full && l == 0);
+  }
   subtree_limit = 0;
+}
+
+/* Long branches cut into segments (level_layout.h), with and without subtrees: segments of one
+ * compartment (every compartment a system: a junction with one child everywhere), of 5 and of
+ * 16. The same reduced matrix under the scheduler variants as above. */
+static void split_systems_match_reference(void **state) {
+  (void)state;
+  const int full = !testing_scheduler_only();
+  const struct { int split, subtrees; } cases[] = {{5, 64}, {1, 0}, {16, 6}};
+  for (size_t c = 0; c < (full ? sizeof cases / sizeof *cases : 1); c++) {
+    split_limit = cases[c].split, subtree_limit = cases[c].subtrees;
+    char layout[80];
+    snprintf(layout, sizeof layout, "branches cut at %d compartments, subtrees of %d",
+             cases[c].split, cases[c].subtrees);
+    layout_matches_reference(layout, full && c == 0);
+  }
+  split_limit = subtree_limit = 0;
 }
 
 static int starpu_started;
@@ -908,6 +1002,8 @@ int main(void) {
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
       cmocka_unit_test(subtree_units_cover_each_compartment_once),
       cmocka_unit_test(subtree_systems_match_reference),
+      cmocka_unit_test(split_segments_cover_each_branch),
+      cmocka_unit_test(split_systems_match_reference),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
