@@ -23,8 +23,8 @@
 #define LEVEL_SUBTREES_DEFAULT 64
 #define LEVEL_SUBTREES_DEFAULT_TEXT "64"
 /* --level-split's default (codelets/level_layout.h, split_compartments; 0: off). */
-#define LEVEL_SPLIT_DEFAULT 0
-#define LEVEL_SPLIT_DEFAULT_TEXT "off"
+#define LEVEL_SPLIT_DEFAULT 64
+#define LEVEL_SPLIT_DEFAULT_TEXT "64"
 #define MAX_PROBES 64
 /* Probe samples kept in memory before the CSV is written (at 8 bytes each: 400 MB). */
 #define MAX_PROBE_VALUES 50000000LL

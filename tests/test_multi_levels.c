@@ -937,8 +937,8 @@ static void layout_matches_reference(const char *layout, int whole) {
 
 /* Subtree systems (no branch cut): the whole matrix for the first limit; HH and two of the other
  * runs for the others. Under the scheduler variants of ctest (testing_scheduler_only) the first
- * limit alone, HH, two other runs: every other case of this test already runs with the default
- * subtrees there, and CI's time (and the sanitizer build's) is short. */
+ * limit alone, HH, two other runs: a policy only places the tasks, the plain run checks the
+ * whole matrix, and CI's time (and the sanitizer build's) is short. */
 static void subtree_systems_match_reference(void **state) {
   (void)state;
   const int full = !testing_scheduler_only();
