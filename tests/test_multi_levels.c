@@ -356,6 +356,20 @@ static void per_neuron_baseline_matches_reference(void **state) {
   neuron_batch_destroy(batch);
 }
 
+/* The model of the batches below: a stimulus at every soma from 0.05 ms (spread over the
+ * neurons), passive or with Hodgkin-Huxley channels everywhere. */
+static struct step_model stimulated_model(int channels) {
+  return (struct step_model){.cable = cable_defaults,
+                             .dt_ms = 0.025,
+                             .initial_mV = -65,
+                             .stimulus = {.compartment = 0,
+                                          .amplitude_nA = 1.0,
+                                          .start_ms = 0.05,
+                                          .stop_ms = 1e9,
+                                          .spread = 0.8},
+                             .channels = channel_set_hh(channels ? PLACE_ALL : PLACE_NONE)};
+}
+
 /* The voltages of every neuron after `steps` steps of a chunk-task batch (level kernel or
  * cell-block kernel), neuron after neuron. */
 /* --level-subtrees and --level-split of the runs below (0: one system per branch, whole). */
@@ -433,16 +447,7 @@ static void cell_kernel_case(const struct morphology *morphologies, int n_morpho
                              int per_task, int parts, enum level_order order, int padded,
                              int cell_neurons, int channels) {
   const int steps = 40;
-  struct channel_set hh = channel_set_hh(channels ? PLACE_ALL : PLACE_NONE);
-  const struct step_model model = {.cable = cable_defaults,
-                                   .dt_ms = 0.025,
-                                   .initial_mV = -65,
-                                   .stimulus = {.compartment = 0,
-                                                .amplitude_nA = 1.0,
-                                                .start_ms = 0.05,
-                                                .stop_ms = 1e9,
-                                                .spread = 0.8},
-                                   .channels = hh};
+  const struct step_model model = stimulated_model(channels);
   size_t values, level_values;
   double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
                                  padded, LEVEL_KERNEL_CELL, cell_neurons, &model, steps, &values);
@@ -488,15 +493,7 @@ static void cell_kernel_matches_reference(void **state) {
 static void flow_kernel_case(const struct morphology *morphologies, int n_morphologies, int neurons,
                              int per_task, int parts, int padded, int channels) {
   const int steps = 40;
-  const struct step_model model = {.cable = cable_defaults,
-                                   .dt_ms = 0.025,
-                                   .initial_mV = -65,
-                                   .stimulus = {.compartment = 0,
-                                                .amplitude_nA = 1.0,
-                                                .start_ms = 0.05,
-                                                .stop_ms = 1e9,
-                                                .spread = 0.8},
-                                   .channels = channel_set_hh(channels ? PLACE_ALL : PLACE_NONE)};
+  const struct step_model model = stimulated_model(channels);
   size_t values, level_values;
   double *got =
       run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, LEVEL_ORDER_AUTO,
@@ -895,15 +892,7 @@ static void split_segments_cover_each_branch(void **state) {
 static void layout_matches_reference(const char *layout, int whole) {
   const int steps = 40, neurons = 2 * mix_count + 3;
   for (int channels = !whole; channels < 2; channels++) {
-    const struct step_model model = {.cable = cable_defaults,
-                                     .dt_ms = 0.025,
-                                     .initial_mV = -65,
-                                     .stimulus = {.compartment = 0,
-                                                  .amplitude_nA = 1.0,
-                                                  .start_ms = 0.05,
-                                                  .stop_ms = 1e9,
-                                                  .spread = 0.8},
-                                     .channels = channel_set_hh(channels ? PLACE_ALL : PLACE_NONE)};
+    const struct step_model model = stimulated_model(channels);
     size_t values, other;
     double *got = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
                                    LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
