@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Blocks a GPU should have at least: two resident blocks an SM of an H200 (132 SMs). */
 #define CELL_TARGET_BLOCKS 264
@@ -115,4 +116,202 @@ int *cell_schedule_build(const struct level_batch *batch, int chunk, int neurons
     return NULL;
   }
   return ints;
+}
+
+/* The last index i of sorted[0 .. n - 1] with sorted[i] <= value (sorted ascending). */
+static int last_at_most(const size_t *sorted, int n, size_t value) {
+  int low = 0, high = n - 1;
+  while (low < high) {
+    const int middle = (low + high + 1) / 2;
+    if (sorted[middle] <= value)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  return low;
+}
+
+static int last_at_most_int(const int *sorted, int n, int value) {
+  int low = 0, high = n - 1;
+  while (low < high) {
+    const int middle = (low + high + 1) / 2;
+    if (sorted[middle] <= value)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  return low;
+}
+
+/* What block `block`'s level `level` needs: its systems in the chunk's level and their totals. */
+struct shared_level_totals {
+  int count, max_size, elements, children, trees, shape_ints;
+};
+
+static struct shared_level_totals shared_level_totals(const struct cell_schedule_view *c,
+                                                      const struct level_block_view *v, int block,
+                                                      int level) {
+  const int at = block * c->levels + level;
+  struct shared_level_totals t = {.count = c->first[at + 1] - c->first[at]};
+  for (int i = c->first[at]; i < c->first[at + 1]; i++) {
+    const int s = c->system[i], size = v->size[s];
+    if (size > t.max_size)
+      t.max_size = size;
+    t.elements += size;
+    t.children += v->child_first[s + 1] - v->child_first[s];
+    if (v->trees && v->tree[s] >= 0) {
+      t.trees++;
+      t.shape_ints += SHAPE_INTS_PER_ELEMENT * size;
+    }
+  }
+  return t;
+}
+
+/* Block `block`'s description (cell_block.h) at out, whose length blocks_ints gave; local_of:
+ * scratch of the chunk's systems (indexed like its contributions). */
+static void shared_block_fill(const struct level_batch *batch, int chunk,
+                              const struct cell_schedule_view *c, int block,
+                              const struct level_block_view *views, int *local_of, int *out,
+                              int *bytes, int *elements) {
+  const int levels = c->levels;
+  const size_t *element_offset = batch->element_offset + (size_t)chunk * (levels + 1);
+  const size_t *system_offset = batch->system_offset + (size_t)chunk * (levels + 1);
+  int *ints_offset = out, *local_elements = out + levels,
+      *local_systems = local_elements + levels + 1;
+  int cursor = 3 * levels + 2;
+  local_elements[0] = local_systems[0] = 0;
+  /* Headers, sizes and rows first: the links below need every level's rows. */
+  for (int level = 0; level < levels; level++) {
+    const int at = block * levels + level;
+    const struct level_block_view *v = &views[level];
+    const struct shared_level_totals t = shared_level_totals(c, v, block, level);
+    int *ints = out + cursor;
+    ints_offset[level] = cursor;
+    cursor += (int)level_block_ints(t.count, t.max_size, t.elements, t.children, t.shape_ints);
+    local_elements[level + 1] = local_elements[level] + t.elements;
+    local_systems[level + 1] = local_systems[level] + t.count;
+    ints[LEVEL_SYSTEMS] = t.count;
+    ints[LEVEL_MAX_SIZE] = t.max_size;
+    ints[LEVEL_ELEMENTS] = t.elements;
+    ints[LEVEL_CHILDREN] = t.children;
+    ints[LEVEL_PADDED] = 0;
+    ints[LEVEL_WARP_SYSTEMS] = 0; /* one thread a system: the same bits as a warp's */
+    ints[LEVEL_WARP_LANES] = v->warp_lanes;
+    ints[LEVEL_TREES] = t.trees;
+    ints[LEVEL_SHAPE_INTS] = t.shape_ints;
+    const struct level_block_view local = level_block_describe(ints);
+    int *size = (int *)local.size, *row_offset = (int *)local.row_offset;
+    int *first_row = (int *)local.first_row, *neuron = (int *)local.neuron;
+    int *first_compartment = (int *)local.first_compartment, *tree = (int *)local.tree;
+    int *shapes = (int *)local.shapes, shape_at = 0;
+    for (int i = 0; i < t.count; i++) {
+      const int s = c->system[c->first[at] + i];
+      local_of[system_offset[level] + (size_t)s] = i;
+      size[i] = v->size[s]; /* the chunk's order: longest first */
+      first_row[i] = v->first_row[s];
+      neuron[i] = v->neuron[s];
+      first_compartment[i] = v->first_compartment[s];
+      tree[i] = -1;
+      if (v->trees && v->tree[s] >= 0) {
+        tree[i] = shape_at;
+        memcpy(shapes + shape_at, v->shapes + v->tree[s],
+               SHAPE_INTS_PER_ELEMENT * (size_t)size[i] * sizeof(int));
+        shape_at += SHAPE_INTS_PER_ELEMENT * size[i];
+      }
+    }
+    int in_row = t.count;
+    row_offset[0] = 0;
+    for (int j = 0; j < t.max_size; j++) {
+      while (in_row > 0 && size[in_row - 1] <= j)
+        in_row--;
+      row_offset[j + 1] = row_offset[j] + in_row;
+    }
+  }
+  /* Junctions and children, renumbered into the block's arrays (the chunk's child order). */
+  for (int level = 0; level < levels; level++) {
+    const int at = block * levels + level;
+    const struct level_block_view *v = &views[level];
+    const struct level_block_view local = level_block_describe(out + ints_offset[level]);
+    int *junction = (int *)local.junction, *child_first = (int *)local.child_first;
+    int *child = (int *)local.child, child_at = 0;
+    for (int i = 0; i < local.systems; i++) {
+      const int s = c->system[c->first[at] + i];
+      junction[i] = -1;
+      if (v->junction[s] >= 0) {
+        const size_t e = (size_t)v->junction[s];
+        const int parent_level = last_at_most(element_offset, levels, e);
+        const struct level_block_view *pv = &views[parent_level];
+        const int in_level = (int)(e - element_offset[parent_level]);
+        const int j = last_at_most_int(pv->row_offset, pv->max_size + 1, in_level);
+        const int parent = in_level - pv->row_offset[j];
+        const struct level_block_view parent_local =
+            level_block_describe(out + ints_offset[parent_level]);
+        junction[i] = local_elements[parent_level] + parent_local.row_offset[j] +
+                      local_of[system_offset[parent_level] + (size_t)parent];
+      }
+      child_first[i] = child_at;
+      for (int k = v->child_first[s]; k < v->child_first[s + 1]; k++) {
+        const size_t g = (size_t)v->child[k];
+        const int child_level = last_at_most(system_offset, levels, g);
+        child[child_at++] = local_systems[child_level] + local_of[g];
+      }
+    }
+    child_first[local.systems] = child_at;
+  }
+  const int block_bytes = (int)(sizeof(double) * (2 * (size_t)local_elements[levels] +
+                                                  2 * (size_t)local_systems[levels]));
+  if (block_bytes > *bytes)
+    *bytes = block_bytes;
+  if (local_elements[levels] > *elements)
+    *elements = local_elements[levels];
+}
+
+int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int neurons_per_block,
+                                size_t *length) {
+  *length = 0;
+  if (batch->padded || !batch->chunk_links)
+    return NULL;
+  size_t cell_length = 0;
+  int *cell = cell_schedule_build(batch, chunk, neurons_per_block, &cell_length);
+  if (!cell)
+    return NULL;
+  const struct cell_schedule_view c = cell_schedule_describe(cell);
+  const int levels = c.levels;
+  struct level_block_view *views = malloc((size_t)levels * sizeof *views);
+  const size_t chunk_systems = batch->system_offset[(size_t)chunk * (levels + 1) + levels];
+  int *local_of = malloc((chunk_systems > 0 ? chunk_systems : 1) * sizeof(int));
+  size_t *block_length = malloc(((size_t)c.blocks + 1) * sizeof(size_t));
+  int *ints = NULL;
+  int ok = views && local_of && block_length;
+  for (int level = 0; ok && level < levels; level++)
+    views[level] = level_block_describe(batch->blocks[chunk * levels + level]);
+  size_t total = SHARED_HEADER_SIZE + (size_t)c.blocks + 1;
+  for (int b = 0; ok && b < c.blocks; b++) {
+    block_length[b] = 3 * (size_t)levels + 2;
+    for (int level = 0; level < levels; level++) {
+      const struct shared_level_totals t = shared_level_totals(&c, &views[level], b, level);
+      block_length[b] +=
+          level_block_ints(t.count, t.max_size, t.elements, t.children, t.shape_ints);
+    }
+    total += block_length[b];
+  }
+  ok = ok && cell_length + total < INT_MAX &&
+       (ints = realloc(cell, (cell_length + total) * sizeof(int))) != NULL;
+  if (ok) {
+    cell = NULL; /* now ints */
+    const struct cell_schedule_view view = cell_schedule_describe(ints);
+    int *part = ints + cell_length, bytes = 0, elements = 0;
+    size_t at = SHARED_HEADER_SIZE + (size_t)view.blocks + 1;
+    for (int b = 0; b < view.blocks; b++) {
+      part[SHARED_HEADER_SIZE + b] = (int)at;
+      shared_block_fill(batch, chunk, &view, b, views, local_of, part + at, &bytes, &elements);
+      at += block_length[b];
+    }
+    part[SHARED_HEADER_SIZE + view.blocks] = (int)at;
+    part[SHARED_BYTES] = bytes;
+    part[SHARED_ELEMENTS] = elements;
+    *length = cell_length + total;
+  }
+  free(cell), free(views), free(local_of), free(block_length);
+  return ok ? ints : NULL;
 }

@@ -87,6 +87,112 @@ static inline HINES_HOST_DEVICE void cell_forward_level(const int *part_ints,
     level_forward_system(&v, c->system[i], voltage + e, factor + e, voltage);
 }
 
+/* The on-chip variant (LEVEL_KERNEL_SHARED, issue #19: small batches). The cell-block kernel
+ * reads and writes every value of its neurons in GPU memory, so each element of each level's
+ * longest branch waits for a memory round trip while the rest of the block waits at the barrier:
+ * a few hundred cells took about a step of 0.2 ms however little they held. Here a block first
+ * builds every row of its neurons (membrane, channels, stimulus: what the level kernels compute
+ * as they load an element) in parallel over elements, straight into shared memory; then it
+ * eliminates and substitutes level by level there, and writes the voltages back once. Only the
+ * sweeps' chain stays sequential, and its loads are shared memory's.
+ * So that the very functions of the level kernels run on the block's shared memory, the block's
+ * systems get a description of their own: per level, its systems in the chunk's order (the
+ * cell-block schedule's list: longest first), stored like a small chunk with chunk links
+ * (level_layout.h), junctions and children renumbered into the block's arrays; neuron ids,
+ * constants rows, subtree shapes and the child order are the chunk's, so the rows and the
+ * elimination are the level kernels' own (the sweeps run with rows_assembled, as the CPU
+ * codelets do) and so are the bits. NCP only.
+ * After the cell-block schedule (at cell_shared_part):
+ *   [SHARED_BYTES] the most shared memory a block needs, [SHARED_ELEMENTS] the most values,
+ *   then block_at[blocks + 1]: block b's description at + block_at[b] from this part's start:
+ *   ints_offset[L], element_offset[L + 1], system_offset[L + 1] (the block's own arrays), then
+ *   its level descriptions. A block's shared memory: voltages and factors (element_offset[L]
+ *   each), then contributions (2 system_offset[L]). */
+enum cell_shared_header { SHARED_BYTES, SHARED_ELEMENTS, SHARED_HEADER_SIZE };
+
+static inline HINES_HOST_DEVICE const int *cell_shared_part(const struct cell_schedule_view *c) {
+  return c->system + c->first[(size_t)c->blocks * c->levels];
+}
+
+struct cell_shared_view {
+  const int *base; /* the block's description */
+  const int *ints_offset, *element_offset, *system_offset;
+  int elements, systems;
+};
+
+static inline HINES_HOST_DEVICE struct cell_shared_view
+cell_shared_block(const struct cell_schedule_view *c, int block) {
+  const int *part = cell_shared_part(c);
+  struct cell_shared_view b;
+  b.base = part + part[SHARED_HEADER_SIZE + block];
+  b.ints_offset = b.base;
+  b.element_offset = b.ints_offset + c->levels;
+  b.system_offset = b.element_offset + c->levels + 1;
+  b.elements = b.element_offset[c->levels];
+  b.systems = b.system_offset[c->levels];
+  return b;
+}
+
+/* The doubles of a block's shared memory. */
+static inline HINES_HOST_DEVICE size_t cell_shared_doubles(const struct cell_shared_view *b) {
+  return 2 * (size_t)b->elements + 2 * (size_t)b->systems;
+}
+
+/* Thread `thread` of `threads`: the rows of its elements of the block's systems in `level`
+ * (store = 0), or the voltages written back (store = 1). The block's element i of the level
+ * is element j of its local system s; the chunk's system is the schedule's list entry. */
+static inline HINES_HOST_DEVICE void
+cell_shared_rows(const int *part_ints, const struct cell_schedule_view *c,
+                 const struct cell_shared_view *b, int block, int level, int thread, int threads,
+                 const double *LEVEL_RESTRICT constants, const struct level_step_arguments *args,
+                 double *voltage, double *gates, double *local_voltage, double *local_factor,
+                 int store) {
+  const int at = block * c->levels + level;
+  const struct level_block_view local = level_block_describe(b->base + b->ints_offset[level]);
+  const struct level_block_view v = level_block_describe(part_ints + c->ints_offset[level]);
+  const size_t e0 = (size_t)c->element_offset[level], l0 = (size_t)b->element_offset[level];
+  int j = 0;
+  for (int i = thread; i < local.elements; i += threads) {
+    while (local.row_offset[j + 1] <= i)
+      j++;
+    const int s = c->system[c->first[at] + i - local.row_offset[j]];
+    const size_t e = e0 + (size_t)v.row_offset[j] + (size_t)s;
+    if (store) {
+      voltage[e] = local_voltage[l0 + i];
+      continue;
+    }
+    const int size = v.size[s], first_row = v.first_row[s];
+    const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
+    const double injected = j == args->stimulus.compartment - v.first_compartment[s]
+                                ? stimulus_current(&args->stimulus, v.neuron[s], args->time_ms)
+                                : 0.0;
+    level_element_row(&v, s, j, size, first_row, injected, constants, args,
+                      row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
+                      voltage[e],
+                      gates ? gates + (size_t)args->channels.n_gates * e0 + (e - e0) : NULL,
+                      &local_factor[l0 + i], &local_voltage[l0 + i]);
+  }
+}
+
+/* Thread `thread` of `threads`: the backward (forward = 0) or forward sweeps of its systems of
+ * the block's `level`, on the block's arrays (rows already built). */
+static inline HINES_HOST_DEVICE void cell_shared_sweep(const struct cell_shared_view *b, int level,
+                                                       int thread, int threads,
+                                                       const double *LEVEL_RESTRICT constants,
+                                                       const struct level_step_arguments *args,
+                                                       double *local_voltage, double *local_factor,
+                                                       double *local_contribution, int forward) {
+  const struct level_block_view local = level_block_describe(b->base + b->ints_offset[level]);
+  const size_t l0 = (size_t)b->element_offset[level];
+  for (int s = thread; s < local.systems; s += threads)
+    if (forward)
+      level_forward_system(&local, s, local_voltage + l0, local_factor + l0, local_voltage);
+    else
+      level_backward_system(&local, s, constants, args, local_voltage + l0, local_factor + l0,
+                            local_contribution + 2 * (size_t)b->system_offset[level],
+                            local_contribution, NULL, 1);
+}
+
 #ifndef __CUDACC__
 /* One block's whole step on a CPU: what the GPU block does, its threads run one after another
  * level by level (the threads of a level touch disjoint systems and read only what earlier
@@ -108,6 +214,35 @@ static inline void cell_block_step_host(const int *part_ints, const struct cell_
       cell_forward_level(part_ints, c, block, level, t, voltage, factor);
   }
 }
+
+/* One block's whole on-chip step on a CPU (the GPU kernel's phases, threads one after another;
+ * on_chip: cell_shared_doubles of the block). */
+static inline void cell_shared_step_host(const int *part_ints, const struct cell_schedule_view *c,
+                                         int block, const double *constants,
+                                         const struct level_step_arguments *args, double *voltage,
+                                         double *gates, double *on_chip) {
+  const struct cell_shared_view b = cell_shared_block(c, block);
+  double *local_voltage = on_chip, *local_factor = on_chip + b.elements;
+  double *local_contribution = on_chip + 2 * (size_t)b.elements;
+  for (int level = 0; level < c->levels; level++)
+    cell_shared_rows(part_ints, c, &b, block, level, 0, 1, constants, args, voltage, gates,
+                     local_voltage, local_factor, 0);
+  for (int level = c->levels - 1; level >= 0; level--)
+    cell_shared_sweep(&b, level, 0, 1, constants, args, local_voltage, local_factor,
+                      local_contribution, 0);
+  for (int level = 0; level < c->levels; level++)
+    cell_shared_sweep(&b, level, 0, 1, constants, args, local_voltage, local_factor,
+                      local_contribution, 1);
+  for (int level = 0; level < c->levels; level++)
+    cell_shared_rows(part_ints, c, &b, block, level, 0, 1, constants, args, voltage, gates,
+                     local_voltage, local_factor, 1);
+}
+
+/* The on-chip schedule of chunk `chunk`: the cell-block schedule followed by the blocks' own
+ * descriptions (above). NULL when out of memory, when an offset exceeds an int, or when the
+ * batch pads (CP). */
+int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int neurons_per_block,
+                                size_t *length);
 
 /* The schedule of chunk `chunk` of a level batch built with chunk links: its neurons grouped by
  * morphology, in neuron order, neurons_per_block to a block (the last block of a morphology may
@@ -131,6 +266,11 @@ int cell_step_cuda(const int *part_ints, const int *schedule, const int *host_sc
                    const double *constants, const struct level_step_arguments *args,
                    double *voltage, double *factor, double *contribution, double *gates,
                    void *stream);
+/* One part's on-chip step (LEVEL_KERNEL_SHARED) on `stream`; host_schedule as above. 0 or a
+ * cudaError_t (cudaErrorInvalidValue when a block needs more shared memory than the GPU gives). */
+int cell_shared_step_cuda(const int *part_ints, const int *schedule, const int *host_schedule,
+                          const double *constants, const struct level_step_arguments *args,
+                          double *voltage, double *gates, void *stream);
 #ifdef __cplusplus
 }
 #endif

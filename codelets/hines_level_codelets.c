@@ -150,6 +150,28 @@ static void cell_step_cpu(const struct chunk_step_arguments *args, const struct 
   }
 }
 
+/* The on-chip cell step on a CPU: its host emulation (the GPU kernel's phases on a block's own
+ * arrays), one block at a time per OpenMP thread, each with its own scratch "shared memory". */
+static void shared_step_cpu(const struct chunk_step_arguments *args,
+                            const struct chunk_buffers *all, int threads) {
+  for (int p = 0; p < args->n_parts; p++) {
+    const struct chunk_levels *part = &args->parts[p];
+    const struct chunk_buffers b = part_buffers(all, part);
+    const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
+    const size_t doubles = (size_t)cell_shared_part(&c)[SHARED_BYTES] / sizeof(double) + 1;
+#pragma omp parallel num_threads(threads)
+    {
+      double *on_chip = malloc(doubles * sizeof(double));
+#pragma omp for schedule(dynamic)
+      for (int block = 0; block < c.blocks; block++)
+        if (on_chip)
+          cell_shared_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.gates,
+                                on_chip);
+      free(on_chip);
+    }
+  }
+}
+
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
@@ -159,7 +181,11 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   const int threads = starpu_combined_worker_get_size();
   if (args.kernel == LEVEL_KERNEL_CELL)
     cell_step_cpu(&args, &all, threads);
-  for (int p = 0; p < args.n_parts && args.kernel != LEVEL_KERNEL_CELL; p++) {
+  if (args.kernel == LEVEL_KERNEL_SHARED)
+    shared_step_cpu(&args, &all, threads);
+  for (int p = 0;
+       p < args.n_parts && args.kernel != LEVEL_KERNEL_CELL && args.kernel != LEVEL_KERNEL_SHARED;
+       p++) {
     /* (the flow kernel's bits are the level kernels': level by level here) */
     const struct chunk_levels *levels = &args.parts[p];
     const struct chunk_buffers b = part_buffers(&all, levels);
@@ -462,7 +488,22 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
   cudaStream_t local = starpu_cuda_get_local_stream();
   int status = 0;
-  if (args.kernel == LEVEL_KERNEL_CELL) {
+  if (args.kernel == LEVEL_KERNEL_SHARED) {
+    /* One kernel per part, all on the task's own stream (codelets/task_streams.h). */
+    cudaStream_t stream = hines_task_stream_begin();
+    for (int p = 0; p < args.n_parts && !status; p++) {
+      const struct chunk_levels *part = &args.parts[p];
+      const struct chunk_buffers b = part_buffers(&all, part);
+      status = cell_shared_step_cuda(b.ints, b.ints + part->schedule_offset,
+                                     part->host_ints + part->schedule_offset, b.constants,
+                                     &args.step, b.voltage, b.gates, stream);
+    }
+    if (!status)
+      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
+                                 task.spike_step, args.step.dt_ms, stream);
+    if (!status)
+      status = hines_task_stream_end(stream);
+  } else if (args.kernel == LEVEL_KERNEL_CELL) {
     /* One kernel per part, all on the task's own stream (codelets/task_streams.h). */
     cudaStream_t stream = hines_task_stream_begin();
     for (int p = 0; p < args.n_parts && !status; p++) {

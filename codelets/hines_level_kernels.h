@@ -562,9 +562,16 @@ enum gpu_launch { GPU_LAUNCH_EARLY, GPU_LAUNCH_PLAIN, GPU_LAUNCH_AUTO };
 
 /* How a chunk task solves its levels: one kernel per level and sweep (the trunk's, the graphs and
  * the launch modes above), one cell-block kernel per part for the whole step
- * (codelets/cell_block.h; on a CPU its host emulation), or one flow kernel per part
- * (codelets/level_flow.h: no boundary between levels; on a CPU level by level, the same bits). */
-enum level_kernel { LEVEL_KERNEL_LEVELS, LEVEL_KERNEL_CELL, LEVEL_KERNEL_FLOW };
+ * (codelets/cell_block.h; on a CPU its host emulation), one flow kernel per part
+ * (codelets/level_flow.h: no boundary between levels; on a CPU level by level, the same bits),
+ * or one on-chip cell kernel per part (codelets/cell_block.h: each block's rows in shared
+ * memory; on a CPU level by level, the same bits). */
+enum level_kernel {
+  LEVEL_KERNEL_LEVELS,
+  LEVEL_KERNEL_CELL,
+  LEVEL_KERNEL_FLOW,
+  LEVEL_KERNEL_SHARED
+};
 
 struct chunk_step_arguments {
   struct level_step_arguments step;

@@ -8,6 +8,7 @@
 
 #include "cell_block.h"
 #include "hines_level_codelets.h"
+#include "hines_mono_codelets.h"
 #include "level_flow.h"
 #include "placement.h"
 #include "probe_set.h"
@@ -68,6 +69,22 @@ static void register_levels(starpu_data_handle_t *handle, void *values, size_t e
   free(lengths);
 }
 
+/* A block of the on-chip cell kernel that does not fit a GPU's shared memory cannot be launched:
+ * refuse it before anything runs. */
+static int check_on_chip(const int *schedule, int neurons_per_block, struct hines_error *err) {
+  const struct cell_schedule_view c = cell_schedule_describe(schedule);
+  const int needed = cell_shared_part(&c)[SHARED_BYTES];
+  int available = 0;
+  hines_shared_block_limit_on_workers(1, &available);
+  if (available == 0 || needed <= available) /* (0: no CUDA worker runs it) */
+    return HINES_OK;
+  return hines_fail(err, HINES_BAD_INPUT,
+                    "--level-kernel shared: a block of %d neuron%s needs %d KiB of GPU shared "
+                    "memory (16 bytes a compartment), the GPU gives a block %d KiB; use "
+                    "--level-kernel levels%s",
+                    neurons_per_block, neurons_per_block > 1 ? "s" : "", (needed + 1023) / 1024,
+                    available / 1024, neurons_per_block > 1 ? " or fewer --cell-neurons" : "");
+}
 static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
   const struct level_batch *lb = &batch->levels;
   const struct multi_batch_config *config = &batch->config;
@@ -97,6 +114,12 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (!(schedules[p] =
               cell_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
       status = hines_fail(err, HINES_FAILURE, "out of memory for the cell-block schedule");
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_SHARED && !status; p++)
+    if (!(schedules[p] = cell_shared_schedule_build(lb, k->first_part + p, batch->cell_neurons,
+                                                    &schedule_ints[p])))
+      status = hines_fail(err, HINES_FAILURE, "out of memory for the on-chip cell schedule");
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_SHARED && !status; p++)
+    status = check_on_chip(schedules[p], batch->cell_neurons, err);
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_FLOW && !status; p++) {
     const int part = k->first_part + p;
     const size_t at = (size_t)part * (n_levels + 1);
@@ -238,13 +261,22 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     return hines_fail(err, HINES_BAD_INPUT,
                       "the %s kernel sweeps a whole step in one task: it needs chunk "
                       "tasks, not one task per level",
-                      config->level_kernel == LEVEL_KERNEL_CELL ? "cell-block" : "flow");
+                      config->level_kernel == LEVEL_KERNEL_CELL     ? "cell-block"
+                      : config->level_kernel == LEVEL_KERNEL_SHARED ? "on-chip cell"
+                                                                    : "flow");
+  }
+  if (config->level_kernel == LEVEL_KERNEL_SHARED && config->padded) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "the on-chip cell kernel stores no padding: it needs --padding ncp");
   }
   if (config->cell_neurons < 0) {
     free(batch);
     return hines_fail(err, HINES_BAD_INPUT, "neurons per cell block must be positive (got %d)",
                       config->cell_neurons);
   }
+  if (config->level_kernel == LEVEL_KERNEL_SHARED)
+    batch->cell_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   if (config->level_kernel == LEVEL_KERNEL_CELL) {
     const int gpus = placement_cuda_devices();
     batch->cell_neurons =

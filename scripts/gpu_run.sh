@@ -837,8 +837,8 @@ PY
   check-subtrees)
     # Leaf subtrees as systems (--level-subtrees, codelets/level_layout.h): the same bits on CPU
     # workers and on the GPU with the level kernels (warps auto and all with 8 lanes), the flow
-    # kernel and the cell-block kernel, HH batches of CA1 cells, the six shipped cells in several
-    # chunks and random trees, 400 steps, subtrees of at most SUBTREES compartments (default 32)
+    # kernel, the cell-block kernel and the on-chip cell kernel (RUNS: a subset), HH batches of
+    # CA1 cells, the six shipped cells in several chunks and random trees, 400 steps, subtrees of at most SUBTREES compartments (default 32)
     # and branches cut at SPLIT compartments (--level-split, default off); every GPU run passes
     # --verify. Then test_multi_levels on the GPU (its subtree and split cases), when the bundle
     # has it.
@@ -853,13 +853,14 @@ PY
       mix) args=("${mix[@]}" --neurons 240 --task-neurons 24 --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
       random) args=(--morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --probe 0:0 --probe 39:50 --probe 38:3000) ;;
       esac
-      for run in cpu levels levels-all-8 flow cell; do
+      for run in ${RUNS:-cpu levels levels-all-8 flow cell shared}; do
         placement=(STARPU_NCPU=0) verify=(--verify) extra=()
         case $run in
         cpu) placement=(STARPU_NCUDA=0) verify=() ;;
         levels-all-8) extra=(--level-warps all --warp-lanes 8) ;;
         flow) extra=(--level-kernel flow) ;;
         cell) extra=(--level-kernel cell) ;;
+        shared) extra=(--level-kernel shared) ;;
         esac
         env "${placement[@]}" timeout 120 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" \
           --hh all --stim-amp 1 --steps 400 --level-subtrees "${SUBTREES:-32}" \
@@ -879,7 +880,7 @@ PY
     if [ -x "$bundle/bin/test_multi_levels" ]; then
       STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" >"$out/subtrees_test_multi_levels.txt" 2>&1 ||
         subtrees_pass=0
-      grep -E 'subtree|cut at|FAILED|PASSED' "$out/subtrees_test_multi_levels.txt" | tee -a "$out/subtrees_check.txt"
+      grep -E 'subtree|cut at|on-chip|FAILED|PASSED' "$out/subtrees_test_multi_levels.txt" | tee -a "$out/subtrees_check.txt"
     fi
     [ "$subtrees_pass" = 1 ] && echo "check-subtrees: PASS" || echo "check-subtrees: FAIL"
     ;;

@@ -453,7 +453,9 @@ int main(int argc, char **argv) {
   }
   if (!o.quiet && !distributed) {
     if (ops.cell_neurons > 0)
-      printf("cell-block kernel: %d neurons per thread block\n", ops.cell_neurons);
+      printf("%s kernel: %d neuron%s per thread block\n",
+             o.level_kernel == LEVEL_KERNEL_SHARED ? "on-chip cell" : "cell-block",
+             ops.cell_neurons, ops.cell_neurons > 1 ? "s" : "");
     printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
            "compartment-solves/s\n",
            ops.tasks_per_step, 1e3 * result.seconds_first_step,

@@ -98,13 +98,15 @@ static void usage(FILE *out) {
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
       "                       its levels (default), one task per level and sweep, or the\n"
       "                       papers' baseline: the mono kernel with one tree per neuron\n"
-      "  --level-kernel levels|cell|flow  multi, chunk tasks: one GPU kernel per level and\n"
-      "                       sweep (default), one cell-block kernel per step whose thread\n"
-      "                       blocks each sweep every level of a few neurons, or one flow\n"
-      "                       kernel per sweep whose branches wait only for their own\n"
-      "                       children or parent (no boundary between levels)\n"
-      "  --cell-neurons G     neurons of one morphology per cell block (default: 2 to 16 by\n"
-      "                       the neurons per GPU)\n"
+      "  --level-kernel levels|cell|flow|shared  multi, chunk tasks: one GPU kernel per level\n"
+      "                       and sweep (default), one cell-block kernel per step whose thread\n"
+      "                       blocks each sweep every level of a few neurons, one flow kernel\n"
+      "                       per sweep whose branches wait only for their own children or\n"
+      "                       parent (no boundary between levels), or one on-chip cell kernel\n"
+      "                       per step whose blocks hold their neurons in GPU shared memory\n"
+      "                       (16 bytes a compartment; same bits)\n"
+      "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
+      "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
       "                       branches with lanes of a warp each (elements loaded and assembled\n"
       "                       at once; same bits): as a cost model says (default), never, or\n"
@@ -908,8 +910,8 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_LEVEL_KERNEL:
       o->multi_option_given = 1;
       { /* in enum level_kernel's order */
-        static const char *const words[] = {"levels", "cell", "flow"};
-        o->level_kernel = (enum level_kernel)parse_keyword("--level-kernel", optarg, words, 3);
+        static const char *const words[] = {"levels", "cell", "flow", "shared"};
+        o->level_kernel = (enum level_kernel)parse_keyword("--level-kernel", optarg, words, 4);
       }
       break;
     case OPT_LEVEL_WARPS:
@@ -976,12 +978,13 @@ void options_parse(int argc, char **argv, struct options *o) {
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
   if (o->level_tasks && o->level_kernel != LEVEL_KERNEL_LEVELS)
-    bad_usage(o->level_kernel == LEVEL_KERNEL_CELL
-                  ? "--level-kernel cell sweeps a whole step in one task per chunk; drop "
-                    "'--multi-tasks %s'"
-                  : "--level-kernel flow sweeps a whole step in one task per chunk; drop "
-                    "'--multi-tasks %s'",
-              "levels");
+    bad_usage("--level-kernel %s sweeps a whole step in one task per chunk; drop "
+              "'--multi-tasks levels'",
+              o->level_kernel == LEVEL_KERNEL_CELL   ? "cell"
+              : o->level_kernel == LEVEL_KERNEL_FLOW ? "flow"
+                                                     : "shared");
+  if (o->level_kernel == LEVEL_KERNEL_SHARED && o->padded)
+    bad_usage("--level-kernel shared stores no padding; drop '--padding %s'", "cp");
   if (o->params_path && strcmp(o->mode, "multi") == 0)
     bad_usage("--params %s: parameter sweeps run in --mode mono only (one --morph, one row per "
               "neuron); this run is multi-morphology",
@@ -1070,8 +1073,15 @@ void options_warn(const struct options *o, FILE *out) {
       else if (o->level_kernel == LEVEL_KERNEL_CELL && option == OPT_WARP_LANES)
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel cell (a whole warp a warp-swept branch)");
-      else if (o->level_kernel != LEVEL_KERNEL_CELL && option == OPT_CELL_NEURONS)
-        warn_ignored(out, multi_only[i].name, "applies to --level-kernel cell only");
+      else if (o->level_kernel == LEVEL_KERNEL_SHARED &&
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH ||
+                option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES))
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --level-kernel shared (one kernel sweeps every level, a "
+                     "thread a branch)");
+      else if (o->level_kernel != LEVEL_KERNEL_CELL && o->level_kernel != LEVEL_KERNEL_SHARED &&
+               option == OPT_CELL_NEURONS)
+        warn_ignored(out, multi_only[i].name, "applies to --level-kernel cell or shared only");
     }
   }
   if (o->n_probes == 0 && given(o, OPT_PROBES))

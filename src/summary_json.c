@@ -225,15 +225,17 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_int(&j, "trunk_below", o->trunk_below);
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
       key_string(&j, "level_kernel",
-                 o->level_kernel == LEVEL_KERNEL_CELL   ? "cell"
-                 : o->level_kernel == LEVEL_KERNEL_FLOW ? "flow"
-                                                        : "levels");
+                 o->level_kernel == LEVEL_KERNEL_CELL     ? "cell"
+                 : o->level_kernel == LEVEL_KERNEL_FLOW   ? "flow"
+                 : o->level_kernel == LEVEL_KERNEL_SHARED ? "shared"
+                                                          : "levels");
       key_string(&j, "level_warps",
                  o->level_warps == LEVEL_WARPS_OFF   ? "off"
                  : o->level_warps == LEVEL_WARPS_ALL ? "all"
                                                      : "auto");
       key_int(&j, "warp_lanes", o->warp_lanes);
-      if (o->level_kernel == LEVEL_KERNEL_CELL) /* the neurons per block the batch used */
+      if (o->level_kernel == LEVEL_KERNEL_CELL ||
+          o->level_kernel == LEVEL_KERNEL_SHARED) /* the neurons per block the batch used */
         key_int(&j, "cell_neurons", r->cell_neurons > 0 ? r->cell_neurons : o->cell_neurons);
       if (runtime_cuda_workers() > 0)
         /* early: on GPUs of compute capability 9.0 and newer, plain launches elsewhere */

@@ -487,6 +487,59 @@ static void cell_kernel_matches_reference(void **state) {
   }
 }
 
+/* The on-chip cell kernel (its CPU emulation: each block's rows built into its own arrays, then
+ * swept level by level there, through the block's own descriptions) against the sequential
+ * reference, passive and with channels everywhere, and bit for bit against the level kernels on
+ * the same batch and layout (gpu_run.sh runs this test on CUDA workers too). */
+static void shared_kernel_case(const struct morphology *morphologies, int n_morphologies,
+                               int neurons, int per_task, int parts, enum level_order order,
+                               int cell_neurons, int channels) {
+  const int steps = 40;
+  const struct step_model model = stimulated_model(channels);
+  size_t values, level_values;
+  double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order, 0,
+                                 LEVEL_KERNEL_SHARED, cell_neurons, &model, steps, &values);
+  double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
+                                    0, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
+  assert_int_equal(values, level_values);
+  char what[96];
+  snprintf(what, sizeof what, "on-chip cell kernel, %d neurons a block, subtrees %d, split %d",
+           cell_neurons, subtree_limit, split_limit);
+  const double worst =
+      worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
+  if (memcmp(got, levels, values * sizeof(double)) != 0)
+    fail_msg("%s: differs in bits from the level kernels", what);
+  printf("# %s, %d morphologies, %d neurons, %d per task in %d parts, %s, %s: max relative "
+         "error %.3e, bits of the level kernels\n",
+         what, n_morphologies, neurons, per_task, parts, order_name(order),
+         channels ? "HH all" : "passive", worst);
+  free(got), free(levels);
+}
+
+/* One cell, a random tree and the whole mix, several block shapes and chunkings, branches
+ * whole, in subtrees, and cut (the layouts the schedule renumbers), passive and HH. */
+static void shared_kernel_matches_reference(void **state) {
+  (void)state;
+  int ca1 = -1;
+  for (int i = 0; i < mix_count; i++)
+    if (strstr(mix[i].name, "morph_ca1_n120"))
+      ca1 = i;
+  assert_true(ca1 >= 0);
+  const struct morphology *random_tree = &mix[mix_count - 1]; /* load_mix's synthetic trees */
+  const struct { int subtrees, split; } layouts[] = {{0, 0}, {64, 64}, {8, 5}};
+  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+    subtree_limit = layouts[l].subtrees, split_limit = layouts[l].split;
+    for (int channels = 0; channels < 2; channels++) {
+      shared_kernel_case(&mix[ca1], 1, 5, 0, 0, LEVEL_ORDER_AUTO, 0, channels);
+      shared_kernel_case(&mix[ca1], 1, 7, 0, 0, LEVEL_ORDER_AUTO, 3, channels);
+      shared_kernel_case(random_tree, 1, 11, 5, 0, LEVEL_ORDER_HEIGHT, 2, channels);
+      shared_kernel_case(mix, mix_count, 2 * mix_count + 3, 0, 2, LEVEL_ORDER_AUTO, 1, channels);
+      shared_kernel_case(mix, mix_count, mix_count + 1, 7, 0, LEVEL_ORDER_DEPTH, 0, channels);
+    }
+  }
+  subtree_limit = split_limit = 0;
+}
+
 /* The flow kernel (on CPU workers the chunk step runs level by level; on CUDA workers, the flow
  * kernel itself: gpu_run.sh runs this test there) against the sequential reference, and bit
  * for bit against the level kernels, passive and with channels everywhere. */
@@ -987,6 +1040,7 @@ int main(void) {
       cmocka_unit_test(per_neuron_baseline_matches_reference),
       cmocka_unit_test(cell_kernel_matches_reference),
       cmocka_unit_test(cell_schedule_covers_each_system_once),
+      cmocka_unit_test(shared_kernel_matches_reference),
       cmocka_unit_test(flow_kernel_matches_reference),
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
       cmocka_unit_test(subtree_units_cover_each_compartment_once),
