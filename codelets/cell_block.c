@@ -258,8 +258,23 @@ static void shared_block_fill(const struct level_batch *batch, int chunk,
     }
     child_first[local.systems] = child_at;
   }
+  /* Where each value is in the chunk's arrays, level by level. */
+  int *global_element = out + cursor;
+  for (int level = 0; level < levels; level++) {
+    const int at = block * levels + level;
+    const struct level_block_view *v = &views[level];
+    const struct level_block_view local = level_block_describe(out + ints_offset[level]);
+    for (int j = 0; j < local.max_size; j++)
+      for (int i = local.row_offset[j]; i < local.row_offset[j + 1]; i++) {
+        const int s = c->system[c->first[at] + i - local.row_offset[j]];
+        global_element[local_elements[level] + i] =
+            (int)element_offset[level] + v->row_offset[j] + s;
+      }
+  }
+  /* its values, then a copy of its description (cursor ints) */
   const int block_bytes = (int)(sizeof(double) * (2 * (size_t)local_elements[levels] +
-                                                  2 * (size_t)local_systems[levels]));
+                                                  2 * (size_t)local_systems[levels]) +
+                                sizeof(int) * (size_t)cursor);
   if (block_bytes > *bytes)
     *bytes = block_bytes;
   if (local_elements[levels] > *elements)
@@ -291,7 +306,8 @@ int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int 
     for (int level = 0; level < levels; level++) {
       const struct shared_level_totals t = shared_level_totals(&c, &views[level], b, level);
       block_length[b] +=
-          level_block_ints(t.count, t.max_size, t.elements, t.children, t.shape_ints);
+          level_block_ints(t.count, t.max_size, t.elements, t.children, t.shape_ints) +
+          (size_t)t.elements; /* its global_element entries */
     }
     total += block_length[b];
   }

@@ -104,10 +104,13 @@ static inline HINES_HOST_DEVICE void cell_forward_level(const int *part_ints,
  * codelets do) and so are the bits. NCP only.
  * After the cell-block schedule (at cell_shared_part):
  *   [SHARED_BYTES] the most shared memory a block needs, [SHARED_ELEMENTS] the most values,
- *   then block_at[blocks + 1]: block b's description at + block_at[b] from this part's start:
- *   ints_offset[L], element_offset[L + 1], system_offset[L + 1] (the block's own arrays), then
- *   its level descriptions. A block's shared memory: voltages and factors (element_offset[L]
- *   each), then contributions (2 system_offset[L]). */
+ *   then block_at[blocks + 1]: block b's data at + block_at[b] from this part's start:
+ *   its description: ints_offset[L], element_offset[L + 1], system_offset[L + 1] (the block's
+ *   own arrays), then its level descriptions; then global_element[element_offset[L]]: where
+ *   each of its values is in the chunk's arrays.
+ * A block's shared memory: voltages and factors (element_offset[L] each), contributions
+ * (2 system_offset[L]), then a copy of its description (so that no sweep waits for GPU memory
+ * to learn a size, a row or a link). */
 enum cell_shared_header { SHARED_BYTES, SHARED_ELEMENTS, SHARED_HEADER_SIZE };
 
 static inline HINES_HOST_DEVICE const int *cell_shared_part(const struct cell_schedule_view *c) {
@@ -115,61 +118,77 @@ static inline HINES_HOST_DEVICE const int *cell_shared_part(const struct cell_sc
 }
 
 struct cell_shared_view {
-  const int *base; /* the block's description */
+  const int *base; /* the block's description (wherever it was copied) */
   const int *ints_offset, *element_offset, *system_offset;
-  int elements, systems;
+  const int *global_element; /* in the schedule */
+  int elements, systems, description_ints;
 };
 
+/* Block `block`'s view, its description read at `description` (NULL: in the schedule). */
 static inline HINES_HOST_DEVICE struct cell_shared_view
-cell_shared_block(const struct cell_schedule_view *c, int block) {
+cell_shared_block(const struct cell_schedule_view *c, int block, const int *description) {
   const int *part = cell_shared_part(c);
+  const int *start = part + part[SHARED_HEADER_SIZE + block];
+  const int *end = part + part[SHARED_HEADER_SIZE + block + 1];
   struct cell_shared_view b;
-  b.base = part + part[SHARED_HEADER_SIZE + block];
+  b.base = description ? description : start;
   b.ints_offset = b.base;
   b.element_offset = b.ints_offset + c->levels;
   b.system_offset = b.element_offset + c->levels + 1;
   b.elements = b.element_offset[c->levels];
   b.systems = b.system_offset[c->levels];
+  b.global_element = end - b.elements;
+  b.description_ints = (int)(b.global_element - start);
   return b;
 }
 
-/* The doubles of a block's shared memory. */
+/* Where block `block`'s description starts in the schedule, and its length. */
+static inline HINES_HOST_DEVICE const int *
+cell_shared_description(const struct cell_schedule_view *c, int block, int *ints) {
+  const struct cell_shared_view b = cell_shared_block(c, block, NULL);
+  *ints = b.description_ints;
+  return b.base;
+}
+
+/* The doubles of a block's shared memory before its description's copy. */
 static inline HINES_HOST_DEVICE size_t cell_shared_doubles(const struct cell_shared_view *b) {
   return 2 * (size_t)b->elements + 2 * (size_t)b->systems;
 }
 
 /* Thread `thread` of `threads`: the rows of its elements of the block's systems in `level`
- * (store = 0), or the voltages written back (store = 1). The block's element i of the level
- * is element j of its local system s; the chunk's system is the schedule's list entry. */
+ * (store = 0), or the voltages written back (store = 1). The block's element i of the level is
+ * element j of its system s there; its systems carry the chunk's sizes, rows, compartments and
+ * neurons, so the row is the level kernels' with the chunk's gates (their stride: the chunk's
+ * level's values, chunk_elements). */
 static inline HINES_HOST_DEVICE void
-cell_shared_rows(const int *part_ints, const struct cell_schedule_view *c,
-                 const struct cell_shared_view *b, int block, int level, int thread, int threads,
+cell_shared_rows(const struct cell_shared_view *b, int level, int chunk_level_offset,
+                 int chunk_elements, int thread, int threads,
                  const double *LEVEL_RESTRICT constants, const struct level_step_arguments *args,
                  double *voltage, double *gates, double *local_voltage, double *local_factor,
                  int store) {
-  const int at = block * c->levels + level;
-  const struct level_block_view local = level_block_describe(b->base + b->ints_offset[level]);
-  const struct level_block_view v = level_block_describe(part_ints + c->ints_offset[level]);
-  const size_t e0 = (size_t)c->element_offset[level], l0 = (size_t)b->element_offset[level];
+  struct level_block_view local = level_block_describe(b->base + b->ints_offset[level]);
+  const int l0 = b->element_offset[level];
+  if (store) {
+    for (int i = thread; i < local.elements; i += threads)
+      voltage[b->global_element[l0 + i]] = local_voltage[l0 + i];
+    return;
+  }
+  local.elements = chunk_elements; /* the gates' stride */
+  double *level_gates = gates ? gates + (size_t)args->channels.n_gates * chunk_level_offset : NULL;
+  const int elements = b->element_offset[level + 1] - l0;
   int j = 0;
-  for (int i = thread; i < local.elements; i += threads) {
+  for (int i = thread; i < elements; i += threads) {
     while (local.row_offset[j + 1] <= i)
       j++;
-    const int s = c->system[c->first[at] + i - local.row_offset[j]];
-    const size_t e = e0 + (size_t)v.row_offset[j] + (size_t)s;
-    if (store) {
-      voltage[e] = local_voltage[l0 + i];
-      continue;
-    }
-    const int size = v.size[s], first_row = v.first_row[s];
+    const int s = i - local.row_offset[j], e = b->global_element[l0 + i];
+    const int size = local.size[s], first_row = local.first_row[s];
     const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
-    const double injected = j == args->stimulus.compartment - v.first_compartment[s]
-                                ? stimulus_current(&args->stimulus, v.neuron[s], args->time_ms)
+    const double injected = j == args->stimulus.compartment - local.first_compartment[s]
+                                ? stimulus_current(&args->stimulus, local.neuron[s], args->time_ms)
                                 : 0.0;
-    level_element_row(&v, s, j, size, first_row, injected, constants, args,
+    level_element_row(&local, s, j, size, first_row, injected, constants, args,
                       row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
-                      voltage[e],
-                      gates ? gates + (size_t)args->channels.n_gates * e0 + (e - e0) : NULL,
+                      voltage[e], level_gates ? level_gates + (e - chunk_level_offset) : NULL,
                       &local_factor[l0 + i], &local_voltage[l0 + i]);
   }
 }
@@ -221,12 +240,13 @@ static inline void cell_shared_step_host(const int *part_ints, const struct cell
                                          int block, const double *constants,
                                          const struct level_step_arguments *args, double *voltage,
                                          double *gates, double *on_chip) {
-  const struct cell_shared_view b = cell_shared_block(c, block);
+  const struct cell_shared_view b = cell_shared_block(c, block, NULL);
   double *local_voltage = on_chip, *local_factor = on_chip + b.elements;
   double *local_contribution = on_chip + 2 * (size_t)b.elements;
   for (int level = 0; level < c->levels; level++)
-    cell_shared_rows(part_ints, c, &b, block, level, 0, 1, constants, args, voltage, gates,
-                     local_voltage, local_factor, 0);
+    cell_shared_rows(&b, level, c->element_offset[level],
+                     level_block_describe(part_ints + c->ints_offset[level]).elements, 0, 1,
+                     constants, args, voltage, gates, local_voltage, local_factor, 0);
   for (int level = c->levels - 1; level >= 0; level--)
     cell_shared_sweep(&b, level, 0, 1, constants, args, local_voltage, local_factor,
                       local_contribution, 0);
@@ -234,8 +254,8 @@ static inline void cell_shared_step_host(const int *part_ints, const struct cell
     cell_shared_sweep(&b, level, 0, 1, constants, args, local_voltage, local_factor,
                       local_contribution, 1);
   for (int level = 0; level < c->levels; level++)
-    cell_shared_rows(part_ints, c, &b, block, level, 0, 1, constants, args, voltage, gates,
-                     local_voltage, local_factor, 1);
+    cell_shared_rows(&b, level, 0, 0, 0, 1, constants, args, voltage, gates, local_voltage,
+                     local_factor, 1);
 }
 
 /* The on-chip schedule of chunk `chunk`: the cell-block schedule followed by the blocks' own

@@ -21,13 +21,22 @@ __global__ void __launch_bounds__(CELL_MAX_THREADS)
   extern __shared__ double on_chip[];
   const cell_schedule_view c = cell_schedule_describe(schedule);
   const int block = blockIdx.x, thread = threadIdx.x, threads = blockDim.x;
-  const cell_shared_view b = cell_shared_block(&c, block);
+  int description_ints;
+  const int *description = cell_shared_description(&c, block, &description_ints);
+  const cell_shared_view in_schedule = cell_shared_block(&c, block, nullptr);
+  int *copy = (int *)(on_chip + cell_shared_doubles(&in_schedule));
+  for (int i = thread; i < description_ints; i += threads)
+    copy[i] = description[i];
+  __syncthreads();
+  const cell_shared_view b = cell_shared_block(&c, block, copy);
   double *local_voltage = on_chip, *local_factor = on_chip + b.elements;
   double *local_contribution = on_chip + 2 * (size_t)b.elements;
   double *block_gates = kChannels ? gates : nullptr;
   for (int level = 0; level < c.levels; level++)
-    cell_shared_rows(part_ints, &c, &b, block, level, thread, threads, constants, &args, voltage,
-                     block_gates, local_voltage, local_factor, 0);
+    if (b.element_offset[level + 1] > b.element_offset[level])
+      cell_shared_rows(&b, level, c.element_offset[level],
+                       part_ints[c.ints_offset[level] + LEVEL_ELEMENTS], thread, threads, constants,
+                       &args, voltage, block_gates, local_voltage, local_factor, 0);
   __syncthreads();
   for (int level = c.levels - 1; level >= 0; level--)
     if (b.system_offset[level + 1] > b.system_offset[level]) {
@@ -41,9 +50,8 @@ __global__ void __launch_bounds__(CELL_MAX_THREADS)
                         local_contribution, 1);
       __syncthreads(); // the next level reads these junction voltages
     }
-  for (int level = 0; level < c.levels; level++)
-    cell_shared_rows(part_ints, &c, &b, block, level, thread, threads, constants, &args, voltage,
-                     block_gates, local_voltage, local_factor, 1);
+  for (int i = thread; i < b.elements; i += threads)
+    voltage[b.global_element[i]] = local_voltage[i];
 }
 
 template <bool kChannels>
@@ -56,6 +64,10 @@ int launch(const int *part_ints, const int *schedule, const int *host_schedule,
   // (opting in is per kernel and device, and cheap: done at every launch, whatever the device)
   cudaError_t status = cudaFuncSetAttribute(cell_shared_kernel<kChannels>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (status == cudaSuccess) // as much of L1 as shared memory as the driver allows
+    status = cudaFuncSetAttribute(cell_shared_kernel<kChannels>,
+                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared);
   if (status != cudaSuccess)
     return (int)status;
   cell_shared_kernel<kChannels><<<c.blocks, c.threads, bytes, stream>>>(
