@@ -178,7 +178,12 @@ static void shared_block_fill(const struct level_batch *batch, int chunk,
   const size_t *system_offset = batch->system_offset + (size_t)chunk * (levels + 1);
   int *ints_offset = out, *local_elements = out + levels,
       *local_systems = local_elements + levels + 1;
-  int cursor = 3 * levels + 2;
+  int *chunk_offset = local_systems + levels + 1, *chunk_elements = chunk_offset + levels;
+  int cursor = 5 * levels + 2;
+  for (int level = 0; level < levels; level++) {
+    chunk_offset[level] = (int)element_offset[level];
+    chunk_elements[level] = views[level].elements;
+  }
   local_elements[0] = local_systems[0] = 0;
   /* Headers, sizes and rows first: the links below need every level's rows. */
   for (int level = 0; level < levels; level++) {
@@ -302,7 +307,7 @@ int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int 
     views[level] = level_block_describe(batch->blocks[chunk * levels + level]);
   size_t total = SHARED_HEADER_SIZE + (size_t)c.blocks + 1;
   for (int b = 0; ok && b < c.blocks; b++) {
-    block_length[b] = 3 * (size_t)levels + 2;
+    block_length[b] = 5 * (size_t)levels + 2;
     for (int level = 0; level < levels; level++) {
       const struct shared_level_totals t = shared_level_totals(&c, &views[level], b, level);
       block_length[b] +=
@@ -315,6 +320,8 @@ int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int 
        (ints = realloc(cell, (cell_length + total) * sizeof(int))) != NULL;
   if (ok) {
     cell = NULL; /* now ints */
+    /* The rows and the write-back spread over the whole block: all of its threads. */
+    ints[CELL_THREADS] = CELL_MAX_THREADS;
     const struct cell_schedule_view view = cell_schedule_describe(ints);
     int *part = ints + cell_length, bytes = 0, elements = 0;
     size_t at = SHARED_HEADER_SIZE + (size_t)view.blocks + 1;

@@ -106,11 +106,12 @@ static inline HINES_HOST_DEVICE void cell_forward_level(const int *part_ints,
  *   [SHARED_BYTES] the most shared memory a block needs, [SHARED_ELEMENTS] the most values,
  *   then block_at[blocks + 1]: block b's data at + block_at[b] from this part's start:
  *   its description: ints_offset[L], element_offset[L + 1], system_offset[L + 1] (the block's
- *   own arrays), then its level descriptions; then global_element[element_offset[L]]: where
- *   each of its values is in the chunk's arrays.
- * A block's shared memory: voltages and factors (element_offset[L] each), contributions
- * (2 system_offset[L]), then a copy of its description (so that no sweep waits for GPU memory
- * to learn a size, a row or a link). */
+ *   own arrays), chunk_offset[L], chunk_elements[L] (where each level's values start in the
+ *   chunk's arrays and how many it has there), then its level descriptions; then
+ * global_element[element_offset[L]]: where each of its values is in the chunk's arrays. A block's
+ * shared memory: voltages and factors (element_offset[L] each), contributions (2 system_offset[L]),
+ * then a copy of its description (so that no sweep waits for GPU memory to learn a size, a row or a
+ * link). */
 enum cell_shared_header { SHARED_BYTES, SHARED_ELEMENTS, SHARED_HEADER_SIZE };
 
 static inline HINES_HOST_DEVICE const int *cell_shared_part(const struct cell_schedule_view *c) {
@@ -119,7 +120,7 @@ static inline HINES_HOST_DEVICE const int *cell_shared_part(const struct cell_sc
 
 struct cell_shared_view {
   const int *base; /* the block's description (wherever it was copied) */
-  const int *ints_offset, *element_offset, *system_offset;
+  const int *ints_offset, *element_offset, *system_offset, *chunk_offset, *chunk_elements;
   const int *global_element; /* in the schedule */
   int elements, systems, description_ints;
 };
@@ -135,6 +136,8 @@ cell_shared_block(const struct cell_schedule_view *c, int block, const int *desc
   b.ints_offset = b.base;
   b.element_offset = b.ints_offset + c->levels;
   b.system_offset = b.element_offset + c->levels + 1;
+  b.chunk_offset = b.system_offset + c->levels + 1;
+  b.chunk_elements = b.chunk_offset + c->levels;
   b.elements = b.element_offset[c->levels];
   b.systems = b.system_offset[c->levels];
   b.global_element = end - b.elements;
@@ -155,32 +158,33 @@ static inline HINES_HOST_DEVICE size_t cell_shared_doubles(const struct cell_sha
   return 2 * (size_t)b->elements + 2 * (size_t)b->systems;
 }
 
-/* Thread `thread` of `threads`: the rows of its elements of the block's systems in `level`
- * (store = 0), or the voltages written back (store = 1). The block's element i of the level is
- * element j of its system s there; its systems carry the chunk's sizes, rows, compartments and
- * neurons, so the row is the level kernels' with the chunk's gates (their stride: the chunk's
- * level's values, chunk_elements). */
+/* Thread `thread` of `threads`: the rows of its elements of the block (every level: element i
+ * of the block is element j of system s of some level there), or (store = 1) the voltages
+ * written back. Its systems carry the chunk's sizes, rows, compartments and neurons, so each row
+ * is the level kernels' with the chunk's gates (their stride: the chunk level's values). */
 static inline HINES_HOST_DEVICE void
-cell_shared_rows(const struct cell_shared_view *b, int level, int chunk_level_offset,
-                 int chunk_elements, int thread, int threads,
+cell_shared_rows(const struct cell_shared_view *b, int levels, int thread, int threads,
                  const double *LEVEL_RESTRICT constants, const struct level_step_arguments *args,
                  double *voltage, double *gates, double *local_voltage, double *local_factor,
                  int store) {
-  struct level_block_view local = level_block_describe(b->base + b->ints_offset[level]);
-  const int l0 = b->element_offset[level];
   if (store) {
-    for (int i = thread; i < local.elements; i += threads)
-      voltage[b->global_element[l0 + i]] = local_voltage[l0 + i];
+    for (int i = thread; i < b->elements; i += threads)
+      voltage[b->global_element[i]] = local_voltage[i];
     return;
   }
-  local.elements = chunk_elements; /* the gates' stride */
-  double *level_gates = gates ? gates + (size_t)args->channels.n_gates * chunk_level_offset : NULL;
-  const int elements = b->element_offset[level + 1] - l0;
-  int j = 0;
-  for (int i = thread; i < elements; i += threads) {
-    while (local.row_offset[j + 1] <= i)
+  int level = -1, j = 0;
+  struct level_block_view local;
+  for (int i = thread; i < b->elements; i += threads) {
+    while (level < levels - 1 && b->element_offset[level + 1] <= i) {
+      level++;
+      local = level_block_describe(b->base + b->ints_offset[level]);
+      local.elements = b->chunk_elements[level]; /* the gates' stride */
+      j = 0;
+    }
+    const int in_level = i - b->element_offset[level];
+    while (local.row_offset[j + 1] <= in_level)
       j++;
-    const int s = i - local.row_offset[j], e = b->global_element[l0 + i];
+    const int s = in_level - local.row_offset[j], e = b->global_element[i];
     const int size = local.size[s], first_row = local.first_row[s];
     const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
     const double injected = j == args->stimulus.compartment - local.first_compartment[s]
@@ -188,8 +192,11 @@ cell_shared_rows(const struct cell_shared_view *b, int level, int chunk_level_of
                                 : 0.0;
     level_element_row(&local, s, j, size, first_row, injected, constants, args,
                       row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
-                      voltage[e], level_gates ? level_gates + (e - chunk_level_offset) : NULL,
-                      &local_factor[l0 + i], &local_voltage[l0 + i]);
+                      voltage[e],
+                      gates ? gates + (size_t)args->channels.n_gates * b->chunk_offset[level] +
+                                  (e - b->chunk_offset[level])
+                            : NULL,
+                      &local_factor[i], &local_voltage[i]);
   }
 }
 
@@ -243,19 +250,17 @@ static inline void cell_shared_step_host(const int *part_ints, const struct cell
   const struct cell_shared_view b = cell_shared_block(c, block, NULL);
   double *local_voltage = on_chip, *local_factor = on_chip + b.elements;
   double *local_contribution = on_chip + 2 * (size_t)b.elements;
-  for (int level = 0; level < c->levels; level++)
-    cell_shared_rows(&b, level, c->element_offset[level],
-                     level_block_describe(part_ints + c->ints_offset[level]).elements, 0, 1,
-                     constants, args, voltage, gates, local_voltage, local_factor, 0);
+  (void)part_ints; /* (the block's description has what it needs of the chunk's) */
+  cell_shared_rows(&b, c->levels, 0, 1, constants, args, voltage, gates, local_voltage,
+                   local_factor, 0);
   for (int level = c->levels - 1; level >= 0; level--)
     cell_shared_sweep(&b, level, 0, 1, constants, args, local_voltage, local_factor,
                       local_contribution, 0);
   for (int level = 0; level < c->levels; level++)
     cell_shared_sweep(&b, level, 0, 1, constants, args, local_voltage, local_factor,
                       local_contribution, 1);
-  for (int level = 0; level < c->levels; level++)
-    cell_shared_rows(&b, level, 0, 0, 0, 1, constants, args, voltage, gates, local_voltage,
-                     local_factor, 1);
+  cell_shared_rows(&b, c->levels, 0, 1, constants, args, voltage, gates, local_voltage,
+                   local_factor, 1);
 }
 
 /* The on-chip schedule of chunk `chunk`: the cell-block schedule followed by the blocks' own

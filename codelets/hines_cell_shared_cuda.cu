@@ -16,8 +16,8 @@ namespace {
 
 template <bool kChannels>
 __global__ void __launch_bounds__(CELL_MAX_THREADS)
-    cell_shared_kernel(const int *part_ints, const int *schedule, const double *constants,
-                       level_step_arguments args, double *voltage, double *gates) {
+    cell_shared_kernel(const int *schedule, const double *constants, level_step_arguments args,
+                       double *voltage, double *gates) {
   extern __shared__ double on_chip[];
   const cell_schedule_view c = cell_schedule_describe(schedule);
   const int block = blockIdx.x, thread = threadIdx.x, threads = blockDim.x;
@@ -25,18 +25,24 @@ __global__ void __launch_bounds__(CELL_MAX_THREADS)
   const int *description = cell_shared_description(&c, block, &description_ints);
   const cell_shared_view in_schedule = cell_shared_block(&c, block, nullptr);
   int *copy = (int *)(on_chip + cell_shared_doubles(&in_schedule));
-  for (int i = thread; i < description_ints; i += threads)
-    copy[i] = description[i];
+  // four loads in flight a thread: the copy is a chain of memory latencies otherwise
+  for (int i = thread; i < description_ints; i += 4 * threads) {
+    int value[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      value[k] = i + k * threads < description_ints ? description[i + k * threads] : 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if (i + k * threads < description_ints)
+        copy[i + k * threads] = value[k];
+  }
   __syncthreads();
   const cell_shared_view b = cell_shared_block(&c, block, copy);
   double *local_voltage = on_chip, *local_factor = on_chip + b.elements;
   double *local_contribution = on_chip + 2 * (size_t)b.elements;
   double *block_gates = kChannels ? gates : nullptr;
-  for (int level = 0; level < c.levels; level++)
-    if (b.element_offset[level + 1] > b.element_offset[level])
-      cell_shared_rows(&b, level, c.element_offset[level],
-                       part_ints[c.ints_offset[level] + LEVEL_ELEMENTS], thread, threads, constants,
-                       &args, voltage, block_gates, local_voltage, local_factor, 0);
+  cell_shared_rows(&b, c.levels, thread, threads, constants, &args, voltage, block_gates,
+                   local_voltage, local_factor, 0);
   __syncthreads();
   for (int level = c.levels - 1; level >= 0; level--)
     if (b.system_offset[level + 1] > b.system_offset[level]) {
@@ -50,8 +56,8 @@ __global__ void __launch_bounds__(CELL_MAX_THREADS)
                         local_contribution, 1);
       __syncthreads(); // the next level reads these junction voltages
     }
-  for (int i = thread; i < b.elements; i += threads)
-    voltage[b.global_element[i]] = local_voltage[i];
+  cell_shared_rows(&b, c.levels, thread, threads, constants, &args, voltage, block_gates,
+                   local_voltage, local_factor, 1);
 }
 
 template <bool kChannels>
@@ -70,8 +76,9 @@ int launch(const int *part_ints, const int *schedule, const int *host_schedule,
                                   cudaSharedmemCarveoutMaxShared);
   if (status != cudaSuccess)
     return (int)status;
-  cell_shared_kernel<kChannels><<<c.blocks, c.threads, bytes, stream>>>(
-      part_ints, schedule, constants, *args, voltage, gates);
+  (void)part_ints; // (each block's description has what it needs of the chunk's)
+  cell_shared_kernel<kChannels>
+      <<<c.blocks, c.threads, bytes, stream>>>(schedule, constants, *args, voltage, gates);
   return (int)cudaGetLastError();
 }
 
