@@ -167,11 +167,27 @@ cell_shared_rows(const struct cell_shared_view *b, int levels, int thread, int t
                  const double *LEVEL_RESTRICT constants, const struct level_step_arguments *args,
                  double *voltage, double *gates, double *local_voltage, double *local_factor,
                  int store) {
-  if (store) {
-    for (int i = thread; i < b->elements; i += threads)
-      voltage[b->global_element[i]] = local_voltage[i];
-    return;
+  /* The moves between the chunk's arrays and the block's, four a thread at a time: one after
+   * another they would be a chain of memory latencies (a thread's element i is the same in
+   * every pass, so no barrier is needed between them). */
+  for (int i = thread; i < b->elements; i += 4 * threads) {
+    int e[4] = {0, 0, 0, 0};
+    double value[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int k = 0; k < 4; k++)
+      if (i + k * threads < b->elements) {
+        e[k] = b->global_element[i + k * threads];
+        value[k] = store ? local_voltage[i + k * threads] : voltage[e[k]];
+      }
+    for (int k = 0; k < 4; k++)
+      if (i + k * threads < b->elements) {
+        if (store)
+          voltage[e[k]] = value[k];
+        else
+          local_voltage[i + k * threads] = value[k];
+      }
   }
+  if (store)
+    return;
   int level = -1, j = 0;
   struct level_block_view local;
   for (int i = thread; i < b->elements; i += threads) {
@@ -184,19 +200,21 @@ cell_shared_rows(const struct cell_shared_view *b, int levels, int thread, int t
     const int in_level = i - b->element_offset[level];
     while (local.row_offset[j + 1] <= in_level)
       j++;
-    const int s = in_level - local.row_offset[j], e = b->global_element[i];
+    const int s = in_level - local.row_offset[j];
     const int size = local.size[s], first_row = local.first_row[s];
     const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
     const double injected = j == args->stimulus.compartment - local.first_compartment[s]
                                 ? stimulus_current(&args->stimulus, local.neuron[s], args->time_ms)
                                 : 0.0;
+    double *gates_e = NULL;
+    if (gates) {
+      const int e = b->global_element[i];
+      gates_e = gates + (size_t)args->channels.n_gates * b->chunk_offset[level] +
+                (e - b->chunk_offset[level]);
+    }
     level_element_row(&local, s, j, size, first_row, injected, constants, args,
                       row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
-                      voltage[e],
-                      gates ? gates + (size_t)args->channels.n_gates * b->chunk_offset[level] +
-                                  (e - b->chunk_offset[level])
-                            : NULL,
-                      &local_factor[i], &local_voltage[i]);
+                      local_voltage[i], gates_e, &local_factor[i], &local_voltage[i]);
   }
 }
 

@@ -74,6 +74,20 @@ struct level_step_arguments {
 #define LEVEL_LOAD_PRODUCED(pointer) (*(pointer))
 #endif
 
+/* An element's pivot, once eliminated: its factor (off-diagonal / pivot) and scaled rhs (rhs /
+ * pivot) through one reciprocal. Two divisions made the elimination chain, which a GPU thread
+ * walks element after element, about twice as long: a double division is a dependent sequence
+ * of about ten instructions, and the second one sat in the chain's issue order (ncu on the H200,
+ * the on-chip cell kernel: the two divisions' lines held most of the chain's stall samples).
+ * Every sweep (thread, subtree and warp, CPU and GPU) eliminates through this helper, so their
+ * bits stay equal. */
+static inline HINES_HOST_DEVICE void level_pivot(double off_diagonal, double rhs, double pivot,
+                                                 double *factor, double *scaled_rhs) {
+  const double inverse = 1.0 / pivot;
+  *factor = off_diagonal * inverse;
+  *scaled_rhs = rhs * inverse;
+}
+
 /* What one group of the backward sweep reads: element indices, old voltages, constants. */
 struct level_backward_group {
   int e[LEVEL_PREFETCH];
@@ -218,9 +232,10 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
       dj = fma(-below_factor, below_off_diagonal, dj);
       rj = fma(-below_factor, below_rhs, rj);
     }
-    below_factor = current.off_diagonal / dj;
+    double scaled_rhs;
+    level_pivot(current.off_diagonal, rj, dj, &below_factor, &scaled_rhs);
     factor[e] = below_factor;
-    voltage[e] = rj / dj;
+    voltage[e] = scaled_rhs;
     below_rhs = rj;
     below_off_diagonal = current.off_diagonal;
     below_is_first_child = current.parent_step == 1;
@@ -293,9 +308,10 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
           dj = fma(-previous_factor, previous_off_diagonal, dj);
           rj = fma(-previous_factor, previous_rhs, rj);
         }
-        previous_factor = current.off_diagonal[b] / dj;
+        double scaled_rhs;
+        level_pivot(current.off_diagonal[b], rj, dj, &previous_factor, &scaled_rhs);
         factor[e] = previous_factor;
-        voltage[e] = rj / dj;
+        voltage[e] = scaled_rhs;
         previous_rhs = rj;
         previous_off_diagonal = current.off_diagonal[b];
       }

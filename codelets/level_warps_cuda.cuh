@@ -95,7 +95,7 @@ backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTR
       if (j == size - 1)
         level_gather_children(&v, s, child_contribution, &dj, &rj);
     }
-    double my_factor = 0.0, my_rhs = 0.0, my_pivot = 1.0;
+    double my_factor = 0.0, my_scaled_rhs = 0.0;
     LEVEL_WARP_UNROLL
     for (int i = 0; i < kLanes; i++) {
       double d = __shfl_sync(kAllLanes, dj, i, kLanes), r = __shfl_sync(kAllLanes, rj, i, kLanes);
@@ -106,16 +106,17 @@ backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTR
           d = fma(-previous_factor, previous_off_diagonal, d);
           r = fma(-previous_factor, previous_rhs, r);
         }
-        previous_factor = off_diagonal / d;
+        double scaled_rhs;
+        level_pivot(off_diagonal, r, d, &previous_factor, &scaled_rhs);
         if (lane == i)
-          my_factor = previous_factor, my_rhs = r, my_pivot = d;
+          my_factor = previous_factor, my_scaled_rhs = scaled_rhs;
         previous_rhs = r;
         previous_off_diagonal = off_diagonal;
       }
     }
     if (j >= 0) {
       factor[current.e] = my_factor;
-      voltage[current.e] = my_rhs / my_pivot;
+      voltage[current.e] = my_scaled_rhs;
     }
     current = next;
   }
