@@ -86,7 +86,14 @@ for option in --level-subtrees --level-split; do
   expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" subtrees_mono.err
 done
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
-expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell only' cell_neurons_levels.err
+expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell or shared only' cell_neurons_levels.err
+run shared_options --mode multi "${tiny[@]}" --level-kernel shared --trunk-below 3 --level-warps off --cell-neurons 2 --quiet --json shared.json
+for option in --trunk-below --level-warps; do
+  expect "$option with the on-chip kernel: warned" "^hinestask: warning: $option does not apply to --level-kernel shared" shared_options.err
+done
+expect "--cell-neurons with the on-chip kernel: accepted" '^0$' shared_options.rc
+expect "the on-chip kernel in the JSON" '"level_kernel": "shared"' shared.json
+expect "its neurons per block in the JSON" '"cell_neurons": 2' shared.json
 
 run probes_alone "${tiny[@]}" --probes x.csv --quiet
 expect "--probes without --probe: accepted" '^0$' probes_alone.rc
