@@ -75,12 +75,13 @@ struct level_step_arguments {
 #endif
 
 /* An element's pivot, once eliminated: its factor (off-diagonal / pivot) and scaled rhs (rhs /
- * pivot) through one reciprocal. Two divisions made the elimination chain, which a GPU thread
- * walks element after element, about twice as long: a double division is a dependent sequence
- * of about ten instructions, and the second one sat in the chain's issue order (ncu on the H200,
- * the on-chip cell kernel: the two divisions' lines held most of the chain's stall samples).
- * Every sweep (thread, subtree and warp, CPU and GPU) eliminates through this helper, so their
- * bits stay equal. */
+ * pivot) through one reciprocal. A GPU thread walks a branch's elimination chain element after
+ * element, and a double division is a dependent sequence of about ten instructions; with two of
+ * them an element (ncu on the H200: their lines held much of the chain's stall samples) every
+ * mix ran 3-9 % slower (H100, BENCHMARKS.md, "One reciprocal per pivot"). A chain with no
+ * division at all (the pivot as a ratio of multiply-add recurrences) measured slower still, and
+ * less accurate. Every sweep (thread, subtree and warp, CPU and GPU) eliminates through this
+ * helper, so their bits stay equal; the error stays within test_accuracy's bound. */
 static inline HINES_HOST_DEVICE void level_pivot(double off_diagonal, double rhs, double pivot,
                                                  double *factor, double *scaled_rhs) {
   const double inverse = 1.0 / pivot;
