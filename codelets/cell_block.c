@@ -119,19 +119,7 @@ int *cell_schedule_build(const struct level_batch *batch, int chunk, int neurons
 }
 
 /* The last index i of sorted[0 .. n - 1] with sorted[i] <= value (sorted ascending). */
-static int last_at_most(const size_t *sorted, int n, size_t value) {
-  int low = 0, high = n - 1;
-  while (low < high) {
-    const int middle = (low + high + 1) / 2;
-    if (sorted[middle] <= value)
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  return low;
-}
-
-static int last_at_most_int(const int *sorted, int n, int value) {
+static int last_at_most(const int *sorted, int n, int value) {
   int low = 0, high = n - 1;
   while (low < high) {
     const int middle = (low + high + 1) / 2;
@@ -169,19 +157,18 @@ static struct shared_level_totals shared_level_totals(const struct cell_schedule
 
 /* Block `block`'s description (cell_block.h) at out, whose length blocks_ints gave; local_of:
  * scratch of the chunk's systems (indexed like its contributions). */
-static void shared_block_fill(const struct level_batch *batch, int chunk,
-                              const struct cell_schedule_view *c, int block,
+static void shared_block_fill(const struct cell_schedule_view *c, int block,
                               const struct level_block_view *views, int *local_of, int *out,
                               int *bytes, int *elements) {
   const int levels = c->levels;
-  const size_t *element_offset = batch->element_offset + (size_t)chunk * (levels + 1);
-  const size_t *system_offset = batch->system_offset + (size_t)chunk * (levels + 1);
+  /* the chunk's level offsets (ints: cell_shared_schedule_build checked that they fit) */
+  const int *element_offset = c->element_offset, *system_offset = c->system_offset;
   int *ints_offset = out, *local_elements = out + levels,
       *local_systems = local_elements + levels + 1;
   int *chunk_offset = local_systems + levels + 1, *chunk_elements = chunk_offset + levels;
   int cursor = 5 * levels + 2;
   for (int level = 0; level < levels; level++) {
-    chunk_offset[level] = (int)element_offset[level];
+    chunk_offset[level] = element_offset[level];
     chunk_elements[level] = views[level].elements;
   }
   local_elements[0] = local_systems[0] = 0;
@@ -211,7 +198,7 @@ static void shared_block_fill(const struct level_batch *batch, int chunk,
     int *shapes = (int *)local.shapes, shape_at = 0;
     for (int i = 0; i < t.count; i++) {
       const int s = c->system[c->first[at] + i];
-      local_of[system_offset[level] + (size_t)s] = i;
+      local_of[system_offset[level] + s] = i;
       size[i] = v->size[s]; /* the chunk's order: longest first */
       first_row[i] = v->first_row[s];
       neuron[i] = v->neuron[s];
@@ -243,20 +230,20 @@ static void shared_block_fill(const struct level_batch *batch, int chunk,
       const int s = c->system[c->first[at] + i];
       junction[i] = -1;
       if (v->junction[s] >= 0) {
-        const size_t e = (size_t)v->junction[s];
+        const int e = v->junction[s];
         const int parent_level = last_at_most(element_offset, levels, e);
         const struct level_block_view *pv = &views[parent_level];
-        const int in_level = (int)(e - element_offset[parent_level]);
-        const int j = last_at_most_int(pv->row_offset, pv->max_size + 1, in_level);
+        const int in_level = e - element_offset[parent_level];
+        const int j = last_at_most(pv->row_offset, pv->max_size + 1, in_level);
         const int parent = in_level - pv->row_offset[j];
         const struct level_block_view parent_local =
             level_block_describe(out + ints_offset[parent_level]);
         junction[i] = local_elements[parent_level] + parent_local.row_offset[j] +
-                      local_of[system_offset[parent_level] + (size_t)parent];
+                      local_of[system_offset[parent_level] + parent];
       }
       child_first[i] = child_at;
       for (int k = v->child_first[s]; k < v->child_first[s + 1]; k++) {
-        const size_t g = (size_t)v->child[k];
+        const int g = v->child[k];
         const int child_level = last_at_most(system_offset, levels, g);
         child[child_at++] = local_systems[child_level] + local_of[g];
       }
@@ -272,8 +259,7 @@ static void shared_block_fill(const struct level_batch *batch, int chunk,
     for (int j = 0; j < local.max_size; j++)
       for (int i = local.row_offset[j]; i < local.row_offset[j + 1]; i++) {
         const int s = c->system[c->first[at] + i - local.row_offset[j]];
-        global_element[local_elements[level] + i] =
-            (int)element_offset[level] + v->row_offset[j] + s;
+        global_element[local_elements[level] + i] = element_offset[level] + v->row_offset[j] + s;
       }
   }
   /* its values, then a copy of its description (cursor ints) */
@@ -317,6 +303,7 @@ int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int 
     total += block_length[b];
   }
   ok = ok && cell_length + total < INT_MAX &&
+       batch->element_offset[(size_t)chunk * (levels + 1) + levels] < INT_MAX &&
        (ints = realloc(cell, (cell_length + total) * sizeof(int))) != NULL;
   if (ok) {
     cell = NULL; /* now ints */
@@ -327,7 +314,7 @@ int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int 
     size_t at = SHARED_HEADER_SIZE + (size_t)view.blocks + 1;
     for (int b = 0; b < view.blocks; b++) {
       part[SHARED_HEADER_SIZE + b] = (int)at;
-      shared_block_fill(batch, chunk, &view, b, views, local_of, part + at, &bytes, &elements);
+      shared_block_fill(&view, b, views, local_of, part + at, &bytes, &elements);
       at += block_length[b];
     }
     part[SHARED_HEADER_SIZE + view.blocks] = (int)at;

@@ -78,13 +78,15 @@ static int check_on_chip(const int *schedule, int neurons_per_block, struct hine
   hines_shared_block_limit_on_workers(1, &available);
   if (available == 0 || needed <= available) /* (0: no CUDA worker runs it) */
     return HINES_OK;
-  return hines_fail(err, HINES_BAD_INPUT,
-                    "--level-kernel shared: a block of %d neuron%s needs %d KiB of GPU shared "
-                    "memory (16 bytes a compartment), the GPU gives a block %d KiB; use "
-                    "--level-kernel levels%s",
-                    neurons_per_block, neurons_per_block > 1 ? "s" : "", (needed + 1023) / 1024,
-                    available / 1024, neurons_per_block > 1 ? " or fewer --cell-neurons" : "");
+  return hines_fail(
+      err, HINES_BAD_INPUT,
+      "on-chip cell kernel: a block of %d neuron%s needs %d KiB of GPU shared memory "
+      "(16 bytes a compartment and its description), the GPU gives a block %d KiB; use the level "
+      "kernels%s",
+      neurons_per_block, neurons_per_block > 1 ? "s" : "", (needed + 1023) / 1024, available / 1024,
+      neurons_per_block > 1 ? " or fewer neurons a block" : "");
 }
+
 static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
   const struct level_batch *lb = &batch->levels;
   const struct multi_batch_config *config = &batch->config;
@@ -267,8 +269,9 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   if (config->level_kernel == LEVEL_KERNEL_SHARED && config->padded) {
     free(batch);
-    return hines_fail(err, HINES_BAD_INPUT,
-                      "the on-chip cell kernel stores no padding: it needs --padding ncp");
+    return hines_fail(
+        err, HINES_BAD_INPUT,
+        "the on-chip cell kernel stores no padding: it needs NCP (no compute padding)");
   }
   if (config->cell_neurons < 0) {
     free(batch);

@@ -440,101 +440,86 @@ static double worst_against_reference(const struct morphology *morphologies, int
   return worst;
 }
 
-/* The cell-block kernel (its CPU emulation: the GPU blocks' threads one after another, level by
- * level) against the sequential reference time loop, passive and with channels everywhere, for
- * a batch and block shape; and bit for bit against the level kernels on the same batch. */
-static void cell_kernel_case(const struct morphology *morphologies, int n_morphologies, int neurons,
-                             int per_task, int parts, enum level_order order, int padded,
-                             int cell_neurons, int channels) {
+/* A kernel that sweeps a whole step per thread block, by its CPU emulation: the cell-block kernel
+ * (the GPU blocks' threads one after another, level by level) or the on-chip cell kernel (each
+ * block's rows built into its own arrays, then swept level by level there through the block's
+ * own descriptions); gpu_run.sh runs this test on CUDA workers too. Against the sequential
+ * reference time loop, passive and with channels everywhere, for a batch, a block shape and the
+ * layout of the moment (subtree_limit, split_limit); and bit for bit against the level kernels
+ * on the same batch. */
+static void block_kernel_case(enum level_kernel kernel, const struct morphology *morphologies,
+                              int n_morphologies, int neurons, int per_task, int parts,
+                              enum level_order order, int padded, int cell_neurons, int channels) {
   const int steps = 40;
   const struct step_model model = stimulated_model(channels);
   size_t values, level_values;
   double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
-                                 padded, LEVEL_KERNEL_CELL, cell_neurons, &model, steps, &values);
+                                 padded, kernel, cell_neurons, &model, steps, &values);
   double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
                                     padded, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
   assert_int_equal(values, level_values);
-  char what[64];
-  snprintf(what, sizeof what, "cell-block kernel, %d neurons a block", cell_neurons);
+  char what[128];
+  snprintf(what, sizeof what, "%s kernel, %d neurons a block, subtrees %d, split %d",
+           kernel == LEVEL_KERNEL_CELL ? "cell-block" : "on-chip cell", cell_neurons, subtree_limit,
+           split_limit);
   const double worst =
       worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
   if (memcmp(got, levels, values * sizeof(double)) != 0)
-    fail_msg("cell-block kernel (%d neurons a block) and level kernels differ in bits",
-             cell_neurons);
-  printf("# cell-block kernel, %d morphologies, %d neurons, %d per task in %d parts, %s, %s, %d "
-         "neurons a block, %s: max relative error %.3e, bits of the level kernels\n",
-         n_morphologies, neurons, per_task, parts, order_name(order), padded ? "CP" : "NCP",
-         cell_neurons, channels ? "HH all" : "passive", worst);
+    fail_msg("%s: differs in bits from the level kernels", what);
+  printf("# %s, %d morphologies, %d neurons, %d per task in %d parts, %s, %s, %s: max relative "
+         "error %.3e, bits of the level kernels\n",
+         what, n_morphologies, neurons, per_task, parts, order_name(order), padded ? "CP" : "NCP",
+         channels ? "HH all" : "passive", worst);
   free(got), free(levels);
+}
+
+/* Where morph_ca1_n120 sits in the mix. */
+static int ca1_in_mix(void) {
+  for (int i = 0; i < mix_count; i++)
+    if (strstr(mix[i].name, "morph_ca1_n120"))
+      return i;
+  fail_msg("morph_ca1_n120 is not in the mix");
+  return -1;
 }
 
 /* A mono-morphology batch (many copies of one cell: the case the kernel is for), a random tree,
  * and the whole mix, with several block shapes, passive and HH. */
 static void cell_kernel_matches_reference(void **state) {
   (void)state;
-  int ca1 = -1;
-  for (int i = 0; i < mix_count; i++)
-    if (strstr(mix[i].name, "morph_ca1_n120"))
-      ca1 = i;
-  assert_true(ca1 >= 0);
+  const int ca1 = ca1_in_mix();
   const struct morphology *random_tree = &mix[mix_count - 1]; /* load_mix's synthetic trees */
+  const enum level_kernel cell = LEVEL_KERNEL_CELL;
   for (int channels = 0; channels < 2; channels++) {
-    cell_kernel_case(&mix[ca1], 1, 13, 0, 0, LEVEL_ORDER_AUTO, 0, 4, channels);
-    cell_kernel_case(&mix[ca1], 1, 9, 0, 0, LEVEL_ORDER_AUTO, 0, 1, channels);
-    cell_kernel_case(random_tree, 1, 11, 5, 0, LEVEL_ORDER_HEIGHT, 0, 3, channels);
-    cell_kernel_case(mix, mix_count, 2 * mix_count + 3, 0, 2, LEVEL_ORDER_AUTO, 0, 2, channels);
-    cell_kernel_case(mix, mix_count, mix_count + 1, 7, 0, LEVEL_ORDER_DEPTH, 1, 0, channels);
+    block_kernel_case(cell, &mix[ca1], 1, 13, 0, 0, LEVEL_ORDER_AUTO, 0, 4, channels);
+    block_kernel_case(cell, &mix[ca1], 1, 9, 0, 0, LEVEL_ORDER_AUTO, 0, 1, channels);
+    block_kernel_case(cell, random_tree, 1, 11, 5, 0, LEVEL_ORDER_HEIGHT, 0, 3, channels);
+    block_kernel_case(cell, mix, mix_count, 2 * mix_count + 3, 0, 2, LEVEL_ORDER_AUTO, 0, 2,
+                      channels);
+    block_kernel_case(cell, mix, mix_count, mix_count + 1, 7, 0, LEVEL_ORDER_DEPTH, 1, 0, channels);
   }
 }
 
-/* The on-chip cell kernel (its CPU emulation: each block's rows built into its own arrays, then
- * swept level by level there, through the block's own descriptions) against the sequential
- * reference, passive and with channels everywhere, and bit for bit against the level kernels on
- * the same batch and layout (gpu_run.sh runs this test on CUDA workers too). */
-static void shared_kernel_case(const struct morphology *morphologies, int n_morphologies,
-                               int neurons, int per_task, int parts, enum level_order order,
-                               int cell_neurons, int channels) {
-  const int steps = 40;
-  const struct step_model model = stimulated_model(channels);
-  size_t values, level_values;
-  double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order, 0,
-                                 LEVEL_KERNEL_SHARED, cell_neurons, &model, steps, &values);
-  double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
-                                    0, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
-  assert_int_equal(values, level_values);
-  char what[96];
-  snprintf(what, sizeof what, "on-chip cell kernel, %d neurons a block, subtrees %d, split %d",
-           cell_neurons, subtree_limit, split_limit);
-  const double worst =
-      worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
-  if (memcmp(got, levels, values * sizeof(double)) != 0)
-    fail_msg("%s: differs in bits from the level kernels", what);
-  printf("# %s, %d morphologies, %d neurons, %d per task in %d parts, %s, %s: max relative "
-         "error %.3e, bits of the level kernels\n",
-         what, n_morphologies, neurons, per_task, parts, order_name(order),
-         channels ? "HH all" : "passive", worst);
-  free(got), free(levels);
-}
-
 /* One cell, a random tree and the whole mix, several block shapes and chunkings, branches
- * whole, in subtrees, and cut (the layouts the schedule renumbers), passive and HH. */
+ * whole, in subtrees, and cut (the layouts the schedule renumbers), passive and HH. Under the
+ * scheduler variants of ctest (testing_scheduler_only) the default layout alone, HH: a policy
+ * only places the tasks, the plain run checks the whole matrix. */
 static void shared_kernel_matches_reference(void **state) {
   (void)state;
-  int ca1 = -1;
-  for (int i = 0; i < mix_count; i++)
-    if (strstr(mix[i].name, "morph_ca1_n120"))
-      ca1 = i;
-  assert_true(ca1 >= 0);
+  const int full = !testing_scheduler_only();
+  const int ca1 = ca1_in_mix();
   const struct morphology *random_tree = &mix[mix_count - 1]; /* load_mix's synthetic trees */
-  const struct { int subtrees, split; } layouts[] = {{0, 0}, {64, 64}, {8, 5}};
-  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+  const enum level_kernel shared = LEVEL_KERNEL_SHARED;
+  const struct { int subtrees, split; } layouts[] = {{64, 64}, {0, 0}, {8, 5}};
+  for (size_t l = 0; l < (full ? sizeof layouts / sizeof layouts[0] : 1); l++) {
     subtree_limit = layouts[l].subtrees, split_limit = layouts[l].split;
-    for (int channels = 0; channels < 2; channels++) {
-      shared_kernel_case(&mix[ca1], 1, 5, 0, 0, LEVEL_ORDER_AUTO, 0, channels);
-      shared_kernel_case(&mix[ca1], 1, 7, 0, 0, LEVEL_ORDER_AUTO, 3, channels);
-      shared_kernel_case(random_tree, 1, 11, 5, 0, LEVEL_ORDER_HEIGHT, 2, channels);
-      shared_kernel_case(mix, mix_count, 2 * mix_count + 3, 0, 2, LEVEL_ORDER_AUTO, 1, channels);
-      shared_kernel_case(mix, mix_count, mix_count + 1, 7, 0, LEVEL_ORDER_DEPTH, 0, channels);
+    for (int channels = !full; channels < 2; channels++) {
+      block_kernel_case(shared, &mix[ca1], 1, 5, 0, 0, LEVEL_ORDER_AUTO, 0, 0, channels);
+      block_kernel_case(shared, &mix[ca1], 1, 7, 0, 0, LEVEL_ORDER_AUTO, 0, 3, channels);
+      block_kernel_case(shared, random_tree, 1, 11, 5, 0, LEVEL_ORDER_HEIGHT, 0, 2, channels);
+      block_kernel_case(shared, mix, mix_count, 2 * mix_count + 3, 0, 2, LEVEL_ORDER_AUTO, 0, 1,
+                        channels);
+      block_kernel_case(shared, mix, mix_count, mix_count + 1, 7, 0, LEVEL_ORDER_DEPTH, 0, 0,
+                        channels);
     }
   }
   subtree_limit = split_limit = 0;
