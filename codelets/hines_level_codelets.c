@@ -151,25 +151,33 @@ static void cell_step_cpu(const struct chunk_step_arguments *args, const struct 
 }
 
 /* The on-chip cell step on a CPU: its host emulation (the GPU kernel's phases on a block's own
- * arrays), one block at a time per OpenMP thread, each with its own scratch "shared memory". */
-static void shared_step_cpu(const struct chunk_step_arguments *args,
-                            const struct chunk_buffers *all, int threads) {
+ * arrays), one block at a time per OpenMP thread, each with its own scratch "shared memory".
+ * -1 when that scratch cannot be had: nothing has been computed, the caller sweeps level by
+ * level instead (the same bits). */
+static int shared_step_cpu(const struct chunk_step_arguments *args, const struct chunk_buffers *all,
+                           int threads) {
+  size_t doubles = 1;
+  for (int p = 0; p < args->n_parts; p++) {
+    const struct chunk_levels *part = &args->parts[p];
+    const struct cell_schedule_view c =
+        cell_schedule_describe(part_buffers(all, part).ints + part->schedule_offset);
+    const size_t part_doubles = (size_t)cell_shared_part(&c)[SHARED_BYTES] / sizeof(double) + 1;
+    doubles = part_doubles > doubles ? part_doubles : doubles;
+  }
+  double *scratch = malloc((size_t)threads * doubles * sizeof(double));
+  if (!scratch)
+    return -1;
   for (int p = 0; p < args->n_parts; p++) {
     const struct chunk_levels *part = &args->parts[p];
     const struct chunk_buffers b = part_buffers(all, part);
     const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
-    const size_t doubles = (size_t)cell_shared_part(&c)[SHARED_BYTES] / sizeof(double) + 1;
-#pragma omp parallel num_threads(threads)
-    {
-      double *on_chip = malloc(doubles * sizeof(double));
-#pragma omp for schedule(dynamic)
-      for (int block = 0; block < c.blocks; block++)
-        if (on_chip)
-          cell_shared_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.gates,
-                                on_chip);
-      free(on_chip);
-    }
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+    for (int block = 0; block < c.blocks; block++)
+      cell_shared_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.gates,
+                            scratch + (size_t)omp_get_thread_num() * doubles);
   }
+  free(scratch);
+  return 0;
 }
 
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
@@ -181,11 +189,9 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   const int threads = starpu_combined_worker_get_size();
   if (args.kernel == LEVEL_KERNEL_CELL)
     cell_step_cpu(&args, &all, threads);
-  if (args.kernel == LEVEL_KERNEL_SHARED)
-    shared_step_cpu(&args, &all, threads);
-  for (int p = 0;
-       p < args.n_parts && args.kernel != LEVEL_KERNEL_CELL && args.kernel != LEVEL_KERNEL_SHARED;
-       p++) {
+  const int on_chip =
+      args.kernel == LEVEL_KERNEL_SHARED && shared_step_cpu(&args, &all, threads) == 0;
+  for (int p = 0; p < args.n_parts && args.kernel != LEVEL_KERNEL_CELL && !on_chip; p++) {
     /* (the flow kernel's bits are the level kernels': level by level here) */
     const struct chunk_levels *levels = &args.parts[p];
     const struct chunk_buffers b = part_buffers(&all, levels);
