@@ -580,6 +580,13 @@ static void check_counts(struct options *o) {
   }
 }
 
+/* --level-kernel's words, in enum level_kernel's order. */
+static const char *const level_kernel_words[] = {"levels", "cell", "flow", "shared"};
+
+const char *options_level_kernel_word(enum level_kernel kernel) {
+  return level_kernel_words[kernel];
+}
+
 void options_parse(int argc, char **argv, struct options *o) {
   static const struct option long_options[] = {
       {"morph", required_argument, 0, OPT_MORPH},
@@ -909,10 +916,8 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_LEVEL_KERNEL:
       o->multi_option_given = 1;
-      { /* in enum level_kernel's order */
-        static const char *const words[] = {"levels", "cell", "flow", "shared"};
-        o->level_kernel = (enum level_kernel)parse_keyword("--level-kernel", optarg, words, 4);
-      }
+      o->level_kernel =
+          (enum level_kernel)parse_keyword("--level-kernel", optarg, level_kernel_words, 4);
       break;
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
@@ -980,9 +985,7 @@ void options_parse(int argc, char **argv, struct options *o) {
   if (o->level_tasks && o->level_kernel != LEVEL_KERNEL_LEVELS)
     bad_usage("--level-kernel %s sweeps a whole step in one task per chunk; drop "
               "'--multi-tasks levels'",
-              o->level_kernel == LEVEL_KERNEL_CELL   ? "cell"
-              : o->level_kernel == LEVEL_KERNEL_FLOW ? "flow"
-                                                     : "shared");
+              options_level_kernel_word(o->level_kernel));
   if (o->level_kernel == LEVEL_KERNEL_SHARED && o->padded)
     bad_usage("--level-kernel shared stores no padding; drop '--padding %s'", "cp");
   if (o->params_path && strcmp(o->mode, "multi") == 0)

@@ -142,4 +142,7 @@ void options_print_default_job(const struct options *o, FILE *out);
 /* One line on stderr naming the problem (format with one %s for value) and exit 2. */
 void bad_usage(const char *format, const char *value) __attribute__((noreturn));
 
+/* What --level-kernel calls a kernel (also the JSON's level_kernel). */
+const char *options_level_kernel_word(enum level_kernel kernel);
+
 #endif

@@ -224,11 +224,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     if (options_chunk_tasks(o)) {
       key_int(&j, "trunk_below", o->trunk_below);
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
-      key_string(&j, "level_kernel",
-                 o->level_kernel == LEVEL_KERNEL_CELL     ? "cell"
-                 : o->level_kernel == LEVEL_KERNEL_FLOW   ? "flow"
-                 : o->level_kernel == LEVEL_KERNEL_SHARED ? "shared"
-                                                          : "levels");
+      key_string(&j, "level_kernel", options_level_kernel_word(o->level_kernel));
       key_string(&j, "level_warps",
                  o->level_warps == LEVEL_WARPS_OFF   ? "off"
                  : o->level_warps == LEVEL_WARPS_ALL ? "all"
