@@ -135,37 +135,22 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
                                 .n_gates = b->n_gates};
 }
 
-/* The cell-block step on a CPU: its host emulation, one block at a time per OpenMP thread (the
- * blocks of a part are independent). */
-static void cell_step_cpu(const struct chunk_step_arguments *args, const struct chunk_buffers *all,
+/* The cell-block or on-chip cell step on a CPU: its host emulation, one block at a time per
+ * OpenMP thread (the blocks of a part are independent); the on-chip one gives each thread a
+ * scratch "shared memory" for the block's own arrays. -1 when that scratch cannot be had:
+ * nothing has been computed, the caller sweeps level by level instead (the same bits). */
+static int block_step_cpu(const struct chunk_step_arguments *args, const struct chunk_buffers *all,
                           int threads) {
-  for (int p = 0; p < args->n_parts; p++) {
-    const struct chunk_levels *part = &args->parts[p];
-    const struct chunk_buffers b = part_buffers(all, part);
-    const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-    for (int block = 0; block < c.blocks; block++)
-      cell_block_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.factor,
-                           b.contribution, b.gates);
-  }
-}
-
-/* The on-chip cell step on a CPU: its host emulation (the GPU kernel's phases on a block's own
- * arrays), one block at a time per OpenMP thread, each with its own scratch "shared memory".
- * -1 when that scratch cannot be had: nothing has been computed, the caller sweeps level by
- * level instead (the same bits). */
-static int shared_step_cpu(const struct chunk_step_arguments *args, const struct chunk_buffers *all,
-                           int threads) {
-  size_t doubles = 1;
-  for (int p = 0; p < args->n_parts; p++) {
+  size_t doubles = 0; /* a thread's scratch (on-chip kernel only) */
+  for (int p = 0; p < args->n_parts && args->kernel == LEVEL_KERNEL_SHARED; p++) {
     const struct chunk_levels *part = &args->parts[p];
     const struct cell_schedule_view c =
         cell_schedule_describe(part_buffers(all, part).ints + part->schedule_offset);
     const size_t part_doubles = (size_t)cell_shared_part(&c)[SHARED_BYTES] / sizeof(double) + 1;
     doubles = part_doubles > doubles ? part_doubles : doubles;
   }
-  double *scratch = malloc((size_t)threads * doubles * sizeof(double));
-  if (!scratch)
+  double *scratch = doubles ? malloc((size_t)threads * doubles * sizeof(double)) : NULL;
+  if (doubles && !scratch)
     return -1;
   for (int p = 0; p < args->n_parts; p++) {
     const struct chunk_levels *part = &args->parts[p];
@@ -173,8 +158,12 @@ static int shared_step_cpu(const struct chunk_step_arguments *args, const struct
     const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
     for (int block = 0; block < c.blocks; block++)
-      cell_shared_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.gates,
-                            scratch + (size_t)omp_get_thread_num() * doubles);
+      if (scratch)
+        cell_shared_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.gates,
+                              scratch + (size_t)omp_get_thread_num() * doubles);
+      else
+        cell_block_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.factor,
+                             b.contribution, b.gates);
   }
   free(scratch);
   return 0;
@@ -187,11 +176,10 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   const struct chunk_buffers all = chunk_buffers_of(
       buffers, (task.sample_row >= 0) + (task.spike_step > 0), task.chunk.step.channels.n_gates);
   const int threads = starpu_combined_worker_get_size();
-  if (args.kernel == LEVEL_KERNEL_CELL)
-    cell_step_cpu(&args, &all, threads);
-  const int on_chip =
-      args.kernel == LEVEL_KERNEL_SHARED && shared_step_cpu(&args, &all, threads) == 0;
-  for (int p = 0; p < args.n_parts && args.kernel != LEVEL_KERNEL_CELL && !on_chip; p++) {
+  /* the block kernels' emulations, else (or when the on-chip one has no scratch) level by level */
+  const int by_blocks = (args.kernel == LEVEL_KERNEL_CELL || args.kernel == LEVEL_KERNEL_SHARED) &&
+                        block_step_cpu(&args, &all, threads) == 0;
+  for (int p = 0; p < args.n_parts && !by_blocks; p++) {
     /* (the flow kernel's bits are the level kernels': level by level here) */
     const struct chunk_levels *levels = &args.parts[p];
     const struct chunk_buffers b = part_buffers(&all, levels);
