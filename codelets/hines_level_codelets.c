@@ -287,8 +287,8 @@ static cudaStream_t part_queue_for(struct part_queue *q, int systems, int *statu
  * deepest level and leaves the queue on the stream of its last kernel. With `early`, the kernels
  * are launched early as level_plan_launches says (all on one stream). */
 static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_levels *levels,
-                           struct level_step_arguments step, struct part_queue *q,
-                           cudaEvent_t deepest_done, int early) {
+                           struct level_step_arguments step, enum level_rows rows,
+                           struct part_queue *q, cudaEvent_t deepest_done, int early) {
   int status = 0;
   const int tail = levels->tail_levels, n_levels = levels->n_levels;
   int *backward = malloc(2 * (size_t)n_levels * sizeof *backward), *forward = backward + n_levels;
@@ -297,6 +297,18 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
     return (int)cudaErrorMemoryAllocation;
   level_plan_launches(n_levels, levels->systems, tail, levels->trunk_threads, early, backward,
                       forward, &trunk_launch);
+  /* Rows apart (enum level_rows), as the CPU codelets assemble them: channels on every
+   * compartment, and no trunk (whose sweeps build their own rows). The first backward kernel
+   * then waits for the row kernel before any load (level_plan_launches made it so). */
+  const int rows_apart =
+      rows == LEVEL_ROWS_APART && b->gates && step.channels.placement == PLACE_ALL && tail == 0;
+  if (rows_apart) {
+    cudaStream_t stream = part_queue_for(q, q->small_level_systems, &status);
+    if (!status)
+      status = level_rows_cuda(b->ints, levels->host_ints, n_levels, levels->ints_offset,
+                               levels->element_offset, b->constants, &step, b->voltage, b->factor,
+                               b->gates, early ? LEVEL_LAUNCH_EARLY : LEVEL_LAUNCH_PLAIN, stream);
+  }
   for (int level = n_levels - 1; level >= tail && !status; level--) {
     const size_t e = levels->element_offset[level];
     step.systems = levels->systems[level];
@@ -306,7 +318,8 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
           b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
           levels->systems[level], b->constants, &step, b->voltage + e, b->factor + e,
           b->contribution + 2 * levels->system_offset[level], b->contribution,
-          b->gates ? b->gates + b->n_gates * e : NULL, (enum level_launch)backward[level], stream);
+          b->gates ? b->gates + b->n_gates * e : NULL, rows_apart,
+          (enum level_launch)backward[level], stream);
     if (!status && level == n_levels - 1 && deepest_done)
       status = (int)cudaEventRecord(deepest_done, stream);
   }
@@ -345,7 +358,7 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
 #define CHUNK_GRAPHS_MAX 4096
 struct chunk_graph {
   unsigned long long chunk; /* chunk_step_data's chunk_id */
-  int device, stimulated, early;
+  int device, stimulated, early, rows;
   const void *buffers[6];
   cudaGraphExec_t exec; /* NULL: capture failed, launch the kernels one by one */
 };
@@ -361,7 +374,8 @@ static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *
   for (int i = 0; i < n_chunk_graphs && !found; i++) {
     const struct chunk_graph *g = &chunk_graphs[i];
     if (g->chunk == key->chunk && g->device == key->device && g->stimulated == key->stimulated &&
-        g->early == key->early && memcmp(g->buffers, key->buffers, sizeof g->buffers) == 0)
+        g->early == key->early && g->rows == key->rows &&
+        memcmp(g->buffers, key->buffers, sizeof g->buffers) == 0)
       found = &chunk_graphs[i];
   }
   *slot = found || n_chunk_graphs == CHUNK_GRAPHS_MAX ? -1 : n_chunk_graphs++;
@@ -374,27 +388,28 @@ static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *
 /* Queues one part's step on `stream` through its graph, capturing it first if needed. */
 static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
                             const struct chunk_levels *part, struct level_step_arguments step,
-                            int early, cudaStream_t stream) {
+                            enum level_rows rows, int early, cudaStream_t stream) {
   struct chunk_graph key = {
       .chunk = chunk,
       .stimulated = step.time_ms >= step.stimulus.start_ms && step.time_ms < step.stimulus.stop_ms,
       .early = early,
+      .rows = (int)rows,
       .buffers = {b->ints, b->constants, b->voltage, b->factor, b->contribution, b->gates}};
   struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
   if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
-    return chunk_part_cuda(b, part, step, &q, NULL, early);
+    return chunk_part_cuda(b, part, step, rows, &q, NULL, early);
   int slot;
   const struct chunk_graph *cached = chunk_graph_find(&key, &slot);
   if (cached)
     return cached->exec ? (int)cudaGraphLaunch(cached->exec, stream)
-                        : chunk_part_cuda(b, part, step, &q, NULL, early);
+                        : chunk_part_cuda(b, part, step, rows, &q, NULL, early);
   if (slot < 0)
-    return chunk_part_cuda(b, part, step, &q, NULL, early);
+    return chunk_part_cuda(b, part, step, rows, &q, NULL, early);
   cudaGraph_t graph = NULL;
   cudaGraphExec_t exec = NULL;
   int status = (int)cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
   if (!status) {
-    int queued = chunk_part_cuda(b, part, step, &q, NULL, early);
+    int queued = chunk_part_cuda(b, part, step, rows, &q, NULL, early);
     status = (int)cudaStreamEndCapture(stream, &graph);
     if (!status)
       status = queued;
@@ -405,7 +420,7 @@ static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers
     cudaGraphDestroy(graph);
   if (status) { /* no graph for this chunk: plain launches from now on */
     (void)cudaGetLastError();
-    return chunk_part_cuda(b, part, step, &q, NULL, early);
+    return chunk_part_cuda(b, part, step, rows, &q, NULL, early);
   }
   pthread_mutex_lock(&chunk_graphs_lock);
   chunk_graphs[slot].exec = exec;
@@ -462,7 +477,7 @@ static int chunk_part_flow(unsigned long long chunk, int p, const struct chunk_b
   struct flow_state *state =
       chunk ? flow_state_get(chunk, p, host_schedule[FLOW_SYSTEMS], stream) : NULL;
   if (!state)
-    return chunk_part_graph(chunk, b, part, step, early, stream);
+    return chunk_part_graph(chunk, b, part, step, LEVEL_ROWS_FUSED, early, stream);
   const int systems = host_schedule[FLOW_SYSTEMS];
   /* one task of a chunk at a time: its steps come in order, never concurrently */
   const int number = state->next_step++;
@@ -530,7 +545,7 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
      * queued run concurrently (codelets/task_streams.h). */
     cudaStream_t stream = hines_task_stream_begin();
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
-    status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step,
+    status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step, args.rows,
                               args.gpu_launch == GPU_LAUNCH_EARLY, stream);
     if (!status)
       status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
@@ -554,7 +569,8 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
         status = (int)cudaStreamWaitEvent(q.current, ps->deepest_done[p - 1], 0);
       const struct chunk_buffers b = part_buffers(&all, &args.parts[p]);
       if (!status)
-        status = chunk_part_cuda(&b, &args.parts[p], args.step, &q, ps->deepest_done[p], 0);
+        status =
+            chunk_part_cuda(&b, &args.parts[p], args.step, args.rows, &q, ps->deepest_done[p], 0);
       if (!status && q.current != local)
         status = (int)cudaEventRecord(ps->done[p], q.current);
       if (!status && q.current != local)
@@ -574,7 +590,7 @@ static void level_backward_gpu(void *buffers[], void *cl_arg) {
   memcpy(&args, cl_arg, sizeof args);
   int status = level_backward_cuda(
       VECTOR(0, const int), NULL, args.systems, VECTOR(1, const double), &args, VECTOR(2, double),
-      VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), backward_gates(buffers),
+      VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), backward_gates(buffers), 0,
       LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);

@@ -125,7 +125,9 @@ int warp_systems_of(const block_description &block, int systems) {
 // Two instances: without channels the gates are a compile-time null, so the Hodgkin-Huxley code
 // (and the registers it needs) vanishes from the passive kernel (ptxas, sm_90: 168 registers a
 // thread with the channel code, 128 without). kLanes: lanes per warp-swept system.
-template <bool kChannels, int kLanes>
+// kAssembled: the row kernel below has built every element's row (channels included), so the
+// sweep only eliminates, with the passive kernel's registers and loads ahead.
+template <bool kChannels, int kLanes, bool kAssembled = false>
 __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     block_description block, const double *constants, level_step_arguments args, double *voltage,
     double *factor, double *contribution, const double *child_contribution, double *gates,
@@ -137,11 +139,41 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
   const int s = system_of_thread<kLanes>(v.systems, warp_systems, &by_warp);
   if (by_warp)
     backward_warp_system<kLanes>(v, s, constants, args, voltage, factor, contribution,
-                                 child_contribution, kChannels ? gates : nullptr);
+                                 child_contribution, kChannels ? gates : nullptr, kAssembled);
   else if (s >= 0)
     level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
-                                    child_contribution, kChannels ? gates : nullptr, 0,
+                                    child_contribution, kChannels ? gates : nullptr, kAssembled,
                                     kChannels ? LEVEL_CHANNELS_PREFETCH : LEVEL_PREFETCH);
+}
+
+// The rows of a part's levels, one thread per element, before its backward sweeps: with channels
+// everywhere a thread sweeping a branch would compute every element's gates one after another
+// inside its elimination chain (and the channel kernel's registers cost occupancy), where here
+// every element's gates are computed at once by a full grid. Block b belongs to level L when
+// block_first[L] <= b < block_first[L + 1]; a launch takes up to kRowLevels levels.
+constexpr int kRowLevels = 32;
+struct row_levels {
+  int n_levels;
+  int block_first[kRowLevels + 1];
+  int ints_offset[kRowLevels];
+  long long element_offset[kRowLevels];
+};
+
+__global__ void rows_kernel(const int *part_ints, row_levels levels, const double *constants,
+                            level_step_arguments args, double *voltage, double *factor,
+                            double *gates, int n_gates) {
+  LEVEL_AFTER_FIRST_LOADS(); // the previous step's last kernels wrote the voltages
+  int level = 0;
+  while (level + 1 < levels.n_levels && (int)blockIdx.x >= levels.block_first[level + 1])
+    level++;
+  const level_block_view v = level_block_describe(part_ints + levels.ints_offset[level]);
+  const int i = ((int)blockIdx.x - levels.block_first[level]) * kThreads + (int)threadIdx.x;
+  if (i >= v.row_offset[v.max_size])
+    return;
+  const int j = level_row_of_element(&v, i);
+  const long long e = levels.element_offset[level];
+  level_assemble_element(&v, i - v.row_offset[j], j, constants, &args, voltage + e, factor + e,
+                         gates ? gates + (long long)n_gates * e : nullptr);
 }
 
 template <int kLanes>
@@ -219,9 +251,13 @@ template <int kLanes>
 int launch_backward(const block_description &block, int systems, int warp_systems,
                     const double *constants, const level_step_arguments *args, double *voltage,
                     double *factor, double *contribution, const double *child_contribution,
-                    double *gates, level_launch how, cudaStream_t stream) {
+                    double *gates, int rows_assembled, level_launch how, cudaStream_t stream) {
   const unsigned blocks = blocks_for(systems, warp_systems, kLanes);
   const bool wait_first = how == LEVEL_LAUNCH_EARLY;
+  if (rows_assembled)
+    return launch(backward_kernel<false, kLanes, true>, blocks, how, stream, block, constants,
+                  *args, voltage, factor, contribution, child_contribution, (double *)nullptr,
+                  warp_systems, wait_first);
   if (gates)
     return launch(backward_kernel<true, kLanes>, blocks, how, stream, block, constants, *args,
                   voltage, factor, contribution, child_contribution, gates, warp_systems,
@@ -245,7 +281,7 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
                                    const double *constants, const level_step_arguments *args,
                                    double *voltage, double *factor, double *contribution,
                                    const double *child_contribution, double *gates,
-                                   level_launch how, void *stream) {
+                                   int rows_assembled, level_launch how, void *stream) {
   if (systems == 0)
     return 0;
   const block_description block = description_of(block_ints, host_block);
@@ -253,15 +289,45 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
   switch (warp_systems > 0 ? block.view.warp_lanes : kWarp) {
   case 8:
     return launch_backward<8>(block, systems, warp_systems, constants, args, voltage, factor,
-                              contribution, child_contribution, gates, how, (cudaStream_t)stream);
+                              contribution, child_contribution, gates, rows_assembled, how,
+                              (cudaStream_t)stream);
   case 16:
     return launch_backward<16>(block, systems, warp_systems, constants, args, voltage, factor,
-                               contribution, child_contribution, gates, how, (cudaStream_t)stream);
+                               contribution, child_contribution, gates, rows_assembled, how,
+                               (cudaStream_t)stream);
   default:
     return launch_backward<kWarp>(block, systems, warp_systems, constants, args, voltage, factor,
-                                  contribution, child_contribution, gates, how,
+                                  contribution, child_contribution, gates, rows_assembled, how,
                                   (cudaStream_t)stream);
   }
+}
+
+extern "C" int level_rows_cuda(const int *part_ints, const int *host_part_ints, int n_levels,
+                               const size_t *ints_offset, const size_t *element_offset,
+                               const double *constants, const level_step_arguments *args,
+                               double *voltage, double *factor, double *gates, level_launch how,
+                               void *stream) {
+  for (int first = 0; first < n_levels; first += kRowLevels) {
+    row_levels levels = {};
+    levels.n_levels = n_levels - first < kRowLevels ? n_levels - first : kRowLevels;
+    int blocks = 0;
+    for (int l = 0; l < levels.n_levels; l++) {
+      const level_block_view v = level_block_describe(host_part_ints + ints_offset[first + l]);
+      levels.block_first[l] = blocks;
+      levels.ints_offset[l] = (int)ints_offset[first + l];
+      levels.element_offset[l] = (long long)element_offset[first + l];
+      blocks += (v.row_offset[v.max_size] + kThreads - 1) / kThreads;
+    }
+    levels.block_first[levels.n_levels] = blocks;
+    if (blocks == 0)
+      continue;
+    const int status = launch(rows_kernel, (unsigned)blocks, first == 0 ? how : LEVEL_LAUNCH_PLAIN,
+                              (cudaStream_t)stream, part_ints, levels, constants, *args, voltage,
+                              factor, gates, args->channels.n_gates);
+    if (status)
+      return status;
+  }
+  return 0;
 }
 
 extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, int systems,

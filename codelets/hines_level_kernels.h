@@ -110,11 +110,14 @@ static inline HINES_HOST_DEVICE int level_row(int j, int size, int first_row) {
 }
 
 /* The loads of elements group, group - 1, ... group - prefetch + 1 (prefetch: a constant, at
- * most LEVEL_PREFETCH). */
+ * most LEVEL_PREFETCH). assembled_diagonal (rows assembled before the sweep, see
+ * level_backward_system_in_groups): where each element's assembled diagonal is, loaded into
+ * `diagonal` (old_voltage then holds the assembled rhs); NULL: the constants' rows. */
 static inline HINES_HOST_DEVICE void
 level_backward_load(const struct level_block_view *v, int s, int group, int size, int first_row,
                     const double *LEVEL_RESTRICT constants, const double *voltage,
-                    struct level_backward_group *g, int prefetch) {
+                    const double *assembled_diagonal, struct level_backward_group *g,
+                    int prefetch) {
   LEVEL_UNROLL
   for (int b = 0; b < LEVEL_PREFETCH; b++)
     if (b < prefetch && group - b >= 0) {
@@ -122,9 +125,13 @@ level_backward_load(const struct level_block_view *v, int s, int group, int size
       const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
       g->e[b] = v->row_offset[j] + s;
       g->old_voltage[b] = voltage[g->e[b]];
-      g->diagonal[b] = row[CONST_DIAGONAL_BASE];
-      g->c_over_dt[b] = row[CONST_C_OVER_DT];
-      g->leak_current[b] = row[CONST_LEAK_CURRENT];
+      if (assembled_diagonal) {
+        g->diagonal[b] = assembled_diagonal[g->e[b]];
+      } else {
+        g->diagonal[b] = row[CONST_DIAGONAL_BASE];
+        g->c_over_dt[b] = row[CONST_C_OVER_DT];
+        g->leak_current[b] = row[CONST_LEAK_CURRENT];
+      }
       g->off_diagonal[b] = row[CONST_OFF_DIAGONAL]; /* symmetric: upper and lower entry */
     }
 }
@@ -145,6 +152,45 @@ level_element_row(const struct level_block_view *v, int s, int j, int size, int 
         v->first_compartment[s] + j, old_voltage, args->dt_ms,
         constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)],
         gates_e, (size_t)v->elements, dj, rj);
+}
+
+/* Element j of system s assembled on its own (its row left in factor[e] and voltage[e], its
+ * gates advanced), with the calls and inputs of the sweeps' level_element_row: the GPU's row
+ * kernel runs it one thread per element before the backward sweeps, which then run with
+ * rows_assembled as the CPU codelets do (hines_level_cuda.cu), so the bits are those of the
+ * fused sweep. gates: the level's gates (NULL: none). */
+static inline HINES_HOST_DEVICE void level_assemble_element(
+    const struct level_block_view *v, int s, int j, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *voltage, double *factor, double *gates) {
+  const int size = v->size[s], first_row = v->first_row[s];
+  if (j >= size && v->trees && v->tree[s] >= 0)
+    return; /* a subtree's CP padding: its sweeps stop at its size */
+  const int e = v->row_offset[j] + s;
+  const int stimulated = args->stimulus.compartment - v->first_compartment[s];
+  const double injected = j == stimulated && j < size
+                              ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
+                              : 0.0;
+  const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
+  double dj, rj;
+  level_element_row(v, s, j, size, first_row, injected, constants, args, row[CONST_DIAGONAL_BASE],
+                    row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT], voltage[e],
+                    gates ? &gates[e] : NULL, &dj, &rj);
+  factor[e] = dj;
+  voltage[e] = rj;
+}
+
+/* The row j of element i of a level (0 <= i < elements): the last row starting at or before i
+ * (rows are contiguous, row_offset ascending); its system is i - row_offset[j]. */
+static inline HINES_HOST_DEVICE int level_row_of_element(const struct level_block_view *v, int i) {
+  int low = 0, high = v->max_size - 1;
+  while (low < high) {
+    const int middle = (low + high + 1) / 2;
+    if (v->row_offset[middle] <= i)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  return low;
 }
 
 /* What the child systems of s add to its far end's row, in their fixed order. */
@@ -171,17 +217,24 @@ struct level_tree_loads {
   double old_voltage, diagonal, c_over_dt, leak_current, off_diagonal;
 };
 
+/* assembled_diagonal as in level_backward_load. */
 static inline HINES_HOST_DEVICE struct level_tree_loads
 level_tree_load(const struct level_block_view *v, int s, int j, int first_row,
-                const double *LEVEL_RESTRICT constants, const double *voltage) {
+                const double *LEVEL_RESTRICT constants, const double *voltage,
+                const double *assembled_diagonal) {
   struct level_tree_loads l;
   const double *row = constants + (size_t)(first_row + j) * CONST_STRIDE;
   l.e = v->row_offset[j] + s;
   l.parent_step = level_shape(v, s, j, SHAPE_PARENT_STEP);
   l.old_voltage = voltage[l.e];
-  l.diagonal = row[CONST_DIAGONAL_BASE];
-  l.c_over_dt = row[CONST_C_OVER_DT];
-  l.leak_current = row[CONST_LEAK_CURRENT];
+  if (assembled_diagonal) {
+    l.diagonal = assembled_diagonal[l.e];
+    l.c_over_dt = l.leak_current = 0.0;
+  } else {
+    l.diagonal = row[CONST_DIAGONAL_BASE];
+    l.c_over_dt = row[CONST_C_OVER_DT];
+    l.leak_current = row[CONST_LEAK_CURRENT];
+  }
   l.off_diagonal = row[CONST_OFF_DIAGONAL];
   return l;
 }
@@ -206,16 +259,18 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
   /* of element j + 1, the one eliminated just before */
   double below_factor = 0.0, below_rhs = 0.0, below_off_diagonal = 0.0;
   int below_is_first_child = 0;
-  struct level_tree_loads current = level_tree_load(v, s, size - 1, first_row, constants, voltage);
+  const double *assembled_diagonal = rows_assembled ? factor : NULL;
+  struct level_tree_loads current =
+      level_tree_load(v, s, size - 1, first_row, constants, voltage, assembled_diagonal);
   LEVEL_AFTER_FIRST_LOADS(); /* nothing here is another kernel's: keeps the launch protocol */
   for (int j = size - 1; j >= 0; j--) {
     struct level_tree_loads next = current;
     if (ahead && j > 0)
-      next = level_tree_load(v, s, j - 1, first_row, constants, voltage);
+      next = level_tree_load(v, s, j - 1, first_row, constants, voltage, assembled_diagonal);
     const int e = current.e;
     double dj, rj;
     if (rows_assembled) {
-      dj = factor[e];
+      dj = current.diagonal;
       rj = current.old_voltage;
     } else {
       level_element_row(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants, args,
@@ -241,7 +296,9 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
     below_off_diagonal = current.off_diagonal;
     below_is_first_child = current.parent_step == 1;
     if (j > 0)
-      current = ahead ? next : level_tree_load(v, s, j - 1, first_row, constants, voltage);
+      current =
+          ahead ? next
+                : level_tree_load(v, s, j - 1, first_row, constants, voltage, assembled_diagonal);
   }
   contribution[2 * s] = below_factor * below_off_diagonal;
   contribution[2 * s + 1] = below_factor * below_rhs;
@@ -282,20 +339,22 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
   /* of the element just eliminated (one further from the junction) */
   double previous_factor = 0.0, previous_rhs = 0.0, previous_off_diagonal = 0.0;
   struct level_backward_group current = {.e = {0}}, next = {.e = {0}};
+  const double *assembled_diagonal = rows_assembled ? factor : NULL;
   if (top > 0)
-    level_backward_load(v, s, top - 1, size, first_row, constants, voltage, &current, prefetch);
+    level_backward_load(v, s, top - 1, size, first_row, constants, voltage, assembled_diagonal,
+                        &current, prefetch);
   LEVEL_AFTER_FIRST_LOADS();
   for (int group = top - 1; group >= 0; group -= prefetch) {
     if (group - prefetch >= 0)
-      level_backward_load(v, s, group - prefetch, size, first_row, constants, voltage, &next,
-                          prefetch);
+      level_backward_load(v, s, group - prefetch, size, first_row, constants, voltage,
+                          assembled_diagonal, &next, prefetch);
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
       if (b < prefetch && group - b >= 0) {
         const int j = group - b, e = current.e[b];
         double dj, rj;
         if (rows_assembled) { /* level_assemble_rows made the two calls below */
-          dj = factor[e];
+          dj = current.diagonal[b];
           rj = current.old_voltage[b];
         } else {
           level_element_row(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
@@ -590,10 +649,19 @@ enum level_kernel {
   LEVEL_KERNEL_SHARED
 };
 
+/* Where a GPU builds the rows of the level kernels' backward sweeps when channels are on every
+ * compartment: inside each branch's sweep (fused: one pass over the data) or first, one thread
+ * per element (apart: every gate computed at once by a full grid, the sweeps then eliminate only,
+ * at the cost of writing and reading each row once more). The CPU codelets always assemble first
+ * (level_assemble_rows); the bits are the same either way. AUTO is a batch's choice, resolved
+ * before any task sees it (runtime/multi_batch.h). */
+enum level_rows { LEVEL_ROWS_FUSED, LEVEL_ROWS_APART, LEVEL_ROWS_AUTO };
+
 struct chunk_step_arguments {
   struct level_step_arguments step;
   enum gpu_launch gpu_launch;
   enum level_kernel kernel;
+  enum level_rows rows;
   int n_parts;
   const struct chunk_levels *parts;
 };
@@ -652,8 +720,17 @@ extern "C" {
 int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
                         const double *constants, const struct level_step_arguments *args,
                         double *voltage, double *factor, double *contribution,
-                        const double *child_contribution, double *gates, enum level_launch launch,
-                        void *stream);
+                        const double *child_contribution, double *gates, int rows_assembled,
+                        enum level_launch launch, void *stream);
+/* Every element's row of a part's levels 0 .. n_levels - 1 (level_assemble_element, one thread
+ * an element; gates advanced), for backward sweeps with rows_assembled. part_ints: the part's
+ * device ints, host_part_ints their host copy (the launch's size); the offsets as in struct
+ * chunk_levels. */
+int level_rows_cuda(const int *part_ints, const int *host_part_ints, int n_levels,
+                    const size_t *ints_offset, const size_t *element_offset,
+                    const double *constants, const struct level_step_arguments *args,
+                    double *voltage, double *factor, double *gates, enum level_launch launch,
+                    void *stream);
 int level_forward_cuda(const int *block_ints, const int *host_block, int systems, double *voltage,
                        const double *factor, const double *parent_voltage, enum level_launch launch,
                        void *stream);

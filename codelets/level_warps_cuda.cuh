@@ -44,32 +44,39 @@ struct warp_backward_element {
   double old_voltage, diagonal, c_over_dt, leak_current, off_diagonal;
 };
 
+// assembled_diagonal: as in level_backward_load (rows assembled before the sweep; nullptr: none).
 __device__ inline warp_backward_element warp_backward_load(const level_block_view &v, int s, int j,
                                                            int size, int first_row,
                                                            const double *constants,
-                                                           const double *voltage) {
+                                                           const double *voltage,
+                                                           const double *assembled_diagonal) {
   warp_backward_element x = {0, 0.0, 0.0, 0.0, 0.0, 0.0};
   if (j >= 0) {
     const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
     x.e = v.row_offset[j] + s;
     x.old_voltage = voltage[x.e];
-    x.diagonal = row[CONST_DIAGONAL_BASE];
-    x.c_over_dt = row[CONST_C_OVER_DT];
-    x.leak_current = row[CONST_LEAK_CURRENT];
+    if (assembled_diagonal) {
+      x.diagonal = assembled_diagonal[x.e];
+    } else {
+      x.diagonal = row[CONST_DIAGONAL_BASE];
+      x.c_over_dt = row[CONST_C_OVER_DT];
+      x.leak_current = row[CONST_LEAK_CURRENT];
+    }
     x.off_diagonal = row[CONST_OFF_DIAGONAL];
   }
   return x;
 }
 
 // level_backward_system of system s (-1: none, this group only keeps step with its warp) by a
-// group of kLanes lanes (gates: nullptr without channels).
+// group of kLanes lanes (gates: nullptr without channels; rows_assembled as there).
 template <int kLanes>
 __device__ inline void
 backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTRICT constants,
                      const level_step_arguments &args, double *voltage,
                      double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
-                     const double *LEVEL_RESTRICT child_contribution,
-                     double *LEVEL_RESTRICT gates) {
+                     const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates,
+                     bool rows_assembled = false) {
+  const double *assembled_diagonal = rows_assembled ? factor : nullptr;
   const int lane = threadIdx.x & (kLanes - 1);
   const int size = s >= 0 ? v.size[s] : 0, first_row = s >= 0 ? v.first_row[s] : 0;
   const int top = s < 0 ? 0 : v.padded ? v.max_size : size;
@@ -78,20 +85,25 @@ backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTR
                               ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
                               : 0.0;
   double previous_factor = 0.0, previous_rhs = 0.0, previous_off_diagonal = 0.0;
-  warp_backward_element current =
-      warp_backward_load(v, s, top - 1 - lane, size, first_row, constants, voltage);
+  warp_backward_element current = warp_backward_load(v, s, top - 1 - lane, size, first_row,
+                                                     constants, voltage, assembled_diagonal);
   LEVEL_AFTER_FIRST_LOADS();
   const int groups = warp_groups(top, kLanes);
   for (int g = 0, base = top - 1; g < groups; g++, base -= kLanes) {
     const int j = base - lane; // < 0: past this system's end
     // the next group's loads in flight during this group's rows and chain
-    const warp_backward_element next =
-        warp_backward_load(v, s, j - kLanes, size, first_row, constants, voltage);
+    const warp_backward_element next = warp_backward_load(v, s, j - kLanes, size, first_row,
+                                                          constants, voltage, assembled_diagonal);
     double dj = 0.0, rj = 0.0;
     if (j >= 0) {
-      level_element_row(&v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
-                        &args, current.diagonal, current.c_over_dt, current.leak_current,
-                        current.old_voltage, gates ? &gates[current.e] : nullptr, &dj, &rj);
+      if (rows_assembled) {
+        dj = current.diagonal;
+        rj = current.old_voltage;
+      } else {
+        level_element_row(&v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
+                          &args, current.diagonal, current.c_over_dt, current.leak_current,
+                          current.old_voltage, gates ? &gates[current.e] : nullptr, &dj, &rj);
+      }
       if (j == size - 1)
         level_gather_children(&v, s, child_contribution, &dj, &rj);
     }

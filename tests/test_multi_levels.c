@@ -582,6 +582,134 @@ static void levels_step_host(const struct level_batch *lb, int chunk, const int 
   }
 }
 
+/* The same step with the rows built apart, as the GPU's row kernel and its rows-assembled
+ * backward kernels do it (--level-rows apart): element i of each level assembled on its own
+ * (level_row_of_element, level_assemble_element), then the sweeps eliminate only. */
+static void levels_step_rows_apart(const struct level_batch *lb, int chunk, const int *part_ints,
+                                   const struct level_step_arguments *args, double *voltage,
+                                   double *factor, double *contribution, double *gates) {
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    for (int i = v.row_offset[v.max_size] - 1; i >= 0; i--) { /* any order: independent */
+      const int j = level_row_of_element(&v, i);
+      assert_true(i >= v.row_offset[j] && i < v.row_offset[j + 1]);
+      level_assemble_element(&v, i - v.row_offset[j], j, lb->constants, args, voltage + e,
+                             factor + e, gates ? gates + (size_t)args->channels.n_gates * e : NULL);
+    }
+  }
+  for (int level = lb->n_levels - 1; level >= 0; level--) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    for (int s = 0; s < v.systems; s++)
+      level_backward_system(&v, s, lb->constants, args, voltage + e, factor + e,
+                            contribution + 2 * lb->system_offset[at + level], contribution, NULL,
+                            1);
+  }
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    for (int s = 0; s < v.systems; s++)
+      level_forward_system(&v, s, voltage + e, factor + e, voltage);
+  }
+}
+
+/* Rows built apart (the GPU's --level-rows apart) give the bits of the sweeps that build them
+ * inline, voltages and gates, step after step: random trees and the mix, NCP and CP, subtrees
+ * and cut branches or none, HH and HH with Ih everywhere (rate tables and exact rates), the
+ * stimulus at the root and inside a branch while it is on, several chunks. A row built twice or
+ * never, or a wrong element's row, changes the bits. */
+static void rows_apart_match_fused_sweeps(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  struct hines_error err;
+  struct morphology trees[2];
+  for (int r = 0; r < 2; r++)
+    assert_int_equal(synthetic_random(40 + 300 * r, 400 + 900 * r,
+                                      (unsigned)(testing_uniform(&seed_state) * 1e9), &trees[r],
+                                      &err),
+                     HINES_OK);
+  for (int set = 0; set < 2; set++) {
+    const struct morphology *cells = set == 0 ? trees : mix;
+    const int n_cells = set == 0 ? 2 : mix_count, neurons = set == 0 ? 97 : 2 * mix_count + 1;
+    for (int variant = 0; variant < 4; variant++) {
+      const struct level_batch_options options = {.neurons_per_chunk = neurons / (1 + variant % 2),
+                                                  .padded = variant == 1,
+                                                  .chunk_links = 1,
+                                                  .order = LEVEL_ORDER_HEIGHT,
+                                                  .warps = LEVEL_WARPS_OFF,
+                                                  .channels_everywhere = 1,
+                                                  .subtree_compartments = variant >= 2 ? 0 : 64,
+                                                  .split_compartments = variant == 3   ? 0
+                                                                        : variant == 2 ? 5
+                                                                                       : 64};
+      struct level_batch lb;
+      assert_int_equal(
+          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+          HINES_OK);
+      struct level_step_arguments args = {.stimulus = {.compartment = variant % 2 ? 3 : 0,
+                                                       .amplitude_nA = 2.0,
+                                                       .start_ms = 0.05,
+                                                       .stop_ms = 1e9,
+                                                       .spread = 0.5,
+                                                       .n_neurons_total = neurons},
+                                          .hh_rates =
+                                              variant == 2 ? HH_RATES_EXACT : HH_RATES_TABLE,
+                                          .dt_ms = 0.025,
+                                          .constant_rows = lb.constant_rows};
+      args.channels = channel_set_hh(PLACE_ALL);
+      if (variant == 3) { /* a second mechanism everywhere, a third on the soma */
+        channel_set_place(&args.channels, mechanism_find("ih", 2), PLACE_ALL);
+        channel_set_place(&args.channels, mechanism_find("km", 2), PLACE_SOMA);
+      }
+      channel_rate_table_fill(&args.channels, args.dt_ms,
+                              lb.constants + CONST_RATE_TABLE(lb.constant_rows));
+      const int n_gates = args.channels.n_gates;
+      for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
+        const size_t at = (size_t)chunk * (lb.n_levels + 1);
+        const size_t ints = lb.ints_offset[at + lb.n_levels];
+        const size_t elements = lb.element_offset[at + lb.n_levels];
+        const size_t systems = lb.system_offset[at + lb.n_levels];
+        int *part_ints = malloc(ints * sizeof(int));
+        for (int level = 0; level < lb.n_levels; level++)
+          memcpy(part_ints + lb.ints_offset[at + level], lb.blocks[chunk * lb.n_levels + level],
+                 (lb.ints_offset[at + level + 1] - lb.ints_offset[at + level]) * sizeof(int));
+        double *state_of[2][4]; /* fused, apart: voltage, factor, contribution, gates */
+        for (int copy = 0; copy < 2; copy++) {
+          state_of[copy][0] = malloc(elements * sizeof(double));
+          state_of[copy][1] = calloc(elements, sizeof(double));
+          state_of[copy][2] = calloc(2 * systems, sizeof(double));
+          state_of[copy][3] = malloc(n_gates * elements * sizeof(double));
+        }
+        for (size_t e = 0; e < elements; e++)
+          state_of[0][0][e] = state_of[1][0][e] = -70 + 10 * testing_uniform(&seed_state);
+        for (size_t g = 0; g < n_gates * elements; g++)
+          state_of[0][3][g] = state_of[1][3][g] = testing_uniform(&seed_state);
+        for (int step = 0; step < 6; step++) {
+          args.time_ms = step * args.dt_ms;
+          levels_step_host(&lb, chunk, part_ints, &args, state_of[0][0], state_of[0][1],
+                           state_of[0][2], state_of[0][3]);
+          levels_step_rows_apart(&lb, chunk, part_ints, &args, state_of[1][0], state_of[1][1],
+                                 state_of[1][2], state_of[1][3]);
+        }
+        if (memcmp(state_of[0][0], state_of[1][0], elements * sizeof(double)) != 0 ||
+            memcmp(state_of[0][3], state_of[1][3], n_gates * elements * sizeof(double)) != 0)
+          fail_msg("rows apart, set %d variant %d chunk %d: voltages or gates differ from the "
+                   "fused sweeps",
+                   set, variant, chunk);
+        for (int copy = 0; copy < 2; copy++)
+          for (int i = 0; i < 4; i++)
+            free(state_of[copy][i]);
+        free(part_ints);
+      }
+      level_batch_free(&lb);
+    }
+  }
+  for (int r = 0; r < 2; r++)
+    morphology_free(&trees[r]);
+}
+
 /* The flow schedule, run as the GPU's tiles would take it (level_flow_step_host): every system
  * swept once per sweep, never before what it waits for, and the bits of the level-by-level
  * sweeps; over random trees and the mix, CP and NCP, warp sweeps off, chosen and everywhere
@@ -1028,6 +1156,7 @@ int main(void) {
       cmocka_unit_test(shared_kernel_matches_reference),
       cmocka_unit_test(flow_kernel_matches_reference),
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
+      cmocka_unit_test(rows_apart_match_fused_sweeps),
       cmocka_unit_test(subtree_units_cover_each_compartment_once),
       cmocka_unit_test(subtree_systems_match_reference),
       cmocka_unit_test(split_segments_cover_each_branch),
