@@ -288,6 +288,20 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
             : cell_neurons_per_block_auto(config->n_neurons / (gpus > 0 ? gpus : 1));
   }
   batch->parts_per_chunk = parts;
+  if (batch->config.level_rows == LEVEL_ROWS_AUTO) {
+    double compartments = 0.0;
+    for (int k = 0; k < config->n_neurons; k++)
+      compartments += config->morphologies[k % config->n_morphologies].n_compartments;
+    const int gpus = placement_cuda_devices();
+    batch->config.level_rows = compartments / (gpus > 0 ? gpus : 1) < MULTI_ROWS_APART_COMPARTMENTS
+                                   ? LEVEL_ROWS_APART
+                                   : LEVEL_ROWS_FUSED;
+  }
+  /* What a GPU thread's chain costs an element, for the warp cost model: with rows apart the
+   * sweeps carry no channel code. */
+  const int channels_in_sweeps = config->model.channels.placement == PLACE_ALL &&
+                                 !(batch->config.level_rows == LEVEL_ROWS_APART &&
+                                   config->level_kernel == LEVEL_KERNEL_LEVELS);
   const struct level_batch_options options = {
       .neurons_per_chunk = (per_task + parts - 1) / parts,
       .padded = config->padded,
@@ -298,7 +312,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .warp_lanes = config->warp_lanes,
       .subtree_compartments = config->subtree_compartments,
       .split_compartments = config->split_compartments,
-      .channels_everywhere = config->model.channels.placement == PLACE_ALL,
+      .channels_everywhere = channels_in_sweeps,
       .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
                          ? config->trunk_below
                          : 0};
@@ -366,6 +380,10 @@ int multi_batch_cell_neurons(const struct multi_batch *batch) {
   return batch->cell_neurons;
 }
 
+enum level_rows multi_batch_level_rows(const struct multi_batch *batch) {
+  return batch->config.level_rows;
+}
+
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
   return batch->config.level_tasks ? 2 * batch->n_chunks * batch->levels.n_levels : batch->n_chunks;
 }
@@ -416,6 +434,7 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
   const struct chunk_step_arguments args = {.step = *step,
                                             .gpu_launch = batch->config.gpu_launch,
                                             .kernel = batch->config.level_kernel,
+                                            .rows = batch->config.level_rows,
                                             .n_parts = k->n_parts,
                                             .parts = k->parts};
   const struct chunk_step_data data = {

@@ -44,6 +44,10 @@ struct multi_batch_config {
    * (codelets/cell_block.h), or one flow kernel per step (codelets/level_flow.h); trunk_below
    * applies to the first only. LEVEL_KERNEL_LEVELS is 0. */
   enum level_kernel level_kernel;
+  /* Level kernels on GPUs with channels on every compartment: rows built inside the sweeps or
+   * first (codelets/hines_level_kernels.h); LEVEL_ROWS_FUSED is 0. LEVEL_ROWS_AUTO: apart
+   * below MULTI_ROWS_APART_COMPARTMENTS compartments per GPU, fused from there. */
+  enum level_rows level_rows;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */
   enum level_warps level_warps;
@@ -69,6 +73,12 @@ struct multi_batch_config {
 struct multi_batch;
 
 #define MULTI_EARLY_CHUNKS_PER_GPU 4
+/* Rows apart pay where a GPU's levels are few threads walking long branches (the row kernel
+ * takes the channel work off their chains), and cost where the GPU is full (each row written
+ * and read once more). Measured on the H100, HH everywhere (BENCHMARKS.md, "Rows apart"): 1.2-1.8x
+ * up to 10.6 M compartments of real cells, even at 27-30 M, 0.86-0.87x at 28 M random trees and
+ * 84 M real cells. */
+#define MULTI_ROWS_APART_COMPARTMENTS 12000000
 
 int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
                        struct hines_error *err);
@@ -91,6 +101,8 @@ int multi_batch_tasks_per_step(const struct multi_batch *batch);
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* Neurons per thread block of the cell-block kernel (0 with the level kernels). */
 int multi_batch_cell_neurons(const struct multi_batch *batch);
+/* Where GPUs build the level kernels' rows (resolved: never LEVEL_ROWS_AUTO). */
+enum level_rows multi_batch_level_rows(const struct multi_batch *batch);
 /* As mono_batch_find_nonfinite. */
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment);
 long long multi_batch_compartments(const struct multi_batch *batch);

@@ -837,7 +837,8 @@ PY
   check-subtrees)
     # Leaf subtrees as systems (--level-subtrees, codelets/level_layout.h): the same bits on CPU
     # workers and on the GPU with the level kernels (warps auto and all with 8 lanes), the flow
-    # kernel, the cell-block kernel and the on-chip cell kernel (RUNS: a subset), HH batches of
+    # kernel, the cell-block kernel and the on-chip cell kernel, the level kernels with rows built
+    # apart (--level-rows apart: thread and warp sweeps, CP, parts) (RUNS: a subset), HH batches of
     # CA1 cells, the six shipped cells in several chunks and random trees, 400 steps, subtrees of at most SUBTREES compartments (default 32)
     # and branches cut at SPLIT compartments (--level-split, default off); every GPU run passes
     # --verify. Then test_multi_levels on the GPU (its subtree and split cases), when the bundle
@@ -861,6 +862,10 @@ PY
         flow) extra=(--level-kernel flow) ;;
         cell) extra=(--level-kernel cell) ;;
         shared) extra=(--level-kernel shared) ;;
+        rows-apart) extra=(--level-rows apart) ;;
+        rows-apart-all-8) extra=(--level-rows apart --level-warps all --warp-lanes 8) ;;
+        rows-apart-cp) extra=(--level-rows apart --padding cp) ;;
+        rows-apart-parts) extra=(--level-rows apart --task-parts 3) ;;
         esac
         env "${placement[@]}" timeout 120 "$bundle/bin/hinestask" --quiet --mode multi "${args[@]}" \
           --hh all --stim-amp 1 --steps 400 --level-subtrees "${SUBTREES:-32}" \

@@ -105,6 +105,11 @@ static void usage(FILE *out) {
       "                       parent (no boundary between levels), or one on-chip cell kernel\n"
       "                       per step whose blocks hold their neurons in GPU shared memory\n"
       "                       (16 bytes a compartment; same bits)\n"
+      "  --level-rows auto|fused|apart  multi, level kernels on GPUs, channels on every\n"
+      "                       compartment: build each element's row inside its branch's sweep\n"
+      "                       (fused) or first, one GPU thread an element, then only\n"
+      "                       eliminate (apart; same bits); auto (default): apart below 12 M\n"
+      "                       compartments per GPU\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
       "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
@@ -397,6 +402,7 @@ enum long_only_options {
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
   OPT_LEVEL_KERNEL,
+  OPT_LEVEL_ROWS,
   OPT_LEVEL_WARPS,
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
@@ -587,6 +593,13 @@ const char *options_level_kernel_word(enum level_kernel kernel) {
   return level_kernel_words[kernel];
 }
 
+/* --level-rows' words, in enum level_rows' order. */
+static const char *const level_rows_words[] = {"fused", "apart", "auto"};
+
+const char *options_level_rows_word(enum level_rows rows) {
+  return level_rows_words[rows];
+}
+
 void options_parse(int argc, char **argv, struct options *o) {
   static const struct option long_options[] = {
       {"morph", required_argument, 0, OPT_MORPH},
@@ -638,6 +651,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
+      {"level-rows", required_argument, 0, OPT_LEVEL_ROWS},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
@@ -668,6 +682,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                                   .hh_rates = HH_RATES_TABLE},
                         .probe_every_ms = 0.1,
                         .gpu_launch = GPU_LAUNCH_AUTO,
+                        .level_rows = LEVEL_ROWS_AUTO,
                         .warp_lanes = 32,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
@@ -919,6 +934,10 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->level_kernel =
           (enum level_kernel)parse_keyword("--level-kernel", optarg, level_kernel_words, 4);
       break;
+    case OPT_LEVEL_ROWS:
+      o->multi_option_given = 1;
+      o->level_rows = (enum level_rows)parse_keyword("--level-rows", optarg, level_rows_words, 3);
+      break;
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
       { /* in enum level_warps' order */
@@ -1025,17 +1044,12 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } multi_only[] = {{OPT_PADDING, "--padding"},
-                    {OPT_MULTI_TASKS, "--multi-tasks"},
-                    {OPT_LEVEL_ORDER, "--level-order"},
-                    {OPT_TRUNK_BELOW, "--trunk-below"},
-                    {OPT_GPU_LAUNCH, "--gpu-launch"},
-                    {OPT_TASK_PARTS, "--task-parts"},
-                    {OPT_LEVEL_KERNEL, "--level-kernel"},
-                    {OPT_CELL_NEURONS, "--cell-neurons"},
-                    {OPT_LEVEL_WARPS, "--level-warps"},
-                    {OPT_WARP_LANES, "--warp-lanes"},
-                    {OPT_LEVEL_SUBTREES, "--level-subtrees"},
+  } multi_only[] = {{OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
+                    {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_LEVEL_ROWS, "--level-rows"},
+                    {OPT_CELL_NEURONS, "--cell-neurons"}, {OPT_LEVEL_WARPS, "--level-warps"},
+                    {OPT_WARP_LANES, "--warp-lanes"},     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
                     {OPT_LEVEL_SPLIT, "--level-split"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
@@ -1065,6 +1079,8 @@ void options_warn(const struct options *o, FILE *out) {
                option != OPT_LEVEL_SUBTREES && option != OPT_LEVEL_SPLIT)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
+      else if (o->level_kernel != LEVEL_KERNEL_LEVELS && option == OPT_LEVEL_ROWS)
+        warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
                (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
         warn_ignored(out, multi_only[i].name,

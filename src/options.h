@@ -48,6 +48,7 @@ struct options {
   int trunk_below;                /* multi: 0 none (the default), else systems */
   enum gpu_launch gpu_launch;     /* multi, chunk tasks */
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
+  enum level_rows level_rows;     /* multi, level kernels on GPUs: --level-rows */
   enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */
   int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
   int subtree_compartments;       /* multi: --level-subtrees (0: off) */
@@ -144,5 +145,7 @@ void bad_usage(const char *format, const char *value) __attribute__((noreturn));
 
 /* What --level-kernel calls a kernel (also the JSON's level_kernel). */
 const char *options_level_kernel_word(enum level_kernel kernel);
+/* What --level-rows calls a choice (also the JSON's level_rows). */
+const char *options_level_rows_word(enum level_rows rows);
 
 #endif

@@ -411,6 +411,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .trunk_below = o->trunk_below,
                                         .gpu_launch = o->gpu_launch,
                                         .level_kernel = o->level_kernel,
+                                        .level_rows = o->level_rows,
                                         .level_warps = o->level_warps,
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,
@@ -438,6 +439,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     set_ops_multi(ops, batch);
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
     ops->cell_neurons = multi_batch_cell_neurons(batch);
+    ops->level_rows = (int)multi_batch_level_rows(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
@@ -619,5 +621,6 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cell_neurons = ops->cell_neurons;
+  result->level_rows = ops->level_rows;
   return status;
 }

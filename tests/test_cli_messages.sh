@@ -85,6 +85,14 @@ run subtrees_mono --mode mono "${tiny[@]}" --level-subtrees 64 --level-split 32 
 for option in --level-subtrees --level-split; do
   expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" subtrees_mono.err
 done
+run rows_flow --mode multi "${tiny[@]}" --level-kernel flow --level-rows apart --hh all --quiet
+expect "--level-rows with the flow kernel: warned" '^hinestask: warning: --level-rows applies to --level-kernel levels only' rows_flow.err
+run rows_mono --mode mono "${tiny[@]}" --level-rows apart --quiet
+expect "--level-rows in a mono run: warned" '^hinestask: warning: --level-rows applies to --mode multi only; ignored$' rows_mono.err
+run rows_auto --mode multi "${tiny[@]}" --hh all --quiet --json rows_auto.json
+expect "a small batch builds its rows apart (auto)" '"level_rows": "apart"' rows_auto.json
+run rows_fused --mode multi "${tiny[@]}" --hh all --level-rows fused --quiet --json rows_fused.json
+expect "--level-rows fused in the JSON" '"level_rows": "fused"' rows_fused.json
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
 expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell or shared only' cell_neurons_levels.err
 run shared_options --mode multi "${tiny[@]}" --level-kernel shared --trunk-below 3 --level-warps off --cell-neurons 2 --quiet --json shared.json
