@@ -287,28 +287,41 @@ static cudaStream_t part_queue_for(struct part_queue *q, int systems, int *statu
  * deepest level and leaves the queue on the stream of its last kernel. With `early`, the kernels
  * are launched early as level_plan_launches says (all on one stream). */
 static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_levels *levels,
-                           struct level_step_arguments step, enum level_rows rows,
+                           struct level_step_arguments step, int rows_apart_below,
                            struct part_queue *q, cudaEvent_t deepest_done, int early) {
   int status = 0;
   const int tail = levels->tail_levels, n_levels = levels->n_levels;
-  int *backward = malloc(2 * (size_t)n_levels * sizeof *backward), *forward = backward + n_levels;
+  int *backward = malloc(3 * (size_t)n_levels * sizeof *backward), *forward = backward + n_levels;
+  int *apart = forward + n_levels;
+  size_t *row_offsets = malloc(2 * (size_t)n_levels * sizeof *row_offsets);
   int trunk_launch;
-  if (!backward)
+  if (!backward || !row_offsets) {
+    free(backward), free(row_offsets);
     return (int)cudaErrorMemoryAllocation;
+  }
   level_plan_launches(n_levels, levels->systems, tail, levels->trunk_threads, early, backward,
                       forward, &trunk_launch);
   /* Rows apart (enum level_rows), as the CPU codelets assemble them: channels on every
-   * compartment, and no trunk (whose sweeps build their own rows). The first backward kernel
-   * then waits for the row kernel before any load (level_plan_launches made it so). */
-  const int rows_apart =
-      rows == LEVEL_ROWS_APART && b->gates && step.channels.placement == PLACE_ALL && tail == 0;
-  if (rows_apart) {
+   * compartment, no trunk (whose sweeps build their own rows), the levels of fewer systems than
+   * rows_apart_below. One row kernel builds them all before the first backward kernel, which
+   * waits for it before any load (level_plan_launches made it so). */
+  int n_apart = 0;
+  for (int level = 0; level < n_levels; level++) {
+    apart[level] = b->gates && step.channels.placement == PLACE_ALL && tail == 0 &&
+                   levels->systems[level] > 0 && levels->systems[level] < rows_apart_below;
+    if (apart[level]) {
+      row_offsets[n_apart] = levels->ints_offset[level];
+      row_offsets[n_levels + n_apart++] = levels->element_offset[level];
+    }
+  }
+  if (n_apart > 0) {
     cudaStream_t stream = part_queue_for(q, q->small_level_systems, &status);
     if (!status)
-      status = level_rows_cuda(b->ints, levels->host_ints, n_levels, levels->ints_offset,
-                               levels->element_offset, b->constants, &step, b->voltage, b->factor,
+      status = level_rows_cuda(b->ints, levels->host_ints, n_apart, row_offsets,
+                               row_offsets + n_levels, b->constants, &step, b->voltage, b->factor,
                                b->gates, early ? LEVEL_LAUNCH_EARLY : LEVEL_LAUNCH_PLAIN, stream);
   }
+  free(row_offsets);
   for (int level = n_levels - 1; level >= tail && !status; level--) {
     const size_t e = levels->element_offset[level];
     step.systems = levels->systems[level];
@@ -318,7 +331,7 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
           b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
           levels->systems[level], b->constants, &step, b->voltage + e, b->factor + e,
           b->contribution + 2 * levels->system_offset[level], b->contribution,
-          b->gates ? b->gates + b->n_gates * e : NULL, rows_apart,
+          b->gates ? b->gates + b->n_gates * e : NULL, apart[level],
           (enum level_launch)backward[level], stream);
     if (!status && level == n_levels - 1 && deepest_done)
       status = (int)cudaEventRecord(deepest_done, stream);
@@ -358,7 +371,7 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
 #define CHUNK_GRAPHS_MAX 4096
 struct chunk_graph {
   unsigned long long chunk; /* chunk_step_data's chunk_id */
-  int device, stimulated, early, rows;
+  int device, stimulated, early, rows_apart_below;
   const void *buffers[6];
   cudaGraphExec_t exec; /* NULL: capture failed, launch the kernels one by one */
 };
@@ -374,7 +387,7 @@ static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *
   for (int i = 0; i < n_chunk_graphs && !found; i++) {
     const struct chunk_graph *g = &chunk_graphs[i];
     if (g->chunk == key->chunk && g->device == key->device && g->stimulated == key->stimulated &&
-        g->early == key->early && g->rows == key->rows &&
+        g->early == key->early && g->rows_apart_below == key->rows_apart_below &&
         memcmp(g->buffers, key->buffers, sizeof g->buffers) == 0)
       found = &chunk_graphs[i];
   }
@@ -388,28 +401,28 @@ static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *
 /* Queues one part's step on `stream` through its graph, capturing it first if needed. */
 static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
                             const struct chunk_levels *part, struct level_step_arguments step,
-                            enum level_rows rows, int early, cudaStream_t stream) {
+                            int rows_apart_below, int early, cudaStream_t stream) {
   struct chunk_graph key = {
       .chunk = chunk,
       .stimulated = step.time_ms >= step.stimulus.start_ms && step.time_ms < step.stimulus.stop_ms,
       .early = early,
-      .rows = (int)rows,
+      .rows_apart_below = rows_apart_below,
       .buffers = {b->ints, b->constants, b->voltage, b->factor, b->contribution, b->gates}};
   struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
   if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
-    return chunk_part_cuda(b, part, step, rows, &q, NULL, early);
+    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
   int slot;
   const struct chunk_graph *cached = chunk_graph_find(&key, &slot);
   if (cached)
     return cached->exec ? (int)cudaGraphLaunch(cached->exec, stream)
-                        : chunk_part_cuda(b, part, step, rows, &q, NULL, early);
+                        : chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
   if (slot < 0)
-    return chunk_part_cuda(b, part, step, rows, &q, NULL, early);
+    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
   cudaGraph_t graph = NULL;
   cudaGraphExec_t exec = NULL;
   int status = (int)cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
   if (!status) {
-    int queued = chunk_part_cuda(b, part, step, rows, &q, NULL, early);
+    int queued = chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
     status = (int)cudaStreamEndCapture(stream, &graph);
     if (!status)
       status = queued;
@@ -420,7 +433,7 @@ static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers
     cudaGraphDestroy(graph);
   if (status) { /* no graph for this chunk: plain launches from now on */
     (void)cudaGetLastError();
-    return chunk_part_cuda(b, part, step, rows, &q, NULL, early);
+    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
   }
   pthread_mutex_lock(&chunk_graphs_lock);
   chunk_graphs[slot].exec = exec;
@@ -477,7 +490,7 @@ static int chunk_part_flow(unsigned long long chunk, int p, const struct chunk_b
   struct flow_state *state =
       chunk ? flow_state_get(chunk, p, host_schedule[FLOW_SYSTEMS], stream) : NULL;
   if (!state)
-    return chunk_part_graph(chunk, b, part, step, LEVEL_ROWS_FUSED, early, stream);
+    return chunk_part_graph(chunk, b, part, step, 0, early, stream);
   const int systems = host_schedule[FLOW_SYSTEMS];
   /* one task of a chunk at a time: its steps come in order, never concurrently */
   const int number = state->next_step++;
@@ -545,7 +558,7 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
      * queued run concurrently (codelets/task_streams.h). */
     cudaStream_t stream = hines_task_stream_begin();
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
-    status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step, args.rows,
+    status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step, args.rows_apart_below,
                               args.gpu_launch == GPU_LAUNCH_EARLY, stream);
     if (!status)
       status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
@@ -569,8 +582,8 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
         status = (int)cudaStreamWaitEvent(q.current, ps->deepest_done[p - 1], 0);
       const struct chunk_buffers b = part_buffers(&all, &args.parts[p]);
       if (!status)
-        status =
-            chunk_part_cuda(&b, &args.parts[p], args.step, args.rows, &q, ps->deepest_done[p], 0);
+        status = chunk_part_cuda(&b, &args.parts[p], args.step, args.rows_apart_below, &q,
+                                 ps->deepest_done[p], 0);
       if (!status && q.current != local)
         status = (int)cudaEventRecord(ps->done[p], q.current);
       if (!status && q.current != local)

@@ -661,7 +661,9 @@ struct chunk_step_arguments {
   struct level_step_arguments step;
   enum gpu_launch gpu_launch;
   enum level_kernel kernel;
-  enum level_rows rows;
+  /* With channels everywhere, the levels of fewer systems than this build their rows apart on a
+   * GPU (enum level_rows; 0: none, INT_MAX: all). */
+  int rows_apart_below;
   int n_parts;
   const struct chunk_levels *parts;
 };

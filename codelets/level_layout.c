@@ -329,7 +329,8 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
    * its real size */
   for (int s = 0; s < count; s++)
     size[s] = batch->padded ? max_size : systems[s].size;
-  int warp_systems = level_warp_systems(size, count, batch->warps, batch->channels_everywhere);
+  int warp_systems = level_warp_systems(
+      size, count, batch->warps, batch->channels_everywhere && count >= batch->rows_apart_below);
   for (int s = 0; s < warp_systems; s++)
     if (systems[s].tree) /* a warp sweeps chains only */
       warp_systems = s;
@@ -570,6 +571,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->chunk_links = options->chunk_links;
   out->warps = options->warps;
   out->channels_everywhere = options->channels_everywhere;
+  out->rows_apart_below = options->rows_apart_below;
   out->warp_lanes =
       options->warp_lanes == 8 || options->warp_lanes == 16 ? options->warp_lanes : 32;
   out->order = order;

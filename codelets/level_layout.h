@@ -199,6 +199,10 @@ struct level_batch_options {
   enum level_warps warps;
   int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 32) */
   int channels_everywhere; /* the warp cost model's: channels on every compartment */
+  /* With channels everywhere, a GPU builds the rows of the levels of fewer systems than this
+   * apart (hines_level_kernels.h, enum level_rows): the warp cost model takes the passive costs
+   * there. */
+  int rows_apart_below;
   /* Leaf subtrees of at most this many compartments (and more than one branch) are one system
    * each (above); 0: every branch is a system. With CP a subtree's padding rows are not
    * computed on. */
@@ -219,7 +223,7 @@ enum trunk_header { TRUNK_THREADS, TRUNK_LEVELS, TRUNK_HEADER_SIZE };
 struct level_batch {
   int n_neurons, n_chunks, n_levels, padded, chunk_links;
   enum level_warps warps;
-  int warp_lanes, channels_everywhere;
+  int warp_lanes, channels_everywhere, rows_apart_below;
   enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
   /* Neuron k has morphologies[k % n_morphologies], as given, except that its "branches" are the

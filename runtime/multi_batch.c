@@ -1,5 +1,6 @@
 #include "multi_batch.h"
 
+#include <limits.h>
 #include <math.h>
 #include <starpu.h>
 #include <stdio.h>
@@ -39,10 +40,11 @@ struct multi_batch {
   struct chunk *chunks;
   starpu_data_handle_t constants, dummy;
   double dummy_values[2];
-  unsigned long where; /* runtime/placement.h */
-  int parts_per_chunk; /* level batch chunks per chunk task */
-  int cell_neurons;    /* neurons per block of the cell-block kernel (0: level kernels) */
-  int n_chunks;        /* chunk tasks per step */
+  unsigned long where;  /* runtime/placement.h */
+  int parts_per_chunk;  /* level batch chunks per chunk task */
+  int cell_neurons;     /* neurons per block of the cell-block kernel (0: level kernels) */
+  int rows_apart_below; /* chunk_step_arguments' (enum level_rows, resolved) */
+  int n_chunks;         /* chunk tasks per step */
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
   struct probe_set probes;
@@ -288,20 +290,13 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
             : cell_neurons_per_block_auto(config->n_neurons / (gpus > 0 ? gpus : 1));
   }
   batch->parts_per_chunk = parts;
-  if (batch->config.level_rows == LEVEL_ROWS_AUTO) {
-    double compartments = 0.0;
-    for (int k = 0; k < config->n_neurons; k++)
-      compartments += config->morphologies[k % config->n_morphologies].n_compartments;
-    const int gpus = placement_cuda_devices();
-    batch->config.level_rows = compartments / (gpus > 0 ? gpus : 1) < MULTI_ROWS_APART_COMPARTMENTS
-                                   ? LEVEL_ROWS_APART
-                                   : LEVEL_ROWS_FUSED;
-  }
-  /* What a GPU thread's chain costs an element, for the warp cost model: with rows apart the
-   * sweeps carry no channel code. */
-  const int channels_in_sweeps = config->model.channels.placement == PLACE_ALL &&
-                                 !(batch->config.level_rows == LEVEL_ROWS_APART &&
-                                   config->level_kernel == LEVEL_KERNEL_LEVELS);
+  /* Levels whose rows GPUs build apart (enum level_rows): none, all, or those of fewer systems
+   * than MULTI_ROWS_APART_SYSTEMS. */
+  batch->rows_apart_below = 0;
+  if (config->level_kernel == LEVEL_KERNEL_LEVELS && config->model.channels.placement == PLACE_ALL)
+    batch->rows_apart_below = config->level_rows == LEVEL_ROWS_APART   ? INT_MAX
+                              : config->level_rows == LEVEL_ROWS_FUSED ? 0
+                                                                       : MULTI_ROWS_APART_SYSTEMS;
   const struct level_batch_options options = {
       .neurons_per_chunk = (per_task + parts - 1) / parts,
       .padded = config->padded,
@@ -312,7 +307,8 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .warp_lanes = config->warp_lanes,
       .subtree_compartments = config->subtree_compartments,
       .split_compartments = config->split_compartments,
-      .channels_everywhere = channels_in_sweeps,
+      .channels_everywhere = config->model.channels.placement == PLACE_ALL,
+      .rows_apart_below = batch->rows_apart_below,
       .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
                          ? config->trunk_below
                          : 0};
@@ -380,8 +376,8 @@ int multi_batch_cell_neurons(const struct multi_batch *batch) {
   return batch->cell_neurons;
 }
 
-enum level_rows multi_batch_level_rows(const struct multi_batch *batch) {
-  return batch->config.level_rows;
+int multi_batch_rows_apart_below(const struct multi_batch *batch) {
+  return batch->rows_apart_below;
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
@@ -434,7 +430,7 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
   const struct chunk_step_arguments args = {.step = *step,
                                             .gpu_launch = batch->config.gpu_launch,
                                             .kernel = batch->config.level_kernel,
-                                            .rows = batch->config.level_rows,
+                                            .rows_apart_below = batch->rows_apart_below,
                                             .n_parts = k->n_parts,
                                             .parts = k->parts};
   const struct chunk_step_data data = {

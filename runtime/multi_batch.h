@@ -45,8 +45,8 @@ struct multi_batch_config {
    * applies to the first only. LEVEL_KERNEL_LEVELS is 0. */
   enum level_kernel level_kernel;
   /* Level kernels on GPUs with channels on every compartment: rows built inside the sweeps or
-   * first (codelets/hines_level_kernels.h); LEVEL_ROWS_FUSED is 0. LEVEL_ROWS_AUTO: apart
-   * below MULTI_ROWS_APART_COMPARTMENTS compartments per GPU, fused from there. */
+   * first (codelets/hines_level_kernels.h); LEVEL_ROWS_FUSED is 0. LEVEL_ROWS_AUTO: apart at
+   * the levels of fewer than MULTI_ROWS_APART_SYSTEMS systems. */
   enum level_rows level_rows;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */
@@ -73,12 +73,13 @@ struct multi_batch_config {
 struct multi_batch;
 
 #define MULTI_EARLY_CHUNKS_PER_GPU 4
-/* Rows apart pay where a GPU's levels are few threads walking long branches (the row kernel
- * takes the channel work off their chains), and cost where the GPU is full (each row written
- * and read once more). Measured on the H100, HH everywhere (BENCHMARKS.md, "Rows apart"): 1.2-1.8x
- * up to 10.6 M compartments of real cells, even at 27-30 M, 0.86-0.87x at 28 M random trees and
- * 84 M real cells. */
-#define MULTI_ROWS_APART_COMPARTMENTS 12000000
+/* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
+ * takes the channel work off their chains), and cost at a level that fills the GPU (each row
+ * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).
+ * Measured on the H100, HH everywhere (BENCHMARKS.md, "Rows apart"): against fused rows every batch
+ * tried ran 0.98-1.78x as fast with this limit (the six cells x 33,390 1.11x), 1.06-1.49x with
+ * 65,536, less with 16,384, and 0.86-1.8x with every level apart. */
+#define MULTI_ROWS_APART_SYSTEMS 262144
 
 int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
                        struct hines_error *err);
@@ -101,8 +102,9 @@ int multi_batch_tasks_per_step(const struct multi_batch *batch);
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* Neurons per thread block of the cell-block kernel (0 with the level kernels). */
 int multi_batch_cell_neurons(const struct multi_batch *batch);
-/* Where GPUs build the level kernels' rows (resolved: never LEVEL_ROWS_AUTO). */
-enum level_rows multi_batch_level_rows(const struct multi_batch *batch);
+/* GPUs build the rows of the levels of fewer systems than this apart (enum level_rows,
+ * resolved: 0 none, INT_MAX all). */
+int multi_batch_rows_apart_below(const struct multi_batch *batch);
 /* As mono_batch_find_nonfinite. */
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment);
 long long multi_batch_compartments(const struct multi_batch *batch);

@@ -439,7 +439,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     set_ops_multi(ops, batch);
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
     ops->cell_neurons = multi_batch_cell_neurons(batch);
-    ops->level_rows = (int)multi_batch_level_rows(batch);
+    ops->rows_apart_below = multi_batch_rows_apart_below(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
@@ -621,6 +621,6 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cell_neurons = ops->cell_neurons;
-  result->level_rows = ops->level_rows;
+  result->rows_apart_below = ops->rows_apart_below;
   return status;
 }

@@ -90,7 +90,8 @@ expect "--level-rows with the flow kernel: warned" '^hinestask: warning: --level
 run rows_mono --mode mono "${tiny[@]}" --level-rows apart --quiet
 expect "--level-rows in a mono run: warned" '^hinestask: warning: --level-rows applies to --mode multi only; ignored$' rows_mono.err
 run rows_auto --mode multi "${tiny[@]}" --hh all --quiet --json rows_auto.json
-expect "a small batch builds its rows apart (auto)" '"level_rows": "apart"' rows_auto.json
+expect "rows apart by level size (auto) in the JSON" '"level_rows": "auto"' rows_auto.json
+expect "the level size below which rows are built apart in the JSON" '"rows_apart_below": [1-9]' rows_auto.json
 run rows_fused --mode multi "${tiny[@]}" --hh all --level-rows fused --quiet --json rows_fused.json
 expect "--level-rows fused in the JSON" '"level_rows": "fused"' rows_fused.json
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
