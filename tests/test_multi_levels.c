@@ -562,6 +562,55 @@ static void flow_kernel_matches_reference(void **state) {
   }
 }
 
+/* n random trees (synthetic_random), tree r of first_size + r * size_step compartments and
+ * first_branching + r * branching_step branches' worth of splits, each from a fresh seed. */
+static void random_trees(struct morphology *trees, int n, int first_size, int size_step,
+                         int first_branching, int branching_step) {
+  struct hines_error err;
+  for (int r = 0; r < n; r++)
+    assert_int_equal(
+        synthetic_random(first_size + size_step * r, first_branching + branching_step * r,
+                         (unsigned)(testing_uniform(&seed_state) * 1e9), &trees[r], &err),
+        HINES_OK);
+}
+
+/* Two copies of one chunk's state (voltage, factor, contribution, gates), the same random
+ * voltages and gates in both, and the chunk's level descriptions back to back (its part ints). */
+struct chunk_copies {
+  double *state[2][4];
+  int *part_ints;
+  size_t elements, systems;
+};
+
+static struct chunk_copies chunk_copies_make(const struct level_batch *lb, int chunk, int n_gates) {
+  struct chunk_copies c;
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  c.elements = lb->element_offset[at + lb->n_levels];
+  c.systems = lb->system_offset[at + lb->n_levels];
+  c.part_ints = malloc(lb->ints_offset[at + lb->n_levels] * sizeof(int));
+  for (int level = 0; level < lb->n_levels; level++)
+    memcpy(c.part_ints + lb->ints_offset[at + level], lb->blocks[chunk * lb->n_levels + level],
+           (lb->ints_offset[at + level + 1] - lb->ints_offset[at + level]) * sizeof(int));
+  for (int copy = 0; copy < 2; copy++) {
+    c.state[copy][0] = malloc(c.elements * sizeof(double));
+    c.state[copy][1] = calloc(c.elements, sizeof(double));
+    c.state[copy][2] = calloc(2 * c.systems, sizeof(double));
+    c.state[copy][3] = n_gates ? malloc(n_gates * c.elements * sizeof(double)) : NULL;
+  }
+  for (size_t e = 0; e < c.elements; e++)
+    c.state[0][0][e] = c.state[1][0][e] = -70 + 10 * testing_uniform(&seed_state);
+  for (size_t g = 0; g < n_gates * c.elements; g++)
+    c.state[0][3][g] = c.state[1][3][g] = testing_uniform(&seed_state);
+  return c;
+}
+
+static void chunk_copies_free(struct chunk_copies *c) {
+  for (int copy = 0; copy < 2; copy++)
+    for (int i = 0; i < 4; i++)
+      free(c->state[copy][i]);
+  free(c->part_ints);
+}
+
 /* One step of one chunk, level after level, as the CPU chunk codelet sweeps it. */
 static void levels_step_host(const struct level_batch *lb, int chunk, const int *part_ints,
                              const struct level_step_arguments *args, double *voltage,
@@ -632,11 +681,7 @@ static void rows_apart_match_fused_sweeps(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct hines_error err;
   struct morphology trees[2];
-  for (int r = 0; r < 2; r++)
-    assert_int_equal(synthetic_random(40 + 300 * r, 400 + 900 * r,
-                                      (unsigned)(testing_uniform(&seed_state) * 1e9), &trees[r],
-                                      &err),
-                     HINES_OK);
+  random_trees(trees, 2, 40, 300, 400, 900);
   for (int set = 0; set < 2; set++) {
     const struct morphology *cells = set == 0 ? trees : mix;
     const int n_cells = set == 0 ? 2 : mix_count, neurons = set == 0 ? 97 : 2 * mix_count + 1;
@@ -674,42 +719,21 @@ static void rows_apart_match_fused_sweeps(void **state) {
                               lb.constants + CONST_RATE_TABLE(lb.constant_rows));
       const int n_gates = args.channels.n_gates;
       for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
-        const size_t at = (size_t)chunk * (lb.n_levels + 1);
-        const size_t ints = lb.ints_offset[at + lb.n_levels];
-        const size_t elements = lb.element_offset[at + lb.n_levels];
-        const size_t systems = lb.system_offset[at + lb.n_levels];
-        int *part_ints = malloc(ints * sizeof(int));
-        for (int level = 0; level < lb.n_levels; level++)
-          memcpy(part_ints + lb.ints_offset[at + level], lb.blocks[chunk * lb.n_levels + level],
-                 (lb.ints_offset[at + level + 1] - lb.ints_offset[at + level]) * sizeof(int));
-        double *state_of[2][4]; /* fused, apart: voltage, factor, contribution, gates */
-        for (int copy = 0; copy < 2; copy++) {
-          state_of[copy][0] = malloc(elements * sizeof(double));
-          state_of[copy][1] = calloc(elements, sizeof(double));
-          state_of[copy][2] = calloc(2 * systems, sizeof(double));
-          state_of[copy][3] = malloc(n_gates * elements * sizeof(double));
-        }
-        for (size_t e = 0; e < elements; e++)
-          state_of[0][0][e] = state_of[1][0][e] = -70 + 10 * testing_uniform(&seed_state);
-        for (size_t g = 0; g < n_gates * elements; g++)
-          state_of[0][3][g] = state_of[1][3][g] = testing_uniform(&seed_state);
+        struct chunk_copies c = chunk_copies_make(&lb, chunk, n_gates); /* fused, apart */
         for (int step = 0; step < 6; step++) {
           args.time_ms = step * args.dt_ms;
-          levels_step_host(&lb, chunk, part_ints, &args, state_of[0][0], state_of[0][1],
-                           state_of[0][2], state_of[0][3]);
+          levels_step_host(&lb, chunk, c.part_ints, &args, c.state[0][0], c.state[0][1],
+                           c.state[0][2], c.state[0][3]);
           /* every level apart, or only those of fewer than 40 systems (a mixed step) */
-          levels_step_rows_apart(&lb, chunk, part_ints, &args, variant % 2 ? INT_MAX : 40,
-                                 state_of[1][0], state_of[1][1], state_of[1][2], state_of[1][3]);
+          levels_step_rows_apart(&lb, chunk, c.part_ints, &args, variant % 2 ? INT_MAX : 40,
+                                 c.state[1][0], c.state[1][1], c.state[1][2], c.state[1][3]);
         }
-        if (memcmp(state_of[0][0], state_of[1][0], elements * sizeof(double)) != 0 ||
-            memcmp(state_of[0][3], state_of[1][3], n_gates * elements * sizeof(double)) != 0)
+        if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
+            memcmp(c.state[0][3], c.state[1][3], n_gates * c.elements * sizeof(double)) != 0)
           fail_msg("rows apart, set %d variant %d chunk %d: voltages or gates differ from the "
                    "fused sweeps",
                    set, variant, chunk);
-        for (int copy = 0; copy < 2; copy++)
-          for (int i = 0; i < 4; i++)
-            free(state_of[copy][i]);
-        free(part_ints);
+        chunk_copies_free(&c);
       }
       level_batch_free(&lb);
     }
@@ -727,11 +751,7 @@ static void flow_schedule_keeps_order_and_bits(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct hines_error err;
   struct morphology trees[3];
-  for (int r = 0; r < 3; r++)
-    assert_int_equal(synthetic_random(30 + 200 * r, 300 + 700 * r,
-                                      (unsigned)(testing_uniform(&seed_state) * 1e9), &trees[r],
-                                      &err),
-                     HINES_OK);
+  random_trees(trees, 3, 30, 200, 300, 700);
   const enum level_warps warp_modes[] = {LEVEL_WARPS_OFF, LEVEL_WARPS_AUTO, LEVEL_WARPS_ALL};
   for (int set = 0; set < 2; set++) {
     const struct morphology *cells = set == 0 ? trees : mix;
@@ -766,16 +786,12 @@ static void flow_schedule_keeps_order_and_bits(void **state) {
       int warped = 0;
       for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
         const size_t at = (size_t)chunk * (lb.n_levels + 1);
-        const size_t ints = lb.ints_offset[at + lb.n_levels];
-        const size_t elements = lb.element_offset[at + lb.n_levels];
-        const size_t systems = lb.system_offset[at + lb.n_levels];
-        int *part_ints = malloc(ints * sizeof(int));
-        for (int level = 0; level < lb.n_levels; level++) {
-          const int *block = lb.blocks[chunk * lb.n_levels + level];
-          memcpy(part_ints + lb.ints_offset[at + level], block,
-                 (lb.ints_offset[at + level + 1] - lb.ints_offset[at + level]) * sizeof(int));
-          warped += level_block_describe(block).warp_systems;
-        }
+        const int n_gates = args.channels.n_gates;
+        /* level by level, flow: voltage, factor, contribution, gates */
+        struct chunk_copies c = chunk_copies_make(&lb, chunk, channels ? n_gates : 0);
+        const size_t systems = c.systems;
+        for (int level = 0; level < lb.n_levels; level++)
+          warped += level_block_describe(lb.blocks[chunk * lb.n_levels + level]).warp_systems;
         size_t length;
         int *schedule = level_flow_schedule((const int *const *)lb.blocks + chunk * lb.n_levels,
                                             lb.n_levels, lb.ints_offset + at,
@@ -795,35 +811,21 @@ static void flow_schedule_keeps_order_and_bits(void **state) {
         }
         assert_int_equal(f.systems, (int)systems);
         assert_int_equal(f.tiles, 2 * f.backward_tiles);
-        const int n_gates = args.channels.n_gates;
-        double *state_of[2][4]; /* level by level, flow: voltage, factor, contribution, gates */
-        for (int copy = 0; copy < 2; copy++) {
-          state_of[copy][0] = malloc(elements * sizeof(double));
-          state_of[copy][1] = calloc(elements, sizeof(double));
-          state_of[copy][2] = calloc(2 * systems, sizeof(double));
-          state_of[copy][3] = channels ? malloc(n_gates * elements * sizeof(double)) : NULL;
-        }
-        for (size_t e = 0; e < elements; e++)
-          state_of[0][0][e] = state_of[1][0][e] = -70 + 10 * testing_uniform(&seed_state);
-        for (size_t g = 0; channels && g < n_gates * elements; g++)
-          state_of[0][3][g] = state_of[1][3][g] = testing_uniform(&seed_state);
         for (int step = 0; step < 5; step++) {
           args.time_ms = step * args.dt_ms;
-          levels_step_host(&lb, chunk, part_ints, &args, state_of[0][0], state_of[0][1],
-                           state_of[0][2], state_of[0][3]);
-          assert_int_equal(level_flow_step_host(part_ints, schedule, lb.constants, &args,
-                                                state_of[1][0], state_of[1][1], state_of[1][2],
-                                                state_of[1][3]),
+          levels_step_host(&lb, chunk, c.part_ints, &args, c.state[0][0], c.state[0][1],
+                           c.state[0][2], c.state[0][3]);
+          assert_int_equal(level_flow_step_host(c.part_ints, schedule, lb.constants, &args,
+                                                c.state[1][0], c.state[1][1], c.state[1][2],
+                                                c.state[1][3]),
                            0);
         }
-        if (memcmp(state_of[0][0], state_of[1][0], elements * sizeof(double)) != 0)
+        if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0)
           fail_msg("flow schedule, set %d variant %d chunk %d: voltages differ from the level "
                    "sweeps",
                    set, variant, chunk);
-        for (int copy = 0; copy < 2; copy++)
-          for (int i = 0; i < 4; i++)
-            free(state_of[copy][i]);
-        free(schedule), free(part_ints);
+        chunk_copies_free(&c);
+        free(schedule);
       }
       if (options.warps == LEVEL_WARPS_ALL)
         assert_true(warped > 0);
