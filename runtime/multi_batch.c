@@ -291,9 +291,11 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   }
   batch->parts_per_chunk = parts;
   /* Levels whose rows GPUs build apart (enum level_rows): none, all, or those of fewer systems
-   * than MULTI_ROWS_APART_SYSTEMS. */
+   * than MULTI_ROWS_APART_SYSTEMS. Chunk tasks of the level kernels only (a per-level task
+   * builds its rows in its sweep). */
   batch->rows_apart_below = 0;
-  if (config->level_kernel == LEVEL_KERNEL_LEVELS && config->model.channels.placement == PLACE_ALL)
+  if (config->level_kernel == LEVEL_KERNEL_LEVELS && !config->level_tasks &&
+      config->model.channels.placement == PLACE_ALL)
     batch->rows_apart_below = config->level_rows == LEVEL_ROWS_APART   ? INT_MAX
                               : config->level_rows == LEVEL_ROWS_FUSED ? 0
                                                                        : MULTI_ROWS_APART_SYSTEMS;
