@@ -9,6 +9,10 @@
 #include "cluster.h"
 #include "size_model.h"
 
+#ifdef HINESTASK_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 static char scheduler_in_use[64];
 static int started_distributed; /* runtime_options.distributed */
 /* The run's workers, noted at start-up: the summary is written after StarPU stops. */
@@ -94,7 +98,35 @@ void runtime_set_defaults(void) {
     setenv(defaults[i].name, defaults[i].value, 0);
 }
 
+int runtime_workers_per_gpu(long long tasks, int gpus) {
+  if (tasks <= 0 || gpus <= 0)
+    return 0;
+  const long long per_gpu = (tasks + gpus - 1) / gpus;
+  return per_gpu > 4 && per_gpu < 16 ? (int)per_gpu : 0;
+}
+
+/* GPUs StarPU will drive: STARPU_NCUDA where set (-1: all), else those CUDA shows this process. */
+static int gpus_to_drive(void) {
+  int visible = 0;
+#ifdef HINESTASK_WITH_CUDA
+  if (cudaGetDeviceCount(&visible) != cudaSuccess)
+    visible = 0;
+#endif
+  const char *value = getenv("STARPU_NCUDA");
+  if (value && *value && atoi(value) >= 0)
+    return atoi(value) < visible ? atoi(value) : visible;
+  return visible;
+}
+
 int runtime_start(const struct runtime_options *options, struct hines_error *err) {
+  if (options && options->tasks_per_step > 0 && !options->distributed &&
+      !getenv("STARPU_NWORKER_PER_CUDA")) {
+    const int workers = runtime_workers_per_gpu(options->tasks_per_step, gpus_to_drive());
+    char text[16];
+    snprintf(text, sizeof text, "%d", workers);
+    if (workers > 0)
+      setenv("STARPU_NWORKER_PER_CUDA", text, 0);
+  }
   runtime_set_defaults();
   int status = runtime_check_environment(err);
   if (status)

@@ -14,7 +14,19 @@ struct runtime_options {
   /* 1: start StarPU through StarPU-MPI (runtime/cluster.h; cluster_init has started MPI), every
    * task submitted with owner-computes semantics; runtime_stop stops StarPU-MPI too. */
   int distributed;
+  /* Tasks each step will submit when the program knows it before StarPU starts (--task-neurons),
+   * 0 otherwise: STARPU_NWORKER_PER_CUDA then follows runtime_workers_per_gpu. */
+  int tasks_per_step;
 };
+
+/* CUDA workers per GPU for a step of `tasks` tasks over `gpus` GPUs: one per task where a GPU
+ * gets 5 to 15 of them, 0 (hinestask's default, 16) otherwise. Measured on two H100s (256,000
+ * medium-high neurons in 16 tasks, 8 a GPU, two runs, BENCHMARKS.md "Let StarPU schedule"):
+ * 0.774-0.777 ms a step with 8 workers a GPU, 0.80-0.82 with 16 and 0.81 with 32, against
+ * 1.504 for one task on one GPU (1.94x against 1.84-1.87x); with more tasks than 16 a GPU the
+ * 16 workers stay (64 tasks on one H200: 1.41 ms with 16, 1.57 with 8), and up to 4 the default
+ * already matches one task. */
+int runtime_workers_per_gpu(long long tasks, int gpus);
 
 /* Sets hinestask's defaults for the StarPU variables the user has not set (runtime.c lists them
  * with the reason for each; runtime_describe prints the values in effect). runtime_start calls

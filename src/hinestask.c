@@ -337,10 +337,16 @@ int main(int argc, char **argv) {
     fputs(pending_warnings ? pending_warnings : "", stderr);
     options_warn(&o, stderr);
   }
-  struct runtime_options runtime_options = {.quiet = o.quiet,
-                                            .tracing = o.trace_dir != NULL,
-                                            .history_models = o.history_models,
-                                            .distributed = distributed};
+  struct runtime_options runtime_options = {
+      .quiet = o.quiet,
+      .tracing = o.trace_dir != NULL,
+      .history_models = o.history_models,
+      .distributed = distributed,
+      /* --task-neurons fixes a step's tasks before StarPU starts (workers per GPU follow it) */
+      .tasks_per_step =
+          o.neurons_per_task > 0
+              ? (int)(((long long)o.neurons + o.neurons_per_task - 1) / o.neurons_per_task)
+              : 0};
   if (o.trace_dir && trace_prepare_rank(o.trace_dir, o.rank, o.ranks, &err)) {
     fprintf(stderr, "%s: --trace: %s\n", program, err.message);
     return 2;

@@ -361,10 +361,27 @@ static void size_model_spreads_chunks_over_gpus(void **state) {
   size_model_clear();
 }
 
+/* CUDA workers per GPU follow the tasks a GPU gets where that is 5 to 15 (runtime.h), and stay
+ * at hinestask's default (0 here) elsewhere. */
+static void workers_per_gpu_follow_tasks(void **state) {
+  (void)state;
+  assert_int_equal(runtime_workers_per_gpu(16, 2), 8); /* 16 tasks over two GPUs */
+  assert_int_equal(runtime_workers_per_gpu(12, 2), 6);
+  assert_int_equal(runtime_workers_per_gpu(15, 1), 15);
+  assert_int_equal(runtime_workers_per_gpu(17, 2), 9); /* 9 and 8: the larger share */
+  assert_int_equal(runtime_workers_per_gpu(16, 1), 0); /* 16 a GPU: the default */
+  assert_int_equal(runtime_workers_per_gpu(64, 1), 0); /* more: the default */
+  assert_int_equal(runtime_workers_per_gpu(8, 2), 0);  /* 4 a GPU: the default */
+  assert_int_equal(runtime_workers_per_gpu(4, 1), 0);
+  assert_int_equal(runtime_workers_per_gpu(16, 0), 0); /* no GPU */
+  assert_int_equal(runtime_workers_per_gpu(0, 2), 0);
+}
+
 int main(void) {
   seed_state = testing_seed();
   runtime_set_defaults();
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(workers_per_gpu_follow_tasks),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
