@@ -111,6 +111,15 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
     int units_per_task = (per_task + neurons_per_unit - 1) / neurons_per_unit;
     if (units_per_task < 1)
       units_per_task = 1;
+    /* A chunk of the interleaved layout is a band of the batch's rows, so a chunk starting
+     * between two 32-neuron boundaries has every warp's 256 bytes straddle three 128-byte lines
+     * instead of two. Measured on two H100s (256,000 medium-high neurons): 12 tasks of 21,334
+     * 1.05 ms a step, 14 of 18,286 1.06, against 0.77 for 16 of 16,000 and 10 of 25,600;
+     * one H100, 128,000 neurons: 6 tasks of 21,334 1.048 against 0.771 for 8 of 16,000 and
+     * 0.766 for one task. Small tasks keep their size (tests cut tiny batches finely). */
+    if (neurons_per_unit == 1 && units_per_task >= PLACEMENT_ALIGNED_FROM)
+      units_per_task = (units_per_task + PLACEMENT_ALIGN_NEURONS - 1) / PLACEMENT_ALIGN_NEURONS *
+                       PLACEMENT_ALIGN_NEURONS;
     int chunks = (n_units + units_per_task - 1) / units_per_task;
     if (chunks < 1)
       chunks = 1;

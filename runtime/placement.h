@@ -80,6 +80,11 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
  * says NAN. Returns 0, or -1 when out of memory. */
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context);
+/* Equal chunks of neurons (one neuron a unit) of at least PLACEMENT_ALIGNED_FROM neurons hold a
+ * multiple of PLACEMENT_ALIGN_NEURONS (the last one the rest), so that every chunk of the
+ * interleaved layout starts on a whole warp's lines (placement.c says what it costs otherwise). */
+#define PLACEMENT_ALIGN_NEURONS 32
+#define PLACEMENT_ALIGNED_FROM 1024
 void placement_plan_free(struct placement_plan *plan);
 
 /* Where a chunk's data starts: the memory node of a GPU, or -1 (RAM). The chunks sized for GPUs

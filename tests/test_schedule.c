@@ -17,6 +17,7 @@
 
 #include "mono_batch.h"
 #include "multi_batch.h"
+#include "placement.h"
 #include "runtime.h"
 #include "size_model.h"
 #include "synthetic.h"
@@ -377,11 +378,40 @@ static void workers_per_gpu_follow_tasks(void **state) {
   assert_int_equal(runtime_workers_per_gpu(0, 2), 0);
 }
 
+/* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
+ * 256,000 neurons asked in tasks of 21,334 give 12 chunks of 21,344 and the rest; tiny tasks
+ * keep the size asked for. */
+static void chunks_start_on_whole_warps(void **state) {
+  (void)state;
+  struct placement_plan plan;
+  assert_int_equal(placement_plan_make(&plan, 21334, 256000, 256000, 1, NULL, NULL), 0);
+  assert_int_equal(plan.n_chunks, 12);
+  int total = 0;
+  for (int c = 0; c < plan.n_chunks; c++) {
+    if (c + 1 < plan.n_chunks)
+      assert_int_equal(plan.units[c], 21344);
+    total += plan.units[c];
+  }
+  assert_int_equal(total, 256000);
+  placement_plan_free(&plan);
+  assert_int_equal(placement_plan_make(&plan, 16000, 256000, 256000, 1, NULL, NULL), 0);
+  assert_int_equal(plan.n_chunks, 16); /* already whole warps: unchanged */
+  assert_int_equal(plan.units[15], 16000);
+  placement_plan_free(&plan);
+  assert_int_equal(placement_plan_make(&plan, 10, 100, 100, 1, NULL, NULL), 0);
+  assert_int_equal(plan.n_chunks, 10); /* small tasks as asked */
+  placement_plan_free(&plan);
+  assert_int_equal(placement_plan_make(&plan, 1500, 3000, 94, 32, NULL, NULL), 0);
+  assert_int_equal(plan.units[0], 47); /* blocks of 32 neurons: whole blocks already */
+  placement_plan_free(&plan);
+}
+
 int main(void) {
   seed_state = testing_seed();
   runtime_set_defaults();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(workers_per_gpu_follow_tasks),
+      cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
