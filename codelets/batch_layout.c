@@ -24,8 +24,9 @@ void batch_layout_init(struct batch_layout *layout, enum batch_layout_kind kind,
   case BATCH_LAYOUT_FLAT:
     layout->block_size = 1;
     break;
-  case BATCH_LAYOUT_INTERLEAVED:
-    layout->block_size = n_neurons;
+  case BATCH_LAYOUT_INTERLEAVED: /* one block: rows padded to whole warps (batch_layout.h) */
+    layout->block_size =
+        (n_neurons + BATCH_LAYOUT_ROW_ALIGN - 1) / BATCH_LAYOUT_ROW_ALIGN * BATCH_LAYOUT_ROW_ALIGN;
     break;
   case BATCH_LAYOUT_BLOCK:
   case BATCH_LAYOUT_SHARED:

@@ -27,9 +27,9 @@ static struct layout_matrix layout_matrix(const struct batch_layout *layout) {
   case BATCH_LAYOUT_FLAT:
     m = (struct layout_matrix){n, n, (size_t)layout->n_neurons, 0, layout->n_neurons, 1};
     break;
-  case BATCH_LAYOUT_INTERLEAVED:
+  case BATCH_LAYOUT_INTERLEAVED: /* rows padded to whole warps; the padding: plan_cover_padding */
     m = (struct layout_matrix){
-        (size_t)layout->n_neurons, (size_t)layout->n_neurons, n, 1, layout->n_neurons, 1};
+        (size_t)layout->block_size, (size_t)layout->block_size, n, 1, layout->block_size, 1};
     break;
   default:
     m = (struct layout_matrix){(size_t)layout->block_size * n,
@@ -67,6 +67,20 @@ static void filter_units(void *father_interface, void *child_interface,
     child->dev_handle = father->dev_handle;
     child->offset = father->offset + offset;
   }
+}
+
+/* The units a plan cuts: the neurons themselves for the interleaved layout (whose padding
+ * neurons then go to the last chunk, plan_cover_padding), the matrix's units otherwise. */
+static int plan_units(const struct layout_matrix *m, int n_neurons) {
+  return m->split_along_x ? n_neurons : m->units;
+}
+
+/* Gives the interleaved layout's padding neurons to the plan's last chunk, so that the chunks
+ * cover the matrix and each keeps a whole number of warps when its size is one. */
+static void plan_cover_padding(struct placement_plan *plan, const struct layout_matrix *m,
+                               int n_neurons) {
+  if (m->split_along_x && plan->n_chunks > 0)
+    plan->units[plan->n_chunks - 1] += m->units - n_neurons;
 }
 
 /* Registers `values` and partitions it into the plan's chunks. */
@@ -291,11 +305,12 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
 
   const struct step_arguments proto = step_arguments_of(batch);
   if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
-                          batch->matrix.units, batch->matrix.neurons_per_unit, predict_chunk,
-                          &proto)) {
+                          plan_units(&batch->matrix, config->n_neurons),
+                          batch->matrix.neurons_per_unit, predict_chunk, &proto)) {
     mono_batch_destroy(batch);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
+  plan_cover_padding(&batch->plan, &batch->matrix, config->n_neurons);
   batch->n_chunks = batch->plan.n_chunks;
   batch->tasks_per_step = batch->n_chunks;
   if (batch->columns.count &&
@@ -588,15 +603,16 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
   batch_layout_from_flat(&layout, rhs, stored_rhs);
 
   struct placement_plan plan;
-  if (placement_plan_make(&plan,
-                          neurons_per_task > 0
-                              ? neurons_per_task
-                              : placement_neurons_per_task(0, n_neurons, matrix.neurons_per_unit,
-                                                           PLACEMENT_CHUNKS_PER_GPU),
-                          n_neurons, matrix.units, matrix.neurons_per_unit, NULL, NULL)) {
+  if (placement_plan_make(
+          &plan,
+          neurons_per_task > 0 ? neurons_per_task
+                               : placement_neurons_per_task(0, n_neurons, matrix.neurons_per_unit,
+                                                            PLACEMENT_CHUNKS_PER_GPU),
+          n_neurons, plan_units(&matrix, n_neurons), matrix.neurons_per_unit, NULL, NULL)) {
     free(topology), free(coefficients), free(stored_diagonal), free(stored_rhs);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
+  plan_cover_padding(&plan, &matrix, n_neurons);
   int chunks = plan.n_chunks;
   starpu_data_handle_t topology_handle, coefficients_handle, diagonal_handle, rhs_handle;
   starpu_vector_data_register(&topology_handle, STARPU_MAIN_RAM, (uintptr_t)topology,

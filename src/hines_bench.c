@@ -244,7 +244,7 @@ int main(int argc, char **argv) {
                      .block_size = layout.block_size},
         .stimulus = stim};
     args.geometry.ld = layout_kind == BATCH_LAYOUT_FLAT          ? (size_t)n
-                       : layout_kind == BATCH_LAYOUT_INTERLEAVED ? (size_t)neurons
+                       : layout_kind == BATCH_LAYOUT_INTERLEAVED ? (size_t)layout.block_size
                                                                  : (size_t)layout.block_size * n;
     cudaStream_t stream;
     cudaStreamCreate(&stream);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <starpu.h>
 
+#include "batch_layout.h"
 #include "mono_batch.h"
 #include "multi_batch.h"
 #include "placement.h"
@@ -404,6 +405,12 @@ static void chunks_start_on_whole_warps(void **state) {
   assert_int_equal(placement_plan_make(&plan, 1500, 3000, 94, 32, NULL, NULL), 0);
   assert_int_equal(plan.units[0], 47); /* blocks of 32 neurons: whole blocks already */
   placement_plan_free(&plan);
+  /* interleaved rows are whole warps too (batch_layout.h): 1,001 neurons in rows of 1,024 */
+  struct batch_layout layout;
+  batch_layout_init(&layout, BATCH_LAYOUT_INTERLEAVED, 5, 1001, 32);
+  assert_int_equal(layout.block_size, 1024);
+  assert_int_equal((int)batch_layout_index(&layout, 1000, 4), 4 * 1024 + 1000);
+  assert_int_equal((int)batch_layout_size(&layout), 5 * 1024);
 }
 
 int main(void) {
