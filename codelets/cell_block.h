@@ -158,6 +158,30 @@ static inline HINES_HOST_DEVICE size_t cell_shared_doubles(const struct cell_sha
   return 2 * (size_t)b->elements + 2 * (size_t)b->systems;
 }
 
+/* Element i of the block, element j of system s of `level` (v: that level's view, its elements
+ * the gates' stride): its row from the constants given (its row's diagonal, C/dt and leak), left
+ * in the block's arrays, its gates advanced. cell_shared_rows and the GPU kernel's batched rows
+ * (hines_cell_shared_cuda.cu) both build their rows here, so they give the same bits. */
+static inline HINES_HOST_DEVICE void
+cell_shared_element_row(const struct cell_shared_view *b, const struct level_block_view *v,
+                        int level, int i, int s, int j, const double *LEVEL_RESTRICT constants,
+                        const struct level_step_arguments *args, double *gates, double diagonal,
+                        double c_over_dt, double leak_current, double *local_voltage,
+                        double *local_factor) {
+  const double injected = j == args->stimulus.compartment - v->first_compartment[s]
+                              ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
+                              : 0.0;
+  double *gates_e = NULL;
+  if (gates) {
+    const int e = b->global_element[i];
+    gates_e = gates + (size_t)args->channels.n_gates * b->chunk_offset[level] +
+              (e - b->chunk_offset[level]);
+  }
+  level_element_row(v, s, j, v->size[s], v->first_row[s], injected, constants, args, diagonal,
+                    c_over_dt, leak_current, local_voltage[i], gates_e, &local_factor[i],
+                    &local_voltage[i]);
+}
+
 /* Thread `thread` of `threads`: the rows of its elements of the block (every level: element i
  * of the block is element j of system s of some level there), or (store = 1) the voltages
  * written back. Its systems carry the chunk's sizes, rows, compartments and neurons, so each row
@@ -201,20 +225,11 @@ cell_shared_rows(const struct cell_shared_view *b, int levels, int thread, int t
     while (local.row_offset[j + 1] <= in_level)
       j++;
     const int s = in_level - local.row_offset[j];
-    const int size = local.size[s], first_row = local.first_row[s];
-    const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
-    const double injected = j == args->stimulus.compartment - local.first_compartment[s]
-                                ? stimulus_current(&args->stimulus, local.neuron[s], args->time_ms)
-                                : 0.0;
-    double *gates_e = NULL;
-    if (gates) {
-      const int e = b->global_element[i];
-      gates_e = gates + (size_t)args->channels.n_gates * b->chunk_offset[level] +
-                (e - b->chunk_offset[level]);
-    }
-    level_element_row(&local, s, j, size, first_row, injected, constants, args,
-                      row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
-                      local_voltage[i], gates_e, &local_factor[i], &local_voltage[i]);
+    const double *row =
+        constants + (size_t)level_row(j, local.size[s], local.first_row[s]) * CONST_STRIDE;
+    cell_shared_element_row(b, &local, level, i, s, j, constants, args, gates,
+                            row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
+                            local_voltage, local_factor);
   }
 }
 

@@ -21,8 +21,8 @@ namespace {
 // a chain element waits mostly for its off-diagonal, read from the constants in GPU memory (an
 // L2 round trip: the shared-memory carveout leaves little L1), so these sweeps keep kOffAhead
 // of them in flight where the general sweep keeps 4. With them, the batched moves and rows
-// below, the on-chip kernel took 3-19 % less time a step (H100, BENCHMARKS.md, "The on-chip
-// kernel's chains, moves and rows").
+// below, the on-chip kernel took 3-19 % less time a step (H100, BENCHMARKS.md, "Where a small
+// batch's step goes").
 constexpr int kOffAhead = 8; // off-diagonals (GPU memory, L2 latency) loaded this far ahead
 
 __device__ inline void chain_backward(const level_block_view &v, int s, const double *constants,
@@ -102,9 +102,9 @@ __device__ inline void chain_forward(const level_block_view &v, int s, double *v
 
 // The rows of cell_shared_rows (store = 0) after the block's voltages are in shared memory, with
 // each thread's elements taken kRowBatch at a time: their positions found first (the search is
-// cell_shared_rows' own), then the constants of all of them loaded, then level_element_row
-// called on each with the very inputs cell_shared_rows gives it (so the same bits), rather than
-// one element's L2 round trip for its constants after another.
+// cell_shared_rows' own), then the constants of all of them loaded, then each row built by
+// cell_shared_element_row as cell_shared_rows builds it (so the same bits), rather than one
+// element's L2 round trip for its constants after another.
 constexpr int kRowBatch = 4;
 
 __device__ inline void shared_rows(const cell_shared_view *b, int levels, int thread, int threads,
@@ -145,22 +145,11 @@ __device__ inline void shared_rows(const cell_shared_view *b, int levels, int th
 #pragma unroll
     for (int k = 0; k < kRowBatch; k++)
       if (at_level[k] >= 0) {
-        const int i = i0 + k * threads, s = at_system[k], jk = at_row[k], lk = at_level[k];
-        level_block_view v = level_block_describe(b->base + b->ints_offset[lk]);
-        v.elements = b->chunk_elements[lk]; /* the gates' stride */
-        const int size = v.size[s], first_row = v.first_row[s];
-        const double injected = jk == args->stimulus.compartment - v.first_compartment[s]
-                                    ? stimulus_current(&args->stimulus, v.neuron[s], args->time_ms)
-                                    : 0.0;
-        double *gates_e = nullptr;
-        if (gates) {
-          const int e = b->global_element[i];
-          gates_e = gates + (size_t)args->channels.n_gates * b->chunk_offset[lk] +
-                    (e - b->chunk_offset[lk]);
-        }
-        level_element_row(&v, s, jk, size, first_row, injected, constants, args, diagonal[k],
-                          c_over_dt[k], leak_current[k], local_voltage[i], gates_e,
-                          &local_factor[i], &local_voltage[i]);
+        level_block_view v = level_block_describe(b->base + b->ints_offset[at_level[k]]);
+        v.elements = b->chunk_elements[at_level[k]]; /* the gates' stride */
+        cell_shared_element_row(b, &v, at_level[k], i0 + k * threads, at_system[k], at_row[k],
+                                constants, args, gates, diagonal[k], c_over_dt[k], leak_current[k],
+                                local_voltage, local_factor);
       }
   }
 }
