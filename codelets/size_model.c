@@ -26,10 +26,25 @@ static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct series *all;
 static int n_series, series_capacity;
 
-/* "cpu1" (a CPU worker; cpuN for a combined worker of N cores) or "cuda0" (device 0). */
+/* Whether the GPUs measure for all (size_model_pool_gpus). Each GPU learning alone let the
+ * first step's start-up (transfers, first launches) make one GPU look 1.5 times slower than its
+ * twin for the next steps, and dmda moved chunks to the other for good (two H100s, 24 tasks of
+ * 10,667 neurons: 336 tasks against 288, 0.88 ms a step against 0.81). StarPU's own switch for
+ * this (STARPU_PERF_MODEL_HOMOGENEOUS_CUDA) would give every GPU's workers device 0's arch, and
+ * with it the same prediction for a chunk on every GPU: no home GPU could be told apart. */
+static int pooled_gpus;
+
+void size_model_pool_gpus(int pool) {
+  pthread_rwlock_wrlock(&lock);
+  pooled_gpus = pool != 0;
+  pthread_rwlock_unlock(&lock);
+}
+
+/* "cpu1" (a CPU worker; cpuN for a combined worker of N cores) or "cuda0" (device 0; every
+ * device when the GPUs measure for all). */
 static void arch_key(const struct starpu_perfmodel_arch *arch, char *key, size_t size) {
   if (arch->ndevices >= 1 && arch->devices[0].type == STARPU_CUDA_WORKER)
-    snprintf(key, size, "cuda%d", arch->devices[0].devid);
+    snprintf(key, size, "cuda%d", pooled_gpus ? 0 : arch->devices[0].devid);
   else
     snprintf(key, size, "cpu%d", arch->ndevices >= 1 ? arch->devices[0].ncores : 1);
 }
@@ -188,12 +203,20 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
  * STARPU_HOME) every GPU's workers get the same prediction for a chunk, and dmda, taking the first
  * of equals, put every chunk of the first step on the first GPU's streams; the data then stayed
  * there for the whole run (H200 x2, the six-cell mix in two chunks: 1.79 ms per step on the
- * first run, 1.12 once measured). So each piece of data a task writes gets a home GPU the first
- * time the model sees it, round robin in the order tasks are placed, and the other GPUs'
- * predictions for it are HOME_PENALTY longer: enough to decide between equals, far too little to
- * outweigh a real difference in load or a measured speed. */
+ * first run, 1.12 once measured). So each piece of data a task writes has a home GPU, and the
+ * other GPUs' predictions for it are HOME_PENALTY longer. The runtime gives the homes where it
+ * prefetches a batch's chunks (size_model_set_home); data it names none for get one the first
+ * time the model sees them, round robin in the order tasks are placed.
+ * Why a whole task's length: dmda sees each of a GPU's CUDA workers as a device of its own, so
+ * when two of a GPU's chunks land on one of its workers it finds the chunk's home GPU a task
+ * behind, while moving the chunk costs only its transfer, on NVLink a fraction of a task of
+ * several steps. Two H100s, 256,000 neurons, five runs of each cut (commit 29483d8 + these
+ * changes, GPU measurements pooled): with 1.05, 32 tasks moved chunks for good in 4 runs of 5
+ * (560 tasks on one GPU against 272, up to 1.30 ms a step against 0.93); with 2, in 35 runs of
+ * 2 to 32 tasks the GPUs ran equal task counts in 32 and within 5 % in the other 3. A chunk
+ * still leaves a GPU that falls more than a task behind: the scheduler still decides. */
 #define HOME_SLOTS 8192 /* data seen beyond this get no home */
-#define HOME_PENALTY 1.05
+#define HOME_PENALTY 2.0
 static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
   starpu_data_handle_t handle;
@@ -226,6 +249,36 @@ static void find_gpus(void) {
   }
 }
 
+/* Needs home_lock: the home of `handle`, given `device` when it has none yet (-1: the next GPU
+ * round robin); -1 when the table is full or there are fewer than two GPUs. */
+static int home_of(starpu_data_handle_t handle, int device, int replace) {
+  if (gpus_known < 0)
+    find_gpus();
+  if (gpus_known < 2)
+    return -1;
+  size_t slot = (size_t)(((uintptr_t)handle >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 51);
+  for (int probe = 0; probe < HOME_SLOTS; probe++, slot = (slot + 1) % HOME_SLOTS) {
+    if (homes[slot].handle == handle) {
+      if (replace && device >= 0)
+        homes[slot].device = device;
+      return homes[slot].device;
+    }
+    if (!homes[slot].handle) {
+      homes[slot].handle = handle;
+      return homes[slot].device = device >= 0 ? device : gpu_devids[homes_given++ % gpus_known];
+    }
+  }
+  return -1;
+}
+
+void size_model_set_home(starpu_data_handle_t handle, int devid) {
+  if (!handle || devid < 0)
+    return;
+  pthread_mutex_lock(&home_lock);
+  home_of(handle, devid, 1);
+  pthread_mutex_unlock(&home_lock);
+}
+
 /* The home device of the first piece of data the task writes, -1 for none. */
 static int home_device(struct starpu_task *task) {
   starpu_data_handle_t written = NULL;
@@ -235,24 +288,8 @@ static int home_device(struct starpu_task *task) {
       written = STARPU_TASK_GET_HANDLE(task, i);
   if (!written)
     return -1;
-  int device = -1;
   pthread_mutex_lock(&home_lock);
-  if (gpus_known < 0)
-    find_gpus();
-  if (gpus_known >= 2) {
-    size_t slot = (size_t)(((uintptr_t)written >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 51);
-    for (int probe = 0; probe < HOME_SLOTS; probe++, slot = (slot + 1) % HOME_SLOTS) {
-      if (homes[slot].handle == written) {
-        device = homes[slot].device;
-        break;
-      }
-      if (!homes[slot].handle) {
-        homes[slot].handle = written;
-        device = homes[slot].device = gpu_devids[homes_given++ % gpus_known];
-        break;
-      }
-    }
-  }
+  const int device = home_of(written, -1, 0);
   pthread_mutex_unlock(&home_lock);
   return device;
 }

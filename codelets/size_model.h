@@ -38,9 +38,10 @@ struct size_model {
 };
 
 /* Expected duration in microseconds (always > 0) of a task of `kind` and `size` on `arch`.
- * size_model_task_expected_us adds a home GPU per piece of data a task writes (round robin over
- * the GPUs as the data are first seen): on any other GPU the prediction is 5 % longer, which
- * spreads the first step's chunks over the GPUs when nothing tells them apart. */
+ * size_model_task_expected_us adds a home GPU per piece of data a task writes (where the runtime
+ * put it, else round robin over the GPUs as the data are first seen): on any other GPU the
+ * prediction is twice as long, which spreads the first step's chunks over the GPUs when nothing
+ * tells them apart and keeps each chunk on its GPU unless that GPU falls a task behind. */
 double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
                               struct starpu_perfmodel_arch *arch);
 /* Whether anything measured (not the prior) stands behind size_model_expected_us for `kind` on
@@ -50,6 +51,12 @@ int size_model_measured(const struct size_model *model, uint32_t kind,
 /* The same for a task (the body of the codelets' arch_cost_function). */
 double size_model_task_expected_us(const struct size_model *model, struct starpu_task *task,
                                    struct starpu_perfmodel_arch *arch);
+/* With pool set, every GPU's measurements count for all GPUs, as for one device (for GPUs of
+ * one model); else each GPU learns alone (the default). Kept across size_model_clear. */
+void size_model_pool_gpus(int pool);
+/* Makes CUDA device `devid` the home of `handle` (where the runtime put it): tasks writing it
+ * first are predicted HOME_PENALTY longer on any other GPU. */
+void size_model_set_home(starpu_data_handle_t handle, int devid);
 /* The GPUs (CUDA device numbers) homes go round; by default, at first use, the devices of
  * StarPU's CUDA workers. n = -1 restores the default; also forgets every home given. */
 void size_model_set_gpus(const int *devids, int n);

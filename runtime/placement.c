@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "size_model.h"
 
 int placement_cuda_devices(void) {
   int ids[STARPU_NMAXWORKERS],
@@ -170,8 +171,11 @@ int placement_home_node(int index, int count) {
 }
 
 void placement_prefetch(void *handle, int node) {
-  if (handle && node >= 0)
-    starpu_data_prefetch_on_node((starpu_data_handle_t)handle, (unsigned)node, 1);
+  if (!handle || node < 0)
+    return;
+  starpu_data_prefetch_on_node((starpu_data_handle_t)handle, (unsigned)node, 1);
+  /* The scheduler's models keep tasks writing it on that GPU unless it falls behind. */
+  size_model_set_home((starpu_data_handle_t)handle, starpu_memory_node_get_devid((unsigned)node));
 }
 
 int placement_task_steps(int requested, const struct placement_plan *plan,

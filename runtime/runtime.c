@@ -20,6 +20,10 @@ static int started_distributed; /* runtime_options.distributed */
 static int cpu_workers, cuda_workers, noted_gpus;
 static char gpu_names[MAX_NOTED_GPUS][128];
 static int gpu_driver_pus[MAX_NOTED_GPUS]; /* where StarPU bound each GPU's driver thread */
+static int noted_devices[MAX_NOTED_GPUS];  /* the CUDA device number of each noted GPU */
+/* Tasks each GPU's workers and the CPU workers ran, read from StarPU's profiling when it stops
+ * (-1: profiling was off, nothing counted). */
+static long long tasks_on_gpu[MAX_NOTED_GPUS], tasks_on_cpus = -1;
 static struct cluster_node_share node_share;
 
 int runtime_check_scheduler(const char *name, struct hines_error *err) {
@@ -118,7 +122,28 @@ static int gpus_to_drive(void) {
   return visible;
 }
 
+/* Whether every GPU this process sees is of one model (same name and multiprocessors). */
+static int gpus_alike(void) {
+#ifdef HINESTASK_WITH_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)
+    return 0;
+  struct cudaDeviceProp first, other;
+  if (cudaGetDeviceProperties(&first, 0) != cudaSuccess)
+    return 0;
+  for (int d = 1; d < count; d++)
+    if (cudaGetDeviceProperties(&other, d) != cudaSuccess || strcmp(first.name, other.name) != 0 ||
+        first.multiProcessorCount != other.multiProcessorCount)
+      return 0;
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 int runtime_start(const struct runtime_options *options, struct hines_error *err) {
+  /* GPUs of one model learn one size model (codelets/size_model.h). */
+  size_model_pool_gpus(gpus_alike());
   if (options && options->tasks_per_step > 0 && !options->distributed &&
       !getenv("STARPU_NWORKER_PER_CUDA")) {
     const int workers = runtime_workers_per_gpu(options->tasks_per_step, gpus_to_drive());
@@ -159,7 +184,7 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
   cuda_workers = (int)starpu_cuda_worker_get_count();
   /* One name per GPU, however many workers share it (STARPU_NWORKER_PER_CUDA). */
   noted_gpus = 0;
-  int noted_devices[MAX_NOTED_GPUS];
+  tasks_on_cpus = -1;
   for (int w = 0; w < (int)starpu_worker_get_count() && noted_gpus < MAX_NOTED_GPUS; w++) {
     if (starpu_worker_get_type(w) != STARPU_CUDA_WORKER)
       continue;
@@ -209,8 +234,40 @@ void runtime_window_wait(int window, int tasks_per_step) {
     starpu_task_wait_for_n_submitted((unsigned)((window - 1) * tasks_per_step));
 }
 
+/* Where the run's tasks ran: which GPUs StarPU's scheduler chose, and whether CPU cores took
+ * any. A step whose chunks all went to one GPU of two shows here as one count far ahead. */
+static void count_tasks(void) {
+  if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
+    return;
+  tasks_on_cpus = 0;
+  for (int g = 0; g < noted_gpus; g++)
+    tasks_on_gpu[g] = 0;
+  for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
+    struct starpu_profiling_worker_info info;
+    if (starpu_profiling_worker_get_info(w, &info) != 0)
+      continue;
+    if (starpu_worker_get_type(w) == STARPU_CPU_WORKER) {
+      tasks_on_cpus += info.executed_tasks;
+      continue;
+    }
+    for (int g = 0; g < noted_gpus; g++)
+      if (starpu_worker_get_type(w) == STARPU_CUDA_WORKER &&
+          starpu_worker_get_devid(w) == noted_devices[g])
+        tasks_on_gpu[g] += info.executed_tasks;
+  }
+}
+
+long long runtime_tasks_on_gpu(int i) {
+  return tasks_on_cpus < 0 || i < 0 || i >= noted_gpus ? -1 : tasks_on_gpu[i];
+}
+
+long long runtime_tasks_on_cpus(void) {
+  return tasks_on_cpus;
+}
+
 void runtime_stop(void) {
   starpu_task_wait_for_all();
+  count_tasks();
   /* Measurements are kept after calibration runs, as StarPU keeps its own models. */
   if (runtime_calibrating() && size_model_save(runtime_size_model_path()) != 0)
     fprintf(stderr, "warning: cannot write %s\n", runtime_size_model_path());

@@ -60,6 +60,10 @@ int runtime_cuda_workers(void);
 /* GPUs driven by the CUDA workers (several workers may share one), and the name of each. */
 int runtime_gpu_count(void);
 const char *runtime_gpu_name(int i);
+/* Tasks GPU i's workers, and all CPU workers, ran from runtime_start to runtime_stop (StarPU's
+ * profiling counts, read by runtime_stop); -1 before that or when STARPU_PROFILING=0. */
+long long runtime_tasks_on_gpu(int i);
+long long runtime_tasks_on_cpus(void);
 /* The logical CPU StarPU bound GPU i's driver thread to (-1 if unknown). */
 int runtime_gpu_driver_pu(int i);
 /* How this rank shares its node with the node's other ranks (runtime/cluster.h), as runtime_start

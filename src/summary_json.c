@@ -184,6 +184,22 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_string(&j, "scheduler", runtime_scheduler());
   key_int(&j, "cpu_workers", runtime_cpu_workers());
   key_int(&j, "cuda_workers", runtime_cuda_workers());
+  /* Where StarPU ran the tasks: per GPU (in the order of "gpus") and on CPU cores; null when
+   * StarPU's profiling was off (STARPU_PROFILING=0). */
+  json_key(&j, "tasks_per_gpu");
+  if (runtime_tasks_on_cpus() < 0) {
+    fputs("null", f);
+  } else {
+    fputc('[', f);
+    for (int i = 0; i < runtime_gpu_count(); i++)
+      fprintf(f, "%s%lld", i ? ", " : "", runtime_tasks_on_gpu(i));
+    fputc(']', f);
+  }
+  json_key(&j, "tasks_on_cpus");
+  if (runtime_tasks_on_cpus() < 0)
+    fputs("null", f);
+  else
+    fprintf(f, "%lld", runtime_tasks_on_cpus());
   /* The StarPU variables that choose workers and models, as the run saw them. */
   static const char *const variables[] = {
       "STARPU_SCHED",     "STARPU_NCPU",           "STARPU_NCPUS",          "STARPU_NCUDA",

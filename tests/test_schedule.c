@@ -307,8 +307,8 @@ static void size_model_predicts_any_size(void **state) {
 }
 
 /* Several GPUs and nothing measured: each chunk (the data its task writes) gets a home GPU, round
- * robin as chunks are first seen, and the other GPUs' predictions are 5 % longer, so dmda spreads
- * a first step over the GPUs instead of taking the first of equals every time. */
+ * robin as chunks are first seen, and the other GPUs' predictions are twice as long, so dmda
+ * spreads a first step over the GPUs instead of taking the first of equals every time. */
 static void size_model_spreads_chunks_over_gpus(void **state) {
   (void)state;
   size_model_clear();
@@ -335,7 +335,7 @@ static void size_model_spreads_chunks_over_gpus(void **state) {
       int best = 0;
       for (int g = 0; g < 3; g++) {
         const double us = size_model_task_expected_us(&test_model, &task, &gpu[g]);
-        assert_true(us == prior || us == prior * 1.05);
+        assert_true(us == prior || us == prior * 2.0);
         if (us < size_model_task_expected_us(&test_model, &task, &gpu[best]))
           best = g;
       }
@@ -360,6 +360,79 @@ static void size_model_spreads_chunks_over_gpus(void **state) {
   task.cl = &writes;
   task.handles[1] = (starpu_data_handle_t)&chunk_data[1];
   assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[1]), prior, 1e-12);
+  size_model_clear();
+}
+
+/* Homes the runtime gives (where it prefetched each chunk: contiguous runs of chunks a GPU) win
+ * over the round robin, for good; data given none still go round robin. */
+static void size_model_keeps_chunks_at_given_homes(void **state) {
+  (void)state;
+  size_model_clear();
+  const int devids[] = {0, 1};
+  size_model_set_gpus(devids, 2);
+  struct starpu_perfmodel_device gpu_device[2];
+  struct starpu_perfmodel_arch gpu[2];
+  for (int g = 0; g < 2; g++) {
+    gpu_device[g] = (struct starpu_perfmodel_device){.type = STARPU_CUDA_WORKER, .devid = g};
+    gpu[g] = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = &gpu_device[g]};
+  }
+  struct starpu_codelet writes = {.nbuffers = 1, .modes = {STARPU_RW}};
+  static char chunk_data[8], other_data[2];
+  for (int c = 0; c < 8; c++) /* chunks 0-3 on GPU 0, 4-7 on GPU 1 */
+    size_model_set_home((starpu_data_handle_t)&chunk_data[c], c < 4 ? 0 : 1);
+  size_model_set_home((starpu_data_handle_t)&chunk_data[5], 1); /* given again: no change */
+  for (int round = 0; round < 3; round++)
+    for (int c = 0; c < 8; c++) {
+      struct starpu_task task;
+      memset(&task, 0, sizeof task);
+      task.cl = &writes;
+      task.handles[0] = (starpu_data_handle_t)&chunk_data[c];
+      const double on0 = size_model_task_expected_us(&test_model, &task, &gpu[0]);
+      const double on1 = size_model_task_expected_us(&test_model, &task, &gpu[1]);
+      assert_float_equal(c < 4 ? on1 / on0 : on0 / on1, 2.0, 1e-12);
+    }
+  /* two chunks the runtime placed nowhere: the first free GPU, then the next */
+  for (int k = 0; k < 2; k++) {
+    struct starpu_task task;
+    memset(&task, 0, sizeof task);
+    task.cl = &writes;
+    task.handles[0] = (starpu_data_handle_t)&other_data[k];
+    const double on0 = size_model_task_expected_us(&test_model, &task, &gpu[0]);
+    const double on1 = size_model_task_expected_us(&test_model, &task, &gpu[1]);
+    assert_true(k == 0 ? on0 < on1 : on1 < on0);
+  }
+  size_model_clear();
+}
+
+/* GPUs of one model pool their measurements: what one GPU measured is every GPU's prediction,
+ * and two GPUs' samples of a size make one mean. Apart, each GPU keeps its own. */
+static void size_model_pools_alike_gpus(void **state) {
+  (void)state;
+  struct starpu_perfmodel_device gpu_device[2];
+  struct starpu_perfmodel_arch gpu[2];
+  for (int g = 0; g < 2; g++) {
+    gpu_device[g] = (struct starpu_perfmodel_device){.type = STARPU_CUDA_WORKER, .devid = g};
+    gpu[g] = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = &gpu_device[g]};
+  }
+  for (int pool = 0; pool < 2; pool++) {
+    size_model_clear();
+    size_model_pool_gpus(pool);
+    size_model_record("test_model", 3, 1000, &gpu[0], 999); /* warm-up, dropped */
+    size_model_record("test_model", 3, 1000, &gpu[0], 100);
+    if (!pool)
+      size_model_record("test_model", 3, 1000, &gpu[1], 999); /* GPU 1's own warm-up */
+    size_model_record("test_model", 3, 1000, &gpu[1], 160);
+    const double on0 = size_model_expected_us(&test_model, 3, 1000, &gpu[0]);
+    const double on1 = size_model_expected_us(&test_model, 3, 1000, &gpu[1]);
+    if (pool) { /* one series: (100 + 160) / 2 for both */
+      assert_float_equal(on0, 130.0, 1e-9);
+      assert_float_equal(on1, 130.0, 1e-9);
+    } else {
+      assert_float_equal(on0, 100.0, 1e-9);
+      assert_float_equal(on1, 160.0, 1e-9);
+    }
+  }
+  size_model_pool_gpus(0);
   size_model_clear();
 }
 
@@ -421,6 +494,8 @@ int main(void) {
       cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
+      cmocka_unit_test(size_model_keeps_chunks_at_given_homes),
+      cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };
