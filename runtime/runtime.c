@@ -236,12 +236,15 @@ void runtime_window_wait(int window, int tasks_per_step) {
 
 /* Where the run's tasks ran: which GPUs StarPU's scheduler chose, and whether CPU cores took
  * any. A step whose chunks all went to one GPU of two shows here as one count far ahead. */
-static void count_tasks(void) {
+void runtime_count_tasks(void) {
   if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
     return;
-  tasks_on_cpus = 0;
-  for (int g = 0; g < noted_gpus; g++)
-    tasks_on_gpu[g] = 0;
+  if (tasks_on_cpus < 0) { /* the first read: StarPU counted from its start */
+    tasks_on_cpus = 0;
+    for (int g = 0; g < noted_gpus; g++)
+      tasks_on_gpu[g] = 0;
+  }
+  /* Each read returns what StarPU counted since the last one, and restarts its counts. */
   for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
     struct starpu_profiling_worker_info info;
     if (starpu_profiling_worker_get_info(w, &info) != 0)
@@ -267,7 +270,7 @@ long long runtime_tasks_on_cpus(void) {
 
 void runtime_stop(void) {
   starpu_task_wait_for_all();
-  count_tasks();
+  runtime_count_tasks();
   /* Measurements are kept after calibration runs, as StarPU keeps its own models. */
   if (runtime_calibrating() && size_model_save(runtime_size_model_path()) != 0)
     fprintf(stderr, "warning: cannot write %s\n", runtime_size_model_path());

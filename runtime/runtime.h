@@ -60,8 +60,10 @@ int runtime_cuda_workers(void);
 /* GPUs driven by the CUDA workers (several workers may share one), and the name of each. */
 int runtime_gpu_count(void);
 const char *runtime_gpu_name(int i);
-/* Tasks GPU i's workers, and all CPU workers, ran from runtime_start to runtime_stop (StarPU's
- * profiling counts, read by runtime_stop); -1 before that or when STARPU_PROFILING=0. */
+/* Tasks GPU i's workers, and all CPU workers, ran from runtime_start to the last
+ * runtime_count_tasks (StarPU's profiling counts; runtime_stop reads them last); -1 before any
+ * read or when STARPU_PROFILING=0. */
+void runtime_count_tasks(void);
 long long runtime_tasks_on_gpu(int i);
 long long runtime_tasks_on_cpus(void);
 /* The logical CPU StarPU bound GPU i's driver thread to (-1 if unknown). */

@@ -467,6 +467,13 @@ int main(int argc, char **argv) {
            ops.tasks_per_step, 1e3 * result.seconds_first_step,
            1e3 * result.seconds_steps / result.timed_steps,
            (double)compartments * result.timed_steps / result.seconds_steps);
+    runtime_count_tasks(); /* where StarPU ran them: a GPU far ahead of another shows here */
+    if (runtime_tasks_on_cpus() >= 0 && runtime_gpu_count() > 0) {
+      printf("tasks run:");
+      for (int g = 0; g < runtime_gpu_count(); g++)
+        printf(" GPU %d %lld,", g, runtime_tasks_on_gpu(g));
+      printf(" CPU cores %lld\n", runtime_tasks_on_cpus());
+    }
     double *v = malloc((size_t)morphologies[0].n_compartments * sizeof(double));
     ops.voltage(ops.batch, 0, v);
     printf("soma of neuron 0 (%s) at t = %g ms: %.6f mV\n", morphologies[0].name,
