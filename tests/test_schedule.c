@@ -306,6 +306,15 @@ static void size_model_predicts_any_size(void **state) {
   size_model_clear();
 }
 
+/* Archs of CUDA devices 0 .. n-1 (one worker each), in `arch`, their devices in `device`. */
+static void cuda_archs(int n, struct starpu_perfmodel_device *device,
+                       struct starpu_perfmodel_arch *arch) {
+  for (int g = 0; g < n; g++) {
+    device[g] = (struct starpu_perfmodel_device){.type = STARPU_CUDA_WORKER, .devid = g};
+    arch[g] = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = &device[g]};
+  }
+}
+
 /* Several GPUs and nothing measured: each chunk (the data its task writes) gets a home GPU, round
  * robin as chunks are first seen, and the other GPUs' predictions are twice as long, so dmda
  * spreads a first step over the GPUs instead of taking the first of equals every time. */
@@ -316,10 +325,7 @@ static void size_model_spreads_chunks_over_gpus(void **state) {
   size_model_set_gpus(devids, 3);
   struct starpu_perfmodel_device gpu_device[3];
   struct starpu_perfmodel_arch gpu[3];
-  for (int g = 0; g < 3; g++) {
-    gpu_device[g] = (struct starpu_perfmodel_device){.type = STARPU_CUDA_WORKER, .devid = g};
-    gpu[g] = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = &gpu_device[g]};
-  }
+  cuda_archs(3, gpu_device, gpu);
   struct starpu_codelet writes = {.nbuffers = 2, .modes = {STARPU_R, STARPU_RW}};
   struct starpu_codelet reads = {.nbuffers = 1, .modes = {STARPU_R}};
   static char chunk_data[12], shared_data;
@@ -363,6 +369,18 @@ static void size_model_spreads_chunks_over_gpus(void **state) {
   size_model_clear();
 }
 
+/* The predictions on GPUs 0 and 1 for a task whose one buffer, written, is `data`. */
+static void predict_writer(void *data, struct starpu_perfmodel_arch *gpu, double *on0,
+                           double *on1) {
+  static struct starpu_codelet writes = {.nbuffers = 1, .modes = {STARPU_RW}};
+  struct starpu_task task;
+  memset(&task, 0, sizeof task);
+  task.cl = &writes;
+  task.handles[0] = (starpu_data_handle_t)data;
+  *on0 = size_model_task_expected_us(&test_model, &task, &gpu[0]);
+  *on1 = size_model_task_expected_us(&test_model, &task, &gpu[1]);
+}
+
 /* Homes the runtime gives (where it prefetched each chunk: contiguous runs of chunks a GPU) win
  * over the round robin, for good; data given none still go round robin. */
 static void size_model_keeps_chunks_at_given_homes(void **state) {
@@ -372,33 +390,20 @@ static void size_model_keeps_chunks_at_given_homes(void **state) {
   size_model_set_gpus(devids, 2);
   struct starpu_perfmodel_device gpu_device[2];
   struct starpu_perfmodel_arch gpu[2];
-  for (int g = 0; g < 2; g++) {
-    gpu_device[g] = (struct starpu_perfmodel_device){.type = STARPU_CUDA_WORKER, .devid = g};
-    gpu[g] = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = &gpu_device[g]};
-  }
-  struct starpu_codelet writes = {.nbuffers = 1, .modes = {STARPU_RW}};
+  cuda_archs(2, gpu_device, gpu);
   static char chunk_data[8], other_data[2];
   for (int c = 0; c < 8; c++) /* chunks 0-3 on GPU 0, 4-7 on GPU 1 */
     size_model_set_home((starpu_data_handle_t)&chunk_data[c], c < 4 ? 0 : 1);
   size_model_set_home((starpu_data_handle_t)&chunk_data[5], 1); /* given again: no change */
+  double on0, on1;
   for (int round = 0; round < 3; round++)
     for (int c = 0; c < 8; c++) {
-      struct starpu_task task;
-      memset(&task, 0, sizeof task);
-      task.cl = &writes;
-      task.handles[0] = (starpu_data_handle_t)&chunk_data[c];
-      const double on0 = size_model_task_expected_us(&test_model, &task, &gpu[0]);
-      const double on1 = size_model_task_expected_us(&test_model, &task, &gpu[1]);
+      predict_writer(&chunk_data[c], gpu, &on0, &on1);
       assert_float_equal(c < 4 ? on1 / on0 : on0 / on1, 2.0, 1e-12);
     }
   /* two chunks the runtime placed nowhere: the first free GPU, then the next */
   for (int k = 0; k < 2; k++) {
-    struct starpu_task task;
-    memset(&task, 0, sizeof task);
-    task.cl = &writes;
-    task.handles[0] = (starpu_data_handle_t)&other_data[k];
-    const double on0 = size_model_task_expected_us(&test_model, &task, &gpu[0]);
-    const double on1 = size_model_task_expected_us(&test_model, &task, &gpu[1]);
+    predict_writer(&other_data[k], gpu, &on0, &on1);
     assert_true(k == 0 ? on0 < on1 : on1 < on0);
   }
   size_model_clear();
@@ -410,10 +415,7 @@ static void size_model_pools_alike_gpus(void **state) {
   (void)state;
   struct starpu_perfmodel_device gpu_device[2];
   struct starpu_perfmodel_arch gpu[2];
-  for (int g = 0; g < 2; g++) {
-    gpu_device[g] = (struct starpu_perfmodel_device){.type = STARPU_CUDA_WORKER, .devid = g};
-    gpu[g] = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = &gpu_device[g]};
-  }
+  cuda_archs(2, gpu_device, gpu);
   for (int pool = 0; pool < 2; pool++) {
     size_model_clear();
     size_model_pool_gpus(pool);
