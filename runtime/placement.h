@@ -95,7 +95,9 @@ void placement_plan_free(struct placement_plan *plan);
  * scheduler otherwise puts a step's first tasks on the idle workers of one GPU, where the data
  * then stays (H200 x2: 16 tasks per step over two GPUs ran at one GPU's speed). */
 int placement_home_node(int index, int count);
-/* Prefetches a chunk's handle to its home node (placement_home_node), if it has one. */
+/* Prefetches a chunk's handle to its home node (placement_home_node), if it has one, and makes
+ * that GPU the chunk's home in the size models (codelets/size_model.h), which predict its tasks
+ * twice as long on any other GPU. */
 void placement_prefetch(void *handle, int node);
 
 /* Where a chunk sized for `sized_for` may run: anywhere unless `pin`, which restricts it to the
