@@ -43,7 +43,12 @@ cores=$(nproc)
 stamp=$(date -u +%Y-%m-%dT%H:%MZ)
 commit=${COMMIT:-unknown}
 started=$SECONDS
-[ -f "$csv" ] || echo "date,commit,gpu,gpus,cores,part,case,rep,scheduler,cpu_workers,cuda_workers,nworker_per_cuda,layout,neurons,task_neurons,tasks_per_step,window,pin,env,seconds_per_step,compartment_solves_per_s,max_rel_error" >"$csv"
+header="date,commit,gpu,gpus,cores,part,case,rep,scheduler,cpu_workers,cuda_workers,nworker_per_cuda,layout,neurons,task_neurons,tasks_per_step,window,pin,env,seconds_per_step,compartment_solves_per_s,max_rel_error,tasks_per_gpu,tasks_on_cpus"
+[ -f "$csv" ] || echo "$header" >"$csv"
+if [ "$(head -n 1 "$csv")" != "$header" ]; then
+  echo "$csv: written by an older bench_sched.sh (other columns); give a new OUT_DIR" >&2
+  exit 2
+fi
 mix=()
 for f in "$data"/*.swc; do mix+=(--morph "$f"); done
 
@@ -84,7 +89,10 @@ print(",".join(str(x) for x in [stamp, commit, gpu, gpus, cores, part, case, rep
       j["cpu_workers"], j["cuda_workers"], j.get("nworker_per_cuda", ""), j["layout"], j["neurons"],
       j["task_neurons"] if j["task_neurons"] is not None else "default", j["tasks_per_step"],
       j.get("window", ""), j.get("pin", ""), envs.replace(",", ";"), j["seconds_per_step"],
-      j["compartment_solves_per_s"], "" if err is None else err]))
+      j["compartment_solves_per_s"], "" if err is None else err,
+      # where StarPU ran the tasks, per GPU ("a;b") and on the CPU cores; empty if not counted
+      ";".join(str(n) for n in j.get("tasks_per_gpu") or []),
+      "" if j.get("tasks_on_cpus") is None else j["tasks_on_cpus"]]))
 PY
     echo "$(tail -n 1 "$csv" | cut -d, -f6-9,12,16,20) ($((SECONDS - t0)) s)"
   else

@@ -122,6 +122,17 @@ def main(path):
                 err = f" max rel error {r['max_rel_error']}" if r["max_rel_error"] else ""
                 print(f"  {k[1]:<34} {k[2]:<6} {fmt(stat(*k[:3])):>34} tasks {r['tasks_per_step']} "
                       f"workers/GPU {r['nworker_per_cuda']}{err}")
+    # Runs whose GPUs ran unequal task counts (more than 5 % apart): the scheduler moved chunks.
+    uneven = []
+    for r in rows:
+        counts = [int(n) for n in (r.get("tasks_per_gpu") or "").split(";") if n]
+        if len(counts) >= 2 and min(counts) * 1.05 < max(counts):
+            uneven.append(f"  {r['part']} {r['case']} rep {r['rep']} {r['scheduler']}: "
+                          f"tasks per GPU {'/'.join(map(str, counts))}, "
+                          f"{1e3 * float(r['seconds_per_step']):.3f} ms a step")
+    if uneven:
+        print("\nruns whose GPUs ran unequal task counts (> 5 % apart)")
+        print("\n".join(uneven))
 
 
 if __name__ == "__main__":
