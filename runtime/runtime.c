@@ -21,8 +21,8 @@ static int cpu_workers, cuda_workers, noted_gpus;
 static char gpu_names[MAX_NOTED_GPUS][128];
 static int gpu_driver_pus[MAX_NOTED_GPUS]; /* where StarPU bound each GPU's driver thread */
 static int noted_devices[MAX_NOTED_GPUS];  /* the CUDA device number of each noted GPU */
-/* Tasks each GPU's workers and the CPU workers ran, read from StarPU's profiling when it stops
- * (-1: profiling was off, nothing counted). */
+/* Tasks each GPU's workers and the CPU workers ran, summed from StarPU's profiling counts by
+ * runtime_count_tasks (-1: not read yet, or profiling off). */
 static long long tasks_on_gpu[MAX_NOTED_GPUS], tasks_on_cpus = -1;
 static struct cluster_node_share node_share;
 
