@@ -8,24 +8,10 @@
 // Build: nvcc -O3 -arch=sm_90 -o level_boundary_cost level_boundary_cost.cu
 // A measurement for planning (issues 15 and 19: the multi mix's fixed cost per step), not a
 // part of hinestask.
+#include "bench_cuda.h"
 #include <cooperative_groups.h>
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
 
 namespace cg = cooperative_groups;
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status_ = (call);                                                                  \
-    if (status_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_));        \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 // One level: row i of the output from rows i and i+1 (mod n) of the input, as a sweep reads a
 // child's contribution; values stay bounded.
@@ -48,11 +34,6 @@ __global__ void all_levels(double *a, double *b, int n, int levels) {
   }
 }
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int main(int argc, char **argv) {
   const int levels = argc > 1 ? std::atoi(argv[1]) : 72;
   const int threads = 256, chains = 50, batches = 7;
@@ -60,11 +41,8 @@ int main(int argc, char **argv) {
   CHECK(cudaSetDevice(device));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, all_levels, threads, 0));
-  cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  const bench_timer timer = bench_timer_make();
+  cudaStream_t stream = timer.stream;
   std::printf("rows,levels,variant,us_per_chain,us_per_level\n");
   const int sizes[] = {1024, 8192, 16695, 33390, 131072, 1048576};
   for (int n : sizes) {
@@ -89,26 +67,14 @@ int main(int argc, char **argv) {
     void *args[] = {&a, &b, &n_arg, &levels_arg};
     const char *names[] = {"launches", "graph", "grid"};
     for (int variant = 0; variant < 3; variant++) {
-      std::vector<double> per_chain;
-      for (int batch = -1; batch < batches; batch++) { // batch -1: warm-up
-        CHECK(cudaEventRecord(start, stream));
-        for (int c = 0; c < chains; c++) {
-          if (variant == 0)
-            chain_of_launches();
-          else if (variant == 1)
-            CHECK(cudaGraphLaunch(exec, stream));
-          else
-            CHECK(cudaLaunchCooperativeKernel((void *)all_levels, grid_blocks, threads, args, 0,
-                                              stream));
-        }
-        CHECK(cudaEventRecord(stop, stream));
-        CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (batch >= 0)
-          per_chain.push_back(1e3 * ms / chains);
-      }
-      const double us = median(per_chain);
+      const double us = median_us(timer, batches, chains, [&](cudaStream_t on) {
+        if (variant == 0)
+          chain_of_launches();
+        else if (variant == 1)
+          CHECK(cudaGraphLaunch(exec, on));
+        else
+          CHECK(cudaLaunchCooperativeKernel((void *)all_levels, grid_blocks, threads, args, 0, on));
+      });
       std::printf("%d,%d,%s,%.2f,%.3f\n", n, levels, names[variant], us, us / levels);
     }
     CHECK(cudaGraphExecDestroy(exec));

@@ -9,21 +9,7 @@
 // Build: nvcc -O3 -arch=sm_90 --fmad=false -o level_chain_cost level_chain_cost.cu (hinestask's
 // CUDA flags: --fmad=false keeps GPU and CPU arithmetic alike; without it, FMAs contract)
 // A measurement for planning (issues 15 and 19), not a part of hinestask.
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t status_ = (call);                                                                  \
-    if (status_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_));        \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "bench_cuda.h"
 
 enum variant { DIVIDE, RECIPROCAL, LOADS, BACKWARD, VARIANTS };
 static const char *variant_names[] = {"divide", "reciprocal", "loads", "backward"};
@@ -56,18 +42,10 @@ __global__ void level(int variant, int n, int length, const double *a, const dou
   out[s] = v + 1e-300 * sum;
 }
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int main() {
   const int levels = 72, threads = 128, graphs = 50, batches = 7;
-  cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  const bench_timer timer = bench_timer_make();
+  cudaStream_t stream = timer.stream;
   std::printf("systems,elements,variant,us_per_level\n");
   const int systems[] = {1024, 16695, 131072};
   const int lengths[] = {1, 16, 64};
@@ -97,19 +75,9 @@ int main() {
                                                 arrays[3], arrays[4], l % 2 ? y : x, l % 2 ? x : y);
         CHECK(cudaStreamEndCapture(stream, &graph));
         CHECK(cudaGraphInstantiate(&exec, graph, 0));
-        std::vector<double> per_level;
-        for (int batch = -1; batch < batches; batch++) { // batch -1: warm-up
-          CHECK(cudaEventRecord(start, stream));
-          for (int g = 0; g < graphs; g++)
-            CHECK(cudaGraphLaunch(exec, stream));
-          CHECK(cudaEventRecord(stop, stream));
-          CHECK(cudaEventSynchronize(stop));
-          float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, start, stop));
-          if (batch >= 0)
-            per_level.push_back(1e3 * ms / graphs / levels);
-        }
-        std::printf("%d,%d,%s,%.3f\n", n, length, variant_names[variant], median(per_level));
+        const double us = median_us(timer, batches, graphs,
+                                    [&](cudaStream_t on) { CHECK(cudaGraphLaunch(exec, on)); });
+        std::printf("%d,%d,%s,%.3f\n", n, length, variant_names[variant], us / levels);
         CHECK(cudaGraphExecDestroy(exec));
         CHECK(cudaGraphDestroy(graph));
       }
