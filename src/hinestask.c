@@ -508,6 +508,10 @@ int main(int argc, char **argv) {
     mine.node_rank = node->node_rank;
     mine.first_core = node->first_core;
     mine.last_core = node->last_core;
+    mine.tasks_on_cpus = runtime_tasks_on_cpus();
+    mine.tasks_on_gpus = mine.tasks_on_cpus < 0 ? -1 : 0;
+    for (int g = 0; g < runtime_gpu_count() && mine.tasks_on_gpus >= 0; g++)
+      mine.tasks_on_gpus += runtime_tasks_on_gpu(g);
     mine.gpu_driver_pu = runtime_gpu_driver_pu(0);
     snprintf(mine.gpu, sizeof mine.gpu, "%s", runtime_gpu_name(0));
     shares = calloc((size_t)o.ranks, sizeof *shares);

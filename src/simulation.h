@@ -45,6 +45,7 @@ struct rank_share {
   int node_rank, first_core, last_core, gpu_driver_pu; /* how the rank shared its node */
   char gpu[128];                                       /* its first GPU, as StarPU names it */
   long long compartments;
+  long long tasks_on_gpus, tasks_on_cpus;   /* where its StarPU ran its tasks; -1: not counted */
   double seconds_steps, seconds_first_step; /* over the timed steps, and the first */
 };
 

@@ -451,6 +451,10 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_int(&j, "cpu_workers", share->cpu_workers);
       key_int(&j, "cuda_workers", share->cuda_workers);
       key_int(&j, "tasks_per_step", share->tasks_per_step);
+      if (share->tasks_on_cpus >= 0) { /* what its StarPU ran, on its GPUs and its cores */
+        key_int(&j, "tasks_on_gpus", share->tasks_on_gpus);
+        key_int(&j, "tasks_on_cpus", share->tasks_on_cpus);
+      }
       key_int(&j, "node_rank", share->node_rank);
       if (share->first_core >= 0) { /* the cores hinestask gave it (runtime/cluster.h) */
         key_int(&j, "first_core", share->first_core);

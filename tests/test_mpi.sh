@@ -93,6 +93,8 @@ first = 0
 for r, s in enumerate(shares):
     assert s["rank"] == r and s["first_neuron"] == first and s["neurons"] > 0
     assert s["cpu_workers"] >= 1 and s["seconds_per_step"] > 0 and s["compartment_solves_per_s"] > 0
+    # each rank's own StarPU ran at least its step tasks, all on its CPU workers here
+    assert s["tasks_on_gpus"] == 0 and s["tasks_on_cpus"] >= s["tasks_per_step"] * d["steps"] // d.get("task_steps", 1), s
     first += s["neurons"]
 PY
     ok "$name: -np $ranks: rank 0's JSON has every rank's share, covering the batch"
