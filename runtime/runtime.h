@@ -25,7 +25,9 @@ struct runtime_options {
  * 0.774-0.777 ms a step with 8 workers a GPU, 0.80-0.82 with 16 and 0.81 with 32, against
  * 1.504 for one task on one GPU (1.94x against 1.84-1.87x); with more tasks than 16 a GPU the
  * 16 workers stay (64 tasks on one H200: 1.41 ms with 16, 1.57 with 8), and up to 4 the default
- * already matches one task. */
+ * already matches one task. Those H100 figures ran with the driver's 8 hardware queues (the 32
+ * were set too late then: runtime_start); with 32, 8 workers a GPU gave 0.773-0.778 for the 16
+ * tasks, 16 workers not measured again. */
 int runtime_workers_per_gpu(long long tasks, int gpus);
 
 /* Sets hinestask's defaults for the StarPU variables the user has not set (runtime.c lists them
