@@ -211,10 +211,11 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
  * when two of a GPU's chunks land on one of its workers it finds the chunk's home GPU a task
  * behind, while moving the chunk costs only its transfer, on NVLink a fraction of a task of
  * several steps. Two H100s, 256,000 neurons, five runs of each cut (commit 29483d8 + these
- * changes, GPU measurements pooled): with 1.05, 32 tasks moved chunks for good in 4 runs of 5
- * (560 tasks on one GPU against 272, up to 1.30 ms a step against 0.93); with 2, in 35 runs of
- * 2 to 32 tasks the GPUs ran equal task counts in 32 and within 5 % in the other 3. A chunk
- * still leaves a GPU that falls more than a task behind: the scheduler still decides. */
+ * changes, GPU measurements pooled, the driver's 8 hardware queues then): with 1.05, 32 tasks moved
+ * chunks for good in 4 runs of 5 (560 tasks on one GPU against 272, up to 1.30 ms a step against
+ * 0.93); with 2, in 35 runs of 2 to 32 tasks the GPUs ran equal task counts in 32 and within 5 % in
+ * the other 3. A chunk still leaves a GPU that falls more than a task behind: the scheduler still
+ * decides. */
 #define HOME_SLOTS 8192 /* data seen beyond this get no home */
 #define HOME_PENALTY 2.0
 static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
