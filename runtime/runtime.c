@@ -97,9 +97,15 @@ static const struct {
     {"STARPU_SCHED_BETA", "10", "keep chunks where their data is"},
 };
 
-void runtime_set_defaults(void) {
+/* Sets the default of `only` (NULL: of every variable) where the user has not set it. */
+static void set_defaults(const char *only) {
   for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++)
-    setenv(defaults[i].name, defaults[i].value, 0);
+    if (!only || strcmp(defaults[i].name, only) == 0)
+      setenv(defaults[i].name, defaults[i].value, 0);
+}
+
+void runtime_set_defaults(void) {
+  set_defaults(NULL);
 }
 
 int runtime_workers_per_gpu(long long tasks, int gpus) {
@@ -146,9 +152,7 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
    * environment when CUDA starts in the process. Set with the other defaults, after a first
    * cudaGetDeviceCount, the 32 came too late and the driver kept 8: one H100, 64 tasks of 4,000
    * neurons, 2.89-2.92 ms a step against 1.62 with it set first (one task: 1.55). */
-  for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++)
-    if (strcmp(defaults[i].name, "CUDA_DEVICE_MAX_CONNECTIONS") == 0)
-      setenv(defaults[i].name, defaults[i].value, 0);
+  set_defaults("CUDA_DEVICE_MAX_CONNECTIONS");
   /* GPUs of one model learn one size model (codelets/size_model.h). */
   size_model_pool_gpus(gpus_alike());
   if (options && options->tasks_per_step > 0 && !options->distributed &&

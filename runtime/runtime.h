@@ -32,7 +32,8 @@ int runtime_workers_per_gpu(long long tasks, int gpus);
 
 /* Sets hinestask's defaults for the StarPU variables the user has not set (runtime.c lists them
  * with the reason for each; runtime_describe prints the values in effect). runtime_start calls
- * it; programs that call starpu_init themselves may call it first. */
+ * it; programs that call starpu_init themselves may call it first, before any CUDA call (the
+ * driver reads CUDA_DEVICE_MAX_CONNECTIONS when CUDA starts in the process). */
 void runtime_set_defaults(void);
 
 /* Checks STARPU_SCHED against StarPU's policies (HINES_BAD_INPUT with the list if unknown), then
