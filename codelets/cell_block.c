@@ -191,6 +191,7 @@ static void shared_block_fill(const struct cell_schedule_view *c, int block,
     ints[LEVEL_WARP_LANES] = v->warp_lanes;
     ints[LEVEL_TREES] = t.trees;
     ints[LEVEL_SHAPE_INTS] = t.shape_ints;
+    ints[LEVEL_TREE_ELEMENTS] = 0; /* added up below */
     const struct level_block_view local = level_block_describe(ints);
     int *size = (int *)local.size, *row_offset = (int *)local.row_offset;
     int *first_row = (int *)local.first_row, *neuron = (int *)local.neuron;
@@ -205,6 +206,7 @@ static void shared_block_fill(const struct cell_schedule_view *c, int block,
       first_compartment[i] = v->first_compartment[s];
       tree[i] = -1;
       if (v->trees && v->tree[s] >= 0) {
+        ints[LEVEL_TREE_ELEMENTS] += size[i];
         tree[i] = shape_at;
         memcpy(shapes + shape_at, v->shapes + v->tree[s],
                SHAPE_INTS_PER_ELEMENT * (size_t)size[i] * sizeof(int));

@@ -57,7 +57,25 @@ constexpr int kThreads = LEVEL_CUDA_THREADS;
 #define LEVEL_PASSIVE_MAX_REGISTERS 128 /* 65,536 / (4 x 128) */
 #endif
 #define LEVEL_BACKWARD_BOUNDS                                                                      \
-  __maxnreg__(kChannels ? LEVEL_CHANNELS_MAX_REGISTERS : LEVEL_PASSIVE_MAX_REGISTERS)
+  __maxnreg__(kTreeLevel  ? LEVEL_TREE_MAX_REGISTERS                                               \
+              : kChannels ? LEVEL_CHANNELS_MAX_REGISTERS                                           \
+                          : LEVEL_PASSIVE_MAX_REGISTERS)
+#endif
+// A level that is mostly leaf subtrees (level_layout.h; the random trees' last level holds 99 %
+// of its elements in subtrees and 92 % of the batch's) is swept by kernels of their own, bounded
+// to 64 registers (8 blocks of 128 an SM, against 4 at 120 and 5 at 96), its chains loading 2
+// elements ahead (backward) and 4 (forward) instead of 4 and 8: a subtree sweep loads one element
+// ahead whatever the bound, so its memory latency is hidden by more threads, not by more
+// registers. Measured on the H100 (BENCHMARKS.md, "Levels of subtrees"): random trees at mono's
+// compartments 2.49-2.54 -> 2.18-2.23 ms a step, with HH 5.15-5.19 -> 5.00-5.03; every level
+// built that way made the six cells 8 % and CA1 x 3,000 10 % slower (their chains need the loads
+// ahead), and levels of short chains (at most 8 or 16 elements) that way gained nothing. Passive
+// or rows assembled apart only: the channel kernel keeps its own bound.
+#ifndef LEVEL_TREE_MAX_REGISTERS
+#define LEVEL_TREE_MAX_REGISTERS 64
+#endif
+#ifndef LEVEL_TREE_PREFETCH
+#define LEVEL_TREE_PREFETCH 2
 #endif
 
 // The block's description: read by the kernel from the block itself, or, when the caller has the
@@ -127,7 +145,7 @@ int warp_systems_of(const block_description &block, int systems) {
 // thread with the channel code, 128 without). kLanes: lanes per warp-swept system.
 // kAssembled: the row kernel below has built every element's row (channels included), so the
 // sweep only eliminates, with the passive kernel's registers and loads ahead.
-template <bool kChannels, int kLanes, bool kAssembled = false>
+template <bool kChannels, int kLanes, bool kAssembled = false, bool kTreeLevel = false>
 __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     block_description block, const double *constants, level_step_arguments args, double *voltage,
     double *factor, double *contribution, const double *child_contribution, double *gates,
@@ -143,7 +161,9 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
   else if (s >= 0)
     level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
                                     child_contribution, kChannels ? gates : nullptr, kAssembled,
-                                    kChannels ? LEVEL_CHANNELS_PREFETCH : LEVEL_PREFETCH);
+                                    kChannels    ? LEVEL_CHANNELS_PREFETCH
+                                    : kTreeLevel ? LEVEL_TREE_PREFETCH
+                                                 : LEVEL_PREFETCH);
 }
 
 // The rows of a part's levels, one thread per element, before its backward sweeps: with channels
@@ -177,8 +197,9 @@ __global__ void rows_kernel(const int *part_ints, row_levels levels, const doubl
 }
 
 template <int kLanes>
-__global__ void forward_kernel(block_description block, double *voltage, const double *factor,
-                               const double *parent_voltage, int warp_systems, bool wait_first) {
+__device__ inline void forward_level(const block_description &block, double *voltage,
+                                     const double *factor, const double *parent_voltage,
+                                     int warp_systems, bool wait_first, int prefetch) {
   if (wait_first)
     LEVEL_AFTER_FIRST_LOADS();
   const level_block_view v = describe(block);
@@ -187,7 +208,25 @@ __global__ void forward_kernel(block_description block, double *voltage, const d
   if (by_warp)
     forward_warp_system<kLanes>(v, s, voltage, factor, parent_voltage);
   else if (s >= 0)
-    level_forward_system(&v, s, voltage, factor, parent_voltage);
+    level_forward_system_in_groups(&v, s, voltage, factor, parent_voltage, prefetch);
+}
+
+template <int kLanes>
+__global__ void forward_kernel(block_description block, double *voltage, const double *factor,
+                               const double *parent_voltage, int warp_systems, bool wait_first) {
+  forward_level<kLanes>(block, voltage, factor, parent_voltage, warp_systems, wait_first,
+                        LEVEL_FORWARD_PREFETCH);
+}
+
+// A level of subtrees (above): its chains load 4 elements ahead, not 8, within the bound.
+#ifndef LEVEL_TREE_FORWARD_PREFETCH
+#define LEVEL_TREE_FORWARD_PREFETCH 4
+#endif
+__global__ void __maxnreg__(LEVEL_TREE_MAX_REGISTERS)
+    forward_tree_kernel(block_description block, double *voltage, const double *factor,
+                        const double *parent_voltage, bool wait_first) {
+  forward_level<kWarp>(block, voltage, factor, parent_voltage, 0, wait_first,
+                       LEVEL_TREE_FORWARD_PREFETCH);
 }
 
 template <bool kChannels>
@@ -246,6 +285,13 @@ int launch(void (*kernel)(Parameters...), unsigned blocks, level_launch how, cud
   return (int)cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...);
 }
 
+// Whether a level is swept by the subtree-level kernels (above): the host has its description,
+// no warp sweeps, and at least half of its elements are in subtrees.
+bool is_tree_level(const block_description &block, int warp_systems) {
+  return block.view.systems >= 0 && warp_systems == 0 && block.view.tree_elements > 0 &&
+         2 * (long long)block.view.tree_elements >= block.view.elements;
+}
+
 // Launches the backward kernel with kLanes lanes per warp-swept system.
 template <int kLanes>
 int launch_backward(const block_description &block, int systems, int warp_systems,
@@ -267,6 +313,29 @@ int launch_backward(const block_description &block, int systems, int warp_system
                 wait_first);
 }
 
+// The kernels of a level of subtrees (no warp sweeps there: every thread sweeps a system).
+int launch_tree_backward(const block_description &block, int systems, const double *constants,
+                         const level_step_arguments *args, double *voltage, double *factor,
+                         double *contribution, const double *child_contribution, int rows_assembled,
+                         level_launch how, cudaStream_t stream) {
+  const unsigned blocks = blocks_for(systems, 0, kWarp);
+  const bool wait_first = how == LEVEL_LAUNCH_EARLY;
+  if (rows_assembled)
+    return launch(backward_kernel<false, kWarp, true, true>, blocks, how, stream, block, constants,
+                  *args, voltage, factor, contribution, child_contribution, (double *)nullptr, 0,
+                  wait_first);
+  return launch(backward_kernel<false, kWarp, false, true>, blocks, how, stream, block, constants,
+                *args, voltage, factor, contribution, child_contribution, (double *)nullptr, 0,
+                wait_first);
+}
+
+int launch_tree_forward(const block_description &block, int systems, double *voltage,
+                        const double *factor, const double *parent_voltage, level_launch how,
+                        cudaStream_t stream) {
+  return launch(forward_tree_kernel, blocks_for(systems, 0, kWarp), how, stream, block, voltage,
+                factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
+}
+
 template <int kLanes>
 int launch_forward(const block_description &block, int systems, int warp_systems, double *voltage,
                    const double *factor, const double *parent_voltage, level_launch how,
@@ -286,6 +355,9 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
+  if (is_tree_level(block, warp_systems) && (rows_assembled || !gates))
+    return launch_tree_backward(block, systems, constants, args, voltage, factor, contribution,
+                                child_contribution, rows_assembled, how, (cudaStream_t)stream);
   switch (warp_systems > 0 ? block.view.warp_lanes : kWarp) {
   case 8:
     return launch_backward<8>(block, systems, warp_systems, constants, args, voltage, factor,
@@ -337,6 +409,9 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
+  if (is_tree_level(block, warp_systems))
+    return launch_tree_forward(block, systems, voltage, factor, parent_voltage, how,
+                               (cudaStream_t)stream);
   switch (warp_systems > 0 ? block.view.warp_lanes : kWarp) {
   case 8:
     return launch_forward<8>(block, systems, warp_systems, voltage, factor, parent_voltage, how,

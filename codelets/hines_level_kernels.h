@@ -495,10 +495,11 @@ struct level_forward_group {
 static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block_view *v, int s,
                                                         int group, int top, const double *voltage,
                                                         const double *LEVEL_RESTRICT factor,
-                                                        struct level_forward_group *g) {
+                                                        struct level_forward_group *g,
+                                                        int prefetch) {
   LEVEL_UNROLL
   for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
-    if (group + b < top) {
+    if (b < prefetch && group + b < top) {
       g->e[b] = v->row_offset[group + b] + s;
       g->scaled_rhs[b] = voltage[g->e[b]];
       g->factor[b] = factor[g->e[b]];
@@ -534,11 +535,13 @@ level_forward_tree(const struct level_block_view *v, int s, double *voltage,
 }
 
 /* Forward sweep of system s: from the junction's solution (parent level) outwards; the next
- * group's loads are in flight during the current group's arithmetic, as in the backward sweep. */
+ * group's loads are in flight during the current group's arithmetic, as in the backward sweep.
+ * prefetch: the group's size, a constant of at most LEVEL_FORWARD_PREFETCH (the arithmetic and
+ * its order do not depend on it). */
 static inline HINES_HOST_DEVICE void
-level_forward_system(const struct level_block_view *v, int s, double *voltage,
-                     const double *LEVEL_RESTRICT factor,
-                     const double *LEVEL_RESTRICT parent_voltage) {
+level_forward_system_in_groups(const struct level_block_view *v, int s, double *voltage,
+                               const double *LEVEL_RESTRICT factor,
+                               const double *LEVEL_RESTRICT parent_voltage, int prefetch) {
   if (v->trees && v->tree[s] >= 0) {
     level_forward_tree(v, s, voltage, factor, parent_voltage);
     return;
@@ -546,20 +549,28 @@ level_forward_system(const struct level_block_view *v, int s, double *voltage,
   const int top = v->padded ? v->max_size : v->size[s], junction = v->junction[s];
   struct level_forward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)
-    level_forward_load(v, s, 0, top, voltage, factor, &current);
+    level_forward_load(v, s, 0, top, voltage, factor, &current, prefetch);
   LEVEL_AFTER_FIRST_LOADS();
   double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
-  for (int group = 0; group < top; group += LEVEL_FORWARD_PREFETCH) {
-    if (group + LEVEL_FORWARD_PREFETCH < top)
-      level_forward_load(v, s, group + LEVEL_FORWARD_PREFETCH, top, voltage, factor, &next);
+  for (int group = 0; group < top; group += prefetch) {
+    if (group + prefetch < top)
+      level_forward_load(v, s, group + prefetch, top, voltage, factor, &next, prefetch);
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
-      if (group + b < top) {
+      if (b < prefetch && group + b < top) {
         x = fma(-current.factor[b], x, current.scaled_rhs[b]);
         voltage[current.e[b]] = x;
       }
     current = next;
   }
+}
+
+/* The same in groups of LEVEL_FORWARD_PREFETCH. */
+static inline HINES_HOST_DEVICE void
+level_forward_system(const struct level_block_view *v, int s, double *voltage,
+                     const double *LEVEL_RESTRICT factor,
+                     const double *LEVEL_RESTRICT parent_voltage) {
+  level_forward_system_in_groups(v, s, voltage, factor, parent_voltage, LEVEL_FORWARD_PREFETCH);
 }
 
 /* The trunk sweeps (level_layout.h): thread t walks its neuron's systems of the levels near

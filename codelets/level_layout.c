@@ -297,12 +297,13 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
                         const struct unit_shapes *shapes, const struct pending_system *systems,
                         int count, int chunk) {
   int max_size = count ? systems[0].size : 0;
-  int elements = 0, children = 0, trees = 0, shape_ints = 0;
+  int elements = 0, children = 0, trees = 0, shape_ints = 0, tree_elements = 0;
   for (int s = 0; s < count; s++) {
     const struct branch_children *l = &lists[systems[s].neuron % batch->n_morphologies];
     elements += systems[s].size;
     children += l->first[systems[s].branch + 1] - l->first[systems[s].branch];
     trees += systems[s].tree;
+    tree_elements += systems[s].tree ? systems[s].size : 0;
     if (systems[s].tree && (s == 0 || systems[s - 1].morphology != systems[s].morphology ||
                             systems[s - 1].branch != systems[s].branch))
       shape_ints += SHAPE_INTS_PER_ELEMENT * systems[s].size;
@@ -320,6 +321,7 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   ints[LEVEL_PADDED] = batch->padded;
   ints[LEVEL_TREES] = trees;
   ints[LEVEL_SHAPE_INTS] = shape_ints;
+  ints[LEVEL_TREE_ELEMENTS] = tree_elements;
   struct level_block_view v = level_block_describe(ints);
   int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *first_row = (int *)v.first_row,
       *junction = (int *)v.junction, *child_first = (int *)v.child_first, *child = (int *)v.child,

@@ -35,15 +35,17 @@
 /* The integer description of one level block, in one array (one read-only StarPU handle):
  * header then the arrays below, at the offsets level_block_ints gives. */
 enum level_header {
-  LEVEL_SYSTEMS,      /* S */
-  LEVEL_MAX_SIZE,     /* longest system */
-  LEVEL_ELEMENTS,     /* values stored (padding included for CP) */
-  LEVEL_CHILDREN,     /* child systems in the next level */
-  LEVEL_PADDED,       /* 1: CP, 0: NCP */
-  LEVEL_WARP_SYSTEMS, /* the first (longest) systems a GPU sweeps with a warp each (below) */
-  LEVEL_WARP_LANES,   /* lanes of a warp per such system: 8, 16 or 32 */
-  LEVEL_TREES,        /* systems that are leaf subtrees (below); 0: every system is a chain */
-  LEVEL_SHAPE_INTS,   /* ints of the subtree shapes */
+  LEVEL_SYSTEMS,       /* S */
+  LEVEL_MAX_SIZE,      /* longest system */
+  LEVEL_ELEMENTS,      /* values stored (padding included for CP) */
+  LEVEL_CHILDREN,      /* child systems in the next level */
+  LEVEL_PADDED,        /* 1: CP, 0: NCP */
+  LEVEL_WARP_SYSTEMS,  /* the first (longest) systems a GPU sweeps with a warp each (below) */
+  LEVEL_WARP_LANES,    /* lanes of a warp per such system: 8, 16 or 32 */
+  LEVEL_TREES,         /* systems that are leaf subtrees (below); 0: every system is a chain */
+  LEVEL_SHAPE_INTS,    /* ints of the subtree shapes */
+  LEVEL_TREE_ELEMENTS, /* elements of the leaf subtree systems (a GPU sweeps a level that is
+                          mostly subtrees with kernels of its own: hines_level_cuda.cu) */
   LEVEL_HEADER_SIZE
 };
 
@@ -76,7 +78,8 @@ enum level_shape { SHAPE_PARENT_STEP, SHAPE_SIBLING_STEP, SHAPE_INTS_PER_ELEMENT
 #endif
 
 struct level_block_view {
-  int systems, max_size, elements, children, padded, warp_systems, warp_lanes, trees, shape_ints;
+  int systems, max_size, elements, children, padded, warp_systems, warp_lanes, trees, shape_ints,
+      tree_elements;
   const int *size;              /* [S] */
   const int *row_offset;        /* [max_size + 1] */
   const int *first_row;         /* [S] constants row of element 0 (element j: first_row + j; a
@@ -107,6 +110,7 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(cons
   v.warp_lanes = header[LEVEL_WARP_LANES];
   v.trees = header[LEVEL_TREES];
   v.shape_ints = header[LEVEL_SHAPE_INTS];
+  v.tree_elements = header[LEVEL_TREE_ELEMENTS];
   const int *at = arrays;
   v.size = at;
   at += v.systems;
