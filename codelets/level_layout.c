@@ -261,6 +261,17 @@ static int branch_children_build(const struct morphology *m, struct branch_child
 struct warp_costs {
   double thread_chain, thread_stream, warp_chain, warp_stream;
 };
+/* No warp for a level whose longest system is shorter than this: its chain is short whoever
+ * sweeps it, and a warp still runs a whole group of lanes for it. The model above said warps
+ * paid on the six shipped cells' levels near the root (1 to 6 elements a system, thousands of
+ * systems), where ncu measured a warp-swept backward kernel at 12-15 us against 6 for a thread-
+ * swept one of like size. Measured on the H100 (BENCHMARKS.md, "Levels of subtrees", two runs,
+ * ms a step, without this rule -> with it at 8): six cells x 16,695 1.348-1.352 -> 1.286-1.302, CA1
+ * x 500 0.198 -> 0.168-0.181, six cells x 4,174 with HH 1.137-1.173 -> 1.093-1.134, x 33,390, x
+ * 1,044, CA1 x 3,000 and all 15 x 8,178 equal or faster; 16 and 32 cost CA1 x 3,000 3-6 %. */
+#ifndef LEVEL_WARP_MIN_CHAIN
+#define LEVEL_WARP_MIN_CHAIN 8
+#endif
 static const struct warp_costs warp_costs_passive = {0.6, 25e-6, 0.3, 200e-6};
 static const struct warp_costs warp_costs_channels = {2.2, 100e-6, 0.5, 350e-6};
 
@@ -270,6 +281,8 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode,
     return 0;
   if (mode == LEVEL_WARPS_ALL)
     return systems;
+  if (top[0] < LEVEL_WARP_MIN_CHAIN)
+    return 0;
   const struct warp_costs *c = channels_everywhere ? &warp_costs_channels : &warp_costs_passive;
   double elements = 0.0;
   for (int s = 0; s < systems; s++)

@@ -42,6 +42,31 @@ static void a_long_branch_gets_a_warp(void **state) {
   free(many);
 }
 
+/* A level whose longest system is shorter than LEVEL_WARP_MIN_CHAIN (8) gets no warp whatever
+ * the model would say: thousands of one-element systems, as the six shipped cells' levels near
+ * the root, measured slower with a warp each (BENCHMARKS.md, "Levels of subtrees"); one element
+ * more than that and the model decides again. */
+static void short_levels_keep_threads(void **state) {
+  (void)state;
+  int *top = malloc(2783 * sizeof *top);
+  assert_non_null(top);
+  for (int longest = 1; longest <= 7; longest++) {
+    for (int s = 0; s < 2783; s++)
+      top[s] = longest;
+    for (int channels = 0; channels < 2; channels++) {
+      assert_int_equal(level_warp_systems(top, 2783, LEVEL_WARPS_AUTO, channels), 0);
+      assert_int_equal(level_warp_systems(top, 2783, LEVEL_WARPS_ALL, channels), 2783);
+    }
+  }
+  /* a level of 8-element chains and a few long ones still gives the long ones warps */
+  top[0] = top[1] = 600;
+  for (int s = 2; s < 2783; s++)
+    top[s] = 8;
+  for (int channels = 0; channels < 2; channels++)
+    assert_true(level_warp_systems(top, 2783, LEVEL_WARPS_AUTO, channels) >= 2);
+  free(top);
+}
+
 /* A level so large that streaming its elements dominates: warps would only add their chain's
  * arithmetic, so none. */
 static void a_streaming_level_keeps_threads(void **state) {
@@ -131,6 +156,7 @@ int main(void) {
       cmocka_unit_test(off_all_and_empty),
       cmocka_unit_test(a_long_branch_gets_a_warp),
       cmocka_unit_test(a_streaming_level_keeps_threads),
+      cmocka_unit_test(short_levels_keep_threads),
       cmocka_unit_test(no_cut_between_equal_systems),
       cmocka_unit_test(blocks_store_the_choice),
   };
