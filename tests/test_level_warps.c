@@ -151,6 +151,54 @@ static void blocks_store_the_choice(void **state) {
   morphology_free(&cell);
 }
 
+/* Each block's header counts the elements of its subtree systems (LEVEL_TREE_ELEMENTS), which
+ * decides on a GPU whether the level gets the subtree-level kernels (hines_level_cuda.cu): the
+ * sum of the sizes of its systems with a shape (NCP and CP), none without subtrees, and for
+ * random trees (branches of 2.5 compartments) a leaf level that is mostly subtrees. */
+static void blocks_count_their_subtree_elements(void **state) {
+  (void)state;
+  struct morphology cells[2];
+  struct hines_error err;
+  struct swc_options swc = {0};
+  assert_int_equal(morphology_load_spec("synthetic:random:100:800:3", &swc, &cells[0], &err),
+                   HINES_OK);
+  assert_int_equal(morphology_load_spec("synthetic:random:100:800:4", &swc, &cells[1], &err),
+                   HINES_OK);
+  for (int subtrees = 0; subtrees <= 64; subtrees += 64) {
+    for (int padded = 0; padded < 2; padded++) {
+      const struct level_batch_options options = {.neurons_per_chunk = 6,
+                                                  .padded = padded,
+                                                  .chunk_links = 1,
+                                                  .order = LEVEL_ORDER_HEIGHT,
+                                                  .subtree_compartments = subtrees,
+                                                  .split_compartments = 64};
+      struct level_batch batch;
+      assert_int_equal(
+          level_batch_build(cells, 2, 12, &options, &cable_defaults, 0.025, &batch, &err),
+          HINES_OK);
+      int mostly_subtrees = 0;
+      for (int b = 0; b < batch.n_chunks * batch.n_levels; b++) {
+        if (!batch.blocks[b])
+          continue;
+        const struct level_block_view v = level_block_describe(batch.blocks[b]);
+        long long in_subtrees = 0;
+        for (int s = 0; s < v.systems; s++)
+          if (v.trees && v.tree[s] >= 0)
+            in_subtrees += v.size[s];
+        assert_int_equal(v.tree_elements, in_subtrees);
+        if (subtrees == 0)
+          assert_int_equal(v.tree_elements, 0);
+        mostly_subtrees += v.tree_elements > 0 && 2LL * v.tree_elements >= v.elements;
+      }
+      if (subtrees > 0 && !padded) /* CP counts the padding among the elements */
+        assert_true(mostly_subtrees > 0);
+      level_batch_free(&batch);
+    }
+  }
+  morphology_free(&cells[0]);
+  morphology_free(&cells[1]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(off_all_and_empty),
@@ -159,6 +207,7 @@ int main(void) {
       cmocka_unit_test(short_levels_keep_threads),
       cmocka_unit_test(no_cut_between_equal_systems),
       cmocka_unit_test(blocks_store_the_choice),
+      cmocka_unit_test(blocks_count_their_subtree_elements),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
