@@ -53,6 +53,25 @@ struct level_step_arguments {
 #ifndef LEVEL_FORWARD_PREFETCH
 #define LEVEL_FORWARD_PREFETCH 8
 #endif
+/* How many elements ahead of the element it eliminates a GPU thread asks L2 for the values of a
+ * backward sweep (HINES_PREFETCH_L2, host_device.h; 0: no hint): a chain without channels, one
+ * with channels (which also hints its gates), a leaf subtree (backward and forward). The chain
+ * sweeps already hold their next group's loads in registers, and the hint reaches further at no
+ * register cost. Measured on the H200 (BENCHMARKS.md, "Asking L2 ahead"; ms a step at mono's
+ * compartments, no hint / the kept distances): the six shipped cells 1.70-1.74 / 1.61-1.65
+ * (chains 6: 1.65-1.69, 12: 1.63-1.66), deep chains 1.69-1.72 / 1.53 (6: 1.67), the six cells
+ * with HH 4.17-4.18 / 3.47-3.51 (channels 4: 3.73-3.77), random trees 1.79-1.83 / 1.44-1.47
+ * (subtrees 4: 1.49-1.51). The forward chain sweep, 8 elements ahead in registers, gained
+ * nothing from a hint 16 ahead. */
+#ifndef LEVEL_L2_AHEAD
+#define LEVEL_L2_AHEAD 8
+#endif
+#ifndef LEVEL_CHANNELS_L2_AHEAD
+#define LEVEL_CHANNELS_L2_AHEAD 2
+#endif
+#ifndef LEVEL_TREE_L2_AHEAD
+#define LEVEL_TREE_L2_AHEAD 2
+#endif
 #ifdef __CUDACC__
 #define LEVEL_UNROLL _Pragma("unroll")
 #else
@@ -265,6 +284,15 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
   LEVEL_AFTER_FIRST_LOADS(); /* nothing here is another kernel's: keeps the launch protocol */
   for (int j = size - 1; j >= 0; j--) {
     struct level_tree_loads next = current;
+    if (HINES_ON_GPU && LEVEL_TREE_L2_AHEAD > 0 && j - LEVEL_TREE_L2_AHEAD >= 0) {
+      const int far = v->row_offset[j - LEVEL_TREE_L2_AHEAD] + s;
+      HINES_PREFETCH_L2(voltage + far);
+      if (rows_assembled)
+        HINES_PREFETCH_L2(factor + far);
+      else if (gates)
+        for (int g = 0; g < args->channels.n_gates; g++)
+          HINES_PREFETCH_L2(gates + (size_t)g * v->elements + far);
+    }
     if (ahead && j > 0)
       next = level_tree_load(v, s, j - 1, first_row, constants, voltage, assembled_diagonal);
     const int e = current.e;
@@ -340,6 +368,8 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
   double previous_factor = 0.0, previous_rhs = 0.0, previous_off_diagonal = 0.0;
   struct level_backward_group current = {.e = {0}}, next = {.e = {0}};
   const double *assembled_diagonal = rows_assembled ? factor : NULL;
+  const int n_gates = gates && !rows_assembled ? args->channels.n_gates : 0;
+  const int l2_ahead = !HINES_ON_GPU ? 0 : gates ? LEVEL_CHANNELS_L2_AHEAD : LEVEL_L2_AHEAD;
   if (top > 0)
     level_backward_load(v, s, top - 1, size, first_row, constants, voltage, assembled_diagonal,
                         &current, prefetch);
@@ -348,6 +378,19 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
     if (group - prefetch >= 0)
       level_backward_load(v, s, group - prefetch, size, first_row, constants, voltage,
                           assembled_diagonal, &next, prefetch);
+    if (l2_ahead > 0) {
+      LEVEL_UNROLL
+      for (int b = 0; b < LEVEL_PREFETCH; b++)
+        if (b < prefetch && group - b - l2_ahead >= 0) {
+          const int ahead = v->row_offset[group - b - l2_ahead] + s;
+          HINES_PREFETCH_L2(voltage + ahead);
+          if (rows_assembled)
+            HINES_PREFETCH_L2(factor + ahead);
+          else
+            for (int g = 0; g < n_gates; g++)
+              HINES_PREFETCH_L2(gates + (size_t)g * v->elements + ahead);
+        }
+    }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)
       if (b < prefetch && group - b >= 0) {
@@ -521,6 +564,11 @@ level_forward_tree(const struct level_block_view *v, int s, double *voltage,
   for (int j = 0; j < size; j++) {
     int e_next = 0, step_next = 0;
     double scaled_rhs_next = 0.0, factor_next = 0.0;
+    if (HINES_ON_GPU && LEVEL_TREE_L2_AHEAD > 0 && j + LEVEL_TREE_L2_AHEAD < size) {
+      const int far = v->row_offset[j + LEVEL_TREE_L2_AHEAD] + s;
+      HINES_PREFETCH_L2(voltage + far);
+      HINES_PREFETCH_L2(factor + far);
+    }
     if (j + 1 < size) {
       e_next = v->row_offset[j + 1] + s;
       step_next = level_shape(v, s, j + 1, SHAPE_PARENT_STEP);

@@ -118,6 +118,19 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
   }
 }
 
+/* How many compartments ahead a GPU thread of the step kernel asks L2 for the values it will
+ * load (HINES_PREFETCH_L2, host_device.h; 0: no hint): its voltage (and gates) in the backward
+ * sweep, its eliminated rhs and pivot in the forward sweep; without channels and with them.
+ * Measured on the H200 (BENCHMARKS.md, "Asking L2 ahead"): passive 1.19 ms a step for 256,000
+ * medium-high with no hint, 1.08 at 1, 1.06 at 2 and 3, 1.36 at 16; HH everywhere 2.46 with
+ * no hint, 2.04 at 1, 2.11 at 2, 2.48 at 4 (each element's gates are four more lines). */
+#ifndef HINES_MONO_L2_AHEAD
+#define HINES_MONO_L2_AHEAD 2
+#endif
+#ifndef HINES_MONO_CHANNELS_L2_AHEAD
+#define HINES_MONO_CHANNELS_L2_AHEAD 1
+#endif
+
 /* One implicit voltage step for one neuron: assemble each row and gather its eliminated children
  * (leaves first), then substitute root first. v (stride v_stride) holds the voltage, then the
  * eliminated rhs, then the new voltage; w (stride w_stride) the pivots; gates (stride
@@ -149,8 +162,18 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   /* x 1 is exact: without membrane factors the products below are the shared values. */
   const double axial_scale = membrane ? membrane->axial : 1.0;
   const double *rate_table = mono_rate_table(coefficients, n, args);
+  const int n_gates = gates ? channels->n_gates : 0;
+  const int l2_ahead = !HINES_ON_GPU ? 0
+                       : gates       ? HINES_MONO_CHANNELS_L2_AHEAD
+                                     : HINES_MONO_L2_AHEAD;
   for (int i = n - 1; i >= 0; i--) {
     double *vi = v + (size_t)i * v_stride;
+    if (l2_ahead > 0 && i >= l2_ahead) {
+      const size_t ahead = (size_t)(i - l2_ahead);
+      HINES_PREFETCH_L2(v + ahead * v_stride);
+      for (int g = 0; g < n_gates; g++)
+        HINES_PREFETCH_L2(gates + (ahead + (size_t)g * n) * gates_stride);
+    }
     double d, r;
     if (membrane)
       membrane_row_scaled(membrane, HINES_LDG(c_over_dt + i), HINES_LDG(leak_uS + i),
@@ -183,6 +206,10 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   v[0] = v[0] / w[0];
   for (int i = 1; i < n; i++) {
     double *vi = v + (size_t)i * v_stride;
+    if (l2_ahead > 0 && i + l2_ahead < n) {
+      HINES_PREFETCH_L2(vi + (size_t)l2_ahead * v_stride);
+      HINES_PREFETCH_L2(w + (size_t)(i + l2_ahead) * w_stride);
+    }
     if (membrane)
       *vi = fma(-(HINES_LDG(lower + i) * axial_scale), v[(size_t)HINES_LDG(parent + i) * v_stride],
                 *vi) /
