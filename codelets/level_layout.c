@@ -257,7 +257,11 @@ static int branch_children_build(const struct morphology *m, struct branch_child
  * passive, about 100 and 350 with HH); warp_chain from the same small batches with all. A
  * level's time with warps for its K longest systems is the longest of: the longest warp system's
  * chain, the longest thread system's chain, and all its elements streamed; the K taken is the
- * one that makes it least (fewest warps on ties). */
+ * one that makes it least (fewest warps on ties). Chunks that run on one GPU at once stream
+ * their elements through the same memory, so with C of them a level's stream takes C times as
+ * long while its chains do not: the model had given warps to 16 chunks of the six cells as if
+ * each had the H200 alone, and the step ran at 2.53-2.61 ms against 1.68-1.69 with no warps
+ * (one chunk 1.62-1.68 either way; BENCHMARKS.md, "Warps when chunks share a GPU"). */
 struct warp_costs {
   double thread_chain, thread_stream, warp_chain, warp_stream;
 };
@@ -275,8 +279,8 @@ struct warp_costs {
 static const struct warp_costs warp_costs_passive = {0.6, 25e-6, 0.3, 200e-6};
 static const struct warp_costs warp_costs_channels = {2.2, 100e-6, 0.5, 350e-6};
 
-int level_warp_systems(const int *top, int systems, enum level_warps mode,
-                       int channels_everywhere) {
+int level_warp_systems(const int *top, int systems, enum level_warps mode, int channels_everywhere,
+                       int chunks_sharing) {
   if (mode == LEVEL_WARPS_OFF || systems == 0)
     return 0;
   if (mode == LEVEL_WARPS_ALL)
@@ -284,11 +288,12 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode,
   if (top[0] < LEVEL_WARP_MIN_CHAIN)
     return 0;
   const struct warp_costs *c = channels_everywhere ? &warp_costs_channels : &warp_costs_passive;
+  const double sharing = chunks_sharing > 1 ? chunks_sharing : 1;
   double elements = 0.0;
   for (int s = 0; s < systems; s++)
     elements += top[s];
   int best = 0;
-  double best_us = fmax(top[0] * c->thread_chain, elements * c->thread_stream);
+  double best_us = fmax(top[0] * c->thread_chain, sharing * elements * c->thread_stream);
   double warp_elements = 0.0;
   for (int k = 1; k <= systems; k++) {
     warp_elements += top[k - 1];
@@ -296,7 +301,7 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode,
       continue; /* a cut between equal systems saves no chain */
     const double thread_chain = k < systems ? top[k] * c->thread_chain : 0.0;
     const double streamed =
-        warp_elements * c->warp_stream + (elements - warp_elements) * c->thread_stream;
+        sharing * (warp_elements * c->warp_stream + (elements - warp_elements) * c->thread_stream);
     const double us = fmax(fmax(top[0] * c->warp_chain, thread_chain), streamed);
     if (us < best_us)
       best = k, best_us = us;
@@ -345,7 +350,8 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   for (int s = 0; s < count; s++)
     size[s] = batch->padded ? max_size : systems[s].size;
   int warp_systems = level_warp_systems(
-      size, count, batch->warps, batch->channels_everywhere && count >= batch->rows_apart_below);
+      size, count, batch->warps, batch->channels_everywhere && count >= batch->rows_apart_below,
+      batch->chunks_per_gpu);
   for (int s = 0; s < warp_systems; s++)
     if (systems[s].tree) /* a warp sweeps chains only */
       warp_systems = s;
@@ -586,6 +592,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->chunk_links = options->chunk_links;
   out->warps = options->warps;
   out->channels_everywhere = options->channels_everywhere;
+  out->chunks_per_gpu = options->chunks_per_gpu;
   out->rows_apart_below = options->rows_apart_below;
   out->warp_lanes =
       options->warp_lanes == 8 || options->warp_lanes == 16 ? options->warp_lanes : 32;

@@ -189,8 +189,11 @@ enum level_warps {
 };
 
 /* How many of a level's systems (sizes, largest first: `top` is each one's swept length) a GPU
- * sweeps with a warp each. */
-int level_warp_systems(const int *top, int systems, enum level_warps mode, int channels_everywhere);
+ * sweeps with a warp each. chunks_sharing: how many chunks' levels run on one GPU at once (they
+ * share its bandwidth, so the level's elements stream that many times more slowly; at most 1
+ * counts as 1). */
+int level_warp_systems(const int *top, int systems, enum level_warps mode, int channels_everywhere,
+                       int chunks_sharing);
 
 struct level_batch_options {
   int neurons_per_chunk;
@@ -203,6 +206,10 @@ struct level_batch_options {
   enum level_warps warps;
   int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 32) */
   int channels_everywhere; /* the warp cost model's: channels on every compartment */
+  /* The warp cost model's too: how many chunks run on one GPU at once (0 or 1: each chunk has
+   * its GPU alone). Warps pay where a level's threads leave the GPU idle; the chunks beside it
+   * fill it instead. */
+  int chunks_per_gpu;
   /* With channels everywhere, a GPU builds the rows of the levels of fewer systems than this
    * apart (hines_level_kernels.h, enum level_rows): the warp cost model takes the passive costs
    * there. */
@@ -227,7 +234,7 @@ enum trunk_header { TRUNK_THREADS, TRUNK_LEVELS, TRUNK_HEADER_SIZE };
 struct level_batch {
   int n_neurons, n_chunks, n_levels, padded, chunk_links;
   enum level_warps warps;
-  int warp_lanes, channels_everywhere, rows_apart_below;
+  int warp_lanes, channels_everywhere, rows_apart_below, chunks_per_gpu;
   enum level_order order; /* depth or height, never AUTO */
   int n_morphologies;
   /* Neuron k has morphologies[k % n_morphologies], as given, except that its "branches" are the

@@ -299,8 +299,15 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     batch->rows_apart_below = config->level_rows == LEVEL_ROWS_APART   ? INT_MAX
                               : config->level_rows == LEVEL_ROWS_FUSED ? 0
                                                                        : MULTI_ROWS_APART_SYSTEMS;
+  /* Chunks (parts included) that one GPU runs at once, for the warp cost model: all of them
+   * spread evenly over the GPUs (those a scheduler gives CPU workers are counted too). */
+  const int chunk_neurons = (per_task + parts - 1) / parts;
+  const int gpu_count = placement_cuda_devices();
+  const long long level_chunks = (config->n_neurons + chunk_neurons - 1) / chunk_neurons;
+  const int chunks_per_gpu = gpu_count > 0 ? (int)((level_chunks + gpu_count - 1) / gpu_count) : 1;
   const struct level_batch_options options = {
-      .neurons_per_chunk = (per_task + parts - 1) / parts,
+      .neurons_per_chunk = chunk_neurons,
+      .chunks_per_gpu = chunks_per_gpu,
       .padded = config->padded,
       .chunk_links = !config->level_tasks,
       .order = config->order,

@@ -17,10 +17,10 @@ static void off_all_and_empty(void **state) {
   (void)state;
   const int top[] = {900, 40, 30};
   for (int channels = 0; channels < 2; channels++) {
-    assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_OFF, channels), 0);
-    assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_ALL, channels), 3);
-    assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_AUTO, channels), 0);
-    assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_ALL, channels), 0);
+    assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_OFF, channels, 1), 0);
+    assert_int_equal(level_warp_systems(top, 3, LEVEL_WARPS_ALL, channels, 1), 3);
+    assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_AUTO, channels, 1), 0);
+    assert_int_equal(level_warp_systems(top, 0, LEVEL_WARPS_ALL, channels, 1), 0);
   }
 }
 
@@ -36,8 +36,8 @@ static void a_long_branch_gets_a_warp(void **state) {
   for (int s = 1; s <= 10000; s++)
     many[s] = 1;
   for (int channels = 0; channels < 2; channels++) {
-    assert_true(level_warp_systems(top, 3, LEVEL_WARPS_AUTO, channels) >= 1);
-    assert_int_equal(level_warp_systems(many, 10001, LEVEL_WARPS_AUTO, channels), 1);
+    assert_true(level_warp_systems(top, 3, LEVEL_WARPS_AUTO, channels, 1) >= 1);
+    assert_int_equal(level_warp_systems(many, 10001, LEVEL_WARPS_AUTO, channels, 1), 1);
   }
   free(many);
 }
@@ -54,8 +54,8 @@ static void short_levels_keep_threads(void **state) {
     for (int s = 0; s < 2783; s++)
       top[s] = longest;
     for (int channels = 0; channels < 2; channels++) {
-      assert_int_equal(level_warp_systems(top, 2783, LEVEL_WARPS_AUTO, channels), 0);
-      assert_int_equal(level_warp_systems(top, 2783, LEVEL_WARPS_ALL, channels), 2783);
+      assert_int_equal(level_warp_systems(top, 2783, LEVEL_WARPS_AUTO, channels, 1), 0);
+      assert_int_equal(level_warp_systems(top, 2783, LEVEL_WARPS_ALL, channels, 1), 2783);
     }
   }
   /* a level of 8-element chains and a few long ones still gives the long ones warps */
@@ -63,7 +63,7 @@ static void short_levels_keep_threads(void **state) {
   for (int s = 2; s < 2783; s++)
     top[s] = 8;
   for (int channels = 0; channels < 2; channels++)
-    assert_true(level_warp_systems(top, 2783, LEVEL_WARPS_AUTO, channels) >= 2);
+    assert_true(level_warp_systems(top, 2783, LEVEL_WARPS_AUTO, channels, 1) >= 2);
   free(top);
 }
 
@@ -77,8 +77,52 @@ static void a_streaming_level_keeps_threads(void **state) {
   for (int s = 0; s < systems; s++)
     top[s] = 50 - s / 20000; /* 50 down to 31, largest first */
   for (int channels = 0; channels < 2; channels++)
-    assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, channels), 0);
+    assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, channels, 1), 0);
   free(top);
+}
+
+/* Chunks that share a GPU share its memory: a level that streams as long as its longest branch
+ * takes one thread gets warps when its chunk has the GPU alone, none when 16 chunks run beside
+ * it (the six shipped cells in 16 chunks on one H200 ran 1.5x slower with the warps the model
+ * gave them alone, BENCHMARKS.md); a level led by one very long branch keeps its warp whatever
+ * shares the GPU. On random levels, more sharing never gives more warps. */
+static void chunks_sharing_a_gpu_take_fewer_warps(void **state) {
+  (void)state;
+  const int systems = 20000;
+  int *top = malloc(systems * sizeof *top);
+  assert_non_null(top);
+  for (int s = 0; s < systems; s++)
+    top[s] = 64 - s / 400; /* 64 down to 15 */
+  assert_true(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, 0, 1) > 0);
+  assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, 0, 16), 0);
+  assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, 0, 0),
+                   level_warp_systems(top, systems, LEVEL_WARPS_AUTO, 0, 1));
+  assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_ALL, 0, 16), systems);
+  top[0] = 2000;
+  for (int s = 1; s < systems; s++)
+    top[s] = 1;
+  for (int channels = 0; channels < 2; channels++)
+    assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, channels, 16), 1);
+  free(top);
+  uint64_t seed = testing_seed();
+  for (int trial = 0; trial < 200; trial++) {
+    const int n = 1 + testing_below(&seed, 5000);
+    int *sizes = malloc((size_t)n * sizeof *sizes);
+    assert_non_null(sizes);
+    int length = 8 + testing_below(&seed, 600);
+    for (int s = 0; s < n; s++) {
+      sizes[s] = length;
+      if (length > 1 && testing_below(&seed, 8) == 0)
+        length -= 1 + testing_below(&seed, length - 1 < 50 ? length - 1 : 50);
+    }
+    int previous = level_warp_systems(sizes, n, LEVEL_WARPS_AUTO, trial % 2, 1);
+    for (int sharing = 2; sharing <= 64; sharing *= 2) {
+      const int k = level_warp_systems(sizes, n, LEVEL_WARPS_AUTO, trial % 2, sharing);
+      assert_true(k <= previous);
+      previous = k;
+    }
+    free(sizes);
+  }
 }
 
 /* A cut between two systems of one length saves no chain: never made, on random levels. */
@@ -95,7 +139,7 @@ static void no_cut_between_equal_systems(void **state) {
       if (length > 1 && testing_below(&seed, 4) == 0)
         length -= 1 + testing_below(&seed, length - 1 < 200 ? length - 1 : 200);
     }
-    const int k = level_warp_systems(top, systems, LEVEL_WARPS_AUTO, trial % 2);
+    const int k = level_warp_systems(top, systems, LEVEL_WARPS_AUTO, trial % 2, 1);
     assert_true(k >= 0 && k <= systems);
     if (k > 0 && k < systems)
       assert_true(top[k] < top[k - 1]);
@@ -116,8 +160,10 @@ static void blocks_store_the_choice(void **state) {
   const enum level_warps modes[] = {LEVEL_WARPS_OFF, LEVEL_WARPS_ALL, LEVEL_WARPS_AUTO};
   for (int m = 0; m < 3; m++) {
     for (int padded = 0; padded < 2; padded++) {
-      const int channels = padded; /* both cost models, once each */
+      const int channels = padded;                   /* both cost models, once each */
+      const int sharing = m == 2 && padded ? 16 : 0; /* and chunks sharing a GPU once */
       const struct level_batch_options options = {.neurons_per_chunk = 5,
+                                                  .chunks_per_gpu = sharing,
                                                   .padded = padded,
                                                   .chunk_links = 1,
                                                   .order = LEVEL_ORDER_HEIGHT,
@@ -137,7 +183,8 @@ static void blocks_store_the_choice(void **state) {
         for (int s = 0; s < v.systems; s++)
           top[s] = padded ? v.max_size : v.size[s];
         assert_int_equal(v.warp_lanes, 8 << m);
-        assert_int_equal(v.warp_systems, level_warp_systems(top, v.systems, modes[m], channels));
+        assert_int_equal(v.warp_systems,
+                         level_warp_systems(top, v.systems, modes[m], channels, sharing));
         warped += v.warp_systems;
         free(top);
       }
@@ -206,6 +253,7 @@ int main(void) {
       cmocka_unit_test(a_streaming_level_keeps_threads),
       cmocka_unit_test(short_levels_keep_threads),
       cmocka_unit_test(no_cut_between_equal_systems),
+      cmocka_unit_test(chunks_sharing_a_gpu_take_fewer_warps),
       cmocka_unit_test(blocks_store_the_choice),
       cmocka_unit_test(blocks_count_their_subtree_elements),
   };
