@@ -67,18 +67,42 @@ static void short_levels_keep_threads(void **state) {
   free(top);
 }
 
+/* A level of `systems` systems, largest first: `longest` long, one shorter every `per_length`
+ * systems. The caller frees it. */
+static int *stepped_level(int systems, int longest, int per_length) {
+  int *top = malloc((size_t)systems * sizeof *top);
+  assert_non_null(top);
+  for (int s = 0; s < systems; s++)
+    top[s] = longest - s / per_length;
+  return top;
+}
+
 /* A level so large that streaming its elements dominates: warps would only add their chain's
  * arithmetic, so none. */
 static void a_streaming_level_keeps_threads(void **state) {
   (void)state;
   const int systems = 400000;
-  int *top = malloc(systems * sizeof *top);
-  assert_non_null(top);
-  for (int s = 0; s < systems; s++)
-    top[s] = 50 - s / 20000; /* 50 down to 31, largest first */
+  int *top = stepped_level(systems, 50, 20000); /* 50 down to 31 */
   for (int channels = 0; channels < 2; channels++)
     assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, channels, 1), 0);
   free(top);
+}
+
+/* A random level's system sizes, largest first: 1 to max_systems systems, the first one
+ * shortest to shortest + span - 1 long, each next one shorter by 1 to max_drop one time in
+ * drop_one_in. The caller frees it. */
+static int *random_level(uint64_t *seed, int max_systems, int shortest, int span, int drop_one_in,
+                         int max_drop, int *systems) {
+  *systems = 1 + testing_below(seed, max_systems);
+  int *top = malloc((size_t)*systems * sizeof *top);
+  assert_non_null(top);
+  int length = shortest + testing_below(seed, span);
+  for (int s = 0; s < *systems; s++) {
+    top[s] = length;
+    if (length > 1 && testing_below(seed, drop_one_in) == 0)
+      length -= 1 + testing_below(seed, length - 1 < max_drop ? length - 1 : max_drop);
+  }
+  return top;
 }
 
 /* Chunks that share a GPU share its memory: a level that streams as long as its longest branch
@@ -89,10 +113,7 @@ static void a_streaming_level_keeps_threads(void **state) {
 static void chunks_sharing_a_gpu_take_fewer_warps(void **state) {
   (void)state;
   const int systems = 20000;
-  int *top = malloc(systems * sizeof *top);
-  assert_non_null(top);
-  for (int s = 0; s < systems; s++)
-    top[s] = 64 - s / 400; /* 64 down to 15 */
+  int *top = stepped_level(systems, 64, 400); /* 64 down to 15 */
   assert_true(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, 0, 1) > 0);
   assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, 0, 16), 0);
   assert_int_equal(level_warp_systems(top, systems, LEVEL_WARPS_AUTO, 0, 0),
@@ -106,15 +127,8 @@ static void chunks_sharing_a_gpu_take_fewer_warps(void **state) {
   free(top);
   uint64_t seed = testing_seed();
   for (int trial = 0; trial < 200; trial++) {
-    const int n = 1 + testing_below(&seed, 5000);
-    int *sizes = malloc((size_t)n * sizeof *sizes);
-    assert_non_null(sizes);
-    int length = 8 + testing_below(&seed, 600);
-    for (int s = 0; s < n; s++) {
-      sizes[s] = length;
-      if (length > 1 && testing_below(&seed, 8) == 0)
-        length -= 1 + testing_below(&seed, length - 1 < 50 ? length - 1 : 50);
-    }
+    int n;
+    int *sizes = random_level(&seed, 5000, 8, 600, 8, 50, &n);
     int previous = level_warp_systems(sizes, n, LEVEL_WARPS_AUTO, trial % 2, 1);
     for (int sharing = 2; sharing <= 64; sharing *= 2) {
       const int k = level_warp_systems(sizes, n, LEVEL_WARPS_AUTO, trial % 2, sharing);
@@ -130,15 +144,8 @@ static void no_cut_between_equal_systems(void **state) {
   (void)state;
   uint64_t seed = testing_seed();
   for (int trial = 0; trial < 200; trial++) {
-    const int systems = 1 + testing_below(&seed, 3000);
-    int *top = malloc((size_t)systems * sizeof *top);
-    assert_non_null(top);
-    int length = 1 + testing_below(&seed, 1500);
-    for (int s = 0; s < systems; s++) {
-      top[s] = length;
-      if (length > 1 && testing_below(&seed, 4) == 0)
-        length -= 1 + testing_below(&seed, length - 1 < 200 ? length - 1 : 200);
-    }
+    int systems;
+    int *top = random_level(&seed, 3000, 1, 1500, 4, 200, &systems);
     const int k = level_warp_systems(top, systems, LEVEL_WARPS_AUTO, trial % 2, 1);
     assert_true(k >= 0 && k <= systems);
     if (k > 0 && k < systems)
