@@ -4,11 +4,15 @@
 // by level from the deepest, forward sweeps from the root, voltages written back. The sweeps
 // read only shared memory and the constants, so their chain waits for no GPU-memory round trip.
 // Plain loads throughout: the level kernels' __ldcg would be a global load of a shared address,
-// and nothing here waits for another kernel (no griddepcontrol).
+// and nothing here waits for another kernel (no griddepcontrol). No L2 hints either
+// (HINES_PREFETCH_L2 is a prefetch of global memory; the sweeps' arrays are shared here).
 #include <cuda_runtime.h>
 
 #define LEVEL_RESTRICT
 #define LEVEL_LOAD_PRODUCED(pointer) (*(pointer))
+#define LEVEL_L2_AHEAD 0
+#define LEVEL_CHANNELS_L2_AHEAD 0
+#define LEVEL_TREE_L2_AHEAD 0
 
 #include "cell_block.h"
 

@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(512, 2)
   hines_step_one(g.n_compartments, topology, coefficients, voltage + base, stride, work + base,
                  stride, injected, args.stimulus.compartment, &args, p.channels(args), p.membrane(),
                  gates ? gates + neuron_base<Layout>(k, gg.ld, gg.block_size) : nullptr,
-                 neuron_stride<Layout>(gg.ld, gg.block_size), p.hh_only);
+                 neuron_stride<Layout>(gg.ld, gg.block_size), p.hh_only, 1);
 }
 
 template <int Own>
@@ -143,7 +143,7 @@ __global__ void step_kernel_shared(step_arguments args, const int *__restrict__ 
                    args.stimulus.compartment, &args, p.channels(args), p.membrane(),
                    gates ? gates + neuron_base<BATCH_LAYOUT_BLOCK>(k, gg.ld, gg.block_size)
                          : nullptr,
-                   (size_t)block_size, p.hh_only);
+                   (size_t)block_size, p.hh_only, 0);
   }
   __syncthreads();
   for (size_t j = lane; j < values; j += block_size)
@@ -164,7 +164,7 @@ __global__ void neuron_step_kernel(step_arguments args, const int *__restrict__ 
   double injected = stimulus_current(&args.stimulus, args.first_neuron + k, args.time_ms);
   hines_step_one(entry[0], topology + entry[1], coefficients + entry[2], voltage + k, ld, work + k,
                  ld, injected, args.stimulus.compartment, &args, &args.channels, nullptr, nullptr,
-                 0, 0);
+                 0, 0, 1);
 }
 
 constexpr int kThreads = 128;

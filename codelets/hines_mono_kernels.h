@@ -143,13 +143,16 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
  * for a GPU thread). The multiply-adds of the sweeps' dependent chains are explicit fma on both
  * sides (issue #18: with contraction off, an a*b + c costs a GPU thread two dependent latencies
  * instead of one). hh_only_known: a constant, 1 where the caller knows the channels are hh
- * alone (only hh's code is compiled: a sweep's kernel keeps its registers), 0 otherwise. */
+ * alone (only hh's code is compiled: a sweep's kernel keeps its registers), 0 otherwise.
+ * global_values: a constant, 1 where v, w and gates are in the GPU's global memory, so that a
+ * GPU thread may ask L2 for them ahead (HINES_MONO_L2_AHEAD); 0 where v is in shared memory (the
+ * Block-Shared kernel), where a prefetch of global memory is not defined. */
 static inline HINES_HOST_DEVICE void
 hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RESTRICT coefficients,
                double *v, size_t v_stride, double *w, size_t w_stride, double injected,
                int stimulated, const struct step_arguments *args,
                const struct channel_set *channels, const struct membrane_scales *membrane,
-               double *gates, size_t gates_stride, int hh_only_known) {
+               double *gates, size_t gates_stride, int hh_only_known, int global_values) {
   const int *parent = topology, *child_first = topology + n, *child = topology + 2 * n + 1;
   const double *upper = coefficients + COEF_UPPER * (size_t)n;
   const double *lower = coefficients + COEF_LOWER * (size_t)n;
@@ -163,9 +166,9 @@ hines_step_one(int n, const int *HINES_RESTRICT topology, const double *HINES_RE
   const double axial_scale = membrane ? membrane->axial : 1.0;
   const double *rate_table = mono_rate_table(coefficients, n, args);
   const int n_gates = gates ? channels->n_gates : 0;
-  const int l2_ahead = !HINES_ON_GPU ? 0
-                       : gates       ? HINES_MONO_CHANNELS_L2_AHEAD
-                                     : HINES_MONO_L2_AHEAD;
+  const int l2_ahead = !HINES_ON_GPU || !global_values ? 0
+                       : gates                         ? HINES_MONO_CHANNELS_L2_AHEAD
+                                                       : HINES_MONO_L2_AHEAD;
   for (int i = n - 1; i >= 0; i--) {
     double *vi = v + (size_t)i * v_stride;
     if (l2_ahead > 0 && i >= l2_ahead) {

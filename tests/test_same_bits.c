@@ -340,7 +340,7 @@ static void step_kernels_agree(int n, int neurons, const int *topology, const do
                      (size_t)neurons, stimulus_current(&mine.stimulus, k, args->time_ms),
                      args->stimulus.compartment, args, &mine.channels,
                      sweep && sweep->columns.membrane ? &mine.membrane : NULL, g_scalar + k,
-                     (size_t)neurons, hh_only);
+                     (size_t)neurons, hh_only, 1);
     }
   }
   assert_int_equal(report_difference(v_vector, v_scalar, values, what, -1), 0);
