@@ -258,6 +258,20 @@ level_tree_load(const struct level_block_view *v, int s, int j, int first_row,
   return l;
 }
 
+/* Asks L2 for what a backward sweep will load of element e (HINES_PREFETCH_L2): its voltage,
+ * then its assembled diagonal (rows built apart) or its n_gates gates. */
+static inline HINES_HOST_DEVICE void level_backward_hint(const struct level_block_view *v, int e,
+                                                         const double *voltage,
+                                                         const double *factor, const double *gates,
+                                                         int n_gates, int rows_assembled) {
+  HINES_PREFETCH_L2(voltage + e);
+  if (rows_assembled)
+    HINES_PREFETCH_L2(factor + e);
+  else
+    for (int g = 0; g < n_gates; g++)
+      HINES_PREFETCH_L2(gates + (size_t)g * v->elements + e);
+}
+
 /* Backward sweep of a subtree system (level_layout.h): its elements from the last to the first,
  * in depth-first order, so every element comes after all of its children. Element j + 1, when
  * it is j's first child, passes its part of j's row in registers, as along a chain; j's later
@@ -284,15 +298,9 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
   LEVEL_AFTER_FIRST_LOADS(); /* nothing here is another kernel's: keeps the launch protocol */
   for (int j = size - 1; j >= 0; j--) {
     struct level_tree_loads next = current;
-    if (HINES_ON_GPU && LEVEL_TREE_L2_AHEAD > 0 && j - LEVEL_TREE_L2_AHEAD >= 0) {
-      const int far = v->row_offset[j - LEVEL_TREE_L2_AHEAD] + s;
-      HINES_PREFETCH_L2(voltage + far);
-      if (rows_assembled)
-        HINES_PREFETCH_L2(factor + far);
-      else if (gates)
-        for (int g = 0; g < args->channels.n_gates; g++)
-          HINES_PREFETCH_L2(gates + (size_t)g * v->elements + far);
-    }
+    if (HINES_ON_GPU && LEVEL_TREE_L2_AHEAD > 0 && j - LEVEL_TREE_L2_AHEAD >= 0)
+      level_backward_hint(v, v->row_offset[j - LEVEL_TREE_L2_AHEAD] + s, voltage, factor, gates,
+                          gates ? args->channels.n_gates : 0, rows_assembled);
     if (ahead && j > 0)
       next = level_tree_load(v, s, j - 1, first_row, constants, voltage, assembled_diagonal);
     const int e = current.e;
@@ -381,15 +389,9 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
     if (l2_ahead > 0) {
       LEVEL_UNROLL
       for (int b = 0; b < LEVEL_PREFETCH; b++)
-        if (b < prefetch && group - b - l2_ahead >= 0) {
-          const int ahead = v->row_offset[group - b - l2_ahead] + s;
-          HINES_PREFETCH_L2(voltage + ahead);
-          if (rows_assembled)
-            HINES_PREFETCH_L2(factor + ahead);
-          else
-            for (int g = 0; g < n_gates; g++)
-              HINES_PREFETCH_L2(gates + (size_t)g * v->elements + ahead);
-        }
+        if (b < prefetch && group - b - l2_ahead >= 0)
+          level_backward_hint(v, v->row_offset[group - b - l2_ahead] + s, voltage, factor, gates,
+                              n_gates, rows_assembled);
     }
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PREFETCH; b++)

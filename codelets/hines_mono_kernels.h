@@ -123,7 +123,7 @@ static inline HINES_HOST_DEVICE void hines_solve_one(int n, const int *HINES_RES
  * sweep, its eliminated rhs and pivot in the forward sweep; without channels and with them.
  * Measured on the H200 (BENCHMARKS.md, "Asking L2 ahead"): passive 1.19 ms a step for 256,000
  * medium-high with no hint, 1.08 at 1, 1.06 at 2 and 3, 1.36 at 16; HH everywhere 2.46 with
- * no hint, 2.04 at 1, 2.11 at 2, 2.48 at 4 (each element's gates are four more lines). */
+ * no hint, 2.04 at 1, 2.11 at 2, 2.48 at 4 (each element's three gates are three more lines). */
 #ifndef HINES_MONO_L2_AHEAD
 #define HINES_MONO_L2_AHEAD 2
 #endif
