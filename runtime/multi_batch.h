@@ -79,7 +79,9 @@ struct multi_batch;
  * Measured on the H100, HH everywhere (BENCHMARKS.md, "Rows apart"): against fused rows every batch
  * tried ran 0.98-1.78x as fast with this limit (the six cells x 33,390 1.11x), 1.06-1.49x with
  * 65,536, less with 16,384, and 0.86-1.8x with every level apart. */
+#ifndef MULTI_ROWS_APART_SYSTEMS /* a build may set it (scripts/bench/build_variants.sh) */
 #define MULTI_ROWS_APART_SYSTEMS 262144
+#endif
 
 int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
                        struct hines_error *err);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds of hinestask that differ only in compile-time constants of the CUDA kernels (the L2-hint
-# distances, the sweeps' prefetch groups: every `#ifndef NAME` default in codelets/), for
+# distances, the sweeps' prefetch groups: every `#ifndef NAME` default in codelets/ and runtime/;
+# the flags go to the C and the CUDA compiler alike), for
 # scripts/bench/compare_builds.sh on a GPU machine. Each build gets its own folder; its stripped
 # hinestask is written as OUT_DIR/hinestask_LABEL.gz (a bundle carries several in little room:
 # gunzip them beside the bundle's bin/hinestask, whose ../lib they share).
@@ -24,7 +25,7 @@ for spec in "$@"; do
     { echo "$0: $spec: not LABEL='-DNAME=VALUE ...'" >&2; exit 2; }
   dir=$root/$label
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSTARPU_PREFIX="$prefix" \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES:-90}" "-DCMAKE_CUDA_FLAGS=$flags" >"$dir.cmake.log" 2>&1 ||
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES:-90}" "-DCMAKE_CUDA_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags" >"$dir.cmake.log" 2>&1 ||
     { echo "$0: $label: cmake failed, see $dir.cmake.log" >&2; exit 1; }
   cmake --build "$dir" -j"$(nproc)" --target hinestask >"$dir.build.log" 2>&1 ||
     { echo "$0: $label: build failed, see $dir.build.log" >&2; exit 1; }
