@@ -39,19 +39,25 @@ using warp_sweeps::kWarp;
 #endif
 constexpr int kThreads = LEVEL_CUDA_THREADS;
 // The backward kernels' register bounds. The channel kernel (one element ahead) takes 100
-// registers unbounded (5 blocks of 128 an SM); bounded to 80 (6 blocks, 112 bytes of spill
-// stores a thread, which the extra warps hide) it gained 5 % (H100, the six shipped cells x
-// 33,390 neurons, HH everywhere: 5.69-5.74 against 6.02-6.07 ms per step). The passive kernel
-// keeps 4 blocks (128 registers): bounded to 80 it ran 1.5x slower (2.14 -> 3.30 ms, the same
-// mix passive); with the subtree sweep beside the chain sweep it took 130 unbounded, 3 blocks
-// an SM, and every multi batch lost 5-20 % (H200, BENCHMARKS.md, "Leaf subtrees"), so it is
-// bounded to 128. __maxnreg__, not __launch_bounds__, which also moved the passive kernel off
-// its 128. LEVEL_BACKWARD_MIN_BLOCKS overrides both.
+// registers unbounded (4 blocks of 128 an SM). Bounded to 80 (6 blocks, 112 bytes of spill
+// stores a thread) it once gained 5 % (H100, the six shipped cells x 33,390 neurons, HH
+// everywhere: 5.69-5.74 against 6.02-6.07 ms per step). Since its sweep asks L2 ahead
+// (host_device.h) its memory waits are shorter, and the spills cost more than the sixth block
+// gives: bounded to 96 (5 blocks, 32 bytes of spill stores), H100, HH everywhere at mono's
+// compartments, two runs, the channel hint 1 ahead, against 80: the six cells 4.12 against
+// 4.15-4.21 ms, random trees 3.72 against 3.90-3.93, the large cells 4.63-4.64 against
+// 4.68-4.71, CA1 x 500 equal, CA1 x 3,000 0.72-0.73 against 0.70-0.72; 72 and 64 slower
+// (BENCHMARKS.md, "HH sweeps: registers and L2 distance"). The passive kernel keeps 4 blocks
+// (128 registers): bounded to 80 it ran 1.5x slower (2.14 -> 3.30 ms, the same mix passive);
+// with the subtree sweep beside the chain sweep it took 130 unbounded, 3 blocks an SM, and every
+// multi batch lost 5-20 % (H200, BENCHMARKS.md, "Leaf subtrees"), so it is bounded to 128.
+// __maxnreg__, not __launch_bounds__, which also moved the passive kernel off its 128.
+// LEVEL_BACKWARD_MIN_BLOCKS overrides both.
 #ifdef LEVEL_BACKWARD_MIN_BLOCKS
 #define LEVEL_BACKWARD_BOUNDS __launch_bounds__(LEVEL_CUDA_THREADS, LEVEL_BACKWARD_MIN_BLOCKS)
 #else
 #ifndef LEVEL_CHANNELS_MAX_REGISTERS
-#define LEVEL_CHANNELS_MAX_REGISTERS 80 /* 65,536 / (6 x 128), rounded down to 8 */
+#define LEVEL_CHANNELS_MAX_REGISTERS 96 /* 65,536 / (5 x 128), rounded down to 8 */
 #endif
 #ifndef LEVEL_PASSIVE_MAX_REGISTERS
 #define LEVEL_PASSIVE_MAX_REGISTERS 128 /* 65,536 / (4 x 128) */

@@ -62,12 +62,14 @@ struct level_step_arguments {
  * (chains 6: 1.65-1.69, 12: 1.63-1.66), deep chains 1.69-1.72 / 1.53 (6: 1.67), the six cells
  * with HH 4.17-4.18 / 3.47-3.51 (channels 4: 3.73-3.77), random trees 1.79-1.83 / 1.44-1.47
  * (subtrees 4: 1.49-1.51). The forward chain sweep, 8 elements ahead in registers, gained
- * nothing from a hint 16 ahead. */
+ * nothing from a hint 16 ahead. Channels 1 ahead rather than 2: the six cells with HH 2-3 %
+ * faster on the H100 (4.15-4.21 against 4.29-4.33 ms), the large cells 1-2 %, random trees and
+ * CA1 unchanged (BENCHMARKS.md, "HH sweeps: registers and L2 distance"). */
 #ifndef LEVEL_L2_AHEAD
 #define LEVEL_L2_AHEAD 8
 #endif
 #ifndef LEVEL_CHANNELS_L2_AHEAD
-#define LEVEL_CHANNELS_L2_AHEAD 2
+#define LEVEL_CHANNELS_L2_AHEAD 1
 #endif
 #ifndef LEVEL_TREE_L2_AHEAD
 #define LEVEL_TREE_L2_AHEAD 2

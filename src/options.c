@@ -117,7 +117,7 @@ static void usage(FILE *out) {
       "                       branches with lanes of a warp each (elements loaded and assembled\n"
       "                       at once; same bits): as a cost model says (default), never, or\n"
       "                       every branch\n"
-      "  --warp-lanes 8|16|32 lanes of a warp per warp-swept branch (default 32; the cell\n"
+      "  --warp-lanes 8|16|32 lanes of a warp per warp-swept branch (default 16; the cell\n"
       "                       kernel gives a whole warp)\n"
       "  --level-subtrees N|off  multi: every leaf subtree of at most N compartments is\n"
       "                       one system, swept whole by one thread as mono sweeps a tree,\n"
@@ -684,7 +684,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .probe_every_ms = 0.1,
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .level_rows = LEVEL_ROWS_AUTO,
-                        .warp_lanes = 32,
+                        .warp_lanes = 16,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
                         .verify_samples = 8};
