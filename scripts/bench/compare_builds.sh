@@ -3,15 +3,18 @@
 # batch runs once with every build, then the next batch, REPS rounds, so that drift hits every
 # build alike. How the L2-hint distances were chosen (BENCHMARKS.md, "Asking L2 ahead"): builds
 # that differ only in a compile-time constant (scripts/bench/build_variants.sh), compared here.
-# Usage: scripts/bench/compare_builds.sh OUT.csv LABEL=HINESTASK [LABEL=HINESTASK ...]
-#   HINESTASK: a hinestask binary (a bundle's bin/hinestask: its ../lib goes on LD_LIBRARY_PATH).
+# Usage: scripts/bench/compare_builds.sh OUT.csv LABEL=HINESTASK[:OPTIONS] [...]
+#   HINESTASK: a hinestask binary (a bundle's bin/hinestask: its ../lib goes on LD_LIBRARY_PATH);
+#   OPTIONS: options of that label's runs, separated by spaces, so that one build can also be
+#   compared with itself under other options (e.g. lanes8='bin/hinestask:--warp-lanes 8').
 # Environment: REPS (2); BATCHES (default below): NAME-NEURONS[-hh] with NAME one of mono (256,000
 #   medium-high; NEURONS ignored), six (the six cells of morph/data), random
 #   (synthetic:random:100:8000:1..4), rnd2 (synthetic:random:50:5000:11..14), all15 (every SWC of
-#   SHARED_MORPHOLOGIES, default ../shared/morphologies; skipped where missing), deep
+#   SHARED_MORPHOLOGIES, default ../shared/morphologies; skipped where missing), large (those of
+#   them with 4,000 compartments or more, as bench_mixes.sh's large cells), deep
 #   (synthetic:tree:4000:9 and :2000:5), ca1 (morph/data/morph_ca1_n120.swc); -hh: HH everywhere
 #   (else passive); COMMIT (the CSV's commit column); BENCH_NCPU (CPU workers, default 0: the GPU
-#   alone; 1 checks the script on a machine without GPU).
+#   alone; 1 checks the script on a machine without GPU); GPUS (CUDA workers, default: every GPU).
 # One CSV row per run (date, commit, gpu, batch, build, repeat, ms_per_step, G_per_s); then the
 # runs of each batch and build are printed side by side.
 set -uo pipefail
@@ -19,11 +22,13 @@ set -uo pipefail
 csv=$1
 shift
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-labels=() bins=()
+labels=() bins=() options=()
 for spec in "$@"; do
-  label=${spec%%=*} bin=${spec#*=}
-  [ "$label" != "$spec" ] && [ -x "$bin" ] || { echo "$0: $spec: not LABEL=EXECUTABLE" >&2; exit 2; }
-  labels+=("$label") bins+=("$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")")
+  label=${spec%%=*} bin=${spec#*=} more=
+  case $bin in *:*) more=${bin#*:} bin=${bin%%:*} ;; esac
+  [ "$label" != "$spec" ] && [ -x "$bin" ] ||
+    { echo "$0: $spec: not LABEL=EXECUTABLE[:OPTIONS]" >&2; exit 2; }
+  labels+=("$label") bins+=("$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")") options+=("$more")
 done
 reps=${REPS:-2}
 ncpu=${BENCH_NCPU:-0}
@@ -35,9 +40,15 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/compare_builds.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export STARPU_HOME=${STARPU_HOME:-$work/starpu-home} STARPU_SILENT=1
 mkdir -p "$STARPU_HOME"
-six=() all15=()
+six=() all15=() large=()
 for f in "$here"/morph/data/*.swc; do six+=(--morph "$f"); done
-for f in "$shared"/*.swc; do [ -f "$f" ] && all15+=(--morph "$f"); done
+for f in "$shared"/*.swc; do
+  [ -f "$f" ] || continue
+  all15+=(--morph "$f")
+  n=$(LD_LIBRARY_PATH="$(dirname "${bins[0]}")/../lib:${LD_LIBRARY_PATH:-}" "${bins[0]}" --morph "$f" \
+    --summary 2>/dev/null | sed -E 's/.*: ([0-9]+) compartments.*/\1/')
+  [ "${n:-0}" -ge 4000 ] 2>/dev/null && large+=(--morph "$f")
+done
 
 # Sets A to the batch's hinestask arguments; returns 1 for a batch it cannot build here.
 batch_args() {
@@ -51,6 +62,7 @@ batch_args() {
   random) A+=(--mode multi --steps 200); for r in 1 2 3 4; do A+=(--morph synthetic:random:100:8000:$r); done ;;
   rnd2) A+=(--mode multi --steps 200); for r in 11 12 13 14; do A+=(--morph synthetic:random:50:5000:$r); done ;;
   all15) [ ${#all15[@]} -gt 0 ] || return 1; A+=(--mode multi "${all15[@]}" --steps 100) ;;
+  large) [ ${#large[@]} -gt 0 ] || return 1; A+=(--mode multi "${large[@]}" --steps 100) ;;
   deep) A+=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --steps 100) ;;
   ca1) A+=(--mode multi --morph "$here/morph/data/morph_ca1_n120.swc" --steps 400) ;;
   *) return 1 ;;
@@ -65,8 +77,12 @@ for rep in $(seq 1 "$reps"); do
     batch_args "$batch" || { [ "$rep" = 1 ] && echo "skipped $batch (not available here)" >&2; continue; }
     for i in "${!bins[@]}"; do
       json=$work/run.json
-      if LD_LIBRARY_PATH="$(dirname "${bins[$i]}")/../lib:${LD_LIBRARY_PATH:-}" STARPU_NCPU=$ncpu \
-        timeout 300 "${bins[$i]}" --quiet --force "${A[@]}" --json "$json" >"$work/run.log" 2>&1; then
+      read -r -a more <<<"${options[$i]}"
+      gpus=()
+      [ -n "${GPUS:-}" ] && gpus=(STARPU_NCUDA="$GPUS")
+      if env "${gpus[@]}" LD_LIBRARY_PATH="$(dirname "${bins[$i]}")/../lib:${LD_LIBRARY_PATH:-}" \
+        STARPU_NCPU=$ncpu timeout 300 "${bins[$i]}" --quiet --force "${A[@]}" "${more[@]}" \
+        --json "$json" >"$work/run.log" 2>&1; then
         python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))
 print("%s,%.4f,%.3f" % (sys.argv[2], j["seconds_per_step"] * 1e3, j["compartment_solves_per_s"] / 1e9))' \
