@@ -595,7 +595,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->chunks_per_gpu = options->chunks_per_gpu;
   out->rows_apart_below = options->rows_apart_below;
   out->warp_lanes =
-      options->warp_lanes == 8 || options->warp_lanes == 16 ? options->warp_lanes : 32;
+      options->warp_lanes == 8 || options->warp_lanes == 32 ? options->warp_lanes : 16;
   out->order = order;
   out->n_morphologies = n_morphologies;
   out->morphologies = morphologies;

@@ -204,7 +204,7 @@ struct level_batch_options {
    * many systems are swept by one thread per neuron instead of one kernel per level; 0: none. */
   int trunk_below;
   enum level_warps warps;
-  int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 32) */
+  int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 16, the CLI default) */
   int channels_everywhere; /* the warp cost model's: channels on every compartment */
   /* The warp cost model's too: how many chunks run on one GPU at once (0 or 1: each chunk has
    * its GPU alone). Warps pay where a level's threads leave the GPU idle; the chunks beside it
