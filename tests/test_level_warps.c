@@ -175,7 +175,8 @@ static void blocks_store_the_choice(void **state) {
                                                   .chunk_links = 1,
                                                   .order = LEVEL_ORDER_HEIGHT,
                                                   .warps = modes[m],
-                                                  .warp_lanes = 8 << m, /* 8, 16, 32 */
+                                                  /* 8, 16, 32; unset (0) means 16 */
+                                                  .warp_lanes = m == 1 && padded ? 0 : 8 << m,
                                                   .channels_everywhere = channels};
       struct level_batch batch;
       assert_int_equal(
