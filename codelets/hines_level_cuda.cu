@@ -38,10 +38,10 @@ using warp_sweeps::kWarp;
 #define LEVEL_CUDA_THREADS 128
 #endif
 constexpr int kThreads = LEVEL_CUDA_THREADS;
-// The backward kernels' register bounds. The channel kernel (one element ahead) takes 100
-// registers unbounded (4 blocks of 128 an SM). Bounded to 80 (6 blocks, 112 bytes of spill
-// stores a thread) it once gained 5 % (H100, the six shipped cells x 33,390 neurons, HH
-// everywhere: 5.69-5.74 against 6.02-6.07 ms per step). Since its sweep asks L2 ahead
+// The backward kernels' register bounds. The channel kernel (one element ahead) takes 108
+// registers unbounded (nvcc 13.0, sm_90; 4 blocks of 128 an SM). Bounded to 80 (6 blocks, 112
+// bytes of spill stores a thread) it once gained 5 % (H100, the six shipped cells x 33,390
+// neurons, HH everywhere: 5.69-5.74 against 6.02-6.07 ms per step). Since its sweep asks L2 ahead
 // (host_device.h) its memory waits are shorter, and the spills cost more than the sixth block
 // gives: bounded to 96 (5 blocks, 32 bytes of spill stores), H100, HH everywhere at mono's
 // compartments, two runs, the channel hint 1 ahead, against 80: the six cells 4.12 against
