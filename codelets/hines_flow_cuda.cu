@@ -167,7 +167,7 @@ __device__ inline void flow_backward_tile(const flow_arguments &a, const level_s
   } else if (s >= 0) {
     level_backward_system_in_groups(&v, s, a.constants, &args, a.voltage + e, a.factor + e,
                                     contribution, a.contribution, gates, 0,
-                                    kChannels ? LEVEL_CHANNELS_PREFETCH : LEVEL_PREFETCH);
+                                    kChannels ? LEVEL_CHANNELS_PREFETCH : LEVEL_PREFETCH, 0);
     flag_release(&a.flags[first_system + s], a.step);
   }
 }

@@ -81,9 +81,9 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
                                       VECTOR(3, double), gates, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int s = 0; s < v.systems; s++)
-    level_backward_system(&v, s, VECTOR(1, const double), &args, VECTOR(2, double),
-                          VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double), gates,
-                          assembled);
+    level_backward_system_in_groups(&v, s, VECTOR(1, const double), &args, VECTOR(2, double),
+                                    VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double),
+                                    gates, assembled, LEVEL_PREFETCH, args.stored_pivots);
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
@@ -195,9 +195,10 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
           assemble_rows(&v, b.constants, &args.step, b.voltage + e, b.factor + e, gates, threads);
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int s = 0; s < v.systems; s++)
-        level_backward_system(&v, s, b.constants, &args.step, b.voltage + e, b.factor + e,
-                              b.contribution + 2 * levels->system_offset[level], b.contribution,
-                              gates, assembled);
+        level_backward_system_in_groups(&v, s, b.constants, &args.step, b.voltage + e, b.factor + e,
+                                        b.contribution + 2 * levels->system_offset[level],
+                                        b.contribution, gates, assembled, LEVEL_PREFETCH,
+                                        args.step.stored_pivots);
     }
     if (tail > 0) {
 #pragma omp parallel for num_threads(threads) schedule(static)

@@ -151,7 +151,10 @@ int warp_systems_of(const block_description &block, int systems) {
 // thread with the channel code, 128 without). kLanes: lanes per warp-swept system.
 // kAssembled: the row kernel below has built every element's row (channels included), so the
 // sweep only eliminates, with the passive kernel's registers and loads ahead.
-template <bool kChannels, int kLanes, bool kAssembled = false, bool kTreeLevel = false>
+// kStored: without channels, the thread sweeps read each row's inverse pivot from the constants
+// (level_step_arguments.stored_pivots) instead of computing it; warp sweeps compute theirs.
+template <bool kChannels, int kLanes, bool kAssembled = false, bool kTreeLevel = false,
+          bool kStored = false>
 __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     block_description block, const double *constants, level_step_arguments args, double *voltage,
     double *factor, double *contribution, const double *child_contribution, double *gates,
@@ -169,7 +172,8 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
                                     child_contribution, kChannels ? gates : nullptr, kAssembled,
                                     kChannels    ? LEVEL_CHANNELS_PREFETCH
                                     : kTreeLevel ? LEVEL_TREE_PREFETCH
-                                                 : LEVEL_PREFETCH);
+                                                 : LEVEL_PREFETCH,
+                                    kStored && !kChannels && !kAssembled);
 }
 
 // The rows of a part's levels, one thread per element, before its backward sweeps: with channels
@@ -314,6 +318,10 @@ int launch_backward(const block_description &block, int systems, int warp_system
     return launch(backward_kernel<true, kLanes>, blocks, how, stream, block, constants, *args,
                   voltage, factor, contribution, child_contribution, gates, warp_systems,
                   wait_first);
+  if (args->stored_pivots)
+    return launch(backward_kernel<false, kLanes, false, false, true>, blocks, how, stream, block,
+                  constants, *args, voltage, factor, contribution, child_contribution,
+                  (double *)nullptr, warp_systems, wait_first);
   return launch(backward_kernel<false, kLanes>, blocks, how, stream, block, constants, *args,
                 voltage, factor, contribution, child_contribution, (double *)nullptr, warp_systems,
                 wait_first);
@@ -330,6 +338,10 @@ int launch_tree_backward(const block_description &block, int systems, const doub
     return launch(backward_kernel<false, kWarp, true, true>, blocks, how, stream, block, constants,
                   *args, voltage, factor, contribution, child_contribution, (double *)nullptr, 0,
                   wait_first);
+  if (args->stored_pivots)
+    return launch(backward_kernel<false, kWarp, false, true, true>, blocks, how, stream, block,
+                  constants, *args, voltage, factor, contribution, child_contribution,
+                  (double *)nullptr, 0, wait_first);
   return launch(backward_kernel<false, kWarp, false, true>, blocks, how, stream, block, constants,
                 *args, voltage, factor, contribution, child_contribution, (double *)nullptr, 0,
                 wait_first);

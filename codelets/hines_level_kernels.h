@@ -16,6 +16,11 @@ struct level_step_arguments {
   double time_ms;
   int constant_rows;
   int systems; /* systems of the block (GPU launch size without reading the block back) */
+  /* 1: a sweep without channels may read each row's inverse pivot from the constants
+   * (CONST_INVERSE_PIVOT, level_layout.h) instead of computing it: the same bits, a shorter
+   * chain. Sweeps with channels, or rows assembled apart, compute their pivots whatever this
+   * says, and a sweep may always ignore it. */
+  int stored_pivots;
 };
 
 /* A kernel that reads, later in the same launch, what it wrote (the cell-block kernel,
@@ -110,6 +115,25 @@ static inline HINES_HOST_DEVICE void level_pivot(double off_diagonal, double rhs
   *scaled_rhs = rhs * inverse;
 }
 
+/* The same with the pivot's inverse read from the constants (level_step_arguments.stored_pivots):
+ * level_pivot's two products on the value its division would give. */
+static inline HINES_HOST_DEVICE void level_pivot_stored(double off_diagonal, double rhs,
+                                                        double inverse, double *factor,
+                                                        double *scaled_rhs) {
+  *factor = off_diagonal * inverse;
+  *scaled_rhs = rhs * inverse;
+}
+
+/* The constants' inverse pivots where a sweep may read them: no channels, rows not assembled
+ * apart, and the step allows it; NULL: the sweep computes its pivots. */
+static inline HINES_HOST_DEVICE const double *
+level_stored_pivots(const double *constants, const struct level_step_arguments *args,
+                    const double *gates, int rows_assembled) {
+  return args->stored_pivots && !gates && !rows_assembled
+             ? constants + CONST_INVERSE_PIVOT(args->constant_rows)
+             : 0;
+}
+
 /* What one group of the backward sweep reads: element indices, old voltages, constants. */
 struct level_backward_group {
   int e[LEVEL_PREFETCH];
@@ -133,20 +157,27 @@ static inline HINES_HOST_DEVICE int level_row(int j, int size, int first_row) {
 /* The loads of elements group, group - 1, ... group - prefetch + 1 (prefetch: a constant, at
  * most LEVEL_PREFETCH). assembled_diagonal (rows assembled before the sweep, see
  * level_backward_system_in_groups): where each element's assembled diagonal is, loaded into
- * `diagonal` (old_voltage then holds the assembled rhs); NULL: the constants' rows. */
+ * `diagonal` (old_voltage then holds the assembled rhs); NULL: the constants' rows.
+ * inverse_pivots (level_stored_pivots): each row's stored inverse pivot, loaded into `diagonal`
+ * instead of the row's diagonal. */
 static inline HINES_HOST_DEVICE void
 level_backward_load(const struct level_block_view *v, int s, int group, int size, int first_row,
                     const double *LEVEL_RESTRICT constants, const double *voltage,
-                    const double *assembled_diagonal, struct level_backward_group *g,
-                    int prefetch) {
+                    const double *assembled_diagonal, const double *inverse_pivots,
+                    struct level_backward_group *g, int prefetch) {
   LEVEL_UNROLL
   for (int b = 0; b < LEVEL_PREFETCH; b++)
     if (b < prefetch && group - b >= 0) {
       const int j = group - b;
-      const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
+      const int r = level_row(j, size, first_row);
+      const double *row = constants + (size_t)r * CONST_STRIDE;
       g->e[b] = v->row_offset[j] + s;
       g->old_voltage[b] = voltage[g->e[b]];
-      if (assembled_diagonal) {
+      if (inverse_pivots) { /* `diagonal` holds the pivot's inverse */
+        g->diagonal[b] = inverse_pivots[r];
+        g->c_over_dt[b] = row[CONST_C_OVER_DT];
+        g->leak_current[b] = row[CONST_LEAK_CURRENT];
+      } else if (assembled_diagonal) {
         g->diagonal[b] = assembled_diagonal[g->e[b]];
       } else {
         g->diagonal[b] = row[CONST_DIAGONAL_BASE];
@@ -224,6 +255,14 @@ level_gather_children(const struct level_block_view *v, int s,
   }
 }
 
+/* The rhs half of level_gather_children, for a sweep that reads its pivots. */
+static inline HINES_HOST_DEVICE void
+level_gather_children_rhs(const struct level_block_view *v, int s,
+                          const double *LEVEL_RESTRICT child_contribution, double *rj) {
+  for (int c = v->child_first[s]; c < v->child_first[s + 1]; c++)
+    *rj -= LEVEL_LOAD_PRODUCED(&child_contribution[2 * v->child[c] + 1]);
+}
+
 /* The shape entry of element j of subtree system s (level_layout.h). */
 static inline HINES_HOST_DEVICE int level_shape(const struct level_block_view *v, int s, int j,
                                                 int entry) {
@@ -238,17 +277,21 @@ struct level_tree_loads {
   double old_voltage, diagonal, c_over_dt, leak_current, off_diagonal;
 };
 
-/* assembled_diagonal as in level_backward_load. */
+/* assembled_diagonal and inverse_pivots as in level_backward_load. */
 static inline HINES_HOST_DEVICE struct level_tree_loads
 level_tree_load(const struct level_block_view *v, int s, int j, int first_row,
                 const double *LEVEL_RESTRICT constants, const double *voltage,
-                const double *assembled_diagonal) {
+                const double *assembled_diagonal, const double *inverse_pivots) {
   struct level_tree_loads l;
   const double *row = constants + (size_t)(first_row + j) * CONST_STRIDE;
   l.e = v->row_offset[j] + s;
   l.parent_step = level_shape(v, s, j, SHAPE_PARENT_STEP);
   l.old_voltage = voltage[l.e];
-  if (assembled_diagonal) {
+  if (inverse_pivots) {
+    l.diagonal = inverse_pivots[first_row + j];
+    l.c_over_dt = row[CONST_C_OVER_DT];
+    l.leak_current = row[CONST_LEAK_CURRENT];
+  } else if (assembled_diagonal) {
     l.diagonal = assembled_diagonal[l.e];
     l.c_over_dt = l.leak_current = 0.0;
   } else {
@@ -285,7 +328,8 @@ static inline HINES_HOST_DEVICE void
 level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
                     const struct level_step_arguments *args, double *voltage,
                     double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
-                    double *LEVEL_RESTRICT gates, int rows_assembled, int ahead) {
+                    double *LEVEL_RESTRICT gates, int rows_assembled, int ahead,
+                    const double *inverse_pivots) {
   const int size = v->size[s], first_row = v->first_row[s];
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
@@ -295,8 +339,8 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
   double below_factor = 0.0, below_rhs = 0.0, below_off_diagonal = 0.0;
   int below_is_first_child = 0;
   const double *assembled_diagonal = rows_assembled ? factor : NULL;
-  struct level_tree_loads current =
-      level_tree_load(v, s, size - 1, first_row, constants, voltage, assembled_diagonal);
+  struct level_tree_loads current = level_tree_load(v, s, size - 1, first_row, constants, voltage,
+                                                    assembled_diagonal, inverse_pivots);
   LEVEL_AFTER_FIRST_LOADS(); /* nothing here is another kernel's: keeps the launch protocol */
   for (int j = size - 1; j >= 0; j--) {
     struct level_tree_loads next = current;
@@ -304,7 +348,8 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
       level_backward_hint(v, v->row_offset[j - LEVEL_TREE_L2_AHEAD] + s, voltage, factor, gates,
                           gates ? args->channels.n_gates : 0, rows_assembled);
     if (ahead && j > 0)
-      next = level_tree_load(v, s, j - 1, first_row, constants, voltage, assembled_diagonal);
+      next = level_tree_load(v, s, j - 1, first_row, constants, voltage, assembled_diagonal,
+                             inverse_pivots);
     const int e = current.e;
     double dj, rj;
     if (rows_assembled) {
@@ -327,16 +372,19 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
       rj = fma(-below_factor, below_rhs, rj);
     }
     double scaled_rhs;
-    level_pivot(current.off_diagonal, rj, dj, &below_factor, &scaled_rhs);
+    if (inverse_pivots) /* dj and the loads it needed are dead: the compiler drops them */
+      level_pivot_stored(current.off_diagonal, rj, current.diagonal, &below_factor, &scaled_rhs);
+    else
+      level_pivot(current.off_diagonal, rj, dj, &below_factor, &scaled_rhs);
     factor[e] = below_factor;
     voltage[e] = scaled_rhs;
     below_rhs = rj;
     below_off_diagonal = current.off_diagonal;
     below_is_first_child = current.parent_step == 1;
     if (j > 0)
-      current =
-          ahead ? next
-                : level_tree_load(v, s, j - 1, first_row, constants, voltage, assembled_diagonal);
+      current = ahead ? next
+                      : level_tree_load(v, s, j - 1, first_row, constants, voltage,
+                                        assembled_diagonal, inverse_pivots);
   }
   contribution[2 * s] = below_factor * below_off_diagonal;
   contribution[2 * s + 1] = below_factor * below_rhs;
@@ -362,10 +410,14 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
     const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
-    double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch) {
+    double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch, int stored_pivots) {
+  /* stored_pivots: a constant where inlined (the GPU kernels' template flag), so that a kernel
+   * that computes its pivots holds no code for reading them and the other way round */
+  const double *inverse_pivots =
+      stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
   if (v->trees && v->tree[s] >= 0) {
     level_backward_tree(v, s, constants, args, voltage, factor, contribution, gates, rows_assembled,
-                        prefetch > 1);
+                        prefetch > 1, inverse_pivots);
     return;
   }
   const int size = v->size[s], first_row = v->first_row[s];
@@ -382,12 +434,12 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
   const int l2_ahead = !HINES_ON_GPU ? 0 : gates ? LEVEL_CHANNELS_L2_AHEAD : LEVEL_L2_AHEAD;
   if (top > 0)
     level_backward_load(v, s, top - 1, size, first_row, constants, voltage, assembled_diagonal,
-                        &current, prefetch);
+                        inverse_pivots, &current, prefetch);
   LEVEL_AFTER_FIRST_LOADS();
   for (int group = top - 1; group >= 0; group -= prefetch) {
     if (group - prefetch >= 0)
       level_backward_load(v, s, group - prefetch, size, first_row, constants, voltage,
-                          assembled_diagonal, &next, prefetch);
+                          assembled_diagonal, inverse_pivots, &next, prefetch);
     if (l2_ahead > 0) {
       LEVEL_UNROLL
       for (int b = 0; b < LEVEL_PREFETCH; b++)
@@ -410,13 +462,20 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
                             gates ? &gates[e] : NULL, &dj, &rj);
         }
         if (j == size - 1) {
-          level_gather_children(v, s, child_contribution, &dj, &rj);
+          if (inverse_pivots)
+            level_gather_children_rhs(v, s, child_contribution, &rj);
+          else
+            level_gather_children(v, s, child_contribution, &dj, &rj);
         } else if (j + 1 < top) {
           dj = fma(-previous_factor, previous_off_diagonal, dj);
           rj = fma(-previous_factor, previous_rhs, rj);
         }
         double scaled_rhs;
-        level_pivot(current.off_diagonal[b], rj, dj, &previous_factor, &scaled_rhs);
+        if (inverse_pivots) /* dj is dead: no reciprocal, no multiply-add in the chain */
+          level_pivot_stored(current.off_diagonal[b], rj, current.diagonal[b], &previous_factor,
+                             &scaled_rhs);
+        else
+          level_pivot(current.off_diagonal[b], rj, dj, &previous_factor, &scaled_rhs);
         factor[e] = previous_factor;
         voltage[e] = scaled_rhs;
         previous_rhs = rj;
@@ -435,7 +494,7 @@ static inline HINES_HOST_DEVICE void level_backward_system(
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
     double *LEVEL_RESTRICT gates, int rows_assembled) {
   level_backward_system_in_groups(v, s, constants, args, voltage, factor, contribution,
-                                  child_contribution, gates, rows_assembled, LEVEL_PREFETCH);
+                                  child_contribution, gates, rows_assembled, LEVEL_PREFETCH, 0);
 }
 
 #ifndef __CUDACC__

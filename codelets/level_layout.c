@@ -411,6 +411,88 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   return ints;
 }
 
+/* Each row's inverse pivot without channels (CONST_INVERSE_PIVOT, level_layout.h): the backward
+ * sweep of one neuron of every morphology, keeping only its diagonal arithmetic, operation for
+ * operation that of level_backward_system_in_groups (chains: the children's contributions
+ * subtracted in their order at the far end, then one multiply-add an element) and of
+ * level_backward_tree (subtrees: later children through their stored factors, then the first
+ * child's), each pivot through level_pivot's one division. Built without contraction like every
+ * kernel, so the values are those every sweep computes (test_multi_levels checks the bits). A CP
+ * padding element's chain starts afresh at each system's far end, so padding never reaches a
+ * real row; row 0, the padding's identity row, gets its own inverse. */
+static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
+  const double *c = batch->constants;
+  double *inverse = batch->constants + CONST_INVERSE_PIVOT(batch->constant_rows);
+  inverse[0] = 1.0 / c[CONST_DIAGONAL_BASE];
+  const int needed = n_neurons < batch->n_morphologies ? n_neurons : batch->n_morphologies;
+  for (int chunk = 0; chunk < batch->n_chunks && batch->chunk_first_neuron[chunk] < needed;
+       chunk++) {
+    const size_t *system_offset = batch->system_offset + (size_t)chunk * (batch->n_levels + 1);
+    int longest = 1;
+    for (int level = 0; level < batch->n_levels; level++) {
+      const int *ints = batch->blocks[chunk * batch->n_levels + level];
+      if (ints && level_block_describe(ints).max_size > longest)
+        longest = level_block_describe(ints).max_size;
+    }
+    double *diagonal_contribution = calloc(system_offset[batch->n_levels], sizeof(double));
+    double *tree_factor = malloc((size_t)longest * sizeof(double));
+    if (!diagonal_contribution || !tree_factor) {
+      free(diagonal_contribution), free(tree_factor);
+      return HINES_FAILURE;
+    }
+    for (int level = batch->n_levels - 1; level >= 0; level--) { /* children first */
+      const int *ints = batch->blocks[chunk * batch->n_levels + level];
+      if (!ints)
+        continue;
+      const struct level_block_view v = level_block_describe(ints);
+      const size_t child_base = batch->chunk_links ? 0 : system_offset[level + 1];
+      for (int s = 0; s < v.systems; s++) {
+        if (v.neuron[s] >= needed)
+          continue;
+        const int size = v.size[s], first_row = v.first_row[s];
+        double previous_factor = 0.0, previous_off_diagonal = 0.0;
+        const int tree = v.trees && v.tree[s] >= 0;
+        int below_is_first_child = 0;
+        for (int j = size - 1; j >= 0; j--) {
+          const int row = first_row + j;
+          const double off_diagonal = c[(size_t)row * CONST_STRIDE + CONST_OFF_DIAGONAL];
+          double diagonal = c[(size_t)row * CONST_STRIDE + CONST_DIAGONAL_BASE];
+          if (tree) {
+            if (below_is_first_child) {
+              for (int k = j + 1, step;
+                   (step = v.shapes[v.tree[s] + SHAPE_INTS_PER_ELEMENT * k + SHAPE_SIBLING_STEP]) !=
+                   0;) {
+                k += step;
+                diagonal =
+                    fma(-tree_factor[k],
+                        c[(size_t)(first_row + k) * CONST_STRIDE + CONST_OFF_DIAGONAL], diagonal);
+              }
+              diagonal = fma(-previous_factor, previous_off_diagonal, diagonal);
+            }
+            below_is_first_child =
+                v.shapes[v.tree[s] + SHAPE_INTS_PER_ELEMENT * j + SHAPE_PARENT_STEP] == 1;
+          } else if (j == size - 1) {
+            for (int k = v.child_first[s]; k < v.child_first[s + 1]; k++)
+              diagonal -= diagonal_contribution[child_base + (size_t)v.child[k]];
+          } else {
+            diagonal = fma(-previous_factor, previous_off_diagonal, diagonal);
+          }
+          const double inverse_pivot = 1.0 / diagonal;
+          inverse[row] = inverse_pivot;
+          previous_factor = off_diagonal * inverse_pivot;
+          previous_off_diagonal = off_diagonal;
+          tree_factor[j] = previous_factor;
+        }
+        diagonal_contribution[system_offset[level] + (size_t)s] =
+            previous_factor * previous_off_diagonal;
+      }
+    }
+    free(diagonal_contribution);
+    free(tree_factor);
+  }
+  return HINES_OK;
+}
+
 /* The trunk of chunk `chunk` (see level_layout.h), or NULL with *length 0 when its levels from
  * the root already hold enough systems. HINES_FAILURE only for memory. */
 static int build_trunk(struct level_batch *batch, int chunk, int first, int last,
@@ -732,6 +814,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
       status = hines_fail(err, HINES_FAILURE, "out of memory");
   }
   out->chunk_first_neuron[out->n_chunks] = n_neurons;
+  if (!status && fill_inverse_pivots(out, n_neurons))
+    status = hines_fail(err, HINES_FAILURE, "out of memory");
   free(pending);
   for (int m = 0; m < n_morphologies; m++)
     free(lists[m].first), free(lists[m].child);

@@ -159,10 +159,20 @@ enum level_constants {
   CONST_DIAGONAL_BASE,
   CONST_LEAK_CURRENT,
 };
-/* After the area scales: room for the channels' rate table for the batch's dt
- * (CHANNEL_RATE_TABLE_SIZE, mechanisms.h; level_batch_build leaves it zero, the batch's user
- * fills it with channel_rate_table_fill), read by steps with --hh-rates table. */
-#define CONST_RATE_TABLE(rows) ((size_t)(CONST_STRIDE + 1) * (size_t)(rows))
+/* After the area scales: every row's inverse pivot without channels (1 / its diagonal once its
+ * children are eliminated), at CONST_INVERSE_PIVOT(rows) + r. Without channels a row's diagonal
+ * does not change from step to step (only its rhs does), so neither do the pivots of the
+ * elimination: level_batch_build computes them once, with the very operations of the sweeps
+ * (level_layout.c, fill_inverse_pivots), and a sweep that reads them
+ * (level_step_arguments.stored_pivots) leaves out the chain's reciprocal and its dependent
+ * multiply-add, which set the pace of a thread walking a long branch alone, with the same bits.
+ * A row depends on its morphology only (its branches' cut, its children's order), so one value
+ * a row serves every copy of the cell. */
+#define CONST_INVERSE_PIVOT(rows) ((size_t)(CONST_STRIDE + 1) * (size_t)(rows))
+/* Then room for the channels' rate table for the batch's dt (CHANNEL_RATE_TABLE_SIZE,
+ * mechanisms.h; level_batch_build leaves it zero, the batch's user fills it with
+ * channel_rate_table_fill), read by steps with --hh-rates table. */
+#define CONST_RATE_TABLE(rows) ((size_t)(CONST_STRIDE + 2) * (size_t)(rows))
 /* Doubles of the whole table for `rows` rows. */
 #define CONST_TABLE_SIZE(rows) (CONST_RATE_TABLE(rows) + CHANNEL_RATE_TABLE_SIZE)
 

@@ -48,6 +48,10 @@ struct multi_batch_config {
    * first (codelets/hines_level_kernels.h); LEVEL_ROWS_FUSED is 0. LEVEL_ROWS_AUTO: apart at
    * the levels of fewer than MULTI_ROWS_APART_SYSTEMS systems. */
   enum level_rows level_rows;
+  /* 1: the sweeps compute every pivot every step; 0 (the default): without channels, they read
+   * each row's inverse pivot from the constants, computed once (level_layout.h,
+   * CONST_INVERSE_PIVOT; the same bits). */
+  int computed_pivots;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */
   enum level_warps level_warps;

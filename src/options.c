@@ -111,6 +111,11 @@ static void usage(FILE *out) {
       "                       (fused) or first, one GPU thread an element, then only\n"
       "                       eliminate (apart; same bits); auto (default): apart at the\n"
       "                       levels of fewer than 262,144 branches\n"
+      "  --level-pivots stored|computed  multi, no channels: the sweeps read each\n"
+      "                       compartment's pivot, computed once per morphology (stored,\n"
+      "                       the default: a shorter elimination chain, the same bits), or\n"
+      "                       compute every pivot every step (computed); with channels\n"
+      "                       pivots are always computed\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
       "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
@@ -404,6 +409,7 @@ enum long_only_options {
   OPT_SPIKE_THRESHOLD,
   OPT_LEVEL_KERNEL,
   OPT_LEVEL_ROWS,
+  OPT_LEVEL_PIVOTS,
   OPT_LEVEL_WARPS,
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
@@ -596,6 +602,12 @@ const char *options_level_kernel_word(enum level_kernel kernel) {
 
 /* --level-rows' words, in enum level_rows' order. */
 static const char *const level_rows_words[] = {"fused", "apart", "auto"};
+/* --level-pivots' words: options.computed_pivots 0 and 1. */
+static const char *const level_pivots_words[] = {"stored", "computed"};
+
+const char *options_level_pivots_word(int computed_pivots) {
+  return level_pivots_words[computed_pivots != 0];
+}
 
 const char *options_level_rows_word(enum level_rows rows) {
   return level_rows_words[rows];
@@ -653,6 +665,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
       {"level-rows", required_argument, 0, OPT_LEVEL_ROWS},
+      {"level-pivots", required_argument, 0, OPT_LEVEL_PIVOTS},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
@@ -939,6 +952,10 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->multi_option_given = 1;
       o->level_rows = (enum level_rows)parse_keyword("--level-rows", optarg, level_rows_words, 3);
       break;
+    case OPT_LEVEL_PIVOTS:
+      o->multi_option_given = 1;
+      o->computed_pivots = parse_keyword("--level-pivots", optarg, level_pivots_words, 2);
+      break;
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
       { /* in enum level_warps' order */
@@ -1051,7 +1068,7 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_LEVEL_ROWS, "--level-rows"},
                     {OPT_CELL_NEURONS, "--cell-neurons"}, {OPT_LEVEL_WARPS, "--level-warps"},
                     {OPT_WARP_LANES, "--warp-lanes"},     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
-                    {OPT_LEVEL_SPLIT, "--level-split"}};
+                    {OPT_LEVEL_SPLIT, "--level-split"},   {OPT_LEVEL_PIVOTS, "--level-pivots"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1077,7 +1094,8 @@ void options_warn(const struct options *o, FILE *out) {
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --multi-tasks neuron (the per-neuron baseline)");
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER &&
-               option != OPT_LEVEL_SUBTREES && option != OPT_LEVEL_SPLIT)
+               option != OPT_LEVEL_SUBTREES && option != OPT_LEVEL_SPLIT &&
+               option != OPT_LEVEL_PIVOTS)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel != LEVEL_KERNEL_LEVELS && option == OPT_LEVEL_ROWS)

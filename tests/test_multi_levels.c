@@ -742,6 +742,107 @@ static void rows_apart_match_fused_sweeps(void **state) {
     morphology_free(&trees[r]);
 }
 
+/* One passive step of one chunk as the CPU codelets sweep it, with the pivots computed or read
+ * (stored_pivots, level_layout.h's CONST_INVERSE_PIVOT); links to the chunk's arrays (height
+ * order) or to the adjacent level's (depth order, per-level tasks). */
+static void passive_step_host(const struct level_batch *lb, int chunk, const int *part_ints,
+                              const struct level_step_arguments *args, int stored, double *voltage,
+                              double *factor, double *contribution) {
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  for (int level = lb->n_levels - 1; level >= 0; level--) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    const double *children =
+        contribution + (lb->chunk_links ? 0 : 2 * lb->system_offset[at + level + 1]);
+    for (int s = 0; s < v.systems; s++)
+      level_backward_system_in_groups(&v, s, lb->constants, args, voltage + e, factor + e,
+                                      contribution + 2 * lb->system_offset[at + level], children,
+                                      NULL, 0, LEVEL_PREFETCH, stored);
+  }
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    const double *parents =
+        voltage + (lb->chunk_links || level == 0 ? 0 : lb->element_offset[at + level - 1]);
+    for (int s = 0; s < v.systems; s++)
+      level_forward_system(&v, s, voltage + e, factor + e, parents);
+  }
+}
+
+/* Pivots read from the constants (--level-pivots stored) give the bits of pivots computed every
+ * step, voltages and factors, step after step: random trees and the mix, NCP and CP, subtrees
+ * and cut branches or none, height order with chunk links and depth order with level links,
+ * chunks that hold only some of the cells (the table is filled from the first neuron of each),
+ * fewer neurons than cells, the stimulus at the root and inside a branch. And the sweep does read
+ * them: one inverse pivot changed in the last bit changes the voltages. */
+static void stored_pivots_match_computed_pivots(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  struct hines_error err;
+  struct morphology trees[2];
+  random_trees(trees, 2, 40, 300, 400, 900);
+  for (int set = 0; set < 2; set++) {
+    const struct morphology *cells = set == 0 ? trees : mix;
+    const int n_cells = set == 0 ? 2 : mix_count;
+    for (int variant = 0; variant < 5; variant++) {
+      const int neurons = variant == 4 ? n_cells - 1 : 2 * n_cells + 1;
+      const int depth = variant == 3;
+      const struct level_batch_options options = {
+          .neurons_per_chunk = variant == 2 ? 2 : neurons,
+          .padded = variant == 1,
+          .chunk_links = !depth,
+          .order = depth ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT,
+          .warps = LEVEL_WARPS_OFF,
+          .subtree_compartments = variant == 2 || depth ? 0 : 64,
+          .split_compartments = variant == 2 ? 5
+                                : depth      ? 0
+                                             : 64};
+      struct level_batch lb;
+      assert_int_equal(
+          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+          HINES_OK);
+      struct level_step_arguments args = {.stimulus = {.compartment = variant % 2 ? 3 : 0,
+                                                       .amplitude_nA = 2.0,
+                                                       .start_ms = 0.05,
+                                                       .stop_ms = 1e9,
+                                                       .spread = 0.5,
+                                                       .n_neurons_total = neurons},
+                                          .dt_ms = 0.025,
+                                          .constant_rows = lb.constant_rows,
+                                          .stored_pivots = 1};
+      channel_set_init(&args.channels);
+      for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
+        struct chunk_copies c = chunk_copies_make(&lb, chunk, 0); /* computed, stored */
+        for (int step = 0; step < 5; step++) {
+          args.time_ms = step * args.dt_ms;
+          passive_step_host(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
+                            c.state[0][2]);
+          passive_step_host(&lb, chunk, c.part_ints, &args, 1, c.state[1][0], c.state[1][1],
+                            c.state[1][2]);
+        }
+        if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
+            memcmp(c.state[0][1], c.state[1][1], c.elements * sizeof(double)) != 0)
+          fail_msg("stored pivots, set %d variant %d chunk %d: voltages or factors differ from "
+                   "computed pivots",
+                   set, variant, chunk);
+        chunk_copies_free(&c);
+      }
+      /* The first neuron's soma row, nudged by one unit in the last place. */
+      double *inverse = lb.constants + CONST_INVERSE_PIVOT(lb.constant_rows);
+      const int soma_row = lb.morphology_row[0];
+      struct chunk_copies c = chunk_copies_make(&lb, 0, 0);
+      passive_step_host(&lb, 0, c.part_ints, &args, 1, c.state[0][0], c.state[0][1], c.state[0][2]);
+      inverse[soma_row] = nextafter(inverse[soma_row], 1.0);
+      passive_step_host(&lb, 0, c.part_ints, &args, 1, c.state[1][0], c.state[1][1], c.state[1][2]);
+      assert_true(memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0);
+      chunk_copies_free(&c);
+      level_batch_free(&lb);
+    }
+  }
+  for (int r = 0; r < 2; r++)
+    morphology_free(&trees[r]);
+}
+
 /* The flow schedule, run as the GPU's tiles would take it (level_flow_step_host): every system
  * swept once per sweep, never before what it waits for, and the bits of the level-by-level
  * sweeps; over random trees and the mix, CP and NCP, warp sweeps off, chosen and everywhere
@@ -1167,6 +1268,7 @@ int main(void) {
       cmocka_unit_test(flow_kernel_matches_reference),
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
       cmocka_unit_test(rows_apart_match_fused_sweeps),
+      cmocka_unit_test(stored_pivots_match_computed_pivots),
       cmocka_unit_test(subtree_units_cover_each_compartment_once),
       cmocka_unit_test(subtree_systems_match_reference),
       cmocka_unit_test(split_segments_cover_each_branch),
