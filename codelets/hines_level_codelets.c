@@ -83,7 +83,7 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
   for (int s = 0; s < v.systems; s++)
     level_backward_system_in_groups(&v, s, VECTOR(1, const double), &args, VECTOR(2, double),
                                     VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double),
-                                    gates, assembled, LEVEL_PREFETCH, args.stored_pivots);
+                                    gates, assembled, LEVEL_PREFETCH, args.stored_pivots != 0);
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
@@ -198,7 +198,7 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
         level_backward_system_in_groups(&v, s, b.constants, &args.step, b.voltage + e, b.factor + e,
                                         b.contribution + 2 * levels->system_offset[level],
                                         b.contribution, gates, assembled, LEVEL_PREFETCH,
-                                        args.step.stored_pivots);
+                                        args.step.stored_pivots != 0);
     }
     if (tail > 0) {
 #pragma omp parallel for num_threads(threads) schedule(static)

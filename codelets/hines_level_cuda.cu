@@ -151,8 +151,8 @@ int warp_systems_of(const block_description &block, int systems) {
 // thread with the channel code, 128 without). kLanes: lanes per warp-swept system.
 // kAssembled: the row kernel below has built every element's row (channels included), so the
 // sweep only eliminates, with the passive kernel's registers and loads ahead.
-// kStored: without channels, the thread sweeps read each row's inverse pivot from the constants
-// (level_step_arguments.stored_pivots) instead of computing it; warp sweeps compute theirs.
+// kStored: without channels, the sweeps (thread and warp) read each row's inverse pivot from the
+// constants (level_step_arguments.stored_pivots) instead of computing it.
 template <bool kChannels, int kLanes, bool kAssembled = false, bool kTreeLevel = false,
           bool kStored = false>
 __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
@@ -166,7 +166,8 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
   const int s = system_of_thread<kLanes>(v.systems, warp_systems, &by_warp);
   if (by_warp)
     backward_warp_system<kLanes>(v, s, constants, args, voltage, factor, contribution,
-                                 child_contribution, kChannels ? gates : nullptr, kAssembled);
+                                 child_contribution, kChannels ? gates : nullptr, kAssembled,
+                                 kStored && !kChannels && !kAssembled);
   else if (s >= 0)
     level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
                                     child_contribution, kChannels ? gates : nullptr, kAssembled,
@@ -318,7 +319,7 @@ int launch_backward(const block_description &block, int systems, int warp_system
     return launch(backward_kernel<true, kLanes>, blocks, how, stream, block, constants, *args,
                   voltage, factor, contribution, child_contribution, gates, warp_systems,
                   wait_first);
-  if (args->stored_pivots)
+  if (systems < args->stored_pivots)
     return launch(backward_kernel<false, kLanes, false, false, true>, blocks, how, stream, block,
                   constants, *args, voltage, factor, contribution, child_contribution,
                   (double *)nullptr, warp_systems, wait_first);
@@ -338,7 +339,7 @@ int launch_tree_backward(const block_description &block, int systems, const doub
     return launch(backward_kernel<false, kWarp, true, true>, blocks, how, stream, block, constants,
                   *args, voltage, factor, contribution, child_contribution, (double *)nullptr, 0,
                   wait_first);
-  if (args->stored_pivots)
+  if (systems < args->stored_pivots)
     return launch(backward_kernel<false, kWarp, false, true, true>, blocks, how, stream, block,
                   constants, *args, voltage, factor, contribution, child_contribution,
                   (double *)nullptr, 0, wait_first);

@@ -16,9 +16,10 @@ struct level_step_arguments {
   double time_ms;
   int constant_rows;
   int systems; /* systems of the block (GPU launch size without reading the block back) */
-  /* 1: a sweep without channels may read each row's inverse pivot from the constants
+  /* Not 0: a sweep without channels may read each row's inverse pivot from the constants
    * (CONST_INVERSE_PIVOT, level_layout.h) instead of computing it: the same bits, a shorter
-   * chain. Sweeps with channels, or rows assembled apart, compute their pivots whatever this
+   * chain. CPU codelets read them whenever this is not 0, a GPU level of fewer systems than
+   * this. Sweeps with channels, or rows assembled apart, compute their pivots whatever this
    * says, and a sweep may always ignore it. */
   int stored_pivots;
 };

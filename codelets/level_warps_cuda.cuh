@@ -44,18 +44,23 @@ struct warp_backward_element {
   double old_voltage, diagonal, c_over_dt, leak_current, off_diagonal;
 };
 
-// assembled_diagonal: as in level_backward_load (rows assembled before the sweep; nullptr: none).
-__device__ inline warp_backward_element warp_backward_load(const level_block_view &v, int s, int j,
-                                                           int size, int first_row,
-                                                           const double *constants,
-                                                           const double *voltage,
-                                                           const double *assembled_diagonal) {
+// assembled_diagonal and inverse_pivots: as in level_backward_load (rows assembled before the
+// sweep, the stored inverse pivots loaded into `diagonal`; nullptr: none).
+__device__ inline warp_backward_element
+warp_backward_load(const level_block_view &v, int s, int j, int size, int first_row,
+                   const double *constants, const double *voltage, const double *assembled_diagonal,
+                   const double *inverse_pivots) {
   warp_backward_element x = {0, 0.0, 0.0, 0.0, 0.0, 0.0};
   if (j >= 0) {
-    const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
+    const int r = level_row(j, size, first_row);
+    const double *row = constants + (size_t)r * CONST_STRIDE;
     x.e = v.row_offset[j] + s;
     x.old_voltage = voltage[x.e];
-    if (assembled_diagonal) {
+    if (inverse_pivots) {
+      x.diagonal = inverse_pivots[r];
+      x.c_over_dt = row[CONST_C_OVER_DT];
+      x.leak_current = row[CONST_LEAK_CURRENT];
+    } else if (assembled_diagonal) {
       x.diagonal = assembled_diagonal[x.e];
     } else {
       x.diagonal = row[CONST_DIAGONAL_BASE];
@@ -68,15 +73,19 @@ __device__ inline warp_backward_element warp_backward_load(const level_block_vie
 }
 
 // level_backward_system of system s (-1: none, this group only keeps step with its warp) by a
-// group of kLanes lanes (gates: nullptr without channels; rows_assembled as there).
+// group of kLanes lanes (gates: nullptr without channels; rows_assembled as there). stored_pivots
+// (a constant where inlined): as level_backward_system_in_groups' (each lane then forms its
+// element's factor before the chain, which keeps only the rhs's multiply-add).
 template <int kLanes>
 __device__ inline void
 backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTRICT constants,
                      const level_step_arguments &args, double *voltage,
                      double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
                      const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates,
-                     bool rows_assembled = false) {
+                     bool rows_assembled = false, bool stored_pivots = false) {
   const double *assembled_diagonal = rows_assembled ? factor : nullptr;
+  const double *inverse_pivots =
+      stored_pivots ? level_stored_pivots(constants, &args, gates, rows_assembled) : nullptr;
   const int lane = threadIdx.x & (kLanes - 1);
   const int size = s >= 0 ? v.size[s] : 0, first_row = s >= 0 ? v.first_row[s] : 0;
   const int top = s < 0 ? 0 : v.padded ? v.max_size : size;
@@ -85,15 +94,16 @@ backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTR
                               ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
                               : 0.0;
   double previous_factor = 0.0, previous_rhs = 0.0, previous_off_diagonal = 0.0;
-  warp_backward_element current = warp_backward_load(v, s, top - 1 - lane, size, first_row,
-                                                     constants, voltage, assembled_diagonal);
+  warp_backward_element current =
+      warp_backward_load(v, s, top - 1 - lane, size, first_row, constants, voltage,
+                         assembled_diagonal, inverse_pivots);
   LEVEL_AFTER_FIRST_LOADS();
   const int groups = warp_groups(top, kLanes);
   for (int g = 0, base = top - 1; g < groups; g++, base -= kLanes) {
     const int j = base - lane; // < 0: past this system's end
     // the next group's loads in flight during this group's rows and chain
-    const warp_backward_element next = warp_backward_load(v, s, j - kLanes, size, first_row,
-                                                          constants, voltage, assembled_diagonal);
+    const warp_backward_element next = warp_backward_load(
+        v, s, j - kLanes, size, first_row, constants, voltage, assembled_diagonal, inverse_pivots);
     double dj = 0.0, rj = 0.0;
     if (j >= 0) {
       if (rows_assembled) {
@@ -104,22 +114,37 @@ backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTR
                           &args, current.diagonal, current.c_over_dt, current.leak_current,
                           current.old_voltage, gates ? &gates[current.e] : nullptr, &dj, &rj);
       }
-      if (j == size - 1)
-        level_gather_children(&v, s, child_contribution, &dj, &rj);
+      if (j == size - 1) {
+        if (inverse_pivots)
+          level_gather_children_rhs(&v, s, child_contribution, &rj);
+        else
+          level_gather_children(&v, s, child_contribution, &dj, &rj);
+      }
     }
+    // With stored pivots: this lane's element's factor, the product level_pivot_stored forms
+    const double own_factor = inverse_pivots ? current.off_diagonal * current.diagonal : 0.0;
     double my_factor = 0.0, my_scaled_rhs = 0.0;
     LEVEL_WARP_UNROLL
     for (int i = 0; i < kLanes; i++) {
-      double d = __shfl_sync(kAllLanes, dj, i, kLanes), r = __shfl_sync(kAllLanes, rj, i, kLanes);
+      double d = __shfl_sync(kAllLanes, inverse_pivots ? current.diagonal : dj, i, kLanes);
+      double r = __shfl_sync(kAllLanes, rj, i, kLanes);
       const double off_diagonal = __shfl_sync(kAllLanes, current.off_diagonal, i, kLanes);
+      const double element_factor =
+          inverse_pivots ? __shfl_sync(kAllLanes, own_factor, i, kLanes) : 0.0;
       const int ji = base - i;
       if (ji >= 0) {
         if (ji != size - 1 && ji + 1 < top) {
-          d = fma(-previous_factor, previous_off_diagonal, d);
+          if (!inverse_pivots)
+            d = fma(-previous_factor, previous_off_diagonal, d);
           r = fma(-previous_factor, previous_rhs, r);
         }
         double scaled_rhs;
-        level_pivot(off_diagonal, r, d, &previous_factor, &scaled_rhs);
+        if (inverse_pivots) { // d is the inverse pivot
+          previous_factor = element_factor;
+          scaled_rhs = r * d;
+        } else {
+          level_pivot(off_diagonal, r, d, &previous_factor, &scaled_rhs);
+        }
         if (lane == i)
           my_factor = previous_factor, my_scaled_rhs = scaled_rhs;
         previous_rhs = r;

@@ -7,6 +7,8 @@
 #ifndef HINES_MULTI_BATCH_H
 #define HINES_MULTI_BATCH_H
 
+#include <limits.h>
+
 #include "hines_level_kernels.h"
 #include "level_layout.h"
 #include "step_model.h"
@@ -48,10 +50,11 @@ struct multi_batch_config {
    * first (codelets/hines_level_kernels.h); LEVEL_ROWS_FUSED is 0. LEVEL_ROWS_AUTO: apart at
    * the levels of fewer than MULTI_ROWS_APART_SYSTEMS systems. */
   enum level_rows level_rows;
-  /* 1: the sweeps compute every pivot every step; 0 (the default): without channels, they read
-   * each row's inverse pivot from the constants, computed once (level_layout.h,
-   * CONST_INVERSE_PIVOT; the same bits). */
-  int computed_pivots;
+  /* Without channels, sweeps may read each row's inverse pivot from the constants, computed
+   * once (level_layout.h, CONST_INVERSE_PIVOT; the same bits): GPU levels of fewer systems than
+   * this read them, CPU workers whenever it is not 0; 0: every pivot computed every step
+   * (--level-pivots; MULTI_STORED_PIVOTS_BELOW is the command line's default). */
+  int stored_pivots_below;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */
   enum level_warps level_warps;
@@ -85,6 +88,10 @@ struct multi_batch;
  * 65,536, less with 16,384, and 0.86-1.8x with every level apart. */
 #ifndef MULTI_ROWS_APART_SYSTEMS /* a build may set it (scripts/bench/build_variants.sh) */
 #define MULTI_ROWS_APART_SYSTEMS 262144
+#endif
+/* --level-pivots auto: GPU levels of fewer systems than this read stored pivots. */
+#ifndef MULTI_STORED_PIVOTS_BELOW
+#define MULTI_STORED_PIVOTS_BELOW INT_MAX
 #endif
 
 int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,

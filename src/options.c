@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hinestask_commit.h"
+#include "multi_batch.h"
 #include "synthetic.h"
 
 const char *const program = "hinestask";
@@ -111,11 +112,12 @@ static void usage(FILE *out) {
       "                       (fused) or first, one GPU thread an element, then only\n"
       "                       eliminate (apart; same bits); auto (default): apart at the\n"
       "                       levels of fewer than 262,144 branches\n"
-      "  --level-pivots stored|computed  multi, no channels: the sweeps read each\n"
-      "                       compartment's pivot, computed once per morphology (stored,\n"
-      "                       the default: a shorter elimination chain, the same bits), or\n"
-      "                       compute every pivot every step (computed); with channels\n"
-      "                       pivots are always computed\n"
+      "  --level-pivots auto|stored|computed|N  multi, no channels: the sweeps read each\n"
+      "                       compartment's pivot, computed once per morphology (stored: a\n"
+      "                       shorter elimination chain, the same bits), or compute every\n"
+      "                       pivot every step (computed); N: stored on GPU levels of fewer\n"
+      "                       than N branches, CPUs always; auto (default): as N = all\n"
+      "                       levels; with channels pivots are always computed\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
       "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
@@ -602,11 +604,14 @@ const char *options_level_kernel_word(enum level_kernel kernel) {
 
 /* --level-rows' words, in enum level_rows' order. */
 static const char *const level_rows_words[] = {"fused", "apart", "auto"};
-/* --level-pivots' words: options.computed_pivots 0 and 1. */
-static const char *const level_pivots_words[] = {"stored", "computed"};
-
-const char *options_level_pivots_word(int computed_pivots) {
-  return level_pivots_words[computed_pivots != 0];
+const char *options_level_pivots_word(const struct options *o) {
+  static char number[16];
+  if (o->stored_pivots_below == MULTI_STORED_PIVOTS_BELOW)
+    return "auto";
+  if (o->stored_pivots_below == INT_MAX || o->stored_pivots_below == 0)
+    return o->stored_pivots_below ? "stored" : "computed";
+  snprintf(number, sizeof number, "%d", o->stored_pivots_below);
+  return number;
 }
 
 const char *options_level_rows_word(enum level_rows rows) {
@@ -697,6 +702,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .probe_every_ms = 0.1,
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .level_rows = LEVEL_ROWS_AUTO,
+                        .stored_pivots_below = MULTI_STORED_PIVOTS_BELOW,
                         .warp_lanes = 16,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
@@ -954,7 +960,11 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_LEVEL_PIVOTS:
       o->multi_option_given = 1;
-      o->computed_pivots = parse_keyword("--level-pivots", optarg, level_pivots_words, 2);
+      o->stored_pivots_below = strcmp(optarg, "auto") == 0     ? MULTI_STORED_PIVOTS_BELOW
+                               : strcmp(optarg, "stored") == 0 ? INT_MAX
+                               : strcmp(optarg, "computed") == 0
+                                   ? 0
+                                   : parse_int("--level-pivots", optarg, 1, INT_MAX);
       break;
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;

@@ -49,7 +49,7 @@ struct options {
   enum gpu_launch gpu_launch;     /* multi, chunk tasks */
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
   enum level_rows level_rows;     /* multi, level kernels on GPUs: --level-rows */
-  int computed_pivots;            /* multi: --level-pivots computed (0: stored) */
+  int stored_pivots_below;        /* multi: --level-pivots (0: computed, INT_MAX: stored) */
   enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */
   int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
   int subtree_compartments;       /* multi: --level-subtrees (0: off) */
@@ -148,7 +148,8 @@ void bad_usage(const char *format, const char *value) __attribute__((noreturn));
 const char *options_level_kernel_word(enum level_kernel kernel);
 /* What --level-rows calls a choice (also the JSON's level_rows). */
 const char *options_level_rows_word(enum level_rows rows);
-/* What --level-pivots calls a choice (also the JSON's level_pivots). */
-const char *options_level_pivots_word(int computed_pivots);
+/* What --level-pivots calls a choice (also the JSON's level_pivots): auto, stored, computed or
+ * the number given. */
+const char *options_level_pivots_word(const struct options *o);
 
 #endif

@@ -412,7 +412,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .gpu_launch = o->gpu_launch,
                                         .level_kernel = o->level_kernel,
                                         .level_rows = o->level_rows,
-                                        .computed_pivots = o->computed_pivots,
+                                        .stored_pivots_below = o->stored_pivots_below,
                                         .level_warps = o->level_warps,
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,

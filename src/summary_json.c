@@ -236,7 +236,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
                          (o->level_order == LEVEL_ORDER_AUTO && o->level_tasks)
                      ? "depth"
                      : "height");
-      key_string(&j, "level_pivots", options_level_pivots_word(o->computed_pivots));
+      key_string(&j, "level_pivots", options_level_pivots_word(o));
+      key_int(&j, "stored_pivots_below", o->stored_pivots_below);
     }
     if (options_chunk_tasks(o)) {
       key_int(&j, "trunk_below", o->trunk_below);
