@@ -63,10 +63,9 @@ constexpr int kThreads = LEVEL_CUDA_THREADS;
 #define LEVEL_PASSIVE_MAX_REGISTERS 128 /* 65,536 / (4 x 128) */
 #endif
 #define LEVEL_BACKWARD_BOUNDS                                                                      \
-  __maxnreg__(kDeep        ? 255                                                                   \
-              : kTreeLevel ? LEVEL_TREE_MAX_REGISTERS                                              \
-              : kChannels  ? LEVEL_CHANNELS_MAX_REGISTERS                                          \
-                           : LEVEL_PASSIVE_MAX_REGISTERS)
+  __maxnreg__(kTreeLevel  ? LEVEL_TREE_MAX_REGISTERS                                               \
+              : kChannels ? LEVEL_CHANNELS_MAX_REGISTERS                                           \
+                          : LEVEL_PASSIVE_MAX_REGISTERS)
 #endif
 // A level that is mostly leaf subtrees (level_layout.h; the random trees' last level holds 99 %
 // of its elements in subtrees and 92 % of the batch's) is swept by kernels of their own, bounded
@@ -153,11 +152,9 @@ int warp_systems_of(const block_description &block, int systems) {
 // kAssembled: the row kernel below has built every element's row (channels included), so the
 // sweep only eliminates, with the passive kernel's registers and loads ahead.
 // kStored: without channels, the sweeps (thread and warp) read each row's inverse pivot from the
-// constants (level_step_arguments.stored_pivots) instead of computing it. kDeep: a level of few
-// systems, its chains in deep groups (LEVEL_DEEP_BELOW, hines_level_kernels.h), registers
-// unbounded.
+// constants (level_step_arguments.stored_pivots) instead of computing it.
 template <bool kChannels, int kLanes, bool kAssembled = false, bool kTreeLevel = false,
-          bool kStored = false, bool kDeep = false>
+          bool kStored = false>
 __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     block_description block, const double *constants, level_step_arguments args, double *voltage,
     double *factor, double *contribution, const double *child_contribution, double *gates,
@@ -176,7 +173,6 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
                                     child_contribution, kChannels ? gates : nullptr, kAssembled,
                                     kChannels    ? LEVEL_CHANNELS_PREFETCH
                                     : kTreeLevel ? LEVEL_TREE_PREFETCH
-                                    : kDeep      ? LEVEL_DEEP_PREFETCH
                                                  : LEVEL_PREFETCH,
                                     kStored && !kChannels && !kAssembled);
 }
@@ -231,15 +227,6 @@ __global__ void forward_kernel(block_description block, double *voltage, const d
                                const double *parent_voltage, int warp_systems, bool wait_first) {
   forward_level<kLanes>(block, voltage, factor, parent_voltage, warp_systems, wait_first,
                         LEVEL_FORWARD_PREFETCH);
-}
-
-// A level of few systems: deep groups (LEVEL_DEEP_BELOW).
-template <int kLanes>
-__global__ void forward_deep_kernel(block_description block, double *voltage, const double *factor,
-                                    const double *parent_voltage, int warp_systems,
-                                    bool wait_first) {
-  forward_level<kLanes>(block, voltage, factor, parent_voltage, warp_systems, wait_first,
-                        LEVEL_DEEP_FORWARD_PREFETCH);
 }
 
 // A level of subtrees (above): its chains load 4 elements ahead, not 8, within the bound.
@@ -332,10 +319,6 @@ int launch_backward(const block_description &block, int systems, int warp_system
     return launch(backward_kernel<true, kLanes>, blocks, how, stream, block, constants, *args,
                   voltage, factor, contribution, child_contribution, gates, warp_systems,
                   wait_first);
-  if (systems < args->stored_pivots && systems < LEVEL_DEEP_BELOW)
-    return launch(backward_kernel<false, kLanes, false, false, true, true>, blocks, how, stream,
-                  block, constants, *args, voltage, factor, contribution, child_contribution,
-                  (double *)nullptr, warp_systems, wait_first);
   if (systems < args->stored_pivots)
     return launch(backward_kernel<false, kLanes, false, false, true>, blocks, how, stream, block,
                   constants, *args, voltage, factor, contribution, child_contribution,
@@ -376,10 +359,6 @@ template <int kLanes>
 int launch_forward(const block_description &block, int systems, int warp_systems, double *voltage,
                    const double *factor, const double *parent_voltage, level_launch how,
                    cudaStream_t stream) {
-  if (systems < LEVEL_DEEP_BELOW)
-    return launch(forward_deep_kernel<kLanes>, blocks_for(systems, warp_systems, kLanes), how,
-                  stream, block, voltage, factor, parent_voltage, warp_systems,
-                  how == LEVEL_LAUNCH_EARLY);
   return launch(forward_kernel<kLanes>, blocks_for(systems, warp_systems, kLanes), how, stream,
                 block, voltage, factor, parent_voltage, warp_systems, how == LEVEL_LAUNCH_EARLY);
 }

@@ -59,32 +59,6 @@ struct level_step_arguments {
 #ifndef LEVEL_FORWARD_PREFETCH
 #define LEVEL_FORWARD_PREFETCH 8
 #endif
-/* Deep groups for the levels of few systems (GPU only): a level of fewer than LEVEL_DEEP_BELOW
- * systems (0: none) leaves most of the GPU idle, each thread walking its branch alone, so its
- * time is the chain of memory round trips, one per group; there registers are plentiful and a
- * kernel of their own loads LEVEL_DEEP_PREFETCH elements ahead in the backward sweep (passive
- * rows with stored pivots only), LEVEL_DEEP_FORWARD_PREFETCH in the forward sweep, and asks L2
- * LEVEL_DEEP_L2_AHEAD ahead. The arithmetic and its order do not depend on the group. */
-#ifndef LEVEL_DEEP_BELOW
-#define LEVEL_DEEP_BELOW 0
-#endif
-#ifndef LEVEL_DEEP_PREFETCH
-#define LEVEL_DEEP_PREFETCH 8
-#endif
-#ifndef LEVEL_DEEP_FORWARD_PREFETCH
-#define LEVEL_DEEP_FORWARD_PREFETCH 16
-#endif
-#ifndef LEVEL_DEEP_L2_AHEAD
-#define LEVEL_DEEP_L2_AHEAD 16
-#endif
-/* The groups' storage: room for the largest group any sweep uses. */
-#define LEVEL_BACKWARD_GROUP_MAX                                                                   \
-  (LEVEL_DEEP_BELOW > 0 && LEVEL_DEEP_PREFETCH > LEVEL_PREFETCH ? LEVEL_DEEP_PREFETCH              \
-                                                                : LEVEL_PREFETCH)
-#define LEVEL_FORWARD_GROUP_MAX                                                                    \
-  (LEVEL_DEEP_BELOW > 0 && LEVEL_DEEP_FORWARD_PREFETCH > LEVEL_FORWARD_PREFETCH                    \
-       ? LEVEL_DEEP_FORWARD_PREFETCH                                                               \
-       : LEVEL_FORWARD_PREFETCH)
 /* How many elements ahead of the element it eliminates a GPU thread asks L2 for the values of a
  * backward sweep (HINES_PREFETCH_L2, host_device.h; 0: no hint): a chain without channels, one
  * with channels (which also hints its gates), a leaf subtree (backward and forward). The chain
@@ -163,10 +137,9 @@ level_stored_pivots(const double *constants, const struct level_step_arguments *
 
 /* What one group of the backward sweep reads: element indices, old voltages, constants. */
 struct level_backward_group {
-  int e[LEVEL_BACKWARD_GROUP_MAX];
-  double old_voltage[LEVEL_BACKWARD_GROUP_MAX], diagonal[LEVEL_BACKWARD_GROUP_MAX],
-      c_over_dt[LEVEL_BACKWARD_GROUP_MAX], leak_current[LEVEL_BACKWARD_GROUP_MAX],
-      off_diagonal[LEVEL_BACKWARD_GROUP_MAX];
+  int e[LEVEL_PREFETCH];
+  double old_voltage[LEVEL_PREFETCH], diagonal[LEVEL_PREFETCH], c_over_dt[LEVEL_PREFETCH],
+      leak_current[LEVEL_PREFETCH], off_diagonal[LEVEL_PREFETCH];
 };
 
 /* The rate table a step reads (level_layout.h), or NULL: exact rates. */
@@ -194,7 +167,7 @@ level_backward_load(const struct level_block_view *v, int s, int group, int size
                     const double *assembled_diagonal, const double *inverse_pivots,
                     struct level_backward_group *g, int prefetch) {
   LEVEL_UNROLL
-  for (int b = 0; b < LEVEL_BACKWARD_GROUP_MAX; b++)
+  for (int b = 0; b < LEVEL_PREFETCH; b++)
     if (b < prefetch && group - b >= 0) {
       const int j = group - b;
       const int r = level_row(j, size, first_row);
@@ -459,10 +432,7 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
   struct level_backward_group current = {.e = {0}}, next = {.e = {0}};
   const double *assembled_diagonal = rows_assembled ? factor : NULL;
   const int n_gates = gates && !rows_assembled ? args->channels.n_gates : 0;
-  const int l2_ahead = !HINES_ON_GPU               ? 0
-                       : gates                     ? LEVEL_CHANNELS_L2_AHEAD
-                       : prefetch > LEVEL_PREFETCH ? LEVEL_DEEP_L2_AHEAD
-                                                   : LEVEL_L2_AHEAD;
+  const int l2_ahead = !HINES_ON_GPU ? 0 : gates ? LEVEL_CHANNELS_L2_AHEAD : LEVEL_L2_AHEAD;
   if (top > 0)
     level_backward_load(v, s, top - 1, size, first_row, constants, voltage, assembled_diagonal,
                         inverse_pivots, &current, prefetch);
@@ -473,13 +443,13 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
                           assembled_diagonal, inverse_pivots, &next, prefetch);
     if (l2_ahead > 0) {
       LEVEL_UNROLL
-      for (int b = 0; b < LEVEL_BACKWARD_GROUP_MAX; b++)
+      for (int b = 0; b < LEVEL_PREFETCH; b++)
         if (b < prefetch && group - b - l2_ahead >= 0)
           level_backward_hint(v, v->row_offset[group - b - l2_ahead] + s, voltage, factor, gates,
                               n_gates, rows_assembled);
     }
     LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_BACKWARD_GROUP_MAX; b++)
+    for (int b = 0; b < LEVEL_PREFETCH; b++)
       if (b < prefetch && group - b >= 0) {
         const int j = group - b, e = current.e[b];
         double dj, rj;
@@ -625,8 +595,8 @@ static inline void level_assemble_rows(const struct level_block_view *v, int row
 
 /* What one group of the forward sweep reads. */
 struct level_forward_group {
-  int e[LEVEL_FORWARD_GROUP_MAX];
-  double scaled_rhs[LEVEL_FORWARD_GROUP_MAX], factor[LEVEL_FORWARD_GROUP_MAX];
+  int e[LEVEL_FORWARD_PREFETCH];
+  double scaled_rhs[LEVEL_FORWARD_PREFETCH], factor[LEVEL_FORWARD_PREFETCH];
 };
 
 static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block_view *v, int s,
@@ -635,7 +605,7 @@ static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block
                                                         struct level_forward_group *g,
                                                         int prefetch) {
   LEVEL_UNROLL
-  for (int b = 0; b < LEVEL_FORWARD_GROUP_MAX; b++)
+  for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
     if (b < prefetch && group + b < top) {
       g->e[b] = v->row_offset[group + b] + s;
       g->scaled_rhs[b] = voltage[g->e[b]];
@@ -698,7 +668,7 @@ level_forward_system_in_groups(const struct level_block_view *v, int s, double *
     if (group + prefetch < top)
       level_forward_load(v, s, group + prefetch, top, voltage, factor, &next, prefetch);
     LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_FORWARD_GROUP_MAX; b++)
+    for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
       if (b < prefetch && group + b < top) {
         x = fma(-current.factor[b], x, current.scaled_rhs[b]);
         voltage[current.e[b]] = x;
