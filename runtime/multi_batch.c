@@ -244,8 +244,11 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   batch->config.model.stimulus.n_neurons_total = /* step_model.h */
       config->total_neurons > 0 ? config->total_neurons : config->n_neurons;
   batch->config.model.stimulus.first_neuron = config->first_neuron;
-  int per_task = placement_neurons_per_task(config->neurons_per_task, config->n_neurons, 1,
-                                            PLACEMENT_LEVEL_CHUNKS_PER_GPU);
+  long long compartments = 0;
+  for (int k = 0; k < config->n_neurons; k++)
+    compartments += config->morphologies[k % config->n_morphologies].n_compartments;
+  int per_task =
+      placement_level_neurons_per_task(config->neurons_per_task, config->n_neurons, compartments);
   batch->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one
    * set's latency-bound levels near the root overlap another's large levels. Measured on the

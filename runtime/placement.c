@@ -42,6 +42,24 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
   return per_task < 1 ? 1 : per_task;
 }
 
+int placement_level_chunks_per_gpu(long long compartments, int gpus) {
+  const long long chunks =
+      compartments / (gpus > 1 ? gpus : 1) / PLACEMENT_LEVEL_CHUNK_COMPARTMENTS;
+  if (chunks < 1)
+    return 1;
+  return chunks > PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU ? PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU
+                                                     : (int)chunks;
+}
+
+int placement_level_neurons_per_task(int requested, int n_neurons, long long compartments) {
+  const int devices = placement_cuda_devices();
+  if (requested > 0 || devices == 0)
+    return placement_neurons_per_task(requested, n_neurons, 1, 1);
+  const int chunks = placement_level_chunks_per_gpu(compartments, devices) * devices;
+  const int per_task = (n_neurons + chunks - 1) / chunks;
+  return per_task < 1 ? 1 : per_task;
+}
+
 unsigned long placement_sized_for(int requested) {
   if (requested > 0)
     return STARPU_CPU | STARPU_CUDA;

@@ -51,11 +51,26 @@ int placement_cuda_devices(void);
  * Mono batches take PLACEMENT_CHUNKS_PER_GPU; batches solved by levels take
  * PLACEMENT_LEVEL_CHUNKS_PER_GPU. */
 int placement_neurons_per_task(int requested, int n_neurons, int granule, int chunks_per_gpu);
-/* A level-solved batch's chunks per GPU: each level of a chunk is a latency-bound kernel, so
- * cutting a batch shrinks every level. Measured on the H200 (scripts/bench_mixes.sh,
- * 2026-11-23): the 15 real cells at equal compartments 33.7 G compartment-steps/s with one chunk
- * per GPU, 21.0 with four; 3,000 CA1 copies 27.8 against 24.3. */
-#define PLACEMENT_LEVEL_CHUNKS_PER_GPU 1
+/* A level-solved batch's chunks per GPU: one per PLACEMENT_LEVEL_CHUNK_COMPARTMENTS
+ * compartments a GPU holds, 1 to PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU. The chunks a GPU holds run
+ * at once on their tasks' own streams (codelets/task_streams.h), so one chunk's levels near the
+ * root, which cannot fill the GPU, overlap another's large levels; a chunk too small is all such
+ * levels. Measured on the H200 x2 machine (BENCHMARKS.md, "Chunks per GPU", 2026-11-27, two runs,
+ * ms a step for 1 / 2 / 4 chunks a GPU): at mono's 81.7 M compartments on one GPU the six cells
+ * 1.60-1.61 / 1.57 / 1.53-1.54, the large cells 1.57-1.61 / 1.46 / 1.41-1.43, all 15 1.63-1.66 /
+ * 1.56-1.58 / 1.53, deep chains 1.50 / 1.36-1.38 / 1.36, random trees 1.44-1.47 / 1.34 /
+ * 1.35-1.36; CA1 x 3,000 (8.1 M) the same all three ways, CA1 x 500 (1.4 M) 0.14 / 0.14-0.16 /
+ * 0.17-0.19; two GPUs, the six cells 0.96-0.97 / 0.91-0.92 / 0.97, the large cells 1.01-1.02 /
+ * 0.97-0.98 / 0.94-0.97. (On 2026-11-23, before the kernels' graphs and streams, four chunks had
+ * cost the 15 cells a third of their speed, hence one a GPU until now.) */
+#define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 20000000LL
+#define PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU 4
+/* The rule above for a batch of `compartments` over `gpus` GPUs (at least 1). */
+int placement_level_chunks_per_gpu(long long compartments, int gpus);
+/* Neurons per task of a level-solved batch of `compartments` in all: `requested` when positive,
+ * else placement_level_chunks_per_gpu's chunks on each GPU StarPU drives, or
+ * placement_neurons_per_task's CPU rule without GPU. */
+int placement_level_neurons_per_task(int requested, int n_neurons, long long compartments);
 
 /* A batch cut into chunks for the kinds of workers there are: units (neurons, or blocks of
  * neurons) per chunk, in order, and the kind of worker each chunk was sized for (STARPU_CUDA,

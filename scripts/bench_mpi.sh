@@ -102,7 +102,7 @@ for batch in mono multi; do
       [ "$rep" = 1 ] && verify=(--verify)
       one=()
       [ "$case" = 2x1one ] && [ $batch = mono ] && one=(--task-neurons $(((mono_n + 1) / 2)))
-      [ "$case" = 2x1one ] && [ $batch = multi ] && continue # multi: one chunk per GPU already
+      [ "$case" = 2x1one ] && [ $batch = multi ] && one=(--task-neurons $(((multi_n + 1) / 2)))
       run $batch "$case" "$rep" "${args[@]}" --steps "$steps" --quiet "${verify[@]}" "${one[@]}"
     done
   done

@@ -454,6 +454,23 @@ static void workers_per_gpu_follow_tasks(void **state) {
   assert_int_equal(runtime_workers_per_gpu(0, 2), 0);
 }
 
+/* A level-solved batch gets one chunk per 20 M compartments a GPU, 1 to 4 (placement.h): the
+ * mixes at mono's 81.7 M compartments four on one GPU and two a GPU on two, 3,000 CA1 cells (8.1
+ * M) and 500 one, 400 M compartments on one GPU no more than four. */
+static void level_chunks_follow_compartments(void **state) {
+  (void)state;
+  assert_int_equal(placement_level_chunks_per_gpu(84498960, 1), 4); /* six cells x 33,390 */
+  assert_int_equal(placement_level_chunks_per_gpu(84498960, 2), 2);
+  assert_int_equal(placement_level_chunks_per_gpu(81680876, 1), 4); /* large cells x 6,643 */
+  assert_int_equal(placement_level_chunks_per_gpu(73498000, 1), 3); /* deep chains */
+  assert_int_equal(placement_level_chunks_per_gpu(8112000, 1), 1);  /* CA1 x 3,000 */
+  assert_int_equal(placement_level_chunks_per_gpu(1352000, 2), 1);  /* CA1 x 500 */
+  assert_int_equal(placement_level_chunks_per_gpu(400000000, 1), 4);
+  assert_int_equal(placement_level_chunks_per_gpu(39999999, 1), 1);
+  assert_int_equal(placement_level_chunks_per_gpu(40000000, 1), 2);
+  assert_int_equal(placement_level_chunks_per_gpu(40000000, 0), 2); /* no GPU counts as one */
+}
+
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
  * 256,000 neurons asked in tasks of 21,334 give 12 chunks of 21,344 and the rest; tiny tasks
  * keep the size asked for. */
@@ -498,6 +515,7 @@ int main(void) {
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(size_model_keeps_chunks_at_given_homes),
       cmocka_unit_test(size_model_pools_alike_gpus),
+      cmocka_unit_test(level_chunks_follow_compartments),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };
