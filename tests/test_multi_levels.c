@@ -611,6 +611,21 @@ static void chunk_copies_free(struct chunk_copies *c) {
   free(c->part_ints);
 }
 
+/* The forward sweep of one chunk, level after level, as the CPU chunk codelet runs it; parents
+ * in the chunk's arrays (chunk links) or in the level above's (level links). */
+static void levels_forward_host(const struct level_batch *lb, int chunk, const int *part_ints,
+                                double *voltage, const double *factor) {
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    const double *parents =
+        voltage + (lb->chunk_links || level == 0 ? 0 : lb->element_offset[at + level - 1]);
+    for (int s = 0; s < v.systems; s++)
+      level_forward_system(&v, s, voltage + e, factor + e, parents);
+  }
+}
+
 /* One step of one chunk, level after level, as the CPU chunk codelet sweeps it. */
 static void levels_step_host(const struct level_batch *lb, int chunk, const int *part_ints,
                              const struct level_step_arguments *args, double *voltage,
@@ -624,12 +639,7 @@ static void levels_step_host(const struct level_batch *lb, int chunk, const int 
                             contribution + 2 * lb->system_offset[at + level], contribution,
                             gates ? gates + (size_t)args->channels.n_gates * e : NULL, 0);
   }
-  for (int level = 0; level < lb->n_levels; level++) {
-    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
-    const size_t e = lb->element_offset[at + level];
-    for (int s = 0; s < v.systems; s++)
-      level_forward_system(&v, s, voltage + e, factor + e, voltage);
-  }
+  levels_forward_host(lb, chunk, part_ints, voltage, factor);
 }
 
 /* The same step with the rows of the levels of fewer than apart_below systems built apart, as
@@ -663,12 +673,18 @@ static void levels_step_rows_apart(const struct level_batch *lb, int chunk, cons
                             apart || !gates ? NULL : gates + (size_t)args->channels.n_gates * e,
                             apart);
   }
-  for (int level = 0; level < lb->n_levels; level++) {
-    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
-    const size_t e = lb->element_offset[at + level];
-    for (int s = 0; s < v.systems; s++)
-      level_forward_system(&v, s, voltage + e, factor + e, voltage);
-  }
+  levels_forward_host(lb, chunk, part_ints, voltage, factor);
+}
+
+/* The stimulus the bit-comparison tests below use: 2 nA +-50 % from 0.05 ms on, into the root
+ * (even variants) or compartment 3 (odd ones, inside a branch). */
+static struct stimulus variant_stimulus(int variant, int neurons) {
+  return (struct stimulus){.compartment = variant % 2 ? 3 : 0,
+                           .amplitude_nA = 2.0,
+                           .start_ms = 0.05,
+                           .stop_ms = 1e9,
+                           .spread = 0.5,
+                           .n_neurons_total = neurons};
 }
 
 /* Rows built apart (the GPU's --level-rows) give the bits of the sweeps that build them inline,
@@ -700,12 +716,7 @@ static void rows_apart_match_fused_sweeps(void **state) {
       assert_int_equal(
           level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, 0.025, &lb, &err),
           HINES_OK);
-      struct level_step_arguments args = {.stimulus = {.compartment = variant % 2 ? 3 : 0,
-                                                       .amplitude_nA = 2.0,
-                                                       .start_ms = 0.05,
-                                                       .stop_ms = 1e9,
-                                                       .spread = 0.5,
-                                                       .n_neurons_total = neurons},
+      struct level_step_arguments args = {.stimulus = variant_stimulus(variant, neurons),
                                           .hh_rates =
                                               variant == 2 ? HH_RATES_EXACT : HH_RATES_TABLE,
                                           .dt_ms = 0.025,
@@ -759,14 +770,7 @@ static void passive_step_host(const struct level_batch *lb, int chunk, const int
                                       contribution + 2 * lb->system_offset[at + level], children,
                                       NULL, 0, LEVEL_PREFETCH, stored);
   }
-  for (int level = 0; level < lb->n_levels; level++) {
-    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
-    const size_t e = lb->element_offset[at + level];
-    const double *parents =
-        voltage + (lb->chunk_links || level == 0 ? 0 : lb->element_offset[at + level - 1]);
-    for (int s = 0; s < v.systems; s++)
-      level_forward_system(&v, s, voltage + e, factor + e, parents);
-  }
+  levels_forward_host(lb, chunk, part_ints, voltage, factor);
 }
 
 /* Pivots read from the constants (--level-pivots stored) give the bits of pivots computed every
@@ -778,12 +782,12 @@ static void passive_step_host(const struct level_batch *lb, int chunk, const int
 static void stored_pivots_match_computed_pivots(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
+  struct morphology trees[3]; /* of 30 to 1,030 compartments */
+  random_trees(trees, 3, 30, 500, 300, 1200);
   struct hines_error err;
-  struct morphology trees[2];
-  random_trees(trees, 2, 40, 300, 400, 900);
   for (int set = 0; set < 2; set++) {
+    const int n_cells = set == 0 ? 3 : mix_count;
     const struct morphology *cells = set == 0 ? trees : mix;
-    const int n_cells = set == 0 ? 2 : mix_count;
     for (int variant = 0; variant < 5; variant++) {
       const int neurons = variant == 4 ? n_cells - 1 : 2 * n_cells + 1;
       const int depth = variant == 3;
@@ -797,17 +801,13 @@ static void stored_pivots_match_computed_pivots(void **state) {
           .split_compartments = variant == 2 ? 5
                                 : depth      ? 0
                                              : 64};
+      const double dt_ms = 0.025;
       struct level_batch lb;
       assert_int_equal(
-          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, dt_ms, &lb, &err),
           HINES_OK);
-      struct level_step_arguments args = {.stimulus = {.compartment = variant % 2 ? 3 : 0,
-                                                       .amplitude_nA = 2.0,
-                                                       .start_ms = 0.05,
-                                                       .stop_ms = 1e9,
-                                                       .spread = 0.5,
-                                                       .n_neurons_total = neurons},
-                                          .dt_ms = 0.025,
+      struct level_step_arguments args = {.stimulus = variant_stimulus(variant, neurons),
+                                          .dt_ms = dt_ms,
                                           .constant_rows = lb.constant_rows,
                                           .stored_pivots = 1};
       channel_set_init(&args.channels);
@@ -840,7 +840,7 @@ static void stored_pivots_match_computed_pivots(void **state) {
       level_batch_free(&lb);
     }
   }
-  for (int r = 0; r < 2; r++)
+  for (int r = 0; r < 3; r++)
     morphology_free(&trees[r]);
 }
 
