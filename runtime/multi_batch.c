@@ -244,10 +244,13 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   batch->config.model.stimulus.n_neurons_total = /* step_model.h */
       config->total_neurons > 0 ? config->total_neurons : config->n_neurons;
   batch->config.model.stimulus.first_neuron = config->first_neuron;
-  /* Passive batches only: the measurements behind the rule had no channels (with them, one chunk
-   * a GPU, as measured before; placement.h). */
+  /* Where the rule was measured only (placement.h): passive chunk tasks of the level kernels in
+   * one part. With channels, per-level tasks, parts or the other kernels, one chunk a GPU as
+   * measured before (0 compartments give one). */
+  const int measured = config->model.channels.n_gates == 0 && !config->level_tasks &&
+                       config->level_kernel == LEVEL_KERNEL_LEVELS && config->parts_per_task <= 1;
   long long compartments = 0;
-  for (int k = 0; k < config->n_neurons && config->model.channels.n_gates == 0; k++)
+  for (int k = 0; k < config->n_neurons && measured; k++)
     compartments += config->morphologies[k % config->n_morphologies].n_compartments;
   int per_task =
       placement_level_neurons_per_task(config->neurons_per_task, config->n_neurons, compartments);

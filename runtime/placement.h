@@ -52,9 +52,10 @@ int placement_cuda_devices(void);
  * PLACEMENT_LEVEL_CHUNKS_PER_GPU. */
 int placement_neurons_per_task(int requested, int n_neurons, int granule, int chunks_per_gpu);
 /* A level-solved batch's chunks per GPU: one per PLACEMENT_LEVEL_CHUNK_COMPARTMENTS
- * compartments a GPU holds, 1 to PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU; without channels only (the
- * measurements below were passive; runtime/multi_batch.c gives batches with channels one chunk
- * a GPU, as measured before). The chunks a GPU holds run
+ * compartments a GPU holds, 1 to PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU; for what was measured below
+ * only, passive chunk tasks of the level kernels (runtime/multi_batch.c gives batches with
+ * channels, per-level tasks, parts and the cell, flow and on-chip kernels one chunk a GPU, as
+ * measured before). The chunks a GPU holds run
  * at once on their tasks' own streams (codelets/task_streams.h), so one chunk's levels near the
  * root, which cannot fill the GPU, overlap another's large levels; a chunk too small is all such
  * levels. Measured on the H200 x2 machine (BENCHMARKS.md, "Chunks per GPU", 2026-11-27, two runs,
