@@ -247,7 +247,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
   /* Where the rule was measured only (placement.h): passive chunk tasks of the level kernels in
    * one part. With channels, per-level tasks, parts or the other kernels, one chunk a GPU as
    * measured before (0 compartments give one). */
-  const int measured = config->model.channels.n_gates == 0 && !config->level_tasks &&
+  const int measured = config->model.channels.placement == PLACE_NONE && !config->level_tasks &&
                        config->level_kernel == LEVEL_KERNEL_LEVELS && config->parts_per_task <= 1;
   long long compartments = 0;
   for (int k = 0; k < config->n_neurons && measured; k++)
@@ -468,14 +468,15 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
 int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
   const struct level_batch *lb = &batch->levels;
   const struct step_model *model = &batch->config.model;
-  struct level_step_arguments args = {
-      .stimulus = model->stimulus,
-      .channels = model->channels,
-      .hh_rates = model->hh_rates,
-      .dt_ms = model->dt_ms,
-      .constant_rows = lb->constant_rows,
-      /* passive rows' pivots never change (level_layout.h) */
-      .stored_pivots = model->channels.n_gates == 0 ? batch->config.stored_pivots_below : 0};
+  struct level_step_arguments args = {.stimulus = model->stimulus,
+                                      .channels = model->channels,
+                                      .hh_rates = model->hh_rates,
+                                      .dt_ms = model->dt_ms,
+                                      .constant_rows = lb->constant_rows,
+                                      /* passive rows' pivots never change (level_layout.h) */
+                                      .stored_pivots = model->channels.placement == PLACE_NONE
+                                                           ? batch->config.stored_pivots_below
+                                                           : 0};
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int step = 0; step < steps; step++) {
     runtime_window_wait(window, multi_batch_tasks_per_step(batch));

@@ -139,6 +139,7 @@ static void run_and_compare_trunk(int padded, int neurons, int per_task, int par
       .order = order,
       .trunk_below = trunk_below,
       .gpu_launch = gpu_launch_of_test(),
+      .stored_pivots_below = INT_MAX, /* the command line's default: pivots read, not divided */
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct multi_batch *batch;
   struct hines_error err;
