@@ -372,7 +372,7 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
 #define CHUNK_GRAPHS_MAX 4096
 struct chunk_graph {
   unsigned long long chunk; /* chunk_step_data's chunk_id */
-  int device, stimulated, early, rows_apart_below;
+  int device, stimulated, early, rows_apart_below, priorities;
   const void *buffers[6];
   cudaGraphExec_t exec; /* NULL: capture failed, launch the kernels one by one */
 };
@@ -389,6 +389,7 @@ static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *
     const struct chunk_graph *g = &chunk_graphs[i];
     if (g->chunk == key->chunk && g->device == key->device && g->stimulated == key->stimulated &&
         g->early == key->early && g->rows_apart_below == key->rows_apart_below &&
+        g->priorities == key->priorities &&
         memcmp(g->buffers, key->buffers, sizeof g->buffers) == 0)
       found = &chunk_graphs[i];
   }
@@ -399,15 +400,58 @@ static struct chunk_graph *chunk_graph_find(const struct chunk_graph *key, int *
   return found;
 }
 
+/* Small levels first (chunk_step_arguments.level_priorities): gives each kernel node of a
+ * captured step the device's highest stream priority when its grid holds fewer threads than a
+ * quarter of what the GPU keeps resident (256 a multiprocessor), its lowest otherwise, and
+ * returns the flag that makes the graph use them. Chunks sharing a GPU run on their tasks' own
+ * streams; with priorities the block scheduler dispatches the few blocks of one chunk's
+ * latency-bound levels near the root as soon as an SM has room, instead of after the blocks
+ * another chunk's large levels have queued, so those levels' chains overlap the large levels'
+ * streaming. Which kernel runs when changes, never what it computes (same bits). Measured on the
+ * H200 (BENCHMARKS.md, "Small levels first"). Returns 0 (graph unchanged) where the device or
+ * the graph cannot say. */
+static unsigned long long graph_small_levels_first(cudaGraph_t graph) {
+  int least = 0, greatest = 0, device = 0, sms = 0;
+  size_t n = 0;
+  if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess || least == greatest ||
+      cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaGraphGetNodes(graph, NULL, &n) != cudaSuccess || n == 0) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  cudaGraphNode_t *nodes = malloc(n * sizeof *nodes);
+  int failed = !nodes || cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess;
+  const long long small_threads = 256LL * sms;
+  for (size_t i = 0; i < n && !failed; i++) {
+    enum cudaGraphNodeType type;
+    struct cudaKernelNodeParams params;
+    if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess || type != cudaGraphNodeTypeKernel)
+      continue;
+    failed = cudaGraphKernelNodeGetParams(nodes[i], &params) != cudaSuccess;
+    const long long threads = (long long)params.gridDim.x * params.gridDim.y * params.gridDim.z *
+                              params.blockDim.x * params.blockDim.y * params.blockDim.z;
+    cudaLaunchAttributeValue value;
+    memset(&value, 0, sizeof value);
+    value.priority = threads < small_threads ? greatest : least;
+    failed = failed || cudaGraphKernelNodeSetAttribute(nodes[i], cudaLaunchAttributePriority,
+                                                       &value) != cudaSuccess;
+  }
+  free(nodes);
+  (void)cudaGetLastError();
+  return failed ? 0 : (unsigned long long)cudaGraphInstantiateFlagUseNodePriority;
+}
+
 /* Queues one part's step on `stream` through its graph, capturing it first if needed. */
 static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
                             const struct chunk_levels *part, struct level_step_arguments step,
-                            int rows_apart_below, int early, cudaStream_t stream) {
+                            int rows_apart_below, int priorities, int early, cudaStream_t stream) {
   struct chunk_graph key = {
       .chunk = chunk,
       .stimulated = step.time_ms >= step.stimulus.start_ms && step.time_ms < step.stimulus.stop_ms,
       .early = early,
       .rows_apart_below = rows_apart_below,
+      .priorities = priorities,
       .buffers = {b->ints, b->constants, b->voltage, b->factor, b->contribution, b->gates}};
   struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
   if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
@@ -429,7 +473,8 @@ static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers
       status = queued;
   }
   if (!status)
-    status = (int)cudaGraphInstantiate(&exec, graph, 0);
+    status =
+        (int)cudaGraphInstantiate(&exec, graph, priorities ? graph_small_levels_first(graph) : 0);
   if (graph)
     cudaGraphDestroy(graph);
   if (status) { /* no graph for this chunk: plain launches from now on */
@@ -491,7 +536,7 @@ static int chunk_part_flow(unsigned long long chunk, int p, const struct chunk_b
   struct flow_state *state =
       chunk ? flow_state_get(chunk, p, host_schedule[FLOW_SYSTEMS], stream) : NULL;
   if (!state)
-    return chunk_part_graph(chunk, b, part, step, 0, early, stream);
+    return chunk_part_graph(chunk, b, part, step, 0, 0, early, stream);
   const int systems = host_schedule[FLOW_SYSTEMS];
   /* one task of a chunk at a time: its steps come in order, never concurrently */
   const int number = state->next_step++;
@@ -560,7 +605,7 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
     cudaStream_t stream = hines_task_stream_begin();
     const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
     status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step, args.rows_apart_below,
-                              args.gpu_launch == GPU_LAUNCH_EARLY, stream);
+                              args.level_priorities, args.gpu_launch == GPU_LAUNCH_EARLY, stream);
     if (!status)
       status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
                                  task.spike_step, args.step.dt_ms, stream);

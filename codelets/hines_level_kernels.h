@@ -787,6 +787,10 @@ struct chunk_step_arguments {
   /* With channels everywhere, the levels of fewer systems than this build their rows apart on a
    * GPU (enum level_rows; 0: none, INT_MAX: all). */
   int rows_apart_below;
+  /* Nonzero: the kernels of a chunk step's graph that cannot fill the GPU run at the device's
+   * highest stream priority, the others at its lowest (small levels first,
+   * hines_level_codelets.c); order of execution only, the same bits. */
+  int level_priorities;
   int n_parts;
   const struct chunk_levels *parts;
 };

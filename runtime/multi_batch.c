@@ -448,6 +448,7 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                                             .gpu_launch = batch->config.gpu_launch,
                                             .kernel = batch->config.level_kernel,
                                             .rows_apart_below = batch->rows_apart_below,
+                                            .level_priorities = batch->config.level_priorities,
                                             .n_parts = k->n_parts,
                                             .parts = k->parts};
   const struct chunk_step_data data = {

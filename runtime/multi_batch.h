@@ -55,6 +55,10 @@ struct multi_batch_config {
    * this read them, CPU workers whenever it is not 0; 0: every pivot computed every step
    * (--level-pivots; MULTI_STORED_PIVOTS_BELOW is the command line's default). */
   int stored_pivots_below;
+  /* Level kernels on GPUs (chunk tasks): nonzero runs the kernels of levels too small to fill a
+   * GPU at its highest stream priority, the others at its lowest, so that chunks sharing a GPU
+   * overlap one's levels near the root with another's large levels (--level-priorities). */
+  int level_priorities;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */
   enum level_warps level_warps;

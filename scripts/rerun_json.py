@@ -41,7 +41,8 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         for key, option in (("padding", "--padding"), ("level_order", "--level-order"),
                             ("trunk_below", "--trunk-below"), ("task_parts", "--task-parts"),
                             ("gpu_launch", "--gpu-launch"), ("level_kernel", "--level-kernel"),
-                            ("level_rows", "--level-rows"),
+                            ("level_rows", "--level-rows"), ("level_pivots", "--level-pivots"),
+                            ("level_priorities", "--level-priorities"),
                             ("level_warps", "--level-warps"), ("cell_neurons", "--cell-neurons"),
                             ("warp_lanes", "--warp-lanes")):
             if key in j:

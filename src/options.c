@@ -120,6 +120,10 @@ static void usage(FILE *out) {
       "                       pivot every step (computed); N: stored on GPU levels of fewer\n"
       "                       than N branches, CPUs always; auto (default): as N = all\n"
       "                       levels; with channels pivots are always computed\n"
+      "  --level-priorities on|off  multi, level kernels on GPUs: run the kernels of levels\n"
+      "                       too small to fill a GPU at its highest stream priority, so that\n"
+      "                       chunks sharing a GPU overlap one's levels near the root with\n"
+      "                       another's large levels (on, the default; same bits)\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
       "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
@@ -414,6 +418,7 @@ enum long_only_options {
   OPT_LEVEL_KERNEL,
   OPT_LEVEL_ROWS,
   OPT_LEVEL_PIVOTS,
+  OPT_LEVEL_PRIORITIES,
   OPT_LEVEL_WARPS,
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
@@ -673,6 +678,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
       {"level-rows", required_argument, 0, OPT_LEVEL_ROWS},
       {"level-pivots", required_argument, 0, OPT_LEVEL_PIVOTS},
+      {"level-priorities", required_argument, 0, OPT_LEVEL_PRIORITIES},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
@@ -705,6 +711,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .level_rows = LEVEL_ROWS_AUTO,
                         .stored_pivots_below = MULTI_STORED_PIVOTS_BELOW,
+                        .level_priorities = 1,
                         .warp_lanes = 16,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
@@ -968,6 +975,12 @@ void options_parse(int argc, char **argv, struct options *o) {
                                    ? 0
                                    : parse_int("--level-pivots", optarg, 1, INT_MAX);
       break;
+    case OPT_LEVEL_PRIORITIES: {
+      static const char *const words[] = {"on", "off"};
+      o->multi_option_given = 1;
+      o->level_priorities = parse_keyword("--level-priorities", optarg, words, 2) == 0;
+      break;
+    }
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
       { /* in enum level_warps' order */
@@ -1074,13 +1087,21 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } multi_only[] = {{OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
-                    {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
-                    {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
-                    {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_LEVEL_ROWS, "--level-rows"},
-                    {OPT_CELL_NEURONS, "--cell-neurons"}, {OPT_LEVEL_WARPS, "--level-warps"},
-                    {OPT_WARP_LANES, "--warp-lanes"},     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
-                    {OPT_LEVEL_SPLIT, "--level-split"},   {OPT_LEVEL_PIVOTS, "--level-pivots"}};
+  } multi_only[] = {{OPT_PADDING, "--padding"},
+                    {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"},
+                    {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},
+                    {OPT_TASK_PARTS, "--task-parts"},
+                    {OPT_LEVEL_KERNEL, "--level-kernel"},
+                    {OPT_LEVEL_ROWS, "--level-rows"},
+                    {OPT_CELL_NEURONS, "--cell-neurons"},
+                    {OPT_LEVEL_WARPS, "--level-warps"},
+                    {OPT_WARP_LANES, "--warp-lanes"},
+                    {OPT_LEVEL_SUBTREES, "--level-subtrees"},
+                    {OPT_LEVEL_SPLIT, "--level-split"},
+                    {OPT_LEVEL_PIVOTS, "--level-pivots"},
+                    {OPT_LEVEL_PRIORITIES, "--level-priorities"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1110,7 +1131,8 @@ void options_warn(const struct options *o, FILE *out) {
                option != OPT_LEVEL_PIVOTS)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
-      else if (o->level_kernel != LEVEL_KERNEL_LEVELS && option == OPT_LEVEL_ROWS)
+      else if (o->level_kernel != LEVEL_KERNEL_LEVELS &&
+               (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
                (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))

@@ -413,6 +413,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .level_kernel = o->level_kernel,
                                         .level_rows = o->level_rows,
                                         .stored_pivots_below = o->stored_pivots_below,
+                                        .level_priorities = o->level_priorities,
                                         .level_warps = o->level_warps,
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,

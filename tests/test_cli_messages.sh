@@ -94,6 +94,15 @@ expect "rows apart by level size (auto) in the JSON" '"level_rows": "auto"' rows
 expect "the level size below which rows are built apart in the JSON" '"rows_apart_below": [1-9]' rows_auto.json
 run rows_fused --mode multi "${tiny[@]}" --hh all --level-rows fused --quiet --json rows_fused.json
 expect "--level-rows fused in the JSON" '"level_rows": "fused"' rows_fused.json
+run priorities_default --mode multi "${tiny[@]}" --quiet --json priorities_default.json
+expect "small levels first by default, in the JSON" '"level_priorities": "on"' priorities_default.json
+expect "stored pivots by default, in the JSON" '"level_pivots": "auto"' priorities_default.json
+run priorities_off --mode multi "${tiny[@]}" --level-priorities off --quiet --json priorities_off.json
+expect "--level-priorities off in the JSON" '"level_priorities": "off"' priorities_off.json
+run priorities_flow --mode multi "${tiny[@]}" --level-kernel flow --level-priorities off --quiet
+expect "--level-priorities with the flow kernel: warned" '^hinestask: warning: --level-priorities applies to --level-kernel levels only' priorities_flow.err
+run priorities_mono --mode mono "${tiny[@]}" --level-priorities on --quiet
+expect "--level-priorities in a mono run: warned" '^hinestask: warning: --level-priorities applies to --mode multi only; ignored$' priorities_mono.err
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
 expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell or shared only' cell_neurons_levels.err
 run shared_options --mode multi "${tiny[@]}" --level-kernel shared --trunk-below 3 --level-warps off --cell-neurons 2 --quiet --json shared.json
