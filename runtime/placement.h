@@ -65,8 +65,12 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
  * 1.35-1.36; CA1 x 3,000 (8.1 M) the same all three ways, CA1 x 500 (1.4 M) 0.14 / 0.14-0.16 /
  * 0.17-0.19; two GPUs, the six cells 0.96-0.97 / 0.91-0.92 / 0.97, the large cells 1.01-1.02 /
  * 0.97-0.98 / 0.94-0.97. (On 2026-11-23, before the kernels' graphs and streams, four chunks had
- * cost the 15 cells a third of their speed, hence one a GPU until now.) */
-#define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 20000000LL
+ * cost the 15 cells a third of their speed, hence one a GPU until now.) With the small levels
+ * run first (--level-priorities, codelets/hines_level_codelets.c) the chunks overlap better, and
+ * on two GPUs 4 chunks a GPU beat 2 (the same machine, same call, two runs: the six cells
+ * 0.885-0.892 against 0.910-0.913 ms, the large cells 0.959-0.971 against 0.958-1.001; BENCHMARKS.md,
+ * "Small levels first"), hence one chunk per 10 M compartments (it was 20 M). */
+#define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 10000000LL
 #define PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU 4
 /* The rule above for a batch of `compartments` over `gpus` GPUs (at least 1). */
 int placement_level_chunks_per_gpu(long long compartments, int gpus);

@@ -8,7 +8,8 @@
 # Environment: REPS (3), STEPS (500), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (SWC
 # folder), COMMIT, MPIRUN_FLAGS (extra mpirun options), CASES ("1x1 2x1 1x2"; also 2x1wrap: each
 # rank shown one GPU by a CUDA_VISIBLE_DEVICES wrapper instead of hinestask's own node sharing,
-# and 2x1one: one task per rank), TASK_STEPS (mono tasks of K steps), BENCH_NCPU (CPU
+# and 2x1one: one task per rank), BATCHES ("mono multi": which batches), TASK_STEPS (mono tasks
+# of K steps), BENCH_NCPU (CPU
 # workers per rank, default 0: GPUs only; 1 checks the script on a machine without GPU).
 set -uo pipefail
 bin=$(readlink -f "${1:?BIN_DIR}")
@@ -93,7 +94,7 @@ PY
   echo "$batch $case rep $rep: $(tail -n 1 "$csv" | cut -d, -f10) s per step"
 }
 
-for batch in mono multi; do
+for batch in ${BATCHES:-mono multi}; do
   if [ $batch = mono ]; then args=("${mono[@]}"); else args=("${multi[@]}"); fi
   for case in "${cases[@]}"; do
     # --verify once per case (first repetition): bitwise-equal ranks still get checked on the GPU.

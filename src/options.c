@@ -73,7 +73,7 @@ static void usage(FILE *out) {
       "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
       "  --block-size BS      neurons per block for block/shared (default 32)\n"
       "  --task-neurons N     neurons per task (default: 4 tasks per GPU; the level solver\n"
-      "                       one per 20 M compartments a GPU, 1 to 4, for passive chunk\n"
+      "                       one per 10 M compartments a GPU, 1 to 4, for passive chunk\n"
       "                       tasks, otherwise one a GPU; with CPU and GPU workers both,\n"
       "                       plus one CPU-sized chunk per CPU worker, sized by the\n"
       "                       performance models; without GPU, 4 per CPU worker; 1,024 or\n"

@@ -460,15 +460,17 @@ static void workers_per_gpu_follow_tasks(void **state) {
 static void level_chunks_follow_compartments(void **state) {
   (void)state;
   assert_int_equal(placement_level_chunks_per_gpu(84498960, 1), 4); /* six cells x 33,390 */
-  assert_int_equal(placement_level_chunks_per_gpu(84498960, 2), 2);
+  assert_int_equal(placement_level_chunks_per_gpu(84498960, 2), 4);
   assert_int_equal(placement_level_chunks_per_gpu(81680876, 1), 4); /* large cells x 6,643 */
-  assert_int_equal(placement_level_chunks_per_gpu(73498000, 1), 3); /* deep chains */
+  assert_int_equal(placement_level_chunks_per_gpu(73498000, 1), 4); /* deep chains */
+  assert_int_equal(placement_level_chunks_per_gpu(42244868, 1), 4); /* six cells x 16,695 */
   assert_int_equal(placement_level_chunks_per_gpu(8112000, 1), 1);  /* CA1 x 3,000 */
   assert_int_equal(placement_level_chunks_per_gpu(1352000, 2), 1);  /* CA1 x 500 */
   assert_int_equal(placement_level_chunks_per_gpu(400000000, 1), 4);
-  assert_int_equal(placement_level_chunks_per_gpu(39999999, 1), 1);
-  assert_int_equal(placement_level_chunks_per_gpu(40000000, 1), 2);
-  assert_int_equal(placement_level_chunks_per_gpu(40000000, 0), 2); /* no GPU counts as one */
+  assert_int_equal(placement_level_chunks_per_gpu(19999999, 1), 1);
+  assert_int_equal(placement_level_chunks_per_gpu(20000000, 1), 2);
+  assert_int_equal(placement_level_chunks_per_gpu(30000000, 2), 1);
+  assert_int_equal(placement_level_chunks_per_gpu(20000000, 0), 2); /* no GPU counts as one */
 }
 
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
