@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Small levels first (--level-priorities, issue 15/19), as run on the H200 x2 machine on
+# 2026-11-27 (scripts/results/priorities_*): a bundle in .bundle (scripts/gpu_bundle.sh, with
+# the shared morphologies in .bundle/morphologies), then
+#   COMMIT=... bash scripts/bench/level_priorities.sh prio11    the exploration (HINES_PRIORITY_MODE
+#                                                                  1-3 needs the experiment build)
+#   COMMIT=... bash scripts/bench/level_priorities.sh prio11b   on against off, every mix
+#   COMMIT=... bash scripts/bench/level_priorities.sh final11   the chunk rule of 10 M, MPI
+# Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
+# the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
+set -uo pipefail
+T0=$(date +%s)
+T0=$(date +%s)
+bundle=$(readlink -f .bundle)
+out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
+cuda_dirs=$(for lib in libcublas.so.13 libcusparse.so.12 libnvJitLink.so.13; do
+  find /usr/local/cuda*/ /usr/lib /opt -name "$lib" 2>/dev/null | head -n 1 | xargs -r dirname
+done | sort -u | paste -sd:)
+export LD_LIBRARY_PATH="$bundle/lib:${cuda_dirs}"
+export STARPU_HOME=$out/starpu-home STARPU_SILENT=1 STARPU_FXT_TRACE=0
+mkdir -p "$STARPU_HOME"
+H=$bundle/bin/hinestask
+for gz in $bundle/bin/hinestask_*.gz; do [ -f "$gz" ] || continue; b=${gz%.gz}; b=$out/$(basename $b); gunzip -c $gz > $b; chmod +x $b; done
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+commit=${COMMIT:-unknown}
+mode=${1:-prio11b}
+LIMIT=${LIMIT:-540}
+six=(); for f in morph/data/*.swc; do six+=(--morph "$f"); done
+shared=(); for f in .bundle/morphologies/*.swc; do shared+=(--morph "$f"); done
+large=(); for f in 041018-zA.CNG.swc C220498B-I4.CNG.swc pyramidal.swc ri05.CNG.swc test_swc.swc; do large+=(--morph .bundle/morphologies/$f); done
+args_of() {
+  case $1 in
+  ca1-*) n=${1#ca1-}; A=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons "${n%-hh}" --steps 400) ;;
+  six-*) n=${1#six-}; A=(--mode multi "${six[@]}" --neurons "${n%-hh}" --steps 200) ;;
+  large-*) n=${1#large-}; A=(--mode multi "${large[@]}" --neurons "${n%-hh}" --steps 100) ;;
+  random-*) n=${1#random-}; A=(--mode multi --neurons "${n%-hh}" --steps 200); for r in 1 2 3 4; do A+=(--morph synthetic:random:100:8000:$r); done ;;
+  all15-*) n=${1#all15-}; A=(--mode multi "${shared[@]}" --neurons "${n%-hh}" --steps 100) ;;
+  deep-*) n=${1#deep-}; A=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons "${n%-hh}" --steps 100) ;;
+  mono*) A=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 100) ;;
+  esac
+  case $1 in *-hh) A+=(--hh all) ;; *) A+=(--hh none) ;; esac
+}
+# row GPUS BATCH LABEL [BUILD] -- options...
+row() {
+  local g=$1 batch=$2 label=$3 bin=$H; shift 3
+  if [ $# -gt 0 ] && [ "$1" != -- ]; then bin=$out/hinestask_$1; shift; fi
+  [ "${1:-}" = -- ] && shift
+  if [ $(( $(date +%s) - T0 )) -gt $LIMIT ]; then echo "SKIPPED (time) $batch $label"; return; fi
+  args_of $batch
+  local t1=$(date +%s%N)
+  if STARPU_NCUDA=$g STARPU_NCPU=0 timeout 120 "$bin" --quiet --force "${A[@]}" "$@" --json "$out/t.json" >"$out/t.log" 2>&1; then
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%s,%.4f,%.3f,%s,%.1f"%(sys.argv[2],j["seconds_per_step"]*1e3,j["compartment_solves_per_s"]/1e9,j["compartments"],float(sys.argv[3])))' "$out/t.json" "$(date -u +%FT%TZ),$commit,$gpu,$g,$batch,$label,$rep" "$(( ($(date +%s%N) - t1) / 1000000 ))e-3" | tee -a "$out/$mode.csv"
+  else echo "FAILED $g $batch $label: $(tail -2 "$out/t.log")" | tee -a "$out/$mode.csv"; fi
+}
+check() {
+  local pass=1
+  for spec in mono-hh six-hh six-rows random rnd-hh; do
+    case $spec in
+    mono-hh) a=(--mode mono --morph synthetic:medium-high --neurons 3001 --task-neurons 1000 --hh all --probe 0:0 --probe 1500:300 --probe 3000:17) ;;
+    six-hh) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+    six-rows) a=(--mode multi "${six[@]}" --neurons 240 --hh all --level-rows apart --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+    random) a=(--mode multi --morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --hh none --probe 0:0 --probe 39:50 --probe 38:3000) ;;
+    rnd-hh) a=(--mode multi --morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --hh all --probe 0:0 --probe 39:50 --probe 38:3000) ;;
+    esac
+    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || { pass=0; echo "FAIL run $spec $(tail -1 $out/c.log)"; }
+    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU identical to CPU"; else echo "FAIL $spec differs"; pass=0; fi
+  done
+  STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+  [ $pass = 1 ] && echo "CHECK: PASS" || echo "CHECK: FAIL"
+  rm -f $out/p_*.csv $out/c.log
+}
+echo "date,commit,gpu,gpus,batch,label,rep,ms_per_step,G_per_s,compartments,wall_s" > "$out/$mode.csv"
+# prow MODE GPUS BATCH LABEL -- options: row with HINES_PRIORITY_MODE=MODE (0: unset)
+prow() {
+  local m=$1; shift
+  if [ "$m" = 0 ]; then unset HINES_PRIORITY_MODE; else export HINES_PRIORITY_MODE=$m; fi
+  row "$@"
+  unset HINES_PRIORITY_MODE
+}
+if [ "$mode" = prio11 ]; then
+  check 2>&1 | tee $out/check.txt
+  for spec in six-p; do
+    a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2)
+    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
+    for m in 1 3; do
+      HINES_PRIORITY_MODE=$m STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
+      if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec priority mode $m GPU = CPU"; else echo "FAIL $spec mode $m differs"; fi
+    done
+  done 2>&1 | tee -a $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-33390 large-6643; do
+      for m in 0 1 2 3; do prow $m 1 $batch m$m; done
+      for m in 0 1 3; do prow $m 1 $batch c2-m$m -- --task-neurons $(( ${batch#*-} / 2 + 1 )); done
+      HINES_PRIORITY_SMALL=67584 prow 2 1 $batch m2-s67k
+      HINES_PRIORITY_SMALL=67584 prow 3 1 $batch m3-s67k
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643; do
+      for m in 0 1 2 3; do prow $m 2 $batch m$m; done
+      for m in 0 1 3; do prow $m 2 $batch c4-m$m -- --task-neurons $(( ${batch#*-} / 8 + 1 )); done
+    done
+    for batch in all15-16356 deep-24499 random-23585; do for m in 0 1 3; do prow $m 1 $batch m$m; done; done
+    for m in 0 1 3; do prow $m 1 large-6643-hh m$m -- --task-neurons 1661; done
+    prow 0 1 large-6643-hh c1
+    prow 0 1 large-6643-hh c2 -- --task-neurons 3322
+  done
+fi
+if [ "$mode" = prio11b ]; then
+  check 2>&1 | tee $out/check.txt
+  for spec in six-p six-p-off; do
+    a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2)
+    [ $spec = six-p-off ] && a+=(--level-priorities off)
+    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --json $out/c.json --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
+    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU ($(grep -o '"level_priorities": "[a-z]*"' $out/c.json))"; else echo "FAIL $spec differs"; fi
+  done 2>&1 | tee -a $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-33390 large-6643 all15-16356 deep-24499 random-23585 six-16695 large-3322 ca1-3000 ca1-500; do
+      row 1 $batch on
+      row 1 $batch off -- --level-priorities off
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643; do
+      row 2 $batch on
+      row 2 $batch off -- --level-priorities off
+    done
+    [ $ngpu -ge 2 ] && row 2 six-33390 c4-on -- --task-neurons 4174
+    [ $ngpu -ge 2 ] && row 2 large-6643 c4-on -- --task-neurons 831
+    row 1 six-33390 c8-on -- --task-neurons 4174
+    row 1 six-33390 c8-off -- --task-neurons 4174 --level-priorities off
+    row 1 large-6643 c8-on -- --task-neurons 831
+    row 1 large-6643 c8-off -- --task-neurons 831 --level-priorities off
+    for batch in six-33390-hh large-6643-hh; do
+      row 1 $batch on
+      row 1 $batch off -- --level-priorities off
+    done
+  done
+fi
+if [ "$mode" = final11 ]; then
+  check 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-33390 large-6643 all15-16356 deep-24499 random-23585 ca1-3000 ca1-500; do row 1 $batch default; done
+    row 1 six-16695 default
+    row 1 six-16695 old-rule -- --task-neurons 8348
+    row 1 large-3322 default
+    row 1 large-3322 old-rule -- --task-neurons 1661
+    row 1 deep-24499 old-rule -- --task-neurons 8167
+    [ $ngpu -ge 2 ] && {
+      row 2 six-33390 default
+      row 2 six-33390 old-rule -- --task-neurons 8348
+      row 2 large-6643 default
+      row 2 large-6643 old-rule -- --task-neurons 1661
+      row 2 all15-16356 default
+      row 2 all15-16356 old-rule -- --task-neurons 4089
+      row 2 random-23585 default
+      row 2 random-23585 old-rule -- --task-neurons 5897
+      row 2 deep-24499 default
+      row 2 deep-24499 old-rule -- --task-neurons 12250
+    }
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 150 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
