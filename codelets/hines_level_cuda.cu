@@ -146,6 +146,39 @@ int warp_systems_of(const block_description &block, int systems) {
   return block.view.warp_systems < systems ? block.view.warp_systems : systems;
 }
 
+// A level's row offsets (level_layout.h: where element j of every system starts) staged in shared
+// memory by each block before its sweeps. Every element's index is row_offset[j] + s, so a thread
+// walking a branch otherwise loads row_offset[j] from global memory for each of its elements (and
+// again for each L2 hint ahead), and the element's own loads wait for that round trip: in a level
+// too small to fill the GPU, where each thread walks its branch alone, those waits were the
+// largest stall of the sweep (ncu, H100, the deep chains' levels of 3,072 to 24,576 systems). The
+// offsets are the layout's, never written by a kernel, so they are read before the wait on the
+// previous kernel. Addresses only: the arithmetic and its order are unchanged (same bits). Levels
+// whose longest system is longer than kStagedRowOffsets - 1, or shorter than LEVEL_STAGE_MIN_SIZE,
+// read them from global memory: where every system is short the copy and its barrier cost more
+// than the few loads they save (staging every level made CA1 x 500 4-8 % slower). Measured on the
+// H100 x2 machine against a build without staging (BENCHMARKS.md, "Row offsets staged"): the deep
+// chains over two GPUs 1.06x, the six cells over two GPUs 1.02-1.04x (one run of four 0.90x),
+// one-GPU batches and CA1 within the runs' spread.
+#ifndef LEVEL_STAGE_ROW_OFFSETS
+#define LEVEL_STAGE_ROW_OFFSETS 1
+#endif
+constexpr int kStagedRowOffsets = 512;
+#ifndef LEVEL_STAGE_MIN_SIZE
+#define LEVEL_STAGE_MIN_SIZE 32
+#endif
+
+// Every thread of the block calls it (a barrier inside).
+__device__ inline void stage_row_offsets(level_block_view &v, int *staged) {
+  if (!LEVEL_STAGE_ROW_OFFSETS || v.max_size < LEVEL_STAGE_MIN_SIZE ||
+      v.max_size + 1 > kStagedRowOffsets)
+    return;
+  for (int i = threadIdx.x; i <= v.max_size; i += blockDim.x)
+    staged[i] = v.row_offset[i];
+  __syncthreads();
+  v.row_offset = staged;
+}
+
 // Two instances: without channels the gates are a compile-time null, so the Hodgkin-Huxley code
 // (and the registers it needs) vanishes from the passive kernel (ptxas, sm_90: 168 registers a
 // thread with the channel code, 128 without). kLanes: lanes per warp-swept system.
@@ -159,9 +192,11 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     block_description block, const double *constants, level_step_arguments args, double *voltage,
     double *factor, double *contribution, const double *child_contribution, double *gates,
     int warp_systems, bool wait_first) {
+  __shared__ int staged_row_offsets[kStagedRowOffsets];
+  level_block_view v = describe(block);
+  stage_row_offsets(v, staged_row_offsets);
   if (wait_first)
     LEVEL_AFTER_FIRST_LOADS();
-  const level_block_view v = describe(block);
   bool by_warp;
   const int s = system_of_thread<kLanes>(v.systems, warp_systems, &by_warp);
   if (by_warp)
@@ -211,9 +246,11 @@ template <int kLanes>
 __device__ inline void forward_level(const block_description &block, double *voltage,
                                      const double *factor, const double *parent_voltage,
                                      int warp_systems, bool wait_first, int prefetch) {
+  __shared__ int staged_row_offsets[kStagedRowOffsets];
+  level_block_view v = describe(block);
+  stage_row_offsets(v, staged_row_offsets);
   if (wait_first)
     LEVEL_AFTER_FIRST_LOADS();
-  const level_block_view v = describe(block);
   bool by_warp;
   const int s = system_of_thread<kLanes>(v.systems, warp_systems, &by_warp);
   if (by_warp)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Small levels first (--level-priorities, issue 15/19), as run on the H200 x2 machine on
-# 2026-11-27 (scripts/results/priorities_*): a bundle in .bundle (scripts/gpu_bundle.sh, with
-# the shared morphologies in .bundle/morphologies), then
-#   COMMIT=... bash scripts/bench/level_priorities.sh prio11    the exploration (HINES_PRIORITY_MODE
-#                                                                  1-3 needs the experiment build)
-#   COMMIT=... bash scripts/bench/level_priorities.sh prio11b   on against off, every mix
-#   COMMIT=... bash scripts/bench/level_priorities.sh final11   the chunk rule of 10 M, MPI
+# The level kernels' runs of 2026-11-27 (BENCHMARKS.md, "Small levels first" and "Row offsets
+# staged"), on the H200 x2 and H100 x2 machines: a bundle in .bundle (scripts/gpu_bundle.sh, with
+# the shared morphologies in .bundle/morphologies), then COMMIT=... bash THIS MODE with MODE
+#   prio11    the orders of priority tried (HINES_PRIORITY_MODE 1-3 needs that experiment build)
+#   prio11b   --level-priorities on against off, every mix (priorities_*)
+#   final11   the chunk rule of 10 M against 20 M, and bench_mpi.sh for the six cells (chunks10m_*)
+#   prof11    ncu on the deep chains' and CA1's level kernels, SASS of two kernels (ncu_*)
+#   stage11, stage11b, stage11c   row offsets staged (this build) against hinestask_nostage.gz
+#             (scripts/bench/build_variants.sh .bundle/bin nostage='-DLEVEL_STAGE_ROW_OFFSETS=0')
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -166,4 +168,94 @@ if [ "$mode" = final11 ]; then
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 150 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = prof11 ]; then
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  echo "ncu: $ncu_bin"
+  args_of deep-6125; deep=("${A[@]}")
+  args_of ca1-500; ca1=("${A[@]}")
+  row 1 deep-6125 c1 -- --task-neurons 6125 --level-priorities off
+  row 1 ca1-500 c1 -- --level-priorities off
+  STARPU_NCPU=0 timeout 170 $ncu_bin --clock-control none --launch-skip 160 --launch-count 80 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --csv --page details \
+    $H --quiet --force "${deep[@]}" --steps 4 --task-neurons 6125 --level-priorities off > $out/prof_deep.csv 2> $out/prof_deep.err; echo "deep rc=$? at $(( $(date +%s) - T0 )) s"
+  STARPU_NCPU=0 timeout 100 $ncu_bin --clock-control none --launch-skip 80 --launch-count 40 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --csv --page details \
+    $H --quiet --force "${ca1[@]}" --steps 4 --level-priorities off > $out/prof_ca1.csv 2> $out/prof_ca1.err; echo "ca1 rc=$? at $(( $(date +%s) - T0 )) s"
+  for k in backward forward; do
+    STARPU_NCPU=0 timeout 100 $ncu_bin --clock-control none --kernel-name regex:${k}_kernel --launch-skip 90 --launch-count 1 \
+      --section WarpStateStats --section SourceCounters --page source --print-source sass --csv \
+      $H --quiet --force "${deep[@]}" --steps 4 --task-neurons 6125 --level-priorities off > $out/prof_deep_sass_$k.csv 2> $out/prof_deep_sass_$k.err; echo "sass $k rc=$? at $(( $(date +%s) - T0 )) s"
+  done
+  gzip -f $out/prof_*.csv
+fi
+if [ "$mode" = stage11 ]; then
+  check 2>&1 | tee $out/check.txt
+  for spec in deep-p deep-nosplit six-p; do
+    case $spec in
+    deep-p) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+    deep-nosplit) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --level-split 0 --hh all --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+    six-p) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+    esac
+    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
+    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU"; else echo "FAIL $spec differs"; fi
+  done 2>&1 | tee -a $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in deep-24499 six-33390 six-16695 large-6643 all15-16356 random-23585 ca1-3000 ca1-500 six-33390-hh; do
+      row 1 $batch staged
+      row 1 $batch nostage nostage
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 deep-24499 large-6643; do
+      row 2 $batch staged
+      row 2 $batch nostage nostage
+    done
+  done
+fi
+if [ "$mode" = stage11b ]; then
+  python3 -c 'import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],"wb"))' $bundle/bin/hinestask_nostage.gz $out/hinestask_nostage; chmod +x $out/hinestask_nostage; ls -la $out/hinestask_nostage
+  for spec in deep-p deep-nosplit; do
+    case $spec in
+    deep-p) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+    deep-nosplit) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --level-split 0 --hh all --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+    esac
+    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
+    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU"; else echo "FAIL $spec differs"; fi
+  done 2>&1 | tee -a $out/check.txt
+  for rep in 1 2; do
+    for batch in deep-24499 six-16695 ca1-500 six-33390; do
+      row 1 $batch staged
+      row 1 $batch nostage nostage
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 deep-24499; do
+      row 2 $batch staged
+      row 2 $batch nostage nostage
+    done
+  done
+fi
+if [ "$mode" = stage11c ]; then
+  python3 -c 'import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],"wb"))' $bundle/bin/hinestask_nostage.gz $out/hinestask_nostage; chmod +x $out/hinestask_nostage
+  for spec in deep-p six-p ca1-p; do
+    case $spec in
+    deep-p) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+    six-p) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
+    ca1-p) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+    esac
+    STARPU_NCUDA=0 timeout 60 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 200 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
+    STARPU_NCPU=0 timeout 60 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 200 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
+    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU"; else echo "FAIL $spec differs"; fi
+  done 2>&1 | tee -a $out/check.txt
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-3000 deep-24499 six-16695; do
+      row 1 $batch staged32
+      row 1 $batch nostage nostage
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 deep-24499; do
+      row 2 $batch staged32
+      row 2 $batch nostage nostage
+    done
+  done
 fi
