@@ -55,23 +55,54 @@ row() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%s,%.4f,%.3f,%s,%.1f"%(sys.argv[2],j["seconds_per_step"]*1e3,j["compartment_solves_per_s"]/1e9,j["compartments"],float(sys.argv[3])))' "$out/t.json" "$(date -u +%FT%TZ),$commit,$gpu,$g,$batch,$label,$rep" "$(( ($(date +%s%N) - t1) / 1000000 ))e-3" | tee -a "$out/$mode.csv"
   else echo "FAILED $g $batch $label: $(tail -2 "$out/t.log")" | tee -a "$out/$mode.csv"; fi
 }
+# probe_args SPEC: the batch of one probe comparison, in the array a.
+probe_args() {
+  local six_probes=(--probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2)
+  local deep=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40)
+  local random=(--mode multi --morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40)
+  case $1 in
+  mono-hh) a=(--mode mono --morph synthetic:medium-high --neurons 3001 --task-neurons 1000 --hh all --probe 0:0 --probe 1500:300 --probe 3000:17) ;;
+  six-hh) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all "${six_probes[@]}") ;;
+  six-rows) a=(--mode multi "${six[@]}" --neurons 240 --hh all --level-rows apart "${six_probes[@]}") ;;
+  six-p) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none "${six_probes[@]}") ;;
+  six-p-off) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-priorities off "${six_probes[@]}") ;;
+  random) a=("${random[@]}" --hh none --probe 0:0 --probe 39:50 --probe 38:3000) ;;
+  rnd-hh) a=("${random[@]}" --hh all --probe 0:0 --probe 39:50 --probe 38:3000) ;;
+  deep-p) a=("${deep[@]}" --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+  deep-nosplit) a=("${deep[@]}" --level-split 0 --hh all --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+  ca1-p) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  esac
+}
+# same_probes SPEC [STEPS]: CPU workers only against the GPU only (--verify), probe files compared
+# byte for byte; returns 1 when they differ or the GPU run fails.
+same_probes() {
+  local spec=$1 steps=${2:-400} ok=0
+  probe_args "$spec"
+  STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps "$steps" --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps "$steps" --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || { ok=1; echo "FAIL run $spec $(tail -1 $out/c.log)"; }
+  if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU identical to CPU"; else echo "FAIL $spec differs"; ok=1; fi
+  rm -f $out/p_*.csv $out/c.log
+  return $ok
+}
 check() {
   local pass=1
-  for spec in mono-hh six-hh six-rows random rnd-hh; do
-    case $spec in
-    mono-hh) a=(--mode mono --morph synthetic:medium-high --neurons 3001 --task-neurons 1000 --hh all --probe 0:0 --probe 1500:300 --probe 3000:17) ;;
-    six-hh) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
-    six-rows) a=(--mode multi "${six[@]}" --neurons 240 --hh all --level-rows apart --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
-    random) a=(--mode multi --morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --hh none --probe 0:0 --probe 39:50 --probe 38:3000) ;;
-    rnd-hh) a=(--mode multi --morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 40 --hh all --probe 0:0 --probe 39:50 --probe 38:3000) ;;
-    esac
-    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
-    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || { pass=0; echo "FAIL run $spec $(tail -1 $out/c.log)"; }
-    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU identical to CPU"; else echo "FAIL $spec differs"; pass=0; fi
-  done
+  for spec in mono-hh six-hh six-rows random rnd-hh; do same_probes $spec || pass=0; done
   STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
   [ $pass = 1 ] && echo "CHECK: PASS" || echo "CHECK: FAIL"
-  rm -f $out/p_*.csv $out/c.log
+}
+# unpack_variant LABEL: bin/hinestask_LABEL.gz of the bundle as $out/hinestask_LABEL (row's BUILD)
+unpack_variant() {
+  python3 -c 'import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],"wb"))' "$bundle/bin/hinestask_$1.gz" "$out/hinestask_$1"
+  chmod +x "$out/hinestask_$1"
+}
+# against_nostage LABEL "ONE-GPU BATCHES" "TWO-GPU BATCHES": this build (LABEL) and the nostage
+# variant side by side, two rounds.
+against_nostage() {
+  local label=$1 batch
+  for rep in 1 2; do
+    for batch in $2; do row 1 $batch $label; row 1 $batch nostage nostage; done
+    [ $ngpu -ge 2 ] && for batch in $3; do row 2 $batch $label; row 2 $batch nostage nostage; done
+  done
 }
 echo "date,commit,gpu,gpus,batch,label,rep,ms_per_step,G_per_s,compartments,wall_s" > "$out/$mode.csv"
 # prow MODE GPUS BATCH LABEL -- options: row with HINES_PRIORITY_MODE=MODE (0: unset)
@@ -83,14 +114,7 @@ prow() {
 }
 if [ "$mode" = prio11 ]; then
   check 2>&1 | tee $out/check.txt
-  for spec in six-p; do
-    a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2)
-    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
-    for m in 1 3; do
-      HINES_PRIORITY_MODE=$m STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
-      if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec priority mode $m GPU = CPU"; else echo "FAIL $spec mode $m differs"; fi
-    done
-  done 2>&1 | tee -a $out/check.txt
+  for m in 1 3; do HINES_PRIORITY_MODE=$m same_probes six-p; done 2>&1 | tee -a $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   for rep in 1 2; do
     row 1 mono default
@@ -112,13 +136,7 @@ if [ "$mode" = prio11 ]; then
 fi
 if [ "$mode" = prio11b ]; then
   check 2>&1 | tee $out/check.txt
-  for spec in six-p six-p-off; do
-    a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2)
-    [ $spec = six-p-off ] && a+=(--level-priorities off)
-    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
-    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --json $out/c.json --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
-    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU ($(grep -o '"level_priorities": "[a-z]*"' $out/c.json))"; else echo "FAIL $spec differs"; fi
-  done 2>&1 | tee -a $out/check.txt
+  for spec in six-p six-p-off; do same_probes $spec; done 2>&1 | tee -a $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   for rep in 1 2; do
     row 1 mono default
@@ -190,17 +208,9 @@ if [ "$mode" = prof11 ]; then
   gzip -f $out/prof_*.csv
 fi
 if [ "$mode" = stage11 ]; then
+  unpack_variant nostage
   check 2>&1 | tee $out/check.txt
-  for spec in deep-p deep-nosplit six-p; do
-    case $spec in
-    deep-p) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
-    deep-nosplit) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --level-split 0 --hh all --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
-    six-p) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
-    esac
-    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
-    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
-    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU"; else echo "FAIL $spec differs"; fi
-  done 2>&1 | tee -a $out/check.txt
+  for spec in deep-p deep-nosplit six-p; do same_probes $spec; done 2>&1 | tee -a $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   for rep in 1 2; do
     row 1 mono default
@@ -215,47 +225,12 @@ if [ "$mode" = stage11 ]; then
   done
 fi
 if [ "$mode" = stage11b ]; then
-  python3 -c 'import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],"wb"))' $bundle/bin/hinestask_nostage.gz $out/hinestask_nostage; chmod +x $out/hinestask_nostage; ls -la $out/hinestask_nostage
-  for spec in deep-p deep-nosplit; do
-    case $spec in
-    deep-p) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
-    deep-nosplit) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --level-split 0 --hh all --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
-    esac
-    STARPU_NCUDA=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
-    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
-    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU"; else echo "FAIL $spec differs"; fi
-  done 2>&1 | tee -a $out/check.txt
-  for rep in 1 2; do
-    for batch in deep-24499 six-16695 ca1-500 six-33390; do
-      row 1 $batch staged
-      row 1 $batch nostage nostage
-    done
-    [ $ngpu -ge 2 ] && for batch in six-33390 deep-24499; do
-      row 2 $batch staged
-      row 2 $batch nostage nostage
-    done
-  done
+  unpack_variant nostage
+  for spec in deep-p deep-nosplit; do same_probes $spec; done 2>&1 | tee -a $out/check.txt
+  against_nostage staged "deep-24499 six-16695 ca1-500 six-33390" "six-33390 deep-24499"
 fi
 if [ "$mode" = stage11c ]; then
-  python3 -c 'import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],"wb"))' $bundle/bin/hinestask_nostage.gz $out/hinestask_nostage; chmod +x $out/hinestask_nostage
-  for spec in deep-p six-p ca1-p; do
-    case $spec in
-    deep-p) a=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons 40 --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
-    six-p) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2) ;;
-    ca1-p) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --probe 0:0 --probe 299:2000 --probe 7:100) ;;
-    esac
-    STARPU_NCUDA=0 timeout 60 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 200 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL cpu $spec $(tail -1 $out/c.log)"
-    STARPU_NCPU=0 timeout 60 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 200 --verify --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL run $spec $(tail -1 $out/c.log)"
-    if cmp -s $out/p_cpu.csv $out/p_gpu.csv; then echo "PASS $spec GPU = CPU"; else echo "FAIL $spec differs"; fi
-  done 2>&1 | tee -a $out/check.txt
-  for rep in 1 2; do
-    for batch in ca1-500 ca1-3000 deep-24499 six-16695; do
-      row 1 $batch staged32
-      row 1 $batch nostage nostage
-    done
-    [ $ngpu -ge 2 ] && for batch in six-33390 deep-24499; do
-      row 2 $batch staged32
-      row 2 $batch nostage nostage
-    done
-  done
+  unpack_variant nostage
+  for spec in deep-p six-hh ca1-p; do same_probes $spec 200; done 2>&1 | tee -a $out/check.txt
+  against_nostage staged32 "ca1-500 ca1-3000 deep-24499 six-16695" "six-33390 deep-24499"
 fi
