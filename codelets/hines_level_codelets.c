@@ -355,7 +355,7 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
       status = level_forward_cuda(b->ints + levels->ints_offset[level],
                                   levels->host_ints + levels->ints_offset[level],
                                   levels->systems[level], b->voltage + e, b->factor + e, b->voltage,
-                                  (enum level_launch)forward[level], stream);
+                                  step.lean_sweeps, (enum level_launch)forward[level], stream);
   }
   free(backward);
   return status;
@@ -662,7 +662,8 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
   const struct level_step_arguments args = task.step;
   int status = level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
                                   VECTOR(2, const double), VECTOR(3, const double),
-                                  LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
+                                  args.lean_sweeps, LEVEL_LAUNCH_PLAIN,
+                                  starpu_cuda_get_local_stream());
   int n_spiking = 0;
   double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);

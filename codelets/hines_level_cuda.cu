@@ -3,6 +3,8 @@
 // own system's size, with CP every thread runs to the longest and computes on identity padding.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <utility>
 
 // Programmatic dependent launch (compute capability 9.0): wait until the previous kernel of the
@@ -212,6 +214,215 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
                                     kStored && !kChannels && !kAssembled);
 }
 
+// Lean sweeps: the thread sweeps of the levels too small to fill the GPU, where a step waits on
+// one thread's chain along its branch (ncu, H100: ~74 instructions an element, an instruction
+// every 6.5 cycles, BENCHMARKS.md "Where a small level's time goes"). For the common case only:
+// NCP chain systems of a passive step with stored pivots (backward) and any NCP chain system
+// (forward). Each thread first asks L2 for every element it will load (its branch's old voltages,
+// or its factors and scaled rhs), then walks its branch in groups of kGroup whose loads are
+// issued a group ahead; the first group is the partial one, so the loop after it runs full
+// groups with no per-element tests, each constants row read as two 16-byte loads. The arithmetic
+// is level_backward_system_in_groups' and level_forward_system_in_groups', operation for
+// operation, so the bits are those of the CPU codelets.
+
+template <int kGroup> struct lean_backward_group {
+  int e[kGroup];
+  double old_voltage[kGroup], inverse[kGroup], off_diagonal[kGroup], c_over_dt[kGroup],
+      leak_current[kGroup];
+};
+
+// Elements hi, hi - 1, ..., hi - count + 1 (count a constant kGroup where the loop is full).
+template <int kGroup>
+__device__ inline void lean_backward_load(const int *row_offset, int s, int hi, int count,
+                                          const double2 *rows, const double *inverse,
+                                          const double *voltage, lean_backward_group<kGroup> &g) {
+#pragma unroll
+  for (int b = 0; b < kGroup; b++)
+    if (b < count) {
+      const int j = hi - b;
+      g.e[b] = row_offset[j] + s;
+      g.old_voltage[b] = voltage[g.e[b]];
+      g.inverse[b] = inverse[j];
+      const double2 first = rows[2 * j], second = rows[2 * j + 1];
+      static_assert(CONST_OFF_DIAGONAL == 0 && CONST_C_OVER_DT == 1 && CONST_LEAK_CURRENT == 3,
+                    "the two 16-byte loads assume this row order");
+      g.off_diagonal[b] = first.x;
+      g.c_over_dt[b] = first.y;
+      g.leak_current[b] = second.y;
+    }
+}
+
+struct lean_chain {
+  double factor, rhs, off_diagonal; // of the element eliminated last
+};
+
+// One element of level_backward_system_in_groups with stored pivots (first: j == size - 1).
+template <int kGroup>
+__device__ inline void lean_backward_element(const lean_backward_group<kGroup> &g, int b, int j,
+                                             bool first, int stimulated, double injected,
+                                             const level_block_view &v, int s,
+                                             const double *child_contribution, double *voltage,
+                                             double *factor, lean_chain &c) {
+  double dj, rj;
+  membrane_row(0.0, g.c_over_dt[b], g.leak_current[b], g.old_voltage[b],
+               j == stimulated ? injected : 0.0, &dj, &rj);
+  (void)dj;
+  if (first)
+    level_gather_children_rhs(&v, s, child_contribution, &rj);
+  else
+    rj = fma(-c.factor, c.rhs, rj);
+  double scaled_rhs;
+  level_pivot_stored(g.off_diagonal[b], rj, g.inverse[b], &c.factor, &scaled_rhs);
+  factor[g.e[b]] = c.factor;
+  voltage[g.e[b]] = scaled_rhs;
+  c.rhs = rj;
+  c.off_diagonal = g.off_diagonal[b];
+}
+
+template <int kGroup>
+__device__ inline void lean_backward_system(const level_block_view &v, int s,
+                                            const double *constants,
+                                            const level_step_arguments &args, double *voltage,
+                                            double *factor, double *contribution,
+                                            const double *child_contribution) {
+  const int size = v.size[s], first_row = v.first_row[s];
+  const int *row_offset = v.row_offset;
+  const double2 *rows =
+      reinterpret_cast<const double2 *>(constants + (size_t)first_row * CONST_STRIDE);
+  const double *inverse = constants + CONST_INVERSE_PIVOT(args.constant_rows) + first_row;
+  for (int j = 0; j < size; j++)
+    HINES_PREFETCH_L2(voltage + row_offset[j] + s);
+  const int stimulated = args.stimulus.compartment - v.first_compartment[s];
+  const double injected = stimulated >= 0 && stimulated < size
+                              ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
+                              : 0.0;
+  lean_chain c = {0.0, 0.0, 0.0};
+  if (size > 0) {
+    lean_backward_group<kGroup> current, next;
+    const int first_count = (size - 1) % kGroup + 1;
+    int hi = size - 1;
+    lean_backward_load<kGroup>(row_offset, s, hi, first_count, rows, inverse, voltage, current);
+    LEVEL_AFTER_FIRST_LOADS();
+    if (hi - first_count >= 0)
+      lean_backward_load<kGroup>(row_offset, s, hi - first_count, kGroup, rows, inverse, voltage,
+                                 next);
+#pragma unroll
+    for (int b = 0; b < kGroup; b++)
+      if (b < first_count)
+        lean_backward_element<kGroup>(current, b, hi - b, b == 0, stimulated, injected, v, s,
+                                      child_contribution, voltage, factor, c);
+    for (hi -= first_count; hi >= 0; hi -= kGroup) {
+      current = next;
+      if (hi - kGroup >= 0)
+        lean_backward_load<kGroup>(row_offset, s, hi - kGroup, kGroup, rows, inverse, voltage,
+                                   next);
+#pragma unroll
+      for (int b = 0; b < kGroup; b++)
+        lean_backward_element<kGroup>(current, b, hi - b, false, stimulated, injected, v, s,
+                                      child_contribution, voltage, factor, c);
+    }
+  } else {
+    LEVEL_AFTER_FIRST_LOADS();
+  }
+  contribution[2 * s] = c.factor * c.off_diagonal;
+  contribution[2 * s + 1] = c.factor * c.rhs;
+}
+
+template <int kGroup>
+__global__ void lean_backward_kernel(block_description block, const double *constants,
+                                     level_step_arguments args, double *voltage, double *factor,
+                                     double *contribution, const double *child_contribution,
+                                     bool wait_first) {
+  __shared__ int staged_row_offsets[kStagedRowOffsets];
+  level_block_view v = describe(block);
+  stage_row_offsets(v, staged_row_offsets);
+  if (wait_first)
+    LEVEL_AFTER_FIRST_LOADS();
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= v.systems)
+    return;
+  if (v.trees && v.tree[s] >= 0)
+    level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
+                                    child_contribution, nullptr, 0, LEVEL_PREFETCH, 1);
+  else
+    lean_backward_system<kGroup>(v, s, constants, args, voltage, factor, contribution,
+                                 child_contribution);
+}
+
+template <int kGroup> struct lean_forward_group {
+  int e[kGroup];
+  double scaled_rhs[kGroup], factor[kGroup];
+};
+
+template <int kGroup>
+__device__ inline void lean_forward_load(const int *row_offset, int s, int lo, int count,
+                                         const double *voltage, const double *factor,
+                                         lean_forward_group<kGroup> &g) {
+#pragma unroll
+  for (int b = 0; b < kGroup; b++)
+    if (b < count) {
+      g.e[b] = row_offset[lo + b] + s;
+      g.scaled_rhs[b] = voltage[g.e[b]];
+      g.factor[b] = factor[g.e[b]];
+    }
+}
+
+// level_forward_system_in_groups of a chain system, its last group the partial one.
+template <int kGroup>
+__device__ inline void lean_forward_system(const level_block_view &v, int s, double *voltage,
+                                           const double *factor, const double *parent_voltage) {
+  const int size = v.size[s], junction = v.junction[s];
+  const int *row_offset = v.row_offset;
+  for (int j = 0; j < size; j++) {
+    HINES_PREFETCH_L2(voltage + row_offset[j] + s);
+    HINES_PREFETCH_L2(factor + row_offset[j] + s);
+  }
+  const int full = size / kGroup * kGroup;
+  lean_forward_group<kGroup> current, next;
+  if (full > 0)
+    lean_forward_load<kGroup>(row_offset, s, 0, kGroup, voltage, factor, current);
+  else
+    lean_forward_load<kGroup>(row_offset, s, 0, size, voltage, factor, current);
+  LEVEL_AFTER_FIRST_LOADS();
+  double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
+  int lo = 0;
+  for (; lo < full; lo += kGroup) {
+    if (lo + kGroup < full)
+      lean_forward_load<kGroup>(row_offset, s, lo + kGroup, kGroup, voltage, factor, next);
+    else if (lo + kGroup < size)
+      lean_forward_load<kGroup>(row_offset, s, lo + kGroup, size - full, voltage, factor, next);
+#pragma unroll
+    for (int b = 0; b < kGroup; b++) {
+      x = fma(-current.factor[b], x, current.scaled_rhs[b]);
+      voltage[current.e[b]] = x;
+    }
+    current = next;
+  }
+#pragma unroll
+  for (int b = 0; b < kGroup; b++)
+    if (b < size - full) {
+      x = fma(-current.factor[b], x, current.scaled_rhs[b]);
+      voltage[current.e[b]] = x;
+    }
+}
+
+template <int kGroup>
+__global__ void lean_forward_kernel(block_description block, double *voltage, const double *factor,
+                                    const double *parent_voltage, bool wait_first) {
+  __shared__ int staged_row_offsets[kStagedRowOffsets];
+  level_block_view v = describe(block);
+  stage_row_offsets(v, staged_row_offsets);
+  if (wait_first)
+    LEVEL_AFTER_FIRST_LOADS();
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= v.systems)
+    return;
+  if (v.trees && v.tree[s] >= 0)
+    level_forward_system_in_groups(&v, s, voltage, factor, parent_voltage, LEVEL_FORWARD_PREFETCH);
+  else
+    lean_forward_system<kGroup>(v, s, voltage, factor, parent_voltage);
+}
+
 // The rows of a part's levels, one thread per element, before its backward sweeps: with channels
 // everywhere a thread sweeping a branch would compute every element's gates one after another
 // inside its elimination chain (and the channel kernel's registers cost occupancy), where here
@@ -400,6 +611,54 @@ int launch_forward(const block_description &block, int systems, int warp_systems
                 block, voltage, factor, parent_voltage, warp_systems, how == LEVEL_LAUNCH_EARLY);
 }
 
+// The lean sweeps' group for a level (above): 8 elements (16 forward) or 4 (8 forward), or 0 for
+// the other kernels. Lean where the level cannot fill the GPU: the host has its description, no
+// CP padding, no warp sweeps, not a level of subtrees, and its systems fit in one wave of the
+// lean kernel (the groups of 8 take ~210 registers a thread, 2 blocks of 128 an SM; of 4, ~120,
+// 4 blocks). Groups of 8 where the level's longest system has LEVEL_LEAN_LONG elements or more.
+// Measured on the H200 x2 machine (BENCHMARKS.md, "Lean sweeps"): groups of 8 gained where
+// branches are 64 elements long (the deep chains 1.10-1.14x on one GPU, 1.41-1.43x on two) and
+// lost where they are short and the level needed two waves of them (the six cells 0.98x); groups
+// of 4 the other way round (the six cells 1.02-1.08x, the deep chains 0.84x); the other kernels
+// keep the levels that fill the GPU (every level lean cost the large cells and the deep chains
+// 10-20 %).
+#ifndef LEVEL_LEAN_LONG
+#define LEVEL_LEAN_LONG 32
+#endif
+struct lean_capacity {
+  long long group8, group4; // threads of one wave of each backward kernel
+};
+lean_capacity lean_capacity_of_device() {
+  constexpr int kMaxDevices = 64;
+  static lean_capacity of_device[kMaxDevices]; // {0, 0}: not asked yet (benign race: same value)
+  int device = 0, sms = 0, blocks8 = 0, blocks4 = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices)
+    return lean_capacity{0, 0};
+  if (of_device[device].group4 == 0) {
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks8, lean_backward_kernel<8>, kThreads,
+                                                      0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks4, lean_backward_kernel<4>, kThreads,
+                                                      0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return lean_capacity{0, 0};
+    }
+    of_device[device] = lean_capacity{(long long)blocks8 * kThreads * sms,
+                                      (long long)blocks4 * kThreads * sms};
+  }
+  return of_device[device];
+}
+
+int lean_group(const block_description &block, int systems, int warp_systems, int lean) {
+  if (!lean || block.view.systems < 0 || block.view.padded || warp_systems > 0 ||
+      is_tree_level(block, warp_systems))
+    return 0;
+  const lean_capacity capacity = lean_capacity_of_device();
+  if (systems <= capacity.group8 && block.view.max_size >= LEVEL_LEAN_LONG)
+    return 8;
+  return systems <= capacity.group4 ? 4 : 0;
+}
+
 } // namespace
 
 extern "C" int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
@@ -411,6 +670,15 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
+  const int lean = !rows_assembled && !gates && systems < args->stored_pivots &&
+                           (uintptr_t)constants % 16 == 0
+                       ? lean_group(block, systems, warp_systems, args->lean_sweeps)
+                       : 0;
+  if (lean)
+    return launch(lean == 8 ? lean_backward_kernel<8> : lean_backward_kernel<4>,
+                  blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, constants,
+                  *args, voltage, factor, contribution, child_contribution,
+                  how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems) && (rows_assembled || !gates))
     return launch_tree_backward(block, systems, constants, args, voltage, factor, contribution,
                                 child_contribution, rows_assembled, how, (cudaStream_t)stream);
@@ -460,11 +728,17 @@ extern "C" int level_rows_cuda(const int *part_ints, const int *host_part_ints, 
 
 extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, int systems,
                                   double *voltage, const double *factor,
-                                  const double *parent_voltage, level_launch how, void *stream) {
+                                  const double *parent_voltage, int lean, level_launch how,
+                                  void *stream) {
   if (systems == 0)
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
+  const int lean_by = lean_group(block, systems, warp_systems, lean);
+  if (lean_by)
+    return launch(lean_by == 8 ? lean_forward_kernel<16> : lean_forward_kernel<8>,
+                  blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, voltage, factor,
+                  parent_voltage, how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems))
     return launch_tree_forward(block, systems, voltage, factor, parent_voltage, how,
                                (cudaStream_t)stream);

@@ -22,6 +22,9 @@ struct level_step_arguments {
    * this. Sweeps with channels, or rows assembled apart, compute their pivots whatever this
    * says, and a sweep may always ignore it. */
   int stored_pivots;
+  /* Not 0: on a GPU, the thread sweeps of NCP chain levels too small to fill the device run as
+   * the lean kernels (hines_level_cuda.cu; backward only with stored pivots): the same bits. */
+  int lean_sweeps;
 };
 
 /* A kernel that reads, later in the same launch, what it wrote (the cell-block kernel,
@@ -860,9 +863,10 @@ int level_rows_cuda(const int *part_ints, const int *host_part_ints, int n_level
                     const double *constants, const struct level_step_arguments *args,
                     double *voltage, double *factor, double *gates, enum level_launch launch,
                     void *stream);
+/* lean: level_step_arguments.lean_sweeps of the step. */
 int level_forward_cuda(const int *block_ints, const int *host_block, int systems, double *voltage,
-                       const double *factor, const double *parent_voltage, enum level_launch launch,
-                       void *stream);
+                       const double *factor, const double *parent_voltage, int lean,
+                       enum level_launch launch, void *stream);
 /* The trunk sweeps, one thread per trunk thread (device pointers). */
 int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,
                               const double *constants, const struct level_step_arguments *args,

@@ -43,6 +43,7 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
                             ("gpu_launch", "--gpu-launch"), ("level_kernel", "--level-kernel"),
                             ("level_rows", "--level-rows"), ("level_pivots", "--level-pivots"),
                             ("level_priorities", "--level-priorities"),
+                            ("level_lean", "--level-lean"),
                             ("level_warps", "--level-warps"), ("cell_neurons", "--cell-neurons"),
                             ("warp_lanes", "--warp-lanes")):
             if key in j:

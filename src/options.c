@@ -124,6 +124,8 @@ static void usage(FILE *out) {
       "                       too small to fill a GPU at its highest stream priority, so that\n"
       "                       chunks sharing a GPU overlap one's levels near the root with\n"
       "                       another's large levels (on, the default; same bits)\n"
+      "  --level-lean on|off  multi, level kernels on GPUs: sweep the levels too small to fill\n"
+      "                       a GPU with the lean kernels (on, the default; same bits)\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
       "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
@@ -419,6 +421,7 @@ enum long_only_options {
   OPT_LEVEL_ROWS,
   OPT_LEVEL_PIVOTS,
   OPT_LEVEL_PRIORITIES,
+  OPT_LEVEL_LEAN,
   OPT_LEVEL_WARPS,
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
@@ -679,6 +682,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-rows", required_argument, 0, OPT_LEVEL_ROWS},
       {"level-pivots", required_argument, 0, OPT_LEVEL_PIVOTS},
       {"level-priorities", required_argument, 0, OPT_LEVEL_PRIORITIES},
+      {"level-lean", required_argument, 0, OPT_LEVEL_LEAN},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
@@ -712,6 +716,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .level_rows = LEVEL_ROWS_AUTO,
                         .stored_pivots_below = MULTI_STORED_PIVOTS_BELOW,
                         .level_priorities = 1,
+                        .level_lean = 1,
                         .warp_lanes = 16,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
@@ -981,6 +986,12 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->level_priorities = parse_keyword("--level-priorities", optarg, words, 2) == 0;
       break;
     }
+    case OPT_LEVEL_LEAN: {
+      static const char *const words[] = {"on", "off"};
+      o->multi_option_given = 1;
+      o->level_lean = parse_keyword("--level-lean", optarg, words, 2) == 0;
+      break;
+    }
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
       { /* in enum level_warps' order */
@@ -1101,7 +1112,8 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
                     {OPT_LEVEL_SPLIT, "--level-split"},
                     {OPT_LEVEL_PIVOTS, "--level-pivots"},
-                    {OPT_LEVEL_PRIORITIES, "--level-priorities"}};
+                    {OPT_LEVEL_PRIORITIES, "--level-priorities"},
+                    {OPT_LEVEL_LEAN, "--level-lean"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1132,7 +1144,8 @@ void options_warn(const struct options *o, FILE *out) {
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel != LEVEL_KERNEL_LEVELS &&
-               (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES))
+               (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES ||
+                option == OPT_LEVEL_LEAN))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
                (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))

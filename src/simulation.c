@@ -414,6 +414,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .level_rows = o->level_rows,
                                         .stored_pivots_below = o->stored_pivots_below,
                                         .level_priorities = o->level_priorities,
+                                        .level_lean = o->level_lean,
                                         .level_warps = o->level_warps,
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,

@@ -103,6 +103,11 @@ run priorities_flow --mode multi "${tiny[@]}" --level-kernel flow --level-priori
 expect "--level-priorities with the flow kernel: warned" '^hinestask: warning: --level-priorities applies to --level-kernel levels only' priorities_flow.err
 run priorities_mono --mode mono "${tiny[@]}" --level-priorities on --quiet
 expect "--level-priorities in a mono run: warned" '^hinestask: warning: --level-priorities applies to --mode multi only; ignored$' priorities_mono.err
+expect "lean small levels by default, in the JSON" '"level_lean": "on"' priorities_default.json
+run lean_off --mode multi "${tiny[@]}" --level-lean off --quiet --json lean_off.json
+expect "--level-lean off in the JSON" '"level_lean": "off"' lean_off.json
+run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
+expect "--level-lean with the cell kernel: warned" '^hinestask: warning: --level-lean applies to --level-kernel levels only' lean_cell.err
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
 expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell or shared only' cell_neurons_levels.err
 run shared_options --mode multi "${tiny[@]}" --level-kernel shared --trunk-below 3 --level-warps off --cell-neurons 2 --quiet --json shared.json

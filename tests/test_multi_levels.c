@@ -140,6 +140,7 @@ static void run_and_compare_trunk(int padded, int neurons, int per_task, int par
       .trunk_below = trunk_below,
       .gpu_launch = gpu_launch_of_test(),
       .stored_pivots_below = INT_MAX, /* the command line's default: pivots read, not divided */
+      .level_lean = 1,                /* the command line's default: lean small levels on GPUs */
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct multi_batch *batch;
   struct hines_error err;

@@ -187,6 +187,109 @@ if [ "$mode" = final11 ]; then
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 150 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
+# srow US CHUNKS GPUS BATCH LABEL -- options: row with HINES_STAGGER_US=US (0: unset)
+srow() {
+  local us=$1 k=$2; shift 2
+  if [ "$us" = 0 ]; then unset HINES_STAGGER_US; else export HINES_STAGGER_US=$us HINES_STAGGER_CHUNKS=$k; fi
+  row "$@"
+  unset HINES_STAGGER_US HINES_STAGGER_CHUNKS
+}
+if [ "$mode" = stagger12 ]; then
+  HINES_STAGGER_US=300 same_probes six-p 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    row 1 mono default
+    for us in 0 100 200 300; do srow $us 4 1 six-16695 s$us; done
+    for us in 0 200 400; do srow $us 2 1 six-16695 c2-s$us -- --task-neurons 8348; done
+    for us in 0 150 300 450; do srow $us 4 1 six-33390 s$us; done
+    for us in 0 200 400; do srow $us 4 1 large-6643 s$us; done
+    for us in 0 200 400; do srow $us 4 1 deep-24499 s$us; done
+    for us in 0 200 400; do srow $us 4 1 all15-16356 s$us; done
+    [ $ngpu -ge 2 ] && for us in 0 100 200 300; do srow $us 4 2 six-33390 s$us; done
+    [ $ngpu -ge 2 ] && for us in 0 150 300; do srow $us 4 2 large-6643 s$us; done
+  done
+  python3 -c "import json; print(\"tasks_per_step\", json.load(open(\"$out/t.json\"))[\"tasks_per_step\"])"
+fi
+# lrow BELOW GPUS BATCH LABEL [BUILD] -- options: row with HINES_LEAN_BELOW=BELOW (-: unset)
+lrow() {
+  local below=$1; shift
+  if [ "$below" = - ]; then unset HINES_LEAN_BELOW; else export HINES_LEAN_BELOW=$below; fi
+  row "$@"
+  unset HINES_LEAN_BELOW
+}
+if [ "$mode" = lean12 ]; then
+  for v in g8 nol2; do unpack_variant $v; done
+  { check; for spec in six-p ca1-p deep-p; do same_probes $spec; done
+    Hdefault=$H; for v in g8 nol2; do H=$out/hinestask_$v; echo "variant $v:"; same_probes six-p; same_probes ca1-p; done; H=$Hdefault
+    HINES_LEAN_BELOW=0 same_probes six-p; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500 six-33390-hh; do
+      lrow - 1 $batch lean
+      lrow 0 1 $batch off
+      lrow 65536 1 $batch lean-below-64k
+    done
+    for batch in six-16695 large-6643 deep-24499 ca1-3000 ca1-500; do
+      lrow - 1 $batch g8 g8
+      lrow - 1 $batch nol2 nol2
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643; do
+      lrow - 2 $batch lean
+      lrow 0 2 $batch off
+    done
+  done
+fi
+# crow CONFIG GPUS BATCH -- options: row with the lean sweeps' settings of CONFIG
+# (off | gG-BELOW[-nol2], e.g. g8-65536-nol2)
+crow() {
+  local c=$1; shift
+  case $c in
+  off) export HINES_LEAN_BELOW=0 ;;
+  g*) local rest=${c#g}; export HINES_LEAN_GROUP=${rest%%-*}; rest=${rest#*-}
+      export HINES_LEAN_BELOW=${rest%%-*} HINES_LEAN_L2=1; [[ $c == *-nol2 ]] && export HINES_LEAN_L2=0 ;;
+  esac
+  local g=$1 b=$2; shift 2
+  row $g $b $c "$@"
+  unset HINES_LEAN_BELOW HINES_LEAN_GROUP HINES_LEAN_L2
+}
+if [ "$mode" = lean12b ]; then
+  { for c in g4-65536 g8-65536 g8-16384-nol2; do
+      echo "config $c:"; crow_env=$c
+      case $c in g4*) export HINES_LEAN_GROUP=4 ;; *) export HINES_LEAN_GROUP=8 ;; esac
+      export HINES_LEAN_BELOW=${c#g?-}; export HINES_LEAN_BELOW=${HINES_LEAN_BELOW%-nol2}
+      [[ $c == *-nol2 ]] && export HINES_LEAN_L2=0 || export HINES_LEAN_L2=1
+      for spec in six-p ca1-p deep-p random six-hh; do same_probes $spec; done
+      unset HINES_LEAN_BELOW HINES_LEAN_GROUP HINES_LEAN_L2
+    done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+      for c in off g4-65536 g8-65536 g8-32768 g8-16384 g8-65536-nol2; do crow $c 1 $batch; done
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499; do
+      for c in off g4-65536 g8-65536 g8-32768; do crow $c 2 $batch; done
+    done
+    for c in off g8-65536; do crow $c 1 six-33390-hh; done
+  done
+fi
+if [ "$mode" = final12 ]; then
+  { check; for spec in six-p ca1-p deep-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+      row 1 $batch lean
+      row 1 $batch off -- --level-lean off
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
+      row 2 $batch lean
+      row 2 $batch off -- --level-lean off
+    done
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 360 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 130 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
 if [ "$mode" = prof11 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   echo "ncu: $ncu_bin"
