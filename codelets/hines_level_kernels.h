@@ -23,7 +23,8 @@ struct level_step_arguments {
    * says, and a sweep may always ignore it. */
   int stored_pivots;
   /* Not 0: on a GPU, the thread sweeps of NCP chain levels too small to fill the device run as
-   * the lean kernels (hines_level_cuda.cu; backward only with stored pivots): the same bits. */
+   * the lean kernels (hines_level_cuda.cu; the backward one only with stored pivots): the same
+   * bits. runtime/multi_batch.c sets it for passive steps only. */
   int lean_sweeps;
 };
 

@@ -478,7 +478,11 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
                                       .stored_pivots = model->channels.placement == PLACE_NONE
                                                            ? batch->config.stored_pivots_below
                                                            : 0,
-                                      .lean_sweeps = batch->config.level_lean};
+                                      /* with channels the lean forward sweeps measured 0-2 %
+                                         slower (BENCHMARKS.md, "Lean sweeps") */
+                                      .lean_sweeps = model->channels.placement == PLACE_NONE
+                                                         ? batch->config.level_lean
+                                                         : 0};
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int step = 0; step < steps; step++) {
     runtime_window_wait(window, multi_batch_tasks_per_step(batch));

@@ -59,8 +59,9 @@ struct multi_batch_config {
    * GPU at its highest stream priority, the others at its lowest, so that chunks sharing a GPU
    * overlap one's levels near the root with another's large levels (--level-priorities). */
   int level_priorities;
-  /* Level kernels on GPUs: nonzero sweeps the NCP chain levels too small to fill a GPU with the
-   * lean kernels (level_step_arguments.lean_sweeps, --level-lean); the same bits. */
+  /* Level kernels on GPUs, passive steps: nonzero sweeps the NCP chain levels too small to fill
+   * a GPU with the lean kernels (level_step_arguments.lean_sweeps, --level-lean); the same
+   * bits. */
   int level_lean;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */

@@ -8,6 +8,13 @@
 #   prof11    ncu on the deep chains' and CA1's level kernels, SASS of two kernels (ncu_*)
 #   stage11, stage11b, stage11c   row offsets staged (this build) against hinestask_nostage.gz
 #             (scripts/bench/build_variants.sh .bundle/bin nostage='-DLEVEL_STAGE_ROW_OFFSETS=0')
+# and of the twelfth session (BENCHMARKS.md, "Lean sweeps"), H200 x2 machine:
+#   stagger12 chunks started out of phase (HINES_STAGGER_US: an experiment build of a2115a0,
+#             not committed; stagger_*)
+#   lean12, lean12b   the lean kernels' groups and thresholds (HINES_LEAN_BELOW, _GROUP, _L2:
+#             knobs of the experiment builds of a2115a0, not committed; lean_explore_*)
+#   final12   --level-lean on against off, every mix, one and two GPUs, bench_mpi.sh (lean_*)
+#   hh12      the same with HH everywhere (lean_hh_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -289,6 +296,14 @@ if [ "$mode" = final12 ]; then
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 360 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 130 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = hh12 ]; then
+  for rep in 1 2; do
+    for batch in large-6643-hh six-33390-hh ca1-3000-hh; do
+      row 1 $batch lean
+      row 1 $batch off -- --level-lean off
+    done
+  done
 fi
 if [ "$mode" = prof11 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
