@@ -15,6 +15,7 @@
 #             knobs of the experiment builds of a2115a0, not committed; lean_explore_*)
 #   final12   --level-lean on against off, every mix, one and two GPUs, bench_mpi.sh (lean_*)
 #   hh12      the same with HH everywhere (lean_hh_*)
+#   chunks12  8 chunks a GPU against the rule's 4 (and 2), with the lean sweeps (chunks_lean_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -303,6 +304,19 @@ if [ "$mode" = hh12 ]; then
       row 1 $batch lean
       row 1 $batch off -- --level-lean off
     done
+  done
+fi
+if [ "$mode" = chunks12 ]; then
+  for rep in 1 2; do
+    row 2 six-33390 default
+    row 2 six-33390 c8-a-gpu -- --task-neurons 2087
+    row 2 six-33390 c2-a-gpu -- --task-neurons 8348
+    row 1 six-33390 default
+    row 1 six-33390 c8 -- --task-neurons 4174
+    row 1 six-16695 default
+    row 1 six-16695 c8 -- --task-neurons 2087
+    row 2 all15-16356 default
+    row 2 all15-16356 c8-a-gpu -- --task-neurons 1023
   done
 fi
 if [ "$mode" = prof11 ]; then
