@@ -660,10 +660,10 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
   struct forward_task task;
   memcpy(&task, cl_arg, sizeof task);
   const struct level_step_arguments args = task.step;
-  int status = level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
-                                  VECTOR(2, const double), VECTOR(3, const double),
-                                  args.lean_sweeps, LEVEL_LAUNCH_PLAIN,
-                                  starpu_cuda_get_local_stream());
+  int status =
+      level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
+                         VECTOR(2, const double), VECTOR(3, const double), args.lean_sweeps,
+                         LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
   int n_spiking = 0;
   double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);

@@ -280,11 +280,10 @@ __device__ inline void lean_backward_element(const lean_backward_group<kGroup> &
 }
 
 template <int kGroup>
-__device__ inline void lean_backward_system(const level_block_view &v, int s,
-                                            const double *constants,
-                                            const level_step_arguments &args, double *voltage,
-                                            double *factor, double *contribution,
-                                            const double *child_contribution) {
+__device__ inline void
+lean_backward_system(const level_block_view &v, int s, const double *constants,
+                     const level_step_arguments &args, double *voltage, double *factor,
+                     double *contribution, const double *child_contribution) {
   const int size = v.size[s], first_row = v.first_row[s];
   const int *row_offset = v.row_offset;
   const double2 *rows =
@@ -643,8 +642,8 @@ lean_capacity lean_capacity_of_device() {
       (void)cudaGetLastError();
       return lean_capacity{0, 0};
     }
-    of_device[device] = lean_capacity{(long long)blocks8 * kThreads * sms,
-                                      (long long)blocks4 * kThreads * sms};
+    of_device[device] =
+        lean_capacity{(long long)blocks8 * kThreads * sms, (long long)blocks4 * kThreads * sms};
   }
   return of_device[device];
 }
@@ -670,15 +669,14 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
     return 0;
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
-  const int lean = !rows_assembled && !gates && systems < args->stored_pivots &&
-                           (uintptr_t)constants % 16 == 0
-                       ? lean_group(block, systems, warp_systems, args->lean_sweeps)
-                       : 0;
+  const int lean =
+      !rows_assembled && !gates && systems < args->stored_pivots && (uintptr_t)constants % 16 == 0
+          ? lean_group(block, systems, warp_systems, args->lean_sweeps)
+          : 0;
   if (lean)
     return launch(lean == 8 ? lean_backward_kernel<8> : lean_backward_kernel<4>,
-                  blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, constants,
-                  *args, voltage, factor, contribution, child_contribution,
-                  how == LEVEL_LAUNCH_EARLY);
+                  blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, constants, *args,
+                  voltage, factor, contribution, child_contribution, how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems) && (rows_assembled || !gates))
     return launch_tree_backward(block, systems, constants, args, voltage, factor, contribution,
                                 child_contribution, rows_assembled, how, (cudaStream_t)stream);

@@ -469,20 +469,18 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
 int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
   const struct level_batch *lb = &batch->levels;
   const struct step_model *model = &batch->config.model;
-  struct level_step_arguments args = {.stimulus = model->stimulus,
-                                      .channels = model->channels,
-                                      .hh_rates = model->hh_rates,
-                                      .dt_ms = model->dt_ms,
-                                      .constant_rows = lb->constant_rows,
-                                      /* passive rows' pivots never change (level_layout.h) */
-                                      .stored_pivots = model->channels.placement == PLACE_NONE
-                                                           ? batch->config.stored_pivots_below
-                                                           : 0,
-                                      /* with channels the lean forward sweeps measured 0-2 %
-                                         slower (BENCHMARKS.md, "Lean sweeps") */
-                                      .lean_sweeps = model->channels.placement == PLACE_NONE
-                                                         ? batch->config.level_lean
-                                                         : 0};
+  struct level_step_arguments args = {
+      .stimulus = model->stimulus,
+      .channels = model->channels,
+      .hh_rates = model->hh_rates,
+      .dt_ms = model->dt_ms,
+      .constant_rows = lb->constant_rows,
+      /* passive rows' pivots never change (level_layout.h) */
+      .stored_pivots =
+          model->channels.placement == PLACE_NONE ? batch->config.stored_pivots_below : 0,
+      /* with channels the lean forward sweeps measured 0-2 %
+         slower (BENCHMARKS.md, "Lean sweeps") */
+      .lean_sweeps = model->channels.placement == PLACE_NONE ? batch->config.level_lean : 0};
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int step = 0; step < steps; step++) {
     runtime_window_wait(window, multi_batch_tasks_per_step(batch));
