@@ -225,6 +225,19 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
 // is level_backward_system_in_groups' and level_forward_system_in_groups', operation for
 // operation, so the bits are those of the CPU codelets.
 
+// What both lean kernels do first, every thread of the block (a barrier inside): the level's
+// description with its row offsets staged, the wait on the previous kernel when the launch asks
+// for it first, and the thread's system (-1: none, past the level's last one).
+__device__ inline int lean_thread_system(const block_description &block, level_block_view &v,
+                                         int *staged_row_offsets, bool wait_first) {
+  v = describe(block);
+  stage_row_offsets(v, staged_row_offsets);
+  if (wait_first)
+    LEVEL_AFTER_FIRST_LOADS();
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  return s < v.systems ? s : -1;
+}
+
 template <int kGroup> struct lean_backward_group {
   int e[kGroup];
   double old_voltage[kGroup], inverse[kGroup], off_diagonal[kGroup], c_over_dt[kGroup],
@@ -333,12 +346,9 @@ __global__ void lean_backward_kernel(block_description block, const double *cons
                                      double *contribution, const double *child_contribution,
                                      bool wait_first) {
   __shared__ int staged_row_offsets[kStagedRowOffsets];
-  level_block_view v = describe(block);
-  stage_row_offsets(v, staged_row_offsets);
-  if (wait_first)
-    LEVEL_AFTER_FIRST_LOADS();
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= v.systems)
+  level_block_view v;
+  const int s = lean_thread_system(block, v, staged_row_offsets, wait_first);
+  if (s < 0)
     return;
   if (v.trees && v.tree[s] >= 0)
     level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
@@ -409,12 +419,9 @@ template <int kGroup>
 __global__ void lean_forward_kernel(block_description block, double *voltage, const double *factor,
                                     const double *parent_voltage, bool wait_first) {
   __shared__ int staged_row_offsets[kStagedRowOffsets];
-  level_block_view v = describe(block);
-  stage_row_offsets(v, staged_row_offsets);
-  if (wait_first)
-    LEVEL_AFTER_FIRST_LOADS();
-  const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= v.systems)
+  level_block_view v;
+  const int s = lean_thread_system(block, v, staged_row_offsets, wait_first);
+  if (s < 0)
     return;
   if (v.trees && v.tree[s] >= 0)
     level_forward_system_in_groups(&v, s, voltage, factor, parent_voltage, LEVEL_FORWARD_PREFETCH);
