@@ -435,12 +435,15 @@ enum long_only_options {
   OPT_GKBAR,
   OPT_GL_HH,
   OPT_EL_HH,
-  OPT_CHANNELS, /* the 60th: `given` is a 64-bit mask, so at most 64 */
+  OPT_CHANNELS,
+  OPT_AFTER_LAST /* not an option */
 };
+_Static_assert(OPT_AFTER_LAST - OPT_MORPH <= OPTIONS_TRACKED,
+               "struct options' `given` needs an entry for every long option");
 
 /* Whether an option was given on the command line. */
 static int given(const struct options *o, int option) {
-  return (o->given >> (option - OPT_MORPH)) & 1;
+  return o->given[option - OPT_MORPH];
 }
 
 /* The morphologies shipped in morph/data for the default job (permissive licenses, see
@@ -729,8 +732,8 @@ void options_parse(int argc, char **argv, struct options *o) {
   opterr = 0; /* our own one-line messages */
   int c;
   while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
-    if (c >= OPT_MORPH && c - OPT_MORPH < 64)
-      o->given |= 1ULL << (c - OPT_MORPH);
+    if (c >= OPT_MORPH && c < OPT_AFTER_LAST)
+      o->given[c - OPT_MORPH] = 1;
     switch (c) {
     case OPT_MORPH:
       if (o->n_morph_specs == MAX_MORPHOLOGIES)

@@ -18,6 +18,9 @@
 #define HINESTASK_VERSION "unknown"
 #endif
 
+/* Long options whose presence struct options records (options.c checks it fits). */
+#define OPTIONS_TRACKED 128
+
 #define MAX_MORPHOLOGIES 256
 /* --level-subtrees' default (codelets/level_layout.h, subtree_compartments). */
 #define LEVEL_SUBTREES_DEFAULT 64
@@ -97,7 +100,9 @@ struct options {
   int argc;
   char **argv;
   time_t started;
-  unsigned long long given; /* options given explicitly: bit (option - first option), options.c */
+  /* options given explicitly: entry (option - first option), options.c (one byte each, so a new
+   * option never outgrows it; a 64-bit mask did at the 65th) */
+  unsigned char given[OPTIONS_TRACKED];
   int history_models; /* --models starpu: StarPU's own history models (codelets/hines_codelet.h) */
   int window;         /* --window: steps in flight (0: the runtime's default) */
   int task_steps;     /* --task-steps: steps per mono step task (0: one) */

@@ -104,6 +104,11 @@ expect "--level-priorities with the flow kernel: warned" '^hinestask: warning: -
 run priorities_mono --mode mono "${tiny[@]}" --level-priorities on --quiet
 expect "--level-priorities in a mono run: warned" '^hinestask: warning: --level-priorities applies to --mode multi only; ignored$' priorities_mono.err
 expect "lean small levels by default, in the JSON" '"level_lean": "on"' priorities_default.json
+# The options after the 64th are recorded too: a 64-bit mask once dropped --el-hh (the 65th
+# when --level-lean came), so it went unwarned, and asking for it shifted past the mask
+# (undefined behaviour, which UBSan reported in every run).
+run el_hh_passive --mode multi "${tiny[@]}" --hh none --el-hh -60 --quiet
+expect "--el-hh without channels: warned" '^hinestask: warning: --el-hh without --hh soma or all' el_hh_passive.err
 run lean_off --mode multi "${tiny[@]}" --level-lean off --quiet --json lean_off.json
 expect "--level-lean off in the JSON" '"level_lean": "off"' lean_off.json
 run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
