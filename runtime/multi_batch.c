@@ -478,8 +478,7 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
       /* passive rows' pivots never change (level_layout.h) */
       .stored_pivots =
           model->channels.placement == PLACE_NONE ? batch->config.stored_pivots_below : 0,
-      /* with channels the lean forward sweeps measured 0-2 %
-         slower (BENCHMARKS.md, "Lean sweeps") */
+      /* with channels the lean forward sweeps measured 0-2 % slower (BENCHMARKS.md) */
       .lean_sweeps = model->channels.placement == PLACE_NONE ? batch->config.level_lean : 0};
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int step = 0; step < steps; step++) {
