@@ -428,6 +428,197 @@ __global__ void lean_forward_kernel(block_description block, double *voltage, co
     lean_forward_system<kGroup>(v, s, voltage, factor, parent_voltage);
 }
 
+// Team sweeps (level_layout.h, "Stretches"): a small level's chain system is swept by a team of
+// kLanes lanes of a warp, lane q taking stretch q (elements q * E .. q * E + E - 1, E =
+// LEVEL_STRETCH_ELEMENTS). Each lane issues all of its stretch's loads at once, sweeps its stretch
+// from a zero start (level_stretch_extend), then the values at the stretches' edges are handed from
+// lane to lane by shuffles (one multiply-add each), and each lane applies the value coming in to
+// its elements (level_stretch_apply). A lean thread walking a 64-element branch waits for eight
+// groups of loads one after another; the team waits for one, plus a hand-over per stretch. The
+// arithmetic is level_backward_system_in_groups' and level_forward_system_in_groups' with
+// stretches, operation for operation, so the bits are those of the CPU codelets and of the other
+// kernels. Passive steps with stored pivots only (the backward needs every factor before its
+// chain).
+template <int kLanes>
+__device__ inline int team_thread_system(const block_description &block, level_block_view &v,
+                                         int *staged_row_offsets, bool wait_first, int *lane,
+                                         unsigned *team_mask) {
+  v = describe(block);
+  stage_row_offsets(v, staged_row_offsets);
+  if (wait_first)
+    LEVEL_AFTER_FIRST_LOADS();
+  const int thread = blockIdx.x * blockDim.x + threadIdx.x;
+  *lane = thread % kLanes;
+  const unsigned lanes = kLanes == 32 ? 0xffffffffu : (1u << kLanes) - 1u;
+  *team_mask = lanes << ((threadIdx.x % kWarp) / kLanes * kLanes);
+  const int s = thread / kLanes;
+  return s < v.systems ? s : -1;
+}
+
+template <int kLanes>
+__global__ void __launch_bounds__(kThreads)
+    team_backward_kernel(block_description block, const double *constants,
+                         level_step_arguments args, double *voltage, double *factor,
+                         double *contribution, const double *child_contribution, bool wait_first) {
+  constexpr int kE = LEVEL_STRETCH_ELEMENTS;
+  __shared__ int staged_row_offsets[kStagedRowOffsets];
+  level_block_view v;
+  int lane;
+  unsigned team_mask;
+  const int s =
+      team_thread_system<kLanes>(block, v, staged_row_offsets, wait_first, &lane, &team_mask);
+  if (s < 0)
+    return; // the whole team: it shares s
+  const int size = v.size[s];
+  if ((v.trees && v.tree[s] >= 0) || size == 0) {
+    if (lane == 0)
+      level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
+                                      child_contribution, nullptr, 0, LEVEL_PREFETCH, 1);
+    return;
+  }
+  const int first_row = v.first_row[s];
+  const double2 *rows =
+      reinterpret_cast<const double2 *>(constants + (size_t)first_row * CONST_STRIDE);
+  const double *inverse = constants + CONST_INVERSE_PIVOT(args.constant_rows) + first_row;
+  const int stretches = (size + kE - 1) / kE, lo = lane * kE;
+  const int count = lane < stretches ? min(kE, size - lo) : 0, hi = lo + count - 1;
+  const bool far = lane == stretches - 1; // where the chain starts: the system's far end
+  int e[kE];
+  double old_voltage[kE], inverse_pivot[kE], off_diagonal[kE], c_over_dt[kE], leak_current[kE];
+#pragma unroll
+  for (int b = 0; b < kE; b++)
+    if (b < count) {
+      const int j = hi - b;
+      e[b] = v.row_offset[j] + s;
+      old_voltage[b] = voltage[e[b]];
+      inverse_pivot[b] = inverse[j];
+      const double2 first = rows[2 * j], second = rows[2 * j + 1];
+      static_assert(CONST_OFF_DIAGONAL == 0 && CONST_C_OVER_DT == 1 && CONST_LEAK_CURRENT == 3,
+                    "the two 16-byte loads assume this row order");
+      off_diagonal[b] = first.x;
+      c_over_dt[b] = first.y;
+      leak_current[b] = second.y;
+    }
+  // the factor linking this stretch to the one beyond it: level_pivot_stored's of element hi + 1
+  double linking = count > 0 && !far ? rows[2 * (hi + 1)].x * inverse[hi + 1] : 0.0;
+  const int stimulated = args.stimulus.compartment - v.first_compartment[s];
+  const double injected = stimulated >= lo && stimulated <= hi
+                              ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
+                              : 0.0;
+  LEVEL_AFTER_FIRST_LOADS();
+  double partial = 0.0, multiplier = 0.0, edge_partial = 0.0, edge_multiplier = 0.0;
+  double partials[kE], multipliers[kE];
+#pragma unroll
+  for (int b = 0; b < kE; b++)
+    if (b < count) {
+      const int j = hi - b;
+      double dj, rj;
+      membrane_row(0.0, c_over_dt[b], leak_current[b], old_voltage[b],
+                   j == stimulated ? injected : 0.0, &dj, &rj);
+      (void)dj;
+      if (j == size - 1) {
+        level_gather_children_rhs(&v, s, child_contribution, &rj);
+        partial = rj;
+      } else {
+        level_stretch_extend(linking, rj, b == 0, &partial, &multiplier);
+      }
+      partials[b] = partial;
+      multipliers[b] = multiplier;
+      linking = off_diagonal[b] * inverse_pivot[b];
+      if (b == count - 1)
+        edge_partial = partial, edge_multiplier = multiplier;
+    }
+  // hand the eliminated rhs at each stretch's near edge to the stretch before it
+  double incoming = 0.0;
+  for (int k = stretches - 1; k >= 1; k--) {
+    const double edge =
+        far ? edge_partial : level_stretch_apply(edge_multiplier, incoming, edge_partial);
+    const double handed = __shfl_sync(team_mask, edge, k, kLanes);
+    if (lane == k - 1)
+      incoming = handed;
+  }
+#pragma unroll
+  for (int b = 0; b < kE; b++)
+    if (b < count) {
+      const double eliminated =
+          far ? partials[b] : level_stretch_apply(multipliers[b], incoming, partials[b]);
+      double factor_j, scaled_rhs;
+      level_pivot_stored(off_diagonal[b], eliminated, inverse_pivot[b], &factor_j, &scaled_rhs);
+      factor[e[b]] = factor_j;
+      voltage[e[b]] = scaled_rhs;
+      if (lane == 0 && b == count - 1) {
+        contribution[2 * s] = factor_j * off_diagonal[b];
+        contribution[2 * s + 1] = factor_j * eliminated;
+      }
+    }
+}
+
+template <int kLanes>
+__global__ void __launch_bounds__(kThreads)
+    team_forward_kernel(block_description block, double *voltage, const double *factor,
+                        const double *parent_voltage, bool wait_first) {
+  constexpr int kE = LEVEL_STRETCH_ELEMENTS;
+  __shared__ int staged_row_offsets[kStagedRowOffsets];
+  level_block_view v;
+  int lane;
+  unsigned team_mask;
+  const int s =
+      team_thread_system<kLanes>(block, v, staged_row_offsets, wait_first, &lane, &team_mask);
+  if (s < 0)
+    return;
+  const int size = v.size[s];
+  if (v.trees && v.tree[s] >= 0) {
+    if (lane == 0)
+      level_forward_system_in_groups(&v, s, voltage, factor, parent_voltage,
+                                     LEVEL_FORWARD_PREFETCH);
+    return;
+  }
+  const int stretches = (size + kE - 1) / kE, lo = lane * kE;
+  const int count = lane < stretches ? min(kE, size - lo) : 0;
+  int e[kE];
+  double scaled_rhs[kE], factor_j[kE];
+#pragma unroll
+  for (int b = 0; b < kE; b++)
+    if (b < count) {
+      e[b] = v.row_offset[lo + b] + s;
+      scaled_rhs[b] = voltage[e[b]];
+      factor_j[b] = factor[e[b]];
+    }
+  LEVEL_AFTER_FIRST_LOADS();
+  const int junction = v.junction[s];
+  double x = lane == 0 && junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
+  double partial = 0.0, multiplier = 0.0, edge_partial = 0.0, edge_multiplier = 0.0;
+  double partials[kE], multipliers[kE];
+#pragma unroll
+  for (int b = 0; b < kE; b++)
+    if (b < count) {
+      if (lane == 0) { // the first stretch: the plain chain from the junction
+        x = fma(-factor_j[b], x, scaled_rhs[b]);
+        partial = x;
+      } else {
+        level_stretch_extend(factor_j[b], scaled_rhs[b], b == 0, &partial, &multiplier);
+      }
+      partials[b] = partial;
+      multipliers[b] = multiplier;
+      if (b == count - 1)
+        edge_partial = partial, edge_multiplier = multiplier;
+    }
+  // hand the solution at each stretch's far edge to the stretch after it
+  double incoming = 0.0;
+  for (int k = 0; k < stretches - 1; k++) {
+    const double edge =
+        lane == 0 ? edge_partial : level_stretch_apply(edge_multiplier, incoming, edge_partial);
+    const double handed = __shfl_sync(team_mask, edge, k, kLanes);
+    if (lane == k + 1)
+      incoming = handed;
+  }
+#pragma unroll
+  for (int b = 0; b < kE; b++)
+    if (b < count)
+      voltage[e[b]] =
+          lane == 0 ? partials[b] : level_stretch_apply(multipliers[b], incoming, partials[b]);
+}
+
 // The rows of a part's levels, one thread per element, before its backward sweeps: with channels
 // everywhere a thread sweeping a branch would compute every element's gates one after another
 // inside its elimination chain (and the channel kernel's registers cost occupancy), where here
@@ -664,6 +855,79 @@ int lean_group(const block_description &block, int systems, int warp_systems, in
   return systems <= capacity.group4 ? 4 : 0;
 }
 
+// The lanes of a team (above) for a level of stretches that the lean rule gives the lean kernels:
+// enough for its longest system's stretches, a power of 2 up to a warp; 0 (the thread kernels,
+// their sweeps in stretches) where its longest system needs more or its teams would not fit in
+// one wave of the team kernel.
+int team_lanes(const block_description &block, int systems) {
+  constexpr int kMaxDevices = 64;
+  static long long capacity_of_device[kMaxDevices]; // 0: not asked yet (benign race)
+  int device = 0, sms = 0, blocks = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices)
+    return 0;
+  if (capacity_of_device[device] == 0) {
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, team_backward_kernel<8>, kThreads,
+                                                      0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    capacity_of_device[device] = (long long)blocks * kThreads * sms;
+  }
+  const int stretches = (block.view.max_size + LEVEL_STRETCH_ELEMENTS - 1) / LEVEL_STRETCH_ELEMENTS;
+  int lanes = 1;
+  while (lanes < stretches)
+    lanes *= 2;
+  return lanes <= kWarp && (long long)systems * lanes <= capacity_of_device[device] ? lanes : 0;
+}
+
+template <int kLanes> unsigned team_blocks(int systems) {
+  return (unsigned)(((long long)systems * kLanes + kThreads - 1) / kThreads);
+}
+
+int launch_team_backward(int lanes, const block_description &block, int systems,
+                         const double *constants, const level_step_arguments *args, double *voltage,
+                         double *factor, double *contribution, const double *child_contribution,
+                         level_launch how, cudaStream_t stream) {
+  const bool wait_first = how == LEVEL_LAUNCH_EARLY;
+#define HINES_TEAM_BACKWARD(L)                                                                     \
+  case L:                                                                                          \
+    return launch(team_backward_kernel<L>, team_blocks<L>(systems), how, stream, block, constants, \
+                  *args, voltage, factor, contribution, child_contribution, wait_first)
+  switch (lanes) {
+    HINES_TEAM_BACKWARD(1);
+    HINES_TEAM_BACKWARD(2);
+    HINES_TEAM_BACKWARD(4);
+    HINES_TEAM_BACKWARD(8);
+    HINES_TEAM_BACKWARD(16);
+  default:
+    return launch(team_backward_kernel<32>, team_blocks<32>(systems), how, stream, block, constants,
+                  *args, voltage, factor, contribution, child_contribution, wait_first);
+  }
+#undef HINES_TEAM_BACKWARD
+}
+
+int launch_team_forward(int lanes, const block_description &block, int systems, double *voltage,
+                        const double *factor, const double *parent_voltage, level_launch how,
+                        cudaStream_t stream) {
+  const bool wait_first = how == LEVEL_LAUNCH_EARLY;
+#define HINES_TEAM_FORWARD(L)                                                                      \
+  case L:                                                                                          \
+    return launch(team_forward_kernel<L>, team_blocks<L>(systems), how, stream, block, voltage,    \
+                  factor, parent_voltage, wait_first)
+  switch (lanes) {
+    HINES_TEAM_FORWARD(1);
+    HINES_TEAM_FORWARD(2);
+    HINES_TEAM_FORWARD(4);
+    HINES_TEAM_FORWARD(8);
+    HINES_TEAM_FORWARD(16);
+  default:
+    return launch(team_forward_kernel<32>, team_blocks<32>(systems), how, stream, block, voltage,
+                  factor, parent_voltage, wait_first);
+  }
+#undef HINES_TEAM_FORWARD
+}
+
 } // namespace
 
 extern "C" int level_backward_cuda(const int *block_ints, const int *host_block, int systems,
@@ -679,7 +943,13 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
       !rows_assembled && !gates && systems < args->stored_pivots && (uintptr_t)constants % 16 == 0
           ? lean_group(block, systems, warp_systems, args->lean_sweeps)
           : 0;
-  if (lean)
+  // a level of stretches: teams where they fit, else the thread kernels below (the lean
+  // kernels' chains are plain)
+  const int lanes = lean && block.view.stretch ? team_lanes(block, systems) : 0;
+  if (lanes)
+    return launch_team_backward(lanes, block, systems, constants, args, voltage, factor,
+                                contribution, child_contribution, how, (cudaStream_t)stream);
+  if (lean && !block.view.stretch)
     return launch(lean == 8 ? lean_backward_kernel<8> : lean_backward_kernel<4>,
                   blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, constants, *args,
                   voltage, factor, contribution, child_contribution, how == LEVEL_LAUNCH_EARLY);
@@ -739,7 +1009,11 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
   const block_description block = description_of(block_ints, host_block);
   const int warp_systems = warp_systems_of(block, systems);
   const int lean_by = lean_group(block, systems, warp_systems, lean);
-  if (lean_by)
+  const int lanes = lean_by && block.view.stretch ? team_lanes(block, systems) : 0;
+  if (lanes)
+    return launch_team_forward(lanes, block, systems, voltage, factor, parent_voltage, how,
+                               (cudaStream_t)stream);
+  if (lean_by && !block.view.stretch)
     return launch(lean_by == 8 ? lean_forward_kernel<16> : lean_forward_kernel<8>,
                   blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, voltage, factor,
                   parent_voltage, how == LEVEL_LAUNCH_EARLY);

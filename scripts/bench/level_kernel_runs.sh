@@ -16,6 +16,10 @@
 #   final12   --level-lean on against off, every mix, one and two GPUs, bench_mpi.sh (lean_*)
 #   hh12      the same with HH everywhere (lean_hh_*)
 #   chunks12  8 chunks a GPU against the rule's 4 (and 2), with the lean sweeps (chunks_lean_*)
+# and of the thirteenth session (BENCHMARKS.md, "Stretches"), H200 x2 machine:
+#   stretch13 --level-stretches on against off and against the build before stretches
+#             (hinestask_head.gz: scripts/bench/build_variants.sh from a worktree of that commit),
+#             every mix, one and two GPUs, HH too (stretch_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -74,6 +78,8 @@ probe_args() {
   six-rows) a=(--mode multi "${six[@]}" --neurons 240 --hh all --level-rows apart "${six_probes[@]}") ;;
   six-p) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none "${six_probes[@]}") ;;
   six-p-off) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-priorities off "${six_probes[@]}") ;;
+  six-p-plain) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-stretches off "${six_probes[@]}") ;;
+  six-p-one) a=(--mode multi "${six[@]}" --neurons 240 --hh none "${six_probes[@]}") ;;
   random) a=("${random[@]}" --hh none --probe 0:0 --probe 39:50 --probe 38:3000) ;;
   rnd-hh) a=("${random[@]}" --hh all --probe 0:0 --probe 39:50 --probe 38:3000) ;;
   deep-p) a=("${deep[@]}" --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
@@ -318,6 +324,29 @@ if [ "$mode" = chunks12 ]; then
     row 2 all15-16356 default
     row 2 all15-16356 c8-a-gpu -- --task-neurons 1023
   done
+fi
+if [ "$mode" = stretch13 ]; then
+  unpack_variant head
+  { check; for spec in six-p six-p-one six-p-plain ca1-p deep-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    row 1 mono head head
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+      row 1 $batch stretches
+      row 1 $batch off -- --level-stretches off
+      row 1 $batch head head
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
+      row 2 $batch stretches
+      row 2 $batch head head
+    done
+    for batch in six-33390-hh large-6643-hh; do
+      row 1 $batch stretches
+      row 1 $batch head head
+    done
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
 if [ "$mode" = prof11 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
