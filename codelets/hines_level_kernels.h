@@ -322,35 +322,6 @@ static inline HINES_HOST_DEVICE void level_backward_hint(const struct level_bloc
       HINES_PREFETCH_L2(gates + (size_t)g * v->elements + e);
 }
 
-/* Stretches (level_layout.h, LEVEL_STRETCH_ELEMENTS): one element of a stretch's sweep from a
- * zero start, given the factor linking it to the element before it in the sweep's direction
- * (backward: f_(j+1); forward: f_j) and its own value (backward: its rhs; forward: its scaled
- * rhs). `starts`: the stretch's first element in that direction. Then the element's value, once
- * the value coming into the stretch is known, is level_stretch_apply's. Every sweep with
- * stretches (thread, team, CPU and GPU) computes through these two, so their bits agree. */
-static inline HINES_HOST_DEVICE void level_stretch_extend(double linking_factor, double value,
-                                                          int starts, double *partial,
-                                                          double *multiplier) {
-  if (starts) {
-    *partial = value;
-    *multiplier = -linking_factor;
-  } else {
-    *partial = fma(-linking_factor, *partial, value);
-    *multiplier = -linking_factor * *multiplier;
-  }
-}
-
-static inline HINES_HOST_DEVICE double level_stretch_apply(double multiplier, double incoming,
-                                                           double partial) {
-  return fma(multiplier, incoming, partial);
-}
-
-/* The stretch a chain sweep of system s uses: the level's (level_layout.h), for an NCP chain
- * system; 0: the plain chain. */
-static inline HINES_HOST_DEVICE int level_stretch_of(const struct level_block_view *v, int s) {
-  return v->stretch > 0 && !v->padded && !(v->trees && v->tree[s] >= 0) ? v->stretch : 0;
-}
-
 /* Backward sweep of a subtree system (level_layout.h): its elements from the last to the first,
  * in depth-first order, so every element comes after all of its children. Element j + 1, when
  * it is j's first child, passes its part of j's row in registers, as along a chain; j's later
@@ -466,10 +437,6 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
   const double *assembled_diagonal = rows_assembled ? factor : NULL;
   const int n_gates = gates && !rows_assembled ? args->channels.n_gates : 0;
   const int l2_ahead = !HINES_ON_GPU ? 0 : gates ? LEVEL_CHANNELS_L2_AHEAD : LEVEL_L2_AHEAD;
-  /* stretches (level_layout.h): passive sweeps only, where every factor is the morphology's */
-  const int stretch = gates || rows_assembled ? 0 : level_stretch_of(v, s);
-  const int far_stretch = stretch ? (size - 1) / stretch : 0; /* where the chain starts */
-  double partial = 0.0, multiplier = 0.0, incoming = 0.0;
   if (top > 0)
     level_backward_load(v, s, top - 1, size, first_row, constants, voltage, assembled_diagonal,
                         inverse_pivots, &current, prefetch);
@@ -504,20 +471,10 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
             level_gather_children_rhs(v, s, child_contribution, &rj);
           else
             level_gather_children(v, s, child_contribution, &dj, &rj);
-          partial = rj;
         } else if (j + 1 < top) {
           dj = fma(-previous_factor, previous_off_diagonal, dj);
-          if (stretch) {
-            level_stretch_extend(previous_factor, rj, j % stretch == stretch - 1, &partial,
-                                 &multiplier);
-            rj = j / stretch == far_stretch ? partial
-                                            : level_stretch_apply(multiplier, incoming, partial);
-          } else {
-            rj = fma(-previous_factor, previous_rhs, rj);
-          }
+          rj = fma(-previous_factor, previous_rhs, rj);
         }
-        if (stretch && j % stretch == 0)
-          incoming = rj;
         double scaled_rhs;
         if (inverse_pivots) /* dj is dead: no reciprocal, no multiply-add in the chain */
           level_pivot_stored(current.off_diagonal[b], rj, current.diagonal[b], &previous_factor,
@@ -706,8 +663,6 @@ level_forward_system_in_groups(const struct level_block_view *v, int s, double *
     return;
   }
   const int top = v->padded ? v->max_size : v->size[s], junction = v->junction[s];
-  const int stretch = level_stretch_of(v, s); /* a passive batch's (level_layout.h) */
-  double partial = 0.0, multiplier = 0.0, incoming = 0.0;
   struct level_forward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)
     level_forward_load(v, s, 0, top, voltage, factor, &current, prefetch);
@@ -719,16 +674,7 @@ level_forward_system_in_groups(const struct level_block_view *v, int s, double *
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
       if (b < prefetch && group + b < top) {
-        const int j = group + b;
-        if (stretch && j >= stretch) { /* the first stretch keeps the plain chain */
-          if (j % stretch == 0)
-            incoming = x;
-          level_stretch_extend(current.factor[b], current.scaled_rhs[b], j % stretch == 0, &partial,
-                               &multiplier);
-          x = level_stretch_apply(multiplier, incoming, partial);
-        } else {
-          x = fma(-current.factor[b], x, current.scaled_rhs[b]);
-        }
+        x = fma(-current.factor[b], x, current.scaled_rhs[b]);
         voltage[current.e[b]] = x;
       }
     current = next;

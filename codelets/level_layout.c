@@ -340,7 +340,6 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   ints[LEVEL_TREES] = trees;
   ints[LEVEL_SHAPE_INTS] = shape_ints;
   ints[LEVEL_TREE_ELEMENTS] = tree_elements;
-  ints[LEVEL_STRETCH] = batch->stretch_elements;
   struct level_block_view v = level_block_describe(ints);
   int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *first_row = (int *)v.first_row,
       *junction = (int *)v.junction, *child_first = (int *)v.child_first, *child = (int *)v.child,
@@ -673,10 +672,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->n_neurons = n_neurons;
   out->padded = padded;
   out->chunk_links = options->chunk_links;
-  /* a warp's sweep has the plain chain's arithmetic: none where chains go in stretches */
-  out->stretch_elements =
-      options->stretch_elements > 0 && !options->padded ? options->stretch_elements : 0;
-  out->warps = out->stretch_elements ? LEVEL_WARPS_OFF : options->warps;
+  out->warps = options->warps;
   out->channels_everywhere = options->channels_everywhere;
   out->chunks_per_gpu = options->chunks_per_gpu;
   out->rows_apart_below = options->rows_apart_below;

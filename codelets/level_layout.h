@@ -46,7 +46,6 @@ enum level_header {
   LEVEL_SHAPE_INTS,    /* ints of the subtree shapes */
   LEVEL_TREE_ELEMENTS, /* elements of the leaf subtree systems (a GPU sweeps a level that is
                           mostly subtrees with kernels of its own: hines_level_cuda.cu) */
-  LEVEL_STRETCH,       /* elements a stretch of a chain system's sweeps (below); 0: none */
   LEVEL_HEADER_SIZE
 };
 
@@ -74,31 +73,13 @@ enum level_shape { SHAPE_PARENT_STEP, SHAPE_SIBLING_STEP, SHAPE_INTS_PER_ELEMENT
  * elimination, but the segments of one long branch now fill levels where other cells' short
  * branches run, and the sum approaches the longest path (1,617 at 64). The cut depends on the
  * morphology only, so the bits do not depend on the worker or the chunks. */
-/* Stretches (level_batch_options.stretch_elements, passive batches): the rhs recurrences of a
- * chain system's two sweeps are linear, r'_j = r_j - f_(j+1) r'_(j+1) backward and x_j = s_j -
- * f_j x_(j-1) forward, and without channels every factor f is a constant of the morphology. So
- * each stretch of LEVEL_STRETCH_ELEMENTS consecutive elements (j from a multiple of it) can be
- * swept on its own from a zero start, keeping beside each partial value y_j the product g_j of
- * the factors back to the stretch's edge; the value coming in from the neighbouring stretch is
- * then applied as fma(g_j, incoming, y_j). The stretch where the recurrence starts (the far end
- * backward, the junction forward) keeps the plain chain. A GPU gives each stretch of a small
- * level's system a lane of its own (hines_level_cuda.cu, the team kernels): every lane's loads
- * are in flight at once and the level waits for one stretch plus a hand-over per stretch, not
- * for the whole branch, element after element. Every worker (CPU codelets, every GPU kernel)
- * computes the same operations in the same order (hines_level_kernels.h,
- * level_backward_chain_in_stretches and level_forward_chain_in_stretches), so the bits do not
- * depend on where a task runs; the cut depends on the element index only, so they do not depend
- * on the chunks either. The values differ from the plain chain's in rounding only (the products
- * shrink: the matrix is diagonally dominant); test_accuracy bounds both. */
-#define LEVEL_STRETCH_ELEMENTS 8
-
 #ifndef LEVEL_SUBTREE_MEAN_BRANCH
 #define LEVEL_SUBTREE_MEAN_BRANCH 4
 #endif
 
 struct level_block_view {
   int systems, max_size, elements, children, padded, warp_systems, warp_lanes, trees, shape_ints,
-      tree_elements, stretch;
+      tree_elements;
   const int *size;              /* [S] */
   const int *row_offset;        /* [max_size + 1] */
   const int *first_row;         /* [S] constants row of element 0 (element j: first_row + j; a
@@ -130,7 +111,6 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(cons
   v.trees = header[LEVEL_TREES];
   v.shape_ints = header[LEVEL_SHAPE_INTS];
   v.tree_elements = header[LEVEL_TREE_ELEMENTS];
-  v.stretch = header[LEVEL_STRETCH];
   const int *at = arrays;
   v.size = at;
   at += v.systems;
@@ -251,9 +231,6 @@ struct level_batch_options {
   /* Long branches (above): a chain system longer than this many compartments is cut into
    * segments of at most this many; 0: branches stay whole. */
   int split_compartments;
-  /* Chain systems swept in stretches of this many elements (LEVEL_STRETCH_ELEMENTS, above; only
-   * for batches without channels, NCP); 0: plain chains. Levels then get no warp sweeps. */
-  int stretch_elements;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -276,7 +253,7 @@ struct level_batch {
    * the given morphologies' compartment arrays and own only their branch arrays). */
   const struct morphology *morphologies;
   struct morphology *units; /* those copies (owned), or NULL: morphologies are the given ones */
-  int subtree_compartments, split_compartments, stretch_elements;
+  int subtree_compartments, split_compartments;
   int *chunk_first_neuron; /* [n_chunks + 1] */
   int **blocks;            /* [chunk * n_levels + level] -> int description (NULL if empty) */
   double *constants;       /* CONST_TABLE_SIZE(constant_rows) */

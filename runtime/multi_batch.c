@@ -324,13 +324,6 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .warp_lanes = config->warp_lanes,
       .subtree_compartments = config->subtree_compartments,
       .split_compartments = config->split_compartments,
-      /* stretches need every factor constant (no channels); the other kernels' sweeps, the
-       * on-chip one's own copy of them included, are plain chains */
-      .stretch_elements = config->level_stretches &&
-                                  config->model.channels.placement == PLACE_NONE &&
-                                  config->level_kernel == LEVEL_KERNEL_LEVELS
-                              ? LEVEL_STRETCH_ELEMENTS
-                              : 0,
       .channels_everywhere = config->model.channels.placement == PLACE_ALL,
       .rows_apart_below = batch->rows_apart_below,
       .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
@@ -402,10 +395,6 @@ int multi_batch_cell_neurons(const struct multi_batch *batch) {
 
 int multi_batch_rows_apart_below(const struct multi_batch *batch) {
   return batch->rows_apart_below;
-}
-
-int multi_batch_stretch_elements(const struct multi_batch *batch) {
-  return batch->levels.stretch_elements;
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {

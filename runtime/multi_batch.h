@@ -63,9 +63,6 @@ struct multi_batch_config {
    * a GPU with the lean kernels (level_step_arguments.lean_sweeps, --level-lean); the same
    * bits. */
   int level_lean;
-  /* Level kernels, passive NCP batches: nonzero sweeps chain systems in stretches
-   * (codelets/level_layout.h, LEVEL_STRETCH_ELEMENTS; --level-stretches). */
-  int level_stretches;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */
   enum level_warps level_warps;
@@ -129,8 +126,6 @@ int multi_batch_cell_neurons(const struct multi_batch *batch);
 /* GPUs build the rows of the levels of fewer systems than this apart (enum level_rows,
  * resolved: 0 none, INT_MAX all). */
 int multi_batch_rows_apart_below(const struct multi_batch *batch);
-/* Elements of a stretch of the batch's chain sweeps (0: plain chains). */
-int multi_batch_stretch_elements(const struct multi_batch *batch);
 /* As mono_batch_find_nonfinite. */
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment);
 long long multi_batch_compartments(const struct multi_batch *batch);

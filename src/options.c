@@ -127,10 +127,6 @@ static void usage(FILE *out) {
       "  --level-lean on|off  multi, level kernels on GPUs, passive steps: sweep the levels\n"
       "                       too small to fill a GPU with the lean kernels (on, the default;\n"
       "                       same bits)\n"
-      "  --level-stretches on|off  multi, level kernels, passive steps: sweep each branch in\n"
-      "                       stretches of 8 compartments (a GPU gives the branches of small\n"
-      "                       levels a lane a stretch; on, the default; the same bits on every\n"
-      "                       worker, rounding apart from off's; no warp sweeps then)\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
       "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
@@ -427,7 +423,6 @@ enum long_only_options {
   OPT_LEVEL_PIVOTS,
   OPT_LEVEL_PRIORITIES,
   OPT_LEVEL_LEAN,
-  OPT_LEVEL_STRETCHES,
   OPT_LEVEL_WARPS,
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
@@ -692,7 +687,6 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-pivots", required_argument, 0, OPT_LEVEL_PIVOTS},
       {"level-priorities", required_argument, 0, OPT_LEVEL_PRIORITIES},
       {"level-lean", required_argument, 0, OPT_LEVEL_LEAN},
-      {"level-stretches", required_argument, 0, OPT_LEVEL_STRETCHES},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
@@ -727,7 +721,6 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .stored_pivots_below = MULTI_STORED_PIVOTS_BELOW,
                         .level_priorities = 1,
                         .level_lean = 1,
-                        .level_stretches = 1,
                         .warp_lanes = 16,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
@@ -1003,12 +996,6 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->level_lean = parse_keyword("--level-lean", optarg, words, 2) == 0;
       break;
     }
-    case OPT_LEVEL_STRETCHES: {
-      static const char *const words[] = {"on", "off"};
-      o->multi_option_given = 1;
-      o->level_stretches = parse_keyword("--level-stretches", optarg, words, 2) == 0;
-      break;
-    }
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
       { /* in enum level_warps' order */
@@ -1130,8 +1117,7 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_LEVEL_SPLIT, "--level-split"},
                     {OPT_LEVEL_PIVOTS, "--level-pivots"},
                     {OPT_LEVEL_PRIORITIES, "--level-priorities"},
-                    {OPT_LEVEL_LEAN, "--level-lean"},
-                    {OPT_LEVEL_STRETCHES, "--level-stretches"}};
+                    {OPT_LEVEL_LEAN, "--level-lean"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1158,12 +1144,12 @@ void options_warn(const struct options *o, FILE *out) {
                      "does not apply to --multi-tasks neuron (the per-neuron baseline)");
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER &&
                option != OPT_LEVEL_SUBTREES && option != OPT_LEVEL_SPLIT &&
-               option != OPT_LEVEL_PIVOTS && option != OPT_LEVEL_STRETCHES)
+               option != OPT_LEVEL_PIVOTS)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel != LEVEL_KERNEL_LEVELS &&
                (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES ||
-                option == OPT_LEVEL_LEAN || option == OPT_LEVEL_STRETCHES))
+                option == OPT_LEVEL_LEAN))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
                (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
@@ -1205,14 +1191,6 @@ void options_warn(const struct options *o, FILE *out) {
     if (o->model.channels.mechanism[MECHANISM_HH].placement == PLACE_NONE &&
         given(o, channel_options[i].option))
       warn_ignored(out, channel_options[i].name, "without --hh soma or all has no channel to set");
-  /* runtime/multi_batch.c: a passive batch of the level kernels sweeps in stretches */
-  if (options_multi(o) && !o->per_neuron && o->level_kernel == LEVEL_KERNEL_LEVELS &&
-      o->level_stretches && o->model.channels.placement == PLACE_NONE)
-    for (int i = 0; i < 2; i++)
-      if (given(o, i == 0 ? OPT_LEVEL_WARPS : OPT_WARP_LANES))
-        warn_ignored(out, i == 0 ? "--level-warps" : "--warp-lanes",
-                     "has no warp to set: a passive batch sweeps its branches in stretches "
-                     "(--level-stretches off for warp sweeps)");
   if (!o->spikes_path && given(o, OPT_SPIKE_THRESHOLD))
     warn_ignored(out, "--spike-threshold", "without --spikes FILE detects nothing");
   if (given(o, OPT_DX)) {

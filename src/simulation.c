@@ -415,7 +415,6 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .stored_pivots_below = o->stored_pivots_below,
                                         .level_priorities = o->level_priorities,
                                         .level_lean = o->level_lean,
-                                        .level_stretches = o->level_stretches,
                                         .level_warps = o->level_warps,
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,
@@ -444,7 +443,6 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
     ops->cell_neurons = multi_batch_cell_neurons(batch);
     ops->rows_apart_below = multi_batch_rows_apart_below(batch);
-    ops->stretch_elements = multi_batch_stretch_elements(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
@@ -627,6 +625,5 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cell_neurons = ops->cell_neurons;
   result->rows_apart_below = ops->rows_apart_below;
-  result->stretch_elements = ops->stretch_elements;
   return status;
 }

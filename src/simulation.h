@@ -35,7 +35,6 @@ struct batch_ops {
   int task_steps;       /* steps per step task (mono; 1 otherwise) */
   int cell_neurons;     /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
   int rows_apart_below; /* multi: levels of fewer systems build their rows apart on GPUs */
-  int stretch_elements; /* multi: elements a stretch of the chain sweeps (0: plain chains) */
   const struct morphology *morphologies;
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
 };
@@ -68,7 +67,6 @@ struct run_result {
   int task_steps;       /* steps each step task advanced */
   int cell_neurons;     /* batch_ops' */
   int rows_apart_below; /* batch_ops' */
-  int stretch_elements; /* batch_ops' */
   int verified;
   int verified_neurons; /* distinct neurons the verification re-simulated */
   long long compartments;

@@ -238,9 +238,6 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
                      : "height");
       key_string(&j, "level_pivots", options_level_pivots_word(o));
       key_int(&j, "stored_pivots_below", o->stored_pivots_below);
-      key_string(&j, "level_stretches", o->level_stretches ? "on" : "off");
-      /* what the batch used: 0 with channels or another kernel */
-      key_int(&j, "stretch_elements", r->stretch_elements);
     }
     if (options_chunk_tasks(o)) {
       key_int(&j, "trunk_below", o->trunk_below);

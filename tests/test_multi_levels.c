@@ -123,10 +123,6 @@ static enum gpu_launch gpu_launch_of_test(void) {
   return plain && strcmp(plain, "1") == 0 ? GPU_LAUNCH_PLAIN : GPU_LAUNCH_EARLY;
 }
 
-/* --level-stretches of the runs below (0: off, as before stretches came; the stretch test turns
- * it on). */
-static int stretches_of_runs;
-
 /* Returns a digest of every neuron's voltages. */
 static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int parts,
                                       int level_tasks, enum level_order order, int trunk_below) {
@@ -146,7 +142,6 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
       .gpu_launch = gpu_launch_of_test(),
       .stored_pivots_below = INT_MAX, /* the command line's default: pivots read, not divided */
       .level_lean = 1,                /* the command line's default: lean small levels on GPUs */
-      .level_stretches = stretches_of_runs,
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct multi_batch *batch;
   struct hines_error err;
@@ -165,47 +160,38 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
     free(got);
   }
   multi_batch_destroy(batch);
-  printf("# %s %s, levels by %s, neurons %d per task %d in %d parts, trunk below %d systems%s: "
+  printf("# %s %s, levels by %s, neurons %d per task %d in %d parts, trunk below %d systems: "
          "max relative error %.3e; result digest %016llx\n",
          padded ? "CP" : "NCP", level_tasks ? "level tasks" : "chunk tasks", order_name(order),
-         neurons, per_task, parts, trunk_below, stretches_of_runs ? ", stretches" : "", worst,
-         (unsigned long long)hash);
+         neurons, per_task, parts, trunk_below, worst, (unsigned long long)hash);
   return hash;
 }
 
-/* Chains swept in stretches (level_layout.h, LEVEL_STRETCH_ELEMENTS) match the reference, and
- * their bits depend neither on the chunks nor on the kind of task: one chunk, chunks of 7 and
- * of 5 neurons, parts, the trunk, per-level tasks (depth order) give one digest wherever the
- * plain chains give one digest too; and they are in use (the digest differs from the plain
- * chains'). On CUDA workers the same runs take the team kernels for the small levels. */
-static void stretched_sweeps_match_reference_on_any_chunking(void **state) {
+/* A neuron's voltages depend on its morphology only, not on how the batch is cut or run: one
+ * chunk, chunks of 7 and of 5 neurons, two parts a task, the trunk, per-level tasks in depth
+ * order (links to the adjacent level) give the same digest, to the bit. On CUDA workers the
+ * same runs take the lean, subtree and warp kernels each chunking gives. */
+static void level_solver_bits_do_not_depend_on_chunks(void **state) {
   (void)state;
   const int neurons = 2 * mix_count + 3;
-  struct {
+  const struct {
     int per_task, parts, level_tasks, trunk_below;
     enum level_order order;
   } runs[] = {{0, 0, 0, 0, LEVEL_ORDER_HEIGHT},  {7, 0, 0, 0, LEVEL_ORDER_HEIGHT},
               {5, 0, 0, 0, LEVEL_ORDER_HEIGHT},  {9, 2, 0, 0, LEVEL_ORDER_HEIGHT},
               {0, 0, 0, 20, LEVEL_ORDER_HEIGHT}, {7, 0, 1, 0, LEVEL_ORDER_DEPTH},
               {0, 0, 1, 0, LEVEL_ORDER_DEPTH}};
-  enum { RUNS = sizeof runs / sizeof *runs };
-  uint64_t plain[RUNS], stretched[RUNS];
-  for (int on = 0; on < 2; on++) {
-    stretches_of_runs = on;
-    for (int r = 0; r < RUNS; r++)
-      (on ? stretched : plain)[r] =
-          run_and_compare_trunk(0, neurons, runs[r].per_task, runs[r].parts, runs[r].level_tasks,
-                                runs[r].order, runs[r].trunk_below);
+  uint64_t first = 0;
+  for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+    const uint64_t hash =
+        run_and_compare_trunk(0, neurons, runs[r].per_task, runs[r].parts, runs[r].level_tasks,
+                              runs[r].order, runs[r].trunk_below);
+    if (r == 0)
+      first = hash;
+    else if (hash != first)
+      fail_msg("run %zu: digest %016llx, the one-chunk run's %016llx", r, (unsigned long long)hash,
+               (unsigned long long)first);
   }
-  stretches_of_runs = 0;
-  for (int r = 0; r < RUNS; r++) {
-    if (stretched[r] == plain[r])
-      fail_msg("run %d: stretches on gave the plain chains' digest (not in use?)", r);
-    for (int q = 0; q < r; q++)
-      if (plain[q] == plain[r] && stretched[q] != stretched[r])
-        fail_msg("runs %d and %d: the plain chains agree, the stretched ones differ", q, r);
-  }
-  assert_true(plain[0] == plain[1] && plain[1] == plain[2]); /* chunks never changed the bits */
 }
 
 static void run_and_compare_parts(int padded, int neurons, int per_task, int parts, int level_tasks,
@@ -837,8 +823,6 @@ static void stored_pivots_match_computed_pivots(void **state) {
       const int neurons = variant == 4 ? n_cells - 1 : 2 * n_cells + 1;
       const int depth = variant == 3;
       const struct level_batch_options options = {
-          /* stretches: every other case, both pivot paths alike */
-          .stretch_elements = (variant + set) % 2 ? LEVEL_STRETCH_ELEMENTS : 0,
           .neurons_per_chunk = variant == 2 ? 2 : neurons,
           .padded = variant == 1,
           .chunk_links = !depth,
@@ -1321,7 +1305,7 @@ int main(void) {
       cmocka_unit_test(subtree_systems_match_reference),
       cmocka_unit_test(split_segments_cover_each_branch),
       cmocka_unit_test(split_systems_match_reference),
-      cmocka_unit_test(stretched_sweeps_match_reference_on_any_chunking),
+      cmocka_unit_test(level_solver_bits_do_not_depend_on_chunks),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

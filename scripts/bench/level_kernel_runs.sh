@@ -16,10 +16,16 @@
 #   final12   --level-lean on against off, every mix, one and two GPUs, bench_mpi.sh (lean_*)
 #   hh12      the same with HH everywhere (lean_hh_*)
 #   chunks12  8 chunks a GPU against the rule's 4 (and 2), with the lean sweeps (chunks_lean_*)
-# and of the thirteenth session (BENCHMARKS.md, "Stretches"), H200 x2 machine:
+# and of the thirteenth session (BENCHMARKS.md, "Stretches: measured slower"), H200 x2 machine,
+# for a build of commit e7af629 (stretch13) or e7af629 with scripts/results/stretches_e7af629-wip.patch
+# (stretch13b, prof13): --level-stretches and HINES_TEAM_WAVES exist only there (reverted):
 #   stretch13 --level-stretches on against off and against the build before stretches
 #             (hinestask_head.gz: scripts/bench/build_variants.sh from a worktree of that commit),
 #             every mix, one and two GPUs, HH too (stretch_*)
+#   stretch13b the same with the team kernels' reach (HINES_TEAM_WAVES: an experiment knob, not
+#             committed; 0: no team kernels)
+#   prof13    ncu, kernel by kernel, of one step: the lean kernels (--level-stretches off) against
+#             the team kernels at every lean level (HINES_TEAM_WAVES=1000), deep chains and CA1
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -347,6 +353,62 @@ if [ "$mode" = stretch13 ]; then
     done
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+# wrow WAVES GPUS BATCH LABEL [BUILD] -- options: row with HINES_TEAM_WAVES=WAVES (-: unset)
+wrow() {
+  local w=$1; shift
+  if [ "$w" = - ]; then unset HINES_TEAM_WAVES; else export HINES_TEAM_WAVES=$w; fi
+  row "$@"
+  unset HINES_TEAM_WAVES
+}
+if [ "$mode" = stretch13b ]; then
+  unpack_variant head
+  { for spec in six-p six-p-one ca1-p deep-p random; do same_probes $spec; done
+    for w in 0 1000; do echo "HINES_TEAM_WAVES=$w:"; for spec in six-p deep-p ca1-p; do HINES_TEAM_WAVES=$w same_probes $spec; done; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+    HINES_TEAM_WAVES=1000 STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels (teams everywhere lean) rc=$? $(tail -1 $out/tml2.txt)"
+  } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+      wrow - 1 $batch w1
+      wrow 0 1 $batch w0
+      wrow 4 1 $batch w4
+      wrow 1000 1 $batch wall
+      row 1 $batch off -- --level-stretches off
+      row 1 $batch head head
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 deep-24499 all15-16356 large-6643; do
+      wrow - 2 $batch w1
+      wrow 1000 2 $batch wall
+      row 2 $batch head head
+    done
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+if [ "$mode" = prof13 ]; then
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  echo "ncu: $ncu_bin"
+  args_of deep-6125; deep=("${A[@]}")
+  args_of ca1-500; ca1=("${A[@]}")
+  for rep in 1 2; do
+    row 1 deep-6125 lean -- --task-neurons 6125 --level-priorities off --level-stretches off
+    wrow 1000 1 deep-6125 teams -- --task-neurons 6125 --level-priorities off
+    row 1 ca1-500 lean -- --level-priorities off --level-stretches off
+    wrow 1000 1 ca1-500 teams -- --level-priorities off
+  done
+  for v in lean teams; do
+    if [ $v = lean ]; then o=(--level-stretches off); unset HINES_TEAM_WAVES; else o=(); export HINES_TEAM_WAVES=1000; fi
+    STARPU_NCPU=0 timeout 120 $ncu_bin --clock-control none --launch-skip 160 --launch-count 80 \
+      --section SpeedOfLight --section LaunchStats --section WarpStateStats --metrics smsp__inst_executed.sum --csv --page details \
+      $H --quiet --force "${deep[@]}" --steps 4 --task-neurons 6125 --level-priorities off "${o[@]}" > $out/prof13_deep_$v.csv 2> $out/prof13_deep_$v.err; echo "deep $v rc=$? at $(( $(date +%s) - T0 )) s"
+    STARPU_NCPU=0 timeout 90 $ncu_bin --clock-control none --launch-skip 80 --launch-count 40 \
+      --section SpeedOfLight --section LaunchStats --section WarpStateStats --metrics smsp__inst_executed.sum --csv --page details \
+      $H --quiet --force "${ca1[@]}" --steps 4 --level-priorities off "${o[@]}" > $out/prof13_ca1_$v.csv 2> $out/prof13_ca1_$v.err; echo "ca1 $v rc=$? at $(( $(date +%s) - T0 )) s"
+  done
+  unset HINES_TEAM_WAVES
+  gzip -f $out/prof13_*.csv
 fi
 if [ "$mode" = prof11 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
