@@ -307,6 +307,17 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     batch->rows_apart_below = config->level_rows == LEVEL_ROWS_APART   ? INT_MAX
                               : config->level_rows == LEVEL_ROWS_FUSED ? 0
                                                                        : MULTI_ROWS_APART_SYSTEMS;
+  /* Warp sweeps: auto gives none to a passive batch with lean sweeps, the cost model's choice
+   * otherwise. A level with warp-swept branches cannot be lean (hines_level_cuda.cu,
+   * lean_group), and since the lean kernels came the cost model's warps (fitted before them)
+   * cost passive batches up to 11-13 % on one GPU (CA1 x 500) and 7-13 % over two (the large
+   * cells, all 15 shared cells; H200 x2, BENCHMARKS.md, "No warps where the sweeps are lean");
+   * with HH everywhere they measured even. */
+  const enum level_warps warps =
+      config->level_warps == LEVEL_WARPS_AUTO && config->level_lean &&
+              config->model.channels.placement == PLACE_NONE
+          ? LEVEL_WARPS_OFF
+          : config->level_warps;
   /* Chunks (parts included) that one GPU runs at once, for the warp cost model: all of them
    * spread evenly over the GPUs (those a scheduler gives CPU workers are counted too). */
   const int chunk_neurons = (per_task + parts - 1) / parts;
@@ -320,7 +331,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .chunk_links = !config->level_tasks,
       .order = config->order,
       /* the cell-block kernel sweeps every level itself */
-      .warps = config->level_warps,
+      .warps = warps,
       .warp_lanes = config->warp_lanes,
       .subtree_compartments = config->subtree_compartments,
       .split_compartments = config->split_compartments,
@@ -395,6 +406,15 @@ int multi_batch_cell_neurons(const struct multi_batch *batch) {
 
 int multi_batch_rows_apart_below(const struct multi_batch *batch) {
   return batch->rows_apart_below;
+}
+
+long long multi_batch_warp_systems(const struct multi_batch *batch) {
+  const struct level_batch *lb = &batch->levels;
+  long long systems = 0;
+  for (int b = 0; b < lb->n_chunks * lb->n_levels; b++)
+    if (lb->blocks[b])
+      systems += lb->blocks[b][LEVEL_WARP_SYSTEMS];
+  return systems;
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {

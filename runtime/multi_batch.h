@@ -126,6 +126,8 @@ int multi_batch_cell_neurons(const struct multi_batch *batch);
 /* GPUs build the rows of the levels of fewer systems than this apart (enum level_rows,
  * resolved: 0 none, INT_MAX all). */
 int multi_batch_rows_apart_below(const struct multi_batch *batch);
+/* Branches its GPUs sweep with warps (codelets/level_layout.h), over every level and chunk. */
+long long multi_batch_warp_systems(const struct multi_batch *batch);
 /* As mono_batch_find_nonfinite. */
 int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *compartment);
 long long multi_batch_compartments(const struct multi_batch *batch);

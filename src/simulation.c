@@ -443,6 +443,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
     ops->cell_neurons = multi_batch_cell_neurons(batch);
     ops->rows_apart_below = multi_batch_rows_apart_below(batch);
+    ops->warp_systems = multi_batch_warp_systems(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
@@ -625,5 +626,6 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cell_neurons = ops->cell_neurons;
   result->rows_apart_below = ops->rows_apart_below;
+  result->warp_systems = ops->warp_systems;
   return status;
 }

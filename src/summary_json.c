@@ -253,6 +253,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
                  : o->level_warps == LEVEL_WARPS_ALL ? "all"
                                                      : "auto");
       key_int(&j, "warp_lanes", o->warp_lanes);
+      /* what --level-warps resolved to: auto gives none to a passive batch with lean sweeps */
+      key_int(&j, "warp_systems", r->warp_systems);
       if (o->level_kernel == LEVEL_KERNEL_CELL ||
           o->level_kernel == LEVEL_KERNEL_SHARED) /* the neurons per block the batch used */
         key_int(&j, "cell_neurons", r->cell_neurons > 0 ? r->cell_neurons : o->cell_neurons);

@@ -111,6 +111,17 @@ run el_hh_passive --mode multi "${tiny[@]}" --hh none --el-hh -60 --quiet
 expect "--el-hh without channels: warned" '^hinestask: warning: --el-hh without --hh soma or all' el_hh_passive.err
 run lean_off --mode multi "${tiny[@]}" --level-lean off --quiet --json lean_off.json
 expect "--level-lean off in the JSON" '"level_lean": "off"' lean_off.json
+# --level-warps auto: no warp sweeps in a passive batch with lean sweeps (a level given warps
+# cannot be lean), the cost model's otherwise (these long branches get some)
+long_branches=(--mode multi --morph synthetic:tree:2000:5 --neurons 20 --steps 2)
+run warps_lean "${long_branches[@]}" --hh none --quiet --json warps_lean.json
+expect "no warps in a passive batch with lean sweeps" '"warp_systems": 0,' warps_lean.json
+run warps_no_lean "${long_branches[@]}" --hh none --level-lean off --quiet --json warps_no_lean.json
+expect "the cost model's warps without lean sweeps" '"warp_systems": [1-9][0-9]*,' warps_no_lean.json
+run warps_hh "${long_branches[@]}" --hh all --quiet --json warps_hh.json
+expect "the cost model's warps with channels" '"warp_systems": [1-9][0-9]*,' warps_hh.json
+run warps_off "${long_branches[@]}" --hh all --level-warps off --quiet --json warps_off.json
+expect "--level-warps off: none" '"warp_systems": 0,' warps_off.json
 run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
 expect "--level-lean with the cell kernel: warned" '^hinestask: warning: --level-lean applies to --level-kernel levels only' lean_cell.err
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet

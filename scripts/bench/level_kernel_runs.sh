@@ -26,6 +26,11 @@
 #             committed; 0: no team kernels)
 #   prof13    ncu, kernel by kernel, of one step: the lean kernels (--level-stretches off) against
 #             the team kernels at every lean level (HINES_TEAM_WAVES=1000), deep chains and CA1
+# and, with this commit's build:
+#   warps13   --level-warps off against the cost model (auto), every mix, one and two GPUs, HH
+#             (a level given warp sweeps cannot be lean) (warps_*)
+#   final13   the defaults after it (auto gives no warps to passive lean batches), every mix, one
+#             and two GPUs, bench_mpi.sh for the six cells (final13_*, mpi13_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -386,6 +391,37 @@ if [ "$mode" = stretch13b ]; then
     done
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+if [ "$mode" = warps13 ]; then
+  { for spec in six-p deep-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+      row 1 $batch auto
+      row 1 $batch off -- --level-warps off
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
+      row 2 $batch auto
+      row 2 $batch off -- --level-warps off
+    done
+    row 1 six-33390-hh auto
+    row 1 six-33390-hh off -- --level-warps off
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+if [ "$mode" = final13 ]; then
+  { for spec in six-p six-p-one deep-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+      row 1 $batch default
+    done
+    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
+      row 2 $batch default
+    done
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 170 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 120 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
