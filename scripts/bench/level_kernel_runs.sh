@@ -234,13 +234,16 @@ if [ "$mode" = stagger12 ]; then
   done
   python3 -c "import json; print(\"tasks_per_step\", json.load(open(\"$out/t.json\"))[\"tasks_per_step\"])"
 fi
-# lrow BELOW GPUS BATCH LABEL [BUILD] -- options: row with HINES_LEAN_BELOW=BELOW (-: unset)
-lrow() {
-  local below=$1; shift
-  if [ "$below" = - ]; then unset HINES_LEAN_BELOW; else export HINES_LEAN_BELOW=$below; fi
+# envrow VARIABLE VALUE GPUS BATCH LABEL [BUILD] -- options: row with VARIABLE=VALUE (-: unset)
+envrow() {
+  local variable=$1 value=$2
+  shift 2
+  if [ "$value" = - ]; then unset "$variable"; else export "$variable=$value"; fi
   row "$@"
-  unset HINES_LEAN_BELOW
+  unset "$variable"
 }
+# lrow BELOW GPUS BATCH LABEL [BUILD] -- options: row with HINES_LEAN_BELOW=BELOW (-: unset)
+lrow() { envrow HINES_LEAN_BELOW "$@"; }
 if [ "$mode" = lean12 ]; then
   for v in g8 nol2; do unpack_variant $v; done
   { check; for spec in six-p ca1-p deep-p; do same_probes $spec; done
@@ -298,20 +301,25 @@ if [ "$mode" = lean12b ]; then
     for c in off g8-65536; do crow $c 1 six-33390-hh; done
   done
 fi
+# every_mix ON OFF OPTIONS...: mono, then every mix on one GPU and the five largest on two, with
+# the defaults (label ON) and with OPTIONS (label OFF)
+every_mix() {
+  local on=$1 off=$2 batch
+  shift 2
+  row 1 mono default
+  for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+    row 1 $batch $on
+    row 1 $batch $off -- "$@"
+  done
+  [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
+    row 2 $batch $on
+    row 2 $batch $off -- "$@"
+  done
+}
 if [ "$mode" = final12 ]; then
   { check; for spec in six-p ca1-p deep-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
-  for rep in 1 2; do
-    row 1 mono default
-    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
-      row 1 $batch lean
-      row 1 $batch off -- --level-lean off
-    done
-    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
-      row 2 $batch lean
-      row 2 $batch off -- --level-lean off
-    done
-  done
+  for rep in 1 2; do every_mix lean off --level-lean off; done
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 360 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 130 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
@@ -360,12 +368,7 @@ if [ "$mode" = stretch13 ]; then
   echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
 # wrow WAVES GPUS BATCH LABEL [BUILD] -- options: row with HINES_TEAM_WAVES=WAVES (-: unset)
-wrow() {
-  local w=$1; shift
-  if [ "$w" = - ]; then unset HINES_TEAM_WAVES; else export HINES_TEAM_WAVES=$w; fi
-  row "$@"
-  unset HINES_TEAM_WAVES
-}
+wrow() { envrow HINES_TEAM_WAVES "$@"; }
 if [ "$mode" = stretch13b ]; then
   unpack_variant head
   { for spec in six-p six-p-one ca1-p deep-p random; do same_probes $spec; done
@@ -395,22 +398,15 @@ fi
 if [ "$mode" = warps13 ]; then
   { for spec in six-p deep-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
   for rep in 1 2; do
-    row 1 mono default
-    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
-      row 1 $batch auto
-      row 1 $batch off -- --level-warps off
-    done
-    [ $ngpu -ge 2 ] && for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
-      row 2 $batch auto
-      row 2 $batch off -- --level-warps off
-    done
+    every_mix auto off --level-warps off
     row 1 six-33390-hh auto
     row 1 six-33390-hh off -- --level-warps off
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
 if [ "$mode" = final13 ]; then
-  { for spec in six-p six-p-one deep-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  { for spec in six-p six-p-one deep-p; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 80 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"; } 2>&1 | tee $out/check.txt
   for rep in 1 2; do
     row 1 mono default
     for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
@@ -421,7 +417,7 @@ if [ "$mode" = final13 ]; then
     done
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
-  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 170 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 120 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 230 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 90 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
