@@ -313,11 +313,10 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
    * cost passive batches up to 11-13 % on one GPU (CA1 x 500) and 7-13 % over two (the large
    * cells, all 15 shared cells; H200 x2, BENCHMARKS.md, "No warps where the sweeps are lean");
    * with HH everywhere they measured even. */
-  const enum level_warps warps =
-      config->level_warps == LEVEL_WARPS_AUTO && config->level_lean &&
-              config->model.channels.placement == PLACE_NONE
-          ? LEVEL_WARPS_OFF
-          : config->level_warps;
+  const enum level_warps warps = config->level_warps == LEVEL_WARPS_AUTO && config->level_lean &&
+                                         config->model.channels.placement == PLACE_NONE
+                                     ? LEVEL_WARPS_OFF
+                                     : config->level_warps;
   /* Chunks (parts included) that one GPU runs at once, for the warp cost model: all of them
    * spread evenly over the GPUs (those a scheduler gives CPU workers are counted too). */
   const int chunk_neurons = (per_task + parts - 1) / parts;

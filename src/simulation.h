@@ -32,9 +32,9 @@ struct batch_ops {
   void (*voltage)(void *batch, int neuron, double *out_mV);
   int (*find_nonfinite)(void *batch, int *neuron, int *compartment);
   int tasks_per_step;
-  int task_steps;       /* steps per step task (mono; 1 otherwise) */
-  int cell_neurons;     /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
-  int rows_apart_below; /* multi: levels of fewer systems build their rows apart on GPUs */
+  int task_steps;         /* steps per step task (mono; 1 otherwise) */
+  int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
+  int rows_apart_below;   /* multi: levels of fewer systems build their rows apart on GPUs */
   long long warp_systems; /* multi: branches GPUs sweep with warps (the resolved --level-warps) */
   const struct morphology *morphologies;
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
@@ -65,9 +65,9 @@ struct run_result {
   double backward_error; /* --verify: the batch's, against the reference's last step */
   int timed_steps;       /* steps after the first, over which seconds_steps is measured */
   int tasks_per_step;
-  int task_steps;       /* steps each step task advanced */
-  int cell_neurons;     /* batch_ops' */
-  int rows_apart_below; /* batch_ops' */
+  int task_steps;         /* steps each step task advanced */
+  int cell_neurons;       /* batch_ops' */
+  int rows_apart_below;   /* batch_ops' */
   long long warp_systems; /* batch_ops' */
   int verified;
   int verified_neurons; /* distinct neurons the verification re-simulated */
