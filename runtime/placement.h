@@ -68,8 +68,8 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
  * cost the 15 cells a third of their speed, hence one a GPU until now.) With the small levels
  * run first (--level-priorities, codelets/hines_level_codelets.c) the chunks overlap better, and
  * on two GPUs 4 chunks a GPU beat 2 (the same machine, same call, two runs: the six cells
- * 0.885-0.892 against 0.910-0.913 ms, the large cells 0.959-0.971 against 0.958-1.001; BENCHMARKS.md,
- * "Small levels first"), hence one chunk per 10 M compartments (it was 20 M). */
+ * 0.885-0.892 against 0.910-0.913 ms, the large cells 0.959-0.971 against 0.958-1.001;
+ * BENCHMARKS.md, "Small levels first"), hence one chunk per 10 M compartments (it was 20 M). */
 #define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 10000000LL
 #define PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU 4
 /* The rule above for a batch of `compartments` over `gpus` GPUs (at least 1). */

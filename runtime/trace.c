@@ -357,7 +357,8 @@ int trace_convert_ranks(const char *dir, int ranks, struct hines_error *err) {
   /* starpu_fxt_tool -i RAW_0 -i RAW_1 ...: one Paje trace with every rank's workers, as
    * StarPU does for its MPI runs. */
   char **arguments = calloc((size_t)(4 + 2 * ranks), sizeof *arguments);
-  char (*raw)[64] = calloc((size_t)ranks, sizeof *raw);
+  typedef char raw_path[64];
+  raw_path *raw = calloc((size_t)ranks, sizeof *raw);
   if (!arguments || !raw) {
     free(arguments), free(raw);
     return hines_fail(err, HINES_FAILURE, "out of memory");

@@ -33,7 +33,9 @@ static const char *shared_directory(void) {
   return given && *given && stat(given, &info) == 0 && S_ISDIR(info.st_mode) ? given : NULL;
 }
 
-static const char *shipped_directory(void) { return testing_source_path("morph/data"); }
+static const char *shipped_directory(void) {
+  return testing_source_path("morph/data");
+}
 static const char *malformed_directory(void) {
   return testing_source_path("tests/data/malformed");
 }
@@ -42,10 +44,10 @@ static const char *malformed_directory(void) {
 #define SHARED_OR_SKIP()                                                                           \
   do {                                                                                             \
     if (!shared_directory()) {                                                                     \
-      print_message("# shared morphologies not present (HINES_SHARED_MORPHOLOGIES=%s): "        \
-                    "skipped\n",                                                                  \
-                    getenv("HINES_SHARED_MORPHOLOGIES") ? getenv("HINES_SHARED_MORPHOLOGIES")    \
-                                                        : "unset");                              \
+      print_message("# shared morphologies not present (HINES_SHARED_MORPHOLOGIES=%s): "           \
+                    "skipped\n",                                                                   \
+                    getenv("HINES_SHARED_MORPHOLOGIES") ? getenv("HINES_SHARED_MORPHOLOGIES")      \
+                                                        : "unset");                                \
       skip();                                                                                      \
     }                                                                                              \
   } while (0)
@@ -169,7 +171,8 @@ static const struct {
     {"c91662.swc", 1510, 3, 8.8677, NULL, true},
     {"v_e_purk2.CNG.swc", 1521, 1, 2.55,
      "v_e_purk2.CNG.swc:23: warning: sample 1 has radius 0; using 2.55 um from the nearest "
-     "sample with a non-zero radius (no soma sample has one), sample 2 (line 24)", false},
+     "sample with a non-zero radius (no soma sample has one), sample 2 (line 24)",
+     false},
     {"l22.CNG.swc", 1602, 10, 0, NULL, false},
     {"morph_ca1_n120.swc", 2630, 12, 0, NULL, true},
     {"morph_allen_485574832.swc", 3573, 1, 6.0176, NULL, true},
@@ -308,11 +311,11 @@ static void test_stacked_soma_area(void **state) {
   char path[4096];
   snprintf(path, sizeof path, "%s/morph_ca1_n120.swc", shipped_directory());
   static const double soma[12][6] = {
-      {1, 0.0, 0.0, 0.0, 8.119, -1},     {2, 1.85, -4.03, 0.0, 7.23, 1},
-      {3, 1.98, -6.0, 0.0, 6.28, 2},     {4, 1.99, -7.26, 0.0, 5.81, 3},
-      {5, 2.17, -8.49, 0.0, 4.34, 4},    {6, 2.2, -8.67, 0.0, 4.34, 5},
-      {7, 2.74, -9.85, 0.0, 4.019, 6},   {8, 3.0, -10.35, 0.0, 3.86, 7},
-      {9, 4.06, -11.45, 0.0, 2.6, 8},    {852, -0.76, 1.5, 0.0, 7.96, 1},
+      {1, 0.0, 0.0, 0.0, 8.119, -1},      {2, 1.85, -4.03, 0.0, 7.23, 1},
+      {3, 1.98, -6.0, 0.0, 6.28, 2},      {4, 1.99, -7.26, 0.0, 5.81, 3},
+      {5, 2.17, -8.49, 0.0, 4.34, 4},     {6, 2.2, -8.67, 0.0, 4.34, 5},
+      {7, 2.74, -9.85, 0.0, 4.019, 6},    {8, 3.0, -10.35, 0.0, 3.86, 7},
+      {9, 4.06, -11.45, 0.0, 2.6, 8},     {852, -0.76, 1.5, 0.0, 7.96, 1},
       {853, -1.54, 4.27, 0.0, 7.96, 852}, {854, -2.45, 7.92, 0.0, 7.8, 853}};
   check_stacked_soma(path, soma, 12);
 }
@@ -797,11 +800,10 @@ static const struct written_case written[] = {
                   .total_length = 20},
      .content = "1 1 0 0 0 5 -1\n2 7 0 0 10 1 1\n3 7 0 0 20 1 2\n"},
     /* A UTF-8 byte-order mark before the first field (Windows editors write one). */
-    {.expected = {.file = "byte_order_mark.swc",
-                  .outcome = ACCEPT,
-                  .compartments = 2,
-                  .total_length = 10},
-     .content = "\xef\xbb\xbf" "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
+    {.expected =
+         {.file = "byte_order_mark.swc", .outcome = ACCEPT, .compartments = 2, .total_length = 10},
+     .content = "\xef\xbb\xbf"
+                "1 1 0 0 0 5 -1\n2 3 0 0 10 1 1\n"},
     {.expected = {.file = "byte_order_mark_comment.swc",
                   .outcome = ACCEPT,
                   .compartments = 2,
@@ -810,13 +812,15 @@ static const struct written_case written[] = {
     /* Only at the start of the file: elsewhere it is a bad field. */
     {REJECTED("byte_order_mark_line_2.swc",
               "byte_order_mark_line_2.swc:2: id field is not an integer: '\\xef\\xbb\\xbf2'"),
-     .content = "1 1 0 0 0 5 -1\n\xef\xbb\xbf" "2 3 0 0 10 1 1\n"},
+     .content = "1 1 0 0 0 5 -1\n\xef\xbb\xbf"
+                "2 3 0 0 10 1 1\n"},
     /* Escape sequences and bytes that are not UTF-8 are shown as \xNN, never echoed raw. */
     {REJECTED("escape_bytes.swc",
               "escape_bytes.swc:2: z field is not a number: '\\x1b[2J\\x1b[31mred'"),
      .content = "1 1 0 0 0 5 -1\n2 3 0 0 \x1b[2J\x1b[31mred 1 1\n"},
     {REJECTED("latin1_field.swc", "latin1_field.swc:2: x field is not a number: '\\xe910'"),
-     .content = "1 1 0 0 0 5 -1\n2 3 \xe9" "10 0 10 1 1\n"},
+     .content = "1 1 0 0 0 5 -1\n2 3 \xe9"
+                "10 0 10 1 1\n"},
     {REJECTED("escape_in_line.swc", "escape_in_line.swc:2: expected 7 fields (id type x y z radius "
                                     "parent), found 6: '2\\x073 0 0 10 1\\x1b]0;title\\x07 1'"),
      .content = "1 1 0 0 0 5 -1\n2\a3 0 0 10 1\x1b]0;title\a 1\n"},
