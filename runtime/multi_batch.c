@@ -307,13 +307,14 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     batch->rows_apart_below = config->level_rows == LEVEL_ROWS_APART   ? INT_MAX
                               : config->level_rows == LEVEL_ROWS_FUSED ? 0
                                                                        : MULTI_ROWS_APART_SYSTEMS;
-  /* Warp sweeps: auto gives none to a passive batch with lean sweeps, the cost model's choice
-   * otherwise. A level with warp-swept branches cannot be lean (hines_level_cuda.cu,
-   * lean_group), and since the lean kernels came the cost model's warps (fitted before them)
-   * cost passive batches up to 11-13 % on one GPU (CA1 x 500) and 7-13 % over two (the large
-   * cells, all 15 shared cells; H200 x2, BENCHMARKS.md, "No warps where the sweeps are lean");
-   * with HH everywhere they measured even. */
+  /* Warp sweeps: auto gives none to a passive batch of the level kernels with lean sweeps, the
+   * cost model's choice otherwise (the cell and flow kernels have no lean sweeps). A level with
+   * warp-swept branches cannot be lean (hines_level_cuda.cu, lean_group), and since the lean
+   * kernels came the cost model's warps (fitted before them) cost passive batches up to 11-13 % on
+   * one GPU (CA1 x 500) and 7-13 % over two (the large cells, all 15 shared cells; H200 x2,
+   * BENCHMARKS.md, "No warps where the sweeps are lean"); with HH everywhere they measured even. */
   const enum level_warps warps = config->level_warps == LEVEL_WARPS_AUTO && config->level_lean &&
+                                         config->level_kernel == LEVEL_KERNEL_LEVELS &&
                                          config->model.channels.placement == PLACE_NONE
                                      ? LEVEL_WARPS_OFF
                                      : config->level_warps;

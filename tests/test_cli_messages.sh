@@ -120,6 +120,8 @@ run warps_no_lean "${long_branches[@]}" --hh none --level-lean off --quiet --jso
 expect "the cost model's warps without lean sweeps" '"warp_systems": [1-9][0-9]*,' warps_no_lean.json
 run warps_hh "${long_branches[@]}" --hh all --quiet --json warps_hh.json
 expect "the cost model's warps with channels" '"warp_systems": [1-9][0-9]*,' warps_hh.json
+run warps_cell "${long_branches[@]}" --hh none --level-kernel cell --quiet --json warps_cell.json
+expect "the cost model's warps for the cell kernel (no lean sweeps there)" '"warp_systems": [1-9][0-9]*,' warps_cell.json
 run warps_off "${long_branches[@]}" --hh all --level-warps off --quiet --json warps_off.json
 expect "--level-warps off: none" '"warp_systems": 0,' warps_off.json
 run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
