@@ -175,6 +175,15 @@ void level_batch_free(struct level_batch *batch) {
   for (int m = 0; batch->units && m < batch->n_morphologies; m++)
     units_free(&batch->units[m]);
   free(batch->units);
+  for (int m = 0; batch->rerooted && m < batch->n_morphologies; m++) {
+    morphology_free(&batch->rerooted[m]);
+    free(batch->internal_compartment[m]);
+    free(batch->user_compartment[m]);
+  }
+  free(batch->rerooted);
+  free(batch->internal_compartment);
+  free(batch->user_compartment);
+  free(batch->soma_compartment);
   for (int c = 0; batch->trunk && c < batch->n_chunks; c++)
     free(batch->trunk[c]);
   free(batch->trunk);
@@ -386,7 +395,8 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
       }
     }
     neuron[s] = k;
-    first_compartment[s] = m->branch_start[b];
+    first_compartment[s] =
+        m->branch_start[b] - (batch->soma_compartment ? batch->soma_compartment[morphology] : 0);
     first_row[s] = batch->morphology_row[morphology] + m->branch_start[b];
     int parent_branch = m->branch_parent[b];
     if (parent_branch < 0) {
@@ -651,6 +661,43 @@ static int units_split(struct morphology *u, struct unit_shapes *shapes, int spl
   return HINES_OK;
 }
 
+/* level_batch_options.reroot: out->morphologies (as given) replaced by copies rooted at their
+ * centers, with the maps between the numberings. */
+static int reroot_at_centers(struct level_batch *out, struct hines_error *err) {
+  const int n = out->n_morphologies;
+  out->rerooted = calloc((size_t)n, sizeof *out->rerooted);
+  out->internal_compartment = calloc((size_t)n, sizeof(int *));
+  out->user_compartment = calloc((size_t)n, sizeof(int *));
+  out->soma_compartment = calloc((size_t)n, sizeof(int));
+  if (!out->rerooted || !out->internal_compartment || !out->user_compartment ||
+      !out->soma_compartment)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int m = 0; m < n; m++) {
+    const struct morphology *given = &out->morphologies[m];
+    const int compartments = given->n_compartments;
+    int *internal = out->internal_compartment[m] = malloc((size_t)compartments * sizeof(int));
+    int *user = out->user_compartment[m] = malloc((size_t)compartments * sizeof(int));
+    const int center = morphology_center(given, NULL);
+    if (!internal || !user || center < 0)
+      return hines_fail(err, HINES_FAILURE, "out of memory");
+    const int status = morphology_reroot(given, center, &out->rerooted[m], internal, err);
+    if (status)
+      return status;
+    for (int i = 0; i < compartments; i++)
+      user[internal[i]] = i;
+    out->soma_compartment[m] = internal[0];
+  }
+  out->morphologies = out->rerooted;
+  return HINES_OK;
+}
+
+int level_batch_user_compartment(const struct level_batch *batch, int neuron, int relative) {
+  if (!batch->rerooted)
+    return relative;
+  const int m = neuron % batch->n_morphologies;
+  return batch->user_compartment[m][relative + batch->soma_compartment[m]];
+}
+
 int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                       const struct level_batch_options *options,
                       const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
@@ -684,9 +731,19 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   /* With CP a subtree system's padding rows are left alone (nothing reads them): CP and NCP
    * keep the same systems, so the same bits. */
   out->subtree_compartments = options->subtree_compartments > 1 ? options->subtree_compartments : 0;
+  if (options->reroot) {
+    int status = reroot_at_centers(out, err);
+    if (status) {
+      level_batch_free(out);
+      return status;
+    }
+    morphologies = out->rerooted;
+  }
   struct unit_shapes *shapes = calloc((size_t)n_morphologies, sizeof *shapes);
-  if (!shapes)
+  if (!shapes) {
+    level_batch_free(out);
     return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
   out->split_compartments = options->split_compartments > 0 ? options->split_compartments : 0;
   if (out->subtree_compartments > 0 || out->split_compartments > 0) {
     out->units = calloc((size_t)n_morphologies, sizeof *out->units);
@@ -829,6 +886,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
                         int *element) {
   const struct morphology *m = &batch->morphologies[neuron % batch->n_morphologies];
+  if (batch->rerooted)
+    compartment = batch->internal_compartment[neuron % batch->n_morphologies][compartment];
   int chunk = 0;
   while (batch->chunk_first_neuron[chunk + 1] <= neuron)
     chunk++;

@@ -231,6 +231,16 @@ struct level_batch_options {
   /* Long branches (above): a chain system longer than this many compartments is cut into
    * segments of at most this many; 0: branches stay whole. */
   int split_compartments;
+  /* Roots (1): each morphology's systems hang from its center (morphology_center) instead of its
+   * soma. A step waits for the sweeps along the longest root-to-leaf path, and a soma near one
+   * end of its cell (a long axon or apical trunk on one side) makes that path up to the whole
+   * diameter: rooted at the middle it is about half (the Allen cell of morph/data: 661 -> 392
+   * compartments, the deep chains 2,256 -> 1,129). Same matrix, rows in another order: the
+   * elimination order changes, so do the last bits (every worker still computes the same ones).
+   * Kernels see compartment numbers relative to the soma (level_batch.soma_compartment): the
+   * soma is 0 as the mechanisms' and the stimulus' placements expect, so the caller asks for
+   * this only with the stimulus at the soma (compartment 0). */
+  int reroot;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -254,6 +264,14 @@ struct level_batch {
   const struct morphology *morphologies;
   struct morphology *units; /* those copies (owned), or NULL: morphologies are the given ones */
   int subtree_compartments, split_compartments;
+  /* Rooted at their centers (level_batch_options.reroot): the re-rooted copies (owned; the units
+   * above, when there are, share their compartment arrays), and for each morphology where its
+   * compartment i went (internal_compartment[m][i]) and back (user_compartment[m][internal]);
+   * NULL without. soma_compartment[m]: the internal number of the soma (0 without), which the
+   * blocks' first_compartment values are relative to. */
+  struct morphology *rerooted;
+  int **internal_compartment, **user_compartment;
+  int *soma_compartment;
   int *chunk_first_neuron; /* [n_chunks + 1] */
   int **blocks;            /* [chunk * n_levels + level] -> int description (NULL if empty) */
   double *constants;       /* CONST_TABLE_SIZE(constant_rows) */
@@ -282,7 +300,12 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
                       struct hines_error *err);
 void level_batch_free(struct level_batch *batch);
 
-/* Where compartment i of neuron k is stored: the level block and the element index in it. */
+/* The user's number (as the morphology was given) of the compartment a block calls
+ * first_compartment[s] + j, for a system s of neuron `neuron`. */
+int level_batch_user_compartment(const struct level_batch *batch, int neuron, int relative);
+
+/* Where compartment i of neuron k (the user's numbering) is stored: the level block and the
+ * element index in it. */
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
                         int *element);
 

@@ -112,9 +112,11 @@ static int record_branches(struct morphology *m) {
   return HINES_OK;
 }
 
-int morphology_from_tree(const char *name, int n, const int *source_parent,
-                         const struct compartment_geometry *geometry, struct morphology *out,
-                         struct hines_error *err) {
+/* morphology_from_tree, also telling where each source compartment went (new_index_out[k]: the
+ * Hines index of source compartment k; NULL: not wanted). */
+static int from_tree(const char *name, int n, const int *source_parent,
+                     const struct compartment_geometry *geometry, struct morphology *out,
+                     int *new_index_out, struct hines_error *err) {
   memset(out, 0, sizeof *out);
   if (n <= 0)
     return hines_fail(err, HINES_BAD_INPUT, "%s: morphology has no compartments", name);
@@ -181,6 +183,8 @@ int morphology_from_tree(const char *name, int n, const int *source_parent,
     out->parent[i] = source_parent[k] < 0 ? -1 : new_index[source_parent[k]];
     out->geometry[i] = geometry[k];
   }
+  if (new_index_out)
+    memcpy(new_index_out, new_index, (size_t)n * sizeof(int));
   free(order);
   free(new_index);
   if (record_branches(out)) {
@@ -188,6 +192,101 @@ int morphology_from_tree(const char *name, int n, const int *source_parent,
     return hines_fail(err, HINES_FAILURE, "%s: out of memory", name);
   }
   return HINES_OK;
+}
+
+int morphology_from_tree(const char *name, int n, const int *source_parent,
+                         const struct compartment_geometry *geometry, struct morphology *out,
+                         struct hines_error *err) {
+  return from_tree(name, n, source_parent, geometry, out, NULL, err);
+}
+
+/* Distances (compartments on the path, both ends counted) from `from` to every compartment;
+ * returns the farthest compartment (the first of equals). */
+static int distances_from(const struct morphology *m, const struct child_lists *children, int from,
+                          int *distance, int *queue) {
+  const int n = m->n_compartments;
+  for (int i = 0; i < n; i++)
+    distance[i] = 0;
+  int head = 0, tail = 0, farthest = from;
+  distance[from] = 1;
+  queue[tail++] = from;
+  while (head < tail) {
+    const int u = queue[head++];
+    if (distance[u] > distance[farthest] || (distance[u] == distance[farthest] && u < farthest))
+      farthest = u;
+    const int parent = m->parent[u];
+    if (parent >= 0 && !distance[parent]) {
+      distance[parent] = distance[u] + 1;
+      queue[tail++] = parent;
+    }
+    for (int c = children->first[u]; c < children->first[u + 1]; c++)
+      if (!distance[children->child[c]]) {
+        distance[children->child[c]] = distance[u] + 1;
+        queue[tail++] = children->child[c];
+      }
+  }
+  return farthest;
+}
+
+int morphology_center(const struct morphology *m, int *height) {
+  const int n = m->n_compartments;
+  struct child_lists children;
+  int *to_a = malloc((size_t)n * sizeof(int)), *to_b = malloc((size_t)n * sizeof(int));
+  int *queue = malloc((size_t)n * sizeof(int));
+  if (!to_a || !to_b || !queue || child_lists_build(n, m->parent, &children)) {
+    free(to_a), free(to_b), free(queue);
+    return -1;
+  }
+  /* A longest path runs between the compartment farthest from any start (a) and the one
+   * farthest from a (b); a compartment's height as a root is its distance to the farther of
+   * the two, least at the path's middle. Equal heights: the smaller index, so the soma (0)
+   * keeps the root where it is as low. */
+  const int a = distances_from(m, &children, 0, to_a, queue);
+  const int b = distances_from(m, &children, a, to_a, queue);
+  distances_from(m, &children, b, to_b, queue);
+  int center = 0, least = n + 1;
+  for (int i = 0; i < n; i++) {
+    const int h = to_a[i] > to_b[i] ? to_a[i] : to_b[i];
+    if (h < least)
+      least = h, center = i;
+  }
+  if (height)
+    *height = least;
+  child_lists_free(&children);
+  free(to_a), free(to_b), free(queue);
+  return center;
+}
+
+int morphology_reroot(const struct morphology *m, int root, struct morphology *out, int *new_index,
+                      struct hines_error *err) {
+  const int n = m->n_compartments;
+  if (root < 0 || root >= n)
+    return hines_fail(err, HINES_FAILURE, "%s: no compartment %d to root at", m->name, root);
+  int *source_parent = malloc((size_t)n * sizeof(int));
+  struct compartment_geometry *geometry = malloc((size_t)n * sizeof *geometry);
+  if (!source_parent || !geometry) {
+    free(source_parent), free(geometry);
+    return hines_fail(err, HINES_FAILURE, "%s: out of memory", m->name);
+  }
+  memcpy(source_parent, m->parent, (size_t)n * sizeof(int));
+  memcpy(geometry, m->geometry, (size_t)n * sizeof *geometry);
+  /* Every edge on the path from the new root up to the old one turns round. The axial path of an
+   * integrated compartment belongs to the edge to its parent, so it moves with the edge: the
+   * path's next compartment takes it from the one below. A cylinder's half resistances add the
+   * same either way round. */
+  int below = -1;
+  double below_path = 0.0;
+  for (int u = root; u >= 0;) {
+    const int up = m->parent[u];
+    const double own_path = m->geometry[u].axial_path_per_um;
+    source_parent[u] = below;
+    geometry[u].axial_path_per_um = below < 0 ? 0.0 : below_path;
+    below = u, below_path = own_path;
+    u = up;
+  }
+  const int status = from_tree(m->name, n, source_parent, geometry, out, new_index, err);
+  free(source_parent), free(geometry);
+  return status;
 }
 
 int morphology_from_parents(const char *name, int n, const int *source_parent,

@@ -56,6 +56,17 @@ int morphology_from_tree(const char *name, int n, const int *source_parent,
                          const struct compartment_geometry *geometry, struct morphology *out,
                          struct hines_error *err);
 
+/* The compartment that makes the lowest root: the middle of a longest path, where the longest
+ * root-to-leaf path (the Hines sweeps' chain of dependent steps) is about half the tree's
+ * diameter. *height (if not NULL): that path's compartments. -1: out of memory. */
+int morphology_center(const struct morphology *m, int *height);
+
+/* The same tree rooted at compartment `root` and renumbered depth-first from there (children in
+ * their old index order): the same cable, so the same matrix up to the order of its rows.
+ * new_index[i] (n ints, filled): where m's compartment i went. */
+int morphology_reroot(const struct morphology *m, int root, struct morphology *out, int *new_index,
+                      struct hines_error *err);
+
 /* The same from a bare parent array (unit geometry), as tests and generators use. */
 int morphology_from_parents(const char *name, int n, const int *source_parent,
                             struct morphology *out, struct hines_error *err);

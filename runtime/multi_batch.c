@@ -335,6 +335,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       .warp_lanes = config->warp_lanes,
       .subtree_compartments = config->subtree_compartments,
       .split_compartments = config->split_compartments,
+      .reroot = config->level_root_center,
       .channels_everywhere = config->model.channels.placement == PLACE_ALL,
       .rows_apart_below = batch->rows_apart_below,
       .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
@@ -667,7 +668,8 @@ int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *comp
           for (int j = 0; j < v.size[s] && !found; j++)
             if (!isfinite(values[v.row_offset[j] + s])) {
               *neuron = v.neuron[s];
-              *compartment = v.first_compartment[s] + j;
+              *compartment = level_batch_user_compartment(lb, v.neuron[s],
+                                                          v.first_compartment[s] + j);
               found = 1;
             }
       }

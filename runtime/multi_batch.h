@@ -73,6 +73,9 @@ struct multi_batch_config {
   /* Chain systems longer than this many compartments are cut into segments (0: none;
    * codelets/level_layout.h, level_batch_options). */
   int split_compartments;
+  /* Systems rooted at each cell's center (codelets/level_layout.h, level_batch_options.reroot);
+   * asked only with the stimulus at the soma. */
+  int level_root_center;
   /* LEVEL_KERNEL_CELL: neurons of one morphology per thread block; 0: from the neurons per GPU
    * (cell_neurons_per_block_auto). */
   int cell_neurons;

@@ -146,6 +146,10 @@ static void usage(FILE *out) {
       "                       different cells stop adding up level after level "
       "(default " LEVEL_SPLIT_DEFAULT_TEXT ";\n"
       "                       off or 0: branches whole)\n"
+      "  --level-root center|soma  multi: root each cell's systems at its center (the middle\n"
+      "                       of its longest path, which halves that path where the soma sits\n"
+      "                       near one end; default center, with the stimulus at the soma) or\n"
+      "                       at the soma; the same matrix, eliminated in another order\n"
       "  --level-order depth|height  multi: level of a branch counted from the root (the\n"
       "                       papers'; default with --multi-tasks levels) or from the leaves\n"
       "                       (all leaves in one level; default with chunk tasks)\n"
@@ -429,6 +433,7 @@ enum long_only_options {
   OPT_CELL_NEURONS,
   OPT_LEVEL_SUBTREES,
   OPT_LEVEL_SPLIT,
+  OPT_LEVEL_ROOT,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
   OPT_PARAMS,
@@ -691,6 +696,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
+      {"level-root", required_argument, 0, OPT_LEVEL_ROOT},
       {"warp-lanes", required_argument, 0, OPT_WARP_LANES},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
       {"hh-rates", required_argument, 0, OPT_HH_RATES},
@@ -725,6 +731,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .warp_lanes = 16,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
+                        .level_root_center = 1,
                         .verify_samples = 8};
   channel_set_init(&o->model.channels);
   o->argc = argc;
@@ -1020,6 +1027,12 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->split_compartments =
           strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-split", optarg, 0, 1000000);
       break;
+    case OPT_LEVEL_ROOT:
+      o->multi_option_given = 1;
+      if (strcmp(optarg, "center") && strcmp(optarg, "soma"))
+        bad_usage("--level-root must be center or soma, got '%s'", optarg);
+      o->level_root_center = strcmp(optarg, "center") == 0;
+      break;
     case OPT_CELL_NEURONS:
       o->multi_option_given = 1;
       o->cell_neurons = parse_int("--cell-neurons", optarg, 1, 1024);
@@ -1116,6 +1129,7 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_WARP_LANES, "--warp-lanes"},
                     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
                     {OPT_LEVEL_SPLIT, "--level-split"},
+                    {OPT_LEVEL_ROOT, "--level-root"},
                     {OPT_LEVEL_PIVOTS, "--level-pivots"},
                     {OPT_LEVEL_PRIORITIES, "--level-priorities"},
                     {OPT_LEVEL_LEAN, "--level-lean"}};
@@ -1145,6 +1159,7 @@ void options_warn(const struct options *o, FILE *out) {
                      "does not apply to --multi-tasks neuron (the per-neuron baseline)");
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER &&
                option != OPT_LEVEL_SUBTREES && option != OPT_LEVEL_SPLIT &&
+               option != OPT_LEVEL_ROOT &&
                option != OPT_LEVEL_PIVOTS)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");

@@ -59,6 +59,7 @@ struct options {
   int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
   int subtree_compartments;       /* multi: --level-subtrees (0: off) */
   int split_compartments;         /* multi: --level-split (0: off) */
+  int level_root_center;          /* multi: --level-root center (1) or soma (0) */
   int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;
   int steps;
@@ -129,6 +130,12 @@ static inline int options_multi(const struct options *o) {
  * baseline. */
 static inline int options_chunk_tasks(const struct options *o) {
   return options_multi(o) && !o->level_tasks && !o->per_neuron;
+}
+/* Whether the level solver roots its systems at each cell's center (--level-root center, the
+ * default): only with the stimulus at the soma, which the kernels find by its number relative
+ * to the soma (codelets/level_layout.h, level_batch_options.reroot); elsewhere at the soma. */
+static inline int options_level_root_center(const struct options *o) {
+  return o->level_root_center && o->model.stimulus.compartment == 0;
 }
 static inline int options_block_layout(const struct options *o) {
   return o->layout == BATCH_LAYOUT_BLOCK || o->layout == BATCH_LAYOUT_SHARED;

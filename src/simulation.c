@@ -293,7 +293,8 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
                                                 .warps = o->level_warps,
                                                 .warp_lanes = o->warp_lanes,
                                                 .subtree_compartments = o->subtree_compartments,
-                                                .split_compartments = o->split_compartments};
+                                                .split_compartments = o->split_compartments,
+                                                .reroot = options_level_root_center(o)};
     struct level_batch lb;
     int status = level_batch_build(morphologies, n_morph, sample, &options, &o->model.cable,
                                    o->model.dt_ms, &lb, err);
@@ -419,6 +420,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,
                                         .split_compartments = o->split_compartments,
+                                        .level_root_center = options_level_root_center(o),
                                         .cell_neurons = o->cell_neurons,
                                         .padded = o->padded,
                                         .level_tasks = o->level_tasks,

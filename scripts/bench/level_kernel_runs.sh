@@ -31,6 +31,9 @@
 #             (a level given warp sweeps cannot be lean) (warps_*)
 #   final13   the defaults after it (auto gives no warps to passive lean batches), every mix, one
 #             and two GPUs, bench_mpi.sh for the six cells (final13_*, mpi13_*)
+# and of the fourteenth session (BENCHMARKS.md, "Roots at the cells' centers"), H200 x2 machine:
+#   root14    --level-root center (the default) against soma, every mix, one and two GPUs, HH for
+#             the six and the large cells, bench_mpi.sh for the six cells (root_*, mpi14_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -418,6 +421,19 @@ if [ "$mode" = final13 ]; then
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 230 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 90 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = root14 ]; then
+  { for spec in six-p six-hh deep-p ca1-p rnd-hh; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 80 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    every_mix center soma --level-root soma
+    row 1 six-33390-hh center
+    row 1 six-33390-hh soma -- --level-root soma
+    row 1 large-6643-hh center
+    row 1 large-6643-hh soma -- --level-root soma
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 450 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 90 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
