@@ -237,6 +237,7 @@ struct level_batch_options {
    * diameter: rooted at the middle it is about half (the Allen cell of morph/data: 661 -> 392
    * compartments, the deep chains 2,256 -> 1,129). Same matrix, rows in another order: the
    * elimination order changes, so do the last bits (every worker still computes the same ones).
+   * Only where the center cuts that path by at least an eighth (else the soma stays the root).
    * Kernels see compartment numbers relative to the soma (level_batch.soma_compartment): the
    * soma is 0 as the mechanisms' and the stimulus' placements expect, so the caller asks for
    * this only with the stimulus at the soma (compartment 0). */

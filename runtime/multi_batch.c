@@ -668,8 +668,8 @@ int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *comp
           for (int j = 0; j < v.size[s] && !found; j++)
             if (!isfinite(values[v.row_offset[j] + s])) {
               *neuron = v.neuron[s];
-              *compartment = level_batch_user_compartment(lb, v.neuron[s],
-                                                          v.first_compartment[s] + j);
+              *compartment =
+                  level_batch_user_compartment(lb, v.neuron[s], v.first_compartment[s] + j);
               found = 1;
             }
       }

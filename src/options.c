@@ -1116,23 +1116,16 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } multi_only[] = {{OPT_PADDING, "--padding"},
-                    {OPT_MULTI_TASKS, "--multi-tasks"},
-                    {OPT_LEVEL_ORDER, "--level-order"},
-                    {OPT_TRUNK_BELOW, "--trunk-below"},
-                    {OPT_GPU_LAUNCH, "--gpu-launch"},
-                    {OPT_TASK_PARTS, "--task-parts"},
-                    {OPT_LEVEL_KERNEL, "--level-kernel"},
-                    {OPT_LEVEL_ROWS, "--level-rows"},
-                    {OPT_CELL_NEURONS, "--cell-neurons"},
-                    {OPT_LEVEL_WARPS, "--level-warps"},
-                    {OPT_WARP_LANES, "--warp-lanes"},
-                    {OPT_LEVEL_SUBTREES, "--level-subtrees"},
-                    {OPT_LEVEL_SPLIT, "--level-split"},
-                    {OPT_LEVEL_ROOT, "--level-root"},
-                    {OPT_LEVEL_PIVOTS, "--level-pivots"},
-                    {OPT_LEVEL_PRIORITIES, "--level-priorities"},
-                    {OPT_LEVEL_LEAN, "--level-lean"}};
+  } multi_only[] = {
+      {OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
+      {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
+      {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
+      {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_LEVEL_ROWS, "--level-rows"},
+      {OPT_CELL_NEURONS, "--cell-neurons"}, {OPT_LEVEL_WARPS, "--level-warps"},
+      {OPT_WARP_LANES, "--warp-lanes"},     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
+      {OPT_LEVEL_SPLIT, "--level-split"},   {OPT_LEVEL_ROOT, "--level-root"},
+      {OPT_LEVEL_PIVOTS, "--level-pivots"}, {OPT_LEVEL_PRIORITIES, "--level-priorities"},
+      {OPT_LEVEL_LEAN, "--level-lean"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1159,8 +1152,7 @@ void options_warn(const struct options *o, FILE *out) {
                      "does not apply to --multi-tasks neuron (the per-neuron baseline)");
       else if (o->level_tasks && option != OPT_PADDING && option != OPT_LEVEL_ORDER &&
                option != OPT_LEVEL_SUBTREES && option != OPT_LEVEL_SPLIT &&
-               option != OPT_LEVEL_ROOT &&
-               option != OPT_LEVEL_PIVOTS)
+               option != OPT_LEVEL_ROOT && option != OPT_LEVEL_PIVOTS)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel != LEVEL_KERNEL_LEVELS &&
@@ -1188,6 +1180,11 @@ void options_warn(const struct options *o, FILE *out) {
                option == OPT_CELL_NEURONS)
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel cell or shared only");
     }
+    if (given(o, OPT_LEVEL_ROOT) && o->level_root_center && !o->per_neuron &&
+        !options_level_root_center(o))
+      warn_ignored(out, "--level-root center",
+                   "needs the stimulus at the soma (--stim-compartment 0): the systems stay "
+                   "rooted at the soma");
   }
   if (o->n_probes == 0 && given(o, OPT_PROBES))
     fprintf(out,

@@ -124,6 +124,17 @@ run warps_cell "${long_branches[@]}" --hh none --level-kernel cell --quiet --jso
 expect "the cost model's warps for the cell kernel (no lean sweeps there)" '"warp_systems": [1-9][0-9]*,' warps_cell.json
 run warps_off "${long_branches[@]}" --hh all --level-warps off --quiet --json warps_off.json
 expect "--level-warps off: none" '"warp_systems": 0,' warps_off.json
+run root_default "${long_branches[@]}" --quiet --json root_default.json
+expect "systems rooted at the cells' centers by default" '"level_root": "center",' root_default.json
+run root_soma "${long_branches[@]}" --level-root soma --quiet --json root_soma.json
+expect "--level-root soma in the JSON" '"level_root": "soma",' root_soma.json
+run root_stim "${long_branches[@]}" --stim-compartment 3 --quiet --json root_stim.json
+expect "the soma's root with the stimulus elsewhere" '"level_root": "soma",' root_stim.json
+run root_stim_asked "${long_branches[@]}" --stim-compartment 3 --level-root center --quiet
+expect "--level-root center with the stimulus elsewhere: warned" \
+  '^hinestask: warning: --level-root center needs the stimulus at the soma \(--stim-compartment 0\): the systems stay rooted at the soma; ignored$' root_stim_asked.err
+run root_bad "${long_branches[@]}" --level-root middle --quiet
+expect "--level-root middle: refused" '^2$' root_bad.rc
 run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
 expect "--level-lean with the cell kernel: warned" '^hinestask: warning: --level-lean applies to --level-kernel levels only' lean_cell.err
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet

@@ -406,6 +406,8 @@ static struct step_model stimulated_model(int channels) {
  * cell-block kernel), neuron after neuron. */
 /* --level-subtrees and --level-split of the runs below (0: one system per branch, whole). */
 static int subtree_limit, split_limit;
+/* --level-root of the runs below (1: center, 0: soma). */
+static int root_center;
 
 static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
                                 int neurons, int per_task, int parts, enum level_order order,
@@ -422,6 +424,7 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .cell_neurons = cell_neurons,
                                       .subtree_compartments = subtree_limit,
                                       .split_compartments = split_limit,
+                                      .level_root_center = root_center,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -1267,6 +1270,25 @@ static void split_systems_match_reference(void **state) {
   split_limit = subtree_limit = 0;
 }
 
+/* Systems rooted at each cell's center (the default of hinestask, --level-root center): the
+ * six shipped cells re-root four of six (the Allen cell's longest path 661 -> 392 compartments),
+ * with the default cut and subtrees, and with branches whole. */
+static void centered_roots_match_reference(void **state) {
+  (void)state;
+  const int full = !testing_scheduler_only();
+  const struct { int split, subtrees; } cases[] = {{64, 8}, {0, 0}};
+  root_center = 1;
+  for (size_t c = 0; c < (full ? sizeof cases / sizeof *cases : 1); c++) {
+    split_limit = cases[c].split, subtree_limit = cases[c].subtrees;
+    char layout[96];
+    snprintf(layout, sizeof layout, "roots at the centers, cut at %d, subtrees of %d",
+             cases[c].split, cases[c].subtrees);
+    layout_matches_reference(layout, full && c == 0);
+  }
+  root_center = 0;
+  split_limit = subtree_limit = 0;
+}
+
 static int starpu_started;
 
 static int setup(void **state) {
@@ -1306,6 +1328,7 @@ int main(void) {
       cmocka_unit_test(split_segments_cover_each_branch),
       cmocka_unit_test(split_systems_match_reference),
       cmocka_unit_test(level_solver_bits_do_not_depend_on_chunks),
+      cmocka_unit_test(centered_roots_match_reference),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
