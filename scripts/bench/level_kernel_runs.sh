@@ -34,6 +34,9 @@
 # and of the fourteenth session (BENCHMARKS.md, "Roots at the cells' centers"), H200 x2 machine:
 #   root14    --level-root center (the default) against soma, every mix, one and two GPUs, HH for
 #             the six and the large cells, bench_mpi.sh for the six cells (root_*, mpi14_*)
+#   final14   the defaults after it (the center only where it cuts the path by an eighth), every
+#             mix, one GPU and two in the same round, three rounds, bench_mpi.sh mono and multi
+#             (final14_*, mpi14b_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -434,6 +437,21 @@ if [ "$mode" = root14 ]; then
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 450 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 90 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = final14 ]; then
+  { for spec in six-p six-hh deep-p ca1-p; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 80 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"; } 2>&1 | tee $out/check.txt
+  for rep in 1 2 3; do
+    row 1 mono default
+    for batch in six-16695 six-33390 large-6643 deep-24499 all15-16356 random-23585 ca1-3000 ca1-500; do
+      row 1 $batch default
+      case $batch in six-33390|large-6643|deep-24499|all15-16356|random-23585) [ $ngpu -ge 2 ] && row 2 $batch default ;; esac
+    done
+  done
+  row 1 six-33390-hh default
+  row 1 large-6643-hh default
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 380 ] && { COMMIT=$commit REPS=3 STEPS=300 CASES="1x1 2x1 1x2" timeout 170 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
