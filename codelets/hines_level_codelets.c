@@ -200,6 +200,8 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
                                         b.contribution, gates, assembled, LEVEL_PREFETCH,
                                         args.step.stored_pivots != 0);
     }
+    /* what the backward sweeps above left unstored (passive steps: level_row_factors) */
+    const double *row_factor = level_row_factors(b.constants, &args.step, b.gates, 0);
     if (tail > 0) {
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int t = 0; t < levels->trunk_threads; t++)
@@ -207,14 +209,14 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
                              b.contribution, b.gates);
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int t = 0; t < levels->trunk_threads; t++)
-        level_trunk_forward(b.ints, trunk, t, b.voltage, b.factor);
+        level_trunk_forward(b.ints, trunk, t, b.voltage, b.factor, row_factor);
     }
     for (int level = tail; level < levels->n_levels; level++) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int s = 0; s < v.systems; s++)
-        level_forward_system(&v, s, b.voltage + e, b.factor + e, b.voltage);
+        level_forward_system_rows(&v, s, b.voltage + e, b.factor + e, row_factor, b.voltage);
     }
   }
   int n_spiking = 0;
@@ -302,6 +304,8 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
   }
   level_plan_launches(n_levels, levels->systems, tail, levels->trunk_threads, early, backward,
                       forward, &trunk_launch);
+  /* what the backward kernels leave unstored (passive steps: level_row_factors) */
+  const double *row_factor = level_row_factors(b->constants, &step, b->gates, 0);
   /* Rows apart (enum level_rows), as the CPU codelets assemble them: channels on every
    * compartment, no trunk (whose sweeps build their own rows), the levels of fewer systems than
    * rows_apart_below. One row kernel builds them all before the first backward kernel, which
@@ -345,17 +349,18 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
                                          b->voltage, b->factor, b->contribution, b->gates,
                                          (enum level_launch)trunk_launch, stream);
     if (!status)
-      status = level_trunk_forward_cuda(b->ints, trunk, levels->trunk_threads, b->voltage,
-                                        b->factor, (enum level_launch)trunk_launch, stream);
+      status =
+          level_trunk_forward_cuda(b->ints, trunk, levels->trunk_threads, b->voltage, b->factor,
+                                   row_factor, (enum level_launch)trunk_launch, stream);
   }
   for (int level = tail; level < n_levels && !status; level++) {
     const size_t e = levels->element_offset[level];
     cudaStream_t stream = part_queue_for(q, levels->systems[level], &status);
     if (!status && forward[level] >= 0)
-      status = level_forward_cuda(b->ints + levels->ints_offset[level],
-                                  levels->host_ints + levels->ints_offset[level],
-                                  levels->systems[level], b->voltage + e, b->factor + e, b->voltage,
-                                  step.lean_sweeps, (enum level_launch)forward[level], stream);
+      status = level_forward_cuda(
+          b->ints + levels->ints_offset[level], levels->host_ints + levels->ints_offset[level],
+          levels->systems[level], b->voltage + e, b->factor + e, row_factor, b->voltage,
+          step.lean_sweeps, (enum level_launch)forward[level], stream);
   }
   free(backward);
   return status;
@@ -662,7 +667,7 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
   const struct level_step_arguments args = task.step;
   int status =
       level_forward_cuda(VECTOR(0, const int), NULL, args.systems, VECTOR(1, double),
-                         VECTOR(2, const double), VECTOR(3, const double), args.lean_sweeps,
+                         VECTOR(2, const double), NULL, VECTOR(3, const double), args.lean_sweeps,
                          LEVEL_LAUNCH_PLAIN, starpu_cuda_get_local_stream());
   int n_spiking = 0;
   double *samples = samples_if(buffers, task.sample_row, task.spike_step);

@@ -274,7 +274,7 @@ __device__ inline void lean_backward_element(const lean_backward_group<kGroup> &
                                              bool first, int stimulated, double injected,
                                              const level_block_view &v, int s,
                                              const double *child_contribution, double *voltage,
-                                             double *factor, lean_chain &c) {
+                                             double *factor, bool store_factor, lean_chain &c) {
   double dj, rj;
   membrane_row(0.0, g.c_over_dt[b], g.leak_current[b], g.old_voltage[b],
                j == stimulated ? injected : 0.0, &dj, &rj);
@@ -285,7 +285,8 @@ __device__ inline void lean_backward_element(const lean_backward_group<kGroup> &
     rj = fma(-c.factor, c.rhs, rj);
   double scaled_rhs;
   level_pivot_stored(g.off_diagonal[b], rj, g.inverse[b], &c.factor, &scaled_rhs);
-  factor[g.e[b]] = c.factor;
+  if (store_factor)
+    factor[g.e[b]] = c.factor;
   voltage[g.e[b]] = scaled_rhs;
   c.rhs = rj;
   c.off_diagonal = g.off_diagonal[b];
@@ -308,6 +309,7 @@ lean_backward_system(const level_block_view &v, int s, const double *constants,
                               ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
                               : 0.0;
   lean_chain c = {0.0, 0.0, 0.0};
+  const bool store_factor = !args.row_factors;
   if (size > 0) {
     lean_backward_group<kGroup> current, next;
     const int first_count = (size - 1) % kGroup + 1;
@@ -321,7 +323,7 @@ lean_backward_system(const level_block_view &v, int s, const double *constants,
     for (int b = 0; b < kGroup; b++)
       if (b < first_count)
         lean_backward_element<kGroup>(current, b, hi - b, b == 0, stimulated, injected, v, s,
-                                      child_contribution, voltage, factor, c);
+                                      child_contribution, voltage, factor, store_factor, c);
     for (hi -= first_count; hi >= 0; hi -= kGroup) {
       current = next;
       if (hi - kGroup >= 0)
@@ -330,7 +332,7 @@ lean_backward_system(const level_block_view &v, int s, const double *constants,
 #pragma unroll
       for (int b = 0; b < kGroup; b++)
         lean_backward_element<kGroup>(current, b, hi - b, false, stimulated, injected, v, s,
-                                      child_contribution, voltage, factor, c);
+                                      child_contribution, voltage, factor, store_factor, c);
     }
   } else {
     LEVEL_AFTER_FIRST_LOADS();
@@ -362,43 +364,49 @@ template <int kGroup> struct lean_forward_group {
   double scaled_rhs[kGroup], factor[kGroup];
 };
 
+// row_factor: the factors of the system's rows from its first (NULL: the factor array).
 template <int kGroup>
 __device__ inline void lean_forward_load(const int *row_offset, int s, int lo, int count,
                                          const double *voltage, const double *factor,
-                                         lean_forward_group<kGroup> &g) {
+                                         const double *row_factor, lean_forward_group<kGroup> &g) {
 #pragma unroll
   for (int b = 0; b < kGroup; b++)
     if (b < count) {
       g.e[b] = row_offset[lo + b] + s;
       g.scaled_rhs[b] = voltage[g.e[b]];
-      g.factor[b] = factor[g.e[b]];
+      g.factor[b] = row_factor ? row_factor[lo + b] : factor[g.e[b]];
     }
 }
 
 // level_forward_system_in_groups of a chain system, its last group the partial one.
 template <int kGroup>
 __device__ inline void lean_forward_system(const level_block_view &v, int s, double *voltage,
-                                           const double *factor, const double *parent_voltage) {
+                                           const double *factor, const double *row_factors,
+                                           const double *parent_voltage) {
   const int size = v.size[s], junction = v.junction[s];
   const int *row_offset = v.row_offset;
+  const double *row_factor = row_factors ? row_factors + v.first_row[s] : nullptr;
   for (int j = 0; j < size; j++) {
     HINES_PREFETCH_L2(voltage + row_offset[j] + s);
-    HINES_PREFETCH_L2(factor + row_offset[j] + s);
+    if (!row_factor)
+      HINES_PREFETCH_L2(factor + row_offset[j] + s);
   }
   const int full = size / kGroup * kGroup;
   lean_forward_group<kGroup> current, next;
   if (full > 0)
-    lean_forward_load<kGroup>(row_offset, s, 0, kGroup, voltage, factor, current);
+    lean_forward_load<kGroup>(row_offset, s, 0, kGroup, voltage, factor, row_factor, current);
   else
-    lean_forward_load<kGroup>(row_offset, s, 0, size, voltage, factor, current);
+    lean_forward_load<kGroup>(row_offset, s, 0, size, voltage, factor, row_factor, current);
   LEVEL_AFTER_FIRST_LOADS();
   double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
   int lo = 0;
   for (; lo < full; lo += kGroup) {
     if (lo + kGroup < full)
-      lean_forward_load<kGroup>(row_offset, s, lo + kGroup, kGroup, voltage, factor, next);
+      lean_forward_load<kGroup>(row_offset, s, lo + kGroup, kGroup, voltage, factor, row_factor,
+                                next);
     else if (lo + kGroup < size)
-      lean_forward_load<kGroup>(row_offset, s, lo + kGroup, size - full, voltage, factor, next);
+      lean_forward_load<kGroup>(row_offset, s, lo + kGroup, size - full, voltage, factor,
+                                row_factor, next);
 #pragma unroll
     for (int b = 0; b < kGroup; b++) {
       x = fma(-current.factor[b], x, current.scaled_rhs[b]);
@@ -416,16 +424,18 @@ __device__ inline void lean_forward_system(const level_block_view &v, int s, dou
 
 template <int kGroup>
 __global__ void lean_forward_kernel(block_description block, double *voltage, const double *factor,
-                                    const double *parent_voltage, bool wait_first) {
+                                    const double *row_factor, const double *parent_voltage,
+                                    bool wait_first) {
   __shared__ int staged_row_offsets[kStagedRowOffsets];
   level_block_view v;
   const int s = lean_thread_system(block, v, staged_row_offsets, wait_first);
   if (s < 0)
     return;
   if (v.trees && v.tree[s] >= 0)
-    level_forward_system_in_groups(&v, s, voltage, factor, parent_voltage, LEVEL_FORWARD_PREFETCH);
+    level_forward_system_in_groups(&v, s, voltage, factor, row_factor, parent_voltage,
+                                   LEVEL_FORWARD_PREFETCH);
   else
-    lean_forward_system<kGroup>(v, s, voltage, factor, parent_voltage);
+    lean_forward_system<kGroup>(v, s, voltage, factor, row_factor, parent_voltage);
 }
 
 // The rows of a part's levels, one thread per element, before its backward sweeps: with channels
@@ -460,8 +470,9 @@ __global__ void rows_kernel(const int *part_ints, row_levels levels, const doubl
 
 template <int kLanes>
 __device__ inline void forward_level(const block_description &block, double *voltage,
-                                     const double *factor, const double *parent_voltage,
-                                     int warp_systems, bool wait_first, int prefetch) {
+                                     const double *factor, const double *row_factor,
+                                     const double *parent_voltage, int warp_systems,
+                                     bool wait_first, int prefetch) {
   __shared__ int staged_row_offsets[kStagedRowOffsets];
   level_block_view v = describe(block);
   stage_row_offsets(v, staged_row_offsets);
@@ -472,14 +483,15 @@ __device__ inline void forward_level(const block_description &block, double *vol
   if (by_warp)
     forward_warp_system<kLanes>(v, s, voltage, factor, parent_voltage);
   else if (s >= 0)
-    level_forward_system_in_groups(&v, s, voltage, factor, parent_voltage, prefetch);
+    level_forward_system_in_groups(&v, s, voltage, factor, row_factor, parent_voltage, prefetch);
 }
 
 template <int kLanes>
 __global__ void forward_kernel(block_description block, double *voltage, const double *factor,
-                               const double *parent_voltage, int warp_systems, bool wait_first) {
-  forward_level<kLanes>(block, voltage, factor, parent_voltage, warp_systems, wait_first,
-                        LEVEL_FORWARD_PREFETCH);
+                               const double *row_factor, const double *parent_voltage,
+                               int warp_systems, bool wait_first) {
+  forward_level<kLanes>(block, voltage, factor, row_factor, parent_voltage, warp_systems,
+                        wait_first, LEVEL_FORWARD_PREFETCH);
 }
 
 // A level of subtrees (above): its chains load 4 elements ahead, not 8, within the bound.
@@ -488,8 +500,8 @@ __global__ void forward_kernel(block_description block, double *voltage, const d
 #endif
 __global__ void __maxnreg__(LEVEL_TREE_MAX_REGISTERS)
     forward_tree_kernel(block_description block, double *voltage, const double *factor,
-                        const double *parent_voltage, bool wait_first) {
-  forward_level<kWarp>(block, voltage, factor, parent_voltage, 0, wait_first,
+                        const double *row_factor, const double *parent_voltage, bool wait_first) {
+  forward_level<kWarp>(block, voltage, factor, row_factor, parent_voltage, 0, wait_first,
                        LEVEL_TREE_FORWARD_PREFETCH);
 }
 
@@ -506,11 +518,11 @@ __global__ void trunk_backward_kernel(const int *part_ints, const int *trunk,
 }
 
 __global__ void trunk_forward_kernel(const int *part_ints, const int *trunk, double *voltage,
-                                     const double *factor) {
+                                     const double *factor, const double *row_factor) {
   LEVEL_AFTER_FIRST_LOADS(); // the trunk's backward sweep wrote what it reads
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t < trunk[TRUNK_THREADS])
-    level_trunk_forward(part_ints, trunk, t, voltage, factor);
+    level_trunk_forward(part_ints, trunk, t, voltage, factor, row_factor);
 }
 
 // Whether the current device takes early launches (compute capability 9.0 or newer), asked once
@@ -602,18 +614,19 @@ int launch_tree_backward(const block_description &block, int systems, const doub
 }
 
 int launch_tree_forward(const block_description &block, int systems, double *voltage,
-                        const double *factor, const double *parent_voltage, level_launch how,
-                        cudaStream_t stream) {
+                        const double *factor, const double *row_factor,
+                        const double *parent_voltage, level_launch how, cudaStream_t stream) {
   return launch(forward_tree_kernel, blocks_for(systems, 0, kWarp), how, stream, block, voltage,
-                factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
+                factor, row_factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
 }
 
 template <int kLanes>
 int launch_forward(const block_description &block, int systems, int warp_systems, double *voltage,
-                   const double *factor, const double *parent_voltage, level_launch how,
-                   cudaStream_t stream) {
+                   const double *factor, const double *row_factor, const double *parent_voltage,
+                   level_launch how, cudaStream_t stream) {
   return launch(forward_kernel<kLanes>, blocks_for(systems, warp_systems, kLanes), how, stream,
-                block, voltage, factor, parent_voltage, warp_systems, how == LEVEL_LAUNCH_EARLY);
+                block, voltage, factor, row_factor, parent_voltage, warp_systems,
+                how == LEVEL_LAUNCH_EARLY);
 }
 
 // The lean sweeps' group for a level (above): 8 elements (16 forward) or 4 (8 forward), or 0 for
@@ -731,7 +744,7 @@ extern "C" int level_rows_cuda(const int *part_ints, const int *host_part_ints, 
 }
 
 extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, int systems,
-                                  double *voltage, const double *factor,
+                                  double *voltage, const double *factor, const double *row_factor,
                                   const double *parent_voltage, int lean, level_launch how,
                                   void *stream) {
   if (systems == 0)
@@ -742,20 +755,20 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
   if (lean_by)
     return launch(lean_by == 8 ? lean_forward_kernel<16> : lean_forward_kernel<8>,
                   blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, voltage, factor,
-                  parent_voltage, how == LEVEL_LAUNCH_EARLY);
+                  row_factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems))
-    return launch_tree_forward(block, systems, voltage, factor, parent_voltage, how,
+    return launch_tree_forward(block, systems, voltage, factor, row_factor, parent_voltage, how,
                                (cudaStream_t)stream);
   switch (warp_systems > 0 ? block.view.warp_lanes : kWarp) {
   case 8:
-    return launch_forward<8>(block, systems, warp_systems, voltage, factor, parent_voltage, how,
-                             (cudaStream_t)stream);
+    return launch_forward<8>(block, systems, warp_systems, voltage, factor, row_factor,
+                             parent_voltage, how, (cudaStream_t)stream);
   case 16:
-    return launch_forward<16>(block, systems, warp_systems, voltage, factor, parent_voltage, how,
-                              (cudaStream_t)stream);
+    return launch_forward<16>(block, systems, warp_systems, voltage, factor, row_factor,
+                              parent_voltage, how, (cudaStream_t)stream);
   default:
-    return launch_forward<kWarp>(block, systems, warp_systems, voltage, factor, parent_voltage, how,
-                                 (cudaStream_t)stream);
+    return launch_forward<kWarp>(block, systems, warp_systems, voltage, factor, row_factor,
+                                 parent_voltage, how, (cudaStream_t)stream);
   }
 }
 
@@ -774,10 +787,10 @@ extern "C" int level_trunk_backward_cuda(const int *part_ints, const int *trunk,
 }
 
 extern "C" int level_trunk_forward_cuda(const int *part_ints, const int *trunk, int threads,
-                                        double *voltage, const double *factor, level_launch how,
-                                        void *stream) {
+                                        double *voltage, const double *factor,
+                                        const double *row_factor, level_launch how, void *stream) {
   if (threads == 0)
     return 0;
   return launch(trunk_forward_kernel, (threads + kThreads - 1) / kThreads, how,
-                (cudaStream_t)stream, part_ints, trunk, voltage, factor);
+                (cudaStream_t)stream, part_ints, trunk, voltage, factor, row_factor);
 }

@@ -26,6 +26,11 @@ struct level_step_arguments {
    * the lean kernels (hines_level_cuda.cu; the backward one only with stored pivots): the same
    * bits. runtime/multi_batch.c sets it for passive steps only. */
   int lean_sweeps;
+  /* Not 0 (passive steps of the level kernels' chunk tasks, runtime/multi_batch.c): the sweeps
+   * without channels leave each element's factor unstored and the forward sweeps read its row's
+   * (CONST_ROW_FACTOR, level_layout.h; level_row_factors): the same bits. Warp-swept systems keep
+   * theirs in the factor array both ways. */
+  int row_factors;
 };
 
 /* A kernel that reads, later in the same launch, what it wrote (the cell-block kernel,
@@ -136,6 +141,16 @@ level_stored_pivots(const double *constants, const struct level_step_arguments *
                     const double *gates, int rows_assembled) {
   return args->stored_pivots && !gates && !rows_assembled
              ? constants + CONST_INVERSE_PIVOT(args->constant_rows)
+             : 0;
+}
+
+/* The constants' row factors where the sweeps use them: no channels, rows not assembled apart,
+ * and the step asks for them; NULL: each element's factor is stored and loaded back. */
+static inline HINES_HOST_DEVICE const double *
+level_row_factors(const double *constants, const struct level_step_arguments *args,
+                  const double *gates, int rows_assembled) {
+  return args->row_factors && !gates && !rows_assembled
+             ? constants + CONST_ROW_FACTOR(args->constant_rows)
              : 0;
 }
 
@@ -334,7 +349,7 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
                     const struct level_step_arguments *args, double *voltage,
                     double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
                     double *LEVEL_RESTRICT gates, int rows_assembled, int ahead,
-                    const double *inverse_pivots) {
+                    const double *inverse_pivots, const double *row_factor) {
   const int size = v->size[s], first_row = v->first_row[s];
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
@@ -370,7 +385,7 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
         c += step;
         const int ec = v->row_offset[c] + s;
         const double off_c = constants[(size_t)(first_row + c) * CONST_STRIDE + CONST_OFF_DIAGONAL];
-        dj = fma(-factor[ec], off_c, dj);
+        dj = fma(-(row_factor ? row_factor[first_row + c] : factor[ec]), off_c, dj);
         rj = fma(-off_c, voltage[ec], rj);
       }
       dj = fma(-below_factor, below_off_diagonal, dj);
@@ -381,7 +396,8 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
       level_pivot_stored(current.off_diagonal, rj, current.diagonal, &below_factor, &scaled_rhs);
     else
       level_pivot(current.off_diagonal, rj, dj, &below_factor, &scaled_rhs);
-    factor[e] = below_factor;
+    if (!row_factor)
+      factor[e] = below_factor;
     voltage[e] = scaled_rhs;
     below_rhs = rj;
     below_off_diagonal = current.off_diagonal;
@@ -420,9 +436,10 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
    * that computes its pivots holds no code for reading them and the other way round */
   const double *inverse_pivots =
       stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
+  const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
   if (v->trees && v->tree[s] >= 0) {
     level_backward_tree(v, s, constants, args, voltage, factor, contribution, gates, rows_assembled,
-                        prefetch > 1, inverse_pivots);
+                        prefetch > 1, inverse_pivots, row_factor);
     return;
   }
   const int size = v->size[s], first_row = v->first_row[s];
@@ -481,7 +498,8 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
                              &scaled_rhs);
         else
           level_pivot(current.off_diagonal[b], rj, dj, &previous_factor, &scaled_rhs);
-        factor[e] = previous_factor;
+        if (!row_factor)
+          factor[e] = previous_factor;
         voltage[e] = scaled_rhs;
         previous_rhs = rj;
         previous_off_diagonal = current.off_diagonal[b];
@@ -603,9 +621,12 @@ struct level_forward_group {
   double scaled_rhs[LEVEL_FORWARD_PREFETCH], factor[LEVEL_FORWARD_PREFETCH];
 };
 
+/* row_factor (level_row_factors): each element's factor from its row instead of the factor
+ * array. */
 static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block_view *v, int s,
                                                         int group, int top, const double *voltage,
                                                         const double *LEVEL_RESTRICT factor,
+                                                        const double *LEVEL_RESTRICT row_factor,
                                                         struct level_forward_group *g,
                                                         int prefetch) {
   LEVEL_UNROLL
@@ -613,7 +634,8 @@ static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block
     if (b < prefetch && group + b < top) {
       g->e[b] = v->row_offset[group + b] + s;
       g->scaled_rhs[b] = voltage[g->e[b]];
-      g->factor[b] = factor[g->e[b]];
+      g->factor[b] = row_factor ? row_factor[level_row(group + b, v->size[s], v->first_row[s])]
+                                : factor[g->e[b]];
     }
 }
 
@@ -622,11 +644,11 @@ static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block
  * are issued before element j's arithmetic. */
 static inline HINES_HOST_DEVICE void
 level_forward_tree(const struct level_block_view *v, int s, double *voltage,
-                   const double *LEVEL_RESTRICT factor,
+                   const double *LEVEL_RESTRICT factor, const double *LEVEL_RESTRICT row_factor,
                    const double *LEVEL_RESTRICT parent_voltage) {
-  const int size = v->size[s], junction = v->junction[s];
+  const int size = v->size[s], junction = v->junction[s], first_row = v->first_row[s];
   int e = v->row_offset[0] + s, step = 0;
-  double scaled_rhs = voltage[e], factor_j = factor[e];
+  double scaled_rhs = voltage[e], factor_j = row_factor ? row_factor[first_row] : factor[e];
   LEVEL_AFTER_FIRST_LOADS();
   double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
   for (int j = 0; j < size; j++) {
@@ -635,13 +657,14 @@ level_forward_tree(const struct level_block_view *v, int s, double *voltage,
     if (HINES_ON_GPU && LEVEL_TREE_L2_AHEAD > 0 && j + LEVEL_TREE_L2_AHEAD < size) {
       const int far = v->row_offset[j + LEVEL_TREE_L2_AHEAD] + s;
       HINES_PREFETCH_L2(voltage + far);
-      HINES_PREFETCH_L2(factor + far);
+      if (!row_factor)
+        HINES_PREFETCH_L2(factor + far);
     }
     if (j + 1 < size) {
       e_next = v->row_offset[j + 1] + s;
       step_next = level_shape(v, s, j + 1, SHAPE_PARENT_STEP);
       scaled_rhs_next = voltage[e_next];
-      factor_next = factor[e_next];
+      factor_next = row_factor ? row_factor[first_row + j + 1] : factor[e_next];
     }
     const double parent_x = j == 0 || step == 1 ? x : voltage[v->row_offset[j - step] + s];
     x = fma(-factor_j, parent_x, scaled_rhs);
@@ -657,20 +680,21 @@ level_forward_tree(const struct level_block_view *v, int s, double *voltage,
 static inline HINES_HOST_DEVICE void
 level_forward_system_in_groups(const struct level_block_view *v, int s, double *voltage,
                                const double *LEVEL_RESTRICT factor,
+                               const double *LEVEL_RESTRICT row_factor,
                                const double *LEVEL_RESTRICT parent_voltage, int prefetch) {
   if (v->trees && v->tree[s] >= 0) {
-    level_forward_tree(v, s, voltage, factor, parent_voltage);
+    level_forward_tree(v, s, voltage, factor, row_factor, parent_voltage);
     return;
   }
   const int top = v->padded ? v->max_size : v->size[s], junction = v->junction[s];
   struct level_forward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)
-    level_forward_load(v, s, 0, top, voltage, factor, &current, prefetch);
+    level_forward_load(v, s, 0, top, voltage, factor, row_factor, &current, prefetch);
   LEVEL_AFTER_FIRST_LOADS();
   double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
   for (int group = 0; group < top; group += prefetch) {
     if (group + prefetch < top)
-      level_forward_load(v, s, group + prefetch, top, voltage, factor, &next, prefetch);
+      level_forward_load(v, s, group + prefetch, top, voltage, factor, row_factor, &next, prefetch);
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_FORWARD_PREFETCH; b++)
       if (b < prefetch && group + b < top) {
@@ -681,12 +705,21 @@ level_forward_system_in_groups(const struct level_block_view *v, int s, double *
   }
 }
 
-/* The same in groups of LEVEL_FORWARD_PREFETCH. */
+/* The same in groups of LEVEL_FORWARD_PREFETCH, factors from the array. */
 static inline HINES_HOST_DEVICE void
 level_forward_system(const struct level_block_view *v, int s, double *voltage,
                      const double *LEVEL_RESTRICT factor,
                      const double *LEVEL_RESTRICT parent_voltage) {
-  level_forward_system_in_groups(v, s, voltage, factor, parent_voltage, LEVEL_FORWARD_PREFETCH);
+  level_forward_system_in_groups(v, s, voltage, factor, NULL, parent_voltage,
+                                 LEVEL_FORWARD_PREFETCH);
+}
+
+/* The same, factors from the rows where row_factor is not NULL (level_row_factors). */
+static inline HINES_HOST_DEVICE void level_forward_system_rows(
+    const struct level_block_view *v, int s, double *voltage, const double *LEVEL_RESTRICT factor,
+    const double *LEVEL_RESTRICT row_factor, const double *LEVEL_RESTRICT parent_voltage) {
+  level_forward_system_in_groups(v, s, voltage, factor, row_factor, parent_voltage,
+                                 LEVEL_FORWARD_PREFETCH);
 }
 
 /* The trunk sweeps (level_layout.h): thread t walks its neuron's systems of the levels near
@@ -715,7 +748,8 @@ static inline HINES_HOST_DEVICE void level_trunk_backward(const int *part_ints, 
 
 static inline HINES_HOST_DEVICE void level_trunk_forward(const int *part_ints, const int *trunk,
                                                          int t, double *voltage,
-                                                         const double *factor) {
+                                                         const double *factor,
+                                                         const double *row_factor) {
   const int tail = trunk[TRUNK_LEVELS], threads = trunk[TRUNK_THREADS];
   const int *ints_offset = trunk + TRUNK_HEADER_SIZE, *element_offset = ints_offset + tail;
   const int *list_first = element_offset + 2 * tail;
@@ -724,7 +758,7 @@ static inline HINES_HOST_DEVICE void level_trunk_forward(const int *part_ints, c
     const int level = list[2 * i], s = list[2 * i + 1];
     const struct level_block_view v = level_block_describe(part_ints + ints_offset[level]);
     const size_t e = (size_t)element_offset[level];
-    level_forward_system(&v, s, voltage + e, factor + e, voltage);
+    level_forward_system_rows(&v, s, voltage + e, factor + e, row_factor, voltage);
   }
 }
 
@@ -864,17 +898,19 @@ int level_rows_cuda(const int *part_ints, const int *host_part_ints, int n_level
                     const double *constants, const struct level_step_arguments *args,
                     double *voltage, double *factor, double *gates, enum level_launch launch,
                     void *stream);
-/* lean: level_step_arguments.lean_sweeps of the step. */
+/* lean: level_step_arguments.lean_sweeps of the step; row_factor: level_row_factors of the
+ * step's backward sweeps (NULL: the factor array). */
 int level_forward_cuda(const int *block_ints, const int *host_block, int systems, double *voltage,
-                       const double *factor, const double *parent_voltage, int lean,
-                       enum level_launch launch, void *stream);
+                       const double *factor, const double *row_factor, const double *parent_voltage,
+                       int lean, enum level_launch launch, void *stream);
 /* The trunk sweeps, one thread per trunk thread (device pointers). */
 int level_trunk_backward_cuda(const int *part_ints, const int *trunk, int threads,
                               const double *constants, const struct level_step_arguments *args,
                               double *voltage, double *factor, double *contribution, double *gates,
                               enum level_launch launch, void *stream);
 int level_trunk_forward_cuda(const int *part_ints, const int *trunk, int threads, double *voltage,
-                             const double *factor, enum level_launch launch, void *stream);
+                             const double *factor, const double *row_factor,
+                             enum level_launch launch, void *stream);
 #ifdef __cplusplus
 }
 #endif

@@ -433,7 +433,9 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
 static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
   const double *c = batch->constants;
   double *inverse = batch->constants + CONST_INVERSE_PIVOT(batch->constant_rows);
+  double *row_factor = batch->constants + CONST_ROW_FACTOR(batch->constant_rows);
   inverse[0] = 1.0 / c[CONST_DIAGONAL_BASE];
+  row_factor[0] = c[CONST_OFF_DIAGONAL] * inverse[0];
   const int needed = n_neurons < batch->n_morphologies ? n_neurons : batch->n_morphologies;
   for (int chunk = 0; chunk < batch->n_chunks && batch->chunk_first_neuron[chunk] < needed;
        chunk++) {
@@ -490,6 +492,7 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
           const double inverse_pivot = 1.0 / diagonal;
           inverse[row] = inverse_pivot;
           previous_factor = off_diagonal * inverse_pivot;
+          row_factor[row] = previous_factor;
           previous_off_diagonal = off_diagonal;
           tree_factor[j] = previous_factor;
         }

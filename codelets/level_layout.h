@@ -173,8 +173,14 @@ enum level_constants {
  * mechanisms.h; level_batch_build leaves it zero, the batch's user fills it with
  * channel_rate_table_fill), read by steps with --hh-rates table. */
 #define CONST_RATE_TABLE(rows) ((size_t)(CONST_STRIDE + 2) * (size_t)(rows))
+/* Then every row's elimination factor without channels (off-diagonal x inverse pivot, the
+ * product every passive sweep computes), at CONST_ROW_FACTOR(rows) + r: a passive step of the
+ * level kernels (level_step_arguments.row_factors) reads it in its forward sweep instead of
+ * storing each element's factor in the backward sweep and loading it back, 16 bytes of GPU
+ * memory an element a step less, the same bits. Row 0 (CP padding): 0. */
+#define CONST_ROW_FACTOR(rows) (CONST_RATE_TABLE(rows) + CHANNEL_RATE_TABLE_SIZE)
 /* Doubles of the whole table for `rows` rows. */
-#define CONST_TABLE_SIZE(rows) (CONST_RATE_TABLE(rows) + CHANNEL_RATE_TABLE_SIZE)
+#define CONST_TABLE_SIZE(rows) (CONST_ROW_FACTOR(rows) + (size_t)(rows))
 
 enum level_order {
   LEVEL_ORDER_AUTO,   /* height with chunk links, depth with level links */

@@ -500,7 +500,11 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
       .stored_pivots =
           model->channels.placement == PLACE_NONE ? batch->config.stored_pivots_below : 0,
       /* with channels the lean forward sweeps measured 0-2 % slower (BENCHMARKS.md) */
-      .lean_sweeps = model->channels.placement == PLACE_NONE ? batch->config.level_lean : 0};
+      .lean_sweeps = model->channels.placement == PLACE_NONE ? batch->config.level_lean : 0,
+      /* the cell, flow and on-chip kernels, and per-level tasks, keep their factors */
+      .row_factors = model->channels.placement == PLACE_NONE &&
+                     batch->config.level_kernel == LEVEL_KERNEL_LEVELS &&
+                     !batch->config.level_tasks && batch->config.level_row_factors};
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   for (int step = 0; step < steps; step++) {
     runtime_window_wait(window, multi_batch_tasks_per_step(batch));

@@ -63,6 +63,10 @@ struct multi_batch_config {
    * a GPU with the lean kernels (level_step_arguments.lean_sweeps, --level-lean); the same
    * bits. */
   int level_lean;
+  /* Level kernels' chunk tasks, passive steps: nonzero leaves the elimination factors unstored
+   * and has the forward sweeps read their rows' (level_step_arguments.row_factors); the same
+   * bits. */
+  int level_row_factors;
   /* Level kernels on GPUs: which systems warps sweep and with how many lanes each (8, 16 or 32;
    * 0: 32) (codelets/level_layout.h). */
   enum level_warps level_warps;

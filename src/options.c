@@ -127,6 +127,10 @@ static void usage(FILE *out) {
       "  --level-lean on|off  multi, level kernels on GPUs, passive steps: sweep the levels\n"
       "                       too small to fill a GPU with the lean kernels (on, the default;\n"
       "                       same bits)\n"
+      "  --level-factors rows|elements  multi, level kernels, passive steps: the forward\n"
+      "                       sweeps read each element's elimination factor from its row of\n"
+      "                       the constants (rows, the default: 16 bytes less an element a\n"
+      "                       step) or the backward sweeps store it (elements); same bits\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
       "                       by the neurons per GPU; shared: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
@@ -428,6 +432,7 @@ enum long_only_options {
   OPT_LEVEL_PIVOTS,
   OPT_LEVEL_PRIORITIES,
   OPT_LEVEL_LEAN,
+  OPT_LEVEL_FACTORS,
   OPT_LEVEL_WARPS,
   OPT_WARP_LANES,
   OPT_CELL_NEURONS,
@@ -693,6 +698,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-pivots", required_argument, 0, OPT_LEVEL_PIVOTS},
       {"level-priorities", required_argument, 0, OPT_LEVEL_PRIORITIES},
       {"level-lean", required_argument, 0, OPT_LEVEL_LEAN},
+      {"level-factors", required_argument, 0, OPT_LEVEL_FACTORS},
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
@@ -728,6 +734,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .stored_pivots_below = MULTI_STORED_PIVOTS_BELOW,
                         .level_priorities = 1,
                         .level_lean = 1,
+                        .level_row_factors = 1,
                         .warp_lanes = 16,
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
@@ -1004,6 +1011,12 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->level_lean = parse_keyword("--level-lean", optarg, words, 2) == 0;
       break;
     }
+    case OPT_LEVEL_FACTORS: {
+      static const char *const words[] = {"rows", "elements"};
+      o->multi_option_given = 1;
+      o->level_row_factors = parse_keyword("--level-factors", optarg, words, 2) == 0;
+      break;
+    }
     case OPT_LEVEL_WARPS:
       o->multi_option_given = 1;
       { /* in enum level_warps' order */
@@ -1125,7 +1138,7 @@ void options_warn(const struct options *o, FILE *out) {
       {OPT_WARP_LANES, "--warp-lanes"},     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
       {OPT_LEVEL_SPLIT, "--level-split"},   {OPT_LEVEL_ROOT, "--level-root"},
       {OPT_LEVEL_PIVOTS, "--level-pivots"}, {OPT_LEVEL_PRIORITIES, "--level-priorities"},
-      {OPT_LEVEL_LEAN, "--level-lean"}};
+      {OPT_LEVEL_LEAN, "--level-lean"},     {OPT_LEVEL_FACTORS, "--level-factors"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))
@@ -1157,7 +1170,7 @@ void options_warn(const struct options *o, FILE *out) {
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel != LEVEL_KERNEL_LEVELS &&
                (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES ||
-                option == OPT_LEVEL_LEAN))
+                option == OPT_LEVEL_LEAN || option == OPT_LEVEL_FACTORS))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
                (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))

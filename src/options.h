@@ -55,6 +55,7 @@ struct options {
   int stored_pivots_below;        /* multi: --level-pivots (0: computed, INT_MAX: stored) */
   int level_priorities;           /* multi, level kernels on GPUs: --level-priorities (1: on) */
   int level_lean;                 /* multi, level kernels on GPUs: --level-lean (1: on) */
+  int level_row_factors;          /* multi, level kernels: --level-factors rows (1) or elements */
   enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */
   int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
   int subtree_compartments;       /* multi: --level-subtrees (0: off) */

@@ -416,6 +416,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .stored_pivots_below = o->stored_pivots_below,
                                         .level_priorities = o->level_priorities,
                                         .level_lean = o->level_lean,
+                                        .level_row_factors = o->level_row_factors,
                                         .level_warps = o->level_warps,
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,

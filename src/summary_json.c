@@ -247,6 +247,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_string(&j, "level_rows", options_level_rows_word(o->level_rows));
       key_string(&j, "level_priorities", o->level_priorities ? "on" : "off");
       key_string(&j, "level_lean", o->level_lean ? "on" : "off");
+      key_string(&j, "level_factors", o->level_row_factors ? "rows" : "elements");
       if (o->level_rows == LEVEL_ROWS_AUTO) /* GPUs build apart the rows of smaller levels */
         key_int(&j, "rows_apart_below", r->rows_apart_below);
       key_string(&j, "level_warps",

@@ -142,6 +142,7 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
       .gpu_launch = gpu_launch_of_test(),
       .stored_pivots_below = INT_MAX, /* the command line's default: pivots read, not divided */
       .level_lean = 1,                /* the command line's default: lean small levels on GPUs */
+      .level_row_factors = 1, /* and forward factors from the rows (per-level tasks store them) */
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct multi_batch *batch;
   struct hines_error err;
@@ -408,6 +409,8 @@ static struct step_model stimulated_model(int channels) {
 static int subtree_limit, split_limit;
 /* --level-root of the runs below (1: center, 0: soma). */
 static int root_center;
+/* --level-factors of the runs below: 0 rows (hinestask's default), 1 elements. */
+static int element_factors;
 
 static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
                                 int neurons, int per_task, int parts, enum level_order order,
@@ -425,6 +428,7 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .subtree_compartments = subtree_limit,
                                       .split_compartments = split_limit,
                                       .level_root_center = root_center,
+                                      .level_row_factors = !element_factors,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -1289,6 +1293,40 @@ static void centered_roots_match_reference(void **state) {
   split_limit = subtree_limit = 0;
 }
 
+/* Passive steps read their forward factors from the constants' rows (--level-factors rows, the
+ * default) instead of storing them per element: the same bits, with every layout that changes
+ * which factors a sweep needs (subtrees, whose later children's factors the backward sweep reads
+ * too; cut branches; CP padding; the trunk; chunks, parts), roots at the centers or the soma. */
+static void row_factors_match_element_factors(void **state) {
+  (void)state;
+  const int steps = 30, neurons = 2 * mix_count + 3;
+  const struct step_model model = stimulated_model(0);
+  const struct {
+    int split, subtrees, per_task, parts, padded, root;
+  } cases[] = {{64, 8, 0, 0, 0, 1}, {0, 40, 7, 0, 1, 0}, {5, 0, 0, 3, 0, 1}, {16, 6, 5, 2, 1, 0}};
+  const int n = testing_scheduler_only() ? 1 : (int)(sizeof cases / sizeof *cases);
+  for (int c = 0; c < n; c++) {
+    split_limit = cases[c].split, subtree_limit = cases[c].subtrees, root_center = cases[c].root;
+    size_t values, other;
+    element_factors = 0;
+    double *rows = run_chunk_kernel(mix, mix_count, neurons, cases[c].per_task, cases[c].parts,
+                                    LEVEL_ORDER_AUTO, cases[c].padded, LEVEL_KERNEL_LEVELS, 0,
+                                    &model, steps, &values);
+    element_factors = 1;
+    double *elements = run_chunk_kernel(mix, mix_count, neurons, cases[c].per_task, cases[c].parts,
+                                        LEVEL_ORDER_AUTO, cases[c].padded, LEVEL_KERNEL_LEVELS, 0,
+                                        &model, steps, &other);
+    element_factors = 0;
+    assert_int_equal(values, other);
+    if (memcmp(rows, elements, values * sizeof(double)) != 0)
+      fail_msg("case %d (cut %d, subtrees %d, %s): row factors differ in bits from stored ones", c,
+               cases[c].split, cases[c].subtrees, cases[c].padded ? "CP" : "NCP");
+    worst_against_reference(mix, mix_count, neurons, &model, steps, rows, "row factors");
+    free(rows), free(elements);
+  }
+  split_limit = subtree_limit = root_center = 0;
+}
+
 static int starpu_started;
 
 static int setup(void **state) {
@@ -1329,6 +1367,7 @@ int main(void) {
       cmocka_unit_test(split_systems_match_reference),
       cmocka_unit_test(level_solver_bits_do_not_depend_on_chunks),
       cmocka_unit_test(centered_roots_match_reference),
+      cmocka_unit_test(row_factors_match_element_factors),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -37,6 +37,8 @@
 #   final14   the defaults after it (the center only where it cuts the path by an eighth), every
 #             mix, one GPU and two in the same round, three rounds, bench_mpi.sh mono and multi
 #             (final14_*, mpi14b_*)
+#   factors14 --level-factors rows (the default) against elements, every mix, one and two GPUs,
+#             bench_mpi.sh for the six cells (factors_*, mpi14c_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -452,6 +454,15 @@ if [ "$mode" = final14 ]; then
   row 1 large-6643-hh default
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 380 ] && { COMMIT=$commit REPS=3 STEPS=300 CASES="1x1 2x1 1x2" timeout 170 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = factors14 ]; then
+  { for spec in six-p six-p-one deep-p ca1-p random six-hh; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 80 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    every_mix rows elements --level-factors elements
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 400 ] && { COMMIT=$commit REPS=3 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 120 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
