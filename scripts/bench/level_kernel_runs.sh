@@ -39,6 +39,8 @@
 #             (final14_*, mpi14b_*)
 #   factors14 --level-factors rows (the default) against elements, every mix, one and two GPUs,
 #             bench_mpi.sh for the six cells (factors_*, mpi14c_*)
+#   chunks14  chunks per GPU after the row factors: the rule's 4 a GPU against 8 and 2 over two
+#             GPUs, 8 on one, CA1 x 3,000 in 1, 2 and 4 chunks (chunks14_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -463,6 +465,22 @@ if [ "$mode" = factors14 ]; then
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 400 ] && { COMMIT=$commit REPS=3 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 120 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = chunks14 ]; then
+  for rep in 1 2; do
+    for batch in six-33390 large-6643 all15-16356 deep-24499; do
+      n=${batch#*-}
+      row 2 $batch default
+      row 2 $batch c16 -- --task-neurons $(( (n + 15) / 16 ))
+      row 2 $batch c4 -- --task-neurons $(( (n + 3) / 4 ))
+      row 1 $batch default
+      row 1 $batch c8 -- --task-neurons $(( (n + 7) / 8 ))
+    done
+    row 1 ca1-3000 default
+    row 1 ca1-3000 c4 -- --task-neurons 750
+    row 1 ca1-3000 c2 -- --task-neurons 1500
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
