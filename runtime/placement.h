@@ -69,8 +69,12 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
  * run first (--level-priorities, codelets/hines_level_codelets.c) the chunks overlap better, and
  * on two GPUs 4 chunks a GPU beat 2 (the same machine, same call, two runs: the six cells
  * 0.885-0.892 against 0.910-0.913 ms, the large cells 0.959-0.971 against 0.958-1.001;
- * BENCHMARKS.md, "Small levels first"), hence one chunk per 10 M compartments (it was 20 M). */
-#define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 10000000LL
+ * BENCHMARKS.md, "Small levels first"), hence one chunk per 10 M compartments (it was 20 M).
+ * Since the forward factors come from the rows (2026-11-27, H200 x2, two runs, ms a step for
+ * 1 / 2 / 4 chunks, BENCHMARKS.md "Chunks after the row factors"): CA1 x 3,000 (8.1 M)
+ * 0.209-0.211 / 0.189 / 0.195-0.230; at 42 M a GPU 8 chunks lost to 4 (the six cells 1.294 against
+ * 1.277-1.284, the large cells 1.09-1.10 against 1.04-1.05); hence one chunk per 4 M. */
+#define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 4000000LL
 #define PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU 4
 /* The rule above for a batch of `compartments` over `gpus` GPUs (at least 1). */
 int placement_level_chunks_per_gpu(long long compartments, int gpus);

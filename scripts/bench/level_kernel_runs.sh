@@ -41,6 +41,9 @@
 #             bench_mpi.sh for the six cells (factors_*, mpi14c_*)
 #   chunks14  chunks per GPU after the row factors: the rule's 4 a GPU against 8 and 2 over two
 #             GPUs, 8 on one, CA1 x 3,000 in 1, 2 and 4 chunks (chunks14_*)
+#   final14b  the defaults after one chunk per 4 M compartments: every mix, one and two GPUs,
+#             CA1 x 3,000 and x 6,000 and the six cells x 4,174 against one chunk, HH, bench_mpi.sh
+#             for the six cells (final14b_*, mpi14d_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -481,6 +484,27 @@ if [ "$mode" = chunks14 ]; then
     row 1 ca1-3000 c2 -- --task-neurons 1500
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+if [ "$mode" = final14b ]; then
+  { for spec in six-p ca1-p; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
+      row 1 $batch default
+      [ $ngpu -ge 2 ] && row 2 $batch default
+    done
+    row 1 ca1-3000 default
+    row 1 ca1-3000 c1 -- --task-neurons 3000
+    row 1 ca1-500 default
+    row 1 ca1-6000 default
+    row 1 ca1-6000 c2 -- --task-neurons 3000
+    row 1 six-4174 default
+    row 1 six-4174 c1 -- --task-neurons 4174
+  done
+  row 1 six-33390-hh default
+  row 1 large-6643-hh default
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 330 ] && { COMMIT=$commit REPS=3 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 110 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
