@@ -45,8 +45,8 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
 int placement_level_chunks_per_gpu(long long compartments, int gpus) {
   const long long chunks =
       compartments / (gpus > 1 ? gpus : 1) / PLACEMENT_LEVEL_CHUNK_COMPARTMENTS;
-  if (chunks < 1)
-    return 1;
+  if (chunks < 2)
+    return compartments / (gpus > 1 ? gpus : 1) >= PLACEMENT_LEVEL_TWO_CHUNKS_FROM ? 2 : 1;
   return chunks > PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU ? PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU
                                                      : (int)chunks;
 }

@@ -52,7 +52,8 @@ int placement_cuda_devices(void);
  * PLACEMENT_LEVEL_CHUNKS_PER_GPU. */
 int placement_neurons_per_task(int requested, int n_neurons, int granule, int chunks_per_gpu);
 /* A level-solved batch's chunks per GPU: one per PLACEMENT_LEVEL_CHUNK_COMPARTMENTS
- * compartments a GPU holds, 1 to PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU; for what was measured below
+ * compartments a GPU holds, 1 to PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU, and two from
+ * PLACEMENT_LEVEL_TWO_CHUNKS_FROM; for what was measured below
  * only, passive chunk tasks of the level kernels (runtime/multi_batch.c gives batches with
  * channels, per-level tasks, parts and the cell, flow and on-chip kernels one chunk a GPU, as
  * measured before). The chunks a GPU holds run
@@ -70,11 +71,15 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
  * on two GPUs 4 chunks a GPU beat 2 (the same machine, same call, two runs: the six cells
  * 0.885-0.892 against 0.910-0.913 ms, the large cells 0.959-0.971 against 0.958-1.001;
  * BENCHMARKS.md, "Small levels first"), hence one chunk per 10 M compartments (it was 20 M).
- * Since the forward factors come from the rows (2026-11-27, H200 x2, two runs, ms a step for
- * 1 / 2 / 4 chunks, BENCHMARKS.md "Chunks after the row factors"): CA1 x 3,000 (8.1 M)
- * 0.209-0.211 / 0.189 / 0.195-0.230; at 42 M a GPU 8 chunks lost to 4 (the six cells 1.294 against
- * 1.277-1.284, the large cells 1.09-1.10 against 1.04-1.05); hence one chunk per 4 M. */
-#define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 4000000LL
+ * Since the forward factors come from the rows (2026-11-27, H200 x2, BENCHMARKS.md "Chunks
+ * after the row factors"): CA1 x 3,000 (8.1 M) 0.209-0.211 ms a step in one chunk, 0.189 in two,
+ * 0.195-0.230 in four, and in a later call 0.212-0.215 in two against 0.217-0.226 in one; at 42 M
+ * a GPU 8 chunks lost to 4 (the six cells 1.294 against 1.277-1.284, the large cells 1.09-1.10
+ * against 1.04-1.05), and one chunk per 4 M (4 a GPU for the deep chains over two GPUs, 36.7 M a
+ * GPU) took them 0.557-0.563 against 0.479-0.500 with 3; hence two chunks from 8 M, the rule
+ * above otherwise. */
+#define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 10000000LL
+#define PLACEMENT_LEVEL_TWO_CHUNKS_FROM 8000000LL
 #define PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU 4
 /* The rule above for a batch of `compartments` over `gpus` GPUs (at least 1). */
 int placement_level_chunks_per_gpu(long long compartments, int gpus);

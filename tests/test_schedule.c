@@ -454,9 +454,10 @@ static void workers_per_gpu_follow_tasks(void **state) {
   assert_int_equal(runtime_workers_per_gpu(0, 2), 0);
 }
 
-/* A level-solved batch gets one chunk per 4 M compartments a GPU, 1 to 4 (placement.h): the
- * mixes at mono's 81.7 M compartments four a GPU on one GPU and on two, 3,000 CA1 cells (8.1 M)
- * two, 500 one, 400 M compartments on one GPU no more than four. */
+/* A level-solved batch gets one chunk per 10 M compartments a GPU, 1 to 4, and two from 8 M
+ * (placement.h): the mixes at mono's 81.7 M compartments four a GPU on one GPU and on two, the
+ * deep chains three a GPU on two, 3,000 CA1 cells (8.1 M) two, 500 one, 400 M compartments on
+ * one GPU no more than four. */
 static void level_chunks_follow_compartments(void **state) {
   (void)state;
   assert_int_equal(placement_level_chunks_per_gpu(84498960, 1), 4); /* six cells x 33,390 */
@@ -470,8 +471,11 @@ static void level_chunks_follow_compartments(void **state) {
   assert_int_equal(placement_level_chunks_per_gpu(7999999, 1), 1);
   assert_int_equal(placement_level_chunks_per_gpu(8000000, 1), 2);
   assert_int_equal(placement_level_chunks_per_gpu(8000000, 2), 1);
-  assert_int_equal(placement_level_chunks_per_gpu(30000000, 2), 3);
-  assert_int_equal(placement_level_chunks_per_gpu(12000000, 0), 3); /* no GPU counts as one */
+  assert_int_equal(placement_level_chunks_per_gpu(73498000, 2), 3); /* deep chains, two GPUs */
+  assert_int_equal(placement_level_chunks_per_gpu(30000000, 2), 2);
+  assert_int_equal(placement_level_chunks_per_gpu(19999999, 1), 2);
+  assert_int_equal(placement_level_chunks_per_gpu(30000000, 1), 3);
+  assert_int_equal(placement_level_chunks_per_gpu(12000000, 0), 2); /* no GPU counts as one */
 }
 
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):

@@ -44,6 +44,8 @@
 #   final14b  the defaults after one chunk per 4 M compartments: every mix, one and two GPUs,
 #             CA1 x 3,000 and x 6,000 and the six cells x 4,174 against one chunk, HH, bench_mpi.sh
 #             for the six cells (final14b_*, mpi14d_*)
+#   chunks14b the rule kept at 10 M with two chunks from 8 M: CA1 x 3,000 and x 6,000 against one
+#             chunk, the deep chains over two GPUs against 4 chunks a GPU (chunks14b_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -505,6 +507,17 @@ if [ "$mode" = final14b ]; then
   row 1 large-6643-hh default
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt 330 ] && { COMMIT=$commit REPS=3 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 110 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = chunks14b ]; then
+  for rep in 1 2; do
+    row 1 ca1-3000 default
+    row 1 ca1-3000 c1 -- --task-neurons 3000
+    [ $ngpu -ge 2 ] && row 2 deep-24499 default
+    [ $ngpu -ge 2 ] && row 2 deep-24499 c4 -- --task-neurons 3063
+    row 1 ca1-6000 default
+    row 1 ca1-6000 c1 -- --task-neurons 6000
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
