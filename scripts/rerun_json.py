@@ -43,7 +43,7 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
                             ("gpu_launch", "--gpu-launch"), ("level_kernel", "--level-kernel"),
                             ("level_rows", "--level-rows"), ("level_pivots", "--level-pivots"),
                             ("level_priorities", "--level-priorities"),
-                            ("level_lean", "--level-lean"),
+                            ("level_lean", "--level-lean"), ("level_factors", "--level-factors"),
                             ("level_warps", "--level-warps"), ("cell_neurons", "--cell-neurons"),
                             ("warp_lanes", "--warp-lanes")):
             if key in j:
@@ -51,6 +51,8 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         if "padding" in j:  # the level solver: summaries from before subtrees had none
             args += ["--level-subtrees", number(j.get("level_subtrees", 0))]
             args += ["--level-split", number(j.get("level_split", 0))]
+            # summaries from before --level-root rooted every cell at its soma
+            args += ["--level-root", j.get("level_root", "soma")]
     if j.get("task_neurons") is not None:
         args += ["--task-neurons", number(j["task_neurons"])]
     workdir = j.get("working_directory") or cwd
