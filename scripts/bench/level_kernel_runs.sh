@@ -46,6 +46,7 @@
 #             for the six cells (final14b_*, mpi14d_*)
 #   chunks14b the rule kept at 10 M with two chunks from 8 M: CA1 x 3,000 and x 6,000 against one
 #             chunk, the deep chains over two GPUs against 4 chunks a GPU (chunks14b_*)
+#   mpi14     bench_mpi.sh for the six cells, five runs each (mpi14e_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -518,6 +519,9 @@ if [ "$mode" = chunks14b ]; then
     row 1 ca1-6000 c1 -- --task-neurons 6000
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+if [ "$mode" = mpi14 ]; then
+  [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 200 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = prof13 ]; then
   ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
