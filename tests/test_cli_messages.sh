@@ -135,6 +135,15 @@ expect "--level-root center with the stimulus elsewhere: warned" \
   '^hinestask: warning: --level-root center needs the stimulus at the soma \(--stim-compartment 0\): the systems stay rooted at the soma; ignored$' root_stim_asked.err
 run root_bad "${long_branches[@]}" --level-root middle --quiet
 expect "--level-root middle: refused" '^2$' root_bad.rc
+expect "row factors by default in the JSON" '"level_factors": "rows",' root_default.json
+run factors_elements "${long_branches[@]}" --level-factors elements --quiet --json factors_elements.json
+expect "--level-factors elements in the JSON" '"level_factors": "elements",' factors_elements.json
+run factors_bad "${long_branches[@]}" --level-factors columns --quiet --json factors_bad.json
+expect "--level-factors columns: refused" '^2$' factors_bad.rc
+expect "--level-factors columns: one line naming the option" \
+  "^hinestask: --level-factors must be rows or elements, got 'columns'" factors_bad.err
+ls factors_bad.json >listing.out 2>&1
+expect "--level-factors columns: no JSON written" 'No such file' listing.out
 run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
 expect "--level-lean with the cell kernel: warned" '^hinestask: warning: --level-lean applies to --level-kernel levels only' lean_cell.err
 run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet

@@ -1035,7 +1035,8 @@ static int children_of(const struct morphology *m, int node) {
 }
 
 /* Every compartment of every neuron lies in exactly one system of the batch, where
- * level_batch_locate says. */
+ * level_batch_locate says, and that system's element maps back to it
+ * (level_batch_user_compartment: the identity unless the batch is rooted at the centers). */
 static void each_compartment_once(const struct level_batch *lb, int neurons) {
   for (int k = 0; k < neurons; k++) {
     const struct morphology *given = &mix[k % mix_count];
@@ -1044,12 +1045,14 @@ static void each_compartment_once(const struct level_batch *lb, int neurons) {
       int block, element;
       level_batch_locate(lb, k, i, &block, &element);
       const struct level_block_view v = level_block_describe(lb->blocks[block]);
-      int s = 0;
-      while (s + 1 < v.systems && !(v.neuron[s] == k && v.first_compartment[s] <= i &&
-                                    i < v.first_compartment[s] + v.size[s]))
-        s++;
+      const int j = level_row_of_element(&v, element), s = element - v.row_offset[j];
       assert_int_equal(v.neuron[s], k);
-      assert_int_equal(element, v.row_offset[i - v.first_compartment[s]] + s);
+      assert_true(j < v.size[s]);
+      const int back = level_batch_user_compartment(lb, k, v.first_compartment[s] + j);
+      if (back != i)
+        fail_msg("neuron %d: compartment %d is stored as element %d of system %d, which maps "
+                 "back to compartment %d",
+                 k, i, j, s, back);
       seen[i]++;
     }
     for (int i = 0; i < given->n_compartments; i++)
@@ -1058,10 +1061,33 @@ static void each_compartment_once(const struct level_batch *lb, int neurons) {
   }
 }
 
-/* Leaf subtrees as systems (level_layout.h): for several limits, every compartment lies in
- * exactly one system, a subtree system holds whole maximal subtrees of at most the limit with
- * more than one branch and no child system, its shape gives each element's parent and next
- * sibling in the morphology, and no warp sweeps it. */
+/* Rooted at the centers, the blocks number compartments relative to the soma: the soma is 0
+ * (what the mechanisms and the stimulus test), and every compartment maps both ways. */
+static void centered_roots_locate_each_compartment_once(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const int neurons = 2 * mix_count + 1;
+  const struct level_batch_options options = {.neurons_per_chunk = neurons / 2 + 1,
+                                              .chunk_links = 1,
+                                              .order = LEVEL_ORDER_HEIGHT,
+                                              .subtree_compartments = 8,
+                                              .split_compartments = 64,
+                                              .reroot = 1};
+  struct level_batch lb;
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+      HINES_OK);
+  int rerooted = 0;
+  for (int m = 0; m < mix_count; m++) {
+    assert_int_equal(lb.user_compartment[m][lb.soma_compartment[m]], 0);
+    rerooted += lb.soma_compartment[m] != 0;
+  }
+  assert_true(rerooted > 0); /* the Allen cell at least */
+  each_compartment_once(&lb, neurons);
+  level_batch_free(&lb);
+}
+
 static void subtree_units_cover_each_compartment_once(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
@@ -1370,6 +1396,7 @@ int main(void) {
       cmocka_unit_test(split_systems_match_reference),
       cmocka_unit_test(level_solver_bits_do_not_depend_on_chunks),
       cmocka_unit_test(centered_roots_match_reference),
+      cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(row_factors_match_element_factors),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

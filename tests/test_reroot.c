@@ -89,17 +89,22 @@ static void assert_same_cable(const struct morphology *m) {
   free(new_index);
 }
 
-static void center_is_the_lowest_root(void **state) {
-  (void)state;
-  for (int t = 0; t < 12; t++) {
+/* `check` on `count` fresh random trees of 2 to `largest` compartments. */
+static void on_random_trees(int count, int largest, void (*check)(const struct morphology *)) {
+  for (int t = 0; t < count; t++) {
     struct morphology m;
     struct hines_error err;
     assert_int_equal(
-        synthetic_random(2, 300, (unsigned)testing_below(&random_state, 1 << 30), &m, &err),
+        synthetic_random(2, largest, (unsigned)testing_below(&random_state, 1 << 30), &m, &err),
         HINES_OK);
-    assert_center_is_lowest(&m);
+    check(&m);
     morphology_free(&m);
   }
+}
+
+static void center_is_the_lowest_root(void **state) {
+  (void)state;
+  on_random_trees(12, 300, assert_center_is_lowest);
   /* A chain of 9 from its end: the middle, 5 compartments a side. */
   const int chain[] = {-1, 0, 1, 2, 3, 4, 5, 6, 7};
   struct morphology m;
@@ -120,15 +125,7 @@ static void center_is_the_lowest_root(void **state) {
 
 static void rerooted_cells_are_the_same_cable(void **state) {
   (void)state;
-  for (int t = 0; t < 6; t++) {
-    struct morphology m;
-    struct hines_error err;
-    assert_int_equal(
-        synthetic_random(2, 2000, (unsigned)testing_below(&random_state, 1 << 30), &m, &err),
-        HINES_OK);
-    assert_same_cable(&m);
-    morphology_free(&m);
-  }
+  on_random_trees(6, 2000, assert_same_cable);
   /* NEURON's geometry: axial paths integrated between nodes, a soma sphere in the middle. */
   const char *cells[] = {"morph/data/Cha-F-000012.CNG.swc", "morph/data/morph_allen_485574832.swc"};
   for (size_t c = 0; c < sizeof cells / sizeof *cells; c++) {
