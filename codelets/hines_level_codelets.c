@@ -33,8 +33,16 @@ struct chunk_task {
   struct chunk_step_arguments chunk;
   int sample_row;
   int spike_step;
+  int steps, run_step; /* chunk_step_data's: the steps advanced, the run's number of the first */
+  double run_t0_ms;
   unsigned long long chunk_id; /* chunk_step_data's */
 };
+
+/* The start of the task's step j, computed as the submitting loop computes it for one-step
+ * tasks (t0 + s * dt), so that a task's length does not change a stimulus time's bits. */
+static double chunk_task_time(const struct chunk_task *task, int j) {
+  return task->run_t0_ms + (task->run_step + j) * task->chunk.step.dt_ms;
+}
 
 static double *samples_if(void *buffers[], int sample_row, int spike_step) {
   if (sample_row < 0)
@@ -169,13 +177,11 @@ static int block_step_cpu(const struct chunk_step_arguments *args, const struct 
   return 0;
 }
 
-static void chunk_step_cpu(void *buffers[], void *cl_arg) {
-  struct chunk_task task;
-  memcpy(&task, cl_arg, sizeof task);
-  const struct chunk_step_arguments args = task.chunk;
-  const struct chunk_buffers all = chunk_buffers_of(
-      buffers, (task.sample_row >= 0) + (task.spike_step > 0), task.chunk.step.channels.n_gates);
-  const int threads = starpu_combined_worker_get_size();
+/* One step of the chunk on the CPU, at args->step.time_ms. */
+static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
+                               const struct chunk_buffers *all_buffers, int threads) {
+  const struct chunk_step_arguments args = *chunk_args;
+  const struct chunk_buffers all = *all_buffers;
   /* the block kernels' emulations, else (or when the on-chip one has no scratch) level by level */
   const int by_blocks = (args.kernel == LEVEL_KERNEL_CELL || args.kernel == LEVEL_KERNEL_SHARED) &&
                         block_step_cpu(&args, &all, threads) == 0;
@@ -219,10 +225,24 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
         level_forward_system_rows(&v, s, b.voltage + e, b.factor + e, row_factor, b.voltage);
     }
   }
+}
+
+static void chunk_step_cpu(void *buffers[], void *cl_arg) {
+  struct chunk_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  struct chunk_step_arguments args = task.chunk;
+  const struct chunk_buffers all = chunk_buffers_of(
+      buffers, (task.sample_row >= 0) + (task.spike_step > 0), task.chunk.step.channels.n_gates);
+  const int threads = starpu_combined_worker_get_size();
+  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   int n_spiking = 0;
-  step_outputs_cpu(all.voltage, 0, samples_if(buffers, task.sample_row, task.spike_step),
-                   task.sample_row, spikes_if(buffers, task.spike_step, &n_spiking),
-                   task.spike_step, args.step.dt_ms);
+  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
+  for (int j = 0; j < task.steps; j++) {
+    args.step.time_ms = chunk_task_time(&task, j);
+    chunk_one_step_cpu(&args, &all, threads);
+    step_outputs_cpu(all.voltage, 0, j == task.steps - 1 ? samples : NULL, task.sample_row, spikes,
+                     task.spike_step > 0 ? task.spike_step + j : 0, args.step.dt_ms);
+  }
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -551,79 +571,46 @@ static int chunk_part_flow(unsigned long long chunk, int p, const struct chunk_b
                          &step, b->voltage, b->factor, b->contribution, b->gates, stream);
 }
 
-static void chunk_step_gpu(void *buffers[], void *cl_arg) {
-  struct chunk_task task;
-  memcpy(&task, cl_arg, sizeof task);
-  const struct chunk_step_arguments args = task.chunk;
-  const struct chunk_buffers all = chunk_buffers_of(
-      buffers, (task.sample_row >= 0) + (task.spike_step > 0), task.chunk.step.channels.n_gates);
-  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
-  int n_spiking = 0;
-  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
-  cudaStream_t local = starpu_cuda_get_local_stream();
+/* Queues one step of the chunk, at args->step.time_ms, on `stream`: the task's own stream
+ * (task_streams.h), or StarPU's where the chunk has several parts, whose streams then join it. */
+static int chunk_one_step_gpu(const struct chunk_task *task, const struct chunk_step_arguments *a,
+                              const struct chunk_buffers *all, cudaStream_t stream) {
+  const struct chunk_step_arguments args = *a;
   int status = 0;
   if (args.kernel == LEVEL_KERNEL_SHARED) {
-    /* One kernel per part, all on the task's own stream (codelets/task_streams.h). */
-    cudaStream_t stream = hines_task_stream_begin();
     for (int p = 0; p < args.n_parts && !status; p++) {
       const struct chunk_levels *part = &args.parts[p];
-      const struct chunk_buffers b = part_buffers(&all, part);
+      const struct chunk_buffers b = part_buffers(all, part);
       status = cell_shared_step_cuda(b.ints, b.ints + part->schedule_offset,
                                      part->host_ints + part->schedule_offset, b.constants,
                                      &args.step, b.voltage, b.gates, stream);
     }
-    if (!status)
-      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
-                                 task.spike_step, args.step.dt_ms, stream);
-    if (!status)
-      status = hines_task_stream_end(stream);
   } else if (args.kernel == LEVEL_KERNEL_CELL) {
-    /* One kernel per part, all on the task's own stream (codelets/task_streams.h). */
-    cudaStream_t stream = hines_task_stream_begin();
     for (int p = 0; p < args.n_parts && !status; p++) {
       const struct chunk_levels *part = &args.parts[p];
-      const struct chunk_buffers b = part_buffers(&all, part);
+      const struct chunk_buffers b = part_buffers(all, part);
       status = cell_step_cuda(b.ints, b.ints + part->schedule_offset,
                               part->host_ints + part->schedule_offset, b.constants, &args.step,
                               b.voltage, b.factor, b.contribution, b.gates, stream);
     }
-    if (!status)
-      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
-                                 task.spike_step, args.step.dt_ms, stream);
-    if (!status)
-      status = hines_task_stream_end(stream);
   } else if (args.kernel == LEVEL_KERNEL_FLOW) {
-    /* One kernel per part, the parts one after another on the task's own stream. */
-    cudaStream_t stream = hines_task_stream_begin();
+    /* One kernel per part, the parts one after another. */
     for (int p = 0; p < args.n_parts && !status; p++) {
-      const struct chunk_buffers b = part_buffers(&all, &args.parts[p]);
-      status = chunk_part_flow(task.chunk_id, p, &b, &args.parts[p], args.step,
+      const struct chunk_buffers b = part_buffers(all, &args.parts[p]);
+      status = chunk_part_flow(task->chunk_id, p, &b, &args.parts[p], args.step,
                                args.gpu_launch == GPU_LAUNCH_EARLY, stream);
     }
-    if (!status)
-      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
-                                 task.spike_step, args.step.dt_ms, stream);
-    if (!status)
-      status = hines_task_stream_end(stream);
   } else if (args.n_parts == 1) {
-    /* A lone part: its kernels on the task's own stream, so that the chunk tasks a worker keeps
-     * queued run concurrently (codelets/task_streams.h). */
-    cudaStream_t stream = hines_task_stream_begin();
-    const struct chunk_buffers b = part_buffers(&all, &args.parts[0]);
-    status = chunk_part_graph(task.chunk_id, &b, &args.parts[0], args.step, args.rows_apart_below,
+    const struct chunk_buffers b = part_buffers(all, &args.parts[0]);
+    status = chunk_part_graph(task->chunk_id, &b, &args.parts[0], args.step, args.rows_apart_below,
                               args.level_priorities, args.gpu_launch == GPU_LAUNCH_EARLY, stream);
-    if (!status)
-      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
-                                 task.spike_step, args.step.dt_ms, stream);
-    if (!status)
-      status = hines_task_stream_end(stream);
   } else {
-    struct part_streams *ps = args.n_parts <= MAX_STREAM_PARTS ? part_streams_get(local) : NULL;
+    struct part_streams *ps = args.n_parts <= MAX_STREAM_PARTS ? part_streams_get(stream) : NULL;
     if (!ps)
       status = (int)cudaErrorInvalidValue;
     /* Part p > 0 starts once part p - 1's deepest level is eliminated (which also orders it
      * after the task's inputs, all on StarPU's stream first); StarPU's stream then waits for
-     * every part before the task counts as done. */
+     * every part before the step counts as done. */
     for (int p = 0; p < args.n_parts && !status; p++) {
       struct part_queue q = {.bulk = ps->bulk[p],
                              .urgent = ps->urgent[p],
@@ -632,19 +619,45 @@ static void chunk_step_gpu(void *buffers[], void *cl_arg) {
                              .small_level_systems = ps->small_level_systems};
       if (p > 0)
         status = (int)cudaStreamWaitEvent(q.current, ps->deepest_done[p - 1], 0);
-      const struct chunk_buffers b = part_buffers(&all, &args.parts[p]);
+      const struct chunk_buffers b = part_buffers(all, &args.parts[p]);
       if (!status)
         status = chunk_part_cuda(&b, &args.parts[p], args.step, args.rows_apart_below, &q,
                                  ps->deepest_done[p], 0);
-      if (!status && q.current != local)
+      if (!status && q.current != stream)
         status = (int)cudaEventRecord(ps->done[p], q.current);
-      if (!status && q.current != local)
-        status = (int)cudaStreamWaitEvent(local, ps->done[p], 0);
+      if (!status && q.current != stream)
+        status = (int)cudaStreamWaitEvent(stream, ps->done[p], 0);
     }
-    if (!status) /* after every part: StarPU's stream waits for them all */
-      status = step_outputs_cuda(all.voltage, 0, samples, task.sample_row, spikes, n_spiking,
-                                 task.spike_step, args.step.dt_ms, local);
   }
+  return status;
+}
+
+static void chunk_step_gpu(void *buffers[], void *cl_arg) {
+  struct chunk_task task;
+  memcpy(&task, cl_arg, sizeof task);
+  struct chunk_step_arguments args = task.chunk;
+  const struct chunk_buffers all = chunk_buffers_of(
+      buffers, (task.sample_row >= 0) + (task.spike_step > 0), task.chunk.step.channels.n_gates);
+  double *samples = samples_if(buffers, task.sample_row, task.spike_step);
+  int n_spiking = 0;
+  double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
+  /* Several parts run on the worker's part streams around StarPU's own (part 0's bulk stream);
+   * every other kind of chunk on the task's own stream, so that the chunk tasks a worker keeps
+   * queued run concurrently (codelets/task_streams.h). */
+  const int parted = args.kernel == LEVEL_KERNEL_LEVELS && args.n_parts > 1;
+  cudaStream_t stream = parted ? starpu_cuda_get_local_stream() : hines_task_stream_begin();
+  int status = 0;
+  /* The task's steps queue back to back: no StarPU work between them. */
+  for (int j = 0; j < task.steps && !status; j++) {
+    args.step.time_ms = chunk_task_time(&task, j);
+    status = chunk_one_step_gpu(&task, &args, &all, stream);
+    if (!status)
+      status = step_outputs_cuda(
+          all.voltage, 0, j == task.steps - 1 ? samples : NULL, task.sample_row, spikes, n_spiking,
+          task.spike_step > 0 ? task.spike_step + j : 0, args.step.dt_ms, stream);
+  }
+  if (!status && !parted)
+    status = hines_task_stream_end(stream);
   if (status)
     STARPU_CUDA_REPORT_ERROR((cudaError_t)status);
 }
@@ -730,8 +743,10 @@ static uint32_t forward_kind(struct starpu_task *task) {
   (void)task;
   return 0;
 }
+/* A chunk task's work: its compartments times the steps it advances. */
 static double chunk_size(struct starpu_task *task) {
-  return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
+  const int steps = ((const struct chunk_task *)task->cl_arg)->steps;
+  return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2)) * (steps > 1 ? steps : 1);
 }
 static uint32_t chunk_kind(struct starpu_task *task) {
   const struct chunk_step_arguments *a = &((const struct chunk_task *)task->cl_arg)->chunk;
@@ -813,6 +828,11 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
   const struct chunk_task task = {.chunk = *args,
                                   .sample_row = sample_row,
                                   .spike_step = spike_step,
+                                  .steps = data->steps > 1 ? data->steps : 1,
+                                  /* steps 0: one step at args->step.time_ms */
+                                  .run_step = data->steps > 0 ? data->run_step : 0,
+                                  .run_t0_ms =
+                                      data->steps > 0 ? data->run_t0_ms : args->step.time_ms,
                                   .chunk_id = data->chunk_id};
   void *arguments = codelet_arguments_copy(&task, sizeof task);
   if (!arguments)

@@ -42,10 +42,17 @@ int level_forward_insert(const struct level_forward_data *data,
  * chunk's voltages.
  * chunk_id names the chunk for the whole process (a number no other chunk has had; 0: none):
  * on a GPU a one-part chunk's step is captured once into a CUDA graph and replayed, one launch
- * instead of one per level, keyed by it. */
+ * instead of one per level, keyed by it.
+ * steps: the steps the task advances (0 or 1: one, at args->step.time_ms); step j of the task
+ * starts at run_t0_ms + (run_step + j) * dt, spikes are checked after each (step numbers
+ * spike_step + j) and sample_row is filled after the last. On a GPU the steps queue back to
+ * back on the task's stream: StarPU's round trip between dependent tasks (the GPU idle while
+ * the worker sees one task end and starts the next) is paid once per task. */
 struct chunk_step_data {
   starpu_data_handle_t ints, constants, voltage, factor, contribution, gates, samples, spikes;
   int sample_row, spike_step;
+  int steps, run_step;
+  double run_t0_ms;
   unsigned long long chunk_id;
 };
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,

@@ -45,6 +45,7 @@ struct multi_batch {
   int cell_neurons;     /* neurons per block of the cell-block kernel (0: level kernels) */
   int rows_apart_below; /* chunk_step_arguments' (enum level_rows, resolved) */
   int n_chunks;         /* chunk tasks per step */
+  int task_steps;       /* steps each chunk task advances */
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
   struct probe_set probes;
@@ -352,6 +353,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
                           batch->levels.constants + CONST_RATE_TABLE(batch->levels.constant_rows));
   struct level_batch *lb = &batch->levels;
   batch->n_chunks = (lb->n_chunks + parts - 1) / parts;
+  batch->task_steps = config->level_tasks ? 1 : placement_multi_task_steps(config->task_steps);
   if (batch->config.gpu_launch == GPU_LAUNCH_AUTO) {
     int gpus = placement_cuda_devices();
     batch->config.gpu_launch = batch->n_chunks <= MULTI_EARLY_CHUNKS_PER_GPU * (gpus > 0 ? gpus : 1)
@@ -418,6 +420,10 @@ long long multi_batch_warp_systems(const struct multi_batch *batch) {
   return systems;
 }
 
+int multi_batch_task_steps(const struct multi_batch *batch) {
+  return batch->task_steps;
+}
+
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
   return batch->config.level_tasks ? 2 * batch->n_chunks * batch->levels.n_levels : batch->n_chunks;
 }
@@ -462,9 +468,10 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k, int c,
   return HINES_OK;
 }
 
+/* Chunk c's task for `steps` steps from the run's step run_step (t0_ms its start). */
 static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                              const struct level_step_arguments *step, int sample_row,
-                             int step_number) {
+                             int step_number, int steps, int run_step, double t0_ms) {
   const struct chunk_step_arguments args = {.step = *step,
                                             .gpu_launch = batch->config.gpu_launch,
                                             .kernel = batch->config.level_kernel,
@@ -483,6 +490,9 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
       .sample_row = sample_row,
       .spikes = spike_set_record(&batch->spikes, c),
       .spike_step = step_number,
+      .steps = steps,
+      .run_step = run_step,
+      .run_t0_ms = t0_ms,
       .chunk_id = k->id};
   return chunk_step_insert(&data, &args, k->name, batch->where) ? HINES_FAILURE : HINES_OK;
 }
@@ -506,15 +516,20 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
                      batch->config.level_kernel == LEVEL_KERNEL_LEVELS &&
                      !batch->config.level_tasks && batch->config.level_row_factors};
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
-  for (int step = 0; step < steps; step++) {
+  const int per_task = batch->task_steps;
+  for (int s = 0; s < steps; s += per_task) {
+    /* The window counts rounds of tasks, each round per_task steps. */
     runtime_window_wait(window, multi_batch_tasks_per_step(batch));
-    args.time_ms = t0_ms + step * model->dt_ms;
-    const int row = step == steps - 1 ? sample_row : -1;
-    const int number = ++batch->steps_done;
+    const int count = steps - s < per_task ? steps - s : per_task;
+    args.time_ms = t0_ms + s * model->dt_ms;
+    const int row = s + count == steps ? sample_row : -1;
+    const int number = batch->steps_done + 1;
+    batch->steps_done += count;
     for (int c = 0; c < batch->n_chunks; c++) {
-      int status = batch->config.level_tasks
-                       ? submit_level_tasks(batch, &batch->chunks[c], c, &args, row, number)
-                       : submit_chunk_task(batch, &batch->chunks[c], c, &args, row, number);
+      int status =
+          batch->config.level_tasks
+              ? submit_level_tasks(batch, &batch->chunks[c], c, &args, row, number)
+              : submit_chunk_task(batch, &batch->chunks[c], c, &args, row, number, count, s, t0_ms);
       if (status)
         return status;
     }

@@ -84,7 +84,11 @@ struct multi_batch_config {
    * (cell_neurons_per_block_auto). */
   int cell_neurons;
   int window; /* steps submitted ahead, as mono_batch_config's */
-  int pin;    /* as mono_batch_config's */
+  /* Steps each chunk task advances (chunk_step_data.steps); 0: the default
+   * (placement_multi_task_steps: 8 where GPUs take the chunks, else 1). Per-level tasks always
+   * advance one. */
+  int task_steps;
+  int pin; /* as mono_batch_config's */
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
    * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
    * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
@@ -126,6 +130,8 @@ struct spike_set *multi_batch_spike_set(struct multi_batch *batch);
 /* Voltages of neuron k (its morphology's n values) copied to the host. */
 void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
 int multi_batch_tasks_per_step(const struct multi_batch *batch);
+/* Steps each chunk task advances (multi_batch_config.task_steps, resolved). */
+int multi_batch_task_steps(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* Neurons per thread block of the cell-block kernel (0 with the level kernels). */

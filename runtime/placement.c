@@ -196,6 +196,14 @@ void placement_prefetch(void *handle, int node) {
   size_model_set_home((starpu_data_handle_t)handle, starpu_memory_node_get_devid((unsigned)node));
 }
 
+int placement_multi_task_steps(int requested) {
+  if (requested > 0)
+    return requested;
+  const int cpus_idle =
+      starpu_cpu_worker_get_count() == 0 || strncmp(runtime_scheduler(), "dm", 2) == 0;
+  return placement_cuda_devices() > 0 && cpus_idle ? PLACEMENT_MULTI_TASK_STEPS : 1;
+}
+
 int placement_task_steps(int requested, const struct placement_plan *plan,
                          int smallest_chunk_neurons) {
   if (requested > 0)

@@ -8,7 +8,7 @@
 # Environment: REPS (3), STEPS (500), MONO_NEURONS (256000), MULTI_NEURONS (33390), DATA (SWC
 # folder), COMMIT, MPIRUN_FLAGS (extra mpirun options), CASES ("1x1 2x1 1x2"; also 2x1wrap: each
 # rank shown one GPU by a CUDA_VISIBLE_DEVICES wrapper instead of hinestask's own node sharing,
-# and 2x1one: one task per rank), BATCHES ("mono multi": which batches), TASK_STEPS (mono tasks
+# and 2x1one: one task per rank), BATCHES ("mono multi": which batches), TASK_STEPS (tasks
 # of K steps), BENCH_NCPU (CPU
 # workers per rank, default 0: GPUs only; 1 checks the script on a machine without GPU).
 set -uo pipefail
@@ -45,9 +45,9 @@ chmod +x "$work/one_gpu_per_rank.sh"
 mix=()
 for f in "$data"/*.swc; do mix+=(--morph "$f"); done
 mono=(--mode mono --morph synthetic:medium-high --neurons "$mono_n")
-# TASK_STEPS=K: the mono runs with tasks of K steps (--task-steps), every case alike.
-[ -n "${TASK_STEPS:-}" ] && mono+=(--task-steps "$TASK_STEPS")
 multi=(--mode multi "${mix[@]}" --neurons "$multi_n")
+# TASK_STEPS=K: the runs with tasks of K steps (--task-steps), every case alike.
+[ -n "${TASK_STEPS:-}" ] && mono+=(--task-steps "$TASK_STEPS") && multi+=(--task-steps "$TASK_STEPS")
 [ -f "$csv" ] || echo "machine,gpu,date,commit,batch,case,ranks,gpus_per_rank,rep,seconds_per_step,compartment_solves_per_s,rank_seconds_per_step,max_rel_error,rank_placement" >"$csv"
 
 # run BATCH CASE REP ARGS...

@@ -82,11 +82,13 @@ static void usage(FILE *out) {
       "                       (default: the scheduler places every chunk)\n"
       "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
       "                       after every step)\n"
-      "  --task-steps K       mono: each task advances its chunk K steps: StarPU's cost per\n"
-      "                       task paid once per K steps, a CPU group kept in cache across\n"
-      "                       them; the same voltages, bit for bit (default on GPU workers\n"
-      "                       alone 8 with chunks of 64,000 neurons or more or at most 8\n"
-      "                       chunks per GPU, else 4; 1 when CPU workers have chunks too)\n"
+      "  --task-steps K       each task advances its chunk K steps: StarPU's cost per task\n"
+      "                       paid once per K steps (a GPU no longer idles between dependent\n"
+      "                       steps), a CPU group kept in cache across them; the same voltages,\n"
+      "                       bit for bit. mono default on GPU workers alone 8 with chunks of\n"
+      "                       64,000 neurons or more or at most 8 chunks per GPU, else 4; 1\n"
+      "                       when CPU workers have chunks too. multi default 8 where GPUs\n"
+      "                       take the chunks (no CPU workers, or a dm* scheduler), else 1\n"
       "  --task-parts P       multi: split each chunk task into P independent neuron sets run on\n"
       "                       P GPU streams, each starting when the previous one has eliminated\n"
       "                       its deepest level (default 1)\n"
@@ -1154,8 +1156,9 @@ void options_warn(const struct options *o, FILE *out) {
       warn_ignored(out, "--block-size", "applies to --mode mono only");
     if (given(o, OPT_CPU_GROUP))
       warn_ignored(out, "--cpu-group", "applies to --mode mono only");
-    if (given(o, OPT_TASK_STEPS))
-      warn_ignored(out, "--task-steps", "applies to --mode mono only");
+    if (given(o, OPT_TASK_STEPS) && (o->per_neuron || o->level_tasks))
+      warn_ignored(out, "--task-steps",
+                   "applies to chunk tasks only (per-level and per-neuron tasks advance one step)");
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++) {
       int option = multi_only[i].option;
       if (!given(o, option) || option == OPT_MULTI_TASKS)

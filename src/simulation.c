@@ -427,6 +427,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .level_tasks = o->level_tasks,
                                         .order = o->level_order,
                                         .window = o->window,
+                                        .task_steps = o->task_steps,
                                         .pin = o->pin,
                                         .model = o->model};
     if (o->per_neuron) {
@@ -444,6 +445,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
       return status;
     set_ops_multi(ops, batch);
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
+    ops->task_steps = multi_batch_task_steps(batch);
     ops->cell_neurons = multi_batch_cell_neurons(batch);
     ops->rows_apart_below = multi_batch_rows_apart_below(batch);
     ops->warp_systems = multi_batch_warp_systems(batch);

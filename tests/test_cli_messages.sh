@@ -50,13 +50,13 @@ run() {
 tiny=(--morph synthetic:small-low --neurons 4 --steps 3)
 
 run layout_multi --mode multi "${tiny[@]}" --layout block --block-size 8 --cpu-group 4 \
-  --task-steps 4 --quiet
+  --task-steps 4 --multi-tasks levels --quiet
 expect "--layout in a multi run: warned, run accepted" '^0$' layout_multi.rc
 expect "--layout in a multi run: the warning names it" \
   '^hinestask: warning: --layout applies to --mode mono only .*; ignored$' layout_multi.err
 expect "--block-size in a multi run: warned" '^hinestask: warning: --block-size applies to --mode mono only; ignored$' layout_multi.err
 expect "--cpu-group in a multi run: warned" '^hinestask: warning: --cpu-group applies to --mode mono only; ignored$' layout_multi.err
-expect "--task-steps in a multi run: warned" '^hinestask: warning: --task-steps applies to --mode mono only; ignored$' layout_multi.err
+expect "--task-steps with per-level tasks: warned" '^hinestask: warning: --task-steps applies to chunk tasks only .*; ignored$' layout_multi.err
 
 run multi_options_mono --mode mono "${tiny[@]}" --padding cp --multi-tasks levels --trunk-below 3 --quiet
 for option in --padding --multi-tasks --trunk-below; do

@@ -100,13 +100,14 @@ static struct outcome mono_outcome(const struct morphology *m, enum batch_layout
 }
 
 static struct outcome multi_outcome(const struct morphology *shapes, int n_shapes, int level_tasks,
-                                    int per_task, int window) {
+                                    int per_task, int window, int task_steps) {
   struct multi_batch_config config = {.morphologies = shapes,
                                       .n_morphologies = n_shapes,
                                       .n_neurons = NEURONS,
                                       .neurons_per_task = per_task,
                                       .level_tasks = level_tasks,
                                       .window = window,
+                                      .task_steps = task_steps,
                                       .model = hh_model()};
   config.model.stimulus.n_neurons_total = NEURONS;
   struct multi_batch *batch;
@@ -198,18 +199,28 @@ static void multi_tasks_and_windows_give_identical_bits(void **state) {
         synthetic_random(15, 80, (unsigned)(testing_uniform(&seed_state) * 1e9), &shapes[i], &err),
         HINES_OK);
   for (int level_tasks = 0; level_tasks < 2; level_tasks++) {
-    struct outcome reference = multi_outcome(shapes, 3, level_tasks, per_task[0], windows[0]);
+    struct outcome reference = multi_outcome(shapes, 3, level_tasks, per_task[0], windows[0], 1);
     for (int t = 0; t < 3; t++)
       for (int w = 0; w < 3; w++) {
         if (t == 0 && w == 0)
           continue;
-        struct outcome o = multi_outcome(shapes, 3, level_tasks, per_task[t], windows[w]);
+        struct outcome o = multi_outcome(shapes, 3, level_tasks, per_task[t], windows[w], 1);
         char what[96];
         snprintf(what, sizeof what, "multi (level tasks %d), %d neurons per task, window %d",
                  level_tasks, per_task[t], windows[w]);
         assert_same_bits(&reference, &o, what);
         outcome_free(&o);
       }
+    /* Chunk tasks of several steps (--task-steps; per-level tasks keep one): 3 does not
+     * divide the runs between samples, 16 spans several of them. */
+    const int task_steps[] = {3, 16};
+    for (int s = 0; s < 2 && !level_tasks; s++) {
+      struct outcome o = multi_outcome(shapes, 3, 0, per_task[1], windows[1], task_steps[s]);
+      char what[96];
+      snprintf(what, sizeof what, "multi, %d steps per chunk task", task_steps[s]);
+      assert_same_bits(&reference, &o, what);
+      outcome_free(&o);
+    }
     outcome_free(&reference);
   }
   for (int i = 0; i < 3; i++)

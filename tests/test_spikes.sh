@@ -118,8 +118,9 @@ check "mono: tasks of 7 and of 64 steps (--task-steps) give the same file" m6.lo
 run u1.log --mode multi "${short[@]}" --spikes u1.csv --task-neurons 1
 run u2.log --mode multi "${short[@]}" --spikes u2.csv --task-parts 2
 run u3.log --mode multi "${short[@]}" --spikes u3.csv --multi-tasks levels
-check "multi: 1 neuron per task, 2 parts per task and per-level tasks give the same file" \
-  u3.log sh -c 'cmp u1.csv u2.csv && cmp u1.csv u3.csv'
+run u4.log --mode multi "${short[@]}" --spikes u4.csv --task-neurons 5 --task-steps 7
+check "multi: 1 neuron per task, 2 parts per task, per-level tasks and tasks of 7 steps give the same file" \
+  u4.log sh -c 'cmp u1.csv u2.csv && cmp u1.csv u3.csv && cmp u1.csv u4.csv'
 check "multi: spikes at every neuron" u1.log test "$(counts u1.csv | wc -l)" -eq 12
 
 # A passive batch does not fire; the per-neuron baseline (passive only) detects crossings of a

@@ -47,6 +47,10 @@
 #   chunks14b the rule kept at 10 M with two chunks from 8 M: CA1 x 3,000 and x 6,000 against one
 #             chunk, the deep chains over two GPUs against 4 chunks a GPU (chunks14b_*)
 #   mpi14     bench_mpi.sh for the six cells, five runs each (mpi14e_*)
+# and of the fifteenth session (BENCHMARKS.md, "Chunk tasks of several steps"), H200 x2 machine:
+#   steps15   --task-steps K for multi chunk tasks (1, the old behaviour, against 2 to 16): CA1 x
+#             500 and x 3,000, the six cells and the large cells on one and two GPUs, HH, mono
+#             for the ratio, bench_mpi.sh for the six cells at 1 and 8 (steps_*, mpi15_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -90,7 +94,7 @@ row() {
   if [ $(( $(date +%s) - T0 )) -gt $LIMIT ]; then echo "SKIPPED (time) $batch $label"; return; fi
   args_of $batch
   local t1=$(date +%s%N)
-  if STARPU_NCUDA=$g STARPU_NCPU=0 timeout 120 "$bin" --quiet --force "${A[@]}" "$@" --json "$out/t.json" >"$out/t.log" 2>&1; then
+  if STARPU_NCUDA=$g STARPU_NCPU=${ROW_NCPU:-0} timeout 120 "$bin" --quiet --force "${A[@]}" "$@" --json "$out/t.json" >"$out/t.log" 2>&1; then
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%s,%.4f,%.3f,%s,%.1f"%(sys.argv[2],j["seconds_per_step"]*1e3,j["compartment_solves_per_s"]/1e9,j["compartments"],float(sys.argv[3])))' "$out/t.json" "$(date -u +%FT%TZ),$commit,$gpu,$g,$batch,$label,$rep" "$(( ($(date +%s%N) - t1) / 1000000 ))e-3" | tee -a "$out/$mode.csv"
   else echo "FAILED $g $batch $label: $(tail -2 "$out/t.log")" | tee -a "$out/$mode.csv"; fi
 }
@@ -112,6 +116,10 @@ probe_args() {
   deep-p) a=("${deep[@]}" --task-neurons 10 --hh none --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
   deep-nosplit) a=("${deep[@]}" --level-split 0 --hh all --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
   ca1-p) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  # tasks of several steps: a sample every 40 steps, so that tasks of 7 and 16 steps run whole
+  six-ts) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --task-steps 7 --probe-every 1 "${six_probes[@]}") ;;
+  six-parts-ts) a=(--mode multi "${six[@]}" --neurons 240 --task-parts 2 --hh none --task-steps 16 --probe-every 1 "${six_probes[@]}") ;;
+  ca1-ts) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh all --task-steps 16 --probe-every 1 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
   esac
 }
 # same_probes SPEC [STEPS]: CPU workers only against the GPU only (--verify), probe files compared
@@ -519,6 +527,23 @@ if [ "$mode" = chunks14b ]; then
     row 1 ca1-6000 c1 -- --task-neurons 6000
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+if [ "$mode" = steps15 ]; then
+  { check; for spec in six-ts six-parts-ts ca1-ts; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    row 1 mono default
+    for k in 1 2 4 8 16; do row 1 ca1-500 k$k -- --task-steps $k; done
+    for k in 1 4 8 16; do row 1 ca1-3000 k$k -- --task-steps $k; done
+    for k in 1 4 8; do row 1 six-33390 k$k -- --task-steps $k; done
+    [ $ngpu -ge 2 ] && for k in 1 4 8; do row 2 six-33390 k$k -- --task-steps $k; done
+    [ $ngpu -ge 2 ] && for k in 1 8; do row 2 large-6643 k$k -- --task-steps $k; done
+    for k in 1 8; do row 1 large-6643-hh k$k -- --task-steps $k; done
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  for k in 1 8; do
+    [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt $(( LIMIT - 100 )) ] && { COMMIT=$commit REPS=3 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" TASK_STEPS=$k timeout 95 scripts/bench_mpi.sh $bundle/bin $out/mpi_k$k.csv > $out/mpi_k$k.log 2>&1; echo "bench_mpi k$k rc=$?"; tail -4 $out/mpi_k$k.log; }
+  done
 fi
 if [ "$mode" = mpi14 ]; then
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 200 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
