@@ -51,6 +51,10 @@
 #   steps15   --task-steps K for multi chunk tasks (1, the old behaviour, against 2 to 16): CA1 x
 #             500 and x 3,000, the six cells and the large cells on one and two GPUs, HH, mono
 #             for the ratio, bench_mpi.sh for the six cells at 1 and 8 (steps_*, mpi15_*)
+#   final15   the defaults after it (8 steps a chunk task), every mix, one and two GPUs, two
+#             rounds; CA1 x 500 against the level solver's options at 8 steps; the defaults with
+#             CPU workers beside the GPUs; HH variants of the large cells; bench_mpi.sh mono and
+#             multi (final15_*, mpi15b_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -234,7 +238,7 @@ if [ "$mode" = final11 ]; then
     }
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
-  [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 150 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+  [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=2 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 170 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 # srow US CHUNKS GPUS BATCH LABEL -- options: row with HINES_STAGGER_US=US (0: unset)
 srow() {
@@ -544,6 +548,48 @@ if [ "$mode" = steps15 ]; then
   for k in 1 8; do
     [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt $(( LIMIT - 100 )) ] && { COMMIT=$commit REPS=3 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" TASK_STEPS=$k timeout 95 scripts/bench_mpi.sh $bundle/bin $out/mpi_k$k.csv > $out/mpi_k$k.log 2>&1; echo "bench_mpi k$k rc=$?"; tail -4 $out/mpi_k$k.log; }
   done
+fi
+if [ "$mode" = final15 ]; then
+  { for spec in six-ts ca1-ts; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    row 1 mono default
+    for batch in six-33390 large-6643 deep-24499 all15-16356 random-23585; do
+      row 1 $batch default
+      [ $ngpu -ge 2 ] && row 2 $batch default
+    done
+    row 1 ca1-3000 default
+    row 1 ca1-500 default
+    row 1 ca1-500 k1 -- --task-steps 1
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  # CA1 x 500 at 8 steps a task: the level solver's options
+  row 1 ca1-500 center -- --level-root center
+  row 1 ca1-500 c2 -- --task-neurons 250
+  row 1 ca1-500 shared -- --level-kernel shared
+  row 1 ca1-500 plain -- --gpu-launch plain
+  row 1 ca1-500 split32 -- --level-split 32
+  row 1 ca1-500 split128 -- --level-split 128
+  row 1 ca1-500 split0 -- --level-split off
+  row 1 ca1-500 sub16 -- --level-subtrees 16
+  row 1 ca1-500 sub0 -- --level-subtrees off
+  row 1 ca1-500 warpsall -- --level-warps all
+  row 1 ca1-500 prio-off -- --level-priorities off
+  row 1 ca1-500 window16 -- --window 16
+  row 1 ca1-500 k32 -- --task-steps 32
+  # the defaults with StarPU's CPU workers beside the GPUs
+  ROW_NCPU=-1 row 1 ca1-500 withcpus
+  ROW_NCPU=-1 row 1 six-33390 withcpus
+  [ $ngpu -ge 2 ] && ROW_NCPU=-1 row 2 six-33390 withcpus
+  # HH everywhere on the large cells
+  row 1 large-6643-hh default
+  row 1 large-6643-hh k1 -- --task-steps 1
+  row 1 large-6643-hh apart -- --level-rows apart
+  row 1 large-6643-hh fused -- --level-rows fused
+  row 1 large-6643-hh exact -- --hh-rates exact
+  row 1 large-6643-hh c2 -- --task-neurons 3322
+  row 1 six-33390-hh default
+  echo "variants done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt $(( LIMIT - 60 )) ] && { COMMIT=$commit REPS=3 STEPS=300 CASES="1x1 2x1 1x2" timeout 170 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = mpi14 ]; then
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 200 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
