@@ -55,6 +55,9 @@
 #             rounds; CA1 x 500 against the level solver's options at 8 steps; the defaults with
 #             CPU workers beside the GPUs; HH variants of the large cells; bench_mpi.sh mono and
 #             multi (final15_*, mpi15b_*)
+#   diag15    the large cells with HH and exact rates (an abort in StarPU's CUDA driver in
+#             final15), compute-sanitizer on a small batch of them; chunks a GPU over two GPUs
+#             with 8 steps a task (large cells, deep chains, all 15); bench_mpi.sh (diag15_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -590,6 +593,32 @@ if [ "$mode" = final15 ]; then
   row 1 six-33390-hh default
   echo "variants done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && [ $(( $(date +%s) - T0 )) -lt $(( LIMIT - 60 )) ] && { COMMIT=$commit REPS=3 STEPS=300 CASES="1x1 2x1 1x2" timeout 170 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = diag15 ]; then
+  san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  echo "compute-sanitizer: $san"
+  row 1 large-6643-hh exact -- --hh-rates exact
+  cp $out/t.log $out/exact_k8.log
+  row 1 large-6643-hh exact-k1 -- --hh-rates exact --task-steps 1
+  cp $out/t.log $out/exact_k1.log
+  row 1 large-1000-hh exact -- --hh-rates exact
+  row 1 six-33390-hh exact -- --hh-rates exact
+  row 1 large-6643-hh exact-fused -- --hh-rates exact --level-rows fused
+  row 1 large-6643-hh exact-apart -- --hh-rates exact --level-rows apart
+  args_of large-200-hh
+  [ -n "$san" ] && STARPU_NCPU=0 timeout 150 $san --print-limit 20 $H --quiet --force "${A[@]}" --hh-rates exact --steps 3 > $out/sanitizer_large_exact.txt 2>&1; echo "sanitizer rc=$? $(grep -c 'Invalid\|ERROR' $out/sanitizer_large_exact.txt) lines at $(( $(date +%s) - T0 )) s"
+  head -c 3000 $out/sanitizer_large_exact.txt
+  echo "diag done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    for batch in large-6643 deep-24499 all15-16356; do
+      args_of $batch; n=${A[$(( ${#A[@]} - 5 ))]}
+      row 1 $batch default
+      row 2 $batch default
+      for c in 2 3 6 8; do row 2 $batch c${c}g -- --task-neurons $(( (n + 2 * c - 1) / (2 * c) )); done
+      row 2 $batch k16 -- --task-steps 16
+    done
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
 if [ "$mode" = mpi14 ]; then
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 200 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
