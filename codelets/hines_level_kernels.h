@@ -219,9 +219,12 @@ level_element_row(const struct level_block_view *v, int s, int j, int size, int 
                   double *rj) {
   membrane_row(diagonal, c_over_dt, leak_current, old_voltage, injected, dj, rj);
   if (gates_e && j < size && channels_apply(&args->channels, v->first_compartment[s] + j))
-    channels_row_any(
-        &args->channels, &args->channels.mechanism[MECHANISM_HH], level_rate_table(constants, args),
-        v->first_compartment[s] + j, old_voltage, args->dt_ms,
+    /* the table's place is in every level batch's constants, filled or not (exact rates) */
+    channels_row_of_variant(
+        &args->channels, &args->channels.mechanism[MECHANISM_HH],
+        channel_variant_of(&args->channels, level_rate_table(constants, args)),
+        constants + CONST_RATE_TABLE(args->constant_rows), v->first_compartment[s] + j, old_voltage,
+        args->dt_ms,
         constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)],
         gates_e, (size_t)v->elements, dj, rj);
 }

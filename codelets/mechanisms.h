@@ -476,6 +476,36 @@ channels_row_any(const struct channel_set *set, const struct channel_mechanism *
   }
 }
 
+/* channels_row of the form `variant` (channel_variant_of), picked at run time, with
+ * `table_memory` always readable (the rate table's place, filled or not): the exact forms ignore
+ * it, but a GPU compiler may hoist the table forms' loads of the table's header above the
+ * switch that picks the form. With NULL for exact rates (channels_row_any) the level solver's
+ * row kernel read address 0 on the H200 (an illegal address, every run of --hh-rates exact whose
+ * rows were built apart). */
+static inline HINES_HOST_DEVICE void
+channels_row_of_variant(const struct channel_set *set, const struct channel_mechanism *hh,
+                        int variant, const double *HINES_RESTRICT table_memory, int compartment,
+                        double old_voltage, double dt_ms, double scale, double *gates,
+                        size_t gate_step, double *diagonal, double *rhs) {
+  switch (variant) {
+  case CHANNELS_HH_EXACT:
+    channels_row(set, hh, CHANNELS_HH_EXACT, table_memory, compartment, old_voltage, dt_ms, scale,
+                 gates, gate_step, diagonal, rhs);
+    break;
+  case CHANNELS_HH_TABLE:
+    channels_row(set, hh, CHANNELS_HH_TABLE, table_memory, compartment, old_voltage, dt_ms, scale,
+                 gates, gate_step, diagonal, rhs);
+    break;
+  case CHANNELS_ANY_EXACT:
+    channels_row(set, hh, CHANNELS_ANY_EXACT, table_memory, compartment, old_voltage, dt_ms, scale,
+                 gates, gate_step, diagonal, rhs);
+    break;
+  default:
+    channels_row(set, hh, CHANNELS_ANY_TABLE, table_memory, compartment, old_voltage, dt_ms, scale,
+                 gates, gate_step, diagonal, rhs);
+  }
+}
+
 /* channels_row_any where the caller knows at compile time whether the set holds hh alone
  * (hh_only_known 1: only hh's two forms are compiled, as for a sweep's own numbers in a run of
  * hh alone; 0: any set, channels_row_any). */

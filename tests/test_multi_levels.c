@@ -411,6 +411,8 @@ static int subtree_limit, split_limit;
 static int root_center;
 /* --level-factors of the runs below: 0 rows (hinestask's default), 1 elements. */
 static int element_factors;
+/* --level-rows of the runs below (enum level_rows; 0: fused, the sweeps build every row). */
+static enum level_rows level_rows_mode;
 
 static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
                                 int neurons, int per_task, int parts, enum level_order order,
@@ -429,6 +431,7 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .split_compartments = split_limit,
                                       .level_root_center = root_center,
                                       .level_row_factors = !element_factors,
+                                      .level_rows = level_rows_mode,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -1356,6 +1359,36 @@ static void row_factors_match_element_factors(void **state) {
   split_limit = subtree_limit = root_center = 0;
 }
 
+/* HH everywhere with its rows built apart (a row kernel, one GPU thread an element, before the
+ * sweeps; --level-rows apart and the small levels of auto, hinestask's default) against the
+ * fused sweeps, with exact rates and with rate tables, through the runtime: the same bits, and
+ * with exact rates the sequential reference. On CUDA workers this runs the row kernel, which
+ * read address 0 with exact rates (hinestask --hh all --hh-rates exact aborted on the H200). */
+static void rows_apart_through_runtime_match_fused_rows(void **state) {
+  (void)state;
+  const int steps = 20, neurons = 2 * mix_count + 3;
+  for (int rates = 0; rates < 2; rates++) {
+    struct step_model model = stimulated_model(1);
+    model.hh_rates = rates ? HH_RATES_TABLE : HH_RATES_EXACT;
+    size_t values, other;
+    level_rows_mode = LEVEL_ROWS_FUSED;
+    double *fused = run_chunk_kernel(mix, mix_count, neurons, 7, 0, LEVEL_ORDER_AUTO, 0,
+                                     LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
+    level_rows_mode = LEVEL_ROWS_APART;
+    double *apart = run_chunk_kernel(mix, mix_count, neurons, 7, 0, LEVEL_ORDER_AUTO, 0,
+                                     LEVEL_KERNEL_LEVELS, 0, &model, steps, &other);
+    level_rows_mode = LEVEL_ROWS_FUSED;
+    assert_int_equal(values, other);
+    if (memcmp(fused, apart, values * sizeof(double)) != 0)
+      fail_msg("%s rates: rows apart differ in bits from the fused sweeps",
+               rates ? "table" : "exact");
+    if (!rates)
+      worst_against_reference(mix, mix_count, neurons, &model, steps, apart,
+                              "rows apart, exact rates");
+    free(fused), free(apart);
+  }
+}
+
 static int starpu_started;
 
 static int setup(void **state) {
@@ -1398,6 +1431,7 @@ int main(void) {
       cmocka_unit_test(centered_roots_match_reference),
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(row_factors_match_element_factors),
+      cmocka_unit_test(rows_apart_through_runtime_match_fused_rows),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -58,6 +58,11 @@
 #   diag15    the large cells with HH and exact rates (an abort in StarPU's CUDA driver in
 #             final15), compute-sanitizer on a small batch of them; chunks a GPU over two GPUs
 #             with 8 steps a task (large cells, deep chains, all 15); bench_mpi.sh (diag15_*)
+#   diag15b   which paths of an HH run with exact rates fail on the GPU (options one at a time),
+#             compute-sanitizer's memcheck with the API errors left out
+#   verify15  after the fix (the row kernel's rate-table pointer): the same option list, CPU and
+#             GPU probe files with exact rates, test_multi_levels, HH timings with exact rates,
+#             bench_mpi.sh mono and multi five runs each (verify15_*, mpi15c_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -126,6 +131,8 @@ probe_args() {
   # tasks of several steps: a sample every 40 steps, so that tasks of 7 and 16 steps run whole
   six-ts) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --task-steps 7 --probe-every 1 "${six_probes[@]}") ;;
   six-parts-ts) a=(--mode multi "${six[@]}" --neurons 240 --task-parts 2 --hh none --task-steps 16 --probe-every 1 "${six_probes[@]}") ;;
+  six-exact) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --hh-rates exact "${six_probes[@]}") ;;
+  large-exact) a=(--mode multi "${large[@]}" --neurons 20 --hh all --hh-rates exact --probe 0:0 --probe 19:300 --probe 7:5) ;;
   ca1-ts) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh all --task-steps 16 --probe-every 1 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
   esac
 }
@@ -619,6 +626,32 @@ if [ "$mode" = diag15 ]; then
     done
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
+fi
+if [ "$mode" = diag15b ] || [ "$mode" = verify15 ]; then
+  san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  small=(--mode multi "${six[@]}" --neurons 240 --hh all --hh-rates exact --steps 20 --quiet --force)
+  for v in "" "--level-rows fused" "--level-rows apart" "--gpu-launch plain" "--task-steps 1" "--level-root soma" "--level-warps off" "--level-kernel flow" "--level-kernel cell" "--multi-tasks levels" "--hh soma" "--hh-rates table" "--level-subtrees off --level-split off" "--padding cp"; do
+    read -r -a o <<<"$v"
+    STARPU_NCPU=0 timeout 60 $H "${small[@]}" "${o[@]}" > $out/d.log 2>&1 && echo "PASS [$v]" || echo "FAIL [$v] $(grep -o 'CUDA error.*' $out/d.log | head -1)"
+  done
+  STARPU_NCPU=0 timeout 60 $H --mode mono --morph synthetic:medium-high --neurons 3000 --hh all --hh-rates exact --steps 20 --quiet --force > $out/d.log 2>&1 && echo "PASS mono exact" || echo "FAIL mono exact"
+  STARPU_NCPU=0 timeout 60 $H --mode multi --morph synthetic:medium-high --neurons 300 --hh all --hh-rates exact --steps 20 --quiet --force > $out/d.log 2>&1 && echo "PASS multi medium-high exact" || echo "FAIL multi medium-high exact"
+  [ -n "$san" ] && STARPU_NCPU=0 STARPU_NCUDA=1 timeout 200 $san --tool memcheck --report-api-errors no --print-limit 6 $H "${small[@]}" --neurons 24 --steps 2 > $out/sanitizer_exact.txt 2>&1; echo "sanitizer rc=$?"
+  grep -v 'Host Frame\|^=========\s*$' $out/sanitizer_exact.txt | head -60
+fi
+if [ "$mode" = verify15 ]; then
+  { check; for spec in six-exact large-exact six-ts ca1-ts; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  rep=1 row 1 mono default
+  for rep in 1 2; do
+    row 1 ca1-500 default
+    row 1 ca1-3000 default
+  done
+  row 1 large-6643-hh table
+  row 1 large-6643-hh exact -- --hh-rates exact
+  row 1 six-33390-hh exact -- --hh-rates exact
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 CASES="1x1 2x1 1x2" timeout 260 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
 fi
 if [ "$mode" = mpi14 ]; then
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 200 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
