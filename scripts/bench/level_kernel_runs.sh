@@ -63,6 +63,9 @@
 #   verify15  after the fix (the row kernel's rate-table pointer): the same option list, CPU and
 #             GPU probe files with exact rates, test_multi_levels, HH timings with exact rates,
 #             bench_mpi.sh mono and multi five runs each (verify15_*, mpi15c_*)
+#   split15   longer branch pieces (--level-split 128, 256, off: fewer levels, fewer kernels on
+#             the critical path) over two GPUs for the large cells, all 15 and the deep chains;
+#             the same for the large cells with HH on one GPU (split15_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -652,6 +655,23 @@ if [ "$mode" = verify15 ]; then
   row 1 six-33390-hh exact -- --hh-rates exact
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 CASES="1x1 2x1 1x2" timeout 260 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = split15 ]; then
+  for rep in 1 2; do
+    for batch in large-6643 all15-16356 deep-24499; do
+      row 2 $batch default
+      for c in 128 256; do row 2 $batch s$c -- --level-split $c; done
+      row 2 $batch soff -- --level-split off
+    done
+    row 1 large-6643 default
+    row 1 large-6643 s128 -- --level-split 128
+  done
+  rep=1
+  row 1 large-6643-hh default
+  row 1 large-6643-hh s128 -- --level-split 128
+  row 1 large-6643-hh soff -- --level-split off
+  row 1 large-6643-hh sub16 -- --level-subtrees 16
+  echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
 if [ "$mode" = mpi14 ]; then
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 BATCHES=multi CASES="1x1 2x1 1x2" timeout 200 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
