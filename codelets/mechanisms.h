@@ -451,37 +451,12 @@ channels_row(const struct channel_set *set, const struct channel_mechanism *hh, 
   }
 }
 
-/* channels_row with the variant picked at run time (scalar code: the reference, the soma). */
-static inline HINES_HOST_DEVICE void
-channels_row_any(const struct channel_set *set, const struct channel_mechanism *hh,
-                 const double *HINES_RESTRICT rate_table, int compartment, double old_voltage,
-                 double dt_ms, double scale, double *gates, size_t gate_step, double *diagonal,
-                 double *rhs) {
-  switch (channel_variant_of(set, rate_table)) {
-  case CHANNELS_HH_EXACT:
-    channels_row(set, hh, CHANNELS_HH_EXACT, NULL, compartment, old_voltage, dt_ms, scale, gates,
-                 gate_step, diagonal, rhs);
-    break;
-  case CHANNELS_HH_TABLE:
-    channels_row(set, hh, CHANNELS_HH_TABLE, rate_table, compartment, old_voltage, dt_ms, scale,
-                 gates, gate_step, diagonal, rhs);
-    break;
-  case CHANNELS_ANY_EXACT:
-    channels_row(set, hh, CHANNELS_ANY_EXACT, NULL, compartment, old_voltage, dt_ms, scale, gates,
-                 gate_step, diagonal, rhs);
-    break;
-  default:
-    channels_row(set, hh, CHANNELS_ANY_TABLE, rate_table, compartment, old_voltage, dt_ms, scale,
-                 gates, gate_step, diagonal, rhs);
-  }
-}
-
-/* channels_row of the form `variant` (channel_variant_of), picked at run time, with
- * `table_memory` always readable (the rate table's place, filled or not): the exact forms ignore
- * it, but a GPU compiler may hoist the table forms' loads of the table's header above the
- * switch that picks the form. With NULL for exact rates (channels_row_any) the level solver's
- * row kernel read address 0 on the H200 (an illegal address, every run of --hh-rates exact whose
- * rows were built apart). */
+/* channels_row of the form `variant` (channel_variant_of), picked at run time; table_memory:
+ * the rate table for the table forms, which the exact forms never read. Where a GPU kernel may
+ * run an exact form, pass memory that is readable all the same (the table's place, filled or
+ * not): a GPU compiler may hoist the table forms' loads of the table's header above the switch.
+ * With NULL for exact rates the level solver's row kernel read address 0 on the H200 (an illegal
+ * address, every run of --hh-rates exact whose rows were built apart). */
 static inline HINES_HOST_DEVICE void
 channels_row_of_variant(const struct channel_set *set, const struct channel_mechanism *hh,
                         int variant, const double *HINES_RESTRICT table_memory, int compartment,
@@ -504,6 +479,17 @@ channels_row_of_variant(const struct channel_set *set, const struct channel_mech
     channels_row(set, hh, CHANNELS_ANY_TABLE, table_memory, compartment, old_voltage, dt_ms, scale,
                  gates, gate_step, diagonal, rhs);
   }
+}
+
+/* channels_row with the variant picked at run time from the table (NULL: exact rates; scalar
+ * code: the reference, the soma). */
+static inline HINES_HOST_DEVICE void
+channels_row_any(const struct channel_set *set, const struct channel_mechanism *hh,
+                 const double *HINES_RESTRICT rate_table, int compartment, double old_voltage,
+                 double dt_ms, double scale, double *gates, size_t gate_step, double *diagonal,
+                 double *rhs) {
+  channels_row_of_variant(set, hh, channel_variant_of(set, rate_table), rate_table, compartment,
+                          old_voltage, dt_ms, scale, gates, gate_step, diagonal, rhs);
 }
 
 /* channels_row_any where the caller knows at compile time whether the set holds hh alone
