@@ -63,6 +63,9 @@
 #   verify15  after the fix (the row kernel's rate-table pointer): the same option list, CPU and
 #             GPU probe files with exact rates, test_multi_levels, HH timings with exact rates,
 #             bench_mpi.sh mono and multi five runs each (verify15_*, mpi15c_*)
+#   verify15b after channels_row_any became channels_row_of_variant (mono kernels recompiled):
+#             the checks, the option list, HH timings against the build before
+#             (bin/hinestask_prev.gz) (verify15b_*)
 #   split15   longer branch pieces (--level-split 128, 256, off: fewer levels, fewer kernels on
 #             the critical path) over two GPUs for the large cells, all 15 and the deep chains;
 #             the same for the large cells with HH on one GPU (split15_*)
@@ -630,7 +633,7 @@ if [ "$mode" = diag15 ]; then
   done
   echo "rows done at $(( $(date +%s) - T0 )) s"
 fi
-if [ "$mode" = diag15b ] || [ "$mode" = verify15 ]; then
+if [ "$mode" = diag15b ] || [ "$mode" = verify15 ] || [ "$mode" = verify15b ]; then
   san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   small=(--mode multi "${six[@]}" --neurons 240 --hh all --hh-rates exact --steps 20 --quiet --force)
   for v in "" "--level-rows fused" "--level-rows apart" "--gpu-launch plain" "--task-steps 1" "--level-root soma" "--level-warps off" "--level-kernel flow" "--level-kernel cell" "--multi-tasks levels" "--hh soma" "--hh-rates table" "--level-subtrees off --level-split off" "--padding cp"; do
@@ -655,6 +658,17 @@ if [ "$mode" = verify15 ]; then
   row 1 six-33390-hh exact -- --hh-rates exact
   echo "rows done at $(( $(date +%s) - T0 )) s"
   [ $ngpu -ge 2 ] && { COMMIT=$commit REPS=5 STEPS=300 CASES="1x1 2x1 1x2" timeout 260 scripts/bench_mpi.sh $bundle/bin $out/mpi.csv > $out/mpi.log 2>&1; echo "bench_mpi rc=$?"; tail -8 $out/mpi.log; }
+fi
+if [ "$mode" = verify15b ]; then
+  { check; for spec in six-exact large-exact; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for batch in mono-hh six-33390-hh ca1-500; do
+      row 1 $batch now
+      row 1 $batch prev prev
+    done
+    row 1 mono-hh exact -- --hh-rates exact
+    row 1 mono-hh exact-prev prev -- --hh-rates exact
+  done
 fi
 if [ "$mode" = split15 ]; then
   for rep in 1 2; do
