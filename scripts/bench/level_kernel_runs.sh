@@ -112,7 +112,9 @@ row() {
   if [ $(( $(date +%s) - T0 )) -gt $LIMIT ]; then echo "SKIPPED (time) $batch $label"; return; fi
   args_of $batch
   local t1=$(date +%s%N)
-  if STARPU_NCUDA=$g STARPU_NCPU=${ROW_NCPU:-0} timeout 120 "$bin" --quiet --force "${A[@]}" "$@" --json "$out/t.json" >"$out/t.log" 2>&1; then
+  # ROW_NCPU=all: StarPU's own count of CPU workers beside the GPUs (STARPU_NCPU unset)
+  local ncpu=(STARPU_NCPU=${ROW_NCPU:-0}); [ "${ROW_NCPU:-0}" = all ] && ncpu=(-u STARPU_NCPU)
+  if env "${ncpu[@]}" STARPU_NCUDA=$g timeout 120 "$bin" --quiet --force "${A[@]}" "$@" --json "$out/t.json" >"$out/t.log" 2>&1; then
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%s,%.4f,%.3f,%s,%.1f"%(sys.argv[2],j["seconds_per_step"]*1e3,j["compartment_solves_per_s"]/1e9,j["compartments"],float(sys.argv[3])))' "$out/t.json" "$(date -u +%FT%TZ),$commit,$gpu,$g,$batch,$label,$rep" "$(( ($(date +%s%N) - t1) / 1000000 ))e-3" | tee -a "$out/$mode.csv"
   else echo "FAILED $g $batch $label: $(tail -2 "$out/t.log")" | tee -a "$out/$mode.csv"; fi
 }
@@ -593,9 +595,9 @@ if [ "$mode" = final15 ]; then
   row 1 ca1-500 window16 -- --window 16
   row 1 ca1-500 k32 -- --task-steps 32
   # the defaults with StarPU's CPU workers beside the GPUs
-  ROW_NCPU=-1 row 1 ca1-500 withcpus
-  ROW_NCPU=-1 row 1 six-33390 withcpus
-  [ $ngpu -ge 2 ] && ROW_NCPU=-1 row 2 six-33390 withcpus
+  ROW_NCPU=all row 1 ca1-500 withcpus
+  ROW_NCPU=all row 1 six-33390 withcpus
+  [ $ngpu -ge 2 ] && ROW_NCPU=all row 2 six-33390 withcpus
   # HH everywhere on the large cells
   row 1 large-6643-hh default
   row 1 large-6643-hh k1 -- --task-steps 1
@@ -669,6 +671,14 @@ if [ "$mode" = verify15b ]; then
     row 1 mono-hh exact -- --hh-rates exact
     row 1 mono-hh exact-prev prev -- --hh-rates exact
   done
+fi
+if [ "$mode" = cpus15 ]; then
+  rep=1
+  for k in 8 1; do
+    ROW_NCPU=all row 1 ca1-500 withcpus-k$k -- --task-steps $k
+    ROW_NCPU=all row 1 six-33390 withcpus-k$k -- --task-steps $k
+  done
+  grep -o '"scheduler": "[a-z]*"\|"cpu_workers": [0-9]*\|"tasks_on_cpus": [0-9]*\|"task_steps": [0-9]*' $out/t.json
 fi
 if [ "$mode" = split15 ]; then
   for rep in 1 2; do
