@@ -47,7 +47,7 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
  * one. A chunk task's steps queue back to back on its GPU stream, so the GPU no longer idles
  * between dependent steps while StarPU sees one task end and starts the next. Measured on the
  * H200 x2 machine (fifteenth session, BENCHMARKS.md "Chunk tasks of several steps"), against 1:
- * CA1 x 500 1.23-1.25x with 8 (16 the same), CA1 x 3,000 1.10-1.11x, the six cells over two
+ * CA1 x 500 1.22-1.25x with 8 (16 the same), CA1 x 3,000 1.10-1.12x, the six cells over two
  * GPUs 1.06-1.07x, on one GPU even. */
 #define PLACEMENT_MULTI_TASK_STEPS 8
 int placement_multi_task_steps(int requested);
