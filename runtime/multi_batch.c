@@ -307,6 +307,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
       config->model.channels.placement == PLACE_ALL)
     batch->rows_apart_below = config->level_rows == LEVEL_ROWS_APART   ? INT_MAX
                               : config->level_rows == LEVEL_ROWS_FUSED ? 0
+                              : config->rows_apart_below > 0           ? config->rows_apart_below
                                                                        : MULTI_ROWS_APART_SYSTEMS;
   /* Warp sweeps: auto gives none to a passive batch of the level kernels with lean sweeps, the
    * cost model's choice otherwise (the cell and flow kernels have no lean sweeps). A level with

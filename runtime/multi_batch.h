@@ -50,6 +50,8 @@ struct multi_batch_config {
    * first (codelets/hines_level_kernels.h); LEVEL_ROWS_FUSED is 0. LEVEL_ROWS_AUTO: apart at
    * the levels of fewer than MULTI_ROWS_APART_SYSTEMS systems. */
   enum level_rows level_rows;
+  int rows_apart_below; /* with LEVEL_ROWS_AUTO: the limit instead of MULTI_ROWS_APART_SYSTEMS
+                           (0: that) */
   /* Without channels, sweeps may read each row's inverse pivot from the constants, computed
    * once (level_layout.h, CONST_INVERSE_PIVOT; the same bits): GPU levels of fewer systems than
    * this read them, CPU workers whenever it is not 0; 0: every pivot computed every step

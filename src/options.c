@@ -111,11 +111,12 @@ static void usage(FILE *out) {
       "                       parent (no boundary between levels), or one on-chip cell kernel\n"
       "                       per step whose blocks hold their neurons in GPU shared memory\n"
       "                       (16 bytes a compartment; same bits)\n"
-      "  --level-rows auto|fused|apart  multi, level kernels on GPUs, channels on every\n"
+      "  --level-rows auto|fused|apart|N  multi, level kernels on GPUs, channels on every\n"
       "                       compartment: build each element's row inside its branch's sweep\n"
       "                       (fused) or first, one GPU thread an element, then only\n"
       "                       eliminate (apart; same bits); auto (default): apart at the\n"
-      "                       levels of fewer than 262,144 branches\n"
+      "                       levels of fewer than 262,144 branches; N: of fewer than N\n"
+      "                       branches\n"
       "  --level-pivots auto|stored|computed|N  multi, no channels: the sweeps read each\n"
       "                       compartment's pivot, computed once per morphology (stored: a\n"
       "                       shorter elimination chain, the same bits), or compute every\n"
@@ -641,8 +642,12 @@ const char *options_level_pivots_word(const struct options *o) {
   return number;
 }
 
-const char *options_level_rows_word(enum level_rows rows) {
-  return level_rows_words[rows];
+const char *options_level_rows_word(const struct options *o) {
+  static char number[16];
+  if (o->rows_apart_below <= 0)
+    return level_rows_words[o->level_rows];
+  snprintf(number, sizeof number, "%d", o->rows_apart_below);
+  return number;
 }
 
 void options_parse(int argc, char **argv, struct options *o) {
@@ -991,7 +996,19 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_LEVEL_ROWS:
       o->multi_option_given = 1;
-      o->level_rows = (enum level_rows)parse_keyword("--level-rows", optarg, level_rows_words, 3);
+      if (optarg[0] >= '0' && optarg[0] <= '9') { /* N: apart at levels of fewer branches */
+        o->level_rows = LEVEL_ROWS_AUTO;
+        o->rows_apart_below = parse_int("--level-rows", optarg, 1, INT_MAX);
+      } else {
+        int word = 0;
+        while (word < 3 && strcmp(optarg, level_rows_words[word]) != 0)
+          word++;
+        if (word == 3)
+          bad_usage("--level-rows must be fused, apart, auto or a number of branches, got '%s'",
+                    optarg);
+        o->level_rows = (enum level_rows)word;
+        o->rows_apart_below = 0;
+      }
       break;
     case OPT_LEVEL_PIVOTS:
       o->multi_option_given = 1;

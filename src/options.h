@@ -52,6 +52,7 @@ struct options {
   enum gpu_launch gpu_launch;     /* multi, chunk tasks */
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
   enum level_rows level_rows;     /* multi, level kernels on GPUs: --level-rows */
+  int rows_apart_below;           /* --level-rows N (apart below N branches); 0: the word's */
   int stored_pivots_below;        /* multi: --level-pivots (0: computed, INT_MAX: stored) */
   int level_priorities;           /* multi, level kernels on GPUs: --level-priorities (1: on) */
   int level_lean;                 /* multi, level kernels on GPUs: --level-lean (1: on) */
@@ -162,7 +163,7 @@ void bad_usage(const char *format, const char *value) __attribute__((noreturn));
 /* What --level-kernel calls a kernel (also the JSON's level_kernel). */
 const char *options_level_kernel_word(enum level_kernel kernel);
 /* What --level-rows calls a choice (also the JSON's level_rows). */
-const char *options_level_rows_word(enum level_rows rows);
+const char *options_level_rows_word(const struct options *o);
 /* What --level-pivots calls a choice (also the JSON's level_pivots): auto, stored, computed or
  * the number given. */
 const char *options_level_pivots_word(const struct options *o);

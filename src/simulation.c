@@ -413,6 +413,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .gpu_launch = o->gpu_launch,
                                         .level_kernel = o->level_kernel,
                                         .level_rows = o->level_rows,
+                                        .rows_apart_below = o->rows_apart_below,
                                         .stored_pivots_below = o->stored_pivots_below,
                                         .level_priorities = o->level_priorities,
                                         .level_lean = o->level_lean,

@@ -244,7 +244,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_int(&j, "trunk_below", o->trunk_below);
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
       key_string(&j, "level_kernel", options_level_kernel_word(o->level_kernel));
-      key_string(&j, "level_rows", options_level_rows_word(o->level_rows));
+      key_string(&j, "level_rows", options_level_rows_word(o));
       key_string(&j, "level_priorities", o->level_priorities ? "on" : "off");
       key_string(&j, "level_lean", o->level_lean ? "on" : "off");
       key_string(&j, "level_factors", o->level_row_factors ? "rows" : "elements");

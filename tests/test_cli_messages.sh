@@ -94,6 +94,9 @@ expect "rows apart by level size (auto) in the JSON" '"level_rows": "auto"' rows
 expect "the level size below which rows are built apart in the JSON" '"rows_apart_below": [1-9]' rows_auto.json
 run rows_fused --mode multi "${tiny[@]}" --hh all --level-rows fused --quiet --json rows_fused.json
 expect "--level-rows fused in the JSON" '"level_rows": "fused"' rows_fused.json
+run rows_below --mode multi "${tiny[@]}" --hh all --level-rows 100 --quiet --json rows_below.json
+expect "--level-rows N in the JSON" '"level_rows": "100"' rows_below.json
+expect "--level-rows N: its limit in the JSON" '"rows_apart_below": 100([^0-9]|$)' rows_below.json
 run priorities_default --mode multi "${tiny[@]}" --quiet --json priorities_default.json
 expect "small levels first by default, in the JSON" '"level_priorities": "on"' priorities_default.json
 expect "stored pivots by default, in the JSON" '"level_pivots": "auto"' priorities_default.json
