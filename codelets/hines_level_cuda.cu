@@ -63,10 +63,17 @@ constexpr int kThreads = LEVEL_CUDA_THREADS;
 #ifndef LEVEL_PASSIVE_MAX_REGISTERS
 #define LEVEL_PASSIVE_MAX_REGISTERS 128 /* 65,536 / (4 x 128) */
 #endif
+// The channel kernel compiled for HH's table form alone (kVariant) takes 76 registers, no spill
+// (6 blocks an SM, against 5 with 24 bytes of spill for the run-time switch); bounded to 72 or 64
+// it ran within 1 % (H200, HH mixes; BENCHMARKS.md, "HH rows: one form compiled, ...").
+#ifndef LEVEL_CHANNELS_TABLE_MAX_REGISTERS
+#define LEVEL_CHANNELS_TABLE_MAX_REGISTERS 80 /* 65,536 / (6 x 128) */
+#endif
 #define LEVEL_BACKWARD_BOUNDS                                                                      \
-  __maxnreg__(kTreeLevel  ? LEVEL_TREE_MAX_REGISTERS                                               \
-              : kChannels ? LEVEL_CHANNELS_MAX_REGISTERS                                           \
-                          : LEVEL_PASSIVE_MAX_REGISTERS)
+  __maxnreg__(kTreeLevel                     ? LEVEL_TREE_MAX_REGISTERS                            \
+              : (kChannels && kVariant >= 0) ? LEVEL_CHANNELS_TABLE_MAX_REGISTERS                  \
+              : kChannels                    ? LEVEL_CHANNELS_MAX_REGISTERS                        \
+                                             : LEVEL_PASSIVE_MAX_REGISTERS)
 #endif
 // A level that is mostly leaf subtrees (level_layout.h; the random trees' last level holds 99 %
 // of its elements in subtrees and 92 % of the batch's) is swept by kernels of their own, bounded
@@ -188,7 +195,7 @@ __device__ inline void stage_row_offsets(level_block_view &v, int *staged) {
 // kStored: without channels, the sweeps (thread and warp) read each row's inverse pivot from the
 // constants (level_step_arguments.stored_pivots) instead of computing it.
 template <bool kChannels, int kLanes, bool kAssembled = false, bool kTreeLevel = false,
-          bool kStored = false>
+          bool kStored = false, int kVariant = -1>
 __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
     block_description block, const double *constants, level_step_arguments args, double *voltage,
     double *factor, double *contribution, const double *child_contribution, double *gates,
@@ -203,14 +210,14 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
   if (by_warp)
     backward_warp_system<kLanes>(v, s, constants, args, voltage, factor, contribution,
                                  child_contribution, kChannels ? gates : nullptr, kAssembled,
-                                 kStored && !kChannels && !kAssembled);
+                                 kStored && !kChannels && !kAssembled, kVariant);
   else if (s >= 0)
-    level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
-                                    child_contribution, kChannels ? gates : nullptr, kAssembled,
-                                    kChannels    ? LEVEL_CHANNELS_PREFETCH
-                                    : kTreeLevel ? LEVEL_TREE_PREFETCH
-                                                 : LEVEL_PREFETCH,
-                                    kStored && !kChannels && !kAssembled);
+    level_backward_system_as(&v, s, constants, &args, voltage, factor, contribution,
+                             child_contribution, kChannels ? gates : nullptr, kAssembled,
+                             kChannels    ? LEVEL_CHANNELS_PREFETCH
+                             : kTreeLevel ? LEVEL_TREE_PREFETCH
+                                          : LEVEL_PREFETCH,
+                             kStored && !kChannels && !kAssembled, kVariant);
 }
 
 // Lean sweeps: the thread sweeps of the levels too small to fill the GPU, where a step waits on
@@ -451,6 +458,24 @@ struct row_levels {
   long long element_offset[kRowLevels];
 };
 
+// kVariant: the step's channel form (channel_variant_of), so that only its code is compiled
+// (the table form: 32 registers against 62 for the run-time switch of four forms).
+// Each thread builds LEVEL_ROWS_PER_THREAD elements, kThreads apart, and first asks L2 for all
+// their voltages and gates (element i of a level is at i: level_assemble_element's
+// row_offset[j] + s), so that those memory round trips overlap each other and the chain of
+// description reads (row search, system arrays, constants rows) each element waits for. ncu on
+// the H200 (the large cells x 6,643, HH everywhere, one element a thread, no prefetch): 0.80 ms
+// for 1.87 GB, 2.3 TB/s at 93 % occupancy: bound by each thread's chain of dependent reads, not by
+// bandwidth. Two elements a thread with the prefetches made that batch's step 1.08x faster (3.22
+// against 3.48 ms), the deep chains 1.25x, CA1 x 3,000 1.17x; four, 1.05x and 1.15x
+// (BENCHMARKS.md, "HH rows: one form compiled, two elements a thread").
+#ifndef LEVEL_ROWS_PER_THREAD
+#define LEVEL_ROWS_PER_THREAD 2
+#endif
+#ifndef LEVEL_ROWS_PREFETCH
+#define LEVEL_ROWS_PREFETCH 1
+#endif
+template <int kVariant>
 __global__ void rows_kernel(const int *part_ints, row_levels levels, const double *constants,
                             level_step_arguments args, double *voltage, double *factor,
                             double *gates, int n_gates) {
@@ -458,14 +483,31 @@ __global__ void rows_kernel(const int *part_ints, row_levels levels, const doubl
   int level = 0;
   while (level + 1 < levels.n_levels && (int)blockIdx.x >= levels.block_first[level + 1])
     level++;
-  const level_block_view v = level_block_describe(part_ints + levels.ints_offset[level]);
-  const int i = ((int)blockIdx.x - levels.block_first[level]) * kThreads + (int)threadIdx.x;
-  if (i >= v.row_offset[v.max_size])
-    return;
-  const int j = level_row_of_element(&v, i);
   const long long e = levels.element_offset[level];
-  level_assemble_element(&v, i - v.row_offset[j], j, constants, &args, voltage + e, factor + e,
-                         gates ? gates + (long long)n_gates * e : nullptr);
+  const int first =
+      ((int)blockIdx.x - levels.block_first[level]) * kThreads * LEVEL_ROWS_PER_THREAD +
+      (int)threadIdx.x;
+  const level_block_view v = level_block_describe(part_ints + levels.ints_offset[level]);
+  const int elements = v.row_offset[v.max_size];
+  if (LEVEL_ROWS_PREFETCH) {
+#pragma unroll
+    for (int k = 0; k < LEVEL_ROWS_PER_THREAD; k++) {
+      const int i = first + k * kThreads;
+      if (i < elements) {
+        HINES_PREFETCH_L2(voltage + e + i);
+        for (int g = 0; g < n_gates && gates; g++)
+          HINES_PREFETCH_L2(gates + (long long)n_gates * e + (long long)g * v.elements + i);
+      }
+    }
+  }
+  for (int k = 0; k < LEVEL_ROWS_PER_THREAD; k++) {
+    const int i = first + k * kThreads;
+    if (i >= elements)
+      return;
+    const int j = level_row_of_element(&v, i);
+    level_assemble_element(&v, i - v.row_offset[j], j, constants, &args, voltage + e, factor + e,
+                           gates ? gates + (long long)n_gates * e : nullptr, kVariant);
+  }
 }
 
 template <int kLanes>
@@ -580,6 +622,11 @@ int launch_backward(const block_description &block, int systems, int warp_system
     return launch(backward_kernel<false, kLanes, true>, blocks, how, stream, block, constants,
                   *args, voltage, factor, contribution, child_contribution, (double *)nullptr,
                   warp_systems, wait_first);
+  if (gates && channel_variant_of(&args->channels, level_rate_table(constants, args)) ==
+                   CHANNELS_HH_TABLE) // the common form compiled alone: fewer registers
+    return launch(backward_kernel<true, kLanes, false, false, false, CHANNELS_HH_TABLE>, blocks,
+                  how, stream, block, constants, *args, voltage, factor, contribution,
+                  child_contribution, gates, warp_systems, wait_first);
   if (gates)
     return launch(backward_kernel<true, kLanes>, blocks, how, stream, block, constants, *args,
                   voltage, factor, contribution, child_contribution, gates, warp_systems,
@@ -729,14 +776,29 @@ extern "C" int level_rows_cuda(const int *part_ints, const int *host_part_ints, 
       levels.block_first[l] = blocks;
       levels.ints_offset[l] = (int)ints_offset[first + l];
       levels.element_offset[l] = (long long)element_offset[first + l];
-      blocks += (v.row_offset[v.max_size] + kThreads - 1) / kThreads;
+      blocks += (v.row_offset[v.max_size] + kThreads * LEVEL_ROWS_PER_THREAD - 1) /
+                (kThreads * LEVEL_ROWS_PER_THREAD);
     }
     levels.block_first[levels.n_levels] = blocks;
     if (blocks == 0)
       continue;
-    const int status = launch(rows_kernel, (unsigned)blocks, first == 0 ? how : LEVEL_LAUNCH_PLAIN,
-                              (cudaStream_t)stream, part_ints, levels, constants, *args, voltage,
-                              factor, gates, args->channels.n_gates);
+    const level_launch first_how = first == 0 ? how : LEVEL_LAUNCH_PLAIN;
+    int status;
+    switch (channel_variant_of(&args->channels, level_rate_table(constants, args))) {
+    case CHANNELS_HH_TABLE:
+      status = launch(rows_kernel<CHANNELS_HH_TABLE>, (unsigned)blocks, first_how,
+                      (cudaStream_t)stream, part_ints, levels, constants, *args, voltage, factor,
+                      gates, args->channels.n_gates);
+      break;
+    case CHANNELS_HH_EXACT:
+      status = launch(rows_kernel<CHANNELS_HH_EXACT>, (unsigned)blocks, first_how,
+                      (cudaStream_t)stream, part_ints, levels, constants, *args, voltage, factor,
+                      gates, args->channels.n_gates);
+      break;
+    default: // channels beside hh: the form picked in the kernel
+      status = launch(rows_kernel<-1>, (unsigned)blocks, first_how, (cudaStream_t)stream, part_ints,
+                      levels, constants, *args, voltage, factor, gates, args->channels.n_gates);
+    }
     if (status)
       return status;
   }

@@ -211,22 +211,42 @@ level_backward_load(const struct level_block_view *v, int s, int group, int size
 /* Element j's row before elimination: the membrane's terms with the current `injected`, then
  * the channels' (advancing the gates at gates_e, one block of `elements` per gate; NULL: none).
  * The thread and warp sweeps both build their rows here, so they compute the same bits. */
+/* variant: the step's channel_variant_of where the caller knows it at compile time (a GPU
+ * kernel's template argument: only that form's code is compiled, fewer registers), -1 where it
+ * is picked at run time; the same channels_row call either way, so the same bits. */
+static inline HINES_HOST_DEVICE void
+level_element_row_as(const struct level_block_view *v, int s, int j, int size, int first_row,
+                     double injected, const double *LEVEL_RESTRICT constants,
+                     const struct level_step_arguments *args, double diagonal, double c_over_dt,
+                     double leak_current, double old_voltage, double *gates_e, double *dj,
+                     double *rj, int variant) {
+  membrane_row(diagonal, c_over_dt, leak_current, old_voltage, injected, dj, rj);
+  if (gates_e && j < size && channels_apply(&args->channels, v->first_compartment[s] + j)) {
+    /* the table's place is in every level batch's constants, filled or not (exact rates) */
+    const double *table_place = constants + CONST_RATE_TABLE(args->constant_rows);
+    const double scale =
+        constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)];
+    if (variant < 0)
+      channels_row_of_variant(
+          &args->channels, &args->channels.mechanism[MECHANISM_HH],
+          channel_variant_of(&args->channels, level_rate_table(constants, args)), table_place,
+          v->first_compartment[s] + j, old_voltage, args->dt_ms, scale, gates_e,
+          (size_t)v->elements, dj, rj);
+    else
+      channels_row(&args->channels, &args->channels.mechanism[MECHANISM_HH], variant, table_place,
+                   v->first_compartment[s] + j, old_voltage, args->dt_ms, scale, gates_e,
+                   (size_t)v->elements, dj, rj);
+  }
+}
+
 static inline HINES_HOST_DEVICE void
 level_element_row(const struct level_block_view *v, int s, int j, int size, int first_row,
                   double injected, const double *LEVEL_RESTRICT constants,
                   const struct level_step_arguments *args, double diagonal, double c_over_dt,
                   double leak_current, double old_voltage, double *gates_e, double *dj,
                   double *rj) {
-  membrane_row(diagonal, c_over_dt, leak_current, old_voltage, injected, dj, rj);
-  if (gates_e && j < size && channels_apply(&args->channels, v->first_compartment[s] + j))
-    /* the table's place is in every level batch's constants, filled or not (exact rates) */
-    channels_row_of_variant(
-        &args->channels, &args->channels.mechanism[MECHANISM_HH],
-        channel_variant_of(&args->channels, level_rate_table(constants, args)),
-        constants + CONST_RATE_TABLE(args->constant_rows), v->first_compartment[s] + j, old_voltage,
-        args->dt_ms,
-        constants[(size_t)CONST_STRIDE * args->constant_rows + level_row(j, size, first_row)],
-        gates_e, (size_t)v->elements, dj, rj);
+  level_element_row_as(v, s, j, size, first_row, injected, constants, args, diagonal, c_over_dt,
+                       leak_current, old_voltage, gates_e, dj, rj, -1);
 }
 
 /* Element j of system s assembled on its own (its row left in factor[e] and voltage[e], its
@@ -234,9 +254,12 @@ level_element_row(const struct level_block_view *v, int s, int j, int size, int 
  * kernel runs it one thread per element before the backward sweeps, which then run with
  * rows_assembled as the CPU codelets do (hines_level_cuda.cu), so the bits are those of the
  * fused sweep. gates: the level's gates (NULL: none). */
-static inline HINES_HOST_DEVICE void level_assemble_element(
-    const struct level_block_view *v, int s, int j, const double *LEVEL_RESTRICT constants,
-    const struct level_step_arguments *args, double *voltage, double *factor, double *gates) {
+static inline HINES_HOST_DEVICE void level_assemble_element(const struct level_block_view *v, int s,
+                                                            int j,
+                                                            const double *LEVEL_RESTRICT constants,
+                                                            const struct level_step_arguments *args,
+                                                            double *voltage, double *factor,
+                                                            double *gates, int variant) {
   const int size = v->size[s], first_row = v->first_row[s];
   if (j >= size && v->trees && v->tree[s] >= 0)
     return; /* a subtree's CP padding: its sweeps stop at its size */
@@ -247,9 +270,9 @@ static inline HINES_HOST_DEVICE void level_assemble_element(
                               : 0.0;
   const double *row = constants + (size_t)level_row(j, size, first_row) * CONST_STRIDE;
   double dj, rj;
-  level_element_row(v, s, j, size, first_row, injected, constants, args, row[CONST_DIAGONAL_BASE],
-                    row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT], voltage[e],
-                    gates ? &gates[e] : NULL, &dj, &rj);
+  level_element_row_as(v, s, j, size, first_row, injected, constants, args,
+                       row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
+                       voltage[e], gates ? &gates[e] : NULL, &dj, &rj, variant);
   factor[e] = dj;
   voltage[e] = rj;
 }
@@ -352,7 +375,7 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
                     const struct level_step_arguments *args, double *voltage,
                     double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
                     double *LEVEL_RESTRICT gates, int rows_assembled, int ahead,
-                    const double *inverse_pivots, const double *row_factor) {
+                    const double *inverse_pivots, const double *row_factor, int variant) {
   const int size = v->size[s], first_row = v->first_row[s];
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
@@ -379,9 +402,9 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
       dj = current.diagonal;
       rj = current.old_voltage;
     } else {
-      level_element_row(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants, args,
-                        current.diagonal, current.c_over_dt, current.leak_current,
-                        current.old_voltage, gates ? &gates[e] : NULL, &dj, &rj);
+      level_element_row_as(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
+                           args, current.diagonal, current.c_over_dt, current.leak_current,
+                           current.old_voltage, gates ? &gates[e] : NULL, &dj, &rj, variant);
     }
     if (below_is_first_child) {
       for (int c = j + 1, step; (step = level_shape(v, s, c, SHAPE_SIBLING_STEP)) != 0;) {
@@ -430,11 +453,12 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
  * same order as below, and advanced the gates; the sweep then only eliminates.
  * prefetch: the group's size, a constant (LEVEL_PREFETCH, or LEVEL_CHANNELS_PREFETCH for a GPU
  * thread that assembles channels); the arithmetic and its order do not depend on it. */
-static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
+static inline HINES_HOST_DEVICE void level_backward_system_as(
     const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
-    double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch, int stored_pivots) {
+    double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch, int stored_pivots,
+    int variant) {
   /* stored_pivots: a constant where inlined (the GPU kernels' template flag), so that a kernel
    * that computes its pivots holds no code for reading them and the other way round */
   const double *inverse_pivots =
@@ -442,7 +466,7 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
   const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
   if (v->trees && v->tree[s] >= 0) {
     level_backward_tree(v, s, constants, args, voltage, factor, contribution, gates, rows_assembled,
-                        prefetch > 1, inverse_pivots, row_factor);
+                        prefetch > 1, inverse_pivots, row_factor, variant);
     return;
   }
   const int size = v->size[s], first_row = v->first_row[s];
@@ -481,10 +505,10 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
           dj = current.diagonal[b];
           rj = current.old_voltage[b];
         } else {
-          level_element_row(v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
-                            args, current.diagonal[b], current.c_over_dt[b],
-                            current.leak_current[b], current.old_voltage[b],
-                            gates ? &gates[e] : NULL, &dj, &rj);
+          level_element_row_as(v, s, j, size, first_row, j == stimulated ? injected : 0.0,
+                               constants, args, current.diagonal[b], current.c_over_dt[b],
+                               current.leak_current[b], current.old_voltage[b],
+                               gates ? &gates[e] : NULL, &dj, &rj, variant);
         }
         if (j == size - 1) {
           if (inverse_pivots)
@@ -511,6 +535,16 @@ static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
   }
   contribution[2 * s] = previous_factor * previous_off_diagonal;
   contribution[2 * s + 1] = previous_factor * previous_rhs;
+}
+
+/* The same with the channels' form picked at run time (variant -1 of level_element_row_as). */
+static inline HINES_HOST_DEVICE void level_backward_system_in_groups(
+    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
+    double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
+    double *LEVEL_RESTRICT gates, int rows_assembled, int prefetch, int stored_pivots) {
+  level_backward_system_as(v, s, constants, args, voltage, factor, contribution, child_contribution,
+                           gates, rows_assembled, prefetch, stored_pivots, -1);
 }
 
 /* The same in groups of LEVEL_PREFETCH (the CPU codelets, the cell-block kernel). */

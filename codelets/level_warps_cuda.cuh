@@ -82,7 +82,7 @@ backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTR
                      const level_step_arguments &args, double *voltage,
                      double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
                      const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT gates,
-                     bool rows_assembled = false, bool stored_pivots = false) {
+                     bool rows_assembled = false, bool stored_pivots = false, int variant = -1) {
   const double *assembled_diagonal = rows_assembled ? factor : nullptr;
   const double *inverse_pivots =
       stored_pivots ? level_stored_pivots(constants, &args, gates, rows_assembled) : nullptr;
@@ -110,9 +110,10 @@ backward_warp_system(const level_block_view &v, int s, const double *LEVEL_RESTR
         dj = current.diagonal;
         rj = current.old_voltage;
       } else {
-        level_element_row(&v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
-                          &args, current.diagonal, current.c_over_dt, current.leak_current,
-                          current.old_voltage, gates ? &gates[current.e] : nullptr, &dj, &rj);
+        level_element_row_as(&v, s, j, size, first_row, j == stimulated ? injected : 0.0, constants,
+                             &args, current.diagonal, current.c_over_dt, current.leak_current,
+                             current.old_voltage, gates ? &gates[current.e] : nullptr, &dj, &rj,
+                             variant);
       }
       if (j == size - 1) {
         if (inverse_pivots)

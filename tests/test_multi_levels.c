@@ -700,8 +700,14 @@ static void levels_step_rows_apart(const struct level_batch *lb, int chunk, cons
     for (int i = v.row_offset[v.max_size] - 1; i >= 0; i--) { /* any order: independent */
       const int j = level_row_of_element(&v, i);
       assert_true(i >= v.row_offset[j] && i < v.row_offset[j + 1]);
+      /* the form named (as the GPU's row kernel names it) on odd levels, picked at run time on
+       * even ones: both must give the fused sweep's bits */
+      const int variant =
+          level % 2 ? channel_variant_of(&args->channels, level_rate_table(lb->constants, args))
+                    : -1;
       level_assemble_element(&v, i - v.row_offset[j], j, lb->constants, args, voltage + e,
-                             factor + e, gates ? gates + (size_t)args->channels.n_gates * e : NULL);
+                             factor + e, gates ? gates + (size_t)args->channels.n_gates * e : NULL,
+                             variant);
     }
   }
   for (int level = lb->n_levels - 1; level >= 0; level--) {
