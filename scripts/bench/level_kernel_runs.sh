@@ -66,6 +66,18 @@
 #   verify15b after channels_row_any became channels_row_of_variant (mono kernels recompiled):
 #             the checks, the option list, HH timings against the build before
 #             (bin/hinestask_prev.gz) (verify15b_*)
+#   hh16      (sixteenth session) the HH row kernel beside the deepest levels' sweeps and the
+#             kernels compiled for the table form: checks, every HH mix against bin/hinestask_prev.gz
+#             and HINES_ROWS_SIDE=0, ncu of the large cells again (hh16_*, prof16b_*)
+#   hh16b     register bounds, loads ahead and the row kernel's elements a thread, as build
+#             variants (scripts/bench/level_variant.sh BUILD .bundle/bin r72='-DLEVEL_CHANNELS_TABLE_MAX_REGISTERS=72'
+#             r64=..=64 l2a2='-DLEVEL_CHANNELS_L2_AHEAD=2' rp2='-DLEVEL_ROWS_PER_THREAD=2'
+#             rp4=..=4, on the build of cdb1a4f's kernels at one element a thread); SASS stalls of
+#             the row and channel kernels (prof16c_*; their files did not come back)
+#   hh16c     the kept change against the build before: checks (dmda with CPU and GPU workers
+#             too), bench_mixes.sh with HH everywhere, small and passive batches (hh16c_*)
+#   prof16    (sixteenth session) ncu of one chunk of the large cells' steps, HH and passive, every
+#             kernel (prof16_*); HH timings; the defaults beside CPU workers (cpus15's rows)
 #   split15   longer branch pieces (--level-split 128, 256, off: fewer levels, fewer kernels on
 #             the critical path) over two GPUs for the large cells, all 15 and the deep chains;
 #             the same for the large cells with HH on one GPU (split15_*)
@@ -140,6 +152,9 @@ probe_args() {
   six-ts) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --task-steps 7 --probe-every 1 "${six_probes[@]}") ;;
   six-parts-ts) a=(--mode multi "${six[@]}" --neurons 240 --task-parts 2 --hh none --task-steps 16 --probe-every 1 "${six_probes[@]}") ;;
   six-exact) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --hh-rates exact "${six_probes[@]}") ;;
+  six-fork) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh all --level-rows 100 "${six_probes[@]}") ;;
+  rnd-fork) a=("${random[@]}" --hh all --level-rows 30 --probe 0:0 --probe 39:50 --probe 38:3000) ;;
+  large-fork) a=(--mode multi "${large[@]}" --neurons 20 --hh all --level-rows 30 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   large-exact) a=(--mode multi "${large[@]}" --neurons 20 --hh all --hh-rates exact --probe 0:0 --probe 19:300 --probe 7:5) ;;
   ca1-ts) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh all --task-steps 16 --probe-every 1 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
   esac
@@ -679,6 +694,117 @@ if [ "$mode" = cpus15 ]; then
     ROW_NCPU=all row 1 six-33390 withcpus-k$k -- --task-steps $k
   done
   grep -o '"scheduler": "[a-z]*"\|"cpu_workers": [0-9]*\|"tasks_on_cpus": [0-9]*\|"task_steps": [0-9]*' $out/t.json
+fi
+if [ "$mode" = hh16 ]; then
+  # the HH row kernel beside the deepest levels' sweeps, both compiled for the table form alone,
+  # against the build before (hinestask_prev) and without the side stream (HINES_ROWS_SIDE=0)
+  unpack_variant prev
+  { check; for spec in six-fork rnd-fork large-fork six-exact large-exact; do same_probes $spec; done
+    HINES_ROWS_SIDE=0 same_probes six-fork; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    for batch in large-6643-hh six-33390-hh; do
+      row 1 $batch now
+      envrow HINES_ROWS_SIDE 0 1 $batch noside
+      row 1 $batch prev prev
+    done
+    row 1 mono-hh now
+    row 1 mono-hh prev prev
+  done
+  rep=1
+  for batch in all15-16356-hh deep-24499-hh random-23585-hh ca1-3000-hh ca1-500-hh large-6643; do
+    row 1 $batch now
+    row 1 $batch prev prev
+  done
+  [ $ngpu -ge 2 ] && for batch in large-6643-hh six-33390-hh; do row 2 $batch now; row 2 $batch prev prev; done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active
+  args_of large-6643-hh
+  STARPU_NCPU=0 STARPU_NCUDA=1 timeout 150 $ncu_bin --clock-control none --metrics $metrics --csv --page raw \
+    $H --quiet --force "${A[@]}" --task-neurons 6643 --steps 3 --task-steps 1 > $out/prof16b_large-6643-hh.csv 2> $out/prof16b.err
+  echo "ncu rc=$? at $(( $(date +%s) - T0 )) s"; gzip -f $out/prof16b_*.csv
+fi
+if [ "$mode" = hh16b ]; then
+  # register bounds of the channel sweep compiled for the table form (r72, r64), its loads ahead
+  # (p2: 2 elements at 96 registers; l2a2: L2 hints 2 ahead), the row kernel with L2 prefetches
+  # and 1, 2 or 4 elements a thread (rp1, rp2, rp4), against this build (now: 80 registers, one
+  # element a thread, no prefetch)
+  for b in r72 r64 l2a2 rp2 rp4; do unpack_variant $b; done
+  { for b in r64 rp2 rp4; do echo "build $b:"; H=$out/hinestask_$b same_probes six-fork; H=$out/hinestask_$b same_probes rnd-hh; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    for batch in large-6643-hh six-33390-hh deep-24499-hh; do
+      row 1 $batch now
+      for b in r72 r64 l2a2 rp2 rp4; do row 1 $batch $b $b; done
+    done
+  done
+  rep=1
+  for batch in ca1-3000-hh ca1-500-hh random-23585-hh; do
+    row 1 $batch now
+    for b in r72 r64 rp2 rp4; do row 1 $batch $b $b; done
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  args_of large-6643-hh
+  for k in rows_kernel:1 backward_kernel:31; do
+    skip=${k#*:} k=${k%:*}
+    STARPU_NCPU=0 STARPU_NCUDA=1 timeout 100 $ncu_bin --clock-control none --kernel-name regex:$k --launch-skip $skip --launch-count 1 \
+      --section WarpStateStats --section SourceCounters --section Occupancy --section MemoryWorkloadAnalysis --page source --print-source sass --csv \
+      $H --quiet --force "${A[@]}" --task-neurons 6643 --steps 3 --task-steps 1 > $out/prof16c_sass_$k.csv 2> $out/prof16c_$k.err
+    echo "ncu $k rc=$? at $(( $(date +%s) - T0 )) s"
+  done
+  gzip -f $out/prof16c_*.csv
+fi
+if [ "$mode" = hh16c ]; then
+  # the kept change (HH kernels compiled for the table form, row kernel at two elements a thread)
+  # against the build before it (bin/hinestask_prev.gz): checks, every HH mix at mono's
+  # compartments (bench_mixes.sh, verified), small batches, passive batches unchanged
+  unpack_variant prev; mkdir -p /tmp/prevbin; cp $out/hinestask_prev /tmp/prevbin/hinestask
+  { check; for spec in six-fork rnd-fork large-fork six-exact large-exact six-ts; do same_probes $spec; done
+    probe_args six-hh
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --probes $out/p_gpu.csv > /dev/null 2>&1
+    STARPU_SCHED=dmda timeout 200 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 400 --json $out/mixed.json --probes $out/p_mixed.csv > /dev/null 2>&1
+    grep -o '"tasks_on_cpus": [0-9]*\|"cuda_workers": [0-9]*\|"cpu_workers": [0-9]*' $out/mixed.json | paste -sd' '
+    cmp -s $out/p_gpu.csv $out/p_mixed.csv && echo "PASS six-hh dmda CPU+GPU identical to GPU only" || echo "FAIL six-hh dmda CPU+GPU differs"
+    rm -f $out/p_*.csv; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  STARPU_NCPU=0 STARPU_NCUDA=1 MIXES_ONLY=1 MIX_ARGS="--hh all" HINESTASK_COMMIT=$commit timeout 200 scripts/bench_mixes.sh $bundle/bin $out/mixes_hh_now.csv .bundle/morphologies > $out/mixes_now.log 2>&1; echo "mixes now rc=$? at $(( $(date +%s) - T0 )) s"
+  STARPU_NCPU=0 STARPU_NCUDA=1 MIXES_ONLY=1 MIX_ARGS="--hh all" HINESTASK_COMMIT=prev timeout 200 scripts/bench_mixes.sh /tmp/prevbin $out/mixes_hh_prev.csv .bundle/morphologies > $out/mixes_prev.log 2>&1; echo "mixes prev rc=$? at $(( $(date +%s) - T0 )) s"
+  cat $out/mixes_hh_now.csv $out/mixes_hh_prev.csv | cut -d, -f2,5,7,10,11,12
+  for rep in 1 2; do
+    for batch in large-6643-hh deep-24499-hh ca1-3000-hh ca1-500-hh large-6643 six-33390 ca1-500; do
+      row 1 $batch now
+      row 1 $batch prev prev
+    done
+  done
+  rm -f $out/hinestask_* $out/t.json $out/t.log
+fi
+if [ "$mode" = prof16 ]; then
+  # where HH's time goes in the large cells' step (one chunk: HH chunk tasks take one a GPU)
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  echo "ncu: $ncu_bin"
+  for rep in 1 2; do
+    row 1 large-6643-hh default
+    row 1 large-6643 default
+    row 1 mono-hh default
+  done
+  rep=1
+  row 1 six-33390-hh default
+  for k in 8 1; do
+    ROW_NCPU=all row 1 ca1-500 withcpus-k$k -- --task-steps $k
+    ROW_NCPU=all row 1 six-33390 withcpus-k$k -- --task-steps $k
+    grep -o '"scheduler": "[a-z]*"\|"cpu_workers": [0-9]*\|"tasks_on_cpus": [0-9]*\|"task_steps": [0-9]*' $out/t.json | paste -sd' '
+  done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
+  for batch in large-6643-hh large-6643; do
+    args_of $batch
+    STARPU_NCPU=0 STARPU_NCUDA=1 timeout 200 $ncu_bin --clock-control none --metrics $metrics --csv --page raw \
+      $H --quiet --force "${A[@]}" --task-neurons 6643 --steps 3 --task-steps 1 > $out/prof16_$batch.csv 2> $out/prof16_$batch.err
+    echo "ncu $batch rc=$? at $(( $(date +%s) - T0 )) s"; tail -2 $out/prof16_$batch.err
+  done
+  gzip -f $out/prof16_*.csv
 fi
 if [ "$mode" = split15 ]; then
   for rep in 1 2; do
