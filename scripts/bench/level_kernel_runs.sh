@@ -76,6 +76,8 @@
 #             the row and channel kernels (prof16c_*; their files did not come back)
 #   hh16c     the kept change against the build before: checks (dmda with CPU and GPU workers
 #             too), bench_mixes.sh with HH everywhere, small and passive batches (hh16c_*)
+#   hh16d     where rows are built apart (--level-rows N) and the sweep at 72 registers, HH mixes
+#             (hh16d_*)
 #   prof16    (sixteenth session) ncu of one chunk of the large cells' steps, HH and passive, every
 #             kernel (prof16_*); HH timings; the defaults beside CPU workers (cpus15's rows)
 #   split15   longer branch pieces (--level-split 128, 256, off: fewer levels, fewer kernels on
@@ -777,6 +779,25 @@ if [ "$mode" = hh16c ]; then
       row 1 $batch now
       row 1 $batch prev prev
     done
+  done
+  rm -f $out/hinestask_* $out/t.json $out/t.log
+fi
+if [ "$mode" = hh16d ]; then
+  # after cdb1a4f: where rows are built apart (--level-rows N against the default 262,144) and
+  # the channel sweep bound to 72 registers (r72: level_variant.sh), HH mixes
+  unpack_variant r72
+  for rep in 1 2; do
+    for batch in large-6643-hh six-33390-hh all15-16356-hh deep-24499-hh random-23585-hh; do
+      row 1 $batch now
+      row 1 $batch r72 r72
+      for n in 65536 131072 500000 1000000; do row 1 $batch n$n -- --level-rows $n; done
+    done
+  done
+  rep=1
+  for batch in ca1-3000-hh ca1-500-hh six-4174-hh; do
+    row 1 $batch now
+    row 1 $batch r72 r72
+    for n in 65536 500000; do row 1 $batch n$n -- --level-rows $n; done
   done
   rm -f $out/hinestask_* $out/t.json $out/t.log
 fi
