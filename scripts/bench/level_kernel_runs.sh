@@ -78,6 +78,8 @@
 #             too), bench_mixes.sh with HH everywhere, small and passive batches (hh16c_*)
 #   hh16d     where rows are built apart (--level-rows N) and the sweep at 72 registers, HH mixes
 #             (hh16d_*)
+#   hh16e     two GPUs after cdb1a4f: checks with both GPUs, HH and passive on one and two
+#             (hh16e_*)
 #   prof16    (sixteenth session) ncu of one chunk of the large cells' steps, HH and passive, every
 #             kernel (prof16_*); HH timings; the defaults beside CPU workers (cpus15's rows)
 #   split15   longer branch pieces (--level-split 128, 256, off: fewer levels, fewer kernels on
@@ -800,6 +802,19 @@ if [ "$mode" = hh16d ]; then
     for n in 65536 500000; do row 1 $batch n$n -- --level-rows $n; done
   done
   rm -f $out/hinestask_* $out/t.json $out/t.log
+fi
+if [ "$mode" = hh16e ]; then
+  # two GPUs after cdb1a4f: the checks with both GPUs visible (chunks on both), HH and passive
+  # batches on one GPU and on two in the same round
+  { check; for spec in six-fork large-fork six-exact; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    for batch in large-6643-hh six-33390-hh all15-16356-hh large-6643 six-33390 mono; do
+      row 1 $batch default
+      [ $ngpu -ge 2 ] && row 2 $batch default
+    done
+  done
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = prof16 ]; then
   # where HH's time goes in the large cells' step (one chunk: HH chunk tasks take one a GPU)
