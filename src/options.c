@@ -113,7 +113,7 @@ static void usage(FILE *out) {
       "                       (16 bytes a compartment; same bits)\n"
       "  --level-rows auto|fused|apart|N  multi, level kernels on GPUs, channels on every\n"
       "                       compartment: build each element's row inside its branch's sweep\n"
-      "                       (fused) or first, one GPU thread an element, then only\n"
+      "                       (fused) or first, two elements a GPU thread, then only\n"
       "                       eliminate (apart; same bits); auto (default): apart at the\n"
       "                       levels of fewer than 262,144 branches; N: of fewer than N\n"
       "                       branches\n"
