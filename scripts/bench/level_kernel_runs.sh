@@ -80,6 +80,7 @@
 #             (hh16d_*)
 #   hh16e     two GPUs after cdb1a4f: checks with both GPUs, HH and passive on one and two
 #             (hh16e_*)
+#   ca1x16    CA1 x 500 against level options not measured at 8 steps a task (ca1x16_*)
 #   prof16    (sixteenth session) ncu of one chunk of the large cells' steps, HH and passive, every
 #             kernel (prof16_*); HH timings; the defaults beside CPU workers (cpus15's rows)
 #   split15   longer branch pieces (--level-split 128, 256, off: fewer levels, fewer kernels on
@@ -813,6 +814,20 @@ if [ "$mode" = hh16e ]; then
       row 1 $batch default
       [ $ngpu -ge 2 ] && row 2 $batch default
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = ca1x16 ]; then
+  # CA1 x 500 (issue 19's last target) against level options not measured at 8 steps a task
+  for rep in 1 2 3; do
+    row 1 ca1-500 default
+    for o in "--level-split 48" "--level-split 96" "--level-subtrees 32" "--level-subtrees 48" \
+      "--window 8" "--level-lean off" "--level-factors elements" "--level-pivots computed" \
+      "--level-warps off" "--level-order depth" "--task-steps 64"; do
+      row 1 ca1-500 "$(echo $o | tr -d ' -')" -- $o
+    done
+    row 1 ca1-300 default
+    row 1 ca1-1000 default
   done
   rm -f $out/t.json $out/t.log
 fi
