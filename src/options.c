@@ -339,10 +339,18 @@ static void parse_channels(struct options *o, const char *text) {
 }
 
 /* The index of `text` among the n words, or bad usage: "OPTION must be A, B or C, got 'X'". */
-static int parse_keyword(const char *option, const char *text, const char *const *words, int n) {
+/* The index of text among words[0 .. n - 1], or -1. */
+static int keyword_index(const char *text, const char *const *words, int n) {
   for (int i = 0; i < n; i++)
     if (strcmp(text, words[i]) == 0)
       return i;
+  return -1;
+}
+
+static int parse_keyword(const char *option, const char *text, const char *const *words, int n) {
+  const int found = keyword_index(text, words, n);
+  if (found >= 0)
+    return found;
   char message[256];
   int at = snprintf(message, sizeof message, "%s must be ", option);
   for (int i = 0; i < n && at > 0 && (size_t)at < sizeof message; i++)
@@ -1000,10 +1008,8 @@ void options_parse(int argc, char **argv, struct options *o) {
         o->level_rows = LEVEL_ROWS_AUTO;
         o->rows_apart_below = parse_int("--level-rows", optarg, 1, INT_MAX);
       } else {
-        int word = 0;
-        while (word < 3 && strcmp(optarg, level_rows_words[word]) != 0)
-          word++;
-        if (word == 3)
+        const int word = keyword_index(optarg, level_rows_words, 3);
+        if (word < 0)
           bad_usage("--level-rows must be fused, apart, auto or a number of branches, got '%s'",
                     optarg);
         o->level_rows = (enum level_rows)word;

@@ -714,11 +714,14 @@ static void levels_step_rows_apart(const struct level_batch *lb, int chunk, cons
     const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
     const size_t e = lb->element_offset[at + level];
     const int apart = v.systems < apart_below;
+    /* the fused sweeps too: the form named (as the GPU's channel kernel names it) on odd levels */
+    const int variant =
+        level % 2 ? channel_variant_of(&args->channels, level_rate_table(lb->constants, args)) : -1;
     for (int s = 0; s < v.systems; s++)
-      level_backward_system(&v, s, lb->constants, args, voltage + e, factor + e,
-                            contribution + 2 * lb->system_offset[at + level], contribution,
-                            apart || !gates ? NULL : gates + (size_t)args->channels.n_gates * e,
-                            apart);
+      level_backward_system_as(&v, s, lb->constants, args, voltage + e, factor + e,
+                               contribution + 2 * lb->system_offset[at + level], contribution,
+                               apart || !gates ? NULL : gates + (size_t)args->channels.n_gates * e,
+                               apart, LEVEL_PREFETCH, 0, variant);
   }
   levels_forward_host(lb, chunk, part_ints, voltage, factor);
 }
