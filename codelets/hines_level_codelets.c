@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "branch_step.h"
 #include "cell_block.h"
 #include "level_flow.h"
 #include "probe_samples.h"
@@ -143,18 +144,24 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
                                 .n_gates = b->n_gates};
 }
 
-/* The cell-block or on-chip cell step on a CPU: its host emulation, one block at a time per
- * OpenMP thread (the blocks of a part are independent); the on-chip one gives each thread a
- * scratch "shared memory" for the block's own arrays. -1 when that scratch cannot be had:
- * nothing has been computed, the caller sweeps level by level instead (the same bits). */
+/* The cell-block, on-chip cell or branch step on a CPU: its host emulation, one block at a time
+ * per OpenMP thread (the blocks of a part are independent); the on-chip and branch ones give each
+ * thread a scratch "shared memory" for the block's own arrays. -1 when that scratch cannot be had:
+ * nothing has been computed, the caller sweeps level by level instead (the same bits; the branch
+ * kernel's to rounding only). */
 static int block_step_cpu(const struct chunk_step_arguments *args, const struct chunk_buffers *all,
                           int threads) {
-  size_t doubles = 0; /* a thread's scratch (on-chip kernel only) */
-  for (int p = 0; p < args->n_parts && args->kernel == LEVEL_KERNEL_SHARED; p++) {
+  size_t doubles = 0; /* a thread's scratch (on-chip and branch kernels) */
+  for (int p = 0; p < args->n_parts &&
+                  (args->kernel == LEVEL_KERNEL_SHARED || args->kernel == LEVEL_KERNEL_BRANCHES);
+       p++) {
     const struct chunk_levels *part = &args->parts[p];
     const struct cell_schedule_view c =
         cell_schedule_describe(part_buffers(all, part).ints + part->schedule_offset);
-    const size_t part_doubles = (size_t)cell_shared_part(&c)[SHARED_BYTES] / sizeof(double) + 1;
+    const size_t part_doubles =
+        args->kernel == LEVEL_KERNEL_BRANCHES
+            ? BRANCH_VALUE_DOUBLES * (size_t)branch_links_of(&c).most_items
+            : (size_t)cell_shared_part(&c)[SHARED_BYTES] / sizeof(double) + 1;
     doubles = part_doubles > doubles ? part_doubles : doubles;
   }
   double *scratch = doubles ? malloc((size_t)threads * doubles * sizeof(double)) : NULL;
@@ -164,6 +171,20 @@ static int block_step_cpu(const struct chunk_step_arguments *args, const struct 
     const struct chunk_levels *part = &args->parts[p];
     const struct chunk_buffers b = part_buffers(all, part);
     const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
+    if (args->kernel == LEVEL_KERNEL_BRANCHES) { /* its three phases */
+      const int systems = branch_links_of(&c).systems;
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int g = 0; g < systems; g++)
+        branch_grounded_at(b.ints, &c, g, b.constants, &args->step, b.voltage, b.contribution);
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+      for (int block = 0; block < c.blocks; block++)
+        branch_junctions_host(b.ints, &c, block, b.constants, &args->step, b.voltage,
+                              b.contribution, scratch + (size_t)omp_get_thread_num() * doubles);
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int g = 0; g < systems; g++)
+        branch_response_at(b.ints, &c, g, b.constants, &args->step, b.voltage, b.contribution);
+      continue;
+    }
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
     for (int block = 0; block < c.blocks; block++)
       if (scratch)
@@ -183,7 +204,8 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
   const struct chunk_step_arguments args = *chunk_args;
   const struct chunk_buffers all = *all_buffers;
   /* the block kernels' emulations, else (or when the on-chip one has no scratch) level by level */
-  const int by_blocks = (args.kernel == LEVEL_KERNEL_CELL || args.kernel == LEVEL_KERNEL_SHARED) &&
+  const int by_blocks = (args.kernel == LEVEL_KERNEL_CELL || args.kernel == LEVEL_KERNEL_SHARED ||
+                         args.kernel == LEVEL_KERNEL_BRANCHES) &&
                         block_step_cpu(&args, &all, threads) == 0;
   for (int p = 0; p < args.n_parts && !by_blocks; p++) {
     /* (the flow kernel's bits are the level kernels': level by level here) */
@@ -584,6 +606,14 @@ static int chunk_one_step_gpu(const struct chunk_task *task, const struct chunk_
       status = cell_shared_step_cuda(b.ints, b.ints + part->schedule_offset,
                                      part->host_ints + part->schedule_offset, b.constants,
                                      &args.step, b.voltage, b.gates, stream);
+    }
+  } else if (args.kernel == LEVEL_KERNEL_BRANCHES) {
+    for (int p = 0; p < args.n_parts && !status; p++) {
+      const struct chunk_levels *part = &args.parts[p];
+      const struct chunk_buffers b = part_buffers(all, part);
+      status = branch_step_cuda(b.ints, b.ints + part->schedule_offset,
+                                part->host_ints + part->schedule_offset, b.constants, &args.step,
+                                b.voltage, b.contribution, stream);
     }
   } else if (args.kernel == LEVEL_KERNEL_CELL) {
     for (int p = 0; p < args.n_parts && !status; p++) {

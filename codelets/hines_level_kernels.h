@@ -370,12 +370,12 @@ static inline HINES_HOST_DEVICE void level_backward_hint(const struct level_bloc
  * off / d and scaled rhs r / d, as f * off and off * (r / d), in their order. The same calls in
  * the same order on a CPU and a GPU, so the same bits. A subtree has no child systems. Leaves
  * the subtree's contribution to its junction as a chain does. */
-static inline HINES_HOST_DEVICE void
-level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
-                    const struct level_step_arguments *args, double *voltage,
-                    double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
-                    double *LEVEL_RESTRICT gates, int rows_assembled, int ahead,
-                    const double *inverse_pivots, const double *row_factor, int variant) {
+/* (system_contribution: where the subtree's two values go, its pair of the contribution array) */
+static inline HINES_HOST_DEVICE void level_backward_tree_into(
+    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
+    double *LEVEL_RESTRICT system_contribution, double *LEVEL_RESTRICT gates, int rows_assembled,
+    int ahead, const double *inverse_pivots, const double *row_factor, int variant) {
   const int size = v->size[s], first_row = v->first_row[s];
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
@@ -433,8 +433,18 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
                       : level_tree_load(v, s, j - 1, first_row, constants, voltage,
                                         assembled_diagonal, inverse_pivots);
   }
-  contribution[2 * s] = below_factor * below_off_diagonal;
-  contribution[2 * s + 1] = below_factor * below_rhs;
+  system_contribution[0] = below_factor * below_off_diagonal;
+  system_contribution[1] = below_factor * below_rhs;
+}
+
+static inline HINES_HOST_DEVICE void
+level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+                    const struct level_step_arguments *args, double *voltage,
+                    double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
+                    double *LEVEL_RESTRICT gates, int rows_assembled, int ahead,
+                    const double *inverse_pivots, const double *row_factor, int variant) {
+  level_backward_tree_into(v, s, constants, args, voltage, factor, contribution + 2 * s, gates,
+                           rows_assembled, ahead, inverse_pivots, row_factor, variant);
 }
 
 /* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
@@ -679,15 +689,17 @@ static inline HINES_HOST_DEVICE void level_forward_load(const struct level_block
 /* Forward sweep of a subtree system: element j's parent is j - its parent step, the element
  * just solved (registers) or an earlier one (what this thread stored). Element j + 1's loads
  * are issued before element j's arithmetic. */
+/* junction_voltage: where the subtree's junction value is (NULL: 0, as for a root, or the
+ * grounded sweep of the branch kernel, codelets/branch_step.h). */
 static inline HINES_HOST_DEVICE void
-level_forward_tree(const struct level_block_view *v, int s, double *voltage,
-                   const double *LEVEL_RESTRICT factor, const double *LEVEL_RESTRICT row_factor,
-                   const double *LEVEL_RESTRICT parent_voltage) {
-  const int size = v->size[s], junction = v->junction[s], first_row = v->first_row[s];
+level_forward_tree_from(const struct level_block_view *v, int s, double *voltage,
+                        const double *LEVEL_RESTRICT factor,
+                        const double *LEVEL_RESTRICT row_factor, const double *junction_voltage) {
+  const int size = v->size[s], first_row = v->first_row[s];
   int e = v->row_offset[0] + s, step = 0;
   double scaled_rhs = voltage[e], factor_j = row_factor ? row_factor[first_row] : factor[e];
   LEVEL_AFTER_FIRST_LOADS();
-  double x = junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
+  double x = junction_voltage ? LEVEL_LOAD_PRODUCED(junction_voltage) : 0.0;
   for (int j = 0; j < size; j++) {
     int e_next = 0, step_next = 0;
     double scaled_rhs_next = 0.0, factor_next = 0.0;
@@ -708,6 +720,15 @@ level_forward_tree(const struct level_block_view *v, int s, double *voltage,
     voltage[e] = x;
     e = e_next, step = step_next, scaled_rhs = scaled_rhs_next, factor_j = factor_next;
   }
+}
+
+static inline HINES_HOST_DEVICE void
+level_forward_tree(const struct level_block_view *v, int s, double *voltage,
+                   const double *LEVEL_RESTRICT factor, const double *LEVEL_RESTRICT row_factor,
+                   const double *LEVEL_RESTRICT parent_voltage) {
+  const int junction = v->junction[s];
+  level_forward_tree_from(v, s, voltage, factor, row_factor,
+                          junction >= 0 ? &parent_voltage[junction] : 0);
 }
 
 /* Forward sweep of system s: from the junction's solution (parent level) outwards; the next
@@ -835,7 +856,8 @@ struct chunk_levels {
 enum gpu_launch { GPU_LAUNCH_EARLY, GPU_LAUNCH_PLAIN, GPU_LAUNCH_AUTO };
 
 /* How a chunk task solves its levels: one kernel per level and sweep (the trunk's, the graphs and
- * the launch modes above), one cell-block kernel per part for the whole step
+ * the launch modes above), one branch kernel per part (below), one cell-block kernel per part
+ * for the whole step
  * (codelets/cell_block.h; on a CPU its host emulation), one flow kernel per part
  * (codelets/level_flow.h: no boundary between levels; on a CPU level by level, the same bits),
  * or one on-chip cell kernel per part (codelets/cell_block.h: each block's rows in shared
@@ -844,7 +866,13 @@ enum level_kernel {
   LEVEL_KERNEL_LEVELS,
   LEVEL_KERNEL_CELL,
   LEVEL_KERNEL_FLOW,
-  LEVEL_KERNEL_SHARED
+  LEVEL_KERNEL_SHARED,
+  /* one branch kernel per part (codelets/branch_step.h: every branch at once, then the
+   * junctions; passive NCP steps only; on a CPU its host emulation, the same bits) */
+  LEVEL_KERNEL_BRANCHES,
+  /* a batch's choice between the branch kernel and the level kernels, resolved before any task
+   * sees it (runtime/multi_batch.h, MULTI_BRANCH_KERNEL_COMPARTMENTS) */
+  LEVEL_KERNEL_AUTO
 };
 
 /* Where a GPU builds the rows of the level kernels' backward sweeps when channels are on every

@@ -430,6 +430,48 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
  * kernel, so the values are those every sweep computes (test_multi_levels checks the bits). A CP
  * padding element's chain starts afresh at each system's far end, so padding never reaches a
  * real row; row 0, the padding's identity row, gets its own inverse. */
+/* The branch kernel's columns of system s (level_layout.h, CONST_BRANCH_P/Q/G), from its rows'
+ * factors f (CONST_ROW_FACTOR) and inverse pivots. Forward, x_j = X_j + P_j u + Q_j C with
+ * x_j = x_parent - ... as the sweeps: x_j = fma(-f_j, x_{j-1}, s_j), so P_j = -f_j P_{j-1}
+ * (P_{-1} = 1; in a subtree j's parent instead of j - 1). Backward along a chain, the far end's
+ * rhs loses C, so element j's eliminated rhs gains g_j C with g_{n-1} = -1, g_j = -f_{j+1} g_{j+1};
+ * its scaled rhs h_j C = g_j / pivot_j C; then Q_j = fma(-f_j, Q_{j-1}, h_j), and the
+ * contribution f_0 r_0 gains G C = f_0 g_0 C. A subtree has no children: Q = 0, G = 0. */
+static void fill_branch_responses(struct level_batch *batch, const struct level_block_view *v,
+                                  int s) {
+  const int rows = batch->constant_rows, size = v->size[s], first_row = v->first_row[s];
+  const double *inverse = batch->constants + CONST_INVERSE_PIVOT(rows);
+  const double *f = batch->constants + CONST_ROW_FACTOR(rows);
+  double *p = batch->constants + CONST_BRANCH_P(rows), *q = batch->constants + CONST_BRANCH_Q(rows);
+  double *g_out = batch->constants + CONST_BRANCH_G(rows);
+  if (v->trees && v->tree[s] >= 0) {
+    for (int j = 0; j < size; j++) {
+      const int step = v->shapes[v->tree[s] + SHAPE_INTS_PER_ELEMENT * j + SHAPE_PARENT_STEP];
+      const double above = j == 0 ? 1.0 : p[first_row + j - step];
+      p[first_row + j] = -f[first_row + j] * above;
+      q[first_row + j] = 0.0;
+    }
+    g_out[first_row] = 0.0;
+    return;
+  }
+  /* g_j into q (overwritten by Q_j below, which needs g_j only at j) */
+  double g = -1.0;
+  for (int j = size - 1; j >= 0; j--) {
+    q[first_row + j] = g;
+    if (j > 0)
+      g = -f[first_row + j] * g;
+  }
+  g_out[first_row] = f[first_row] * q[first_row];
+  double above_p = 1.0, above_q = 0.0;
+  for (int j = 0; j < size; j++) {
+    const int r = first_row + j;
+    above_p = -f[r] * above_p;
+    above_q = fma(-f[r], above_q, q[r] * inverse[r]);
+    p[r] = above_p;
+    q[r] = above_q;
+  }
+}
+
 static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
   const double *c = batch->constants;
   double *inverse = batch->constants + CONST_INVERSE_PIVOT(batch->constant_rows);
@@ -498,6 +540,7 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
         }
         diagonal_contribution[system_offset[level] + (size_t)s] =
             previous_factor * previous_off_diagonal;
+        fill_branch_responses(batch, &v, s);
       }
     }
     free(diagonal_contribution);

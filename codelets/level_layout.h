@@ -179,8 +179,20 @@ enum level_constants {
  * storing each element's factor in the backward sweep and loading it back, 16 bytes of GPU
  * memory an element a step less, the same bits. Row 0 (CP padding): 0. */
 #define CONST_ROW_FACTOR(rows) (CONST_RATE_TABLE(rows) + CHANNEL_RATE_TABLE_SIZE)
+/* Then three columns for the branch kernel (codelets/branch_step.h, LEVEL_KERNEL_BRANCHES),
+ * passive only. With constant pivots a branch's solution is affine in the two values its
+ * neighbours give it: u, its junction's voltage, and C, the sum of what its children add to its
+ * far end. So that kernel sweeps every branch at once as if both were 0 (X), solves the small
+ * system of junctions, then adds each element's response: x = X + P u + Q C. Element rows hold
+ * their P (CONST_BRANCH_P) and Q (CONST_BRANCH_Q); a system's first row (element 0) holds its
+ * G (CONST_BRANCH_G), what it adds to its junction's rhs per unit of C (its contribution is
+ * K = KR + G C, KR its grounded one). Filled with the inverse pivots (level_layout.c); a row
+ * depends on its morphology and cut only. */
+#define CONST_BRANCH_P(rows) (CONST_ROW_FACTOR(rows) + (size_t)(rows))
+#define CONST_BRANCH_Q(rows) (CONST_BRANCH_P(rows) + (size_t)(rows))
+#define CONST_BRANCH_G(rows) (CONST_BRANCH_Q(rows) + (size_t)(rows))
 /* Doubles of the whole table for `rows` rows. */
-#define CONST_TABLE_SIZE(rows) (CONST_ROW_FACTOR(rows) + (size_t)(rows))
+#define CONST_TABLE_SIZE(rows) (CONST_BRANCH_G(rows) + (size_t)(rows))
 
 enum level_order {
   LEVEL_ORDER_AUTO,   /* height with chunk links, depth with level links */

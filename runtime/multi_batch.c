@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "branch_step.h"
 #include "cell_block.h"
 #include "hines_level_codelets.h"
 #include "hines_mono_codelets.h"
@@ -90,6 +91,25 @@ static int check_on_chip(const int *schedule, int neurons_per_block, struct hine
       neurons_per_block > 1 ? " or fewer neurons a block" : "");
 }
 
+/* The branch kernel's phase B keeps a block's branches in GPU shared memory: refused before the
+ * run where a GPU worker could not launch it. */
+static int check_branch_blocks(const int *schedule, int neurons_per_block,
+                               struct hines_error *err) {
+  const struct cell_schedule_view c = cell_schedule_describe(schedule);
+  const struct branch_links links = branch_links_of(&c);
+  const size_t needed = branch_shared_bytes(&links);
+  int available = 0;
+  hines_shared_block_limit_on_workers(1, &available);
+  if (available == 0 || needed <= (size_t)available) /* (0: no CUDA worker runs it) */
+    return HINES_OK;
+  return hines_fail(
+      err, HINES_BAD_INPUT,
+      "branch kernel: a block of %d neuron%s has %d branches and needs %zu KiB of GPU "
+      "shared memory, the GPU gives a block %d KiB; use the level kernels%s",
+      neurons_per_block, neurons_per_block > 1 ? "s" : "", links.most_items, (needed + 1023) / 1024,
+      available / 1024, neurons_per_block > 1 ? " or fewer neurons a block" : "");
+}
+
 static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
   const struct level_batch *lb = &batch->levels;
   const struct multi_batch_config *config = &batch->config;
@@ -119,6 +139,12 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (!(schedules[p] =
               cell_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
       status = hines_fail(err, HINES_FAILURE, "out of memory for the cell-block schedule");
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_BRANCHES && !status; p++)
+    if (!(schedules[p] =
+              branch_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
+      status = hines_fail(err, HINES_FAILURE, "out of memory for the branch schedule");
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_BRANCHES && !status; p++)
+    status = check_branch_blocks(schedules[p], batch->cell_neurons, err);
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_SHARED && !status; p++)
     if (!(schedules[p] = cell_shared_schedule_build(lb, k->first_part + p, batch->cell_neurons,
                                                     &schedule_ints[p])))
@@ -235,13 +261,31 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   return HINES_OK;
 }
 
-int multi_batch_create(const struct multi_batch_config *config, struct multi_batch **out,
+/* LEVEL_KERNEL_AUTO's choice (multi_batch.h): from the batch alone, never its workers. */
+static enum level_kernel level_kernel_resolved(const struct multi_batch_config *config) {
+  if (config->level_kernel != LEVEL_KERNEL_AUTO)
+    return config->level_kernel;
+  if (config->model.channels.placement != PLACE_NONE || config->padded || config->level_tasks ||
+      config->n_morphologies <= 0)
+    return LEVEL_KERNEL_LEVELS;
+  const int neurons = config->total_neurons > 0 ? config->total_neurons : config->n_neurons;
+  long long compartments = 0;
+  for (int k = 0; k < neurons && compartments <= MULTI_BRANCH_KERNEL_COMPARTMENTS; k++)
+    compartments += config->morphologies[k % config->n_morphologies].n_compartments;
+  return compartments <= MULTI_BRANCH_KERNEL_COMPARTMENTS ? LEVEL_KERNEL_BRANCHES
+                                                          : LEVEL_KERNEL_LEVELS;
+}
+
+int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,
                        struct hines_error *err) {
   *out = NULL;
   struct multi_batch *batch = calloc(1, sizeof *batch);
   if (!batch)
     return hines_fail(err, HINES_FAILURE, "out of memory");
-  batch->config = *config;
+  struct multi_batch_config resolved = *asked;
+  resolved.level_kernel = level_kernel_resolved(asked);
+  const struct multi_batch_config *config = &resolved;
+  batch->config = resolved;
   batch->config.model.stimulus.n_neurons_total = /* step_model.h */
       config->total_neurons > 0 ? config->total_neurons : config->n_neurons;
   batch->config.model.stimulus.first_neuron = config->first_neuron;
@@ -274,9 +318,22 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     return hines_fail(err, HINES_BAD_INPUT,
                       "the %s kernel sweeps a whole step in one task: it needs chunk "
                       "tasks, not one task per level",
-                      config->level_kernel == LEVEL_KERNEL_CELL     ? "cell-block"
-                      : config->level_kernel == LEVEL_KERNEL_SHARED ? "on-chip cell"
-                                                                    : "flow");
+                      config->level_kernel == LEVEL_KERNEL_CELL       ? "cell-block"
+                      : config->level_kernel == LEVEL_KERNEL_SHARED   ? "on-chip cell"
+                      : config->level_kernel == LEVEL_KERNEL_BRANCHES ? "branch"
+                                                                      : "flow");
+  }
+  if (config->level_kernel == LEVEL_KERNEL_BRANCHES && config->padded) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "the branch kernel stores no padding: it needs NCP (no compute padding)");
+  }
+  if (config->level_kernel == LEVEL_KERNEL_BRANCHES &&
+      config->model.channels.placement != PLACE_NONE) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "the branch kernel needs constant pivots: passive membranes only, "
+                      "not channels");
   }
   if (config->level_kernel == LEVEL_KERNEL_SHARED && config->padded) {
     free(batch);
@@ -289,7 +346,7 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
     return hines_fail(err, HINES_BAD_INPUT, "neurons per cell block must be positive (got %d)",
                       config->cell_neurons);
   }
-  if (config->level_kernel == LEVEL_KERNEL_SHARED)
+  if (config->level_kernel == LEVEL_KERNEL_SHARED || config->level_kernel == LEVEL_KERNEL_BRANCHES)
     batch->cell_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   if (config->level_kernel == LEVEL_KERNEL_CELL) {
     const int gpus = placement_cuda_devices();
@@ -315,11 +372,14 @@ int multi_batch_create(const struct multi_batch_config *config, struct multi_bat
    * kernels came the cost model's warps (fitted before them) cost passive batches up to 11-13 % on
    * one GPU (CA1 x 500) and 7-13 % over two (the large cells, all 15 shared cells; H200 x2,
    * BENCHMARKS.md, "No warps where the sweeps are lean"); with HH everywhere they measured even. */
-  const enum level_warps warps = config->level_warps == LEVEL_WARPS_AUTO && config->level_lean &&
-                                         config->level_kernel == LEVEL_KERNEL_LEVELS &&
-                                         config->model.channels.placement == PLACE_NONE
-                                     ? LEVEL_WARPS_OFF
-                                     : config->level_warps;
+  const enum level_warps warps =
+      config->level_kernel == LEVEL_KERNEL_BRANCHES /* a thread a branch, always */
+          ? LEVEL_WARPS_OFF
+          : config->level_warps == LEVEL_WARPS_AUTO && config->level_lean &&
+                    config->level_kernel == LEVEL_KERNEL_LEVELS &&
+                    config->model.channels.placement == PLACE_NONE
+                ? LEVEL_WARPS_OFF
+                : config->level_warps;
   /* Chunks (parts included) that one GPU runs at once, for the warp cost model: all of them
    * spread evenly over the GPUs (those a scheduler gives CPU workers are counted too). */
   const int chunk_neurons = (per_task + parts - 1) / parts;
@@ -406,6 +466,10 @@ enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch) {
 
 int multi_batch_cell_neurons(const struct multi_batch *batch) {
   return batch->cell_neurons;
+}
+
+enum level_kernel multi_batch_level_kernel(const struct multi_batch *batch) {
+  return batch->config.level_kernel;
 }
 
 int multi_batch_rows_apart_below(const struct multi_batch *batch) {

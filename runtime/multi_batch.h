@@ -43,8 +43,9 @@ struct multi_batch_config {
    * plain). */
   enum gpu_launch gpu_launch;
   /* Chunk tasks: one kernel per level and sweep, or one cell-block kernel per step
-   * (codelets/cell_block.h), or one flow kernel per step (codelets/level_flow.h); trunk_below
-   * applies to the first only. LEVEL_KERNEL_LEVELS is 0. */
+   * (codelets/cell_block.h), or one flow kernel per step (codelets/level_flow.h), ...;
+   * trunk_below applies to the first only. LEVEL_KERNEL_LEVELS is 0. LEVEL_KERNEL_AUTO: the
+   * branch kernel or the level kernels, by MULTI_BRANCH_KERNEL_COMPARTMENTS. */
   enum level_kernel level_kernel;
   /* Level kernels on GPUs with channels on every compartment: rows built inside the sweeps or
    * first (codelets/hines_level_kernels.h); LEVEL_ROWS_FUSED is 0. LEVEL_ROWS_AUTO: apart at
@@ -110,6 +111,18 @@ struct multi_batch;
 #ifndef MULTI_ROWS_APART_SYSTEMS /* a build may set it (scripts/bench/build_variants.sh) */
 #define MULTI_ROWS_APART_SYSTEMS 262144
 #endif
+/* LEVEL_KERNEL_AUTO: the branch kernel (codelets/branch_step.h) for a passive NCP batch of chunk
+ * tasks of at most this many compartments (the whole batch's, every rank's: the choice, and so
+ * the bits, do not depend on the workers), the level kernels otherwise. A small batch's step is a
+ * chain of latencies, which the branch kernel shortens to its longest branch; a large one is
+ * bandwidth, where the level kernels move fewer bytes. Measured on the H100 (BENCHMARKS.md, "The
+ * branch kernel"): every batch up to 2.7 M compartments 1.4-2.0x faster (CA1 x 300 to x 1,000,
+ * the six cells x 1,044), the deep chains x 2,000 (6 M) and the large cells x 800 (9.8 M)
+ * 1.4-1.7x, but CA1 x 3,000 (8.1 M), random trees x 2,000 (6.9 M) and the six cells x 4,174
+ * (10.6 M) 0.73-0.90x, and every larger mix slower. */
+#ifndef MULTI_BRANCH_KERNEL_COMPARTMENTS
+#define MULTI_BRANCH_KERNEL_COMPARTMENTS 4000000
+#endif
 /* --level-pivots auto: GPU levels of fewer systems than this read stored pivots. */
 #ifndef MULTI_STORED_PIVOTS_BELOW
 #define MULTI_STORED_PIVOTS_BELOW INT_MAX
@@ -138,6 +151,8 @@ int multi_batch_task_steps(const struct multi_batch *batch);
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* Neurons per thread block of the cell-block kernel (0 with the level kernels). */
 int multi_batch_cell_neurons(const struct multi_batch *batch);
+/* The kernel the chunk tasks run (LEVEL_KERNEL_AUTO resolved). */
+enum level_kernel multi_batch_level_kernel(const struct multi_batch *batch);
 /* GPUs build the rows of the levels of fewer systems than this apart (enum level_rows,
  * resolved: 0 none, INT_MAX all). */
 int multi_batch_rows_apart_below(const struct multi_batch *batch);

@@ -459,8 +459,13 @@ int main(int argc, char **argv) {
   }
   if (!o.quiet && !distributed) {
     if (ops.cell_neurons > 0)
-      printf("%s kernel: %d neuron%s per thread block\n",
-             o.level_kernel == LEVEL_KERNEL_SHARED ? "on-chip cell" : "cell-block",
+      printf("%s kernel%s: %d neuron%s per thread block\n",
+             ops.level_kernel == LEVEL_KERNEL_SHARED     ? "on-chip cell"
+             : ops.level_kernel == LEVEL_KERNEL_BRANCHES ? "branch"
+                                                         : "cell-block",
+             o.level_kernel == LEVEL_KERNEL_AUTO
+                 ? " (--level-kernel auto: passive, at most 4 M compartments)"
+                 : "",
              ops.cell_neurons, ops.cell_neurons > 1 ? "s" : "");
     printf("%d tasks per step; first step %.3f ms; then %.3f ms per step, %.3g "
            "compartment-solves/s\n",

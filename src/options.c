@@ -104,13 +104,20 @@ static void usage(FILE *out) {
       "  --multi-tasks chunk|levels|neuron  multi: one task per chunk and step sweeping all\n"
       "                       its levels (default), one task per level and sweep, or the\n"
       "                       papers' baseline: the mono kernel with one tree per neuron\n"
-      "  --level-kernel levels|cell|flow|shared  multi, chunk tasks: one GPU kernel per level\n"
-      "                       and sweep (default), one cell-block kernel per step whose thread\n"
-      "                       blocks each sweep every level of a few neurons, one flow kernel\n"
-      "                       per sweep whose branches wait only for their own children or\n"
-      "                       parent (no boundary between levels), or one on-chip cell kernel\n"
-      "                       per step whose blocks hold their neurons in GPU shared memory\n"
-      "                       (16 bytes a compartment; same bits)\n"
+      "  --level-kernel auto|levels|cell|flow|shared|branches  multi, chunk tasks: the branch\n"
+      "                       kernel for a passive NCP batch of at most 4 M compartments, the\n"
+      "                       level kernels otherwise (auto, the default; the choice depends on\n"
+      "                       the batch only, so CPU and GPU workers give the same bits), one GPU\n"
+      "                       kernel per level and sweep, one cell-block kernel per step\n"
+      "                       whose thread blocks each sweep every level of a few neurons, one\n"
+      "                       flow kernel per sweep whose branches wait only for their own\n"
+      "                       children or parent (no boundary between levels), one on-chip cell\n"
+      "                       kernel per step whose blocks hold their neurons in GPU shared\n"
+      "                       memory (16 bytes a compartment; same bits), or one branch kernel\n"
+      "                       per step (passive, NCP): every branch swept at once with its ends\n"
+      "                       grounded, the junctions solved, each branch's response added (a\n"
+      "                       step waits for the longest branch, not the levels' sum; voltages\n"
+      "                       to rounding of the others', the same bits on CPU and GPU)\n"
       "  --level-rows auto|fused|apart|N  multi, level kernels on GPUs, channels on every\n"
       "                       compartment: build each element's row inside its branch's sweep\n"
       "                       (fused) or first, two elements a GPU thread, then only\n"
@@ -135,7 +142,7 @@ static void usage(FILE *out) {
       "                       the constants (rows, the default: 16 bytes less an element a\n"
       "                       step) or the backward sweeps store it (elements); same bits\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
-      "                       by the neurons per GPU; shared: default 1)\n"
+      "                       by the neurons per GPU; shared, branches: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
       "                       branches with lanes of a warp each (elements loaded and assembled\n"
       "                       at once; same bits): as a cost model says (default; none in\n"
@@ -632,7 +639,8 @@ static void check_counts(struct options *o) {
 }
 
 /* --level-kernel's words, in enum level_kernel's order. */
-static const char *const level_kernel_words[] = {"levels", "cell", "flow", "shared"};
+static const char *const level_kernel_words[] = {"levels", "cell",     "flow",
+                                                 "shared", "branches", "auto"};
 
 const char *options_level_kernel_word(enum level_kernel kernel) {
   return level_kernel_words[kernel];
@@ -734,6 +742,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .layout = BATCH_LAYOUT_INTERLEAVED,
                         .block_size = 32,
                         .cpu_group = 32,
+                        .level_kernel = LEVEL_KERNEL_AUTO,
                         .steps = 0,
                         .model = {.cable = cable_defaults,
                                   .dt_ms = 0.025,
@@ -1000,7 +1009,7 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_LEVEL_KERNEL:
       o->multi_option_given = 1;
       o->level_kernel =
-          (enum level_kernel)parse_keyword("--level-kernel", optarg, level_kernel_words, 4);
+          (enum level_kernel)parse_keyword("--level-kernel", optarg, level_kernel_words, 6);
       break;
     case OPT_LEVEL_ROWS:
       o->multi_option_given = 1;
@@ -1111,12 +1120,19 @@ void options_parse(int argc, char **argv, struct options *o) {
     bad_usage("--level-order height needs one task per chunk (a branch's children may sit several "
               "levels deeper than a per-level task sees); drop '--multi-tasks %s'",
               "levels");
-  if (o->level_tasks && o->level_kernel != LEVEL_KERNEL_LEVELS)
+  if (o->level_tasks && o->level_kernel != LEVEL_KERNEL_LEVELS &&
+      o->level_kernel != LEVEL_KERNEL_AUTO)
     bad_usage("--level-kernel %s sweeps a whole step in one task per chunk; drop "
               "'--multi-tasks levels'",
               options_level_kernel_word(o->level_kernel));
   if (o->level_kernel == LEVEL_KERNEL_SHARED && o->padded)
     bad_usage("--level-kernel shared stores no padding; drop '--padding %s'", "cp");
+  if (o->level_kernel == LEVEL_KERNEL_BRANCHES && o->padded)
+    bad_usage("--level-kernel branches stores no padding; drop '--padding %s'", "cp");
+  if (o->level_kernel == LEVEL_KERNEL_BRANCHES && o->model.channels.placement != PLACE_NONE)
+    bad_usage("--level-kernel branches needs constant pivots, a passive membrane: add "
+              "'--hh %s' or pick another --level-kernel",
+              "none");
   if (o->params_path && strcmp(o->mode, "multi") == 0)
     bad_usage("--params %s: parameter sweeps run in --mode mono only (one --morph, one row per "
               "neuron); this run is multi-morphology",
@@ -1194,7 +1210,7 @@ void options_warn(const struct options *o, FILE *out) {
                option != OPT_LEVEL_ROOT && option != OPT_LEVEL_PIVOTS)
         warn_ignored(out, multi_only[i].name,
                      "applies to chunk tasks only, not to --multi-tasks levels");
-      else if (o->level_kernel != LEVEL_KERNEL_LEVELS &&
+      else if (o->level_kernel != LEVEL_KERNEL_LEVELS && o->level_kernel != LEVEL_KERNEL_AUTO &&
                (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES ||
                 option == OPT_LEVEL_LEAN || option == OPT_LEVEL_FACTORS))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
@@ -1215,9 +1231,18 @@ void options_warn(const struct options *o, FILE *out) {
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel shared (one kernel sweeps every level, a "
                      "thread a branch)");
+      else if (o->level_kernel == LEVEL_KERNEL_BRANCHES &&
+               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH ||
+                option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES ||
+                option == OPT_LEVEL_PIVOTS))
+        warn_ignored(out, multi_only[i].name,
+                     "does not apply to --level-kernel branches (one kernel sweeps every branch "
+                     "at once, a thread a branch, with stored pivots)");
       else if (o->level_kernel != LEVEL_KERNEL_CELL && o->level_kernel != LEVEL_KERNEL_SHARED &&
+               o->level_kernel != LEVEL_KERNEL_BRANCHES && o->level_kernel != LEVEL_KERNEL_AUTO &&
                option == OPT_CELL_NEURONS)
-        warn_ignored(out, multi_only[i].name, "applies to --level-kernel cell or shared only");
+        warn_ignored(out, multi_only[i].name,
+                     "applies to --level-kernel cell, shared or branches only");
     }
     if (given(o, OPT_LEVEL_ROOT) && o->level_root_center && !o->per_neuron &&
         !options_level_root_center(o))

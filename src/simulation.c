@@ -448,6 +448,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->tasks_per_step = multi_batch_tasks_per_step(batch);
     ops->task_steps = multi_batch_task_steps(batch);
     ops->cell_neurons = multi_batch_cell_neurons(batch);
+    ops->level_kernel = (int)multi_batch_level_kernel(batch);
     ops->rows_apart_below = multi_batch_rows_apart_below(batch);
     ops->warp_systems = multi_batch_warp_systems(batch);
     return HINES_OK;
@@ -631,6 +632,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cell_neurons = ops->cell_neurons;
+  result->level_kernel = ops->level_kernel;
   result->rows_apart_below = ops->rows_apart_below;
   result->warp_systems = ops->warp_systems;
   return status;

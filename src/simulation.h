@@ -34,6 +34,7 @@ struct batch_ops {
   int tasks_per_step;
   int task_steps;         /* steps per step task (mono; 1 otherwise) */
   int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
+  int level_kernel;       /* multi: the chunk tasks' enum level_kernel (auto resolved) */
   int rows_apart_below;   /* multi: levels of fewer systems build their rows apart on GPUs */
   long long warp_systems; /* multi: branches GPUs sweep with warps (the resolved --level-warps) */
   const struct morphology *morphologies;
@@ -67,6 +68,7 @@ struct run_result {
   int tasks_per_step;
   int task_steps;         /* steps each step task advanced */
   int cell_neurons;       /* batch_ops' */
+  int level_kernel;       /* batch_ops' */
   int rows_apart_below;   /* batch_ops' */
   long long warp_systems; /* batch_ops' */
   int verified;

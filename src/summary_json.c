@@ -243,7 +243,9 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     if (options_chunk_tasks(o)) {
       key_int(&j, "trunk_below", o->trunk_below);
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
-      key_string(&j, "level_kernel", options_level_kernel_word(o->level_kernel));
+      /* the kernel the chunk tasks ran; level_kernel_asked: auto when the batch chose it */
+      key_string(&j, "level_kernel", options_level_kernel_word((enum level_kernel)r->level_kernel));
+      key_string(&j, "level_kernel_asked", options_level_kernel_word(o->level_kernel));
       key_string(&j, "level_rows", options_level_rows_word(o));
       key_string(&j, "level_priorities", o->level_priorities ? "on" : "off");
       key_string(&j, "level_lean", o->level_lean ? "on" : "off");
@@ -257,8 +259,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_int(&j, "warp_lanes", o->warp_lanes);
       /* what --level-warps resolved to: auto gives none to a passive batch with lean sweeps */
       key_int(&j, "warp_systems", r->warp_systems);
-      if (o->level_kernel == LEVEL_KERNEL_CELL ||
-          o->level_kernel == LEVEL_KERNEL_SHARED) /* the neurons per block the batch used */
+      if (r->level_kernel == LEVEL_KERNEL_CELL || r->level_kernel == LEVEL_KERNEL_SHARED ||
+          r->level_kernel == LEVEL_KERNEL_BRANCHES) /* the neurons per block the batch used */
         key_int(&j, "cell_neurons", r->cell_neurons > 0 ? r->cell_neurons : o->cell_neurons);
       if (runtime_cuda_workers() > 0)
         /* early: on GPUs of compute capability 9.0 and newer, plain launches elsewhere */

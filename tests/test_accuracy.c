@@ -121,17 +121,22 @@ static int load_shapes(struct morphology *shapes) {
   return count;
 }
 
-/* The level solver (one multi batch of every shape, a few chunks) against both references. */
+/* The level solver (one multi batch of every shape, a few chunks; the level kernels and the
+ * branch kernel) against both references. */
 static void level_solver_within_bound(void **state) {
   (void)state;
   struct morphology shapes[MAX_SHAPES];
   const int count = load_shapes(shapes), copies = 3, neurons = count * copies;
-  for (int padded = 0; padded <= 1; padded++) {
+  /* NCP and CP with the level kernels, NCP with the branch kernel (its regrouped sums) */
+  for (int variant = 0; variant < 3; variant++) {
+    const int padded = variant == 1;
+    const enum level_kernel kernel = variant == 2 ? LEVEL_KERNEL_BRANCHES : LEVEL_KERNEL_LEVELS;
     struct multi_batch_config config = {.morphologies = shapes,
                                         .n_morphologies = count,
                                         .n_neurons = neurons,
                                         .neurons_per_task = 7,
                                         .padded = padded,
+                                        .level_kernel = kernel,
                                         .model = test_model};
     struct multi_batch *batch;
     struct hines_error err;
@@ -150,8 +155,10 @@ static void level_solver_within_bound(void **state) {
       struct errors e = {0, 0};
       for (int k = s; k < neurons; k += count)
         measure_step(&shapes[s], k, neurons, before[k], after[k], &e);
-      check_bound(padded ? "levels CP" : "levels NCP", shapes[s].name, shapes[s].n_compartments,
-                  &e);
+      check_bound(variant == 2 ? "branches NCP"
+                  : padded     ? "levels CP"
+                               : "levels NCP",
+                  shapes[s].name, shapes[s].n_compartments, &e);
     }
     for (int k = 0; k < neurons; k++)
       free(before[k]), free(after[k]);

@@ -117,9 +117,9 @@ expect "--level-lean off in the JSON" '"level_lean": "off"' lean_off.json
 # --level-warps auto: no warp sweeps in a passive batch with lean sweeps (a level given warps
 # cannot be lean), the cost model's otherwise (these long branches get some)
 long_branches=(--mode multi --morph synthetic:tree:2000:5 --neurons 20 --steps 2)
-run warps_lean "${long_branches[@]}" --hh none --quiet --json warps_lean.json
+run warps_lean "${long_branches[@]}" --hh none --level-kernel levels --quiet --json warps_lean.json
 expect "no warps in a passive batch with lean sweeps" '"warp_systems": 0,' warps_lean.json
-run warps_no_lean "${long_branches[@]}" --hh none --level-lean off --quiet --json warps_no_lean.json
+run warps_no_lean "${long_branches[@]}" --hh none --level-kernel levels --level-lean off --quiet --json warps_no_lean.json
 expect "the cost model's warps without lean sweeps" '"warp_systems": [1-9][0-9]*,' warps_no_lean.json
 run warps_hh "${long_branches[@]}" --hh all --quiet --json warps_hh.json
 expect "the cost model's warps with channels" '"warp_systems": [1-9][0-9]*,' warps_hh.json
@@ -149,8 +149,20 @@ ls factors_bad.json >listing.out 2>&1
 expect "--level-factors columns: no JSON written" 'No such file' listing.out
 run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
 expect "--level-lean with the cell kernel: warned" '^hinestask: warning: --level-lean applies to --level-kernel levels only' lean_cell.err
-run cell_neurons_levels --mode multi "${tiny[@]}" --cell-neurons 4 --quiet
-expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell or shared only' cell_neurons_levels.err
+run cell_neurons_levels --mode multi "${tiny[@]}" --level-kernel levels --cell-neurons 4 --quiet
+expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell, shared or branches only' cell_neurons_levels.err
+# --level-kernel auto (the default): the branch kernel for a small passive batch, the level
+# kernels with channels or past 4 M compartments; the JSON says what ran and what was asked
+run kernel_auto_passive --mode multi "${tiny[@]}" --hh none --json kernel_auto_passive.json
+expect "auto: a small passive batch runs the branch kernel" '"level_kernel": "branches"' kernel_auto_passive.json
+expect "auto: the JSON says auto was asked" '"level_kernel_asked": "auto"' kernel_auto_passive.json
+expect "auto: the choice printed" '^branch kernel .--level-kernel auto: passive' kernel_auto_passive.out
+run kernel_auto_hh --mode multi "${tiny[@]}" --hh all --quiet --json kernel_auto_hh.json
+expect "auto: channels run the level kernels" '"level_kernel": "levels"' kernel_auto_hh.json
+run kernel_auto_large --mode multi --morph synthetic:medium-high --neurons 13000 --steps 1 --hh none --quiet --json kernel_auto_large.json
+expect "auto: past 4 M compartments the level kernels" '"level_kernel": "levels"' kernel_auto_large.json
+run kernel_branches_warps --mode multi "${tiny[@]}" --hh none --level-kernel branches --level-warps all --quiet
+expect "--level-warps with the branch kernel: warned" '^hinestask: warning: --level-warps does not apply to --level-kernel branches' kernel_branches_warps.err
 run shared_options --mode multi "${tiny[@]}" --level-kernel shared --trunk-below 3 --level-warps off --cell-neurons 2 --quiet --json shared.json
 for option in --trunk-below --level-warps; do
   expect "$option with the on-chip kernel: warned" "^hinestask: warning: $option does not apply to --level-kernel shared" shared_options.err

@@ -86,7 +86,8 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 skip = {"command_line", "working_directory", "started_utc", "seconds_total", "seconds_per_step",
         "seconds_first_step", "compartment_solves_per_s", "default_job", "probes_file",
-        "verified_neurons", "max_rel_error", "backward_error", "mode_reason"}
+        "verified_neurons", "max_rel_error", "backward_error", "mode_reason",
+        "level_kernel_asked"}
 diff = [k for k in set(a) | set(b) if k not in skip and a.get(k) != b.get(k)]
 if diff:
     print("# differ:", {k: (a.get(k), b.get(k)) for k in diff})

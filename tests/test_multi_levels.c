@@ -567,6 +567,57 @@ static void shared_kernel_matches_reference(void **state) {
   subtree_limit = split_limit = 0;
 }
 
+/* The branch kernel (codelets/branch_step.h: every branch grounded at once, then the junctions,
+ * then each branch's response; by its host emulation on CPU workers, the kernel itself on CUDA
+ * workers) against the sequential reference within the level kernels' bound, and against the
+ * level kernels within rounding (its sums are regrouped: not their bits), passive only. */
+static void branch_kernel_case(const struct morphology *morphologies, int n_morphologies,
+                               int neurons, int per_task, enum level_order order,
+                               int cell_neurons) {
+  const int steps = 40;
+  const struct step_model model = stimulated_model(0);
+  size_t values, level_values;
+  double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, order, 0,
+                                 LEVEL_KERNEL_BRANCHES, cell_neurons, &model, steps, &values);
+  double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, order, 0,
+                                    LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
+  assert_int_equal(values, level_values);
+  char what[160];
+  snprintf(what, sizeof what, "branch kernel, %d neurons a block, subtrees %d, split %d, root %s",
+           cell_neurons, subtree_limit, split_limit, root_center ? "center" : "soma");
+  const double worst =
+      worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
+  const double apart = testing_relative_error((int)values, got, levels);
+  if (apart > 1e-12)
+    fail_msg("%s: %.3e from the level kernels", what, apart);
+  printf("# %s, %d morphologies, %d neurons, %d per task, %s: max relative error %.3e, %.3e "
+         "from the level kernels\n",
+         what, n_morphologies, neurons, per_task, order_name(order), worst, apart);
+  free(got), free(levels);
+}
+
+/* One cell, a random tree and the whole mix, blocks of 1 to 3 neurons, several chunkings,
+ * branches whole, in subtrees and cut, roots at the soma and at the centers. */
+static void branch_kernel_matches_reference(void **state) {
+  (void)state;
+  const int full = !testing_scheduler_only();
+  const int ca1 = ca1_in_mix();
+  const struct morphology *random_tree = &mix[mix_count - 1];
+  const struct {
+    int subtrees, split, center;
+  } layouts[] = {{64, 64, 1}, {0, 0, 0}, {8, 5, 0}, {0, 64, 1}};
+  for (size_t l = 0; l < (full ? sizeof layouts / sizeof layouts[0] : 1); l++) {
+    subtree_limit = layouts[l].subtrees, split_limit = layouts[l].split;
+    root_center = layouts[l].center;
+    branch_kernel_case(&mix[ca1], 1, 5, 0, LEVEL_ORDER_AUTO, 0);
+    branch_kernel_case(&mix[ca1], 1, 7, 0, LEVEL_ORDER_AUTO, 3);
+    branch_kernel_case(random_tree, 1, 11, 5, LEVEL_ORDER_HEIGHT, 2);
+    branch_kernel_case(mix, mix_count, 2 * mix_count + 3, 0, LEVEL_ORDER_AUTO, 1);
+    branch_kernel_case(mix, mix_count, mix_count + 1, 7, LEVEL_ORDER_DEPTH, 0);
+  }
+  subtree_limit = split_limit = root_center = 0;
+}
+
 /* The flow kernel (on CPU workers the chunk step runs level by level; on CUDA workers, the flow
  * kernel itself: gpu_run.sh runs this test there) against the sequential reference, and bit
  * for bit against the level kernels, passive and with channels everywhere. */
@@ -1430,6 +1481,7 @@ int main(void) {
       cmocka_unit_test(cell_kernel_matches_reference),
       cmocka_unit_test(cell_schedule_covers_each_system_once),
       cmocka_unit_test(shared_kernel_matches_reference),
+      cmocka_unit_test(branch_kernel_matches_reference),
       cmocka_unit_test(flow_kernel_matches_reference),
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
       cmocka_unit_test(rows_apart_match_fused_sweeps),
