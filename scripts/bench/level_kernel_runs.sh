@@ -86,6 +86,21 @@
 #   split15   longer branch pieces (--level-split 128, 256, off: fewer levels, fewer kernels on
 #             the critical path) over two GPUs for the large cells, all 15 and the deep chains;
 #             the same for the large cells with HH on one GPU (split15_*)
+#   br17      (seventeenth session) the branch kernel: CPU and GPU probe files, test_multi_levels
+#             on the GPU, against the level kernels on CA1 x 300 to x 3,000 and every mix (br17_*)
+#   br17b     the same after each block's branch values went to shared memory and loads to
+#             groups, with register and group variants (level_variant.sh, VARIANT_SOURCE=
+#             hines_branch_cuda.cu: r128, g4, g16) on small batches (br17b_*)
+#   br17c     phase B's constants loaded in phase A: bits, phases alone (BRANCH_PHASES variants
+#             pA, pAB, pAC; results wrong), ncu of the kernel (br17c_*, ncu_br17_*)
+#   br17d     the branch step in three launches: bits, small batches and mixes against the
+#             level kernels, phases alone (pA, pAC) (br17d_*)
+#   br17e     phase B from shared memory only (the block's links copied in): test_multi_levels'
+#             failures on the GPU, bits, small batches (br17e_*)
+#   br17f     phase B's items loaded and stored flat: every batch size against the level kernels
+#             (br17f_*)
+#   br17g     the defaults after --level-kernel auto: the kernel each batch runs, CPU and GPU bits
+#             of default runs, test_multi_levels and test_accuracy on the GPU (br17g_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -162,6 +177,13 @@ probe_args() {
   large-fork) a=(--mode multi "${large[@]}" --neurons 20 --hh all --level-rows 30 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   large-exact) a=(--mode multi "${large[@]}" --neurons 20 --hh all --hh-rates exact --probe 0:0 --probe 19:300 --probe 7:5) ;;
   ca1-ts) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh all --task-steps 16 --probe-every 1 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  # the branch kernel (seventeenth session)
+  ca1-br) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --level-kernel branches --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  ca1-br3) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 301 --hh none --level-kernel branches --cell-neurons 3 --task-steps 7 --probe 0:0 --probe 300:2000 --probe 7:100) ;;
+  six-br) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel branches "${six_probes[@]}") ;;
+  rnd-br) a=("${random[@]}" --hh none --level-kernel branches --probe 0:0 --probe 39:50 --probe 38:3000) ;;
+  deep-br) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel branches --level-root soma --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+  large-br) a=(--mode multi "${large[@]}" --neurons 20 --hh none --level-kernel branches --level-subtrees 0 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   esac
 }
 # same_probes SPEC [STEPS]: CPU workers only against the GPU only (--verify), probe files compared
@@ -828,6 +850,166 @@ if [ "$mode" = ca1x16 ]; then
     done
     row 1 ca1-300 default
     row 1 ca1-1000 default
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = br17 ]; then
+  # the branch kernel (--level-kernel branches): CPU and GPU bits, --verify, then against the
+  # level kernels on small batches and every mix
+  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  br=(--level-kernel branches)
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"
+    done
+    row 1 ca1-500 branches-g2 -- "${br[@]}" --cell-neurons 2
+    row 1 ca1-3000 branches-g4 -- "${br[@]}" --cell-neurons 4
+    row 1 mono default
+    for batch in six-33390 large-6643 all15-16356 deep-24499 random-23585 six-1044; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = br17b ]; then
+  # the branch kernel with each block's branch values in shared memory and loads in groups:
+  # bits, then small batches against the level kernels, register and group variants
+  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for v in r128 g4 g16; do unpack_variant $v; done
+  br=(--level-kernel branches)
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"
+      for v in r128 g4 g16; do row 1 $batch $v $v -- "${br[@]}"; done
+      row 1 $batch branches-g2 -- "${br[@]}" --cell-neurons 2
+    done
+    for batch in six-1044 random-2000 deep-2000; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"
+    done
+  done
+  rep=1; row 1 six-33390 branches -- "${br[@]}"; row 1 mono default
+  rm -f $out/t.json $out/t.log $out/hinestask_*
+fi
+if [ "$mode" = br17c ]; then
+  # the branch kernel with phase B's constants loaded in phase A: bits, the phases' times
+  # (variants running only some phases, results wrong), ncu of one launch
+  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  vs="pA pAB pAC"; for v in $vs; do unpack_variant $v; done
+  br=(--level-kernel branches)
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"; row 1 $batch branches-g2 -- "${br[@]}" --cell-neurons 2
+      for v in $vs; do row 1 $batch $v-g2 $v -- "${br[@]}" --cell-neurons 2; done
+    done
+  done
+  rep=1
+  for batch in six-1044 random-2000 deep-2000; do row 1 $batch levels; row 1 $batch branches-g2 -- "${br[@]}" --cell-neurons 2; done
+  echo "rows done at $(( $(date +%s) - T0 )) s"
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  metrics=gpu__time_duration.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
+  args_of ca1-500
+  for g in 1 2; do
+    STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 $ncu_bin --clock-control none --metrics $metrics --csv --page raw \
+      $H --quiet --force "${A[@]}" "${br[@]}" --cell-neurons $g --steps 4 --task-steps 1 > $out/ncu_br17_ca1-500-g$g.csv 2> $out/ncu.err
+    echo "ncu g$g rc=$?"; tail -1 $out/ncu.err
+  done
+  STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 $ncu_bin --clock-control none --metrics gpu__time_duration.sum --csv --page raw \
+    $H --quiet --force "${A[@]}" --steps 4 --task-steps 1 > $out/ncu_br17_ca1-500-levels.csv 2> $out/ncu.err
+  echo "ncu levels rc=$?"
+  STARPU_NCPU=0 STARPU_NCUDA=1 timeout 150 $ncu_bin --clock-control none --set full --import-source no -k regex:branch_step --launch-skip 2 --launch-count 1 -o $out/br17 \
+    $H --quiet --force "${A[@]}" "${br[@]}" --cell-neurons 2 --steps 4 --task-steps 1 > $out/ncu.log 2>&1
+  echo "ncu full rc=$?"
+  $ncu_bin -i $out/br17.ncu-rep --page details --csv > $out/ncu_br17_details.csv 2>&1
+  $ncu_bin -i $out/br17.ncu-rep --page source --csv --print-source sass > $out/ncu_br17_sass.csv 2>&1
+  rm -f $out/br17.ncu-rep; gzip -f $out/ncu_br17_*.csv
+  rm -f $out/t.json $out/t.log $out/hinestask_*
+fi
+if [ "$mode" = br17d ]; then
+  # the branch step in three launches (phases A and C a thread a system in the level arrays'
+  # order, B a block a neuron): bits, small batches, phases alone (pA, pAC; results wrong)
+  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  vs="pA pAC"; for v in $vs; do unpack_variant $v; done
+  br=(--level-kernel branches)
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"; row 1 $batch branches-g2 -- "${br[@]}" --cell-neurons 2
+      for v in $vs; do row 1 $batch $v $v -- "${br[@]}"; done
+    done
+    for batch in six-1044 random-2000 deep-2000 six-33390 large-6643; do row 1 $batch levels; row 1 $batch branches -- "${br[@]}"; done
+  done
+  rep=1; row 1 mono default
+  rm -f $out/t.json $out/t.log $out/hinestask_* $out/tml.txt
+fi
+if [ "$mode" = br17e ]; then
+  # phase B reading only shared memory (the block's links copied in): test_multi_levels on the
+  # GPU (its failures kept), bits, small batches against the level kernels, phases alone
+  STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$?"
+  grep -E "ERROR|FAILED|error" $out/tml.txt | head -20 > $out/tml_failures.txt; cat $out/tml_failures.txt
+  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  vs="pA pAC"; for v in $vs; do unpack_variant $v; done
+  br=(--level-kernel branches)
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000 six-1044 deep-2000 random-2000; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"
+    done
+    for batch in ca1-500 ca1-3000; do
+      row 1 $batch branches-g2 -- "${br[@]}" --cell-neurons 2
+      for v in $vs; do row 1 $batch $v $v -- "${br[@]}"; done
+    done
+  done
+  rep=1; for batch in six-4174 large-800 ca1-6000; do row 1 $batch levels; row 1 $batch branches -- "${br[@]}"; done
+  row 1 mono default
+  rm -f $out/t.json $out/t.log $out/hinestask_*
+fi
+if [ "$mode" = br17f ]; then
+  # phase B loading and storing its items flat (a thread an item): test_multi_levels on the GPU,
+  # bits, every batch size against the level kernels (where each kernel wins), phases alone
+  STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
+  grep -E "ERROR|FAILED" $out/tml.txt | head -20
+  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  vs="pA pAC"; for v in $vs; do unpack_variant $v; done
+  br=(--level-kernel branches)
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000 ca1-6000 six-1044 six-4174 deep-2000 random-2000 large-800 large-3322; do
+      row 1 $batch levels; row 1 $batch branches -- "${br[@]}"
+    done
+    for batch in ca1-500 ca1-3000; do for v in $vs; do row 1 $batch $v $v -- "${br[@]}"; done; done
+  done
+  rep=1; for batch in six-33390 large-6643 deep-24499 random-23585; do row 1 $batch levels; row 1 $batch branches -- "${br[@]}"; done
+  row 1 mono default
+  rm -f $out/t.json $out/t.log $out/hinestask_*
+fi
+if [ "$mode" = br17g ]; then
+  # the defaults after --level-kernel auto: which kernel each batch runs, CPU and GPU bits of the
+  # default runs, test_multi_levels and test_accuracy on the GPU, small batches and mixes
+  { STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+    STARPU_NCPU=0 HINES_SOURCE_DIR=$PWD timeout 300 "$bundle/bin/test_accuracy" > "$out/tacc.txt" 2>&1; echo "test_accuracy rc=$? $(tail -1 $out/tacc.txt)"
+    grep -E "branches NCP|levels NCP" $out/tacc.txt | head -40
+    for spec in ca1-p six-p random deep-p six-hh; do same_probes $spec; done
+  } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000 six-1044 deep-2000 large-800 random-2000; do
+      row 1 $batch default; grep -o '"level_kernel": "[a-z]*"' $out/t.json
+      row 1 $batch levels -- --level-kernel levels
+    done
+    row 1 ca1-500-hh default; grep -o '"level_kernel": "[a-z]*"' $out/t.json
+    row 1 six-33390 default; grep -o '"level_kernel": "[a-z]*"' $out/t.json
+    row 1 mono default
   done
   rm -f $out/t.json $out/t.log
 fi

@@ -5,6 +5,7 @@
 # about a minute on two cores where scripts/bench/build_variants.sh builds everything. Each
 # stripped hinestask goes to OUT_DIR/hinestask_LABEL.gz (level_kernel_runs.sh's row BUILD).
 # Usage: scripts/bench/level_variant.sh BUILD_DIR OUT_DIR LABEL='-DNAME=VALUE ...' [...]
+#   (VARIANT_SOURCE=hines_branch_cuda.cu: that object instead, the branch kernel's constants)
 #   e.g. scripts/bench/level_variant.sh /tmp/bdev .bundle/bin rp4='-DLEVEL_ROWS_PER_THREAD=4'
 # BUILD_DIR: a Unix-makefile build of this repository with -DHINESTASK_CUDA=ON, hinestask built.
 set -euo pipefail
@@ -20,6 +21,7 @@ codelets=$build/codelets/CMakeFiles/hines_codelets.dir
 nvcc=$(sed -n 's/^# compile CUDA with //p' "$codelets/flags.make")
 cuda_flags=$(sed -n 's/^CUDA_FLAGS = //p' "$codelets/flags.make")
 cuda_defines=$(sed -n 's/^CUDA_DEFINES = //p' "$codelets/flags.make")
+source=${VARIANT_SOURCE:-hines_level_cuda.cu}
 for spec in "$@"; do
   label=${spec%%=*} flags=${spec#*=}
   [ "$label" != "$spec" ] && [[ $label =~ ^[A-Za-z0-9_]+$ ]] ||
@@ -27,9 +29,9 @@ for spec in "$@"; do
   work=$(mktemp -d "${TMPDIR:-/tmp}/level_variant.XXXXXX")
   # shellcheck disable=SC2086 # the flags are words
   (cd "$build/codelets" && "$nvcc" $cuda_defines --options-file CMakeFiles/hines_codelets.dir/includes_CUDA.rsp \
-    $cuda_flags $flags -c "$repo/codelets/hines_level_cuda.cu" -o "$work/hines_level_cuda.cu.o")
+    $cuda_flags $flags -c "$repo/codelets/$source" -o "$work/$source.o")
   cp "$build/codelets/libhines_codelets.a" "$work/"
-  (cd "$work" && ar r libhines_codelets.a hines_level_cuda.cu.o)
+  (cd "$work" && ar r libhines_codelets.a "$source.o")
   sed "s|codelets/libhines_codelets.a|$work/libhines_codelets.a|" \
     "$build/CMakeFiles/hinestask.dir/linkLibs.rsp" >"$work/linkLibs.rsp"
   link=$(cat "$build/CMakeFiles/hinestask.dir/link.txt")
