@@ -240,29 +240,12 @@ static inline HINES_HOST_DEVICE void branch_response_system(const struct level_b
  * in order): item i's level. */
 static inline HINES_HOST_DEVICE int branch_item_level(const struct cell_schedule_view *c, int block,
                                                       int i) {
-  const int *first = c->first + (size_t)block * c->levels;
-  int low = 0, high = c->levels - 1;
-  while (low < high) { /* the last level starting at or before i */
-    const int middle = (low + high + 1) / 2;
-    if (first[middle] <= i)
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  return low;
+  return level_last_at_most(c->first + (size_t)block * c->levels, c->levels, i);
 }
 
 /* The level of system g of the part (system_offset: where each of the part's levels starts). */
 static inline HINES_HOST_DEVICE int branch_system_level(const struct cell_schedule_view *c, int g) {
-  int low = 0, high = c->levels - 1;
-  while (low < high) { /* the last level starting at or before g */
-    const int middle = (low + high + 1) / 2;
-    if (c->system_offset[middle] <= g)
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  return low;
+  return level_last_at_most(c->system_offset, c->levels, g);
 }
 
 /* Phase A, system g of the part. */

@@ -118,19 +118,6 @@ int *cell_schedule_build(const struct level_batch *batch, int chunk, int neurons
   return ints;
 }
 
-/* The last index i of sorted[0 .. n - 1] with sorted[i] <= value (sorted ascending). */
-static int last_at_most(const int *sorted, int n, int value) {
-  int low = 0, high = n - 1;
-  while (low < high) {
-    const int middle = (low + high + 1) / 2;
-    if (sorted[middle] <= value)
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  return low;
-}
-
 /* What block `block`'s level `level` needs: its systems in the chunk's level and their totals. */
 struct shared_level_totals {
   int count, max_size, elements, children, trees, shape_ints;
@@ -233,10 +220,10 @@ static void shared_block_fill(const struct cell_schedule_view *c, int block,
       junction[i] = -1;
       if (v->junction[s] >= 0) {
         const int e = v->junction[s];
-        const int parent_level = last_at_most(element_offset, levels, e);
+        const int parent_level = level_last_at_most(element_offset, levels, e);
         const struct level_block_view *pv = &views[parent_level];
         const int in_level = e - element_offset[parent_level];
-        const int j = last_at_most(pv->row_offset, pv->max_size + 1, in_level);
+        const int j = level_last_at_most(pv->row_offset, pv->max_size + 1, in_level);
         const int parent = in_level - pv->row_offset[j];
         const struct level_block_view parent_local =
             level_block_describe(out + ints_offset[parent_level]);
@@ -246,7 +233,7 @@ static void shared_block_fill(const struct cell_schedule_view *c, int block,
       child_first[i] = child_at;
       for (int k = v->child_first[s]; k < v->child_first[s + 1]; k++) {
         const int g = v->child[k];
-        const int child_level = last_at_most(system_offset, levels, g);
+        const int child_level = level_last_at_most(system_offset, levels, g);
         child[child_at++] = local_systems[child_level] + local_of[g];
       }
     }

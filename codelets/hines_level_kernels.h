@@ -280,15 +280,7 @@ static inline HINES_HOST_DEVICE void level_assemble_element(const struct level_b
 /* The row j of element i of a level (0 <= i < elements): the last row starting at or before i
  * (rows are contiguous, row_offset ascending); its system is i - row_offset[j]. */
 static inline HINES_HOST_DEVICE int level_row_of_element(const struct level_block_view *v, int i) {
-  int low = 0, high = v->max_size - 1;
-  while (low < high) {
-    const int middle = (low + high + 1) / 2;
-    if (v->row_offset[middle] <= i)
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  return low;
+  return level_last_at_most(v->row_offset, v->max_size, i);
 }
 
 /* What the child systems of s add to its far end's row, in their fixed order. */

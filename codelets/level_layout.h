@@ -96,6 +96,20 @@ struct level_block_view {
 
 #include "host_device.h"
 
+/* The last index i of sorted[0 .. n - 1] with sorted[i] <= value (sorted ascending, n >= 1): an
+ * element's row (row_offset), an item's or a system's level (where each level starts). */
+static inline HINES_HOST_DEVICE int level_last_at_most(const int *sorted, int n, int value) {
+  int low = 0, high = n - 1;
+  while (low < high) {
+    const int middle = (low + high + 1) / 2;
+    if (sorted[middle] <= value)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  return low;
+}
+
 /* A level block from its header and the arrays after it, wherever each is read from (the flow
  * kernel keeps a copy of the header in each tile's record, codelets/level_flow.h). */
 static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(const int *header,

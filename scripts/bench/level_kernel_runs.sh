@@ -203,6 +203,14 @@ check() {
   STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
   [ $pass = 1 ] && echo "CHECK: PASS" || echo "CHECK: FAIL"
 }
+# The branch kernel's checks (seventeenth session): CPU and GPU probe files, and with
+# test_multi_levels on the GPU.
+branch_probes() { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done; }
+branch_checks() {
+  branch_probes
+  STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1
+  echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
+}
 # unpack_variant LABEL: bin/hinestask_LABEL.gz of the bundle as $out/hinestask_LABEL (row's BUILD)
 unpack_variant() {
   python3 -c 'import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],"wb"))' "$bundle/bin/hinestask_$1.gz" "$out/hinestask_$1"
@@ -856,9 +864,7 @@ fi
 if [ "$mode" = br17 ]; then
   # the branch kernel (--level-kernel branches): CPU and GPU bits, --verify, then against the
   # level kernels on small batches and every mix
-  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
-    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
-  } 2>&1 | tee $out/check.txt
+  branch_checks 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   br=(--level-kernel branches)
   for rep in 1 2; do
@@ -877,9 +883,7 @@ fi
 if [ "$mode" = br17b ]; then
   # the branch kernel with each block's branch values in shared memory and loads in groups:
   # bits, then small batches against the level kernels, register and group variants
-  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
-    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
-  } 2>&1 | tee $out/check.txt
+  branch_checks 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   for v in r128 g4 g16; do unpack_variant $v; done
   br=(--level-kernel branches)
@@ -899,9 +903,7 @@ fi
 if [ "$mode" = br17c ]; then
   # the branch kernel with phase B's constants loaded in phase A: bits, the phases' times
   # (variants running only some phases, results wrong), ncu of one launch
-  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
-    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
-  } 2>&1 | tee $out/check.txt
+  branch_checks 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   vs="pA pAB pAC"; for v in $vs; do unpack_variant $v; done
   br=(--level-kernel branches)
@@ -936,9 +938,7 @@ fi
 if [ "$mode" = br17d ]; then
   # the branch step in three launches (phases A and C a thread a system in the level arrays'
   # order, B a block a neuron): bits, small batches, phases alone (pA, pAC; results wrong)
-  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done
-    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
-  } 2>&1 | tee $out/check.txt
+  branch_checks 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   vs="pA pAC"; for v in $vs; do unpack_variant $v; done
   br=(--level-kernel branches)
@@ -957,7 +957,7 @@ if [ "$mode" = br17e ]; then
   # GPU (its failures kept), bits, small batches against the level kernels, phases alone
   STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$?"
   grep -E "ERROR|FAILED|error" $out/tml.txt | head -20 > $out/tml_failures.txt; cat $out/tml_failures.txt
-  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  branch_probes 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   vs="pA pAC"; for v in $vs; do unpack_variant $v; done
   br=(--level-kernel branches)
@@ -979,7 +979,7 @@ if [ "$mode" = br17f ]; then
   # bits, every batch size against the level kernels (where each kernel wins), phases alone
   STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'branch kernel' $out/tml.txt) branch cases; $(tail -1 $out/tml.txt)"
   grep -E "ERROR|FAILED" $out/tml.txt | head -20
-  { for spec in ca1-br ca1-br3 six-br rnd-br deep-br large-br; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  branch_probes 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
   vs="pA pAC"; for v in $vs; do unpack_variant $v; done
   br=(--level-kernel branches)
