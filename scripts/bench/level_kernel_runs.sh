@@ -101,6 +101,7 @@
 #             (br17f_*)
 #   br17g     the defaults after --level-kernel auto: the kernel each batch runs, CPU and GPU bits
 #             of default runs, test_multi_levels and test_accuracy on the GPU (br17g_*)
+#   br17h     the final commit's defaults on small batches, three rounds, with the checks (br17h_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1012,6 +1013,18 @@ if [ "$mode" = br17g ]; then
     row 1 mono default
   done
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = br17h ]; then
+  # the final commit's defaults on small batches, three rounds, with the checks
+  { branch_checks; for spec in ca1-p six-p six-hh; do same_probes $spec; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2 3; do
+    for batch in ca1-500 ca1-300 ca1-1000 ca1-3000 six-1044; do
+      row 1 $batch default; grep -o '"level_kernel": "[a-z]*"' $out/t.json
+      row 1 $batch levels -- --level-kernel levels
+    done
+  done
+  rep=1; row 1 mono default
+  rm -f $out/t.json $out/t.log $out/tml.txt
 fi
 if [ "$mode" = prof16 ]; then
   # where HH's time goes in the large cells' step (one chunk: HH chunk tasks take one a GPU)
