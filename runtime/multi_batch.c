@@ -272,8 +272,22 @@ static enum level_kernel level_kernel_resolved(const struct multi_batch_config *
   long long compartments = 0;
   for (int k = 0; k < neurons && compartments <= MULTI_BRANCH_KERNEL_COMPARTMENTS; k++)
     compartments += config->morphologies[k % config->n_morphologies].n_compartments;
-  return compartments <= MULTI_BRANCH_KERNEL_COMPARTMENTS ? LEVEL_KERNEL_BRANCHES
-                                                          : LEVEL_KERNEL_LEVELS;
+  if (compartments > MULTI_BRANCH_KERNEL_COMPARTMENTS)
+    return LEVEL_KERNEL_LEVELS;
+  /* A block's branches must fit the shared memory every GPU gives without asking (a cell of
+   * thousands of branches would be refused by a GPU, and the choice may not depend on the
+   * workers): at most a branch plus one segment per split_compartments compartments each, a few
+   * more for a root moved to the center, 68 bytes each (branch_shared_bytes). */
+  const int per_block = config->cell_neurons > 0 ? config->cell_neurons : 1;
+  for (int m = 0; m < config->n_morphologies; m++) {
+    const struct morphology *cell = &config->morphologies[m];
+    const long long systems =
+        (long long)cell->n_branches + 2 +
+        (config->split_compartments > 0 ? cell->n_compartments / config->split_compartments : 0);
+    if (per_block * systems * 68 + 4 > MULTI_BRANCH_KERNEL_SHARED_BYTES)
+      return LEVEL_KERNEL_LEVELS;
+  }
+  return LEVEL_KERNEL_BRANCHES;
 }
 
 int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,

@@ -123,6 +123,9 @@ struct multi_batch;
 #ifndef MULTI_BRANCH_KERNEL_COMPARTMENTS
 #define MULTI_BRANCH_KERNEL_COMPARTMENTS 4000000
 #endif
+/* ... and whose cells' branches fit this much GPU shared memory a block (what every GPU gives a
+ * block without asking), else the level kernels too. */
+#define MULTI_BRANCH_KERNEL_SHARED_BYTES (48 * 1024)
 /* --level-pivots auto: GPU levels of fewer systems than this read stored pivots. */
 #ifndef MULTI_STORED_PIVOTS_BELOW
 #define MULTI_STORED_PIVOTS_BELOW INT_MAX

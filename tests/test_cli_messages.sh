@@ -159,6 +159,8 @@ expect "auto: the JSON says auto was asked" '"level_kernel_asked": "auto"' kerne
 expect "auto: the choice printed" '^branch kernel .--level-kernel auto: passive' kernel_auto_passive.out
 run kernel_auto_hh --mode multi "${tiny[@]}" --hh all --quiet --json kernel_auto_hh.json
 expect "auto: channels run the level kernels" '"level_kernel": "levels"' kernel_auto_hh.json
+run kernel_auto_branchy --mode multi --morph synthetic:random:100:8000:1 --neurons 2 --steps 1 --hh none --quiet --json kernel_auto_branchy.json
+expect "auto: cells of too many branches for a block's shared memory run the level kernels" '"level_kernel": "levels"' kernel_auto_branchy.json
 run kernel_auto_large --mode multi --morph synthetic:medium-high --neurons 13000 --steps 1 --hh none --quiet --json kernel_auto_large.json
 expect "auto: past 4 M compartments the level kernels" '"level_kernel": "levels"' kernel_auto_large.json
 run kernel_branches_warps --mode multi "${tiny[@]}" --hh none --level-kernel branches --level-warps all --quiet
