@@ -6,14 +6,21 @@
 
 int *branch_schedule_build(const struct level_batch *batch, int chunk, int neurons_per_block,
                            size_t *length) {
+  return branch_schedule_build_top(batch, chunk, neurons_per_block, batch->n_levels, length);
+}
+
+int *branch_schedule_build_top(const struct level_batch *batch, int chunk, int neurons_per_block,
+                               int top_levels, size_t *length) {
   size_t cell_length = 0;
-  int *cell = cell_schedule_build(batch, chunk, neurons_per_block, &cell_length);
+  int *cell = cell_schedule_build_top(batch, chunk, neurons_per_block, top_levels, &cell_length);
   if (!cell)
     return NULL;
   struct cell_schedule_view c = cell_schedule_describe(cell);
   const int levels = c.levels, items = c.first[(size_t)c.blocks * levels];
-  const size_t at = (size_t)chunk * (levels + 1);
-  const size_t chunk_systems = batch->system_offset[at + levels];
+  const int n_levels = batch->n_levels;
+  const size_t at = (size_t)chunk * (n_levels + 1);
+  const size_t systems = batch->system_offset[at + levels]; /* the schedule's levels' */
+  const size_t chunk_systems = batch->system_offset[at + n_levels];
   /* every item's children, in the layout's order, and its parent */
   size_t children = 0;
   int *item_of = malloc((chunk_systems > 0 ? chunk_systems : 1) * sizeof(int));
@@ -22,6 +29,8 @@ int *branch_schedule_build(const struct level_batch *batch, int chunk, int neuro
     free(item_of), free(level_of), free(cell);
     return NULL;
   }
+  for (size_t g = 0; g < chunk_systems; g++)
+    item_of[g] = -1; /* a system below the schedule's levels */
   int most = 1;
   for (int b = 0; b < c.blocks; b++) {
     const int *first = c.first + (size_t)b * levels;
@@ -31,7 +40,7 @@ int *branch_schedule_build(const struct level_batch *batch, int chunk, int neuro
         item_of[batch->system_offset[at + level] + (size_t)c.system[i]] = i;
         level_of[i] = level;
         const struct level_block_view v =
-            level_block_describe(batch->blocks[chunk * levels + level]);
+            level_block_describe(batch->blocks[chunk * n_levels + level]);
         children += (size_t)(v.child_first[c.system[i] + 1] - v.child_first[c.system[i]]);
       }
   }
@@ -44,7 +53,7 @@ int *branch_schedule_build(const struct level_batch *batch, int chunk, int neuro
   c = cell_schedule_describe(ints);
   int *links = ints + cell_length;
   links[BRANCH_MOST_ITEMS] = most;
-  links[BRANCH_SYSTEMS] = (int)chunk_systems;
+  links[BRANCH_SYSTEMS] = (int)systems;
   int *parent = links + BRANCH_HEADER_SIZE, *child_first = parent + items;
   int *child = child_first + items + 1;
   for (int i = 0; i < items; i++)
@@ -54,11 +63,15 @@ int *branch_schedule_build(const struct level_batch *batch, int chunk, int neuro
     const int base = c.first[(size_t)b * levels], block_first_child = n;
     for (int i = base; i < c.first[(size_t)(b + 1) * levels]; i++) {
       const struct level_block_view v =
-          level_block_describe(batch->blocks[chunk * levels + level_of[i]]);
+          level_block_describe(batch->blocks[chunk * n_levels + level_of[i]]);
       const int s = c.system[i];
       child_first[i] = n;
       for (int k = v.child_first[s]; k < v.child_first[s + 1]; k++) {
         const int item = item_of[v.child[k]]; /* chunk links: the chunk's system index */
+        if (item < 0) { /* below the schedule: its contribution comes from the level kernels */
+          child[n++] = BRANCH_CHILD_BELOW(v.child[k]);
+          continue;
+        }
         child[n++] = item - base;
         parent[item] = i - base;
       }
@@ -85,7 +98,8 @@ void branch_junctions_host(const int *part_ints, const struct cell_schedule_view
   const struct branch_block_values values = branch_block_values_at(scratch, links.most_items);
   for (int level = 0; level < levels; level++)
     for (int i = first[level]; i < first[level + 1]; i++)
-      branch_junction_load(part_ints, c, level, i, base, constants, args, contribution, &values);
+      branch_junction_load(part_ints, c, &links, level, i, base, constants, args, contribution,
+                           &values);
   for (int level = levels - 1; level >= 0; level--)
     for (int i = first[level]; i < first[level + 1]; i++)
       branch_junction_backward(&links, i, base, &values);

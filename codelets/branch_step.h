@@ -46,6 +46,13 @@
  * item - the block's first: K (KR, then K), C, X (XL, then a chain's far-end voltage). */
 enum branch_header { BRANCH_MOST_ITEMS, BRANCH_SYSTEMS, BRANCH_MOST_CHILDREN, BRANCH_HEADER_SIZE };
 
+/* A schedule over the levels nearest the roots only (the trunk, branch_schedule_build_top) has
+ * children below its levels, solved by the level kernels before it: such a child is listed as
+ * BRANCH_CHILD_BELOW(its system in the chunk), a negative number, and phase B adds its
+ * contribution from the level kernels' contributions before its items' own (the level kernels'
+ * contribution of a system is what the branch kernel calls its K). */
+#define BRANCH_CHILD_BELOW(system) (-1 - (system))
+
 /* base: the item parent[0] and child_first[0] stand for (0 in the schedule; a GPU block copies
  * its own links to shared memory, child_first then counted from its first child). */
 struct branch_links {
@@ -187,10 +194,11 @@ static inline HINES_HOST_DEVICE void branch_grounded_system(const struct level_b
 static inline HINES_HOST_DEVICE void branch_junction_backward(const struct branch_links *links,
                                                               int i, int base,
                                                               const struct branch_block_values *b) {
-  double c = 0.0;
+  double c = b->sum[i - base]; /* the children below the schedule's (0.0 without) */
   const int at = i - links->base;
   for (int n = links->child_first[at]; n < links->child_first[at + 1]; n++)
-    c += b->k[links->child[n]];
+    if (links->child[n] >= 0)
+      c += b->k[links->child[n]];
   b->k[i - base] = fma(b->g[i - base], c, b->k[i - base]);
   b->sum[i - base] = c;
 }
@@ -281,10 +289,12 @@ branch_response_at(const int *part_ints, const struct cell_schedule_view *c, int
 }
 
 /* Phase B's first step, item i of a block whose first item is `base` (of `level`): its values
- * from phase A and the constants. */
+ * from phase A and the constants, and the sum of its children's below the schedule's levels
+ * (links: the schedule's own, links->base 0). */
 static inline HINES_HOST_DEVICE void
-branch_junction_load(const int *part_ints, const struct cell_schedule_view *c, int level, int i,
-                     int base, const double *LEVEL_RESTRICT constants,
+branch_junction_load(const int *part_ints, const struct cell_schedule_view *c,
+                     const struct branch_links *links, int level, int i, int base,
+                     const double *LEVEL_RESTRICT constants,
                      const struct level_step_arguments *args, const double *contribution,
                      const struct branch_block_values *b) {
   const struct level_block_view v = level_block_describe(part_ints + c->ints_offset[level]);
@@ -298,6 +308,11 @@ branch_junction_load(const int *part_ints, const struct cell_schedule_view *c, i
   b->q[at] = constants[CONST_BRANCH_Q(rows) + first_row + last];
   b->far_end[at] =
       v.trees && v.tree[s] >= 0 ? -1 : c->element_offset[level] + v.row_offset[last] + s;
+  double below = 0.0;
+  for (int n = links->child_first[i]; n < links->child_first[i + 1]; n++)
+    if (links->child[n] < 0)
+      below += LEVEL_LOAD_PRODUCED(&contribution[2 * (size_t)(-1 - links->child[n]) + 1]);
+  b->sum[at] = below;
 }
 
 /* Phase B's last step, item i: its u and C for phase C. */
@@ -321,6 +336,10 @@ extern "C" {
  * memory; *length its ints. */
 int *branch_schedule_build(const struct level_batch *batch, int chunk, int neurons_per_block,
                            size_t *length);
+/* The same over levels 0 .. top_levels - 1 only (a trunk solved by the branch step, between the
+ * level kernels' backward and forward sweeps of the levels below; see BRANCH_CHILD_BELOW). */
+int *branch_schedule_build_top(const struct level_batch *batch, int chunk, int neurons_per_block,
+                               int top_levels, size_t *length);
 #endif
 /* Phase B of block `block` of a part on a CPU (the kernel's steps, item by item), the same bits as
  * the GPU's; scratch: BRANCH_VALUE_DOUBLES * the most items a block has (branch_links_of). */

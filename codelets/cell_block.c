@@ -48,7 +48,13 @@ static int branches_by_level_build(const struct level_batch *batch, int m,
 
 int *cell_schedule_build(const struct level_batch *batch, int chunk, int neurons_per_block,
                          size_t *length) {
-  const int levels = batch->n_levels, morphologies = batch->n_morphologies;
+  return cell_schedule_build_top(batch, chunk, neurons_per_block, batch->n_levels, length);
+}
+
+int *cell_schedule_build_top(const struct level_batch *batch, int chunk, int neurons_per_block,
+                             int top_levels, size_t *length) {
+  const int n_levels = batch->n_levels, morphologies = batch->n_morphologies;
+  const int levels = top_levels > 0 && top_levels < n_levels ? top_levels : n_levels;
   const int first = batch->chunk_first_neuron[chunk], last = batch->chunk_first_neuron[chunk + 1];
   const int per_block = neurons_per_block > 0 ? neurons_per_block : 1;
   *length = 0;
@@ -58,24 +64,27 @@ int *cell_schedule_build(const struct level_batch *batch, int chunk, int neurons
   struct branches_by_level *buckets = calloc((size_t)morphologies, sizeof *buckets);
   int ok = order && block_start && buckets;
   int blocks = 0, placed = 0;
+  long long systems = 0;
   for (int m = 0; ok && m < morphologies; m++) {
     ok = branches_by_level_build(batch, m, &buckets[m]) == 0;
+    if (!ok || buckets[m].first[levels] == 0)
+      continue; /* no branch in the schedule's levels: no block */
     int in_block = 0;
     for (int k = first + (m - first % morphologies + morphologies) % morphologies; ok && k < last;
          k += morphologies) {
       if (in_block == 0)
         block_start[blocks++] = placed;
       order[placed++] = k;
+      systems += buckets[m].first[levels];
       in_block = (in_block + 1) % per_block;
     }
   }
   int *ints = NULL;
-  const size_t at = (size_t)chunk * (levels + 1);
-  const long long systems = batch->branch_offset[last] - batch->branch_offset[first];
+  const size_t at = (size_t)chunk * (n_levels + 1);
   if (ok) {
     block_start[blocks] = placed;
     *length = CELL_HEADER_SIZE + 3 * (size_t)levels + (size_t)blocks * levels + 1 + (size_t)systems;
-    ok = systems < INT_MAX && batch->ints_offset[at + levels] < INT_MAX &&
+    ok = systems < INT_MAX && batch->ints_offset[at + n_levels] < INT_MAX &&
          (ints = malloc(*length * sizeof(int))) != NULL;
   }
   if (ok) {

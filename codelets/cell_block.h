@@ -308,6 +308,11 @@ int *cell_shared_schedule_build(const struct level_batch *batch, int chunk, int 
  * when an offset exceeds an int. */
 int *cell_schedule_build(const struct level_batch *batch, int chunk, int neurons_per_block,
                          size_t *length);
+/* The same over levels 0 .. top_levels - 1 only (the levels nearest the roots; all where
+ * top_levels is 0 or past them): the schedule's levels are those, and a morphology with no branch
+ * there has no block. */
+int *cell_schedule_build_top(const struct level_batch *batch, int chunk, int neurons_per_block,
+                             int top_levels, size_t *length);
 
 /* Neurons per block when not given, from the neurons one GPU holds: blocks enough for two or
  * three resident blocks an SM (132 SMs on an H200) with at least two neurons each, and more

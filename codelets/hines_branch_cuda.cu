@@ -71,8 +71,8 @@ __global__ void __launch_bounds__(BRANCH_MAX_THREADS)
   // level by level, thread 0 would load one item of every level, one chain of latencies after
   // another
   for (int i = base + thread; i < base + items; i += c.threads)
-    branch_junction_load(part_ints, &c, branch_item_level(&c, block, i), i, base, constants, &args,
-                         contribution, &values);
+    branch_junction_load(part_ints, &c, &global_links, branch_item_level(&c, block, i), i, base,
+                         constants, &args, contribution, &values);
   __syncthreads();
   for (int level = c.levels - 1; level >= 0; level--)
     if (first[level + 1] > first[level]) {

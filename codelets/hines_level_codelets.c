@@ -144,6 +144,24 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
                                 .n_gates = b->n_gates};
 }
 
+/* The branch step's three phases over a part's schedule c on a CPU (the whole part, or its
+ * trunk); scratch: `doubles` a thread. */
+static void branch_part_cpu(const struct chunk_buffers *b, const struct cell_schedule_view *c,
+                            const struct level_step_arguments *step, int threads, double *scratch,
+                            size_t doubles) {
+  const int systems = branch_links_of(c).systems;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int g = 0; g < systems; g++)
+    branch_grounded_at(b->ints, c, g, b->constants, step, b->voltage, b->contribution);
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+  for (int block = 0; block < c->blocks; block++)
+    branch_junctions_host(b->ints, c, block, b->constants, step, b->voltage, b->contribution,
+                          scratch + (size_t)omp_get_thread_num() * doubles);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int g = 0; g < systems; g++)
+    branch_response_at(b->ints, c, g, b->constants, step, b->voltage, b->contribution);
+}
+
 /* The cell-block, on-chip cell or branch step on a CPU: its host emulation, one block at a time
  * per OpenMP thread (the blocks of a part are independent); the on-chip and branch ones give each
  * thread a scratch "shared memory" for the block's own arrays. -1 when that scratch cannot be had:
@@ -171,18 +189,8 @@ static int block_step_cpu(const struct chunk_step_arguments *args, const struct 
     const struct chunk_levels *part = &args->parts[p];
     const struct chunk_buffers b = part_buffers(all, part);
     const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
-    if (args->kernel == LEVEL_KERNEL_BRANCHES) { /* its three phases */
-      const int systems = branch_links_of(&c).systems;
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int g = 0; g < systems; g++)
-        branch_grounded_at(b.ints, &c, g, b.constants, &args->step, b.voltage, b.contribution);
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-      for (int block = 0; block < c.blocks; block++)
-        branch_junctions_host(b.ints, &c, block, b.constants, &args->step, b.voltage,
-                              b.contribution, scratch + (size_t)omp_get_thread_num() * doubles);
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int g = 0; g < systems; g++)
-        branch_response_at(b.ints, &c, g, b.constants, &args->step, b.voltage, b.contribution);
+    if (args->kernel == LEVEL_KERNEL_BRANCHES) {
+      branch_part_cpu(&b, &c, &args->step, threads, scratch, doubles);
       continue;
     }
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
@@ -213,7 +221,16 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
     const struct chunk_buffers b = part_buffers(&all, levels);
     /* Links index the part's arrays: children and junctions are read from their bases. The
      * levels of the trunk (if any) go neuron by neuron. */
-    const int tail = levels->tail_levels;
+    /* A trunk of branches takes a scratch a thread; without it, every level is swept (the
+     * same voltages to rounding). */
+    const struct cell_schedule_view trunk_schedule =
+        cell_schedule_describe(b.ints + levels->schedule_offset);
+    const size_t doubles =
+        levels->trunk_branches && levels->tail_levels > 0
+            ? BRANCH_VALUE_DOUBLES * (size_t)branch_links_of(&trunk_schedule).most_items
+            : 0;
+    double *scratch = doubles ? malloc((size_t)threads * doubles * sizeof(double)) : NULL;
+    const int tail = doubles && !scratch ? 0 : levels->tail_levels;
     const int *trunk = b.ints + levels->trunk_offset;
     for (int level = levels->n_levels - 1; level >= tail; level--) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
@@ -230,7 +247,9 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
     }
     /* what the backward sweeps above left unstored (passive steps: level_row_factors) */
     const double *row_factor = level_row_factors(b.constants, &args.step, b.gates, 0);
-    if (tail > 0) {
+    if (tail > 0 && scratch) {
+      branch_part_cpu(&b, &trunk_schedule, &args.step, threads, scratch, doubles);
+    } else if (tail > 0) {
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int t = 0; t < levels->trunk_threads; t++)
         level_trunk_backward(b.ints, trunk, t, b.constants, &args.step, b.voltage, b.factor,
@@ -246,6 +265,7 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
       for (int s = 0; s < v.systems; s++)
         level_forward_system_rows(&v, s, b.voltage + e, b.factor + e, row_factor, b.voltage);
     }
+    free(scratch);
   }
 }
 
@@ -383,7 +403,13 @@ static int chunk_part_cuda(const struct chunk_buffers *b, const struct chunk_lev
     if (!status && level == n_levels - 1 && deepest_done)
       status = (int)cudaEventRecord(deepest_done, stream);
   }
-  if (trunk_launch >= 0 && !status) { /* the trunk: both sweeps, one thread per neuron */
+  if (trunk_launch >= 0 && !status && levels->trunk_branches) { /* the branch step's three */
+    cudaStream_t stream = part_queue_for(q, levels->trunk_threads, &status);
+    if (!status)
+      status = branch_step_cuda(b->ints, b->ints + levels->schedule_offset,
+                                levels->host_ints + levels->schedule_offset, b->constants, &step,
+                                b->voltage, b->contribution, stream);
+  } else if (trunk_launch >= 0 && !status) { /* the trunk: both sweeps, one thread per neuron */
     const int *trunk = b->ints + levels->trunk_offset;
     cudaStream_t stream = part_queue_for(q, levels->trunk_threads, &status);
     if (!status)

@@ -826,12 +826,15 @@ struct chunk_levels {
   size_t ints_base, element_base, system_base;
   const int *host_ints; /* the part's level descriptions in host memory (read-only) */
   /* Levels 0 .. tail_levels - 1 form the trunk (0: none), swept by trunk_threads threads; its
-   * array sits at ints + trunk_offset in the part. */
-  int tail_levels, trunk_threads;
+   * array sits at ints + trunk_offset in the part. With trunk_branches, the branch step solves
+   * the trunk instead (codelets/branch_step.h, its schedule over the trunk's levels at
+   * schedule_offset): passive NCP steps only. */
+  int tail_levels, trunk_threads, trunk_branches;
   size_t trunk_offset;
   /* The kernel's schedule at ints + schedule_offset in the part: the cell-block schedule
    * (codelets/cell_block.h, cell_blocks blocks of cell_threads threads) with LEVEL_KERNEL_CELL,
-   * the flow schedule (codelets/level_flow.h) with LEVEL_KERNEL_FLOW, nothing otherwise. */
+   * the flow schedule (codelets/level_flow.h) with LEVEL_KERNEL_FLOW, the branch schedule with
+   * LEVEL_KERNEL_BRANCHES or a trunk of branches, nothing otherwise. */
   size_t schedule_offset;
   int cell_blocks, cell_threads;
 };

@@ -143,8 +143,21 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (!(schedules[p] =
               branch_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
       status = hines_fail(err, HINES_FAILURE, "out of memory for the branch schedule");
-  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_BRANCHES && !status; p++)
-    status = check_branch_blocks(schedules[p], batch->cell_neurons, err);
+  /* a trunk of branches: the branch schedule over the trunk's levels */
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_LEVELS &&
+                  config->trunk_branches && !status;
+       p++)
+    if (lb->trunk[k->first_part + p] &&
+        !(schedules[p] = branch_schedule_build_top(lb, k->first_part + p, batch->cell_neurons,
+                                                   lb->trunk[k->first_part + p][TRUNK_LEVELS],
+                                                   &schedule_ints[p])))
+      status = hines_fail(err, HINES_FAILURE, "out of memory for the trunk's branch schedule");
+  for (int p = 0;
+       p < k->n_parts &&
+       (config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches) && !status;
+       p++)
+    if (schedules[p])
+      status = check_branch_blocks(schedules[p], batch->cell_neurons, err);
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_SHARED && !status; p++)
     if (!(schedules[p] = cell_shared_schedule_build(lb, k->first_part + p, batch->cell_neurons,
                                                     &schedule_ints[p])))
@@ -179,6 +192,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (lb->trunk[part]) {
       k->parts[p].tail_levels = lb->trunk[part][TRUNK_LEVELS];
       k->parts[p].trunk_threads = lb->trunk[part][TRUNK_THREADS];
+      k->parts[p].trunk_branches = config->trunk_branches && schedules[p] != NULL;
     }
     k->parts[p].schedule_offset = k->parts[p].trunk_offset + lb->trunk_ints[part];
     if (schedules[p]) {
@@ -349,6 +363,13 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                       "the branch kernel needs constant pivots: passive membranes only, "
                       "not channels");
   }
+  if (config->trunk_branches &&
+      (config->padded || config->model.channels.placement != PLACE_NONE)) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "a trunk of branches needs constant pivots and no padding: passive NCP "
+                      "only");
+  }
   if (config->level_kernel == LEVEL_KERNEL_SHARED && config->padded) {
     free(batch);
     return hines_fail(
@@ -360,7 +381,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     return hines_fail(err, HINES_BAD_INPUT, "neurons per cell block must be positive (got %d)",
                       config->cell_neurons);
   }
-  if (config->level_kernel == LEVEL_KERNEL_SHARED || config->level_kernel == LEVEL_KERNEL_BRANCHES)
+  if (config->level_kernel == LEVEL_KERNEL_SHARED ||
+      config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches)
     batch->cell_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   if (config->level_kernel == LEVEL_KERNEL_CELL) {
     const int gpus = placement_cuda_devices();

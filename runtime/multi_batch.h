@@ -35,6 +35,9 @@ struct multi_batch_config {
    * 33,390 neurons, and a batch too small to reach it becomes one thread per neuron, 4x
    * slower). */
   int trunk_below;
+  /* With trunk_below: the trunk solved by the branch step's three phases (codelets/branch_step.h,
+   * passive NCP only) instead of a thread per neuron. */
+  int trunk_branches;
   /* Chunk tasks with one part (codelets/hines_level_kernels.h); GPU_LAUNCH_EARLY is 0.
    * GPU_LAUNCH_AUTO: early with up to MULTI_EARLY_CHUNKS_PER_GPU chunks per GPU, plain beyond.
    * Early-launched kernels wait on the GPU for the previous level, holding their SM slots:

@@ -95,6 +95,9 @@ static void usage(FILE *out) {
       "  --trunk-below N      multi, chunk tasks: the levels from the root up to the first one\n"
       "                       with N systems or more are swept by one GPU thread per neuron\n"
       "                       instead of one kernel per level (default 0: never)\n"
+      "  --trunk-kernel threads|branches  multi, with --trunk-below: sweep the trunk with one\n"
+      "                       thread per neuron (threads, the default) or solve it with the\n"
+      "                       branch kernel's three phases (branches: passive NCP only)\n"
       "  --gpu-launch early|plain|auto  multi, chunk tasks: launch each level's GPU kernel\n"
       "                       early, so it starts while the previous level finishes (compute\n"
       "                       capability 9.0 and newer), or plainly after it; auto (default):\n"
@@ -406,6 +409,7 @@ enum long_only_options {
   OPT_TASK_NEURONS,
   OPT_TASK_PARTS,
   OPT_TRUNK_BELOW,
+  OPT_TRUNK_KERNEL,
   OPT_GPU_LAUNCH,
   OPT_CPU_GROUP,
   OPT_STEPS,
@@ -647,6 +651,13 @@ const char *options_level_kernel_word(enum level_kernel kernel) {
   return level_kernel_words[kernel];
 }
 
+/* --trunk-kernel's words: options.trunk_branches 0 and 1. */
+static const char *const trunk_kernel_words[] = {"threads", "branches"};
+
+const char *options_trunk_kernel_word(const struct options *o) {
+  return trunk_kernel_words[o->trunk_branches != 0];
+}
+
 /* --level-rows' words, in enum level_rows' order. */
 static const char *const level_rows_words[] = {"fused", "apart", "auto"};
 const char *options_level_pivots_word(const struct options *o) {
@@ -677,6 +688,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"task-neurons", required_argument, 0, OPT_TASK_NEURONS},
       {"task-parts", required_argument, 0, OPT_TASK_PARTS},
       {"trunk-below", required_argument, 0, OPT_TRUNK_BELOW},
+      {"trunk-kernel", required_argument, 0, OPT_TRUNK_KERNEL},
       {"cpu-group", required_argument, 0, OPT_CPU_GROUP},
       {"steps", required_argument, 0, OPT_STEPS},
       {"dt", required_argument, 0, OPT_DT},
@@ -810,6 +822,10 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_TRUNK_BELOW:
       o->multi_option_given = 1;
       o->trunk_below = parse_int("--trunk-below", optarg, 0, INT_MAX);
+      break;
+    case OPT_TRUNK_KERNEL:
+      o->multi_option_given = 1;
+      o->trunk_branches = parse_keyword("--trunk-kernel", optarg, trunk_kernel_words, 2);
       break;
     case OPT_CPU_GROUP:
       o->mono_option_given = 1;
@@ -1128,6 +1144,12 @@ void options_parse(int argc, char **argv, struct options *o) {
               options_level_kernel_word(o->level_kernel));
   if (o->level_kernel == LEVEL_KERNEL_SHARED && o->padded)
     bad_usage("--level-kernel shared stores no padding; drop '--padding %s'", "cp");
+  if (o->trunk_branches && o->padded)
+    bad_usage("--trunk-kernel branches stores no padding; drop '--padding %s'", "cp");
+  if (o->trunk_branches && o->model.channels.placement != PLACE_NONE)
+    bad_usage("--trunk-kernel branches needs constant pivots, a passive membrane: add "
+              "'--hh %s' or drop it",
+              "none");
   if (o->level_kernel == LEVEL_KERNEL_BRANCHES && o->padded)
     bad_usage("--level-kernel branches stores no padding; drop '--padding %s'", "cp");
   if (o->level_kernel == LEVEL_KERNEL_BRANCHES && o->model.channels.placement != PLACE_NONE)
@@ -1171,16 +1193,25 @@ void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
     const char *name;
-  } multi_only[] = {
-      {OPT_PADDING, "--padding"},           {OPT_MULTI_TASKS, "--multi-tasks"},
-      {OPT_LEVEL_ORDER, "--level-order"},   {OPT_TRUNK_BELOW, "--trunk-below"},
-      {OPT_GPU_LAUNCH, "--gpu-launch"},     {OPT_TASK_PARTS, "--task-parts"},
-      {OPT_LEVEL_KERNEL, "--level-kernel"}, {OPT_LEVEL_ROWS, "--level-rows"},
-      {OPT_CELL_NEURONS, "--cell-neurons"}, {OPT_LEVEL_WARPS, "--level-warps"},
-      {OPT_WARP_LANES, "--warp-lanes"},     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
-      {OPT_LEVEL_SPLIT, "--level-split"},   {OPT_LEVEL_ROOT, "--level-root"},
-      {OPT_LEVEL_PIVOTS, "--level-pivots"}, {OPT_LEVEL_PRIORITIES, "--level-priorities"},
-      {OPT_LEVEL_LEAN, "--level-lean"},     {OPT_LEVEL_FACTORS, "--level-factors"}};
+  } multi_only[] = {{OPT_PADDING, "--padding"},
+                    {OPT_MULTI_TASKS, "--multi-tasks"},
+                    {OPT_LEVEL_ORDER, "--level-order"},
+                    {OPT_TRUNK_BELOW, "--trunk-below"},
+                    {OPT_TRUNK_KERNEL, "--trunk-kernel"},
+                    {OPT_GPU_LAUNCH, "--gpu-launch"},
+                    {OPT_TASK_PARTS, "--task-parts"},
+                    {OPT_LEVEL_KERNEL, "--level-kernel"},
+                    {OPT_LEVEL_ROWS, "--level-rows"},
+                    {OPT_CELL_NEURONS, "--cell-neurons"},
+                    {OPT_LEVEL_WARPS, "--level-warps"},
+                    {OPT_WARP_LANES, "--warp-lanes"},
+                    {OPT_LEVEL_SUBTREES, "--level-subtrees"},
+                    {OPT_LEVEL_SPLIT, "--level-split"},
+                    {OPT_LEVEL_ROOT, "--level-root"},
+                    {OPT_LEVEL_PIVOTS, "--level-pivots"},
+                    {OPT_LEVEL_PRIORITIES, "--level-priorities"},
+                    {OPT_LEVEL_LEAN, "--level-lean"},
+                    {OPT_LEVEL_FACTORS, "--level-factors"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))

@@ -410,6 +410,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .neurons_per_task = o->neurons_per_task,
                                         .parts_per_task = o->parts_per_task,
                                         .trunk_below = o->trunk_below,
+                                        .trunk_branches = o->trunk_branches,
                                         .gpu_launch = o->gpu_launch,
                                         .level_kernel = o->level_kernel,
                                         .level_rows = o->level_rows,

@@ -409,6 +409,9 @@ static struct step_model stimulated_model(int channels) {
 static int subtree_limit, split_limit;
 /* --level-root of the runs below (1: center, 0: soma). */
 static int root_center;
+/* The trunk (codelets/level_layout.h) of run_chunk_kernel's batches: below this many systems a
+ * level (0: none), solved by the branch step where trunk_of_branches. */
+static int trunk_limit, trunk_of_branches;
 /* --level-factors of the runs below: 0 rows (hinestask's default), 1 elements. */
 static int element_factors;
 /* --level-rows of the runs below (enum level_rows; 0: fused, the sweeps build every row). */
@@ -432,6 +435,8 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .level_root_center = root_center,
                                       .level_row_factors = !element_factors,
                                       .level_rows = level_rows_mode,
+                                      .trunk_below = trunk_limit,
+                                      .trunk_branches = trunk_of_branches,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -616,6 +621,64 @@ static void branch_kernel_matches_reference(void **state) {
     branch_kernel_case(mix, mix_count, mix_count + 1, 7, LEVEL_ORDER_DEPTH, 0);
   }
   subtree_limit = split_limit = root_center = 0;
+}
+
+/* A trunk of branches (the levels near the roots solved by the branch step between the level
+ * kernels' sweeps of the levels below): against the sequential reference, against the level
+ * kernels within rounding, and, when the trunk holds every level, bit for bit the branch
+ * kernel's (the children below a trunk add nothing then). */
+static void trunk_of_branches_case(const struct morphology *morphologies, int n_morphologies,
+                                   int neurons, int per_task, int below, int cell_neurons) {
+  const int steps = 40;
+  const struct step_model model = stimulated_model(0);
+  size_t values, level_values;
+  trunk_limit = below, trunk_of_branches = 1;
+  double *got =
+      run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
+                       LEVEL_KERNEL_LEVELS, cell_neurons, &model, steps, &values);
+  trunk_limit = trunk_of_branches = 0;
+  double *levels =
+      run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
+                       LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
+  assert_int_equal(values, level_values);
+  char what[160];
+  snprintf(what, sizeof what, "trunk of branches below %d systems, %d neurons a block, split %d",
+           below, cell_neurons, split_limit);
+  const double worst =
+      worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
+  const double apart = testing_relative_error((int)values, got, levels);
+  if (apart > 1e-12)
+    fail_msg("%s: %.3e from the level kernels", what, apart);
+  if (below == INT_MAX) {
+    double *branches =
+        run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
+                         LEVEL_KERNEL_BRANCHES, cell_neurons, &model, steps, &level_values);
+    if (memcmp(got, branches, values * sizeof(double)) != 0)
+      fail_msg("%s: a trunk of every level differs in bits from the branch kernel", what);
+    free(branches);
+  }
+  printf("# %s, %d morphologies, %d neurons, %d per task: max relative error %.3e, %.3e from "
+         "the level kernels\n",
+         what, n_morphologies, neurons, per_task, worst, apart);
+  free(got), free(levels);
+}
+
+/* One cell, a random tree and the whole mix; trunks of a few levels, of most and of all. */
+static void trunk_of_branches_matches_reference(void **state) {
+  (void)state;
+  const int ca1 = ca1_in_mix();
+  const struct morphology *random_tree = &mix[mix_count - 1];
+  const int splits[] = {64, 0};
+  for (size_t l = 0; l < (testing_scheduler_only() ? 1 : 2); l++) {
+    split_limit = splits[l];
+    trunk_of_branches_case(&mix[ca1], 1, 5, 0, 6, 0);
+    trunk_of_branches_case(&mix[ca1], 1, 7, 0, 40, 3);
+    trunk_of_branches_case(&mix[ca1], 1, 7, 0, INT_MAX, 1);
+    trunk_of_branches_case(random_tree, 1, 11, 5, 12, 2);
+    trunk_of_branches_case(mix, mix_count, 2 * mix_count + 3, 0, 3 * mix_count, 1);
+    trunk_of_branches_case(mix, mix_count, mix_count + 1, 7, INT_MAX, 1);
+  }
+  split_limit = 0;
 }
 
 /* The flow kernel (on CPU workers the chunk step runs level by level; on CUDA workers, the flow
@@ -1482,6 +1545,7 @@ int main(void) {
       cmocka_unit_test(cell_schedule_covers_each_system_once),
       cmocka_unit_test(shared_kernel_matches_reference),
       cmocka_unit_test(branch_kernel_matches_reference),
+      cmocka_unit_test(trunk_of_branches_matches_reference),
       cmocka_unit_test(flow_kernel_matches_reference),
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
       cmocka_unit_test(rows_apart_match_fused_sweeps),
