@@ -549,14 +549,31 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
   return HINES_OK;
 }
 
+/* The trunk's levels when the batch fixes them (level_batch_options.trunk_systems_per_neuron):
+ * from the root up to the first level where the morphologies have, on average, at least
+ * per_neuron systems a neuron. */
+static int trunk_levels_of(const struct level_batch *batch, const struct morphology *morphologies,
+                           int n_morphologies, double per_neuron) {
+  int tail = 0;
+  for (; tail < batch->n_levels; tail++) {
+    long long systems = 0;
+    for (int m = 0; m < n_morphologies; m++)
+      for (int b = 0; b < morphologies[m].n_branches; b++)
+        systems += batch->branch_level[m][b] == tail;
+    if ((double)systems >= per_neuron * n_morphologies)
+      break;
+  }
+  return tail;
+}
+
 /* The trunk of chunk `chunk` (see level_layout.h), or NULL with *length 0 when its levels from
  * the root already hold enough systems. HINES_FAILURE only for memory. */
-static int build_trunk(struct level_batch *batch, int chunk, int first, int last,
-                       int below_systems) {
+static int build_trunk(struct level_batch *batch, int chunk, int first, int last, int below_systems,
+                       int fixed_tail) {
   const int n_levels = batch->n_levels;
   const size_t at = (size_t)chunk * (n_levels + 1);
-  int tail = 0;
-  while (tail < n_levels &&
+  int tail = fixed_tail;
+  while (fixed_tail == 0 && tail < n_levels &&
          level_block_describe(batch->blocks[chunk * n_levels + tail]).systems < below_systems)
     tail++;
   batch->trunk[chunk] = NULL;
@@ -866,6 +883,10 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     level_batch_free(out);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
+  const int fixed_tail =
+      out->chunk_links && options->trunk_systems_per_neuron > 0
+          ? trunk_levels_of(out, morphologies, n_morphologies, options->trunk_systems_per_neuron)
+          : 0;
   for (int chunk = 0; chunk < out->n_chunks && !status; chunk++) {
     int first = chunk * neurons_per_chunk;
     int last = first + neurons_per_chunk < n_neurons ? first + neurons_per_chunk : n_neurons;
@@ -918,8 +939,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
         }
       }
     }
-    if (!status && out->chunk_links && options->trunk_below > 0 &&
-        build_trunk(out, chunk, first, last, options->trunk_below))
+    if (!status && out->chunk_links && (options->trunk_below > 0 || fixed_tail > 0) &&
+        build_trunk(out, chunk, first, last, options->trunk_below, fixed_tail))
       status = hines_fail(err, HINES_FAILURE, "out of memory");
   }
   out->chunk_first_neuron[out->n_chunks] = n_neurons;

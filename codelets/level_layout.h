@@ -245,6 +245,10 @@ struct level_batch_options {
   /* Trunk (chunk links only): the levels from the root up to the first one with at least this
    * many systems are swept by one thread per neuron instead of one kernel per level; 0: none. */
   int trunk_below;
+  /* Or, where positive, the trunk of every chunk is the same levels: from the root up to the
+   * first where the morphologies have on average at least this many systems a neuron (the
+   * branch step's trunk: its sums regroup, so its levels may not depend on the chunks). */
+  double trunk_systems_per_neuron;
   enum level_warps warps;
   int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 16, the CLI default) */
   int channels_everywhere; /* the warp cost model's: channels on every compartment */

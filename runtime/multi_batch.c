@@ -145,7 +145,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
       status = hines_fail(err, HINES_FAILURE, "out of memory for the branch schedule");
   /* a trunk of branches: the branch schedule over the trunk's levels */
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_LEVELS &&
-                  config->trunk_branches && !status;
+                  config->trunk_branches > 0 && !status;
        p++)
     if (lb->trunk[k->first_part + p] &&
         !(schedules[p] = branch_schedule_build_top(lb, k->first_part + p, batch->cell_neurons,
@@ -154,7 +154,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
       status = hines_fail(err, HINES_FAILURE, "out of memory for the trunk's branch schedule");
   for (int p = 0;
        p < k->n_parts &&
-       (config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches) && !status;
+       (config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches > 0) && !status;
        p++)
     if (schedules[p])
       status = check_branch_blocks(schedules[p], batch->cell_neurons, err);
@@ -192,7 +192,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (lb->trunk[part]) {
       k->parts[p].tail_levels = lb->trunk[part][TRUNK_LEVELS];
       k->parts[p].trunk_threads = lb->trunk[part][TRUNK_THREADS];
-      k->parts[p].trunk_branches = config->trunk_branches && schedules[p] != NULL;
+      k->parts[p].trunk_branches = config->trunk_branches > 0 && schedules[p] != NULL;
     }
     k->parts[p].schedule_offset = k->parts[p].trunk_offset + lb->trunk_ints[part];
     if (schedules[p]) {
@@ -363,7 +363,12 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                       "the branch kernel needs constant pivots: passive membranes only, "
                       "not channels");
   }
-  if (config->trunk_branches &&
+  if (config->trunk_branches > 0 && config->trunk_below > 0) {
+    free(batch);
+    return hines_fail(err, HINES_BAD_INPUT,
+                      "a trunk is swept by threads or solved by branches, not both");
+  }
+  if (config->trunk_branches > 0 &&
       (config->padded || config->model.channels.placement != PLACE_NONE)) {
     free(batch);
     return hines_fail(err, HINES_BAD_INPUT,
@@ -382,7 +387,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                       config->cell_neurons);
   }
   if (config->level_kernel == LEVEL_KERNEL_SHARED ||
-      config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches)
+      config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches > 0)
     batch->cell_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   if (config->level_kernel == LEVEL_KERNEL_CELL) {
     const int gpus = placement_cuda_devices();
@@ -438,7 +443,9 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       .rows_apart_below = batch->rows_apart_below,
       .trunk_below = config->trunk_below > 0 && config->level_kernel == LEVEL_KERNEL_LEVELS
                          ? config->trunk_below
-                         : 0};
+                         : 0,
+      .trunk_systems_per_neuron =
+          config->level_kernel == LEVEL_KERNEL_LEVELS ? config->trunk_branches : 0};
   int status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,
                         &config->model.cable, config->model.dt_ms, &batch->levels, err);

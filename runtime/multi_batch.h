@@ -35,9 +35,11 @@ struct multi_batch_config {
    * 33,390 neurons, and a batch too small to reach it becomes one thread per neuron, 4x
    * slower). */
   int trunk_below;
-  /* With trunk_below: the trunk solved by the branch step's three phases (codelets/branch_step.h,
-   * passive NCP only) instead of a thread per neuron. */
-  int trunk_branches;
+  /* Level kernels' chunk tasks, passive NCP: where positive, the levels from the root up to the
+   * first where the morphologies have on average this many systems a neuron or more form a trunk
+   * that the branch step solves (codelets/branch_step.h: three launches instead of two kernels a
+   * level), the same levels in every chunk; 0: none. Not with trunk_below. */
+  double trunk_branches;
   /* Chunk tasks with one part (codelets/hines_level_kernels.h); GPU_LAUNCH_EARLY is 0.
    * GPU_LAUNCH_AUTO: early with up to MULTI_EARLY_CHUNKS_PER_GPU chunks per GPU, plain beyond.
    * Early-launched kernels wait on the GPU for the previous level, holding their SM slots:

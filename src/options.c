@@ -95,9 +95,10 @@ static void usage(FILE *out) {
       "  --trunk-below N      multi, chunk tasks: the levels from the root up to the first one\n"
       "                       with N systems or more are swept by one GPU thread per neuron\n"
       "                       instead of one kernel per level (default 0: never)\n"
-      "  --trunk-kernel threads|branches  multi, with --trunk-below: sweep the trunk with one\n"
-      "                       thread per neuron (threads, the default) or solve it with the\n"
-      "                       branch kernel's three phases (branches: passive NCP only)\n"
+      "  --trunk-branches R   multi, level kernels, passive NCP: the levels from the root up to\n"
+      "                       the first where the cells have R systems a neuron or more are\n"
+      "                       solved by the branch kernel's three phases between the level\n"
+      "                       kernels' sweeps (default 0: none; not with --trunk-below)\n"
       "  --gpu-launch early|plain|auto  multi, chunk tasks: launch each level's GPU kernel\n"
       "                       early, so it starts while the previous level finishes (compute\n"
       "                       capability 9.0 and newer), or plainly after it; auto (default):\n"
@@ -409,7 +410,7 @@ enum long_only_options {
   OPT_TASK_NEURONS,
   OPT_TASK_PARTS,
   OPT_TRUNK_BELOW,
-  OPT_TRUNK_KERNEL,
+  OPT_TRUNK_BRANCHES,
   OPT_GPU_LAUNCH,
   OPT_CPU_GROUP,
   OPT_STEPS,
@@ -651,13 +652,6 @@ const char *options_level_kernel_word(enum level_kernel kernel) {
   return level_kernel_words[kernel];
 }
 
-/* --trunk-kernel's words: options.trunk_branches 0 and 1. */
-static const char *const trunk_kernel_words[] = {"threads", "branches"};
-
-const char *options_trunk_kernel_word(const struct options *o) {
-  return trunk_kernel_words[o->trunk_branches != 0];
-}
-
 /* --level-rows' words, in enum level_rows' order. */
 static const char *const level_rows_words[] = {"fused", "apart", "auto"};
 const char *options_level_pivots_word(const struct options *o) {
@@ -688,7 +682,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"task-neurons", required_argument, 0, OPT_TASK_NEURONS},
       {"task-parts", required_argument, 0, OPT_TASK_PARTS},
       {"trunk-below", required_argument, 0, OPT_TRUNK_BELOW},
-      {"trunk-kernel", required_argument, 0, OPT_TRUNK_KERNEL},
+      {"trunk-branches", required_argument, 0, OPT_TRUNK_BRANCHES},
       {"cpu-group", required_argument, 0, OPT_CPU_GROUP},
       {"steps", required_argument, 0, OPT_STEPS},
       {"dt", required_argument, 0, OPT_DT},
@@ -823,9 +817,9 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->multi_option_given = 1;
       o->trunk_below = parse_int("--trunk-below", optarg, 0, INT_MAX);
       break;
-    case OPT_TRUNK_KERNEL:
+    case OPT_TRUNK_BRANCHES:
       o->multi_option_given = 1;
-      o->trunk_branches = parse_keyword("--trunk-kernel", optarg, trunk_kernel_words, 2);
+      o->trunk_branches = parse_double("--trunk-branches", optarg, 0, 0);
       break;
     case OPT_CPU_GROUP:
       o->mono_option_given = 1;
@@ -1144,11 +1138,15 @@ void options_parse(int argc, char **argv, struct options *o) {
               options_level_kernel_word(o->level_kernel));
   if (o->level_kernel == LEVEL_KERNEL_SHARED && o->padded)
     bad_usage("--level-kernel shared stores no padding; drop '--padding %s'", "cp");
-  if (o->trunk_branches && o->padded)
-    bad_usage("--trunk-kernel branches stores no padding; drop '--padding %s'", "cp");
-  if (o->trunk_branches && o->model.channels.placement != PLACE_NONE)
-    bad_usage("--trunk-kernel branches needs constant pivots, a passive membrane: add "
-              "'--hh %s' or drop it",
+  if (o->trunk_branches > 0 && o->trunk_below > 0)
+    bad_usage("a trunk is swept by threads (--trunk-below) or solved by branches "
+              "(--trunk-branches), not both; drop one%s",
+              "");
+  if (o->trunk_branches > 0 && o->padded)
+    bad_usage("--trunk-branches stores no padding; drop '--padding %s'", "cp");
+  if (o->trunk_branches > 0 && o->model.channels.placement != PLACE_NONE)
+    bad_usage("--trunk-branches needs constant pivots, a passive membrane: add '--hh %s' or "
+              "drop it",
               "none");
   if (o->level_kernel == LEVEL_KERNEL_BRANCHES && o->padded)
     bad_usage("--level-kernel branches stores no padding; drop '--padding %s'", "cp");
@@ -1197,7 +1195,7 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_MULTI_TASKS, "--multi-tasks"},
                     {OPT_LEVEL_ORDER, "--level-order"},
                     {OPT_TRUNK_BELOW, "--trunk-below"},
-                    {OPT_TRUNK_KERNEL, "--trunk-kernel"},
+                    {OPT_TRUNK_BRANCHES, "--trunk-branches"},
                     {OPT_GPU_LAUNCH, "--gpu-launch"},
                     {OPT_TASK_PARTS, "--task-parts"},
                     {OPT_LEVEL_KERNEL, "--level-kernel"},

@@ -49,7 +49,7 @@ struct options {
   int neurons_per_task;
   int parts_per_task;             /* multi: 0 for the default */
   int trunk_below;                /* multi: 0 none (the default), else systems */
-  int trunk_branches;             /* multi: --trunk-kernel branches (1) or threads (0) */
+  double trunk_branches;          /* multi: --trunk-branches R (systems a neuron; 0 none) */
   enum gpu_launch gpu_launch;     /* multi, chunk tasks */
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
   enum level_rows level_rows;     /* multi, level kernels on GPUs: --level-rows */
@@ -163,8 +163,6 @@ void bad_usage(const char *format, const char *value) __attribute__((noreturn));
 
 /* What --level-kernel calls a kernel (also the JSON's level_kernel). */
 const char *options_level_kernel_word(enum level_kernel kernel);
-/* What --trunk-kernel calls a choice (also the JSON's trunk_kernel). */
-const char *options_trunk_kernel_word(const struct options *o);
 /* What --level-rows calls a choice (also the JSON's level_rows). */
 const char *options_level_rows_word(const struct options *o);
 /* What --level-pivots calls a choice (also the JSON's level_pivots): auto, stored, computed or

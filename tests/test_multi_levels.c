@@ -409,9 +409,9 @@ static struct step_model stimulated_model(int channels) {
 static int subtree_limit, split_limit;
 /* --level-root of the runs below (1: center, 0: soma). */
 static int root_center;
-/* The trunk (codelets/level_layout.h) of run_chunk_kernel's batches: below this many systems a
- * level (0: none), solved by the branch step where trunk_of_branches. */
-static int trunk_limit, trunk_of_branches;
+/* A trunk of branches (multi_batch_config.trunk_branches) in run_chunk_kernel's batches: the
+ * levels from the root up to the first of this many systems a neuron (0: none). */
+static double trunk_per_neuron;
 /* --level-factors of the runs below: 0 rows (hinestask's default), 1 elements. */
 static int element_factors;
 /* --level-rows of the runs below (enum level_rows; 0: fused, the sweeps build every row). */
@@ -435,8 +435,7 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .level_root_center = root_center,
                                       .level_row_factors = !element_factors,
                                       .level_rows = level_rows_mode,
-                                      .trunk_below = trunk_limit,
-                                      .trunk_branches = trunk_of_branches,
+                                      .trunk_branches = trunk_per_neuron,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -625,31 +624,43 @@ static void branch_kernel_matches_reference(void **state) {
 
 /* A trunk of branches (the levels near the roots solved by the branch step between the level
  * kernels' sweeps of the levels below): against the sequential reference, against the level
- * kernels within rounding, and, when the trunk holds every level, bit for bit the branch
- * kernel's (the children below a trunk add nothing then). */
+ * kernels within rounding, chunks against one chunk bit for bit (the trunk is the same levels in
+ * every chunk), and, when the trunk holds every level, bit for bit the branch kernel's (the
+ * children below a trunk add nothing then). */
 static void trunk_of_branches_case(const struct morphology *morphologies, int n_morphologies,
-                                   int neurons, int per_task, int below, int cell_neurons) {
+                                   int neurons, int per_task, double per_neuron, int cell_neurons) {
   const int steps = 40;
   const struct step_model model = stimulated_model(0);
   size_t values, level_values;
-  trunk_limit = below, trunk_of_branches = 1;
+  trunk_per_neuron = per_neuron;
   double *got =
       run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
                        LEVEL_KERNEL_LEVELS, cell_neurons, &model, steps, &values);
-  trunk_limit = trunk_of_branches = 0;
+  trunk_per_neuron = 0;
   double *levels =
       run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
                        LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
   assert_int_equal(values, level_values);
   char what[160];
-  snprintf(what, sizeof what, "trunk of branches below %d systems, %d neurons a block, split %d",
-           below, cell_neurons, split_limit);
+  snprintf(what, sizeof what,
+           "trunk of branches below %g systems a neuron, %d neurons a block, "
+           "split %d",
+           per_neuron, cell_neurons, split_limit);
   const double worst =
       worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
   const double apart = testing_relative_error((int)values, got, levels);
   if (apart > 1e-12)
     fail_msg("%s: %.3e from the level kernels", what, apart);
-  if (below == INT_MAX) {
+  if (per_task > 0) { /* the same levels in every chunk: the bits of one chunk */
+    trunk_per_neuron = per_neuron;
+    double *one = run_chunk_kernel(morphologies, n_morphologies, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
+                                   LEVEL_KERNEL_LEVELS, cell_neurons, &model, steps, &level_values);
+    trunk_per_neuron = 0;
+    if (memcmp(got, one, values * sizeof(double)) != 0)
+      fail_msg("%s: chunks of %d neurons and one chunk differ in bits", what, per_task);
+    free(one);
+  }
+  if (per_neuron >= 1e9) {
     double *branches =
         run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
                          LEVEL_KERNEL_BRANCHES, cell_neurons, &model, steps, &level_values);
@@ -671,12 +682,12 @@ static void trunk_of_branches_matches_reference(void **state) {
   const int splits[] = {64, 0};
   for (size_t l = 0; l < (testing_scheduler_only() ? 1 : 2); l++) {
     split_limit = splits[l];
-    trunk_of_branches_case(&mix[ca1], 1, 5, 0, 6, 0);
-    trunk_of_branches_case(&mix[ca1], 1, 7, 0, 40, 3);
-    trunk_of_branches_case(&mix[ca1], 1, 7, 0, INT_MAX, 1);
-    trunk_of_branches_case(random_tree, 1, 11, 5, 12, 2);
-    trunk_of_branches_case(mix, mix_count, 2 * mix_count + 3, 0, 3 * mix_count, 1);
-    trunk_of_branches_case(mix, mix_count, mix_count + 1, 7, INT_MAX, 1);
+    trunk_of_branches_case(&mix[ca1], 1, 5, 2, 2.0, 0);
+    trunk_of_branches_case(&mix[ca1], 1, 7, 3, 6.0, 3);
+    trunk_of_branches_case(&mix[ca1], 1, 7, 0, 1e9, 1);
+    trunk_of_branches_case(random_tree, 1, 11, 5, 2.0, 2);
+    trunk_of_branches_case(mix, mix_count, 2 * mix_count + 3, 4, 1.5, 1);
+    trunk_of_branches_case(mix, mix_count, mix_count + 1, 7, 1e9, 1);
   }
   split_limit = 0;
 }

@@ -103,10 +103,13 @@
 #             of default runs, test_multi_levels and test_accuracy on the GPU (br17g_*)
 #   br17h     the final commit's defaults on small batches, three rounds, with the checks (br17h_*)
 # and of the eighteenth session (BENCHMARKS.md, "A trunk of branches"), two-GPU machine:
-#   trunk18   --trunk-below T --trunk-kernel branches (the levels near the roots solved by the
-#             branch step between the level kernels' sweeps) against the defaults, the mixes at
-#             mono's compartments on two GPUs and one; checks: test_multi_levels on the GPU, CPU
-#             and GPU probe files of trunks of branches (trunk18_*)
+#   trunk18   (build of a4ab0b7) --trunk-below T --trunk-kernel branches, the trunk's levels
+#             chosen per chunk (the levels near the roots solved by the branch step between the
+#             level kernels' sweeps) against the defaults, the mixes at mono's compartments on two
+#             GPUs and one; checks: test_multi_levels on the GPU, CPU and GPU probe files (trunk18_*)
+#   diag18    (build of a4ab0b7) why those probe files differed (the chunks; diag18_*)
+#   trunk18b  --trunk-branches R (the same trunk levels in every chunk) against the defaults, two
+#             GPUs and one, with the checks (trunk18b_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -191,10 +194,10 @@ probe_args() {
   deep-br) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel branches --level-root soma --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
   large-br) a=(--mode multi "${large[@]}" --neurons 20 --hh none --level-kernel branches --level-subtrees 0 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   # a trunk of branches (eighteenth session)
-  large-trunk) a=(--mode multi "${large[@]}" --neurons 20 --hh none --level-kernel levels --trunk-below 30 --trunk-kernel branches --probe 0:0 --probe 19:300 --probe 7:5) ;;
-  six-trunk) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels --trunk-below 40 --trunk-kernel branches "${six_probes[@]}") ;;
-  deep-trunk) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel levels --trunk-below 10 --trunk-kernel branches --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
-  ca1-trunk) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --level-kernel levels --trunk-below 300 --trunk-kernel branches --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  large-trunk) a=(--mode multi "${large[@]}" --neurons 20 --hh none --level-kernel levels --trunk-branches 2 --probe 0:0 --probe 19:300 --probe 7:5) ;;
+  six-trunk) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels --trunk-branches 3 "${six_probes[@]}") ;;
+  deep-trunk) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel levels --trunk-branches 4 --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
+  ca1-trunk) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --level-kernel levels --trunk-branches 2 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
   esac
 }
 # same_probes SPEC [STEPS]: CPU workers only against the GPU only (--verify), probe files compared
@@ -1037,6 +1040,8 @@ if [ "$mode" = br17h ]; then
   rm -f $out/t.json $out/t.log $out/tml.txt
 fi
 if [ "$mode" = trunk18 ]; then
+  # a4ab0b7's build (--trunk-below T --trunk-kernel branches: the trunk's levels chosen per
+  # chunk; CPU and GPU probe files differed where the chunks did); the rows of trunk18_*.csv
   { STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'trunk of branches' $out/tml.txt) trunk cases; $(tail -1 $out/tml.txt)"
     grep -E "ERROR|FAILED" $out/tml.txt | head -20
     for spec in large-trunk six-trunk deep-trunk ca1-trunk; do same_probes $spec; done
@@ -1053,6 +1058,24 @@ if [ "$mode" = trunk18 ]; then
     done
   done
   rep=1; row 1 mono default
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trunk18b ]; then
+  # --trunk-branches R (the trunk: the same levels in every chunk, from the morphologies'
+  # systems a neuron): checks, then R against the defaults on two GPUs and one
+  { STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'trunk of branches' $out/tml.txt) trunk cases; $(tail -1 $out/tml.txt)"
+    grep -E "ERROR|FAILED" $out/tml.txt | head -20
+    for spec in large-trunk six-trunk deep-trunk ca1-trunk; do same_probes $spec; done
+  } 2>&1 | tee $out/check.txt
+  echo "check done at $(( $(date +%s) - T0 )) s"
+  for rep in 1 2; do
+    for batch in large-6643 all15-16356 deep-24499 six-33390; do
+      row 2 $batch default
+      for r in ${RS2:-1 1.5 2.5 4}; do row 2 $batch r$r -- --trunk-branches $r; done
+      row 1 $batch default
+      for r in ${RS1:-1.5 2.5}; do row 1 $batch r$r -- --trunk-branches $r; done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = prof16 ]; then
