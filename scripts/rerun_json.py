@@ -39,7 +39,8 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
     else:
         args += ["--multi-tasks", j["multi_tasks"]]
         for key, option in (("padding", "--padding"), ("level_order", "--level-order"),
-                            ("trunk_below", "--trunk-below"), ("task_parts", "--task-parts"),
+                            ("trunk_below", "--trunk-below"),
+                            ("trunk_branches", "--trunk-branches"), ("task_parts", "--task-parts"),
                             ("gpu_launch", "--gpu-launch"), ("level_kernel", "--level-kernel"),
                             ("level_rows", "--level-rows"), ("level_pivots", "--level-pivots"),
                             ("level_priorities", "--level-priorities"),

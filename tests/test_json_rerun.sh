@@ -101,6 +101,11 @@ reproduce multi summary.json voltages.csv \
   --neurons 7 --steps 400 --dt 0.02 --hh soma --cm 1.1 --ra 120 --gl 2e-4 --el -64 \
   --stim-amp 0.8 --stim-start 1 --stim-stop 5 --stim-spread 0.3 --probe 0:0 --probe 1:0 \
   --probe 5:7 --probe-every 0.05 --probes voltages.csv --json summary.json --verify --quiet
+# A trunk of branches (its rate as recorded, its chunks as recorded).
+reproduce trunk summary.json voltages.csv \
+  --mode multi --morph "$data/morph_ca1_n120.swc" --morph "$data/c91662.swc" --neurons 9 \
+  --task-neurons 4 --level-kernel levels --trunk-branches 1.5 --hh none --steps 200 \
+  --stim-amp 1 --probe 0:0 --probe 8:40 --probes voltages.csv --json summary.json --quiet
 reproduce mono summary.json voltages.csv \
   --mode mono --morph synthetic:small-high --layout block --block-size 8 --neurons 40 \
   --steps 300 --hh all --stim-amp 0.5 --stim-compartment 3 --probe 0:0 --probe 39:12 \

@@ -110,6 +110,7 @@
 #   diag18    (build of a4ab0b7) why those probe files differed (the chunks; diag18_*)
 #   trunk18b  --trunk-branches R (the same trunk levels in every chunk) against the defaults, two
 #             GPUs and one, with the checks (trunk18b_*)
+#   trunk18c  the trunk with --level-split 32 and 48 and with plain launches, two GPUs (trunk18c_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1074,6 +1075,21 @@ if [ "$mode" = trunk18b ]; then
       for r in ${RS2:-1 1.5 2.5 4}; do row 2 $batch r$r -- --trunk-branches $r; done
       row 1 $batch default
       for r in ${RS1:-1.5 2.5}; do row 1 $batch r$r -- --trunk-branches $r; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trunk18c ]; then
+  # a trunk of branches with shorter branch pieces (its phase A walks each piece at once) and
+  # plain launches, two GPUs against one GPU's defaults
+  for rep in 1 2; do
+    for spec in large-6643:2.5 all15-16356:1.5 deep-24499:1.5; do
+      batch=${spec%:*}; r=${spec#*:}
+      row 1 $batch default
+      row 2 $batch default
+      row 2 $batch r$r -- --trunk-branches $r
+      for c in 32 48; do row 2 $batch r$r-s$c -- --trunk-branches $r --level-split $c; done
+      row 2 $batch r$r-plain -- --trunk-branches $r --gpu-launch plain
     done
   done
   rm -f $out/t.json $out/t.log
