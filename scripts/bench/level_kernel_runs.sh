@@ -111,6 +111,7 @@
 #   trunk18b  --trunk-branches R (the same trunk levels in every chunk) against the defaults, two
 #             GPUs and one, with the checks (trunk18b_*)
 #   trunk18c  the trunk with --level-split 32 and 48 and with plain launches, two GPUs (trunk18c_*)
+#   trunk18d  the trunk with two and three chunks a GPU, two GPUs (trunk18d_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1040,14 +1041,19 @@ if [ "$mode" = br17h ]; then
   rep=1; row 1 mono default
   rm -f $out/t.json $out/t.log $out/tml.txt
 fi
-if [ "$mode" = trunk18 ]; then
-  # a4ab0b7's build (--trunk-below T --trunk-kernel branches: the trunk's levels chosen per
-  # chunk; CPU and GPU probe files differed where the chunks did); the rows of trunk18_*.csv
+# trunk_checks: test_multi_levels on the GPU and CPU against GPU probe files of trunks of
+# branches (eighteenth session), into check.txt.
+trunk_checks() {
   { STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'trunk of branches' $out/tml.txt) trunk cases; $(tail -1 $out/tml.txt)"
     grep -E "ERROR|FAILED" $out/tml.txt | head -20
     for spec in large-trunk six-trunk deep-trunk ca1-trunk; do same_probes $spec; done
   } 2>&1 | tee $out/check.txt
   echo "check done at $(( $(date +%s) - T0 )) s"
+}
+if [ "$mode" = trunk18 ]; then
+  # a4ab0b7's build (--trunk-below T --trunk-kernel branches: the trunk's levels chosen per
+  # chunk; CPU and GPU probe files differed where the chunks did); the rows of trunk18_*.csv
+  trunk_checks
   tr=(--trunk-kernel branches)
   for rep in 1 2; do
     for batch in large-6643 all15-16356 deep-24499 six-33390; do
@@ -1064,11 +1070,7 @@ fi
 if [ "$mode" = trunk18b ]; then
   # --trunk-branches R (the trunk: the same levels in every chunk, from the morphologies'
   # systems a neuron): checks, then R against the defaults on two GPUs and one
-  { STARPU_NCPU=0 timeout 300 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(grep -c 'trunk of branches' $out/tml.txt) trunk cases; $(tail -1 $out/tml.txt)"
-    grep -E "ERROR|FAILED" $out/tml.txt | head -20
-    for spec in large-trunk six-trunk deep-trunk ca1-trunk; do same_probes $spec; done
-  } 2>&1 | tee $out/check.txt
-  echo "check done at $(( $(date +%s) - T0 )) s"
+  trunk_checks
   for rep in 1 2; do
     for batch in large-6643 all15-16356 deep-24499 six-33390; do
       row 2 $batch default
@@ -1091,6 +1093,19 @@ if [ "$mode" = trunk18c ]; then
       for c in 32 48; do row 2 $batch r$r-s$c -- --trunk-branches $r --level-split $c; done
       row 2 $batch r$r-plain -- --trunk-branches $r --gpu-launch plain
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trunk18d ]; then
+  # a trunk of branches with fewer chunks a GPU (the rule gives the large cells and all 15 four,
+  # the deep chains three): two GPUs against one GPU's defaults
+  for rep in 1 2; do
+    row 1 large-6643 default; row 2 large-6643 r2.5 -- --trunk-branches 2.5
+    for c in 1661 1108; do row 2 large-6643 r2.5-n$c -- --trunk-branches 2.5 --task-neurons $c; done
+    row 1 all15-16356 default; row 2 all15-16356 r1.5-s48 -- --trunk-branches 1.5 --level-split 48
+    for c in 4089 2726; do row 2 all15-16356 r1.5-s48-n$c -- --trunk-branches 1.5 --level-split 48 --task-neurons $c; done
+    row 1 deep-24499 default; row 2 deep-24499 r1.5 -- --trunk-branches 1.5
+    row 2 deep-24499 r1.5-n6125 -- --trunk-branches 1.5 --task-neurons 6125
   done
   rm -f $out/t.json $out/t.log
 fi
