@@ -457,6 +457,12 @@ int main(int argc, char **argv) {
     soma_mV = v ? v[0] : NAN;
     free(v);
   }
+  if (o.level_kernel == LEVEL_KERNEL_AUTO && ops.level_kernel == LEVEL_KERNEL_BRANCHES &&
+      (o.trunk_branches > 0 || o.trunk_below > 0) && root)
+    fprintf(stderr,
+            "hinestask: warning: %s applies to the level kernels, and --level-kernel auto ran the "
+            "branch kernel (passive, at most 4 M compartments); ignored\n",
+            o.trunk_branches > 0 ? "--trunk-branches" : "--trunk-below");
   if (!o.quiet && !distributed) {
     if (ops.cell_neurons > 0)
       printf("%s kernel%s: %d neuron%s per thread block\n",

@@ -1245,25 +1245,27 @@ void options_warn(const struct options *o, FILE *out) {
                 option == OPT_LEVEL_LEAN || option == OPT_LEVEL_FACTORS))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
-               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
+               (option == OPT_TRUNK_BELOW || option == OPT_TRUNK_BRANCHES ||
+                option == OPT_GPU_LAUNCH))
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel flow (one kernel sweeps every level)");
       else if (o->level_kernel == LEVEL_KERNEL_CELL &&
-               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH))
+               (option == OPT_TRUNK_BELOW || option == OPT_TRUNK_BRANCHES ||
+                option == OPT_GPU_LAUNCH))
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel cell (one kernel sweeps every level)");
       else if (o->level_kernel == LEVEL_KERNEL_CELL && option == OPT_WARP_LANES)
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel cell (a whole warp a warp-swept branch)");
       else if (o->level_kernel == LEVEL_KERNEL_SHARED &&
-               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH ||
-                option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES))
+               (option == OPT_TRUNK_BELOW || option == OPT_TRUNK_BRANCHES ||
+                option == OPT_GPU_LAUNCH || option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES))
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel shared (one kernel sweeps every level, a "
                      "thread a branch)");
       else if (o->level_kernel == LEVEL_KERNEL_BRANCHES &&
-               (option == OPT_TRUNK_BELOW || option == OPT_GPU_LAUNCH ||
-                option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES ||
+               (option == OPT_TRUNK_BELOW || option == OPT_TRUNK_BRANCHES ||
+                option == OPT_GPU_LAUNCH || option == OPT_LEVEL_WARPS || option == OPT_WARP_LANES ||
                 option == OPT_LEVEL_PIVOTS))
         warn_ignored(out, multi_only[i].name,
                      "does not apply to --level-kernel branches (one kernel sweeps every branch "

@@ -77,6 +77,14 @@ run flow_options --mode multi "${tiny[@]}" --level-kernel flow --trunk-below 3 -
 expect "--trunk-below with the flow kernel: warned" '^hinestask: warning: --trunk-below does not apply to --level-kernel flow' flow_options.err
 expect "--gpu-launch with the flow kernel: warned" '^hinestask: warning: --gpu-launch does not apply to --level-kernel flow' flow_options.err
 expect "the flow kernel's run: accepted" '^0$' flow_options.rc
+run trunk_auto --mode multi "${tiny[@]}" --trunk-branches 2 --hh none --quiet
+expect "--trunk-branches where auto runs the branch kernel: warned" '^hinestask: warning: --trunk-branches applies to the level kernels, and --level-kernel auto ran the branch kernel .*; ignored$' trunk_auto.err
+expect "--trunk-branches where auto runs the branch kernel: accepted" '^0$' trunk_auto.rc
+run trunk_levels --mode multi "${tiny[@]}" --trunk-branches 2 --hh none --level-kernel levels --quiet
+refute "--trunk-branches with the level kernels: no warning" 'warning' trunk_levels.err
+expect "--trunk-branches with the level kernels: accepted" '^0$' trunk_levels.rc
+run trunk_cell --mode multi "${tiny[@]}" --trunk-branches 2 --hh none --level-kernel cell --quiet
+expect "--trunk-branches with the cell kernel: warned" '^hinestask: warning: --trunk-branches does not apply to --level-kernel cell' trunk_cell.err
 run warps_mono --mode mono "${tiny[@]}" --level-warps off --warp-lanes 8 --quiet
 for option in --level-warps --warp-lanes; do
   expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" warps_mono.err
