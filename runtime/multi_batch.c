@@ -143,21 +143,21 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (!(schedules[p] =
               branch_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
       status = hines_fail(err, HINES_FAILURE, "out of memory for the branch schedule");
-  /* a trunk of branches: the branch schedule over the trunk's levels */
+  for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_BRANCHES && !status; p++)
+    status = check_branch_blocks(schedules[p], batch->cell_neurons, err);
+  /* a trunk of branches: the branch schedule over the trunk's levels, --cell-neurons a block */
+  const int trunk_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_LEVELS &&
                   config->trunk_branches > 0 && !status;
        p++)
-    if (lb->trunk[k->first_part + p] &&
-        !(schedules[p] = branch_schedule_build_top(lb, k->first_part + p, batch->cell_neurons,
-                                                   lb->trunk[k->first_part + p][TRUNK_LEVELS],
-                                                   &schedule_ints[p])))
-      status = hines_fail(err, HINES_FAILURE, "out of memory for the trunk's branch schedule");
-  for (int p = 0;
-       p < k->n_parts &&
-       (config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches > 0) && !status;
-       p++)
-    if (schedules[p])
-      status = check_branch_blocks(schedules[p], batch->cell_neurons, err);
+    if (lb->trunk[k->first_part + p]) {
+      if (!(schedules[p] = branch_schedule_build_top(lb, k->first_part + p, trunk_neurons,
+                                                     lb->trunk[k->first_part + p][TRUNK_LEVELS],
+                                                     &schedule_ints[p])))
+        status = hines_fail(err, HINES_FAILURE, "out of memory for the trunk's branch schedule");
+      else
+        status = check_branch_blocks(schedules[p], trunk_neurons, err);
+    }
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_SHARED && !status; p++)
     if (!(schedules[p] = cell_shared_schedule_build(lb, k->first_part + p, batch->cell_neurons,
                                                     &schedule_ints[p])))
@@ -386,8 +386,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     return hines_fail(err, HINES_BAD_INPUT, "neurons per cell block must be positive (got %d)",
                       config->cell_neurons);
   }
-  if (config->level_kernel == LEVEL_KERNEL_SHARED ||
-      config->level_kernel == LEVEL_KERNEL_BRANCHES || config->trunk_branches > 0)
+  if (config->level_kernel == LEVEL_KERNEL_SHARED || config->level_kernel == LEVEL_KERNEL_BRANCHES)
     batch->cell_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   if (config->level_kernel == LEVEL_KERNEL_CELL) {
     const int gpus = placement_cuda_devices();

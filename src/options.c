@@ -147,7 +147,8 @@ static void usage(FILE *out) {
       "                       the constants (rows, the default: 16 bytes less an element a\n"
       "                       step) or the backward sweeps store it (elements); same bits\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
-      "                       by the neurons per GPU; shared, branches: default 1)\n"
+      "                       by the neurons per GPU; shared, branches and a trunk of\n"
+      "                       branches: default 1)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
       "                       branches with lanes of a warp each (elements loaded and assembled\n"
       "                       at once; same bits): as a cost model says (default; none in\n"
@@ -1272,9 +1273,10 @@ void options_warn(const struct options *o, FILE *out) {
                      "at once, a thread a branch, with stored pivots)");
       else if (o->level_kernel != LEVEL_KERNEL_CELL && o->level_kernel != LEVEL_KERNEL_SHARED &&
                o->level_kernel != LEVEL_KERNEL_BRANCHES && o->level_kernel != LEVEL_KERNEL_AUTO &&
-               option == OPT_CELL_NEURONS)
+               option == OPT_CELL_NEURONS && !(o->trunk_branches > 0))
         warn_ignored(out, multi_only[i].name,
-                     "applies to --level-kernel cell, shared or branches only");
+                     "applies to --level-kernel cell, shared or branches (or a trunk of branches) "
+                     "only");
     }
     if (given(o, OPT_LEVEL_ROOT) && o->level_root_center && !o->per_neuron &&
         !options_level_root_center(o))

@@ -158,7 +158,7 @@ expect "--level-factors columns: no JSON written" 'No such file' listing.out
 run lean_cell --mode multi "${tiny[@]}" --level-kernel cell --level-lean off --quiet
 expect "--level-lean with the cell kernel: warned" '^hinestask: warning: --level-lean applies to --level-kernel levels only' lean_cell.err
 run cell_neurons_levels --mode multi "${tiny[@]}" --level-kernel levels --cell-neurons 4 --quiet
-expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell, shared or branches only' cell_neurons_levels.err
+expect "--cell-neurons with the level kernels: warned" '^hinestask: warning: --cell-neurons applies to --level-kernel cell, shared or branches \(or a trunk of branches\) only' cell_neurons_levels.err
 # --level-kernel auto (the default): the branch kernel for a small passive batch, the level
 # kernels with channels or past 4 M compartments; the JSON says what ran and what was asked
 run kernel_auto_passive --mode multi "${tiny[@]}" --hh none --json kernel_auto_passive.json
