@@ -222,13 +222,14 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
     /* Links index the part's arrays: children and junctions are read from their bases. The
      * levels of the trunk (if any) go neuron by neuron. */
     /* A trunk of branches takes a scratch a thread; without it, every level is swept (the
-     * same voltages to rounding). */
-    const struct cell_schedule_view trunk_schedule =
-        cell_schedule_describe(b.ints + levels->schedule_offset);
+     * same voltages to rounding). Only then is there a schedule to describe. */
+    const int with_branches = levels->trunk_branches && levels->tail_levels > 0;
+    struct cell_schedule_view trunk_schedule = {0};
+    if (with_branches)
+      trunk_schedule = cell_schedule_describe(b.ints + levels->schedule_offset);
     const size_t doubles =
-        levels->trunk_branches && levels->tail_levels > 0
-            ? BRANCH_VALUE_DOUBLES * (size_t)branch_links_of(&trunk_schedule).most_items
-            : 0;
+        with_branches ? BRANCH_VALUE_DOUBLES * (size_t)branch_links_of(&trunk_schedule).most_items
+                      : 0;
     double *scratch = doubles ? malloc((size_t)threads * doubles * sizeof(double)) : NULL;
     const int tail = doubles && !scratch ? 0 : levels->tail_levels;
     const int *trunk = b.ints + levels->trunk_offset;
