@@ -117,6 +117,8 @@ compare multi 2 "${multi[@]}"
 compare multi 3 "${multi[@]}"
 compare multi-levels 3 "${multi[@]}" --multi-tasks levels
 compare multi-neuron 3 "${multi[@]}" --multi-tasks neuron
+# a trunk of branches: its levels from the morphologies, so each rank's share has the same trunk
+compare multi-trunk 3 "${multi[@]}" --level-kernel levels --hh none --trunk-branches 2
 
 # --spikes under -np 2 and 3: rank 0 gathers every rank's spikes; the file is the one process's
 # (the somata of every rank fire, read back several times over the run).
