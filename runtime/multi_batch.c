@@ -93,7 +93,8 @@ static int check_on_chip(const int *schedule, int neurons_per_block, struct hine
 
 /* The branch kernel's phase B keeps a block's branches in GPU shared memory: refused before the
  * run where a GPU worker could not launch it. */
-static int check_branch_blocks(const int *schedule, int neurons_per_block,
+/* trunk: the schedule is a trunk's (the level kernels run the rest), not the whole step's. */
+static int check_branch_blocks(const int *schedule, int neurons_per_block, int trunk,
                                struct hines_error *err) {
   const struct cell_schedule_view c = cell_schedule_describe(schedule);
   const struct branch_links links = branch_links_of(&c);
@@ -102,12 +103,13 @@ static int check_branch_blocks(const int *schedule, int neurons_per_block,
   hines_shared_block_limit_on_workers(1, &available);
   if (available == 0 || needed <= (size_t)available) /* (0: no CUDA worker runs it) */
     return HINES_OK;
-  return hines_fail(
-      err, HINES_BAD_INPUT,
-      "branch kernel: a block of %d neuron%s has %d branches and needs %zu KiB of GPU "
-      "shared memory, the GPU gives a block %d KiB; use the level kernels%s",
-      neurons_per_block, neurons_per_block > 1 ? "s" : "", links.most_items, (needed + 1023) / 1024,
-      available / 1024, neurons_per_block > 1 ? " or fewer neurons a block" : "");
+  return hines_fail(err, HINES_BAD_INPUT,
+                    "%s: a block of %d neuron%s has %d branches and needs %zu KiB of GPU "
+                    "shared memory, the GPU gives a block %d KiB; %s%s",
+                    trunk ? "trunk of branches" : "branch kernel", neurons_per_block,
+                    neurons_per_block > 1 ? "s" : "", links.most_items, (needed + 1023) / 1024,
+                    available / 1024, trunk ? "ask for a smaller trunk" : "use the level kernels",
+                    neurons_per_block > 1 ? " or fewer neurons a block" : "");
 }
 
 static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
@@ -144,7 +146,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
               branch_schedule_build(lb, k->first_part + p, batch->cell_neurons, &schedule_ints[p])))
       status = hines_fail(err, HINES_FAILURE, "out of memory for the branch schedule");
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_BRANCHES && !status; p++)
-    status = check_branch_blocks(schedules[p], batch->cell_neurons, err);
+    status = check_branch_blocks(schedules[p], batch->cell_neurons, 0, err);
   /* a trunk of branches: the branch schedule over the trunk's levels, --cell-neurons a block */
   const int trunk_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_LEVELS &&
@@ -156,7 +158,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
                                                      &schedule_ints[p])))
         status = hines_fail(err, HINES_FAILURE, "out of memory for the trunk's branch schedule");
       else
-        status = check_branch_blocks(schedules[p], trunk_neurons, err);
+        status = check_branch_blocks(schedules[p], trunk_neurons, 1, err);
     }
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_SHARED && !status; p++)
     if (!(schedules[p] = cell_shared_schedule_build(lb, k->first_part + p, batch->cell_neurons,
