@@ -517,27 +517,13 @@ static unsigned long long graph_small_levels_first(cudaGraph_t graph) {
   return failed ? 0 : (unsigned long long)cudaGraphInstantiateFlagUseNodePriority;
 }
 
-/* Queues one part's step on `stream` through its graph, capturing it first if needed. */
-static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
-                            const struct chunk_levels *part, struct level_step_arguments step,
-                            int rows_apart_below, int priorities, int early, cudaStream_t stream) {
-  struct chunk_graph key = {
-      .chunk = chunk,
-      .stimulated = step.time_ms >= step.stimulus.start_ms && step.time_ms < step.stimulus.stop_ms,
-      .early = early,
-      .rows_apart_below = rows_apart_below,
-      .priorities = priorities,
-      .buffers = {b->ints, b->constants, b->voltage, b->factor, b->contribution, b->gates}};
+/* Captures this part's step, as queued on `stream`, into the graph of `slot` (chunk_graph_find);
+ * the slot keeps NULL where the capture fails, and the step then goes as plain launches. */
+static void chunk_part_capture(int slot, const struct chunk_buffers *b,
+                               const struct chunk_levels *part, struct level_step_arguments step,
+                               int rows_apart_below, int priorities, int early,
+                               cudaStream_t stream) {
   struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
-  if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
-    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
-  int slot;
-  const struct chunk_graph *cached = chunk_graph_find(&key, &slot);
-  if (cached)
-    return cached->exec ? (int)cudaGraphLaunch(cached->exec, stream)
-                        : chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
-  if (slot < 0)
-    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
   cudaGraph_t graph = NULL;
   cudaGraphExec_t exec = NULL;
   int status = (int)cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
@@ -552,14 +538,61 @@ static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers
         (int)cudaGraphInstantiate(&exec, graph, priorities ? graph_small_levels_first(graph) : 0);
   if (graph)
     cudaGraphDestroy(graph);
-  if (status) { /* no graph for this chunk: plain launches from now on */
+  if (status) {
     (void)cudaGetLastError();
-    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
+    return;
   }
   pthread_mutex_lock(&chunk_graphs_lock);
   chunk_graphs[slot].exec = exec;
   pthread_mutex_unlock(&chunk_graphs_lock);
-  return (int)cudaGraphLaunch(exec, stream);
+}
+
+static int stimulated_at(const struct stimulus *s, double time_ms) {
+  return time_ms >= s->start_ms && time_ms < s->stop_ms;
+}
+
+/* Queues one part's step on `stream` through its graph, capturing it first if needed. A chunk
+ * that captures its first graph also captures the one for the stimulus's other state (on or
+ * off), without running it, so that the switch (1 ms into a run by default) finds both ready:
+ * otherwise each chunk's worker stops at the switch to capture and instantiate some 70 kernels
+ * while its stream idles, and that chunk ends the run late. Set-up work, done at the first
+ * step; measured on two H200s: all 15 cells over 100 steps 2-4 % faster, other batches within
+ * noise (BENCHMARKS.md, "Two GPUs over 1,000 steps"). */
+static int chunk_part_graph(unsigned long long chunk, const struct chunk_buffers *b,
+                            const struct chunk_levels *part, struct level_step_arguments step,
+                            int rows_apart_below, int priorities, int early, cudaStream_t stream) {
+  struct chunk_graph key = {
+      .chunk = chunk,
+      .stimulated = stimulated_at(&step.stimulus, step.time_ms),
+      .early = early,
+      .rows_apart_below = rows_apart_below,
+      .priorities = priorities,
+      .buffers = {b->ints, b->constants, b->voltage, b->factor, b->contribution, b->gates}};
+  struct part_queue q = {.bulk = stream, .urgent = stream, .current = stream};
+  if (!chunk || cudaGetDevice(&key.device) != cudaSuccess)
+    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
+  int slot;
+  const struct chunk_graph *cached = chunk_graph_find(&key, &slot);
+  if (cached)
+    return cached->exec ? (int)cudaGraphLaunch(cached->exec, stream)
+                        : chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
+  if (slot < 0)
+    return chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
+  chunk_part_capture(slot, b, part, step, rows_apart_below, priorities, early, stream);
+  /* The other state's step: the stimulus's start when it is off now, its stop when on. */
+  struct level_step_arguments other = step;
+  other.time_ms = key.stimulated ? step.stimulus.stop_ms : step.stimulus.start_ms;
+  struct chunk_graph other_key = key;
+  other_key.stimulated = !key.stimulated;
+  int other_slot;
+  if (stimulated_at(&step.stimulus, other.time_ms) == other_key.stimulated &&
+      !chunk_graph_find(&other_key, &other_slot) && other_slot >= 0)
+    chunk_part_capture(other_slot, b, part, other, rows_apart_below, priorities, early, stream);
+  pthread_mutex_lock(&chunk_graphs_lock);
+  cudaGraphExec_t exec = chunk_graphs[slot].exec;
+  pthread_mutex_unlock(&chunk_graphs_lock);
+  return exec ? (int)cudaGraphLaunch(exec, stream)
+              : chunk_part_cuda(b, part, step, rows_apart_below, &q, NULL, early);
 }
 
 /* The flow kernel's mutable device state of one part of a chunk on one device (level_flow.h):
