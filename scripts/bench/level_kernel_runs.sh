@@ -112,6 +112,14 @@
 #             GPUs and one, with the checks (trunk18b_*)
 #   trunk18c  the trunk with --level-split 32 and 48 and with plain launches, two GPUs (trunk18c_*)
 #   trunk18d  the trunk with two and three chunks a GPU, two GPUs (trunk18d_*)
+#   steps19   (nineteenth session) one GPU, whole batches against halves over 100 and 1,000
+#             steps, chunks' first steps staggered (experiment build), tasks of 32 steps (steps19_*)
+#   pair19    two GPUs against one over 1,000 steps: every mix, the trunk options, mono in 16 tasks
+#   fixed19   both stimulus states' graphs at the first step against the old build (hinestask_old),
+#             100 and 1,000 steps, one GPU and two; all 15's trunk options (fixed19_*)
+#   cells19   the trunk's blocks of several cells, other cuts and thresholds, two GPUs (cells19_*)
+#   cells19b  cells19's best settings combined, 1,000 and 100 steps (cells19b_*)
+#   cost19    what those settings cost on one GPU; a small trunk on every mix (cost19_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -200,6 +208,11 @@ probe_args() {
   six-trunk) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels --trunk-branches 3 "${six_probes[@]}") ;;
   deep-trunk) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel levels --trunk-branches 4 --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
   ca1-trunk) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --level-kernel levels --trunk-branches 2 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  # both stimulus states' graphs captured at the first step (nineteenth session)
+  six-lv) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels "${six_probes[@]}") ;;
+  six-lv-on) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels --stim-start 0 --stim-stop 3 "${six_probes[@]}") ;;
+  large-hh-on) a=(--mode multi "${large[@]}" --neurons 20 --hh all --stim-start 0.5 --stim-stop 4 --task-steps 8 --probe 0:0 --probe 19:300 --probe 7:5) ;;
+  large-trunk-on) a=(--mode multi "${large[@]}" --neurons 20 --hh none --level-kernel levels --trunk-branches 2 --stim-start 0 --stim-stop 2 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   esac
 }
 # same_probes SPEC [STEPS]: CPU workers only against the GPU only (--verify), probe files compared
@@ -1093,6 +1106,97 @@ if [ "$mode" = trunk18c ]; then
       for c in 32 48; do row 2 $batch r$r-s$c -- --trunk-branches $r --level-split $c; done
       row 2 $batch r$r-plain -- --trunk-branches $r --gpu-launch plain
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = steps19 ]; then
+  # one GPU, the whole batch against half of it (what each GPU of a pair holds): ms per step over
+  # 100 and 1,000 steps (a run's start and drain spread over fewer steps), chunks' first steps
+  # staggered (HINES_STAGGER_US: read only by that call's uncommitted experiment build, a spin
+  # kernel of k x US before chunk k's first timed step; other builds ignore it), tasks of 32 steps
+  for rep in 1 2 3; do
+    for s in 100 1000; do for b in large-6643 large-3322; do row 1 $b s$s -- --steps $s; done; done
+    for b in large-6643 large-3322; do row 1 $b r2.5-s1000 -- --trunk-branches 2.5 --steps 1000; done
+    for us in 40 120; do export HINES_STAGGER_US=$us
+      row 1 large-3322 stagger$us-s1000 -- --steps 1000; row 1 large-6643 stagger$us-s1000 -- --steps 1000
+      unset HINES_STAGGER_US; done
+    row 1 large-3322 k32-s1000 -- --task-steps 32 --steps 1000
+    for b in all15-16356 all15-8178 deep-24499 deep-12250 six-33390 six-16695; do row 1 $b s1000 -- --steps 1000; done
+    row 1 all15-8178 r1.5-s48-s1000 -- --trunk-branches 1.5 --level-split 48 --steps 1000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = pair19 ]; then
+  # two GPUs against one over 1,000 steps (and 100 for the large cells): every mix's defaults,
+  # the trunk options of the eighteenth session, mono in 16 tasks
+  for rep in 1 2 3; do
+    for b in large-6643 all15-16356 deep-24499 six-33390 random-23585; do row 1 $b s1000 -- --steps 1000; row 2 $b s1000 -- --steps 1000; done
+    row 2 large-6643 r2.5-s1000 -- --trunk-branches 2.5 --steps 1000
+    row 2 all15-16356 r1.5-s48-s1000 -- --trunk-branches 1.5 --level-split 48 --steps 1000
+    row 2 deep-24499 r1.5-s1000 -- --trunk-branches 1.5 --steps 1000
+    row 1 large-6643 s100 -- --steps 100; row 2 large-6643 s100 -- --steps 100
+    row 2 large-6643 r2.5-s100 -- --trunk-branches 2.5 --steps 100
+    row 1 mono s1000 -- --steps 1000; row 2 mono t16-s1000 -- --steps 1000 --task-neurons 16000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = fixed19 ]; then
+  # a run's fixed cost: both stimulus states' graphs captured at the first step (this build)
+  # against capturing the second at the switch (old, 6e61b46), 100 and 1,000 steps, one GPU and
+  # two; the trunk options for all 15 over two GPUs
+  { for spec in six-lv six-lv-on large-hh-on large-trunk-on six-hh ca1-p; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2 3; do
+    for g in 1 2; do for b in large-6643 all15-16356; do row $g $b old-s100 old -- --steps 100; row $g $b s100 -- --steps 100; done; done
+    row 2 large-6643 old-r2.5-s100 old -- --trunk-branches 2.5 --steps 100; row 2 large-6643 r2.5-s100 -- --trunk-branches 2.5 --steps 100
+    row 2 all15-16356 r1.5-s48-s100 -- --trunk-branches 1.5 --level-split 48 --steps 100
+    for g in 1 2; do row $g large-6643 s1000 -- --steps 1000; row $g all15-16356 s1000 -- --steps 1000; done
+    row 2 large-6643 r2.5-s1000 -- --trunk-branches 2.5 --steps 1000
+    for r in 1 1.5 2 2.5; do for sp in 40 48; do row 2 all15-16356 r$r-s$sp-s1000 -- --trunk-branches $r --level-split $sp --steps 1000; done; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cells19 ]; then
+  # the trunk's blocks of several cells, other cuts and thresholds, two GPUs over 1,000 steps
+  for rep in 1 2; do
+    for b in all15-16356 large-6643 deep-24499; do row 1 $b s1000 -- --steps 1000; done
+    for cn in 1 2 4; do row 2 all15-16356 r1-s48-c$cn -- --trunk-branches 1 --level-split 48 --cell-neurons $cn --steps 1000; done
+    for sp in 44 56; do row 2 all15-16356 r1-s$sp -- --trunk-branches 1 --level-split $sp --steps 1000; done
+    row 2 all15-16356 r0.75-s48 -- --trunk-branches 0.75 --level-split 48 --steps 1000
+    for cn in 1 2 4; do row 2 large-6643 r2.5-c$cn -- --trunk-branches 2.5 --cell-neurons $cn --steps 1000; done
+    row 2 large-6643 r3 -- --trunk-branches 3 --steps 1000
+    row 2 large-6643 r2.5-s56 -- --trunk-branches 2.5 --level-split 56 --steps 1000
+    row 2 deep-24499 r1.5-s48 -- --trunk-branches 1.5 --level-split 48 --steps 1000
+    row 2 deep-24499 r1.5-c2 -- --trunk-branches 1.5 --cell-neurons 2 --steps 1000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cells19b ]; then
+  # cells19's best settings combined and neighbours, over 1,000 and 100 steps
+  for rep in 1 2 3; do
+    for b in all15-16356 large-6643 deep-24499; do row 1 $b s1000 -- --steps 1000; done
+    for v in r0.75-s48-c4 r0.75-s48-c2 r0.5-s48-c4 r0.75-s44-c4; do set -- $(echo $v | sed 's/r\([0-9.]*\)-s\([0-9]*\)-c\([0-9]*\)/\1 \2 \3/')
+      row 2 all15-16356 $v -- --trunk-branches $1 --level-split $2 --cell-neurons $3 --steps 1000; done
+    for v in r1.5-c4 r1-c2 r2-c2; do set -- $(echo $v | sed 's/r\([0-9.]*\)-c\([0-9]*\)/\1 \2/')
+      row 2 deep-24499 $v -- --trunk-branches $1 --cell-neurons $2 --steps 1000; done
+    row 2 large-6643 r2.5-c2 -- --trunk-branches 2.5 --cell-neurons 2 --steps 1000
+    row 1 all15-16356 s100 -- --steps 100; row 2 all15-16356 r0.75-s48-c4-s100 -- --trunk-branches 0.75 --level-split 48 --cell-neurons 4 --steps 100
+    row 1 deep-24499 s100 -- --steps 100; row 2 deep-24499 r1.5-c2-s100 -- --trunk-branches 1.5 --cell-neurons 2 --steps 100
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cost19 ]; then
+  # what the two-GPU trunk settings cost on one GPU, and a small trunk (R 0.75, blocks of 4
+  # cells) on every mix, 1,000 steps
+  for rep in 1 2; do
+    for b in all15-16356 large-6643 deep-24499 six-33390 random-23585; do
+      row 1 $b default -- --steps 1000; row 1 $b r0.75-c4 -- --trunk-branches 0.75 --cell-neurons 4 --steps 1000
+      row 2 $b r0.75-c4 -- --trunk-branches 0.75 --cell-neurons 4 --steps 1000; done
+    row 1 all15-16356 r0.75-s48-c4 -- --trunk-branches 0.75 --level-split 48 --cell-neurons 4 --steps 1000
+    row 1 large-6643 r2.5-c2 -- --trunk-branches 2.5 --cell-neurons 2 --steps 1000
+    row 1 deep-24499 r1.5-c4 -- --trunk-branches 1.5 --cell-neurons 4 --steps 1000
+    for b in six-33390 random-23585; do row 2 $b default -- --steps 1000; done
   done
   rm -f $out/t.json $out/t.log
 fi
