@@ -120,6 +120,7 @@
 #   cells19   the trunk's blocks of several cells, other cuts and thresholds, two GPUs (cells19_*)
 #   cells19b  cells19's best settings combined, 1,000 and 100 steps (cells19b_*)
 #   cost19    what those settings cost on one GPU; a small trunk on every mix (cost19_*)
+#   fixed19b  a run's fixed cost: 100 to 1,000 steps, stimulus switch or not, window, 1 step a task
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1197,6 +1198,19 @@ if [ "$mode" = cost19 ]; then
     row 1 large-6643 r2.5-c2 -- --trunk-branches 2.5 --cell-neurons 2 --steps 1000
     row 1 deep-24499 r1.5-c4 -- --trunk-branches 1.5 --cell-neurons 4 --steps 1000
     for b in six-33390 random-23585; do row 2 $b default -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = fixed19b ]; then
+  # where a run's fixed cost comes from: the half batch of large cells on one GPU over 100 to
+  # 1,000 steps, the stimulus on from the start or never on, a wider window, one step a task
+  for rep in 1 2; do
+    for s in 100 200 400 1000; do row 1 large-3322 s$s -- --steps $s; done
+    row 1 large-3322 on-s100 -- --stim-start 0 --steps 100
+    row 1 large-3322 off-s100 -- --stim-start 100 --steps 100
+    row 1 large-3322 w16-s100 -- --window 16 --steps 100
+    row 1 large-3322 k1-s100 -- --task-steps 1 --steps 100
+    row 1 large-3322 k1-s1000 -- --task-steps 1 --steps 1000
   done
   rm -f $out/t.json $out/t.log
 fi
