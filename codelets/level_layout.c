@@ -549,11 +549,16 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
   return HINES_OK;
 }
 
+static int trunk_levels_auto(const struct level_batch *batch, const struct morphology *morphologies,
+                             int n_morphologies);
+
 /* The trunk's levels when the batch fixes them (level_batch_options.trunk_systems_per_neuron):
  * from the root up to the first level where the morphologies have, on average, at least
- * per_neuron systems a neuron. */
+ * per_neuron systems a neuron; negative per_neuron: trunk_levels_auto's. */
 static int trunk_levels_of(const struct level_batch *batch, const struct morphology *morphologies,
                            int n_morphologies, double per_neuron) {
+  if (per_neuron < 0)
+    return trunk_levels_auto(batch, morphologies, n_morphologies);
   int tail = 0;
   for (; tail < batch->n_levels; tail++) {
     long long systems = 0;
@@ -563,6 +568,53 @@ static int trunk_levels_of(const struct level_batch *batch, const struct morphol
     if ((double)systems >= per_neuron * n_morphologies)
       break;
   }
+  return tail;
+}
+
+/* The trunk the batch gets by default (LEVEL_TRUNK_AUTO), from the morphologies alone: the
+ * levels from the root up to the first where the cells average LEVEL_TRUNK_AUTO_SYSTEMS systems
+ * a neuron, cut back while they hold more than LEVEL_TRUNK_AUTO_BRANCHES branches or
+ * LEVEL_TRUNK_AUTO_SHARE of the compartments (the branch step's own work, paid on every GPU),
+ * and none unless the sum over them of each level's longest branch, the chain of dependent
+ * elements their level kernels walk one after the other, reaches LEVEL_TRUNK_AUTO_CHAIN: the
+ * trunk pays where that chain, not the GPU's bandwidth, sets a chunk's pace. */
+static int trunk_levels_auto(const struct level_batch *batch, const struct morphology *morphologies,
+                             int n_morphologies) {
+  const int n_levels = batch->n_levels;
+  long long *systems = calloc((size_t)n_levels + 1, sizeof *systems);
+  long long *elements = calloc((size_t)n_levels + 1, sizeof *elements);
+  int *longest = calloc((size_t)n_levels + 1, sizeof *longest);
+  long long compartments = 0;
+  int tail = 0;
+  if (!systems || !elements || !longest)
+    goto done; /* no trunk: the levels alone solve the same system */
+  for (int m = 0; m < n_morphologies; m++) {
+    compartments += morphologies[m].n_compartments;
+    for (int b = 0; b < morphologies[m].n_branches; b++) {
+      const int level = batch->branch_level[m][b], size = morphologies[m].branch_size[b];
+      systems[level]++, elements[level] += size;
+      if (size > longest[level])
+        longest[level] = size;
+    }
+  }
+  while (tail < n_levels &&
+         (double)systems[tail] < LEVEL_TRUNK_AUTO_SYSTEMS * (double)n_morphologies)
+    tail++;
+  for (;; tail--) {
+    long long branches = 0, held = 0;
+    for (int level = 0; level < tail; level++)
+      branches += systems[level], held += elements[level];
+    if ((double)branches <= LEVEL_TRUNK_AUTO_BRANCHES * (double)compartments &&
+        (double)held <= LEVEL_TRUNK_AUTO_SHARE * (double)compartments)
+      break;
+  }
+  int chain = 0;
+  for (int level = 0; level < tail; level++)
+    chain += longest[level];
+  if (chain < LEVEL_TRUNK_AUTO_CHAIN)
+    tail = 0;
+done:
+  free(systems), free(elements), free(longest);
   return tail;
 }
 
@@ -884,7 +936,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
   const int fixed_tail =
-      out->chunk_links && options->trunk_systems_per_neuron > 0
+      out->chunk_links && options->trunk_systems_per_neuron != 0
           ? trunk_levels_of(out, morphologies, n_morphologies, options->trunk_systems_per_neuron)
           : 0;
   for (int chunk = 0; chunk < out->n_chunks && !status; chunk++) {

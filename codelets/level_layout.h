@@ -237,6 +237,16 @@ enum level_warps {
 int level_warp_systems(const int *top, int systems, enum level_warps mode, int channels_everywhere,
                        int chunks_sharing);
 
+/* The default trunk of branches (level_batch_options.trunk_systems_per_neuron), measured on the
+ * H200 x2 machine (BENCHMARKS.md, "A trunk by default"): up to the first level of 2.5 systems a
+ * neuron, at most 2.5 branches per 1,000 compartments and 5 % of them, and only where the
+ * levels' longest branches add up to 300 compartments. */
+#define LEVEL_TRUNK_AUTO (-1.0)
+#define LEVEL_TRUNK_AUTO_SYSTEMS 2.5
+#define LEVEL_TRUNK_AUTO_BRANCHES 2.5e-3
+#define LEVEL_TRUNK_AUTO_SHARE 0.05
+#define LEVEL_TRUNK_AUTO_CHAIN 300
+
 struct level_batch_options {
   int neurons_per_chunk;
   int padded;      /* CP (1) or NCP (0) */
@@ -247,7 +257,9 @@ struct level_batch_options {
   int trunk_below;
   /* Or, where positive, the trunk of every chunk is the same levels: from the root up to the
    * first where the morphologies have on average at least this many systems a neuron (the
-   * branch step's trunk: its sums regroup, so its levels may not depend on the chunks). */
+   * branch step's trunk: its sums regroup, so its levels may not depend on the chunks);
+   * LEVEL_TRUNK_AUTO: the levels the morphologies call for (level_layout.c, trunk_levels_auto),
+   * often none. */
   double trunk_systems_per_neuron;
   enum level_warps warps;
   int warp_lanes;          /* lanes per warp-swept system: 8, 16 or 32 (0: 16, the CLI default) */

@@ -112,6 +112,32 @@ static int check_branch_blocks(const int *schedule, int neurons_per_block, int t
                     neurons_per_block > 1 ? " or fewer neurons a block" : "");
 }
 
+/* The trunk's branch schedule of level-batch chunk `part`, `asked` cells a block, or with 0 the
+ * most cells a block, up to MULTI_TRUNK_CELL_NEURONS, whose block fits every GPU's shared memory
+ * (*used: the cells a block it took). The branch step's junction phase (its phase B) is a
+ * chain of a few steps a trunk level in every block; blocks of many cells run that chain once
+ * for all of them, where blocks of one cell fill the GPU with small blocks each waiting on it:
+ * 64 cells a block ran the large real cells' trunk 1.1 % faster on one H200 than 16 cells a
+ * block and the deep chains' 0.7 % (BENCHMARKS.md, "A trunk by default"). Which block a cell
+ * joins changes no bits. NULL when out of memory. */
+static int *trunk_schedule(const struct level_batch *lb, int part, int asked, int *used,
+                           size_t *ints) {
+  int available = 0;
+  hines_shared_block_limit_on_workers(1, &available);
+  for (int per_block = asked > 0 ? asked : MULTI_TRUNK_CELL_NEURONS;; per_block /= 2) {
+    int *schedule =
+        branch_schedule_build_top(lb, part, per_block, lb->trunk[part][TRUNK_LEVELS], ints);
+    *used = per_block;
+    if (!schedule || asked > 0 || per_block == 1 || available == 0)
+      return schedule;
+    const struct cell_schedule_view c = cell_schedule_describe(schedule);
+    const struct branch_links links = branch_links_of(&c);
+    if (branch_shared_bytes(&links) <= (size_t)available)
+      return schedule;
+    free(schedule);
+  }
+}
+
 static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
   const struct level_batch *lb = &batch->levels;
   const struct multi_batch_config *config = &batch->config;
@@ -148,14 +174,13 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_BRANCHES && !status; p++)
     status = check_branch_blocks(schedules[p], batch->cell_neurons, 0, err);
   /* a trunk of branches: the branch schedule over the trunk's levels, --cell-neurons a block */
-  const int trunk_neurons = config->cell_neurons > 0 ? config->cell_neurons : 1;
   for (int p = 0; p < k->n_parts && config->level_kernel == LEVEL_KERNEL_LEVELS &&
-                  config->trunk_branches > 0 && !status;
+                  config->trunk_branches != 0 && !status;
        p++)
     if (lb->trunk[k->first_part + p]) {
-      if (!(schedules[p] = branch_schedule_build_top(lb, k->first_part + p, trunk_neurons,
-                                                     lb->trunk[k->first_part + p][TRUNK_LEVELS],
-                                                     &schedule_ints[p])))
+      int trunk_neurons = 0;
+      if (!(schedules[p] = trunk_schedule(lb, k->first_part + p, config->cell_neurons,
+                                          &trunk_neurons, &schedule_ints[p])))
         status = hines_fail(err, HINES_FAILURE, "out of memory for the trunk's branch schedule");
       else
         status = check_branch_blocks(schedules[p], trunk_neurons, 1, err);
@@ -194,7 +219,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
     if (lb->trunk[part]) {
       k->parts[p].tail_levels = lb->trunk[part][TRUNK_LEVELS];
       k->parts[p].trunk_threads = lb->trunk[part][TRUNK_THREADS];
-      k->parts[p].trunk_branches = config->trunk_branches > 0 && schedules[p] != NULL;
+      k->parts[p].trunk_branches = config->trunk_branches != 0 && schedules[p] != NULL;
     }
     k->parts[p].schedule_offset = k->parts[p].trunk_offset + lb->trunk_ints[part];
     if (schedules[p]) {
@@ -314,6 +339,12 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     return hines_fail(err, HINES_FAILURE, "out of memory");
   struct multi_batch_config resolved = *asked;
   resolved.level_kernel = level_kernel_resolved(asked);
+  /* The default trunk (negative: LEVEL_TRUNK_AUTO) where a trunk of branches can run, passive NCP
+   * chunk tasks of the level kernels with no trunk swept by threads; none elsewhere. */
+  if (resolved.trunk_branches < 0 &&
+      (resolved.level_kernel != LEVEL_KERNEL_LEVELS || resolved.level_tasks || resolved.padded ||
+       resolved.trunk_below > 0 || resolved.model.channels.placement != PLACE_NONE))
+    resolved.trunk_branches = 0;
   const struct multi_batch_config *config = &resolved;
   batch->config = resolved;
   batch->config.model.stimulus.n_neurons_total = /* step_model.h */
@@ -514,6 +545,16 @@ int multi_batch_cell_neurons(const struct multi_batch *batch) {
 
 enum level_kernel multi_batch_level_kernel(const struct multi_batch *batch) {
   return batch->config.level_kernel;
+}
+
+int multi_batch_trunk_levels(const struct multi_batch *batch) {
+  const struct level_batch *lb = &batch->levels;
+  if (batch->config.trunk_branches == 0 || !lb->trunk)
+    return 0;
+  for (int part = 0; part < lb->n_chunks; part++)
+    if (lb->trunk[part])
+      return lb->trunk[part][TRUNK_LEVELS];
+  return 0;
 }
 
 int multi_batch_rows_apart_below(const struct multi_batch *batch) {

@@ -38,7 +38,9 @@ struct multi_batch_config {
   /* Level kernels' chunk tasks, passive NCP: where positive, the levels from the root up to the
    * first where the morphologies have on average this many systems a neuron or more form a trunk
    * that the branch step solves (codelets/branch_step.h: three launches instead of two kernels a
-   * level), the same levels in every chunk; 0: none. Not with trunk_below. */
+   * level), the same levels in every chunk; 0: none; negative (LEVEL_TRUNK_AUTO): the trunk the
+   * morphologies call for (codelets/level_layout.c), none where a trunk of branches cannot run.
+   * Positive not with trunk_below. */
   double trunk_branches;
   /* Chunk tasks with one part (codelets/hines_level_kernels.h); GPU_LAUNCH_EARLY is 0.
    * GPU_LAUNCH_AUTO: early with up to MULTI_EARLY_CHUNKS_PER_GPU chunks per GPU, plain beyond.
@@ -131,6 +133,9 @@ struct multi_batch;
 /* ... and whose cells' branches fit this much GPU shared memory a block (what every GPU gives a
  * block without asking), else the level kernels too. */
 #define MULTI_BRANCH_KERNEL_SHARED_BYTES (48 * 1024)
+/* A trunk of branches without --cell-neurons: at most this many cells a block of its junction
+ * phase (fewer where a block would not fit the GPUs' shared memory; multi_batch.c). */
+#define MULTI_TRUNK_CELL_NEURONS 64
 /* --level-pivots auto: GPU levels of fewer systems than this read stored pivots. */
 #ifndef MULTI_STORED_PIVOTS_BELOW
 #define MULTI_STORED_PIVOTS_BELOW INT_MAX
@@ -164,6 +169,8 @@ enum level_kernel multi_batch_level_kernel(const struct multi_batch *batch);
 /* GPUs build the rows of the levels of fewer systems than this apart (enum level_rows,
  * resolved: 0 none, INT_MAX all). */
 int multi_batch_rows_apart_below(const struct multi_batch *batch);
+/* The levels the trunk of branches solves (0: no trunk of branches). */
+int multi_batch_trunk_levels(const struct multi_batch *batch);
 /* Branches its GPUs sweep with warps (codelets/level_layout.h), over every level and chunk. */
 long long multi_batch_warp_systems(const struct multi_batch *batch);
 /* As mono_batch_find_nonfinite. */

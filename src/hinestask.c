@@ -463,6 +463,13 @@ int main(int argc, char **argv) {
             "hinestask: warning: %s applies to the level kernels, and --level-kernel auto ran the "
             "branch kernel (passive, at most 4 M compartments); ignored\n",
             o.trunk_branches > 0 ? "--trunk-branches" : "--trunk-below");
+  /* --trunk-branches auto decides from the cells whether there is a trunk for --cell-neurons */
+  if (o.level_kernel == LEVEL_KERNEL_LEVELS && o.cell_neurons > 0 && o.trunk_branches < 0 &&
+      ops.trunk_levels == 0 && !o.padded && o.trunk_below == 0 && !o.level_tasks &&
+      o.model.channels.placement == PLACE_NONE && root)
+    fprintf(stderr, "hinestask: warning: --cell-neurons applies to --level-kernel cell, shared or "
+                    "branches (or a trunk of branches) only, and --trunk-branches auto took no "
+                    "trunk for these cells; ignored\n");
   if (!o.quiet && !distributed) {
     if (ops.cell_neurons > 0)
       printf("%s kernel%s: %d neuron%s per thread block\n",

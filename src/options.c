@@ -95,10 +95,13 @@ static void usage(FILE *out) {
       "  --trunk-below N      multi, chunk tasks: the levels from the root up to the first one\n"
       "                       with N systems or more are swept by one GPU thread per neuron\n"
       "                       instead of one kernel per level (default 0: never)\n"
-      "  --trunk-branches R   multi, level kernels, passive NCP: the levels from the root up to\n"
-      "                       the first where the cells have R systems a neuron or more are\n"
-      "                       solved by the branch kernel's three phases between the level\n"
-      "                       kernels' sweeps (default 0: none; not with --trunk-below)\n"
+      "  --trunk-branches auto|R  multi, level kernels, passive NCP: the levels from the root\n"
+      "                       up to the first where the cells have R systems a neuron or more\n"
+      "                       are solved by the branch kernel's three phases between the level\n"
+      "                       kernels' sweeps; auto (default): the levels near the roots of\n"
+      "                       cells with long chains of few branches there, none elsewhere\n"
+      "                       (or with channels, CP, --trunk-below); 0: none; R not with\n"
+      "                       --trunk-below\n"
       "  --gpu-launch early|plain|auto  multi, chunk tasks: launch each level's GPU kernel\n"
       "                       early, so it starts while the previous level finishes (compute\n"
       "                       capability 9.0 and newer), or plainly after it; auto (default):\n"
@@ -147,8 +150,9 @@ static void usage(FILE *out) {
       "                       the constants (rows, the default: 16 bytes less an element a\n"
       "                       step) or the backward sweeps store it (elements); same bits\n"
       "  --cell-neurons G     neurons of one morphology per cell block (cell: default 2 to 16\n"
-      "                       by the neurons per GPU; shared, branches and a trunk of\n"
-      "                       branches: default 1)\n"
+      "                       by the neurons per GPU; shared and branches: default 1; a\n"
+      "                       trunk of branches: default up to 64, as the GPU's shared\n"
+      "                       memory allows; same bits)\n"
       "  --level-warps auto|off|all  multi, chunk tasks on GPUs: sweep a level's longest\n"
       "                       branches with lanes of a warp each (elements loaded and assembled\n"
       "                       at once; same bits): as a cost model says (default; none in\n"
@@ -751,6 +755,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .block_size = 32,
                         .cpu_group = 32,
                         .level_kernel = LEVEL_KERNEL_AUTO,
+                        .trunk_branches = TRUNK_BRANCHES_AUTO,
                         .steps = 0,
                         .model = {.cable = cable_defaults,
                                   .dt_ms = 0.025,
@@ -820,7 +825,15 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_TRUNK_BRANCHES:
       o->multi_option_given = 1;
-      o->trunk_branches = parse_double("--trunk-branches", optarg, 0, 0);
+      if (strcmp(optarg, "auto") == 0) {
+        o->trunk_branches = TRUNK_BRANCHES_AUTO;
+      } else {
+        char *end;
+        errno = 0;
+        o->trunk_branches = strtod(optarg, &end);
+        if (errno || end == optarg || *end || !isfinite(o->trunk_branches) || o->trunk_branches < 0)
+          bad_usage("--trunk-branches needs auto or a number >= 0, got '%s'", optarg);
+      }
       break;
     case OPT_CPU_GROUP:
       o->mono_option_given = 1;
@@ -1273,7 +1286,10 @@ void options_warn(const struct options *o, FILE *out) {
                      "at once, a thread a branch, with stored pivots)");
       else if (o->level_kernel != LEVEL_KERNEL_CELL && o->level_kernel != LEVEL_KERNEL_SHARED &&
                o->level_kernel != LEVEL_KERNEL_BRANCHES && o->level_kernel != LEVEL_KERNEL_AUTO &&
-               option == OPT_CELL_NEURONS && !(o->trunk_branches > 0))
+               option == OPT_CELL_NEURONS &&
+               (o->trunk_branches == 0 ||
+                (o->trunk_branches < 0 &&
+                 (o->padded || o->trunk_below > 0 || o->model.channels.placement != PLACE_NONE))))
         warn_ignored(out, multi_only[i].name,
                      "applies to --level-kernel cell, shared or branches (or a trunk of branches) "
                      "only");

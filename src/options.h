@@ -28,6 +28,8 @@
 /* --level-split's default (codelets/level_layout.h, split_compartments; 0: off). */
 #define LEVEL_SPLIT_DEFAULT 64
 #define LEVEL_SPLIT_DEFAULT_TEXT "64"
+/* --trunk-branches auto (the default): the trunk the morphologies call for. */
+#define TRUNK_BRANCHES_AUTO LEVEL_TRUNK_AUTO
 #define MAX_PROBES 64
 /* Probe samples kept in memory before the CSV is written (at 8 bytes each: 400 MB). */
 #define MAX_PROBE_VALUES 50000000LL
@@ -47,9 +49,9 @@ struct options {
   enum batch_layout_kind layout;
   int block_size;
   int neurons_per_task;
-  int parts_per_task;             /* multi: 0 for the default */
-  int trunk_below;                /* multi: 0 none (the default), else systems */
-  double trunk_branches;          /* multi: --trunk-branches R (systems a neuron; 0 none) */
+  int parts_per_task;    /* multi: 0 for the default */
+  int trunk_below;       /* multi: 0 none (the default), else systems */
+  double trunk_branches; /* multi: --trunk-branches R (systems a neuron; 0 none; auto: negative) */
   enum gpu_launch gpu_launch;     /* multi, chunk tasks */
   enum level_kernel level_kernel; /* multi, chunk tasks: --level-kernel */
   enum level_rows level_rows;     /* multi, level kernels on GPUs: --level-rows */

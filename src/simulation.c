@@ -451,6 +451,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->cell_neurons = multi_batch_cell_neurons(batch);
     ops->level_kernel = (int)multi_batch_level_kernel(batch);
     ops->rows_apart_below = multi_batch_rows_apart_below(batch);
+    ops->trunk_levels = multi_batch_trunk_levels(batch);
     ops->warp_systems = multi_batch_warp_systems(batch);
     return HINES_OK;
   }
@@ -635,6 +636,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->cell_neurons = ops->cell_neurons;
   result->level_kernel = ops->level_kernel;
   result->rows_apart_below = ops->rows_apart_below;
+  result->trunk_levels = ops->trunk_levels;
   result->warp_systems = ops->warp_systems;
   return status;
 }

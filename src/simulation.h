@@ -36,6 +36,7 @@ struct batch_ops {
   int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
   int level_kernel;       /* multi: the chunk tasks' enum level_kernel (auto resolved) */
   int rows_apart_below;   /* multi: levels of fewer systems build their rows apart on GPUs */
+  int trunk_levels;       /* multi: the levels a trunk of branches solves (0: none) */
   long long warp_systems; /* multi: branches GPUs sweep with warps (the resolved --level-warps) */
   const struct morphology *morphologies;
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
@@ -70,6 +71,7 @@ struct run_result {
   int cell_neurons;       /* batch_ops' */
   int level_kernel;       /* batch_ops' */
   int rows_apart_below;   /* batch_ops' */
+  int trunk_levels;       /* batch_ops' */
   long long warp_systems; /* batch_ops' */
   int verified;
   int verified_neurons; /* distinct neurons the verification re-simulated */

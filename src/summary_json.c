@@ -242,7 +242,11 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     }
     if (options_chunk_tasks(o)) {
       key_int(&j, "trunk_below", o->trunk_below);
-      key_exact(&j, "trunk_branches", o->trunk_branches);
+      if (o->trunk_branches < 0) /* auto; trunk_levels: the levels its trunk of branches took */
+        key_string(&j, "trunk_branches", "auto");
+      else
+        key_exact(&j, "trunk_branches", o->trunk_branches);
+      key_int(&j, "trunk_levels", r->trunk_levels);
       key_int(&j, "task_parts", o->parts_per_task > 0 ? o->parts_per_task : 1);
       /* the kernel the chunk tasks ran; level_kernel_asked: auto when the batch chose it */
       key_string(&j, "level_kernel", options_level_kernel_word((enum level_kernel)r->level_kernel));

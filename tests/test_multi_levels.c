@@ -642,10 +642,15 @@ static void trunk_of_branches_case(const struct morphology *morphologies, int n_
                        LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
   assert_int_equal(values, level_values);
   char what[160];
-  snprintf(what, sizeof what,
-           "trunk of branches below %g systems a neuron, %d neurons a block, "
-           "split %d",
-           per_neuron, cell_neurons, split_limit);
+  if (per_neuron < 0)
+    snprintf(what, sizeof what,
+             "default trunk of branches, %d neurons a block (0: default), split %d", cell_neurons,
+             split_limit);
+  else
+    snprintf(what, sizeof what,
+             "trunk of branches below %g systems a neuron, %d neurons a block, "
+             "split %d",
+             per_neuron, cell_neurons, split_limit);
   const double worst =
       worst_against_reference(morphologies, n_morphologies, neurons, &model, steps, got, what);
   const double apart = testing_relative_error((int)values, got, levels);
@@ -690,6 +695,104 @@ static void trunk_of_branches_matches_reference(void **state) {
     trunk_of_branches_case(mix, mix_count, mix_count + 1, 7, 1e9, 1);
   }
   split_limit = 0;
+}
+
+/* A cell with a long chain of few branches near its root and a large crown: a spine of `spine`
+ * pieces of `piece` compartments, a twig of 2 at each joint, then a complete binary crown of
+ * `crown_levels` levels of branches of 5 compartments. */
+static void spine_and_crown(int spine, int piece, int crown_levels, struct morphology *out) {
+  const int crown_branches = (1 << crown_levels) - 1;
+  const int n = spine * (piece + 2) + 5 * crown_branches;
+  int *parent = malloc((size_t)n * sizeof(int)), at = 0, joint = -1;
+  for (int s = 0; s < spine; s++) {
+    for (int i = 0; i < piece; i++, at++)
+      parent[at] = i == 0 ? joint : at - 1;
+    joint = at - 1;
+    parent[at] = joint, parent[at + 1] = at, at += 2; /* the twig */
+  }
+  int *branch_end = malloc((size_t)crown_branches * sizeof(int));
+  for (int b = 0; b < crown_branches; b++) { /* b's parent branch: (b - 1) / 2 */
+    for (int i = 0; i < 5; i++, at++)
+      parent[at] = i > 0 ? at - 1 : b == 0 ? joint : branch_end[(b - 1) / 2];
+    branch_end[b] = at - 1;
+  }
+  struct hines_error err;
+  assert_int_equal(morphology_from_parents("spine and crown", n, parent, out, &err), HINES_OK);
+  free(parent), free(branch_end);
+}
+
+/* The trunk's levels by default (LEVEL_TRUNK_AUTO), recomputed from one chunk holding each cell
+ * once: from the root while the levels average fewer than LEVEL_TRUNK_AUTO_SYSTEMS systems a
+ * cell, cut back to LEVEL_TRUNK_AUTO_BRANCHES branches and LEVEL_TRUNK_AUTO_SHARE of the
+ * compartments, none unless its levels' longest systems add up to LEVEL_TRUNK_AUTO_CHAIN. */
+static int default_trunk_levels(const struct morphology *cells, int n_cells, int *built) {
+  const struct level_batch_options options = {.neurons_per_chunk = n_cells,
+                                              .chunk_links = 1,
+                                              .order = LEVEL_ORDER_AUTO,
+                                              .subtree_compartments = 64, /* hinestask's defaults */
+                                              .split_compartments = 64,
+                                              .trunk_systems_per_neuron = LEVEL_TRUNK_AUTO};
+  struct level_batch lb;
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(cells, n_cells, n_cells, &options, &cable_defaults, 0.025, &lb, &err),
+      HINES_OK);
+  *built = lb.trunk[0] ? lb.trunk[0][TRUNK_LEVELS] : 0;
+  double compartments = 0;
+  for (int m = 0; m < n_cells; m++)
+    compartments += cells[m].n_compartments;
+  int tail = 0;
+  while (tail < lb.n_levels &&
+         level_block_describe(lb.blocks[tail]).systems < LEVEL_TRUNK_AUTO_SYSTEMS * n_cells)
+    tail++;
+  for (;; tail--) {
+    double branches = 0, held = 0;
+    for (int level = 0; level < tail; level++) {
+      const struct level_block_view v = level_block_describe(lb.blocks[level]);
+      branches += v.systems, held += v.elements;
+    }
+    if (branches <= LEVEL_TRUNK_AUTO_BRANCHES * compartments &&
+        held <= LEVEL_TRUNK_AUTO_SHARE * compartments)
+      break;
+  }
+  int chain = 0;
+  for (int level = 0; level < tail; level++)
+    chain += level_block_describe(lb.blocks[level]).max_size;
+  level_batch_free(&lb);
+  return chain >= LEVEL_TRUNK_AUTO_CHAIN ? tail : 0;
+}
+
+/* The default trunk: the levels of a long spine's pieces below a large crown, none for the
+ * shipped cells (their levels near the roots hold short branches) nor for a spine too short;
+ * recomputed from the batch's levels, and voltages within rounding of the reference, bit for bit
+ * whatever the chunks, with the junctions' blocks of the default's many cells and of one. */
+static void trunk_of_branches_by_default(void **state) {
+  (void)state;
+  struct morphology cells[2];
+  spine_and_crown(6, 60, 11, &cells[0]); /* a chain of 360 compartments, 2,047 branches */
+  spine_and_crown(2, 60, 11, &cells[1]); /* a chain of 120 */
+  int built, want = default_trunk_levels(cells, 1, &built);
+  assert_int_equal(built, want);
+  assert_true(want >= 6); /* every spine piece at least */
+  want = default_trunk_levels(cells + 1, 1, &built);
+  assert_int_equal(built, want);
+  assert_int_equal(want, 0);
+  want = default_trunk_levels(mix, 6, &built); /* the shipped cells, loaded first */
+  assert_int_equal(built, want);
+  assert_int_equal(want, 0);
+  want = default_trunk_levels(mix, mix_count, &built); /* with the shared cells where present */
+  assert_int_equal(built, want);
+  printf("# default trunk: %d levels for the test's whole mix of %d cells\n", want, mix_count);
+  want = default_trunk_levels(cells, 2, &built);
+  assert_int_equal(built, want);
+  printf("# default trunk: %d levels for a spine of 360 and one of 120 together\n", want);
+  assert_true(want > 0);
+  const int split_before = split_limit, subtrees_before = subtree_limit;
+  split_limit = 64, subtree_limit = 64;
+  trunk_of_branches_case(cells, 2, 3, 1, LEVEL_TRUNK_AUTO, 0);
+  trunk_of_branches_case(cells, 2, 3, 1, LEVEL_TRUNK_AUTO, 1);
+  split_limit = split_before, subtree_limit = subtrees_before;
+  morphology_free(&cells[0]), morphology_free(&cells[1]);
 }
 
 /* The flow kernel (on CPU workers the chunk step runs level by level; on CUDA workers, the flow
@@ -1557,6 +1660,7 @@ int main(void) {
       cmocka_unit_test(shared_kernel_matches_reference),
       cmocka_unit_test(branch_kernel_matches_reference),
       cmocka_unit_test(trunk_of_branches_matches_reference),
+      cmocka_unit_test(trunk_of_branches_by_default),
       cmocka_unit_test(flow_kernel_matches_reference),
       cmocka_unit_test(flow_schedule_keeps_order_and_bits),
       cmocka_unit_test(rows_apart_match_fused_sweeps),
