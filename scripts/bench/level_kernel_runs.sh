@@ -121,6 +121,13 @@
 #   cells19b  cells19's best settings combined, 1,000 and 100 steps (cells19b_*)
 #   cost19    what those settings cost on one GPU; a small trunk on every mix (cost19_*)
 #   fixed19b  a run's fixed cost: 100 to 1,000 steps, stimulus switch or not, window, 1 step a task
+# and of the twentieth session:
+#   trunkc20  the trunk's blocks of 16 and 64 cells at R 1, 1.5, 2.5, one GPU and two, every mix;
+#             checks: CPU and GPU probe files with blocks of 16 (trunkc20_*)
+#   auto20    the default trunk against none, one GPU and two, mixes kept apart from its rule
+#             (A, B, C), two sizes; checks: probe files, test_multi_levels on the GPU (auto20_*)
+#   chunks20  auto against none: 1, 4 and 16 chunks on one GPU, eager, lws and dmda on one GPU and
+#             two, CPU workers beside one GPU (chunks20_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -144,8 +151,17 @@ LIMIT=${LIMIT:-540}
 six=(); for f in morph/data/*.swc; do six+=(--morph "$f"); done
 shared=(); for f in .bundle/morphologies/*.swc; do shared+=(--morph "$f"); done
 large=(); for f in 041018-zA.CNG.swc C220498B-I4.CNG.swc pyramidal.swc ri05.CNG.swc test_swc.swc; do large+=(--morph .bundle/morphologies/$f); done
+# Mixes kept apart from the trunk's default rule (twentieth session): A, B, and C (the large
+# cells with the six shipped ones, about the issue's 7,000 compartments a neuron).
+mix_of() { local f; for f in "$@"; do printf -- '--morph\n.bundle/morphologies/%s.swc\n' "$f"; done; }
+mapfile -t mixA < <(mix_of 041018-zA.CNG ri05.CNG morph_allen_485574832)
+mapfile -t mixB < <(mix_of C220498B-I4.CNG pyramidal test_swc v_e_purk2.CNG)
+mixC=("${large[@]}" "${six[@]}")
 args_of() {
   case $1 in
+  A-*) n=${1#A-}; A=(--mode multi "${mixA[@]}" --neurons "$n" --steps 100) ;;
+  B-*) n=${1#B-}; A=(--mode multi "${mixB[@]}" --neurons "$n" --steps 100) ;;
+  C-*) n=${1#C-}; A=(--mode multi "${mixC[@]}" --neurons "$n" --steps 100) ;;
   ca1-*) n=${1#ca1-}; A=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons "${n%-hh}" --steps 400) ;;
   six-*) n=${1#six-}; A=(--mode multi "${six[@]}" --neurons "${n%-hh}" --steps 200) ;;
   large-*) n=${1#large-}; A=(--mode multi "${large[@]}" --neurons "${n%-hh}" --steps 100) ;;
@@ -207,6 +223,10 @@ probe_args() {
   # a trunk of branches (eighteenth session)
   large-trunk) a=(--mode multi "${large[@]}" --neurons 20 --hh none --level-kernel levels --trunk-branches 2 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   six-trunk) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels --trunk-branches 3 "${six_probes[@]}") ;;
+  large-trunk-c16) a=(--mode multi "${large[@]}" --neurons 40 --hh none --level-kernel levels --trunk-branches 2.5 --cell-neurons 16 --probe 0:0 --probe 39:300 --probe 7:5) ;;
+  six-trunk-c16) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 120 --hh none --level-kernel levels --trunk-branches 1.5 --cell-neurons 16 "${six_probes[@]}") ;;
+  large-auto) a=(--mode multi "${large[@]}" --neurons 40 --task-neurons 10 --hh none --level-kernel levels --probe 0:0 --probe 39:300 --probe 7:5) ;;
+  C-auto) a=(--mode multi "${mixC[@]}" --neurons 110 --task-neurons 30 --hh none --level-kernel levels --probe 0:0 --probe 109:300 --probe 7:5) ;;
   deep-trunk) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel levels --trunk-branches 4 --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
   ca1-trunk) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --level-kernel levels --trunk-branches 2 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
   # both stimulus states' graphs captured at the first step (nineteenth session)
@@ -1198,6 +1218,54 @@ if [ "$mode" = cost19 ]; then
     row 1 large-6643 r2.5-c2 -- --trunk-branches 2.5 --cell-neurons 2 --steps 1000
     row 1 deep-24499 r1.5-c4 -- --trunk-branches 1.5 --cell-neurons 4 --steps 1000
     for b in six-33390 random-23585; do row 2 $b default -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trunkc20 ]; then
+  # the trunk's blocks of many cells (the junction phase's blocks: fewer, each more cells), one
+  # GPU and two, every mix, 1,000 steps; CPU and GPU probe files with blocks of 16
+  for spec in large-trunk-c16 six-trunk-c16; do same_probes $spec; done 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in large-6643 all15-16356 deep-24499 six-33390; do
+      for g in 1 2; do row $g $b default -- --steps 1000; done
+      for v in r1.5-c16 r2.5-c16 r2.5-c64 r1-c16; do set -- $(echo $v | sed 's/r\([0-9.]*\)-c\([0-9]*\)/\1 \2/')
+        for g in 1 2; do row $g $b $v -- --trunk-branches $1 --cell-neurons $2 --steps 1000; done; done
+    done
+    for g in 1 2; do row $g random-23585 default -- --steps 1000; row $g random-23585 r1.5-c16 -- --trunk-branches 1.5 --cell-neurons 16 --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = auto20 ]; then
+  # the default trunk (--trunk-branches auto) against none (0, the old default), one GPU and two,
+  # 1,000 steps: the mixes it was set on (large, all 15) and three kept apart (A, B, C), the
+  # large cells at half and twice the size; checks: CPU and GPU probe files with the default
+  # trunk, test_multi_levels on the GPU
+  { for spec in large-auto C-auto; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+    grep "default trunk" "$out/tml.txt"
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2 3; do
+    for b in large-6643 all15-16356 A-8820 B-8330 C-11720; do
+      for g in 1 2; do row $g $b auto -- --steps 1000; row $g $b t0 -- --trunk-branches 0 --steps 1000; done
+    done
+    row 1 large-3322 auto -- --steps 1000; row 1 large-3322 t0 -- --trunk-branches 0 --steps 1000
+    row 2 large-13286 auto -- --steps 1000; row 2 large-13286 t0 -- --trunk-branches 0 --steps 1000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = chunks20 ]; then
+  # the default trunk (auto) against none (t0) where the issue's other rows ask: the large cells
+  # and mix C in 1, 4 and 16 chunks on one GPU; schedulers other than dmdas on one GPU and two;
+  # CPU workers beside one GPU (dmdas, the first run calibrates); 1,000 steps
+  for rep in 1 2; do
+    for t in auto t0; do o=(); [ $t = t0 ] && o=(--trunk-branches 0)
+      for n in 6643 1661 416; do row 1 large-6643 $t-n$n -- "${o[@]}" --task-neurons $n --steps 1000; done
+      for n in 11720 2930 733; do row 1 C-11720 $t-n$n -- "${o[@]}" --task-neurons $n --steps 1000; done
+      for sched in eager lws dmda; do export STARPU_SCHED=$sched
+        for g in 1 2; do row $g large-6643 $t-$sched -- "${o[@]}" --steps 1000; done
+        unset STARPU_SCHED; done
+      ROW_NCPU=all row 1 large-6643 $t-cpu -- "${o[@]}" --steps 1000
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
