@@ -128,6 +128,7 @@
 #             (A, B, C), two sizes; checks: probe files, test_multi_levels on the GPU (auto20_*)
 #   chunks20  auto against none: 1, 4 and 16 chunks on one GPU, eager, lws and dmda on one GPU and
 #             two, CPU workers beside one GPU (chunks20_*)
+#   short20   the default trunk over 100 steps, one GPU and two; mono in 16 tasks (short20_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1266,6 +1267,15 @@ if [ "$mode" = chunks20 ]; then
         unset STARPU_SCHED; done
       ROW_NCPU=all row 1 large-6643 $t-cpu -- "${o[@]}" --steps 1000
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = short20 ]; then
+  # the default trunk over 100 steps (a run's first steps are slower: BENCHMARKS.md), the large
+  # cells and mix C, one GPU and two; mono in 16 tasks over two GPUs against one task on one
+  for rep in 1 2 3; do
+    for b in large-6643 C-11720; do for g in 1 2; do row $g $b s100 -- --steps 100; done; done
+    row 1 mono s1000 -- --steps 1000; row 2 mono t16-s1000 -- --steps 1000 --task-neurons 16000
   done
   rm -f $out/t.json $out/t.log
 fi
