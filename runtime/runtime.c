@@ -115,6 +115,17 @@ int runtime_workers_per_gpu(long long tasks, int gpus) {
   return per_gpu > 4 && per_gpu < 16 ? (int)per_gpu : 0;
 }
 
+void runtime_greedy_workers(const char *scheduler, long long tasks, int gpus, int *workers,
+                            int *pipeline) {
+  *workers = *pipeline = 0;
+  const int greedy = scheduler && (strcmp(scheduler, "eager") == 0 ||
+                                   strcmp(scheduler, "lws") == 0 || strcmp(scheduler, "ws") == 0);
+  if (!greedy || gpus < 2 || (tasks > 0 && (tasks + gpus - 1) / gpus > 4))
+    return;
+  *workers = 4;
+  *pipeline = 1;
+}
+
 /* GPUs StarPU will drive: STARPU_NCUDA where set (-1: all), else those CUDA shows this process. */
 static int gpus_to_drive(void) {
   int visible = 0;
@@ -162,6 +173,18 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
     snprintf(text, sizeof text, "%d", workers);
     if (workers > 0)
       setenv("STARPU_NWORKER_PER_CUDA", text, 0);
+  }
+  if (options && !options->distributed) { /* eager, lws, ws: a share for every GPU */
+    int workers, pipeline;
+    runtime_greedy_workers(getenv("STARPU_SCHED"), options->tasks_per_step, gpus_to_drive(),
+                           &workers, &pipeline);
+    char text[16];
+    snprintf(text, sizeof text, "%d", workers);
+    if (workers > 0)
+      setenv("STARPU_NWORKER_PER_CUDA", text, 0);
+    snprintf(text, sizeof text, "%d", pipeline);
+    if (pipeline > 0)
+      setenv("STARPU_CUDA_PIPELINE", text, 0);
   }
   runtime_set_defaults();
   int status = runtime_check_environment(err);

@@ -30,6 +30,18 @@ struct runtime_options {
  * tasks, 16 workers not measured again. */
 int runtime_workers_per_gpu(long long tasks, int gpus);
 
+/* For a scheduler that places no task by its data or a model (`scheduler`: STARPU_SCHED, NULL
+ * unset), several GPUs, and a step of `tasks` tasks (0: hinestask's own chunking, at most
+ * PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU a GPU): the CUDA workers a GPU and the tasks each keeps
+ * queued (*workers, *pipeline) that let every GPU take its share, or 0 and 0 to keep the
+ * defaults. eager, lws and ws hand a ready task to whichever worker asks first; with the
+ * default 16 workers of 4 queued tasks each, the first GPU took every chunk: the large real
+ * cells over two H200s ran 1.03 ms a step under lws (0.99x one GPU) and 0.62 under eager (1.64x),
+ * 0.525-0.532 with 4 workers a GPU keeping 1 task queued (1.91-1.94x), one GPU unchanged
+ * (BENCHMARKS.md, "A trunk by default"). */
+void runtime_greedy_workers(const char *scheduler, long long tasks, int gpus, int *workers,
+                            int *pipeline);
+
 /* Sets hinestask's defaults for the StarPU variables the user has not set (runtime.c lists them
  * with the reason for each; runtime_describe prints the values in effect). runtime_start calls
  * it; programs that call starpu_init themselves may call it first, before any CUDA call (the

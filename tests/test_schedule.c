@@ -465,6 +465,29 @@ static void workers_per_gpu_follow_tasks(void **state) {
   assert_int_equal(runtime_workers_per_gpu(0, 2), 0);
 }
 
+/* eager, lws and ws over several GPUs: 4 workers a GPU keeping 1 task queued where a GPU gets 4
+ * tasks or fewer (or hinestask's own chunking); the defaults otherwise. */
+static void greedy_schedulers_leave_every_gpu_a_share(void **state) {
+  (void)state;
+  int workers, pipeline;
+  const char *greedy[] = {"eager", "lws", "ws"};
+  for (int i = 0; i < 3; i++) {
+    runtime_greedy_workers(greedy[i], 0, 2, &workers, &pipeline); /* hinestask's chunks */
+    assert_int_equal(workers, 4), assert_int_equal(pipeline, 1);
+    runtime_greedy_workers(greedy[i], 8, 2, &workers, &pipeline); /* 4 a GPU */
+    assert_int_equal(workers, 4), assert_int_equal(pipeline, 1);
+    runtime_greedy_workers(greedy[i], 9, 2, &workers, &pipeline); /* 5 on one */
+    assert_int_equal(workers, 0), assert_int_equal(pipeline, 0);
+    runtime_greedy_workers(greedy[i], 0, 1, &workers, &pipeline); /* one GPU */
+    assert_int_equal(workers, 0), assert_int_equal(pipeline, 0);
+  }
+  const char *placing[] = {"dmdas", "dmda", "pheft", "peager", "random", NULL};
+  for (int i = 0; i < 6; i++) {
+    runtime_greedy_workers(placing[i], 0, 2, &workers, &pipeline);
+    assert_int_equal(workers, 0), assert_int_equal(pipeline, 0);
+  }
+}
+
 /* A level-solved batch gets one chunk per 10 M compartments a GPU, 1 to 4, and two from 8 M
  * (placement.h): the mixes at mono's 81.7 M compartments four a GPU on one GPU and on two, the
  * deep chains three a GPU on two, 3,000 CA1 cells (8.1 M) two, 500 one, 400 M compartments on
@@ -528,6 +551,7 @@ int main(void) {
   runtime_set_defaults();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(workers_per_gpu_follow_tasks),
+      cmocka_unit_test(greedy_schedulers_leave_every_gpu_a_share),
       cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),

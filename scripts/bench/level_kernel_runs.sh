@@ -129,6 +129,8 @@
 #   chunks20  auto against none: 1, 4 and 16 chunks on one GPU, eager, lws and dmda on one GPU and
 #             two, CPU workers beside one GPU (chunks20_*)
 #   short20   the default trunk over 100 steps, one GPU and two; mono in 16 tasks (short20_*)
+#   sched20   lws and eager over two GPUs: workers per GPU and CUDA pipeline (sched20_*)
+#   sched20b  eager and lws with their new defaults over several GPUs, dmdas beside (sched20b_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1276,6 +1278,36 @@ if [ "$mode" = short20 ]; then
   for rep in 1 2 3; do
     for b in large-6643 C-11720; do for g in 1 2; do row $g $b s100 -- --steps 100; done; done
     row 1 mono s1000 -- --steps 1000; row 2 mono t16-s1000 -- --steps 1000 --task-neurons 16000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = sched20 ]; then
+  # why lws and eager do not spread the large cells' chunks over two GPUs: workers per GPU
+  # (STARPU_NWORKER_PER_CUDA, hinestask's default 16) and tasks each worker queues
+  # (STARPU_CUDA_PIPELINE, default 4), one GPU and two, 1,000 steps
+  for rep in 1 2; do
+    for sched in lws eager; do export STARPU_SCHED=$sched
+      for v in w16p4 w4p4 w8p4 w16p1 w4p1 w4p0; do
+        w=${v#w}; w=${w%p*}; p=${v#*p}
+        export STARPU_NWORKER_PER_CUDA=$w STARPU_CUDA_PIPELINE=$p
+        for g in 1 2; do row $g large-6643 $sched-$v -- --steps 1000; done
+        unset STARPU_NWORKER_PER_CUDA STARPU_CUDA_PIPELINE
+      done
+      unset STARPU_SCHED
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = sched20b ]; then
+  # eager and lws with hinestask's new defaults for them over several GPUs (4 workers a GPU, 1
+  # task queued each: runtime_greedy_workers), one GPU and two; dmdas as the control
+  for rep in 1 2; do
+    for sched in eager lws; do export STARPU_SCHED=$sched
+      for b in large-6643 six-33390 mono; do for g in 1 2; do row $g $b $sched -- --steps 1000; done; done
+      for g in 1 2; do row $g mono $sched-t16 -- --steps 1000 --task-neurons 16000; done
+      unset STARPU_SCHED
+    done
+    row 1 large-6643 dmdas -- --steps 1000; row 2 large-6643 dmdas -- --steps 1000
   done
   rm -f $out/t.json $out/t.log
 fi
