@@ -104,6 +104,14 @@ static void set_defaults(const char *only) {
       setenv(defaults[i].name, defaults[i].value, 0);
 }
 
+/* Sets `name` to `value` where the user has not set it, when value is positive. */
+static void set_positive_default(const char *name, int value) {
+  char text[16];
+  snprintf(text, sizeof text, "%d", value);
+  if (value > 0)
+    setenv(name, text, 0);
+}
+
 void runtime_set_defaults(void) {
   set_defaults(NULL);
 }
@@ -118,8 +126,8 @@ int runtime_workers_per_gpu(long long tasks, int gpus) {
 void runtime_greedy_workers(const char *scheduler, long long tasks, int gpus, int *workers,
                             int *pipeline) {
   *workers = *pipeline = 0;
-  const int greedy = scheduler && (strcmp(scheduler, "eager") == 0 ||
-                                   strcmp(scheduler, "lws") == 0 || strcmp(scheduler, "ws") == 0);
+  const int greedy =
+      scheduler && (strcmp(scheduler, "eager") == 0 || strcmp(scheduler, "lws") == 0);
   if (!greedy || gpus < 2 || (tasks > 0 && (tasks + gpus - 1) / gpus > 4))
     return;
   *workers = 4;
@@ -166,25 +174,15 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
   set_defaults("CUDA_DEVICE_MAX_CONNECTIONS");
   /* GPUs of one model learn one size model (codelets/size_model.h). */
   size_model_pool_gpus(gpus_alike());
-  if (options && options->tasks_per_step > 0 && !options->distributed &&
-      !getenv("STARPU_NWORKER_PER_CUDA")) {
-    const int workers = runtime_workers_per_gpu(options->tasks_per_step, gpus_to_drive());
-    char text[16];
-    snprintf(text, sizeof text, "%d", workers);
-    if (workers > 0)
-      setenv("STARPU_NWORKER_PER_CUDA", text, 0);
-  }
-  if (options && !options->distributed) { /* eager, lws, ws: a share for every GPU */
-    int workers, pipeline;
+  if (options && !options->distributed) {
+    if (options->tasks_per_step > 0)
+      set_positive_default("STARPU_NWORKER_PER_CUDA",
+                           runtime_workers_per_gpu(options->tasks_per_step, gpus_to_drive()));
+    int workers, pipeline; /* eager and lws: a share for every GPU */
     runtime_greedy_workers(getenv("STARPU_SCHED"), options->tasks_per_step, gpus_to_drive(),
                            &workers, &pipeline);
-    char text[16];
-    snprintf(text, sizeof text, "%d", workers);
-    if (workers > 0)
-      setenv("STARPU_NWORKER_PER_CUDA", text, 0);
-    snprintf(text, sizeof text, "%d", pipeline);
-    if (pipeline > 0)
-      setenv("STARPU_CUDA_PIPELINE", text, 0);
+    set_positive_default("STARPU_NWORKER_PER_CUDA", workers);
+    set_positive_default("STARPU_CUDA_PIPELINE", pipeline);
   }
   runtime_set_defaults();
   int status = runtime_check_environment(err);

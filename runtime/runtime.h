@@ -34,7 +34,7 @@ int runtime_workers_per_gpu(long long tasks, int gpus);
  * unset), several GPUs, and a step of `tasks` tasks (0: hinestask's own chunking, at most
  * PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU a GPU): the CUDA workers a GPU and the tasks each keeps
  * queued (*workers, *pipeline) that let every GPU take its share, or 0 and 0 to keep the
- * defaults. eager, lws and ws hand a ready task to whichever worker asks first; with the
+ * defaults. eager and lws hand a ready task to whichever worker asks first; with the
  * default 16 workers of 4 queued tasks each, the first GPU took every chunk: the large real
  * cells over two H200s ran 1.03 ms a step under lws (0.99x one GPU) and 0.62 under eager (1.64x),
  * 0.525-0.532 with 4 workers a GPU keeping 1 task queued (1.91-1.94x), one GPU unchanged

@@ -105,6 +105,20 @@ expect "--level-rows fused in the JSON" '"level_rows": "fused"' rows_fused.json
 run rows_below --mode multi "${tiny[@]}" --hh all --level-rows 100 --quiet --json rows_below.json
 expect "--level-rows N in the JSON" '"level_rows": "100"' rows_below.json
 expect "--level-rows N: its limit in the JSON" '"rows_apart_below": 100([^0-9]|$)' rows_below.json
+# --trunk-branches auto (the default): a trunk only for cells whose levels near the root form a
+# long chain; the JSON says what was asked and how many levels the trunk took
+run trunk_none --mode multi "${tiny[@]}" --level-kernel levels --quiet --json trunk_none.json
+expect "default trunk asked in the JSON" '"trunk_branches": "auto"' trunk_none.json
+expect "small cells: no trunk" '"trunk_levels": 0([^0-9]|$)' trunk_none.json
+chain=(--morph synthetic:tree:20000:50 --neurons 2 --steps 2 --level-kernel levels --quiet)
+run trunk_auto --mode multi "${chain[@]}" --json trunk_auto.json
+expect "a long chain near the root: a trunk by default" '"trunk_levels": [1-9]' trunk_auto.json
+run trunk_off --mode multi "${chain[@]}" --trunk-branches 0 --json trunk_off.json
+expect "--trunk-branches 0: no trunk" '"trunk_levels": 0([^0-9]|$)' trunk_off.json
+expect "--trunk-branches 0 in the JSON" '"trunk_branches": 0([^0-9.]|$)' trunk_off.json
+run trunk_hh --mode multi "${chain[@]}" --hh all --json trunk_hh.json
+expect "with channels: no trunk, no complaint" '"trunk_levels": 0([^0-9]|$)' trunk_hh.json
+refute "with channels: no warning about the default trunk" 'trunk' trunk_hh.err
 run priorities_default --mode multi "${tiny[@]}" --quiet --json priorities_default.json
 expect "small levels first by default, in the JSON" '"level_priorities": "on"' priorities_default.json
 expect "stored pivots by default, in the JSON" '"level_pivots": "auto"' priorities_default.json
