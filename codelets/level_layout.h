@@ -238,11 +238,14 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode, int c
                        int chunks_sharing);
 
 /* The default trunk of branches (level_batch_options.trunk_systems_per_neuron), measured on the
- * H200 x2 machine (BENCHMARKS.md, "A trunk by default"): up to the first level of 2.5 systems a
- * neuron, at most 2.5 branches per 1,000 compartments and 5 % of them, and only where the
- * levels' longest branches add up to 300 compartments. */
+ * H200 x2 machine (BENCHMARKS.md, "A trunk by default" and "A trunk up to 4 systems a neuron"):
+ * up to the first level of 4 systems a neuron, at most 2.5 branches per 1,000 compartments and
+ * 5 % of them, and only where the levels' longest branches add up to 300 compartments. Up to 4
+ * rather than 2.5: two GPUs 0.7-3.5 % faster on every mix it changes (the large cells, mixes A,
+ * B, D, test_swc alone), one GPU 0.3-0.7 % faster for the large cells, B and D, 0.5 % slower for
+ * A and 1.4 % for test_swc alone; 6 with larger caps cost one GPU up to 3 %. */
 #define LEVEL_TRUNK_AUTO (-1.0)
-#define LEVEL_TRUNK_AUTO_SYSTEMS 2.5
+#define LEVEL_TRUNK_AUTO_SYSTEMS 4.0
 #define LEVEL_TRUNK_AUTO_BRANCHES 2.5e-3
 #define LEVEL_TRUNK_AUTO_SHARE 0.05
 #define LEVEL_TRUNK_AUTO_CHAIN 300

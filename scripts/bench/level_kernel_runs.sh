@@ -131,6 +131,15 @@
 #   short20   the default trunk over 100 steps, one GPU and two; mono in 16 tasks (short20_*)
 #   sched20   lws and eager over two GPUs: workers per GPU and CUDA pipeline (sched20_*)
 #   sched20b  eager and lws with their new defaults over several GPUs, dmdas beside (sched20b_*)
+# and of the twenty-first session (mixes D and E new, kept apart from every rule):
+#   rule21    the default trunk's thresholds, one GPU and two, six mixes (HINES_TRUNK_SYSTEMS,
+#             _BRANCHES, _SHARE: knobs of an experiment build of 5505835,
+#             scripts/results/trunk_thresholds_knob_5505835.patch); the SM clocks sampled by
+#             nvidia-smi over 100-step runs (rule21_*)
+#   chunks21  chunks a GPU (3, 4, 6, 8) over two GPUs and one; D's half batch on one GPU; E with
+#             the thresholds v1 (chunks21_*)
+#   rule21b   the trunk up to 4 systems a neuron (the new default) against 2.5, with the knob
+#             patch applied for the old rule; checks: probe files, test_multi_levels (rule21b_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -160,11 +169,16 @@ mix_of() { local f; for f in "$@"; do printf -- '--morph\n.bundle/morphologies/%
 mapfile -t mixA < <(mix_of 041018-zA.CNG ri05.CNG morph_allen_485574832)
 mapfile -t mixB < <(mix_of C220498B-I4.CNG pyramidal test_swc v_e_purk2.CNG)
 mixC=("${large[@]}" "${six[@]}")
+mapfile -t mixD < <(mix_of 041018-zA.CNG test_swc c91662 HSN-fluoro02.CNG)
+mapfile -t mixE < <(mix_of ri05.CNG pyramidal morph_allen_485574832 v_e_purk2.CNG tc200.CNG)
 args_of() {
   case $1 in
   A-*) n=${1#A-}; A=(--mode multi "${mixA[@]}" --neurons "$n" --steps 100) ;;
   B-*) n=${1#B-}; A=(--mode multi "${mixB[@]}" --neurons "$n" --steps 100) ;;
   C-*) n=${1#C-}; A=(--mode multi "${mixC[@]}" --neurons "$n" --steps 100) ;;
+  D-*) n=${1#D-}; A=(--mode multi "${mixD[@]}" --neurons "$n" --steps 1000) ;;
+  E-*) n=${1#E-}; A=(--mode multi "${mixE[@]}" --neurons "$n" --steps 1000) ;;
+  tsw-*) n=${1#tsw-}; A=(--mode multi --morph .bundle/morphologies/test_swc.swc --neurons "$n" --steps 1000) ;;
   ca1-*) n=${1#ca1-}; A=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons "${n%-hh}" --steps 400) ;;
   six-*) n=${1#six-}; A=(--mode multi "${six[@]}" --neurons "${n%-hh}" --steps 200) ;;
   large-*) n=${1#large-}; A=(--mode multi "${large[@]}" --neurons "${n%-hh}" --steps 100) ;;
@@ -230,6 +244,8 @@ probe_args() {
   six-trunk-c16) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 120 --hh none --level-kernel levels --trunk-branches 1.5 --cell-neurons 16 "${six_probes[@]}") ;;
   large-auto) a=(--mode multi "${large[@]}" --neurons 40 --task-neurons 10 --hh none --level-kernel levels --probe 0:0 --probe 39:300 --probe 7:5) ;;
   C-auto) a=(--mode multi "${mixC[@]}" --neurons 110 --task-neurons 30 --hh none --level-kernel levels --probe 0:0 --probe 109:300 --probe 7:5) ;;
+  D-auto) a=(--mode multi "${mixD[@]}" --neurons 50 --task-neurons 15 --hh none --probe 0:0 --probe 49:300 --probe 7:5) ;;
+  tsw-auto) a=(--mode multi --morph .bundle/morphologies/test_swc.swc --neurons 20 --task-neurons 7 --hh none --probe 0:0 --probe 19:3000 --probe 7:5) ;;
   deep-trunk) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel levels --trunk-branches 4 --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
   ca1-trunk) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --level-kernel levels --trunk-branches 2 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
   # both stimulus states' graphs captured at the first step (nineteenth session)
@@ -1308,6 +1324,67 @@ if [ "$mode" = sched20b ]; then
       unset STARPU_SCHED
     done
     row 1 large-6643 dmdas -- --steps 1000; row 2 large-6643 dmdas -- --steps 1000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = rule21 ]; then
+  # the default trunk's thresholds (HINES_TRUNK_SYSTEMS, _BRANCHES, _SHARE: knobs of an
+  # experiment build, not committed), one GPU and two, 1,000 steps, the mixes it was set on and
+  # kept apart (A, B, C, and D, new); the SM clocks sampled over 100-step runs
+  nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,power.draw,utilization.gpu --format=csv,noheader -lms 20 > $out/clocks.csv 2>&1 &
+  smi=$!
+  rep=0; for g in 1 2; do echo "clocks: $g GPUs from $(date -u +%T.%N)" >> $out/clocks-marks.txt; row $g large-6643 s100 -- --steps 100; echo "clocks: done $(date -u +%T.%N)" >> $out/clocks-marks.txt; done
+  kill $smi
+  for rep in 1 2; do
+    for b in B-8330 C-11720 all15-16356 D-7404 large-6643 A-8820; do
+      for v in v0:2.5:2.5e-3:0.05 v1:4:2.5e-3:0.05 v2:4:4e-3:0.07 v3:6:6e-3:0.1; do
+        IFS=: read -r name sy br sh <<< "$v"
+        export HINES_TRUNK_SYSTEMS=$sy HINES_TRUNK_BRANCHES=$br HINES_TRUNK_SHARE=$sh
+        for g in 1 2; do row $g $b $name -- --steps 1000; done
+        unset HINES_TRUNK_SYSTEMS HINES_TRUNK_BRANCHES HINES_TRUNK_SHARE
+      done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = chunks21 ]; then
+  # chunks a GPU (--task-neurons: 3, the rule's 4, 6, 8 a GPU; early launches kept past 4 with
+  # --gpu-launch early) over two GPUs and one, 1,000 steps; D's half batch on one GPU; E (kept
+  # apart) with the experiment build's thresholds v1 against the defaults
+  per() { echo $(( ($1 + $2 - 1) / $2 )); }
+  for rep in 1 2; do
+    for b in D-7404 C-11720 all15-16356 B-8330 large-6643; do
+      n=${b#*-}; s=(--steps 1000)
+      row 1 $b c4 -- "${s[@]}"
+      row 1 $b c6e -- "${s[@]}" --task-neurons $(per $n 6) --gpu-launch early
+      row 1 $b c8e -- "${s[@]}" --task-neurons $(per $n 8) --gpu-launch early
+      row 2 $b c4 -- "${s[@]}"
+      row 2 $b c3 -- "${s[@]}" --task-neurons $(per $n 6)
+      row 2 $b c6e -- "${s[@]}" --task-neurons $(per $n 12) --gpu-launch early
+      row 2 $b c8e -- "${s[@]}" --task-neurons $(per $n 16) --gpu-launch early
+      row 2 $b c8 -- "${s[@]}" --task-neurons $(per $n 16)
+    done
+    row 1 D-3702 half
+    for g in 1 2; do row $g E-18711 v0; HINES_TRUNK_SYSTEMS=4 row $g E-18711 v1; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = rule21b ]; then
+  # the default trunk up to 4 systems a neuron (this build) against 2.5 (the experiment knob
+  # HINES_TRUNK_SYSTEMS=2.5: the rule before), one GPU and two, 1,000 steps, the mixes it changes
+  # (B, D, A, the large cells, test_swc alone); checks: CPU and GPU probe files with the new
+  # default, test_multi_levels on the GPU
+  { for spec in large-auto C-auto D-auto tsw-auto; do same_probes $spec; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+    grep "default trunk" "$out/tml.txt"
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2 3; do
+    for b in D-7404 B-8330 large-6643 A-8820 tsw-3110; do
+      for g in 1 2; do
+        row $g $b s4 -- --steps 1000
+        HINES_TRUNK_SYSTEMS=2.5 row $g $b s2.5 -- --steps 1000
+      done
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
