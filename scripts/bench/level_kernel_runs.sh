@@ -140,6 +140,7 @@
 #             the thresholds v1 (chunks21_*)
 #   rule21b   the trunk up to 4 systems a neuron (the new default) against 2.5, with the knob
 #             patch applied for the old rule; checks: probe files, test_multi_levels (rule21b_*)
+#   split21   --level-split 48 and 56 against 64 with that default, one GPU and two (split21_*)
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1384,6 +1385,16 @@ if [ "$mode" = rule21b ]; then
         row $g $b s4 -- --steps 1000
         HINES_TRUNK_SYSTEMS=2.5 row $g $b s2.5 -- --steps 1000
       done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = split21 ]; then
+  # branch pieces of at most 48 and 56 compartments (--level-split) against the default 64, with
+  # the default trunk up to 4 systems a neuron, one GPU and two, 1,000 steps
+  for rep in 1 2; do
+    for b in D-7404 C-11720 all15-16356 B-8330 large-6643; do
+      for g in 1 2; do for sp in 64 56 48; do row $g $b split$sp -- --steps 1000 --level-split $sp; done; done
     done
   done
   rm -f $out/t.json $out/t.log
