@@ -141,6 +141,7 @@
 #   rule21b   the trunk up to 4 systems a neuron (the new default) against 2.5, with the knob
 #             patch applied for the old rule; checks: probe files, test_multi_levels (rule21b_*)
 #   split21   --level-split 48 and 56 against 64 with that default, one GPU and two (split21_*)
+#   split22   (prepared, not yet run) split 56 against 64 on every mix, small batches, HH
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1395,6 +1396,23 @@ if [ "$mode" = split21 ]; then
   for rep in 1 2; do
     for b in D-7404 C-11720 all15-16356 B-8330 large-6643; do
       for g in 1 2; do for sp in 64 56 48; do row $g $b split$sp -- --steps 1000 --level-split $sp; done; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = split22 ]; then
+  # (prepared for the next session) --level-split 56 against the default 64 on every mix the
+  # split also changes: the issue's mixes again, the six cells, CA1 (issue 19's x 500 and
+  # x 3,000), random trees, the deep chains, small batches, HH; one GPU and two, 1,000 steps
+  # (CA1 400, as args_of gives); checks: CPU and GPU probe files with split 56
+  { for spec in large-auto C-auto D-auto; do same_probes $spec; done
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in D-7404 C-11720 all15-16356 large-6643 B-8330 E-18711 six-33390 random-23585 deep-24499; do
+      for g in 1 2; do for sp in 64 56; do row $g $b split$sp -- --steps 1000 --level-split $sp; done; done
+    done
+    for b in ca1-500 ca1-3000 six-4174 large-800 large-6643-hh six-33390-hh; do
+      for sp in 64 56; do row 1 $b split$sp -- --level-split $sp; done
     done
   done
   rm -f $out/t.json $out/t.log
