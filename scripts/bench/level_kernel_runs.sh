@@ -1407,6 +1407,12 @@ if [ "$mode" = split22 ]; then
   # (CA1 400, as args_of gives); checks: CPU and GPU probe files with split 56
   { for spec in large-auto C-auto D-auto; do same_probes $spec; done
   } 2>&1 | tee $out/check.txt
+  # a run's fixed cost (about 2.5-4 ms over the first 100 steps with tasks of 8 steps, 0-2 ms
+  # with tasks of one; fixed19b): are the chunks sharing a GPU in step at the start, apart at the
+  # end? Traced half batch of large cells, one GPU, 100 steps (pj_dump the paje.trace here)
+  rep=0; args_of large-3322
+  STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$H" --quiet --force "${A[@]}" --trace $out/trace-half > $out/trace.log 2>&1
+  rm -f $out/trace-half/hinestask-fxt_* $out/trace-half/dag.dot
   for rep in 1 2; do
     for b in D-7404 C-11720 all15-16356 large-6643 B-8330 E-18711 six-33390 random-23585 deep-24499; do
       for g in 1 2; do for sp in 64 56; do row $g $b split$sp -- --steps 1000 --level-split $sp; done; done
