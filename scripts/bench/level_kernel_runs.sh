@@ -141,7 +141,9 @@
 #   rule21b   the trunk up to 4 systems a neuron (the new default) against 2.5, with the knob
 #             patch applied for the old rule; checks: probe files, test_multi_levels (rule21b_*)
 #   split21   --level-split 48 and 56 against 64 with that default, one GPU and two (split21_*)
-#   split22   (prepared, not yet run) split 56 against 64 on every mix, small batches, HH
+#   split22   (prepared, not yet run) split 56 against 64 on every mix, small batches, HH; a
+#             traced half batch (the run's fixed cost)
+#   cells22   (prepared, not yet run) the trunk's cells a block: default, 32, 16
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1396,6 +1398,22 @@ if [ "$mode" = split21 ]; then
   for rep in 1 2; do
     for b in D-7404 C-11720 all15-16356 B-8330 large-6643; do
       for g in 1 2; do for sp in 64 56 48; do row $g $b split$sp -- --steps 1000 --level-split $sp; done; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cells22 ]; then
+  # (prepared for the next session) the trunk's cells a block: the default (as many as fit up to
+  # 64: 64 for B, C, D and all 15 at 199 KiB of shared memory, one block an SM; 32 for the large
+  # cells at 123 KiB) against 32 and 16 (--cell-neurons; same bits whatever the block), one GPU
+  # and two, 1,000 steps
+  for rep in 1 2; do
+    for b in C-11720 all15-16356 D-7404 B-8330 large-6643 A-8820; do
+      for g in 1 2; do
+        row $g $b cauto -- --steps 1000
+        row $g $b c32 -- --steps 1000 --cell-neurons 32
+        row $g $b c16 -- --steps 1000 --cell-neurons 16
+      done
     done
   done
   rm -f $out/t.json $out/t.log
