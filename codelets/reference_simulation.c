@@ -1,5 +1,6 @@
 #include "reference_simulation.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,4 +73,37 @@ int reference_simulate_keeping_last_rows(const struct morphology *m,
   free(diagonal), free(gates), free(rate_table);
   cable_coefficients_free(&c);
   return HINES_OK;
+}
+
+/* Gershgorin's bound of the 2-norm condition number of a morphology's step matrix: the matrix
+ * is symmetric and diagonally dominant, d_i = C_i/dt + gL_i + g_channels_i + sum_j g_ij with
+ * off-diagonal row sums sum_j g_ij, so its eigenvalues lie between min_i (C_i/dt + gL_i) and
+ * max_i (C_i/dt + gL_i + g_channels_i + 2 sum_j g_ij). Channel conductances are bounded by their
+ * maxima (the sum of every placed mechanism's gbar). NEURON's geometry has zero-area nodes (where
+ * several sections meet), whose rows have no membrane term: their voltage is a weighted mean of
+ * their neighbours'. Eliminating them leaves a matrix on the other nodes with the same row sums and
+ * no larger a diagonal, whose eigenvalues bound those of the solve; so the minimum is taken over
+ * the nodes with membrane. Returns 0 when the coefficients cannot be built. */
+double reference_condition_bound(const struct morphology *m, const struct cable_parameters *cable,
+                                 const struct channel_set *channels, double dt_ms) {
+  struct cable_coefficients c;
+  struct hines_error err;
+  if (cable_coefficients_build(m, cable, &c, &err) != HINES_OK) {
+    cable_coefficients_free(&c);
+    return 0;
+  }
+  double gbar = 0; /* the placed mechanisms' maximal conductances, all of them */
+  for (int k = 0; channels && k < MECHANISM_COUNT; k++)
+    for (int g = 0; g < channels->mechanism[k].shape.n_currents; g++)
+      if (channels->mechanism[k].placement != PLACE_NONE)
+        gbar += channels->mechanism[k].gbar[g];
+  double lowest = INFINITY, highest = 0;
+  for (int i = 0; i < c.n; i++) {
+    double base = c.capacitance_nF[i] / dt_ms + c.leak_uS[i];
+    if (base > 0)
+      lowest = fmin(lowest, base);
+    highest = fmax(highest, base + gbar * c.area_um2[i] * 1e-2 + 2 * c.axial_sum_uS[i]);
+  }
+  cable_coefficients_free(&c);
+  return lowest > 0 && isfinite(lowest) ? highest / lowest : INFINITY;
 }

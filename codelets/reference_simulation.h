@@ -31,4 +31,10 @@ int reference_simulate_keeping_last_rows(const struct morphology *m,
                                          double *v_mV, double *last_diagonal, double *last_rhs,
                                          struct hines_error *err);
 
+/* Gershgorin's bound of the 2-norm condition number of the step matrix of morphology m (channels
+ * may be NULL: passive): --verify's and the tests' tolerance against the reference is about
+ * 2 n eps times it, the forward error a backward-stable solve of one step may make, twice. */
+double reference_condition_bound(const struct morphology *m, const struct cable_parameters *cable,
+                                 const struct channel_set *channels, double dt_ms);
+
 #endif

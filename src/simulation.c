@@ -91,38 +91,6 @@ BATCH_OPS(mono, struct mono_batch)
 BATCH_OPS(multi, struct multi_batch)
 BATCH_OPS(neuron, struct neuron_batch)
 
-/* Gershgorin's bound of the 2-norm condition number of a morphology's step matrix: the matrix
- * is symmetric and diagonally dominant, d_i = C_i/dt + gL_i + g_channels_i + sum_j g_ij with
- * off-diagonal row sums sum_j g_ij, so its eigenvalues lie between min_i (C_i/dt + gL_i) and
- * max_i (C_i/dt + gL_i + g_channels_i + 2 sum_j g_ij). Channel conductances are bounded by their
- * maxima (the sum of every placed mechanism's gbar). NEURON's geometry has zero-area nodes (where
- * several sections meet), whose rows have no membrane term: their voltage is a weighted mean of
- * their neighbours'. Eliminating them leaves a matrix on the other nodes with the same row sums and
- * no larger a diagonal, whose eigenvalues bound those of the solve; so the minimum is taken over
- * the nodes with membrane. Returns 0 when the coefficients cannot be built. */
-double simulation_condition_bound(const struct morphology *m, const struct step_model *model) {
-  struct cable_coefficients c;
-  struct hines_error err;
-  if (cable_coefficients_build(m, &model->cable, &c, &err) != HINES_OK) {
-    cable_coefficients_free(&c);
-    return 0;
-  }
-  double channels = 0; /* the placed mechanisms' maximal conductances, all of them */
-  for (int k = 0; k < MECHANISM_COUNT; k++)
-    for (int g = 0; g < model->channels.mechanism[k].shape.n_currents; g++)
-      if (model->channels.mechanism[k].placement != PLACE_NONE)
-        channels += model->channels.mechanism[k].gbar[g];
-  double lowest = INFINITY, highest = 0;
-  for (int i = 0; i < c.n; i++) {
-    double base = c.capacitance_nF[i] / model->dt_ms + c.leak_uS[i];
-    if (base > 0)
-      lowest = fmin(lowest, base);
-    highest = fmax(highest, base + channels * c.area_um2[i] * 1e-2 + 2 * c.axial_sum_uS[i]);
-  }
-  cable_coefficients_free(&c);
-  return lowest > 0 && isfinite(lowest) ? highest / lowest : INFINITY;
-}
-
 /* Normwise backward error of x as a solution of the Hines system (diagonal, off_diagonal as
  * both upper and lower, parent) with right-hand side rhs: ||A x - rhs|| / (||A|| ||x|| +
  * ||rhs||), infinity norms (Rigal and Gaches). It is the smallest relative change of A and rhs
@@ -215,7 +183,7 @@ struct verify_result simulation_verify(const struct options *o, const struct bat
       }
       scale = fmax(scale, fabs(want[i]));
     }
-    double condition = simulation_condition_bound(m, &model);
+    double condition = reference_condition_bound(m, &model.cable, &model.channels, model.dt_ms);
     double tolerance = o->verify_tolerance > 0
                            ? o->verify_tolerance
                            : fmax(VERIFY_TOLERANCE_FLOOR, 2.0 * n * DBL_EPSILON * condition);

@@ -143,11 +143,8 @@ int simulation_local_neurons(const struct options *o);
 /* Compares the sampled neurons with the sequential reference (in a distributed run, those of
  * the sampled neurons that are this rank's; result.neuron is a global index); each neuron's
  * tolerance is o->verify_tolerance when given, else max(VERIFY_TOLERANCE_FLOOR, 2 n eps kappa) with
- * kappa the bound of simulation_condition_bound (see simulation.c). */
+ * kappa the bound of reference_condition_bound (codelets/reference_simulation.c). */
 struct verify_result simulation_verify(const struct options *o, const struct batch_ops *ops);
-
-/* Gershgorin's bound of the condition number of a morphology's step matrix. */
-double simulation_condition_bound(const struct morphology *m, const struct step_model *model);
 
 /* Host memory the batch will take, in bytes, counted per kind of batch (simulation.c); a
  * negative status when the sample level batch cannot be built (err set). */

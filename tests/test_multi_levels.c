@@ -4,6 +4,7 @@
  * It prints a digest of the final voltages: tests/same_digest.sh runs it under two schedulers
  * with one seed and requires bitwise identical digests. */
 #include <dirent.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -91,8 +92,22 @@ static uint64_t digest(const double *values, int n, uint64_t hash) {
   return hash;
 }
 
-/* Neuron k's voltages after `steps` steps against the sequential time loop; fails above 1e-12
- * and when the stimulus left the soma at rest (the comparison would then show little). */
+/* How far a batch's voltages may be from the sequential time loop's, relative to their largest:
+ * 2 n eps kappa (kappa: reference_condition_bound), the forward error a backward-stable solve of
+ * a step may make, twice, as --verify allows, kept between 1e-12 and 1e-10. The two solvers
+ * eliminate in different orders; a fixed 1e-12 failed for a random tree of 133 compartments
+ * (kappa 460, 1.55e-12 apart; HINES_TEST_SEED=1795882888216284792) where this allows 2.7e-11.
+ * The cap keeps a check that a wrong coefficient fails for the real cells, whose Gershgorin
+ * bound reaches 1e10 though they measure under 1e-12. */
+static double reference_tolerance(const struct morphology *m, const struct channel_set *channels,
+                                  double dt_ms) {
+  const double kappa = reference_condition_bound(m, &cable_defaults, channels, dt_ms);
+  return fmax(1e-12, fmin(2.0 * m->n_compartments * DBL_EPSILON * kappa, 1e-10));
+}
+
+/* Neuron k's voltages after `steps` steps against the sequential time loop; fails above
+ * reference_tolerance and when the stimulus left the soma at rest (the comparison would then
+ * show little). */
 static double compare_with_reference(const double *got, int k, int neurons, int steps,
                                      const struct stimulus *stim, const char *what) {
   const struct morphology *m = &mix[k % mix_count];
@@ -105,8 +120,10 @@ static double compare_with_reference(const double *got, int k, int neurons, int 
   assert_int_equal(reference_simulate(m, &cable_defaults, NULL, 0.025, steps, 0, &s, k, want, &err),
                    HINES_OK);
   double error = testing_relative_error(m->n_compartments, got, want);
-  if (error > 1e-12)
-    fail_msg("%s neuron %d (%s): relative error %.3e", what, k, m->name, error);
+  const double tolerance = reference_tolerance(m, NULL, 0.025);
+  if (!(error <= tolerance))
+    fail_msg("%s neuron %d (%s): relative error %.3e, above %.3e", what, k, m->name, error,
+             tolerance);
   assert_true(fabs(want[0] + 65) > 1e-3);
   free(want);
   return error;
@@ -457,8 +474,8 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
 }
 
 /* The largest relative error of a batch's voltages (got: neuron after neuron) against the
- * sequential reference time loop; fails above 1e-12, naming `what`, the neuron and its cell, and
- * when the stimulus left a soma at rest. */
+ * sequential reference time loop; fails above reference_tolerance, naming `what`, the neuron and
+ * its cell, and when the stimulus left a soma at rest. */
 static double worst_against_reference(const struct morphology *morphologies, int n_morphologies,
                                       int neurons, const struct step_model *model, int steps,
                                       const double *got, const char *what) {
@@ -476,8 +493,10 @@ static double worst_against_reference(const struct morphology *morphologies, int
                                         0, &stim, k, want, &err),
                      HINES_OK);
     const double error = testing_relative_error(m->n_compartments, at, want);
-    if (error > 1e-12)
-      fail_msg("%s, neuron %d (%s): relative error %.3e", what, k, m->name, error);
+    const double tolerance = reference_tolerance(m, &model->channels, model->dt_ms);
+    if (!(error <= tolerance))
+      fail_msg("%s, neuron %d (%s): relative error %.3e, above %.3e", what, k, m->name, error,
+               tolerance);
     assert_true(fabs(want[0] + 65) > 1e-3);
     worst = fmax(worst, error);
     at += m->n_compartments;
