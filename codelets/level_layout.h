@@ -242,8 +242,8 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode, int c
  * up to the first level of 4 systems a neuron, at most 2.5 branches per 1,000 compartments and
  * 5 % of them, and only where the levels' longest branches add up to 300 compartments. Up to 4
  * rather than 2.5: two GPUs 0.7-3.5 % faster on every mix it changes (the large cells, mixes A,
- * B, D, test_swc alone), one GPU 0.3-0.7 % faster for the large cells, B and D, 0.5 % slower for
- * A and 1.4 % for test_swc alone; 6 with larger caps cost one GPU up to 3 %. */
+ * B, D, test_swc alone), one GPU 0.3-0.8 % faster for the large cells, B and D, 0.4-0.6 % slower
+ * for A and 1.2-1.6 % for test_swc alone; 6 with larger caps cost one GPU up to 3.3 %. */
 #define LEVEL_TRUNK_AUTO (-1.0)
 #define LEVEL_TRUNK_AUTO_SYSTEMS 4.0
 #define LEVEL_TRUNK_AUTO_BRANCHES 2.5e-3
