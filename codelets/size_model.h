@@ -8,7 +8,9 @@
  * cost function is this one. For a task of size x (compartment-steps) on an arch it returns
  *   1. the mean duration measured for exactly this size, kind and arch, if any;
  *   2. else the line through the two measured sizes nearest to x (one: time proportional to
- *      size), extrapolated as far as needed;
+ *      size); beyond the measured sizes kept between the nearest one's time and that time in
+ *      proportion to size (a line through two near, noisy sizes would otherwise predict
+ *      anything far out);
  *   3. else, on a GPU never measured, what 1 and 2 give for another GPU that was;
  *   4. else, for an arch with no measurement at all, a prior: x / (rate per core x cores) on
  *      CPUs, latency + x x (workers sharing the GPU) / rate on a GPU.

@@ -326,6 +326,34 @@ static void cuda_archs(int n, struct starpu_perfmodel_device *device,
   }
 }
 
+/* Far beyond two near, noisy sizes a prediction stays between the nearest size's time and that
+ * time in proportion, whatever the line through them says: the first step's chunks of a run on
+ * two GPUs once put the next tasks of 8 steps at 12 s (28 ms in proportion), and dmdas gave
+ * them to CPU cores. */
+static void size_model_extrapolates_within_bounds(void **state) {
+  (void)state;
+  size_model_clear();
+  struct starpu_perfmodel_device cpu_device = {.type = STARPU_CPU_WORKER, .devid = 0, .ncores = 1};
+  struct starpu_perfmodel_arch cpu = {.ndevices = 1, .devices = &cpu_device};
+  size_model_record("test_model", 9, 10211992, &cpu, 1);
+  size_model_record("test_model", 9, 10211992, &cpu, 1776);
+  size_model_record("test_model", 9, 10221939, &cpu, 1);
+  size_model_record("test_model", 9, 10221939, &cpu, 3476);
+  assert_float_equal(size_model_expected_us(&test_model, 9, 81775512, &cpu),
+                     3476.0 * 81775512 / 10221939, 1e-6);
+  assert_float_equal(size_model_expected_us(&test_model, 9, 10231939, &cpu),
+                     3476.0 * 10231939 / 10221939, 1e-6); /* even just beyond */
+  assert_float_equal(size_model_expected_us(&test_model, 9, 1000000, &cpu), 1776.0 / 10.211992,
+                     1e-6); /* below: the line would give less than nothing */
+  size_model_record("test_model", 10, 2000, &cpu, 1);
+  size_model_record("test_model", 10, 2000, &cpu, 100);
+  size_model_record("test_model", 10, 2100, &cpu, 1);
+  size_model_record("test_model", 10, 2100, &cpu, 50);
+  assert_float_equal(size_model_expected_us(&test_model, 10, 8000, &cpu), 50.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 10, 500, &cpu), 100.0, 1e-9);
+  size_model_clear();
+}
+
 /* Several GPUs and nothing measured: each chunk (the data its task writes) gets a home GPU, round
  * robin as chunks are first seen, and the other GPUs' predictions are twice as long, so dmda
  * spreads a first step over the GPUs instead of taking the first of equals every time. */
@@ -554,6 +582,7 @@ int main(void) {
       cmocka_unit_test(greedy_schedulers_leave_every_gpu_a_share),
       cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(size_model_predicts_any_size),
+      cmocka_unit_test(size_model_extrapolates_within_bounds),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(size_model_keeps_chunks_at_given_homes),
       cmocka_unit_test(size_model_pools_alike_gpus),
