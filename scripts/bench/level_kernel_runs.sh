@@ -141,9 +141,13 @@
 #   rule21b   the trunk up to 4 systems a neuron (the new default) against 2.5, with the knob
 #             patch applied for the old rule; checks: probe files, test_multi_levels (rule21b_*)
 #   split21   --level-split 48 and 56 against 64 with that default, one GPU and two (split21_*)
-#   split22   (prepared, not yet run) split 56 against 64 on every mix, small batches, HH; a
+#   split22   split 56 against 64 on every mix, small batches, HH; a
 #             traced half batch (the run's fixed cost)
-#   cells22   (prepared, not yet run) the trunk's cells a block: default, 32, 16
+#   cpudiag22 CPU workers beside two GPUs, large cells: slow or stuck (cells22's timeout)
+#   cpudiag22b the size model's predictions in those runs (a printing build)
+#   cpufix22  CPU workers beside the GPUs after the size model's bound (runs after runs)
+#   cells22   the trunk's cells a block: default, 32, 16; the new trunk under eager, lws,
+#             dmda, with CPU workers, over 100 steps
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
@@ -1415,6 +1419,66 @@ if [ "$mode" = cells22 ]; then
         row $g $b c16 -- --steps 1000 --cell-neurons 16
       done
     done
+  done
+  # the new trunk (4 systems a neuron) where only dmdas GPU-only over 1,000 steps measured it:
+  # eager, lws, dmda, one GPU and two; CPU workers beside the GPUs (dmdas); 100 steps
+  rep=1
+  for sched in eager lws dmda; do export STARPU_SCHED=$sched
+    for b in large-6643 C-11720; do for g in 1 2; do row $g $b $sched -- --steps 1000; done; done
+    unset STARPU_SCHED; done
+  for b in large-6643 C-11720; do for g in 1 2; do ROW_NCPU=all row $g $b cpu -- --steps 1000; done; done
+  for b in large-6643 C-11720; do for g in 1 2; do row $g $b s100 -- --steps 100; done; done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cpudiag22 ]; then
+  # cells22's CPU workers beside two GPUs ran the large cells past the 120 s timeout (1,000
+  # steps; C and one GPU finished in 5 s): slow or stuck? Progress lines, StarPU's watchdog
+  # (no task ended for 2 s), a backtrace of every thread after 30 s, then 100 steps' JSON
+  args_of large-6643
+  env -u STARPU_NCPU STARPU_NCUDA=2 STARPU_WATCHDOG_TIMEOUT=2000000 timeout 50 "$H" --force "${A[@]}" --steps 1000 --json $out/cpudiag-1000.json > $out/cpudiag-1000.log 2>&1 &
+  pid=$!; sleep 30
+  if kill -0 $pid 2>/dev/null; then
+    child=$(pgrep -P $pid | head -1); gdb_bin=$(command -v gdb)
+    echo "after 30 s still running (hinestask pid ${child:-?}); gdb: ${gdb_bin:-none}"
+    [ -n "$gdb_bin" ] && [ -n "$child" ] && timeout 15 gdb -p $child -batch -ex "thread apply all bt 12" > $out/cpudiag-bt.txt 2>&1
+    top -b -n 1 -H -p ${child:-1} 2>/dev/null | head -30 > $out/cpudiag-top.txt
+  fi
+  wait $pid; echo "1000 steps rc=$?"; tail -5 $out/cpudiag-1000.log
+  env -u STARPU_NCPU STARPU_NCUDA=2 timeout 40 "$H" --force "${A[@]}" --steps 100 --json $out/cpudiag-100.json > $out/cpudiag-100.log 2>&1
+  echo "100 steps rc=$?"; tail -3 $out/cpudiag-100.log
+  grep -o '"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9-]*\|"cpu_workers": [0-9]*\|"task_steps": [0-9]*\|"tasks_per_step": [0-9]*' $out/cpudiag-100.json | paste -sd' '
+fi
+if [ "$mode" = cpudiag22b ]; then
+  # cpudiag22: a second run in the same STARPU_HOME put 103 of 112 chunk tasks on CPU cores (233
+  # ms a step against 0.53). The size model's predictions and records (a build printing them,
+  # hinestask_dbg: scripts/results/size_model_debug_print_87e889e.patch on 87e889e, never
+  # committed), a fresh STARPU_HOME then the same one again, 100 steps each
+  args_of large-6643
+  for run in fresh again again2; do
+    env -u STARPU_NCPU STARPU_NCUDA=2 HINES_DEBUG_PREDICT=1 timeout 60 $out/hinestask_dbg --force "${A[@]}" --steps 100 --json $out/dbg-$run.json > $out/dbg-$run.out 2> $out/dbg-$run.err
+    echo "$run rc=$? $(grep -h 'tasks run' $out/dbg-$run.out) $(grep -h 'then' $out/dbg-$run.out)"
+    gzip -f $out/dbg-$run.err
+  done
+  ls $STARPU_HOME/.starpu/sampling/ $STARPU_HOME/.starpu/sampling/* | head -30
+fi
+if [ "$mode" = cpufix22 ]; then
+  # the size model kept between the nearest size's time and its proportion beyond the measured
+  # sizes (cpudiag22b: a line through two near sizes put tasks of 8 steps at 12 s on the GPU);
+  # StarPU's own CPU workers beside one GPU and two, runs after runs in one STARPU_HOME, 100 and
+  # 1,000 steps; the GPU alone beside them; tasks on CPU cores after each row
+  { same_probes large-auto; } 2>&1 | tee $out/check.txt
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  rep=1
+  for r in 1 2 3; do ROW_NCPU=all row 2 large-6643 cpu-s100-r$r -- --steps 100; cores; done
+  for rep in 1 2; do
+    for b in large-6643 C-11720 all15-16356 D-7404; do
+      ROW_NCPU=all row 2 $b cpu -- --steps 1000; cores
+      row 2 $b gpu -- --steps 1000
+    done
+    for b in large-6643 C-11720; do ROW_NCPU=all row 1 $b cpu -- --steps 1000; cores; row 1 $b gpu -- --steps 1000; done
+    ROW_NCPU=all row 2 mono cpu -- --steps 1000; cores
+    ROW_NCPU=all row 2 mono cpu-t16 -- --steps 1000 --task-neurons 16000; cores
+    row 2 mono gpu -- --steps 1000
   done
   rm -f $out/t.json $out/t.log
 fi
