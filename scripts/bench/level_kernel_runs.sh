@@ -146,6 +146,7 @@
 #   cpudiag22 CPU workers beside two GPUs, large cells: slow or stuck (cells22's timeout)
 #   cpudiag22b the size model's predictions in those runs (a printing build)
 #   cpufix22  CPU workers beside the GPUs after the size model's bound (runs after runs)
+#   cpusweep22 the same over the other batches, one GPU and two
 #   cells22   the trunk's cells a block: default, 32, 16; the new trunk under eager, lws,
 #             dmda, with CPU workers, over 100 steps
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
@@ -1479,6 +1480,20 @@ if [ "$mode" = cpufix22 ]; then
     ROW_NCPU=all row 2 mono cpu -- --steps 1000; cores
     ROW_NCPU=all row 2 mono cpu-t16 -- --steps 1000 --task-neurons 16000; cores
     row 2 mono gpu -- --steps 1000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cpusweep22 ]; then
+  # the size model's bound over the other batches: StarPU's CPU workers beside two GPUs and one
+  # (smaller chunks, HH, small batches), against the GPUs alone; tasks on CPU cores after each
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for rep in 1 2; do
+    for b in six-33390 random-23585 deep-24499 E-18711 B-8330 A-8820 large-6643-hh six-33390-hh; do
+      ROW_NCPU=all row 2 $b cpu -- --steps 1000; cores; row 2 $b gpu -- --steps 1000
+    done
+    for b in ca1-500 ca1-3000 six-4174 large-800; do
+      for g in 1 2; do ROW_NCPU=all row $g $b cpu; cores; row $g $b gpu; done
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
