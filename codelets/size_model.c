@@ -151,8 +151,8 @@ static double series_predict(const struct series *s, double x) {
      * amplifies the noise of two near sizes by the distance to x: the first step's chunks of
      * the large cells over two GPUs (10,211,992 and 10,221,939 compartment-steps, 1.8 and 3.5
      * ms on the GPU) put the next tasks of 8 steps at 12 s, against a CPU core's prior of 2.7
-     * s, and dmdas ran 103 of 112 chunk tasks on the cores: 212-233 ms a step against 0.53
-     * (H200 x2, 30 CPU workers, one run in two). */
+     * s, and dmdas ran 95-104 of 112 chunk tasks on the cores: 212-233 ms a step against
+     * 0.53 (H200 x2, 30 CPU workers; 4 of the 5 runs that followed another in one STARPU_HOME). */
     const struct entry *o = &s->entries[other];
     double line = n->mean + (o->mean - n->mean) * (x - n->size) / (o->size - n->size);
     double low = x > n->size ? n->mean : proportional, high = x > n->size ? proportional : n->mean;
