@@ -143,6 +143,7 @@
 #   split21   --level-split 48 and 56 against 64 with that default, one GPU and two (split21_*)
 #   split22   split 56 against 64 on every mix, small batches, HH; a
 #             traced half batch (the run's fixed cost)
+#   chain23   (prepared, not yet run) bit-neutral options against the two-GPU fixed part
 #   cpudiag22 CPU workers beside two GPUs, large cells: slow or stuck (cells22's timeout)
 #   cpudiag22b the size model's predictions in those runs (a printing build)
 #   cpufix22  CPU workers beside the GPUs after the size model's bound (runs after runs)
@@ -1493,6 +1494,28 @@ if [ "$mode" = cpusweep22 ]; then
     done
     for b in ca1-500 ca1-3000 six-4174 large-800; do
       for g in 1 2; do ROW_NCPU=all row $g $b cpu; cores; row $g $b gpu; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = chain23 ]; then
+  # (prepared for the next session) the part of a step that does not halve over two GPUs (F in
+  # t = F + W / GPUs: D 0.100 ms, all 15 0.073, C 0.063 against A's 0.004) follows the chain the
+  # level kernels walk below the trunk (832 compartments for B, C, D, all 15; 558 for A). Options
+  # that shorten a walked element or the gaps between levels, all bit-neutral: warps instead of
+  # lean sweeps, 8 lanes, plain launches, no level priorities, 16 steps a task, a window of 8;
+  # one GPU and two, 1,000 steps
+  for rep in 1 2; do
+    for b in D-7404 C-11720 all15-16356 large-6643; do
+      for g in 1 2; do
+        row $g $b default -- --steps 1000
+        row $g $b warps -- --steps 1000 --level-lean off --level-warps auto
+        row $g $b warps8 -- --steps 1000 --level-lean off --level-warps all --warp-lanes 8
+        row $g $b plain -- --steps 1000 --gpu-launch plain
+        row $g $b noprio -- --steps 1000 --level-priorities off
+        row $g $b k16 -- --steps 1000 --task-steps 16
+        row $g $b w8 -- --steps 1000 --window 8
+      done
     done
   done
   rm -f $out/t.json $out/t.log
