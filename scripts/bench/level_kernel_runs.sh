@@ -154,7 +154,6 @@
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
 set -uo pipefail
 T0=$(date +%s)
-T0=$(date +%s)
 bundle=$(readlink -f .bundle)
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 cuda_dirs=$(for lib in libcublas.so.13 libcusparse.so.12 libnvJitLink.so.13; do
