@@ -489,6 +489,9 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                           batch->levels.constants + CONST_RATE_TABLE(batch->levels.constant_rows));
   struct level_batch *lb = &batch->levels;
   batch->n_chunks = (lb->n_chunks + parts - 1) / parts;
+  batch->config.level_priorities = placement_level_priorities(
+      config->level_priorities,
+      lb->total_compartments / (batch->n_chunks > 0 ? batch->n_chunks : 1));
   batch->task_steps = config->level_tasks ? 1 : placement_multi_task_steps(config->task_steps);
   if (batch->config.gpu_launch == GPU_LAUNCH_AUTO) {
     int gpus = placement_cuda_devices();
@@ -537,6 +540,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
 
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch) {
   return batch->config.gpu_launch;
+}
+
+int multi_batch_level_priorities(const struct multi_batch *batch) {
+  return batch->config.level_priorities;
 }
 
 int multi_batch_cell_neurons(const struct multi_batch *batch) {

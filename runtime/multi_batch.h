@@ -65,9 +65,11 @@ struct multi_batch_config {
    * this read them, CPU workers whenever it is not 0; 0: every pivot computed every step
    * (--level-pivots; MULTI_STORED_PIVOTS_BELOW is the command line's default). */
   int stored_pivots_below;
-  /* Level kernels on GPUs (chunk tasks): nonzero runs the kernels of levels too small to fill a
-   * GPU at its highest stream priority, the others at its lowest, so that chunks sharing a GPU
-   * overlap one's levels near the root with another's large levels (--level-priorities). */
+  /* Level kernels on GPUs (chunk tasks): 1 runs the kernels of levels too small to fill a GPU at
+   * its highest stream priority, the others at its lowest, so that chunks sharing a GPU overlap
+   * one's levels near the root with another's large levels (--level-priorities); 0 none;
+   * negative: placement_level_priorities's rule by chunk size (multi_batch_level_priorities says
+   * which ran). */
   int level_priorities;
   /* Level kernels on GPUs, passive steps: nonzero sweeps the NCP chain levels too small to fill
    * a GPU with the lean kernels (level_step_arguments.lean_sweeps, --level-lean); the same
@@ -162,6 +164,9 @@ int multi_batch_tasks_per_step(const struct multi_batch *batch);
 int multi_batch_task_steps(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
+/* 1 when the chunk tasks run small levels first (multi_batch_config.level_priorities, resolved),
+ * else 0. */
+int multi_batch_level_priorities(const struct multi_batch *batch);
 /* Neurons per thread block of the cell-block kernel (0 with the level kernels). */
 int multi_batch_cell_neurons(const struct multi_batch *batch);
 /* The kernel the chunk tasks run (LEVEL_KERNEL_AUTO resolved). */

@@ -51,6 +51,12 @@ int placement_level_chunks_per_gpu(long long compartments, int gpus) {
                                                      : (int)chunks;
 }
 
+int placement_level_priorities(int asked, long long chunk_compartments) {
+  if (asked >= 0)
+    return asked != 0;
+  return chunk_compartments <= PLACEMENT_PRIORITIES_UP_TO_COMPARTMENTS;
+}
+
 int placement_level_neurons_per_task(int requested, int n_neurons, long long compartments) {
   const int devices = placement_cuda_devices();
   if (requested > 0 || devices == 0)

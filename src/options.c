@@ -138,10 +138,11 @@ static void usage(FILE *out) {
       "                       pivot every step (computed); N: stored on GPU levels of fewer\n"
       "                       than N branches, CPUs always; auto (default): as N = all\n"
       "                       levels; with channels pivots are always computed\n"
-      "  --level-priorities on|off  multi, level kernels on GPUs: run the kernels of levels\n"
-      "                       too small to fill a GPU at its highest stream priority, so that\n"
-      "                       chunks sharing a GPU overlap one's levels near the root with\n"
-      "                       another's large levels (on, the default; same bits)\n"
+      "  --level-priorities auto|on|off  multi, level kernels on GPUs: run the kernels of\n"
+      "                       levels too small to fill a GPU at its highest stream priority,\n"
+      "                       so that chunks sharing a GPU overlap one's levels near the root\n"
+      "                       with another's large levels; auto (default): on for chunks of\n"
+      "                       at most 15 M compartments, off for larger (same bits)\n"
       "  --level-lean on|off  multi, level kernels on GPUs, passive steps: sweep the levels\n"
       "                       too small to fill a GPU with the lean kernels (on, the default;\n"
       "                       same bits)\n"
@@ -769,7 +770,7 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .gpu_launch = GPU_LAUNCH_AUTO,
                         .level_rows = LEVEL_ROWS_AUTO,
                         .stored_pivots_below = MULTI_STORED_PIVOTS_BELOW,
-                        .level_priorities = 1,
+                        .level_priorities = -1,
                         .level_lean = 1,
                         .level_row_factors = 1,
                         .warp_lanes = 16,
@@ -1059,9 +1060,10 @@ void options_parse(int argc, char **argv, struct options *o) {
                                    : parse_int("--level-pivots", optarg, 1, INT_MAX);
       break;
     case OPT_LEVEL_PRIORITIES: {
-      static const char *const words[] = {"on", "off"};
+      static const char *const words[] = {"auto", "on", "off"};
       o->multi_option_given = 1;
-      o->level_priorities = parse_keyword("--level-priorities", optarg, words, 2) == 0;
+      const int word = parse_keyword("--level-priorities", optarg, words, 3);
+      o->level_priorities = word == 0 ? -1 : word == 1; /* auto -1, on 1, off 0 */
       break;
     }
     case OPT_LEVEL_LEAN: {

@@ -57,7 +57,7 @@ struct options {
   enum level_rows level_rows;     /* multi, level kernels on GPUs: --level-rows */
   int rows_apart_below;           /* --level-rows N (apart below N branches); 0: the word's */
   int stored_pivots_below;        /* multi: --level-pivots (0: computed, INT_MAX: stored) */
-  int level_priorities;           /* multi, level kernels on GPUs: --level-priorities (1: on) */
+  int level_priorities;           /* multi, level GPU kernels: --level-priorities (1/0/-1 auto) */
   int level_lean;                 /* multi, level kernels on GPUs: --level-lean (1: on) */
   int level_row_factors;          /* multi, level kernels: --level-factors rows (1) or elements */
   enum level_warps level_warps;   /* multi, chunk tasks: --level-warps */

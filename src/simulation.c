@@ -421,6 +421,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->rows_apart_below = multi_batch_rows_apart_below(batch);
     ops->trunk_levels = multi_batch_trunk_levels(batch);
     ops->warp_systems = multi_batch_warp_systems(batch);
+    ops->level_priorities = multi_batch_level_priorities(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],
@@ -606,5 +607,6 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->rows_apart_below = ops->rows_apart_below;
   result->trunk_levels = ops->trunk_levels;
   result->warp_systems = ops->warp_systems;
+  result->level_priorities = ops->level_priorities;
   return status;
 }

@@ -38,6 +38,7 @@ struct batch_ops {
   int rows_apart_below;   /* multi: levels of fewer systems build their rows apart on GPUs */
   int trunk_levels;       /* multi: the levels a trunk of branches solves (0: none) */
   long long warp_systems; /* multi: branches GPUs sweep with warps (the resolved --level-warps) */
+  int level_priorities;   /* multi: small levels first (the resolved --level-priorities) */
   const struct morphology *morphologies;
   int n_morphologies; /* neuron k has morphologies[k % n_morphologies] */
 };
@@ -73,6 +74,7 @@ struct run_result {
   int rows_apart_below;   /* batch_ops' */
   int trunk_levels;       /* batch_ops' */
   long long warp_systems; /* batch_ops' */
+  int level_priorities;   /* batch_ops' */
   int verified;
   int verified_neurons; /* distinct neurons the verification re-simulated */
   long long compartments;

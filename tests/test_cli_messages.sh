@@ -120,10 +120,12 @@ run trunk_hh --mode multi "${chain[@]}" --hh all --json trunk_hh.json
 expect "with channels: no trunk, no complaint" '"trunk_levels": 0([^0-9]|$)' trunk_hh.json
 refute "with channels: no warning about the default trunk" 'trunk' trunk_hh.err
 run priorities_default --mode multi "${tiny[@]}" --quiet --json priorities_default.json
-expect "small levels first by default, in the JSON" '"level_priorities": "on"' priorities_default.json
+expect "small levels first by default (small chunks), in the JSON" '"level_priorities": "on"' priorities_default.json
+expect "--level-priorities auto by default, in the JSON" '"level_priorities_asked": "auto"' priorities_default.json
 expect "stored pivots by default, in the JSON" '"level_pivots": "auto"' priorities_default.json
 run priorities_off --mode multi "${tiny[@]}" --level-priorities off --quiet --json priorities_off.json
 expect "--level-priorities off in the JSON" '"level_priorities": "off"' priorities_off.json
+expect "--level-priorities off asked, in the JSON" '"level_priorities_asked": "off"' priorities_off.json
 run priorities_flow --mode multi "${tiny[@]}" --level-kernel flow --level-priorities off --quiet
 expect "--level-priorities with the flow kernel: warned" '^hinestask: warning: --level-priorities applies to --level-kernel levels only' priorities_flow.err
 run priorities_mono --mode mono "${tiny[@]}" --level-priorities on --quiet

@@ -540,6 +540,24 @@ static void level_chunks_follow_compartments(void **state) {
   assert_int_equal(placement_level_chunks_per_gpu(12000000, 0), 2); /* no GPU counts as one */
 }
 
+/* Small levels first (--level-priorities auto, placement.h): on for chunks of at most 15 M
+ * compartments (the mixes at 81.7 M over two GPUs, four chunks of about 10 M a GPU; CA1), off
+ * for larger (the same mixes on one GPU, four chunks of about 20 M; HH's one chunk a GPU); on and
+ * off as asked whatever the size. */
+static void level_priorities_follow_chunk_size(void **state) {
+  (void)state;
+  assert_int_equal(placement_level_priorities(-1, 81680876 / 8), 1); /* large cells, two GPUs */
+  assert_int_equal(placement_level_priorities(-1, 73498000 / 6), 1); /* deep chains, two GPUs */
+  assert_int_equal(placement_level_priorities(-1, 8112000 / 2), 1);  /* CA1 x 3,000 */
+  assert_int_equal(placement_level_priorities(-1, 15000000), 1);
+  assert_int_equal(placement_level_priorities(-1, 15000001), 0);
+  assert_int_equal(placement_level_priorities(-1, 81680876 / 4), 0); /* large cells, one GPU */
+  assert_int_equal(placement_level_priorities(-1, 81680876), 0);     /* HH, one chunk */
+  assert_int_equal(placement_level_priorities(1, 81680876), 1);
+  assert_int_equal(placement_level_priorities(0, 1000), 0);
+  assert_int_equal(placement_level_priorities(1, 1000), 1);
+}
+
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
  * 256,000 neurons asked in tasks of 21,334 give 12 chunks of 21,344 and the rest; tiny tasks
  * keep the size asked for. */
@@ -587,6 +605,7 @@ int main(void) {
       cmocka_unit_test(size_model_keeps_chunks_at_given_homes),
       cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(level_chunks_follow_compartments),
+      cmocka_unit_test(level_priorities_follow_chunk_size),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };
