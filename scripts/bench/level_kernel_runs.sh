@@ -143,7 +143,9 @@
 #   split21   --level-split 48 and 56 against 64 with that default, one GPU and two (split21_*)
 #   split22   split 56 against 64 on every mix, small batches, HH; a
 #             traced half batch (the run's fixed cost)
-#   chain23   (prepared, not yet run) bit-neutral options against the two-GPU fixed part
+#   chain23   bit-neutral options against the two-GPU fixed part
+#   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
+#   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   cpudiag22 CPU workers beside two GPUs, large cells: slow or stuck (cells22's timeout)
 #   cpudiag22b the size model's predictions in those runs (a printing build)
 #   cpufix22  CPU workers beside the GPUs after the size model's bound (runs after runs)
@@ -1498,14 +1500,14 @@ if [ "$mode" = cpusweep22 ]; then
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = chain23 ]; then
-  # (prepared for the next session) the part of a step that does not halve over two GPUs (F in
+  # the part of a step that does not halve over two GPUs (F in
   # t = F + W / GPUs: D 0.100 ms, all 15 0.073, C 0.063 against A's 0.004) follows the chain the
   # level kernels walk below the trunk (832 compartments for B, C, D, all 15; 558 for A). Options
   # that shorten a walked element or the gaps between levels, all bit-neutral: warps instead of
   # lean sweeps, 8 lanes, plain launches, no level priorities, 16 steps a task, a window of 8;
-  # one GPU and two, 1,000 steps
+  # one GPU and two, 1,000 steps; the three mixes short of 1.9x only (84 rows fit one call)
   for rep in 1 2; do
-    for b in D-7404 C-11720 all15-16356 large-6643; do
+    for b in D-7404 C-11720 all15-16356; do
       for g in 1 2; do
         row $g $b default -- --steps 1000
         row $g $b warps -- --steps 1000 --level-lean off --level-warps auto
@@ -1516,6 +1518,55 @@ if [ "$mode" = chain23 ]; then
         row $g $b w8 -- --steps 1000 --window 8
       done
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = prio23 ]; then
+  # chain23: without level priorities one GPU ran D, C and all 15 1.8-2.4 % faster, two GPUs
+  # 0-2.3 % slower. The other mixes, one GPU and two, on against off; and each kind of chunk
+  # size on the other GPU count (one GPU's 20 M chunks on two GPUs, two GPUs' 10 M on one);
+  # first the level kernels' rate on the host's cores alone (the bound on CPU + GPU for multi)
+  rep=1
+  for b in large-200 six-1000 D-200; do ROW_NCPU=16 row 0 $b cpu16 -- --steps 50; done
+  for rep in 1 2; do
+    for b in large-6643 A-8820 B-8330 E-18711 six-33390 random-23585 deep-24499 ca1-3000 large-6643-hh D-7404; do
+      for g in 1 2; do
+        row $g $b default -- --steps 1000
+        row $g $b noprio -- --steps 1000 --level-priorities off
+      done
+    done
+    for b in D-7404:925 C-11720:1465; do
+      n=${b#*:}; b=${b%:*}
+      row 1 $b c8 -- --steps 1000 --task-neurons $n --gpu-launch early
+      row 1 $b c8-noprio -- --steps 1000 --task-neurons $n --gpu-launch early --level-priorities off
+      row 2 $b c2 -- --steps 1000 --task-neurons $(( n * 4 ))
+      row 2 $b c2-noprio -- --steps 1000 --task-neurons $(( n * 4 )) --level-priorities off
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = prio23b ]; then
+  # --level-priorities auto (on for chunks of at most 15 M compartments, off above) against on
+  # (the default before); checks: CPU and GPU probe files with priorities off and by default, the
+  # large cells on one GPU (auto: off) and with on give identical probe files, test_multi_levels
+  { for spec in six-p-off large-auto C-auto; do same_probes $spec; done
+    args_of large-6643; pr=(--probe 0:0 --probe 6642:300 --probe 17:5 --steps 200 --stim-amp 1)
+    for p in auto on; do
+      STARPU_NCPU=0 STARPU_NCUDA=1 timeout 120 "$H" --quiet --force "${A[@]}" "${pr[@]}" --level-priorities $p --probes $out/p_$p.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL $p $(tail -1 $out/c.log)"
+      grep -o '"level_priorities[a-z_]*": "[a-z]*"' $out/t.json | paste -sd' '
+    done
+    cmp -s $out/p_auto.csv $out/p_on.csv && echo "PASS large cells one GPU: auto (off) identical to on" || echo "FAIL large cells auto differs from on"
+    rm -f $out/p_*.csv
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in large-6643 A-8820 B-8330 C-11720 D-7404 E-18711 all15-16356 six-33390 random-23585 deep-24499 ca1-3000 large-6643-hh; do
+      row 1 $b auto -- --steps 1000
+      row 1 $b on -- --steps 1000 --level-priorities on
+    done
+    row 2 large-13286 auto -- --steps 1000
+    row 2 large-13286 on -- --steps 1000 --level-priorities on
+    for b in C-11720 D-7404 all15-16356 six-33390; do row 2 $b auto -- --steps 1000; done
   done
   rm -f $out/t.json $out/t.log
 fi
