@@ -146,6 +146,7 @@
 #   chain23   bit-neutral options against the two-GPU fixed part
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
+#   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpudiag22 CPU workers beside two GPUs, large cells: slow or stuck (cells22's timeout)
 #   cpudiag22b the size model's predictions in those runs (a printing build)
 #   cpufix22  CPU workers beside the GPUs after the size model's bound (runs after runs)
@@ -1567,6 +1568,24 @@ if [ "$mode" = prio23b ]; then
     row 2 large-13286 auto -- --steps 1000
     row 2 large-13286 on -- --steps 1000 --level-priorities on
     for b in C-11720 D-7404 all15-16356 six-33390; do row 2 $b auto -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = accept23 ]; then
+  # issue 15's rows at the level priorities' rule (auto: off for chunks above 15 M compartments):
+  # the real-cell mixes in 1, 4 and 16 chunks on one GPU (one chunk also with priorities on);
+  # mono in 16 tasks over two GPUs against one task on one; the large cells over two GPUs
+  # under eager, lws, dmda; 1,000 steps
+  for rep in 1 2; do
+    for b in large-6643:6643 C-11720:11720 D-7404:7404 all15-16356:16356; do
+      n=${b#*:}; b=${b%:*}
+      for c in 1 4 16; do row 1 $b c$c -- --task-neurons $(( (n + c - 1) / c )) --steps 1000; done
+      row 1 $b c1-on -- --task-neurons $n --level-priorities on --steps 1000
+    done
+    row 1 mono t1 -- --steps 1000 --task-neurons 256000
+    row 2 mono t16 -- --steps 1000 --task-neurons 16000
+    for sched in eager lws dmda; do export STARPU_SCHED=$sched
+      row 2 large-6643 $sched -- --steps 1000; unset STARPU_SCHED; done
   done
   rm -f $out/t.json $out/t.log
 fi
