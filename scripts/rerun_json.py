@@ -33,9 +33,13 @@ def number(value):
 def from_parameters(j, cwd, probes_file=None, spikes_file=None):
     args = ["--mode", j["mode"]]
     if j["mode"] == "mono":
-        args += ["--layout", j["layout"], "--cpu-group", number(j["cpu_group"])]
-        if "block_size" in j:
-            args += ["--block-size", number(j["block_size"])]
+        args += ["--cpu-group", number(j["cpu_group"])]
+        # layout_asked auto: hinestask chose by the workers (block on CPUs only), so the rerun
+        # chooses again; summaries from before it record the layout that ran
+        if j.get("layout_asked") != "auto":
+            args += ["--layout", j["layout"]]
+            if "block_size" in j:
+                args += ["--block-size", number(j["block_size"])]
     else:
         args += ["--multi-tasks", j["multi_tasks"]]
         for key, option in (("padding", "--padding"), ("level_order", "--level-order"),
@@ -47,7 +51,9 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
                             ("level_lean", "--level-lean"), ("level_factors", "--level-factors"),
                             ("level_warps", "--level-warps"), ("cell_neurons", "--cell-neurons"),
                             ("warp_lanes", "--warp-lanes")):
-            if key in j:
+            if key + "_asked" in j and key != "level_kernel":  # auto: chosen again
+                args += [option, number(j[key + "_asked"])]
+            elif key in j:
                 args += [option, number(j[key])]
         if "padding" in j:  # the level solver: summaries from before subtrees had none
             args += ["--level-subtrees", number(j.get("level_subtrees", 0))]

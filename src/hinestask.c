@@ -382,6 +382,7 @@ int main(int argc, char **argv) {
       o.mode_reason = "automatic: another rank's share has fewer than 50,000 neurons per GPU";
     }
   }
+  simulation_choose_layout(&o);
   const int multi = strcmp(o.mode, "multi") == 0;
   if (!o.quiet) {
     printf("mode %s (%s)%s\n",
@@ -395,10 +396,14 @@ int main(int argc, char **argv) {
              HINESTASK_VERSION, o.neurons, o.n_morph_specs, o.n_morph_specs == 1 ? "y" : "ies",
              compartments, o.padded ? "CP" : "NCP", o.steps, o.model.dt_ms);
     else
-      printf("hinestask %s: mono batch of %d x %s (%d compartments), layout %s, %d steps of "
+      printf("hinestask %s: mono batch of %d x %s (%d compartments), layout %s%s, %d steps of "
              "%g ms\n",
              HINESTASK_VERSION, o.neurons, morphologies[0].name, morphologies[0].n_compartments,
-             batch_layout_name(o.layout), o.steps, o.model.dt_ms);
+             batch_layout_name(o.layout),
+             !o.layout_auto                         ? ""
+             : o.layout == BATCH_LAYOUT_INTERLEAVED ? " (automatic with GPU workers)"
+                                                    : " (automatic on CPU workers only)",
+             o.steps, o.model.dt_ms);
     runtime_describe(stdout);
     if (distributed)
       printf("distributed over %d ranks (StarPU-MPI): rank 0 computes neurons %d to %d, each "

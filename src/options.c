@@ -70,8 +70,10 @@ static void usage(FILE *out) {
       "                       for a mix, or when one cell's batch cannot fill the GPUs (fewer\n"
       "                       than 50,000 neurons per GPU), the mono layouts otherwise and on\n"
       "                       CPUs only; an option of one mode (--layout, --padding...) picks it\n"
-      "  --layout L           mono layout: flat, interleaved, block, shared (default interleaved)\n"
-      "  --block-size BS      neurons per block for block/shared (default 32)\n"
+      "  --layout L           mono layout: flat, interleaved, block, shared (default:\n"
+      "                       interleaved with GPU workers, block on CPU workers only)\n"
+      "  --block-size BS      neurons per block for block/shared (default 32); alone, it\n"
+      "                       asks for the block layout\n"
       "  --task-neurons N     neurons per task (default: 4 tasks per GPU; the level solver\n"
       "                       one per 10 M compartments a GPU, 1 to 4, for passive chunk\n"
       "                       tasks, otherwise one a GPU; with CPU and GPU workers both,\n"
@@ -550,6 +552,10 @@ static void resolve_default_job(struct options *o) {
     /* Without --probes and --json, both go into a new run folder, made when the run starts
      * (output_plan_start): a run never replaces an earlier run's results. */
   }
+  if (given(o, OPT_BLOCK_SIZE) && !given(o, OPT_LAYOUT)) { /* blocks of that size */
+    o->layout = BATCH_LAYOUT_BLOCK;
+    o->layout_auto = 0;
+  }
   if (!o->mode)
     o->mode = "auto";
   if (strcmp(o->mode, "auto") == 0 && o->n_morph_specs > 1) {
@@ -753,6 +759,7 @@ void options_parse(int argc, char **argv, struct options *o) {
   *o = (struct options){.neurons = 0, /* 0: the default of the job, resolved below */
                         .mode = NULL,
                         .layout = BATCH_LAYOUT_INTERLEAVED,
+                        .layout_auto = 1,
                         .block_size = 32,
                         .cpu_group = 32,
                         .level_kernel = LEVEL_KERNEL_AUTO,
@@ -807,6 +814,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       if (layout < 0)
         bad_usage("--layout must be flat, interleaved, block or shared, got '%s'", optarg);
       o->layout = (enum batch_layout_kind)layout;
+      o->layout_auto = 0;
       break;
     }
     case OPT_BLOCK_SIZE:

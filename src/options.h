@@ -47,6 +47,7 @@ struct options {
   const char *mode_reason;
   int mono_option_given, multi_option_given; /* an option that applies to one mode only */
   enum batch_layout_kind layout;
+  int layout_auto; /* neither --layout nor --block-size given: simulation_choose_layout picks */
   int block_size;
   int neurons_per_task;
   int parts_per_task;    /* multi: 0 for the default */

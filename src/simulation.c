@@ -39,6 +39,19 @@ void simulation_choose_mode(struct options *o) {
   }
 }
 
+/* On CPU workers only the block layout runs 1.1-4.0x faster than interleaved (the dev machine's
+ * 2 cores, every class, passive and HH: BENCHMARKS.md, "The block layout on CPU workers"): a
+ * task's neurons then lie in one contiguous range that its cores' caches stream through, instead
+ * of a band of rows a whole batch apart. GPU workers alone measured mixed (H200 x2, 2026-11-28:
+ * block 2-3 % faster at 256,000 and 512,000 medium-high on one GPU, 1-4 % slower at 25,600, for
+ * small-high, big-high, HH and over two GPUs), so they keep interleaved. Both give the same
+ * bits. */
+void simulation_choose_layout(struct options *o) {
+  if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
+    return;
+  o->layout = runtime_gpu_count() > 0 ? BATCH_LAYOUT_INTERLEAVED : BATCH_LAYOUT_BLOCK;
+}
+
 int simulation_local_neurons(const struct options *o) {
   return o->local_neurons > 0 ? o->local_neurons : o->neurons;
 }

@@ -62,9 +62,20 @@ run multi_options_mono --mode mono "${tiny[@]}" --padding cp --multi-tasks level
 for option in --padding --multi-tasks --trunk-below; do
   expect "$option in a mono run: warned" "^hinestask: warning: $option applies to --mode multi only; ignored\$" multi_options_mono.err
 done
-run block_size_interleaved --mode mono "${tiny[@]}" --block-size 8 --quiet
+run block_size_interleaved --mode mono "${tiny[@]}" --layout interleaved --block-size 8 --quiet
 expect "--block-size with the interleaved layout: warned" \
   '^hinestask: warning: --block-size applies to the block and shared layouts only; ignored$' block_size_interleaved.err
+# The mono layout on CPU workers only: block unless asked (simulation_choose_layout); --block-size
+# alone asks for blocks of that size.
+run layout_auto --mode mono "${tiny[@]}" --quiet --json layout_auto.json
+expect "CPU workers only: the block layout by default" '"layout": "block"' layout_auto.json
+expect "the layout chosen automatically, in the JSON" '"layout_asked": "auto"' layout_auto.json
+run layout_given --mode mono "${tiny[@]}" --layout interleaved --quiet --json layout_given.json
+expect "--layout interleaved kept on CPU workers" '"layout": "interleaved"' layout_given.json
+run block_size_alone --mode mono "${tiny[@]}" --block-size 8 --quiet --json block_size_alone.json
+expect "--block-size alone: the block layout" '"layout": "block"' block_size_alone.json
+expect "--block-size alone: its size" '"block_size": 8([^0-9]|$)' block_size_alone.json
+refute "--block-size alone: no warning" 'block-size' block_size_alone.err
 run levels_options --mode multi "${tiny[@]}" --multi-tasks levels --gpu-launch plain --task-parts 2 --quiet
 expect "--gpu-launch with level tasks: warned" '^hinestask: warning: --gpu-launch applies to chunk tasks only' levels_options.err
 expect "--task-parts with level tasks: warned" '^hinestask: warning: --task-parts applies to chunk tasks only' levels_options.err

@@ -153,7 +153,7 @@ check "the summary says where the tasks ran: every step's tasks on the CPU worke
 check "the counts add up across reads (a run that prints reads them before the summary)" \
   "$tmp/mono" bash -c "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 40 --steps 30 --json counted.json >/dev/null && python3 -c \"import json,sys; j=json.load(open('counted.json')); sys.exit(j['tasks_on_cpus'] != j['tasks_per_step'] * -(-j['steps'] // j['task_steps']))\""
 check "an interleaved mono run has no block_size" "$tmp/mono" bash -c \
-  "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 4 --steps 2 --quiet --json i.json && python3 -c \"import json,sys; sys.exit('block_size' in json.load(open('i.json')))\""
+  "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 4 --layout interleaved --steps 2 --quiet --json i.json && python3 -c \"import json,sys; sys.exit('block_size' in json.load(open('i.json')))\""
 
 echo "1..$n"
 [ $failed = 0 ]
