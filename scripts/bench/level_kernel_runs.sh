@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   hetero23  (one-GPU machine) CPU + GPU against the GPU alone, mono block and interleaved
+#   layout23  mono block against interleaved, GPU alone, classes and sizes, one GPU and two
 #   cpudiag22 CPU workers beside two GPUs, large cells: slow or stuck (cells22's timeout)
 #   cpudiag22b the size model's predictions in those runs (a printing build)
 #   cpufix22  CPU workers beside the GPUs after the size model's bound (runs after runs)
@@ -197,6 +199,7 @@ args_of() {
   random-*) n=${1#random-}; A=(--mode multi --neurons "${n%-hh}" --steps 200); for r in 1 2 3 4; do A+=(--morph synthetic:random:100:8000:$r); done ;;
   all15-*) n=${1#all15-}; A=(--mode multi "${shared[@]}" --neurons "${n%-hh}" --steps 100) ;;
   deep-*) n=${1#deep-}; A=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons "${n%-hh}" --steps 100) ;;
+  monoc-*) c=${1#monoc-}; c=${c%-hh}; n=${c##*-}; c=${c%-*}; A=(--mode mono --morph synthetic:$c --neurons $n --steps 1000) ;;
   mono*) A=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 100) ;;
   esac
   case $1 in *-hh) A+=(--hh all) ;; *) A+=(--hh none) ;; esac
@@ -1586,6 +1589,43 @@ if [ "$mode" = accept23 ]; then
     row 2 mono t16 -- --steps 1000 --task-neurons 16000
     for sched in eager lws dmda; do export STARPU_SCHED=$sched
       row 2 large-6643 $sched -- --steps 1000; unset STARPU_SCHED; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = hetero23 ]; then
+  # (the one-GPU machine: 16 cores) issue 15's CPU + GPU row at the current code, last measured
+  # on 2026-11-23 (1.044-1.055x): mono 256,000 medium-high, block layout, two calibration runs
+  # with StarPU's CPU workers beside the GPU, then CPU + GPU against the GPU alone (dmdas, no
+  # mask); the interleaved default the same way; the large cells (multi) once; tasks on cores
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  blk=(--layout block --block-size 32)
+  rep=0
+  for pass in 1 2; do ROW_NCPU=all row 1 mono calibrate-block -- "${blk[@]}" --steps 100 --calibrate; cores; done
+  for rep in 1 2 3; do
+    ROW_NCPU=all row 1 mono cpu+gpu-block -- "${blk[@]}" --steps 1000; cores
+    row 1 mono gpu-block -- "${blk[@]}" --steps 1000
+  done
+  rep=0; ROW_NCPU=all row 1 mono calibrate-inter -- --steps 100 --calibrate; cores
+  for rep in 1 2; do
+    ROW_NCPU=all row 1 mono cpu+gpu-inter -- --steps 1000; cores
+    row 1 mono gpu-inter -- --steps 1000
+  done
+  rep=1; ROW_NCPU=all row 1 large-6643 cpu+gpu -- --steps 1000; cores; row 1 large-6643 gpu -- --steps 1000
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = layout23 ]; then
+  # mono: the block layout (BS 32) against interleaved (the default) on GPU workers alone, one
+  # GPU and two, several classes and sizes, HH; hetero23 measured block 3 % faster at 256,000
+  # (and on the dev VM's cores block runs 2-4x faster)
+  for rep in 1 2; do
+    for b in monoc-medium-high-256000 monoc-medium-high-25600 monoc-medium-high-512000 monoc-small-high-256000 monoc-big-high-32000 monoc-medium-high-256000-hh; do
+      st=(); case $b in *-hh) st=(--steps 300) ;; esac
+      row 1 $b interleaved -- --layout interleaved "${st[@]}"
+      row 1 $b block -- --layout block --block-size 32 "${st[@]}"
+    done
+    for b in monoc-medium-high-256000 monoc-medium-high-512000; do
+      row 2 $b interleaved -- --layout interleaved; row 2 $b block -- --layout block --block-size 32
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
