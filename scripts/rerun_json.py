@@ -51,7 +51,7 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
                             ("level_lean", "--level-lean"), ("level_factors", "--level-factors"),
                             ("level_warps", "--level-warps"), ("cell_neurons", "--cell-neurons"),
                             ("warp_lanes", "--warp-lanes")):
-            if key + "_asked" in j and key != "level_kernel":  # auto: chosen again
+            if key + "_asked" in j:  # what was asked: auto is chosen again
                 args += [option, number(j[key + "_asked"])]
             elif key in j:
                 args += [option, number(j[key])]

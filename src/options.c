@@ -666,6 +666,13 @@ const char *options_level_kernel_word(enum level_kernel kernel) {
 
 /* --level-rows' words, in enum level_rows' order. */
 static const char *const level_rows_words[] = {"fused", "apart", "auto"};
+/* --level-priorities' words, in that order: struct options' -1, 1 and 0 */
+static const char *const level_priorities_words[] = {"auto", "on", "off"};
+
+const char *options_level_priorities_word(const struct options *o) {
+  return level_priorities_words[o->level_priorities < 0 ? 0 : o->level_priorities ? 1 : 2];
+}
+
 const char *options_level_pivots_word(const struct options *o) {
   static char number[16];
   if (o->stored_pivots_below == MULTI_STORED_PIVOTS_BELOW)
@@ -1068,9 +1075,8 @@ void options_parse(int argc, char **argv, struct options *o) {
                                    : parse_int("--level-pivots", optarg, 1, INT_MAX);
       break;
     case OPT_LEVEL_PRIORITIES: {
-      static const char *const words[] = {"auto", "on", "off"};
       o->multi_option_given = 1;
-      const int word = parse_keyword("--level-priorities", optarg, words, 3);
+      const int word = parse_keyword("--level-priorities", optarg, level_priorities_words, 3);
       o->level_priorities = word == 0 ? -1 : word == 1; /* auto -1, on 1, off 0 */
       break;
     }

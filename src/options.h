@@ -166,6 +166,8 @@ void bad_usage(const char *format, const char *value) __attribute__((noreturn));
 
 /* What --level-kernel calls a kernel (also the JSON's level_kernel). */
 const char *options_level_kernel_word(enum level_kernel kernel);
+/* What --level-priorities calls the choice asked for (the JSON's level_priorities_asked). */
+const char *options_level_priorities_word(const struct options *o);
 /* What --level-rows calls a choice (also the JSON's level_rows). */
 const char *options_level_rows_word(const struct options *o);
 /* What --level-pivots calls a choice (also the JSON's level_pivots): auto, stored, computed or

@@ -256,10 +256,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_string(&j, "level_rows", options_level_rows_word(o));
       /* what ran; level_priorities_asked: auto when the chunks' size chose it */
       key_string(&j, "level_priorities", r->level_priorities ? "on" : "off");
-      key_string(&j, "level_priorities_asked",
-                 o->level_priorities < 0    ? "auto"
-                 : o->level_priorities == 0 ? "off"
-                                            : "on");
+      key_string(&j, "level_priorities_asked", options_level_priorities_word(o));
       key_string(&j, "level_lean", o->level_lean ? "on" : "off");
       key_string(&j, "level_factors", o->level_row_factors ? "rows" : "elements");
       if (o->level_rows == LEVEL_ROWS_AUTO) /* GPUs build apart the rows of smaller levels */
