@@ -95,7 +95,7 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
 int placement_level_chunks_per_gpu(long long compartments, int gpus);
 /* Small levels first (--level-priorities auto): chunk tasks whose chunks hold more than this many
  * compartments run without stream priorities. Measured on the H200 x2 machine (BENCHMARKS.md,
- * "Level priorities by chunk size", 2026-11-28, two runs, 1,000 steps, one call): with four
+ * "Level priorities by chunk size", 2026-11-28, two runs, 1,000 steps, calls chain23 and prio23): with four
  * chunks of about 20 M on one GPU, priorities off ran the large cells 1.1 %, A 0.9 %, B 2.0 %,
  * E 1.3 %, C 1.8 %, D 2.1 % and all 15 shared cells 2.3 % faster, random trees, deep chains and
  * HH even, the six cells 0.6 % slower; with four of about 10 M a GPU (the same batches on two
