@@ -95,16 +95,16 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
 int placement_level_chunks_per_gpu(long long compartments, int gpus);
 /* Small levels first (--level-priorities auto): chunk tasks whose chunks hold more than this many
  * compartments run without stream priorities. Measured on the H200 x2 machine (BENCHMARKS.md,
- * "Level priorities by chunk size", 2026-11-28, two runs, 1,000 steps, calls chain23 and prio23): with four
- * chunks of about 20 M on one GPU, priorities off ran the large cells 1.1 %, A 0.9 %, B 2.0 %,
- * E 1.3 %, C 1.8 %, D 2.1 % and all 15 shared cells 2.3 % faster, random trees, deep chains and
- * HH even, the six cells 0.6 % slower; with four of about 10 M a GPU (the same batches on two
- * GPUs) off was slower for A, B, C, E, all 15, random trees (1-3.5 %) and the six cells (6.2 %),
- * even for D and deep chains, 0.6 % faster for the large cells; CA1 x 3,000 (chunks of about
- * 4 M) 4.4 % slower off on one GPU. A GPU's chunks are what it runs at once whatever the number
- * of GPUs, so the rule goes by a chunk's size, not by GPUs; in a second call the rule beat `on`
- * by 0.9-2.1 % on seven batches of one GPU and on the large cells x 13,286 over two GPUs (four
- * chunks of about 20 M a GPU), lost 0.5 % for the six cells and random trees. */
+ * "Level priorities by chunk size", 2026-11-28, two runs, 1,000 steps, calls chain23 and prio23):
+ * with four chunks of about 20 M on one GPU, priorities off ran the large cells 1.1 %, A 0.9 %,
+ * B 2.0 %, E 1.3 %, C 1.8 %, D 2.1 % and all 15 shared cells 2.3 % faster, random trees, deep
+ * chains and HH even, the six cells 0.6 % slower; with four of about 10 M a GPU (the same batches
+ * on two GPUs) off was slower for A, B, C, E, all 15, random trees (1-3.5 %) and the six cells (6.2
+ * %), even for D and deep chains, 0.6 % faster for the large cells; CA1 x 3,000 (chunks of about 4
+ * M) 4.4 % slower off on one GPU. A GPU's chunks are what it runs at once whatever the number of
+ * GPUs, so the rule goes by a chunk's size, not by GPUs; in a second call the rule beat `on` by
+ * 0.9-2.1 % on seven batches of one GPU and on the large cells x 13,286 over two GPUs (four chunks
+ * of about 20 M a GPU), lost 0.5 % for the six cells and random trees. */
 #define PLACEMENT_PRIORITIES_UP_TO_COMPARTMENTS 15000000LL
 /* 1 (priorities on) or 0 for `asked` (1 on, 0 off, negative auto) and chunks of
  * `chunk_compartments` compartments on average. */
