@@ -49,7 +49,14 @@ void simulation_choose_mode(struct options *o) {
 void simulation_choose_layout(struct options *o) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
-  o->layout = runtime_gpu_count() > 0 ? BATCH_LAYOUT_INTERLEAVED : BATCH_LAYOUT_BLOCK;
+  /* Interleaved for GPU workers alone; block wherever CPU workers run, beside GPUs too: a CPU
+   * chunk of the interleaved layout strides the whole batch between its compartments, and the
+   * calibrated cores then get no share at all (H200 machine, hetero23: 15 cores + the GPU took no
+   * task, 1.066 ms a step either way), while in blocks they take one and the GPU's kernel runs
+   * within a few per cent of its interleaved one (BENCHMARKS.md, "CPU and GPU together by
+   * default"). */
+  o->layout = runtime_gpu_count() > 0 && runtime_cpu_workers() == 0 ? BATCH_LAYOUT_INTERLEAVED
+                                                                     : BATCH_LAYOUT_BLOCK;
 }
 
 int simulation_local_neurons(const struct options *o) {

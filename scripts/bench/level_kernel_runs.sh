@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   hetero24  (one-GPU machine) mono's new default with CPU workers (block) against the GPU
+#             alone, six batches; same bits; a trace of the default CPU + GPU run
 #   hetero23  (one-GPU machine) CPU + GPU against the GPU alone, mono block and interleaved
 #   layout23  mono block against interleaved, GPU alone, classes and sizes, one GPU and two
 #   cpudiag22 CPU workers beside two GPUs, large cells: slow or stuck (cells22's timeout)
@@ -1612,6 +1614,36 @@ if [ "$mode" = hetero23 ]; then
   done
   rep=1; ROW_NCPU=all row 1 large-6643 cpu+gpu -- --steps 1000; cores; row 1 large-6643 gpu -- --steps 1000
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = hetero24 ]; then
+  # (the one-GPU machine: 16 cores) mono with StarPU's CPU workers beside the GPU now defaults
+  # to the block layout (interleaved only for GPU workers alone): per batch, the first default
+  # run on whatever models the call has, two calibration runs, then CPU + GPU (default) against
+  # the GPU alone (default: interleaved), two rounds; the old default (interleaved) with the
+  # cores and the GPU alone in blocks once. Then the same bits (CPU + GPU against the GPU
+  # alone, probes) and a trace of the default CPU + GPU run.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in monoc-medium-high-256000 monoc-medium-high-25600 monoc-small-high-256000 monoc-big-high-32000 monoc-medium-high-512000 monoc-medium-high-256000-hh; do
+    st=(); case $b in *-hh) st=(--steps 300) ;; esac
+    rep=0; ROW_NCPU=all row 1 $b cpu+gpu-first -- "${st[@]}"; cores
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 100 --calibrate; cores; done
+    for rep in 1 2; do
+      ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores
+      row 1 $b gpu -- "${st[@]}"
+    done
+    rep=1; ROW_NCPU=all row 1 $b cpu+gpu-inter -- "${st[@]}" --layout interleaved; cores
+    row 1 $b gpu-block -- "${st[@]}" --layout block
+  done
+  pa=(--mode mono --morph synthetic:medium-high --neurons 256000 --hh all --steps 200 --probe 0:0 --probe 200000:5 --probe 255999:300 --stim-amp 1)
+  timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono HH: CPU + GPU (block) identical to the GPU alone (interleaved)" || echo "FAIL mono HH probes differ"
+  rm -f $out/p_*.csv $out/c.log
+  d=$out/trace-cpu-gpu-default
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 40 --probe 0:0 --probe 200000:5 --probe-every 0.025 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --png $d-gantt.png --title "hinestask default, 256,000 medium-high, H200 + 15 CPU workers, dmdas" > $d-summary.txt 2>&1; cat $d-summary.txt
+  tar -C $out -czf $out/trace-cpu-gpu-default.tar.gz trace-cpu-gpu-default/paje.trace trace-cpu-gpu-default/tasks.rec trace-cpu-gpu-default/data.rec trace-cpu-gpu-default-summary.txt $(cd $out && ls trace-cpu-gpu-default-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/t.json $out/t.log
 fi
 if [ "$mode" = layout23 ]; then
   # mono: the block layout (BS 32) against interleaved (the default) on GPU workers alone, one
