@@ -56,7 +56,7 @@ void simulation_choose_layout(struct options *o) {
    * within a few per cent of its interleaved one (BENCHMARKS.md, "CPU and GPU together by
    * default"). */
   o->layout = runtime_gpu_count() > 0 && runtime_cpu_workers() == 0 ? BATCH_LAYOUT_INTERLEAVED
-                                                                     : BATCH_LAYOUT_BLOCK;
+                                                                    : BATCH_LAYOUT_BLOCK;
 }
 
 int simulation_local_neurons(const struct options *o) {
