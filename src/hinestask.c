@@ -401,8 +401,8 @@ int main(int argc, char **argv) {
              HINESTASK_VERSION, o.neurons, morphologies[0].name, morphologies[0].n_compartments,
              batch_layout_name(o.layout),
              !o.layout_auto                         ? ""
-             : o.layout == BATCH_LAYOUT_INTERLEAVED ? " (automatic with GPU workers only)"
-                                                    : " (automatic with CPU workers)",
+             : o.layout == BATCH_LAYOUT_INTERLEAVED ? " (automatic with GPU workers)"
+                                                    : " (automatic on CPU workers only)",
              o.steps, o.model.dt_ms);
     runtime_describe(stdout);
     if (distributed)

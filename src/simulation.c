@@ -45,18 +45,13 @@ void simulation_choose_mode(struct options *o) {
  * of a band of rows a whole batch apart. GPU workers alone measured mixed (H200 x2, 2026-11-28:
  * block 2-3 % faster at 256,000 and 512,000 medium-high on one GPU, 1-4 % slower at 25,600, for
  * small-high, big-high, HH and over two GPUs), so they keep interleaved. Both give the same
- * bits. */
+ * bits. With CPU workers beside the GPUs too: in blocks the calibrated cores take a share, and
+ * on the H200 machine (hetero24, six mono batches) that made four of them 1.1-2.9x slower than
+ * the GPU alone, so the default stays interleaved there (the cores then take nothing). */
 void simulation_choose_layout(struct options *o) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
-  /* Interleaved for GPU workers alone; block wherever CPU workers run, beside GPUs too: a CPU
-   * chunk of the interleaved layout strides the whole batch between its compartments, and the
-   * calibrated cores then get no share at all (H200 machine, hetero23: 15 cores + the GPU took no
-   * task, 1.066 ms a step either way), while in blocks they take one and the GPU's kernel runs
-   * within a few per cent of its interleaved one (BENCHMARKS.md, "CPU and GPU together by
-   * default"). */
-  o->layout = runtime_gpu_count() > 0 && runtime_cpu_workers() == 0 ? BATCH_LAYOUT_INTERLEAVED
-                                                                    : BATCH_LAYOUT_BLOCK;
+  o->layout = runtime_gpu_count() > 0 ? BATCH_LAYOUT_INTERLEAVED : BATCH_LAYOUT_BLOCK;
 }
 
 int simulation_local_neurons(const struct options *o) {
