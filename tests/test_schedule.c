@@ -558,6 +558,18 @@ static void level_priorities_follow_chunk_size(void **state) {
   assert_int_equal(placement_level_priorities(1, 1000), 1);
 }
 
+/* CPU workers beside GPUs get a share only of batches whose GPU chunks are long (placement.h):
+ * not at 1.1 ms (256,000 medium-high neurons on the H200), at 2 ms (512,000), never unmeasured. */
+static void cpus_share_only_long_gpu_chunks(void **state) {
+  (void)state;
+  assert_false(placement_cpus_share(1100.0));
+  assert_false(placement_cpus_share(1499.9));
+  assert_true(placement_cpus_share(1500.0));
+  assert_true(placement_cpus_share(2100.0));
+  assert_false(placement_cpus_share(NAN));
+  assert_false(placement_cpus_share(INFINITY));
+}
+
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
  * 256,000 neurons asked in tasks of 21,334 give 12 chunks of 21,344 and the rest; tiny tasks
  * keep the size asked for. */
@@ -606,6 +618,7 @@ int main(void) {
       cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(level_chunks_follow_compartments),
       cmocka_unit_test(level_priorities_follow_chunk_size),
+      cmocka_unit_test(cpus_share_only_long_gpu_chunks),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };

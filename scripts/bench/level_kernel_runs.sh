@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   share24   (one-GPU machine) CPU workers' share only for GPU chunks of 1.5 ms or more:
+#             CPU + GPU in blocks against the GPU alone, eight batches; a trace at 512,000
 #   hetero24  (one-GPU machine) mono's new default with CPU workers (block) against the GPU
 #             alone, six batches; same bits; a trace of the default CPU + GPU run
 #   hetero23  (one-GPU machine) CPU + GPU against the GPU alone, mono block and interleaved
@@ -1614,6 +1616,29 @@ if [ "$mode" = hetero23 ]; then
   done
   rep=1; ROW_NCPU=all row 1 large-6643 cpu+gpu -- --steps 1000; cores; row 1 large-6643 gpu -- --steps 1000
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = share24 ]; then
+  # (the one-GPU machine) after hetero24: CPU workers beside the GPU get a share only when a GPU
+  # chunk is predicted at 1.5 ms or more (placement_cpus_share). Per batch, two calibration runs
+  # in blocks, then CPU + GPU against the GPU alone in blocks, two rounds; the default
+  # (interleaved) both ways once. Then a trace of CPU + GPU in blocks at 512,000 neurons.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  blk=(--layout block)
+  for b in monoc-medium-high-512000 monoc-medium-high-256000-hh monoc-medium-high-384000 monoc-medium-high-1024000 monoc-medium-high-256000 monoc-big-high-32000 monoc-small-high-256000 monoc-medium-high-25600; do
+    st=(); case $b in *-hh|*-1024000) st=(--steps 300) ;; esac
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- "${blk[@]}" --steps 100 --calibrate; cores; done
+    for rep in 1 2; do
+      ROW_NCPU=all row 1 $b cpu+gpu-block -- "${blk[@]}" "${st[@]}"; cores
+      row 1 $b gpu-block -- "${blk[@]}" "${st[@]}"
+    done
+    rep=1; ROW_NCPU=all row 1 $b cpu+gpu-default -- "${st[@]}"; cores
+    row 1 $b gpu-default -- "${st[@]}"
+  done
+  d=$out/trace-cpu-gpu-512000
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 512000 --layout block --steps 40 --probe 0:0 --probe 400000:5 --probe-every 0.025 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --png $d-gantt.png --title "hinestask --layout block, 512,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; cat $d-summary.txt
+  tar -C $out -czf $out/trace-cpu-gpu-512000.tar.gz trace-cpu-gpu-512000/paje.trace trace-cpu-gpu-512000/tasks.rec trace-cpu-gpu-512000/data.rec trace-cpu-gpu-512000-summary.txt $(cd $out && ls trace-cpu-gpu-512000-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/t.json $out/t.log
 fi
 if [ "$mode" = hetero24 ]; then
   # (the one-GPU machine: 16 cores) mono with StarPU's CPU workers beside the GPU now defaults
