@@ -107,8 +107,8 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
                            placement_predictor predict, const void *context) {
   const int cpu_worker = first_worker_of(STARPU_CPU_WORKER);
   const int cuda_worker = first_worker_of(STARPU_CUDA_WORKER);
-  if (!placement_cpus_share(predict(context, (n_units + cuda - 1) / cuda * neurons_per_unit,
-                                     cuda_worker)))
+  if (!placement_cpus_share(
+          predict(context, (n_units + cuda - 1) / cuda * neurons_per_unit, cuda_worker)))
     return 0;
   int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
   while (low < high) {

@@ -146,7 +146,8 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
  * placement_gpu_chunks() chunks for the GPUs and, after them, one chunk per CPU worker, sized
  * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own;
  * the equal chunks instead when even one granule would make a CPU core the slower, when a GPU
- * chunk is too short for a share (placement_cpus_share) or `predict` says NAN. Returns 0, or -1 when out of memory. */
+ * chunk is too short for a share (placement_cpus_share) or `predict` says NAN. Returns 0, or -1
+ * when out of memory. */
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context);
 /* Equal chunks of neurons (one neuron a unit) of at least PLACEMENT_ALIGNED_FROM neurons hold a
