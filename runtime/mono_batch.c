@@ -304,9 +304,11 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   }
 
   const struct step_arguments proto = step_arguments_of(batch);
+  const int share = placement_cpus_share((long long)config->n_neurons * n, placement_cuda_devices(),
+                                         model->channels.placement != PLACE_NONE);
   if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
                           plan_units(&batch->matrix, config->n_neurons),
-                          batch->matrix.neurons_per_unit, predict_chunk, &proto)) {
+                          batch->matrix.neurons_per_unit, share ? predict_chunk : NULL, &proto)) {
     mono_batch_destroy(batch);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }

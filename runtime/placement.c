@@ -107,9 +107,6 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
                            placement_predictor predict, const void *context) {
   const int cpu_worker = first_worker_of(STARPU_CPU_WORKER);
   const int cuda_worker = first_worker_of(STARPU_CUDA_WORKER);
-  if (!placement_cpus_share(
-          predict(context, (n_units + cuda - 1) / cuda * neurons_per_unit, cuda_worker)))
-    return 0;
   int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
   while (low < high) {
     int mid = (low + high + 1) / 2;
@@ -126,8 +123,8 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
   return low;
 }
 
-int placement_cpus_share(double gpu_chunk_us) {
-  return isfinite(gpu_chunk_us) && gpu_chunk_us >= PLACEMENT_CPU_SHARE_FROM_US;
+int placement_cpus_share(long long compartments, int gpus, int channels) {
+  return !channels && gpus > 0 && compartments / gpus >= PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS;
 }
 
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,

@@ -114,17 +114,20 @@ int placement_level_priorities(int asked, long long chunk_compartments);
  * placement_neurons_per_task's CPU rule without GPU. */
 int placement_level_neurons_per_task(int requested, int n_neurons, long long compartments);
 
-/* CPU workers beside the GPUs get a share of a batch only when a GPU chunk of the all-GPU cut is
- * predicted to take at least this long (microseconds): a share makes every chunk a one-step task
- * and asks dmdas to spread each step's CPU chunks over the cores, which costs a step a fixed part
- * the cores' few per cent must pay for. Measured on the H200 machine (15 cores + the GPU, mono,
- * block layout, calibrated dmdas, hetero24): with a share, 512,000 medium-high neurons (GPU chunks
- * of about 2 ms) ran 1.04-1.08x the GPU alone and 256,000 with HH (2.0 ms) 1.02x, but 256,000
- * passive (1.1 ms) 0.91x, 25,600 (0.34 ms) 0.66x, 256,000 small-high (0.23 ms) 0.54x and 32,000
- * big-high (0.8 ms) 0.36x. */
-#define PLACEMENT_CPU_SHARE_FROM_US 1500.0
-/* Whether CPU workers get a share beside GPU chunks predicted at `gpu_chunk_us` (NAN: no). */
-int placement_cpus_share(double gpu_chunk_us);
+/* CPU workers beside the GPUs get a share of a mono batch (the heterogeneous cut) only when it
+ * is passive and holds at least this many compartments per GPU. A share makes every chunk a
+ * one-step task and leaves dmdas to spread each step's CPU-sized chunks, which costs a step a
+ * fixed part that the cores' few per cent must pay for; and the size models' predictions it
+ * goes by drift as the GPU measures CPU-sized chunks among its own (so a rule on predicted
+ * times gave shares where they lost). Measured on the H200 machine (15 cores + the GPU, block
+ * layout, calibrated dmdas, hetero24 and share24, CPU + GPU against the GPU alone in blocks):
+ * medium-high 1,024,000 (327 M) 1.038 and 1.033x, 512,000 (163 M) 1.028-1.083x in four runs,
+ * 384,000 (122 M) 1.046 and 0.980x; 256,000 (82 M) 0.57-0.91x, with HH 0.84-1.02x; 25,600
+ * 0.36-0.66x, small-high 256,000 (32.9 M) 0.54x, big-high 32,000 0.36x. */
+#define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
+/* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
+ * without channels. */
+int placement_cpus_share(long long compartments, int gpus, int channels);
 
 /* A batch cut into chunks for the kinds of workers there are: units (neurons, or blocks of
  * neurons) per chunk, in order, and the kind of worker each chunk was sized for (STARPU_CUDA,
@@ -145,9 +148,9 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
  * placement_neurons_per_task says. With CPU and CUDA workers both, a heterogeneous cut:
  * placement_gpu_chunks() chunks for the GPUs and, after them, one chunk per CPU worker, sized
  * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own;
- * the equal chunks instead when even one granule would make a CPU core the slower, when a GPU
- * chunk is too short for a share (placement_cpus_share) or `predict` says NAN. Returns 0, or -1
- * when out of memory. */
+ * the equal chunks instead when even one granule would make a CPU core the slower or `predict`
+ * says NAN (or is NULL: mono_batch passes none where placement_cpus_share says no). Returns 0,
+ * or -1 when out of memory. */
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context);
 /* Equal chunks of neurons (one neuron a unit) of at least PLACEMENT_ALIGNED_FROM neurons hold a

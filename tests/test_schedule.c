@@ -558,16 +558,19 @@ static void level_priorities_follow_chunk_size(void **state) {
   assert_int_equal(placement_level_priorities(1, 1000), 1);
 }
 
-/* CPU workers beside GPUs get a share only of batches whose GPU chunks are long (placement.h):
- * not at 1.1 ms (256,000 medium-high neurons on the H200), at 2 ms (512,000), never unmeasured. */
-static void cpus_share_only_long_gpu_chunks(void **state) {
+/* CPU workers beside GPUs get a share only of large passive batches (placement.h): 512,000
+ * medium-high neurons (319 compartments) on one GPU, not 256,000, not over two GPUs, not with
+ * channels, never without a GPU. */
+static void cpus_share_only_large_passive_batches(void **state) {
   (void)state;
-  assert_false(placement_cpus_share(1100.0));
-  assert_false(placement_cpus_share(1499.9));
-  assert_true(placement_cpus_share(1500.0));
-  assert_true(placement_cpus_share(2100.0));
-  assert_false(placement_cpus_share(NAN));
-  assert_false(placement_cpus_share(INFINITY));
+  assert_true(placement_cpus_share(512000LL * 319, 1, 0));
+  assert_true(placement_cpus_share(1024000LL * 319, 2, 0));
+  assert_true(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS, 1, 0));
+  assert_false(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS - 1, 1, 0));
+  assert_false(placement_cpus_share(256000LL * 319, 1, 0));
+  assert_false(placement_cpus_share(512000LL * 319, 2, 0));
+  assert_false(placement_cpus_share(512000LL * 319, 1, 1));
+  assert_false(placement_cpus_share(512000LL * 319, 0, 0));
 }
 
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
@@ -618,7 +621,7 @@ int main(void) {
       cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(level_chunks_follow_compartments),
       cmocka_unit_test(level_priorities_follow_chunk_size),
-      cmocka_unit_test(cpus_share_only_long_gpu_chunks),
+      cmocka_unit_test(cpus_share_only_large_passive_batches),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };
