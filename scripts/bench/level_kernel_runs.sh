@@ -148,6 +148,7 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   share24   (one-GPU machine) CPU workers' share only for GPU chunks of 1.5 ms or more:
+#             (share24b: only passive batches of 150 M compartments a GPU or more)
 #             CPU + GPU in blocks against the GPU alone, eight batches; a trace at 512,000
 #   hetero24  (one-GPU machine) mono's new default with CPU workers (block) against the GPU
 #             alone, six batches; same bits; a trace of the default CPU + GPU run
@@ -1617,21 +1618,25 @@ if [ "$mode" = hetero23 ]; then
   rep=1; ROW_NCPU=all row 1 large-6643 cpu+gpu -- --steps 1000; cores; row 1 large-6643 gpu -- --steps 1000
   rm -f $out/t.json $out/t.log
 fi
-if [ "$mode" = share24 ]; then
+if [ "$mode" = share24 ] || [ "$mode" = share24b ]; then
   # (the one-GPU machine) after hetero24: CPU workers beside the GPU get a share only when a GPU
   # chunk is predicted at 1.5 ms or more (placement_cpus_share). Per batch, two calibration runs
   # in blocks, then CPU + GPU against the GPU alone in blocks, two rounds; the default
   # (interleaved) both ways once. Then a trace of CPU + GPU in blocks at 512,000 neurons.
   cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   blk=(--layout block)
-  for b in monoc-medium-high-512000 monoc-medium-high-256000-hh monoc-medium-high-384000 monoc-medium-high-1024000 monoc-medium-high-256000 monoc-big-high-32000 monoc-small-high-256000 monoc-medium-high-25600; do
+  batches="monoc-medium-high-512000 monoc-medium-high-256000-hh monoc-medium-high-384000 monoc-medium-high-1024000 monoc-medium-high-256000 monoc-big-high-32000 monoc-small-high-256000 monoc-medium-high-25600"
+  # share24b: the rule by compartments (150 M passive a GPU); 512,000 again at the end, after
+  # the other batches' measurements
+  [ "$mode" = share24b ] && batches="monoc-medium-high-512000 monoc-medium-high-1024000 monoc-medium-high-384000 monoc-medium-high-256000 monoc-medium-high-25600 monoc-medium-high-256000-hh monoc-medium-high-512000"
+  for b in $batches; do
     st=(); case $b in *-hh|*-1024000) st=(--steps 300) ;; esac
     rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- "${blk[@]}" --steps 100 --calibrate; cores; done
     for rep in 1 2; do
       ROW_NCPU=all row 1 $b cpu+gpu-block -- "${blk[@]}" "${st[@]}"; cores
       row 1 $b gpu-block -- "${blk[@]}" "${st[@]}"
     done
-    rep=1; ROW_NCPU=all row 1 $b cpu+gpu-default -- "${st[@]}"; cores
+    rep=1; [ "$mode" = share24 ] && { ROW_NCPU=all row 1 $b cpu+gpu-default -- "${st[@]}"; cores; }
     row 1 $b gpu-default -- "${st[@]}"
   done
   d=$out/trace-cpu-gpu-512000
