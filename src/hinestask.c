@@ -382,7 +382,8 @@ int main(int argc, char **argv) {
       o.mode_reason = "automatic: another rank's share has fewer than 50,000 neurons per GPU";
     }
   }
-  simulation_choose_layout(&o);
+  simulation_choose_layout(&o, (long long)simulation_local_neurons(&o) *
+                                   morphologies[0].n_compartments);
   const int multi = strcmp(o.mode, "multi") == 0;
   if (!o.quiet) {
     printf("mode %s (%s)%s\n",
@@ -402,7 +403,9 @@ int main(int argc, char **argv) {
              batch_layout_name(o.layout),
              !o.layout_auto                         ? ""
              : o.layout == BATCH_LAYOUT_INTERLEAVED ? " (automatic with GPU workers)"
-                                                    : " (automatic on CPU workers only)",
+             : runtime_gpu_count() == 0
+                 ? " (automatic on CPU workers only)"
+                 : " (automatic: the CPU workers take a share of this batch)",
              o.steps, o.model.dt_ms);
     runtime_describe(stdout);
     if (distributed)
