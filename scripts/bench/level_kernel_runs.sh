@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   default24 (one-GPU machine) the default layout with CPU workers beside the GPU (block and
+#             the cores' share from 150 M passive compartments a GPU), five batches; same bits
 #   share24   (one-GPU machine) CPU workers' share only for GPU chunks of 1.5 ms or more:
 #             (share24b: only passive batches of 150 M compartments a GPU or more)
 #             CPU + GPU in blocks against the GPU alone, eight batches; a trace at 512,000
@@ -1617,6 +1619,28 @@ if [ "$mode" = hetero23 ]; then
   done
   rep=1; ROW_NCPU=all row 1 large-6643 cpu+gpu -- --steps 1000; cores; row 1 large-6643 gpu -- --steps 1000
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = default24 ]; then
+  # (the one-GPU machine) the default layout with CPU workers beside the GPU: block, with the
+  # cores' share, for passive batches of 150 M compartments or more, interleaved and no share
+  # below. Per batch: the first default run (fresh models for its kind), two calibration runs,
+  # then CPU + GPU against the GPU alone, both with hinestask's defaults, two rounds. Then the
+  # same bits: CPU + GPU (block, shared) against the GPU alone (interleaved), probes.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"layout": "[a-z]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in monoc-medium-high-512000 monoc-big-high-256000 monoc-small-high-2000000 monoc-medium-high-1024000 monoc-medium-high-256000; do
+    st=(); case $b in *-1024000|monoc-big-high-256000) st=(--steps 300) ;; esac
+    rep=0; ROW_NCPU=all row 1 $b cpu+gpu-first -- "${st[@]}"; cores
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 100 --calibrate; cores; done
+    for rep in 1 2; do
+      ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores
+      row 1 $b gpu -- "${st[@]}"; cores
+    done
+  done
+  pa=(--mode mono --morph synthetic:medium-high --neurons 512000 --steps 200 --probe 0:0 --probe 400000:5 --probe 511999:300 --stim-amp 1)
+  timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
+  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
+  rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
 fi
 if [ "$mode" = share24 ] || [ "$mode" = share24b ]; then
   # (the one-GPU machine) after hetero24: CPU workers beside the GPU get a share only when a GPU
