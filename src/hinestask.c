@@ -382,8 +382,7 @@ int main(int argc, char **argv) {
       o.mode_reason = "automatic: another rank's share has fewer than 50,000 neurons per GPU";
     }
   }
-  simulation_choose_layout(&o, (long long)simulation_local_neurons(&o) *
-                                   morphologies[0].n_compartments);
+  simulation_choose_layout(&o);
   const int multi = strcmp(o.mode, "multi") == 0;
   if (!o.quiet) {
     printf("mode %s (%s)%s\n",
@@ -403,9 +402,7 @@ int main(int argc, char **argv) {
              batch_layout_name(o.layout),
              !o.layout_auto                         ? ""
              : o.layout == BATCH_LAYOUT_INTERLEAVED ? " (automatic with GPU workers)"
-             : runtime_gpu_count() == 0
-                 ? " (automatic on CPU workers only)"
-                 : " (automatic: the CPU workers take a share of this batch)",
+                                                    : " (automatic on CPU workers only)",
              o.steps, o.model.dt_ms);
     runtime_describe(stdout);
     if (distributed)

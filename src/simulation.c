@@ -12,7 +12,6 @@
 #include "mono_batch.h"
 #include "multi_batch.h"
 #include "neuron_batch.h"
-#include "placement.h"
 #include "reference_simulation.h"
 #include "runtime.h"
 
@@ -46,20 +45,13 @@ void simulation_choose_mode(struct options *o) {
  * of a band of rows a whole batch apart. GPU workers alone measured mixed (H200 x2, 2026-11-28:
  * block 2-3 % faster at 256,000 and 512,000 medium-high on one GPU, 1-4 % slower at 25,600, for
  * small-high, big-high, HH and over two GPUs), so they keep interleaved. Both give the same
- * bits. With CPU workers beside the GPUs, block where the cores get a share of the batch
- * (placement_cpus_share: passive, 150 M compartments a GPU or more), since a CPU chunk of the
- * interleaved layout strides the whole batch and the cores then take nothing: on the H200
- * machine (share24b) 512,000 and 1,024,000 medium-high neurons ran 1.04-1.09x the GPU alone's
- * default. Below that a share lost (hetero24: four of six batches 1.1-2.9x slower than the GPU
- * alone), so the GPUs keep interleaved and the cores idle. */
-void simulation_choose_layout(struct options *o, long long compartments) {
+ * bits. With CPU workers beside the GPUs too: in blocks the calibrated cores take a share, and
+ * on the H200 machine (hetero24, six mono batches) that made four of them 1.1-2.9x slower than
+ * the GPU alone, so the default stays interleaved there (the cores then take nothing). */
+void simulation_choose_layout(struct options *o) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
-  const int gpus = runtime_gpu_count();
-  const int cores_share =
-      runtime_cpu_workers() > 0 &&
-      placement_cpus_share(compartments, gpus, o->model.channels.placement != PLACE_NONE);
-  o->layout = gpus > 0 && !cores_share ? BATCH_LAYOUT_INTERLEAVED : BATCH_LAYOUT_BLOCK;
+  o->layout = runtime_gpu_count() > 0 ? BATCH_LAYOUT_INTERLEAVED : BATCH_LAYOUT_BLOCK;
 }
 
 int simulation_local_neurons(const struct options *o) {

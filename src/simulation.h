@@ -103,10 +103,9 @@ double now_seconds(void);
  * o->mode_reason); leaves a given mode alone. */
 void simulation_choose_mode(struct options *o);
 /* Settles the mono layout when neither --layout nor --block-size was given: Full-Interleaved
- * where GPU workers run, Block-Interleaved (o->block_size) on CPU workers only, and also beside
- * GPUs when the CPU workers get a share of the batch's `compartments` (this rank's;
- * placement_cpus_share). Call after simulation_choose_mode. */
-void simulation_choose_layout(struct options *o, long long compartments);
+ * where GPU workers run, Block-Interleaved (o->block_size) on CPU workers only. Call after
+ * simulation_choose_mode. */
+void simulation_choose_layout(struct options *o);
 
 /* Creates the batch the options describe; HINES_OK or a status with err set. */
 int simulation_create(const struct options *o, const struct morphology *morphologies,
