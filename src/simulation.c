@@ -45,9 +45,10 @@ void simulation_choose_mode(struct options *o) {
  * of a band of rows a whole batch apart. GPU workers alone measured mixed (H200 x2, 2026-11-28:
  * block 2-3 % faster at 256,000 and 512,000 medium-high on one GPU, 1-4 % slower at 25,600, for
  * small-high, big-high, HH and over two GPUs), so they keep interleaved. Both give the same
- * bits. With CPU workers beside the GPUs too: in blocks the calibrated cores take a share, and
- * on the H200 machine (hetero24, six mono batches) that made four of them 1.1-2.9x slower than
- * the GPU alone, so the default stays interleaved there (the cores then take nothing). */
+ * bits. With CPU workers beside the GPUs too: in blocks the calibrated cores take a share of
+ * large passive batches (placement_cpus_share), and on the H200 machine that ran 0.85-1.10x the
+ * GPU alone (hetero24, share24, share24b, default24: BENCHMARKS.md, "CPU workers' share of a
+ * mono batch"), so the default stays interleaved there (the cores then take nothing). */
 void simulation_choose_layout(struct options *o) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
