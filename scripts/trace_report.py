@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Summarise a StarPU FxT trace converted by `hinestask --trace DIR`, and draw its Gantt chart.
 
-Usage: scripts/trace_report.py DIR [--png OUT.png] [--title TEXT]
+Usage: scripts/trace_report.py DIR [--png OUT.png] [--title TEXT] [--until-last-task]
 
 Reads DIR/tasks.rec (one record per task, times in ms), and, when present, DIR/activity.data
 (worker names) and DIR/paje.trace (workers' memory nodes and the data transfers between memory
@@ -16,6 +16,9 @@ With --png, also draws a Gantt chart into OUT.png: one row per worker, one colou
 row per destination memory node; the image grows with the number of rows. Its title is --title,
 or the trace folder's name (never its path) and what the trace says about the run: tasks,
 workers by kind, memory nodes, transfers (StarPU's trace does not record the scheduler).
+With --until-last-task the chart's time axis ends at the last task's end: the data coming home
+after it (the run's final checks, seconds for a large batch) would otherwise squeeze the steps
+into a sliver; the summary still counts those transfers.
 
 The summary needs only the Python 3 standard library; --png needs matplotlib, which Debian's
 python3-matplotlib provides to /usr/bin/python3 (hence the #! line).
@@ -436,7 +439,7 @@ def describe_run(directory, tasks, names, paje):
             f"workers ({by_kind}){where}{moved}")
 
 
-def render_gantt(tasks, names, paje, png, title):
+def render_gantt(tasks, names, paje, png, title, until_last_task=False):
     """Draws the Gantt chart into PNG with matplotlib: one row per worker, application thread
     and destination memory node, one colour per codelet; the figure grows with the rows so that
     every row keeps a readable height."""
@@ -454,7 +457,8 @@ def render_gantt(tasks, names, paje, png, title):
     transfers = paje["transfers"]
     if transfers:
         origin = min(origin, min(c["start"] for c in transfers))
-        last = max(last, max(c["end"] for c in transfers))
+        if not until_last_task:
+            last = max(last, max(c["end"] for c in transfers))
     app = app_intervals(tasks, paje)
 
     # Rows from the top: workers, application threads, transfers per destination memory node.
@@ -530,6 +534,9 @@ def main(argv=None):
     parser.add_argument("--png", metavar="OUT.png", help="also draw a Gantt chart into OUT.png")
     parser.add_argument("--title", help="title of the Gantt chart (default: the folder's name "
                         "and the run's tasks, workers and memory nodes)")
+    parser.add_argument("--until-last-task", action="store_true",
+                        help="end the chart's time axis at the last task's end (transfers after "
+                        "it are left out of the chart, not of the summary)")
     args = parser.parse_args(argv)
 
     tasks_path = os.path.join(args.dir, "tasks.rec")
@@ -549,7 +556,8 @@ def main(argv=None):
     summarise_app(tasks, paje, sys.stdout)
     if args.png:
         return render_gantt(tasks, names, paje, args.png,
-                            args.title or describe_run(args.dir, tasks, names, paje))
+                            args.title or describe_run(args.dir, tasks, names, paje),
+                            args.until_last_task)
     return 0
 
 

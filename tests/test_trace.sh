@@ -139,6 +139,10 @@ traced_run() {
     grep -q "^data transfers" "$tmp/$name.report"
   if [ $has_matplotlib = 1 ]; then
     check "$name: the Gantt chart is a non-empty PNG" /dev/null is_png "$tmp/$name.png"
+    "$python" "$report" "$dir" --png "$tmp/$name-until.png" --until-last-task \
+      >"$tmp/$name.until" 2>&1
+    check "$name: the chart up to the last task (--until-last-task) is a non-empty PNG" \
+      "$tmp/$name.until" is_png "$tmp/$name-until.png"
   else
     skip "$name: the Gantt chart is a non-empty PNG" "no matplotlib for $python (scripts/setup.sh installs python3-matplotlib)"
   fi
