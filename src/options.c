@@ -77,6 +77,7 @@ static void usage(FILE *out) {
       "  --task-neurons N     neurons per task (default: 4 tasks per GPU; the level solver\n"
       "                       one per 10 M compartments a GPU, 1 to 4, for passive chunk\n"
       "                       tasks, otherwise one a GPU; with CPU and GPU workers both,\n"
+      "                       for a passive mono batch of 150 M compartments a GPU or more,\n"
       "                       plus one CPU-sized chunk per CPU worker, sized by the\n"
       "                       performance models; without GPU, 4 per CPU worker; 1,024 or\n"
       "                       more are rounded up to a multiple of 32)\n"
