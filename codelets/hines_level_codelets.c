@@ -12,6 +12,7 @@
 #include "branch_step.h"
 #include "cell_block.h"
 #include "level_flow.h"
+#include "level_rows_cpu.h"
 #include "probe_samples.h"
 #include "spike_record.h"
 #include "step_outputs.h"
@@ -80,6 +81,12 @@ static int assemble_rows(const struct level_block_view *v, const double *constan
   return 1;
 }
 
+/* The end of block `block` of the row sweeps (level_rows_cpu.h) over v's systems. */
+static int rows_block_end(const struct level_block_view *v, int block) {
+  const int end = (block + 1) * LEVEL_ROWS_BLOCK;
+  return end < v->systems ? end : v->systems;
+}
+
 static void level_backward_cpu(void *buffers[], void *cl_arg) {
   struct level_step_arguments args;
   memcpy(&args, cl_arg, sizeof args);
@@ -88,21 +95,24 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
   const int threads = starpu_combined_worker_get_size();
   const int assembled = assemble_rows(&v, VECTOR(1, const double), &args, VECTOR(2, double),
                                       VECTOR(3, double), gates, threads);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int s = 0; s < v.systems; s++)
-    level_backward_system_in_groups(&v, s, VECTOR(1, const double), &args, VECTOR(2, double),
-                                    VECTOR(3, double), VECTOR(4, double), VECTOR(5, const double),
-                                    gates, assembled, LEVEL_PREFETCH, args.stored_pivots != 0);
+  const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+  for (int block = 0; block < blocks; block++)
+    level_backward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block),
+                        VECTOR(1, const double), &args, VECTOR(2, double), VECTOR(3, double),
+                        VECTOR(4, double), VECTOR(5, const double), gates, assembled,
+                        args.stored_pivots != 0);
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
   struct forward_task task;
   memcpy(&task, cl_arg, sizeof task);
   const struct level_block_view v = level_block_describe(VECTOR(0, const int));
-#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
-  for (int s = 0; s < v.systems; s++)
-    level_forward_system(&v, s, VECTOR(1, double), VECTOR(2, const double),
-                         VECTOR(3, const double));
+  const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
+#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(dynamic)
+  for (int block = 0; block < blocks; block++)
+    level_forward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), VECTOR(1, double),
+                       VECTOR(2, const double), NULL, VECTOR(3, const double));
   int n_spiking = 0;
   step_outputs_cpu(VECTOR(1, const double), 0,
                    samples_if(buffers, task.sample_row, task.spike_step), task.sample_row,
@@ -239,12 +249,13 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
       double *gates = b.gates ? b.gates + b.n_gates * e : NULL;
       const int assembled =
           assemble_rows(&v, b.constants, &args.step, b.voltage + e, b.factor + e, gates, threads);
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int s = 0; s < v.systems; s++)
-        level_backward_system_in_groups(&v, s, b.constants, &args.step, b.voltage + e, b.factor + e,
-                                        b.contribution + 2 * levels->system_offset[level],
-                                        b.contribution, gates, assembled, LEVEL_PREFETCH,
-                                        args.step.stored_pivots != 0);
+      const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+      for (int block = 0; block < blocks; block++)
+        level_backward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b.constants,
+                            &args.step, b.voltage + e, b.factor + e,
+                            b.contribution + 2 * levels->system_offset[level], b.contribution,
+                            gates, assembled, args.step.stored_pivots != 0);
     }
     /* what the backward sweeps above left unstored (passive steps: level_row_factors) */
     const double *row_factor = level_row_factors(b.constants, &args.step, b.gates, 0);
@@ -262,9 +273,11 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
     for (int level = tail; level < levels->n_levels; level++) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int s = 0; s < v.systems; s++)
-        level_forward_system_rows(&v, s, b.voltage + e, b.factor + e, row_factor, b.voltage);
+      const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+      for (int block = 0; block < blocks; block++)
+        level_forward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b.voltage + e,
+                           b.factor + e, row_factor, b.voltage);
     }
     free(scratch);
   }

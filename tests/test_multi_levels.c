@@ -20,6 +20,7 @@
 #include "cell_block.h"
 #include "hines_level_kernels.h"
 #include "level_flow.h"
+#include "level_rows_cpu.h"
 #include "morph_spec.h"
 #include "multi_batch.h"
 #include "neuron_batch.h"
@@ -1052,6 +1053,134 @@ static void rows_apart_match_fused_sweeps(void **state) {
     morphology_free(&trees[r]);
 }
 
+/* One step of one chunk as the CPU chunk codelet sweeps it: level by level, rows assembled first
+ * with channels everywhere; each level's systems branch by branch (block 0) or row by row in
+ * blocks of `block` systems (level_rows_cpu.h). Links to the chunk's arrays or to the adjacent
+ * level's. Counts in *covered the blocks the row sweeps took (not branch by branch). */
+static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *part_ints,
+                            const struct level_step_arguments *args, int block, double *voltage,
+                            double *factor, double *contribution, double *gates, int *covered) {
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  const size_t n_gates = (size_t)args->channels.n_gates;
+  for (int level = lb->n_levels - 1; level >= 0; level--) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    double *level_gates = gates ? gates + n_gates * e : NULL;
+    const int assembled = level_gates && args->channels.placement == PLACE_ALL;
+    if (assembled)
+      level_assemble_rows(&v, 0, v.max_size, lb->constants, args, voltage + e, factor + e,
+                          level_gates);
+    double *own = contribution + 2 * lb->system_offset[at + level];
+    const double *children =
+        contribution + (lb->chunk_links ? 0 : 2 * lb->system_offset[at + level + 1]);
+    for (int begin = 0; begin < v.systems; begin += block ? block : v.systems) {
+      const int end = block && begin + block < v.systems ? begin + block : v.systems;
+      if (!block) {
+        for (int s = begin; s < end; s++)
+          level_backward_system_in_groups(&v, s, lb->constants, args, voltage + e, factor + e, own,
+                                          children, level_gates, assembled, LEVEL_PREFETCH,
+                                          args->stored_pivots);
+        continue;
+      }
+      *covered += (!level_gates || assembled) && level_rows_cover(&v, begin, end);
+      level_backward_rows(&v, begin, end, lb->constants, args, voltage + e, factor + e, own,
+                          children, level_gates, assembled, args->stored_pivots);
+    }
+  }
+  const double *row_factor = level_row_factors(lb->constants, args, gates, 0);
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    const size_t e = lb->element_offset[at + level];
+    const double *parents =
+        voltage + (lb->chunk_links || level == 0 ? 0 : lb->element_offset[at + level - 1]);
+    for (int begin = 0; begin < v.systems; begin += block ? block : v.systems) {
+      const int end = block && begin + block < v.systems ? begin + block : v.systems;
+      if (block)
+        level_forward_rows(&v, begin, end, voltage + e, factor + e, row_factor, parents);
+      else
+        for (int s = begin; s < end; s++)
+          level_forward_system_rows(&v, s, voltage + e, factor + e, row_factor, parents);
+    }
+  }
+}
+
+/* The CPU codelets' row sweeps (level_rows_cpu.h) give the bits of the branch-by-branch sweeps,
+ * voltages, factors, contributions and gates, step after step: random trees and the mix, NCP
+ * (rows) and CP (branch by branch), subtrees and cut branches or none, height order with chunk
+ * links and depth order with level links, passive with pivots computed, read and row factors,
+ * HH everywhere (rows assembled first) and on the somas only (channels in the sweep: branch by
+ * branch), the stimulus at the root and inside a branch, blocks of LEVEL_ROWS_BLOCK and of 7
+ * systems (a block's edge inside a row), fewer neurons than cells. */
+static void row_sweeps_match_branch_sweeps(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  struct morphology trees[3];
+  random_trees(trees, 3, 30, 500, 300, 1200);
+  struct hines_error err;
+  int covered = 0;
+  for (int set = 0; set < 2; set++) {
+    const int n_cells = set == 0 ? 3 : mix_count;
+    const struct morphology *cells = set == 0 ? trees : mix;
+    for (int variant = 0; variant < 8; variant++) {
+      const int neurons = variant == 7 ? n_cells - 1 : 2 * n_cells + 1 + 40 * (variant % 3 == 0);
+      const int depth = variant == 3, channels = variant >= 4 && variant <= 6;
+      const struct level_batch_options options = {
+          .neurons_per_chunk = variant == 2 ? 5 : neurons,
+          .padded = variant == 1 || variant == 6,
+          .chunk_links = !depth,
+          .order = depth ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT,
+          .warps = LEVEL_WARPS_OFF,
+          .channels_everywhere = variant == 4 || variant == 6,
+          .subtree_compartments = variant == 2 || depth || variant == 5 ? 0 : 64,
+          .split_compartments = variant == 2 ? 5
+                                : depth      ? 0
+                                             : 64};
+      const double dt_ms = 0.025;
+      struct level_batch lb;
+      assert_int_equal(
+          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, dt_ms, &lb, &err),
+          HINES_OK);
+      struct level_step_arguments args = {.stimulus = variant_stimulus(variant, neurons),
+                                          .hh_rates = HH_RATES_TABLE,
+                                          .dt_ms = dt_ms,
+                                          .constant_rows = lb.constant_rows,
+                                          .stored_pivots = variant == 0 || variant == 7,
+                                          .row_factors = variant == 1 || variant == 7};
+      channel_set_init(&args.channels);
+      if (channels) {
+        args.channels = channel_set_hh(variant == 5 ? PLACE_SOMA : PLACE_ALL);
+        channel_rate_table_fill(&args.channels, dt_ms,
+                                lb.constants + CONST_RATE_TABLE(lb.constant_rows));
+      }
+      const int n_gates = args.channels.n_gates;
+      for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
+        struct chunk_copies c = chunk_copies_make(&lb, chunk, n_gates);
+        const int block = variant % 2 ? 7 : LEVEL_ROWS_BLOCK;
+        for (int step = 0; step < 5; step++) {
+          args.time_ms = step * dt_ms;
+          cpu_step_sweeps(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
+                          c.state[0][2], c.state[0][3], &covered);
+          cpu_step_sweeps(&lb, chunk, c.part_ints, &args, block, c.state[1][0], c.state[1][1],
+                          c.state[1][2], c.state[1][3], &covered);
+        }
+        if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
+            memcmp(c.state[0][1], c.state[1][1], c.elements * sizeof(double)) != 0 ||
+            memcmp(c.state[0][2], c.state[1][2], 2 * c.systems * sizeof(double)) != 0 ||
+            memcmp(c.state[0][3], c.state[1][3], n_gates * c.elements * sizeof(double)) != 0)
+          fail_msg("row sweeps, set %d variant %d chunk %d: voltages, factors, contributions or "
+                   "gates differ from the branch-by-branch sweeps",
+                   set, variant, chunk);
+        chunk_copies_free(&c);
+      }
+      level_batch_free(&lb);
+    }
+  }
+  print_message("# row sweeps took %d blocks\n", covered);
+  assert_true(covered > 100); /* not all branch by branch */
+  for (int r = 0; r < 3; r++)
+    morphology_free(&trees[r]);
+}
+
 /* One passive step of one chunk as the CPU codelets sweep it, with the pivots computed or read
  * (stored_pivots, level_layout.h's CONST_INVERSE_PIVOT); links to the chunk's arrays (height
  * order) or to the adjacent level's (depth order, per-level tasks). */
@@ -1694,6 +1823,7 @@ int main(void) {
       cmocka_unit_test(centered_roots_match_reference),
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(row_factors_match_element_factors),
+      cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(rows_apart_through_runtime_match_fused_rows),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
