@@ -38,6 +38,48 @@ static inline int level_rows_holding(const struct level_block_view *v, int j, in
   return holding < 0 ? 0 : holding > n ? n : holding;
 }
 
+/* Row j of the backward sweep for the systems [0, going_on) of a block that continue from row
+ * j + 1 (level_backward_rows): rows_assembled, pivots (read the inverse pivots) and
+ * store_factor are constants where this is inlined, so that each combination is a loop of its
+ * own without branches, which the compiler vectorises (gathering the constants' rows). */
+static inline __attribute__((always_inline)) void
+level_rows_going_on(int going_on, int j, const double *LEVEL_RESTRICT constants,
+                    const double *LEVEL_RESTRICT inverse_pivots,
+                    const int *LEVEL_RESTRICT first_row, const int *LEVEL_RESTRICT stimulated,
+                    const double *LEVEL_RESTRICT injected, double *LEVEL_RESTRICT row_voltage,
+                    double *LEVEL_RESTRICT row_factor_out, double *LEVEL_RESTRICT previous_factor,
+                    double *LEVEL_RESTRICT previous_rhs,
+                    double *LEVEL_RESTRICT previous_off_diagonal, const int rows_assembled,
+                    const int pivots, const int store_factor) {
+#pragma omp simd
+  for (int k = 0; k < going_on; k++) {
+    const int r = first_row[k] + j, at = r * CONST_STRIDE;
+    const double off_diagonal = constants[at + CONST_OFF_DIAGONAL];
+    double dj, rj;
+    if (rows_assembled) {
+      dj = row_factor_out[k];
+      rj = row_voltage[k];
+    } else {
+      membrane_row(pivots ? inverse_pivots[r] : constants[at + CONST_DIAGONAL_BASE],
+                   constants[at + CONST_C_OVER_DT], constants[at + CONST_LEAK_CURRENT],
+                   row_voltage[k], j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);
+    }
+    dj = fma(-previous_factor[k], previous_off_diagonal[k], dj);
+    rj = fma(-previous_factor[k], previous_rhs[k], rj);
+    double scaled_rhs, eliminated_factor;
+    if (pivots)
+      level_pivot_stored(off_diagonal, rj, inverse_pivots[r], &eliminated_factor, &scaled_rhs);
+    else
+      level_pivot(off_diagonal, rj, dj, &eliminated_factor, &scaled_rhs);
+    if (store_factor)
+      row_factor_out[k] = eliminated_factor;
+    row_voltage[k] = scaled_rhs;
+    previous_factor[k] = eliminated_factor;
+    previous_rhs[k] = rj;
+    previous_off_diagonal[k] = off_diagonal;
+  }
+}
+
 /* The backward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK, row by row: what
  * level_backward_system_in_groups leaves for each of them (voltage, factor, contribution). gates
  * without rows_assembled (channels inside the sweep) go branch by branch. */
@@ -78,34 +120,21 @@ static inline void level_backward_rows(
     const int going_on = level_rows_holding(v, j + 1, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
     double *LEVEL_RESTRICT row_factor_out = factor + v->row_offset[j] + begin;
-#pragma omp simd
-    for (int k = 0; k < going_on; k++) {
-      const double *row = constants + (size_t)(first_row[k] + j) * CONST_STRIDE;
-      const double off_diagonal = row[CONST_OFF_DIAGONAL];
-      double dj, rj;
-      if (rows_assembled) {
-        dj = row_factor_out[k];
-        rj = row_voltage[k];
-      } else {
-        membrane_row(inverse_pivots ? inverse_pivots[first_row[k] + j] : row[CONST_DIAGONAL_BASE],
-                     row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT], row_voltage[k],
-                     j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);
-      }
-      dj = fma(-previous_factor[k], previous_off_diagonal[k], dj);
-      rj = fma(-previous_factor[k], previous_rhs[k], rj);
-      double scaled_rhs, eliminated_factor;
-      if (inverse_pivots)
-        level_pivot_stored(off_diagonal, rj, inverse_pivots[first_row[k] + j], &eliminated_factor,
-                           &scaled_rhs);
-      else
-        level_pivot(off_diagonal, rj, dj, &eliminated_factor, &scaled_rhs);
-      if (!row_factor)
-        row_factor_out[k] = eliminated_factor;
-      row_voltage[k] = scaled_rhs;
-      previous_factor[k] = eliminated_factor;
-      previous_rhs[k] = rj;
-      previous_off_diagonal[k] = off_diagonal;
-    }
+#define GOING_ON(ASSEMBLED, PIVOTS, STORE)                                                         \
+  level_rows_going_on(going_on, j, constants, inverse_pivots, first_row, stimulated, injected,     \
+                      row_voltage, row_factor_out, previous_factor, previous_rhs,                  \
+                      previous_off_diagonal, ASSEMBLED, PIVOTS, STORE)
+    if (rows_assembled) /* (no stored pivots nor row factors then) */
+      GOING_ON(1, 0, 1);
+    else if (inverse_pivots && row_factor)
+      GOING_ON(0, 1, 0);
+    else if (inverse_pivots)
+      GOING_ON(0, 1, 1);
+    else if (row_factor)
+      GOING_ON(0, 0, 0);
+    else
+      GOING_ON(0, 0, 1);
+#undef GOING_ON
     for (int k = going_on; k < holding; k++) { /* far ends: the children's contributions */
       const int s = begin + k;
       const double *row = constants + (size_t)(first_row[k] + j) * CONST_STRIDE;
