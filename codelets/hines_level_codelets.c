@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "branch_step.h"
+#include "branch_rows_cpu.h"
 #include "cell_block.h"
 #include "level_flow.h"
 #include "level_rows_cpu.h"
@@ -156,20 +156,36 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
 
 /* The branch step's three phases over a part's schedule c on a CPU (the whole part, or its
  * trunk); scratch: `doubles` a thread. */
+/* Phase A (grounded: response 0) or C (response 1) of the branch step over a part's schedule c
+ * on a CPU, level by level, row by row in blocks of systems (codelets/branch_rows_cpu.h). */
+static void branch_phase_cpu(const struct chunk_buffers *b, const struct cell_schedule_view *c,
+                             const struct level_step_arguments *step, int threads, int response) {
+  for (int level = 0; level < c->levels; level++) {
+    const struct level_block_view v = level_block_describe(b->ints + c->ints_offset[level]);
+    double *voltage = b->voltage + c->element_offset[level];
+    double *pairs = b->contribution + 2 * (size_t)c->system_offset[level];
+    const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
+    for (int block = 0; block < blocks; block++) {
+      if (response)
+        branch_response_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b->constants,
+                             step, voltage, pairs);
+      else
+        branch_grounded_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b->constants,
+                             step, voltage, pairs);
+    }
+  }
+}
+
 static void branch_part_cpu(const struct chunk_buffers *b, const struct cell_schedule_view *c,
                             const struct level_step_arguments *step, int threads, double *scratch,
                             size_t doubles) {
-  const int systems = branch_links_of(c).systems;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int g = 0; g < systems; g++)
-    branch_grounded_at(b->ints, c, g, b->constants, step, b->voltage, b->contribution);
+  branch_phase_cpu(b, c, step, threads, 0);
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
   for (int block = 0; block < c->blocks; block++)
     branch_junctions_host(b->ints, c, block, b->constants, step, b->voltage, b->contribution,
                           scratch + (size_t)omp_get_thread_num() * doubles);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int g = 0; g < systems; g++)
-    branch_response_at(b->ints, c, g, b->constants, step, b->voltage, b->contribution);
+  branch_phase_cpu(b, c, step, threads, 1);
 }
 
 /* The cell-block, on-chip cell or branch step on a CPU: its host emulation, one block at a time

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <starpu.h>
 
+#include "branch_rows_cpu.h"
 #include "cell_block.h"
 #include "hines_level_kernels.h"
 #include "level_flow.h"
@@ -1181,6 +1182,85 @@ static void row_sweeps_match_branch_sweeps(void **state) {
     morphology_free(&trees[r]);
 }
 
+/* The branch kernel's phases A and C row by row (branch_rows_cpu.h) give the bits of the
+ * system-by-system ones: voltages and the systems' pairs (XL and KR after A), every level of
+ * random trees and the mix, subtrees and cut branches or none, the stimulus at the root and
+ * inside a branch, blocks of LEVEL_ROWS_BLOCK and of 7 systems, random voltages and junction
+ * values. */
+static void branch_rows_match_branch_systems(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  struct morphology trees[3];
+  random_trees(trees, 3, 30, 500, 300, 1200);
+  struct hines_error err;
+  int covered = 0;
+  for (int set = 0; set < 2; set++) {
+    const int n_cells = set == 0 ? 3 : mix_count, neurons = 2 * (set == 0 ? 3 : mix_count) + 41;
+    const struct morphology *cells = set == 0 ? trees : mix;
+    for (int variant = 0; variant < 4; variant++) {
+      const struct level_batch_options options = {.neurons_per_chunk = neurons,
+                                                  .chunk_links = 1,
+                                                  .order = LEVEL_ORDER_HEIGHT,
+                                                  .warps = LEVEL_WARPS_OFF,
+                                                  .subtree_compartments = variant == 2 ? 0 : 64,
+                                                  .split_compartments = variant == 2   ? 5
+                                                                        : variant == 3 ? 0
+                                                                                       : 64};
+      struct level_batch lb;
+      assert_int_equal(
+          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+          HINES_OK);
+      struct level_step_arguments args = {.stimulus = variant_stimulus(variant, neurons),
+                                          .dt_ms = 0.025,
+                                          .time_ms = 1.0,
+                                          .constant_rows = lb.constant_rows};
+      channel_set_init(&args.channels);
+      for (int level = 0; level < lb.n_levels; level++) {
+        const struct level_block_view v = level_block_describe(lb.blocks[level]);
+        double *voltage[2], *pairs[2];
+        for (int copy = 0; copy < 2; copy++) {
+          voltage[copy] = malloc((size_t)(v.elements > 0 ? v.elements : 1) * sizeof(double));
+          pairs[copy] = malloc((size_t)(2 * v.systems + 1) * sizeof(double));
+        }
+        for (int e = 0; e < v.elements; e++)
+          voltage[0][e] = voltage[1][e] = -70 + 10 * testing_uniform(&seed_state);
+        const int block = variant % 2 ? 7 : LEVEL_ROWS_BLOCK;
+        for (int s = 0; s < v.systems; s++) /* phase A, system by system */
+          branch_grounded_system(&v, s, lb.constants, &args, voltage[0], &pairs[0][2 * s + 1],
+                                 &pairs[0][2 * s]);
+        for (int begin = 0; begin < v.systems; begin += block) {
+          const int end = begin + block < v.systems ? begin + block : v.systems;
+          covered += level_rows_cover(&v, begin, end);
+          branch_grounded_rows(&v, begin, end, lb.constants, &args, voltage[1], pairs[1]);
+        }
+        if (memcmp(voltage[0], voltage[1], (size_t)v.elements * sizeof(double)) != 0 ||
+            memcmp(pairs[0], pairs[1], (size_t)2 * v.systems * sizeof(double)) != 0)
+          fail_msg("branch phase A, set %d variant %d level %d: rows differ from systems", set,
+                   variant, level);
+        for (int s = 0; s < v.systems; s++) /* u and C, as phase B would leave them */
+          for (int i = 0; i < 2; i++)
+            pairs[0][2 * s + i] = pairs[1][2 * s + i] = testing_uniform(&seed_state) - 0.5;
+        for (int s = 0; s < v.systems; s++)
+          branch_response_system(&v, s, lb.constants, &args, voltage[0], pairs[0][2 * s],
+                                 pairs[0][2 * s + 1]);
+        for (int begin = 0; begin < v.systems; begin += block)
+          branch_response_rows(&v, begin, begin + block < v.systems ? begin + block : v.systems,
+                               lb.constants, &args, voltage[1], pairs[1]);
+        if (memcmp(voltage[0], voltage[1], (size_t)v.elements * sizeof(double)) != 0)
+          fail_msg("branch phase C, set %d variant %d level %d: rows differ from systems", set,
+                   variant, level);
+        for (int copy = 0; copy < 2; copy++)
+          free(voltage[copy]), free(pairs[copy]);
+      }
+      level_batch_free(&lb);
+    }
+  }
+  print_message("# branch row sweeps took %d blocks\n", covered);
+  assert_true(covered > 20); /* not all system by system */
+  for (int r = 0; r < 3; r++)
+    morphology_free(&trees[r]);
+}
+
 /* One passive step of one chunk as the CPU codelets sweep it, with the pivots computed or read
  * (stored_pivots, level_layout.h's CONST_INVERSE_PIVOT); links to the chunk's arrays (height
  * order) or to the adjacent level's (depth order, per-level tasks). */
@@ -1824,6 +1904,7 @@ int main(void) {
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(row_factors_match_element_factors),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
+      cmocka_unit_test(branch_rows_match_branch_systems),
       cmocka_unit_test(rows_apart_through_runtime_match_fused_rows),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

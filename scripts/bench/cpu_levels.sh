@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The multi-morphology level sweeps on CPU workers only, two builds side by side (before and
-# after the row sweeps of codelets/level_rows_cpu.h, say): mixes of real and synthetic cells,
+# The multi-morphology level sweeps and the branch kernel on CPU workers only, two builds side by
+# side (before and after the row sweeps of codelets/level_rows_cpu.h and branch_rows_cpu.h, say): mixes of real and synthetic cells,
 # passive and HH, the default level kernel (auto) and the level kernels forced; REPEATS rounds,
 # the two builds alternating within each; one CSV row per run (machine, date, commit of each
 # build), then the medians and the ratio per case. BENCHMARKS.md, "Level sweeps row by row on
@@ -54,6 +54,9 @@ for rep in $(seq 1 "$repeats"); do
   run_case ca1-300-hh "$rep" "${ca1[@]}" --neurons 300 --steps 20 --hh all
   run_case random-200-levels "$rep" "${random[@]}" --neurons 200 --steps 40 --hh none --level-kernel levels
   run_case deep-200-levels "$rep" "${deep[@]}" --neurons 200 --steps 40 --hh none --level-kernel levels
+  run_case ca1-300-auto "$rep" "${ca1[@]}" --neurons 300 --steps 40 --hh none
+  run_case random-200-branches "$rep" "${random[@]}" --neurons 200 --steps 40 --hh none --level-kernel branches
+  run_case deep-200-branches "$rep" "${deep[@]}" --neurons 200 --steps 40 --hh none --level-kernel branches
 done
 python3 - "$csv" <<'PY'
 import csv, statistics, sys
