@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The multi-morphology level sweeps and the branch kernel on CPU workers only, two builds side by
-# side (before and after the row sweeps of codelets/level_rows_cpu.h and branch_rows_cpu.h, say): mixes of real and synthetic cells,
-# passive and HH, the default level kernel (auto) and the level kernels forced; REPEATS rounds,
+# side (before and after the row sweeps of codelets/level_rows_cpu.h and branch_rows_cpu.h,
+# say): mixes of real and synthetic cells, passive and HH, the default level kernel (auto) and
+# the level kernels or the branch kernel forced; REPEATS rounds,
 # the two builds alternating within each; one CSV row per run (machine, date, commit of each
 # build), then the medians and the ratio per case. BENCHMARKS.md, "Level sweeps row by row on
 # CPU workers".
