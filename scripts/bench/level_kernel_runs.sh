@@ -147,6 +147,7 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
 #   default24 (one-GPU machine) the default layout with CPU workers beside the GPU (block and
 #             the cores' share from 150 M passive compartments a GPU), five batches; same bits
 #   share24   (one-GPU machine) CPU workers' share only for GPU chunks of 1.5 ms or more:
@@ -1618,6 +1619,15 @@ if [ "$mode" = hetero23 ]; then
     row 1 mono gpu-inter -- --steps 1000
   done
   rep=1; ROW_NCPU=all row 1 large-6643 cpu+gpu -- --steps 1000; cores; row 1 large-6643 gpu -- --steps 1000
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cpurows24 ]; then
+  # (the one-GPU machine) the CPU level sweeps and branch phases row by row
+  # (codelets/level_rows_cpu.h, branch_rows_cpu.h): CPU workers and the GPU give identical probe
+  # files (level kernels passive and HH, trunks of branches, the branch kernel); then 16 CPU
+  # workers alone on prio23's batches (1.08-1.19 G/s before, H200 x2 host) and larger ones.
+  for spec in large-auto six-hh rnd-hh large-trunk ca1-br six-br deep-br random; do same_probes $spec 200; done
+  for b in large-200 six-1000 D-200 six-10000 ca1-3000; do ROW_NCPU=16 row 0 $b cpu16 -- --steps 50; grep -o '"level_kernel": "[a-z]*"' $out/t.json; done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = default24 ]; then
