@@ -1627,6 +1627,7 @@ if [ "$mode" = cpurows24 ]; then
   # files (level kernels passive and HH, trunks of branches, the branch kernel); then 16 CPU
   # workers alone on prio23's batches (1.08-1.19 G/s before, H200 x2 host) and larger ones.
   for spec in large-auto six-hh rnd-hh large-trunk ca1-br six-br deep-br random; do same_probes $spec 200; done
+  rep=1
   for b in large-200 six-1000 D-200 six-10000 ca1-3000; do ROW_NCPU=16 row 0 $b cpu16 -- --steps 50; grep -o '"level_kernel": "[a-z]*"' $out/t.json; done
   rm -f $out/t.json $out/t.log
 fi
