@@ -1,5 +1,6 @@
-/* StarPU adapters for the level kernels: OpenMP over the systems of a level block on CPUs (with
- * the threads StarPU grants the task), one thread per system on GPUs. */
+/* StarPU adapters for the level kernels: on CPUs OpenMP over blocks of a level's systems, each
+ * block swept row by row (level_rows_cpu.h; with the threads StarPU grants the task), one thread
+ * per system on GPUs. */
 #include "hines_level_codelets.h"
 
 #include <errno.h>
@@ -154,8 +155,6 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
                                 .n_gates = b->n_gates};
 }
 
-/* The branch step's three phases over a part's schedule c on a CPU (the whole part, or its
- * trunk); scratch: `doubles` a thread. */
 /* Phase A (grounded: response 0) or C (response 1) of the branch step over a part's schedule c
  * on a CPU, level by level, row by row in blocks of systems (codelets/branch_rows_cpu.h). */
 static void branch_phase_cpu(const struct chunk_buffers *b, const struct cell_schedule_view *c,
@@ -177,6 +176,8 @@ static void branch_phase_cpu(const struct chunk_buffers *b, const struct cell_sc
   }
 }
 
+/* The branch step's three phases over a part's schedule c on a CPU (the whole part, or its
+ * trunk); scratch: `doubles` a thread. */
 static void branch_part_cpu(const struct chunk_buffers *b, const struct cell_schedule_view *c,
                             const struct level_step_arguments *step, int threads, double *scratch,
                             size_t doubles) {

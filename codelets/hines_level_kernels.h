@@ -1,7 +1,8 @@
 /* Kernels of the multi-morphology level solver, one system (branch) at a time, shared verbatim
- * by the CPU codelet (OpenMP over systems) and the CUDA codelet (one thread per system): the
- * same arithmetic in the same order on both, the multiply-adds of the sweeps as explicit fma
- * (issue #18). See level_layout.h for the storage. */
+ * by the CUDA codelet (one thread per system) and the CPU codelets (which sweep most blocks row
+ * by row with the same per-element operations, level_rows_cpu.h): the same arithmetic in the
+ * same order on both, the multiply-adds of the sweeps as explicit fma (issue #18). See
+ * level_layout.h for the storage. */
 #ifndef HINES_LEVEL_KERNELS_H
 #define HINES_LEVEL_KERNELS_H
 
