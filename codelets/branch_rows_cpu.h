@@ -29,15 +29,9 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
   double previous_factor[LEVEL_ROWS_BLOCK], previous_rhs[LEVEL_ROWS_BLOCK],
       injected[LEVEL_ROWS_BLOCK], x[LEVEL_ROWS_BLOCK];
   int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
-  for (int k = 0; k < n; k++) {
-    const int s = begin + k, size = v->size[s];
+  level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
+  for (int k = 0; k < n; k++)
     previous_factor[k] = previous_rhs[k] = x[k] = 0.0;
-    first_row[k] = v->first_row[s];
-    stimulated[k] = args->stimulus.compartment - v->first_compartment[s];
-    injected[k] = stimulated[k] >= 0 && stimulated[k] < size
-                      ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
-                      : 0.0;
-  }
   const int top = n > 0 ? v->size[begin] : 0;
   for (int j = top - 1; j >= 0; j--) { /* elimination, C = 0 */
     const int holding = level_rows_holding(v, j, begin, n);

@@ -38,6 +38,22 @@ static inline int level_rows_holding(const struct level_block_view *v, int j, in
   return holding < 0 ? 0 : holding > n ? n : holding;
 }
 
+/* What a block's backward rows read of each of its n systems from `begin` on: its constants'
+ * first row, the row its stimulus enters (as the per-system sweeps compute it) and the current
+ * injected there (0 when it enters none of the system's rows). */
+static inline void level_rows_systems(const struct level_block_view *v, int begin, int n,
+                                      const struct level_step_arguments *args, int *first_row,
+                                      int *stimulated, double *injected) {
+  for (int k = 0; k < n; k++) {
+    const int s = begin + k;
+    first_row[k] = v->first_row[s];
+    stimulated[k] = args->stimulus.compartment - v->first_compartment[s];
+    injected[k] = stimulated[k] >= 0 && stimulated[k] < v->size[s]
+                      ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
+                      : 0.0;
+  }
+}
+
 /* Row j of the backward sweep for the systems [0, going_on) of a block that continue from row
  * j + 1 (level_backward_rows): rows_assembled, pivots (read the inverse pivots) and
  * store_factor are constants where this is inlined, so that each combination is a loop of its
@@ -104,15 +120,9 @@ static inline void level_backward_rows(
   double previous_factor[LEVEL_ROWS_BLOCK], previous_rhs[LEVEL_ROWS_BLOCK],
       previous_off_diagonal[LEVEL_ROWS_BLOCK], injected[LEVEL_ROWS_BLOCK];
   int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
-  for (int k = 0; k < n; k++) {
-    const int s = begin + k, size = v->size[s];
+  level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
+  for (int k = 0; k < n; k++)
     previous_factor[k] = previous_rhs[k] = previous_off_diagonal[k] = 0.0;
-    first_row[k] = v->first_row[s];
-    stimulated[k] = args->stimulus.compartment - v->first_compartment[s];
-    injected[k] = stimulated[k] >= 0 && stimulated[k] < size
-                      ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
-                      : 0.0;
-  }
   const int top = n > 0 ? v->size[begin] : 0; /* the block's longest system */
   for (int j = top - 1; j >= 0; j--) {
     const int holding = level_rows_holding(v, j, begin, n);

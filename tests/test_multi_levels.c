@@ -1054,6 +1054,16 @@ static void rows_apart_match_fused_sweeps(void **state) {
     morphology_free(&trees[r]);
 }
 
+/* A level batch of `neurons` of cells[0 .. n_cells - 1] with these options (it must build). */
+static void build_batch(const struct morphology *cells, int n_cells, int neurons,
+                        const struct level_batch_options *options, double dt_ms,
+                        struct level_batch *lb) {
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(cells, n_cells, neurons, options, &cable_defaults, dt_ms, lb, &err),
+      HINES_OK);
+}
+
 /* One step of one chunk as the CPU chunk codelet sweeps it: level by level, rows assembled first
  * with channels everywhere; each level's systems branch by branch (block 0) or row by row in
  * blocks of `block` systems (level_rows_cpu.h). Links to the chunk's arrays or to the adjacent
@@ -1117,7 +1127,6 @@ static void row_sweeps_match_branch_sweeps(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  struct hines_error err;
   int covered = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count;
@@ -1138,9 +1147,7 @@ static void row_sweeps_match_branch_sweeps(void **state) {
                                              : 64};
       const double dt_ms = 0.025;
       struct level_batch lb;
-      assert_int_equal(
-          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, dt_ms, &lb, &err),
-          HINES_OK);
+      build_batch(cells, n_cells, neurons, &options, dt_ms, &lb);
       struct level_step_arguments args = {.stimulus = variant_stimulus(variant, neurons),
                                           .hh_rates = HH_RATES_TABLE,
                                           .dt_ms = dt_ms,
@@ -1192,7 +1199,6 @@ static void branch_rows_match_branch_systems(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  struct hines_error err;
   int covered = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count, neurons = 2 * (set == 0 ? 3 : mix_count) + 41;
@@ -1207,9 +1213,7 @@ static void branch_rows_match_branch_systems(void **state) {
                                                                         : variant == 3 ? 0
                                                                                        : 64};
       struct level_batch lb;
-      assert_int_equal(
-          level_batch_build(cells, n_cells, neurons, &options, &cable_defaults, 0.025, &lb, &err),
-          HINES_OK);
+      build_batch(cells, n_cells, neurons, &options, 0.025, &lb);
       struct level_step_arguments args = {.stimulus = variant_stimulus(variant, neurons),
                                           .dt_ms = 0.025,
                                           .time_ms = 1.0,
