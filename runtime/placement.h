@@ -121,8 +121,7 @@ int placement_level_neurons_per_task(int requested, int n_neurons, long long com
  * goes by drift as the GPU measures CPU-sized chunks among its own (so a rule on predicted
  * times gave shares where they lost). Measured on the H200 machine (15 cores + the GPU, block
  * layout, calibrated dmdas, hetero24, share24, share24b, CPU + GPU against the GPU alone in
- * blocks):
- * medium-high 1,024,000 (327 M) 1.033-1.050x in four runs, 512,000 (163 M) 1.009-1.068x in
+ * blocks): medium-high 1,024,000 (327 M) 1.033-1.050x in four runs, 512,000 (163 M) 1.009-1.068x in
  * eight, 384,000 (122 M) 1.046 and 0.980x; 256,000 (82 M) 0.57-0.88x, with HH 0.84-1.03x;
  * 25,600 0.36-0.72x, small-high 256,000 (19.5 M) 0.54x, big-high 32,000 0.36-0.40x. Above it the
  * share still varies with what the models hold: with fresh ones (default24, against the GPU alone

@@ -197,6 +197,19 @@ for reference in "$source_dir"/traces/reference-*/; do
   fi
 done
 
+# --until-last-task ends the chart's axis at the last task: on a reference trace whose data
+# come home after its last task (traces/README.md) the chart then differs from the whole run's.
+late=$source_dir/traces/reference-h200-cpu-gpu-512000-dmdas
+if [ $has_matplotlib = 1 ] && [ -f "$late/paje.trace" ]; then
+  "$python" "$report" "$late" --png "$tmp/late-all.png" >"$tmp/late.log" 2>&1
+  "$python" "$report" "$late" --png "$tmp/late-tasks.png" --until-last-task >>"$tmp/late.log" 2>&1
+  check "trace_report.py --until-last-task: a chart other than the whole run's" "$tmp/late.log" \
+    eval 'is_png "$tmp/late-tasks.png" && is_png "$tmp/late-all.png" && ! cmp -s "$tmp/late-all.png" "$tmp/late-tasks.png"'
+else
+  skip "trace_report.py --until-last-task: a chart other than the whole run's" \
+    "no matplotlib or no reference trace"
+fi
+
 # starpu_perfmodel_plot -s hines_step -i DIR/hinestask-fxt_0, as traces/README.md documents it
 # (run in a scratch folder: it writes its files and a few of the trace's there): one point per
 # hines_step task of the trace.
