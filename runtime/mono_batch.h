@@ -23,6 +23,8 @@ struct mono_batch_config {
   /* 1: each chunk may run only on the kind of worker it was sized for (runtime/placement.h);
    * 0 (the default): anywhere, the scheduler places it. */
   int pin;
+  /* Whether CPU workers beside GPUs get chunks of their own (enum placement_share). */
+  int cpu_share;
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
    * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
    * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */

@@ -130,6 +130,9 @@ int placement_level_neurons_per_task(int requested, int n_neurons, long long com
 /* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
  * without channels. */
 int placement_cpus_share(long long compartments, int gpus, int channels);
+/* --cpu-share: CPU workers' chunks of a mono batch beside GPUs by the rule above (auto), always
+ * (on) or never (off). Auto is 0 so that a zeroed configuration takes the rule. */
+enum placement_share { PLACEMENT_SHARE_AUTO = 0, PLACEMENT_SHARE_ON, PLACEMENT_SHARE_OFF };
 
 /* A batch cut into chunks for the kinds of workers there are: units (neurons, or blocks of
  * neurons) per chunk, in order, and the kind of worker each chunk was sized for (STARPU_CUDA,

@@ -14,6 +14,7 @@
 
 #include "hinestask_commit.h"
 #include "multi_batch.h"
+#include "placement.h"
 #include "synthetic.h"
 
 const char *const program = "hinestask";
@@ -83,6 +84,10 @@ static void usage(FILE *out) {
       "                       more are rounded up to a multiple of 32)\n"
       "  --pin                run each chunk only on the kind of worker it was sized for\n"
       "                       (default: the scheduler places every chunk)\n"
+      "  --cpu-share auto|on|off  mono, CPU and GPU workers both: one CPU-sized chunk per\n"
+      "                       CPU worker beside the GPUs' chunks, sized by the performance\n"
+      "                       models (on), none (off), or on for passive batches of 150 M\n"
+      "                       compartments a GPU or more (auto, the default)\n"
       "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
       "                       after every step)\n"
       "  --task-steps K       each task advances its chunk K steps: StarPU's cost per task\n"
@@ -458,6 +463,7 @@ enum long_only_options {
   OPT_TASK_STEPS,
   OPT_MODELS,
   OPT_PIN,
+  OPT_CPU_SHARE,
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
   OPT_LEVEL_KERNEL,
@@ -741,6 +747,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"task-steps", required_argument, 0, OPT_TASK_STEPS},
       {"models", required_argument, 0, OPT_MODELS},
       {"pin", no_argument, 0, OPT_PIN},
+      {"cpu-share", required_argument, 0, OPT_CPU_SHARE},
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
@@ -1028,6 +1035,17 @@ void options_parse(int argc, char **argv, struct options *o) {
       break;
     case OPT_PIN:
       o->pin = 1;
+      break;
+    case OPT_CPU_SHARE:
+      o->mono_option_given = 1;
+      if (strcmp(optarg, "auto") == 0)
+        o->cpu_share = PLACEMENT_SHARE_AUTO;
+      else if (strcmp(optarg, "on") == 0)
+        o->cpu_share = PLACEMENT_SHARE_ON;
+      else if (strcmp(optarg, "off") == 0)
+        o->cpu_share = PLACEMENT_SHARE_OFF;
+      else
+        bad_usage("--cpu-share must be auto, on or off, got '%s'", optarg);
       break;
     case OPT_MULTI_TASKS:
       o->multi_option_given = 1;

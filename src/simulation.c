@@ -451,6 +451,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .window = o->window,
                                      .task_steps = o->task_steps,
                                      .pin = o->pin,
+                                     .cpu_share = o->cpu_share,
                                      .model = o->model};
   if (o->params_values) { /* this batch's rows of the sweep (a rank's share from its first) */
     config.sweep = o->params_values + (size_t)o->first_neuron * NEURON_PARAMETER_COUNT;

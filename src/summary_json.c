@@ -16,6 +16,7 @@
 #include "hinestask_commit.h"
 #include "output_files.h"
 #include "params_file.h"
+#include "placement.h"
 #include "reports.h"
 #include "runtime.h"
 
@@ -283,6 +284,10 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_int(&j, "window", o->window > 0 ? o->window : RUNTIME_DEFAULT_WINDOW);
   json_key(&j, "pin");
   fputs(o->pin ? "true" : "false", f);
+  key_string(&j, "cpu_share",
+             o->cpu_share == PLACEMENT_SHARE_ON    ? "on"
+             : o->cpu_share == PLACEMENT_SHARE_OFF ? "off"
+                                                   : "auto");
   if (runtime_cuda_workers() > 0) {
     const char *streams = getenv("STARPU_NWORKER_PER_CUDA");
     key_int(&j, "nworker_per_cuda", streams && *streams ? atoi(streams) : 1);

@@ -148,6 +148,8 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   steps25   (one-GPU machine) CPU workers' share (--cpu-share on) with tasks of 1, 4, 8 and 16
+#             steps against the GPU alone, six batches; same bits of the share at 8 steps
 #   default24 (one-GPU machine) the default layout with CPU workers beside the GPU (block and
 #             the cores' share from 150 M passive compartments a GPU), five batches; same bits
 #   share24   (one-GPU machine) CPU workers' share only for GPU chunks of 1.5 ms or more:
@@ -1652,6 +1654,31 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = steps25 ]; then
+  # (the one-GPU machine) CPU workers' share (--cpu-share on, block layout) with tasks of K
+  # steps for every chunk (--task-steps 1, 4, 8, 16) against the GPU alone in blocks and
+  # interleaved (its defaults), six batches below and above the share's 150 M rule; per batch two
+  # calibration runs (share on, 8 steps), then two rounds. First the same bits: probes of CPU +
+  # GPU with a share at 8 steps a task against the GPU alone, passive and HH.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for hh in none all; do
+    pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh $hh --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
+    timeout 120 "$H" --quiet --force "${pa[@]}" --layout block --cpu-share on --task-steps 8 --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+    cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono hh=$hh: CPU + GPU (share, 8 steps a task) identical to the GPU alone" || echo "FAIL mono hh=$hh probes differ"
+  done
+  rm -f $out/p_*.csv $out/c.log
+  blk=(--layout block --cpu-share on)
+  for b in monoc-medium-high-256000 monoc-medium-high-25600 monoc-small-high-256000 monoc-big-high-32000 monoc-medium-high-256000-hh monoc-medium-high-512000; do
+    st=(); case $b in *-hh) st=(--steps 300) ;; esac
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- "${blk[@]}" --task-steps 8 --steps 200 --calibrate; cores; done
+    for rep in 1 2; do
+      for k in 1 4 8 16; do ROW_NCPU=all row 1 $b cpu+gpu-share-k$k -- "${blk[@]}" --task-steps $k "${st[@]}"; cores; done
+      row 1 $b gpu-block -- --layout block "${st[@]}"
+      row 1 $b gpu-default -- "${st[@]}"
+    done
+  done
 fi
 if [ "$mode" = share24 ] || [ "$mode" = share24b ]; then
   # (the one-GPU machine) after hetero24: CPU workers beside the GPU get a share only when a GPU
