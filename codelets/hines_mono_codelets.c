@@ -302,8 +302,13 @@ static double step_size(struct starpu_task *task) {
   return chunk_size(task) * task_steps((const struct step_task *)task->cl_arg);
 }
 
-static uint32_t geometry_kind(const struct chunk_geometry *g, int hh) {
+/* A step task's kind includes its steps: a CPU group keeps its values in cache across them, so a
+ * compartment-step costs less in a task of 8 steps than of one (on the H200 machine's cores
+ * memory-bound at one step), and mixing the two in one history mispredicted the CPU-sized chunks
+ * 4-5x (steps25, BENCHMARKS.md). */
+static uint32_t geometry_kind(const struct chunk_geometry *g, int hh, int steps) {
   uint32_t hash = hines_kind_hash(0, (uint32_t)g->layout);
+  hash = hines_kind_hash(hash, (uint32_t)(steps > 1 ? steps : 1));
   hash = hines_kind_hash(hash, (uint32_t)g->n_compartments);
   hash = hines_kind_hash(
       hash,
@@ -313,13 +318,14 @@ static uint32_t geometry_kind(const struct chunk_geometry *g, int hh) {
 }
 
 static uint32_t solve_kind(struct starpu_task *task) {
-  return geometry_kind((const struct chunk_geometry *)task->cl_arg, 0);
+  return geometry_kind((const struct chunk_geometry *)task->cl_arg, 0, 1);
 }
 
 static uint32_t step_kind(struct starpu_task *task) {
   const struct step_task *t = (const struct step_task *)task->cl_arg;
   return geometry_kind(&t->step.geometry,
-                       (int)channels_cost_kind(&t->step.channels, t->step.hh_rates));
+                       (int)channels_cost_kind(&t->step.channels, t->step.hh_rates),
+                       task_steps(t));
 }
 
 static double neuron_step_size(struct starpu_task *task) {
@@ -342,19 +348,23 @@ HINES_DECLARE_CODELET(hines_step, hines_step_cpu, hines_step_cuda_codelet, step_
 HINES_DECLARE_CODELET(neuron_step, neuron_step_cpu, neuron_step_cuda_codelet, neuron_step_size,
                       neuron_step_kind, 100.0, 20000.0, 10.0, 0x8c564b);
 
-static uint32_t step_model_kind(const struct step_arguments *args) {
-  return geometry_kind(&args->geometry, (int)channels_cost_kind(&args->channels, args->hh_rates));
+static uint32_t step_model_kind(const struct step_arguments *args, int steps) {
+  return geometry_kind(&args->geometry, (int)channels_cost_kind(&args->channels, args->hh_rates),
+                       steps);
 }
 
-double hines_step_expected_us(const struct step_arguments *args, double values, int worker) {
+double hines_step_expected_us(const struct step_arguments *args, int steps, double values,
+                              int worker) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
-  return arch ? size_model_expected_us(&hines_step_size_model, step_model_kind(args), values, arch)
+  const int k = steps > 1 ? steps : 1;
+  return arch ? size_model_expected_us(&hines_step_size_model, step_model_kind(args, k),
+                                       values * k, arch)
               : 0.0;
 }
 
-int hines_step_measured(const struct step_arguments *args, int worker) {
+int hines_step_measured(const struct step_arguments *args, int steps, int worker) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
-  return arch && size_model_measured(&hines_step_size_model, step_model_kind(args), arch);
+  return arch && size_model_measured(&hines_step_size_model, step_model_kind(args, steps), arch);
 }
 
 int hines_shared_block_limit_on_workers(int n_compartments, int *bytes_per_block) {

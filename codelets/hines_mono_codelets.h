@@ -48,12 +48,14 @@ struct hines_step_data {
 };
 int hines_step_insert(const struct hines_step_data *data, const struct step_arguments *args,
                       const char *name, unsigned long where);
-/* The step model's prediction, in microseconds, for a chunk of `values` values (neurons x
- * compartments) of the shape `args` describes on StarPU worker `worker` (0 if unknown). */
-double hines_step_expected_us(const struct step_arguments *args, double values, int worker);
-/* Whether the step model has measured tasks of this shape on `worker`'s kind of worker (at any
- * size), rather than only its prior. */
-int hines_step_measured(const struct step_arguments *args, int worker);
+/* The step model's prediction, in microseconds, for a task of `steps` steps over a chunk of
+ * `values` values (neurons x compartments) of the shape `args` describes on StarPU worker
+ * `worker` (0 if unknown). */
+double hines_step_expected_us(const struct step_arguments *args, int steps, double values,
+                              int worker);
+/* Whether the step model has measured tasks of this shape and steps on `worker`'s kind of worker
+ * (at any size), rather than only its prior. */
+int hines_step_measured(const struct step_arguments *args, int steps, int worker);
 
 /* The multi-morphology baseline: the mono step with one tree per neuron. neurons, topology and
  * coefficients are the concatenated tables (hines_neuron_step_cuda in hines_mono_kernels.h);

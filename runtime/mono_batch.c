@@ -217,11 +217,17 @@ static int own_values_make(struct mono_batch *batch, const struct mono_batch_con
  * on the H200 x2 machine's 31 cores, whose chunks share the memory bandwidth, the cut it gave
  * took 1.9-3.4 ms a step against 1.18 for the GPU alone (mono 256,000 medium-high); the GPU's
  * chunks alone lose at most what the cores would add (5 % on the H200 machine, measured). */
+struct chunk_shape {
+  struct step_arguments args;
+  int steps; /* the steps a task of a CPU-sized chunk would advance */
+};
+
 static double predict_chunk(const void *context, int neurons, int worker) {
-  const struct step_arguments *args = context;
-  if (!runtime_calibrating() && !hines_step_measured(args, worker))
+  const struct chunk_shape *shape = context;
+  if (!runtime_calibrating() && !hines_step_measured(&shape->args, shape->steps, worker))
     return NAN;
-  return hines_step_expected_us(args, (double)neurons * args->geometry.n_compartments, worker);
+  return hines_step_expected_us(&shape->args, shape->steps,
+                                (double)neurons * shape->args.geometry.n_compartments, worker);
 }
 
 int mono_batch_create(const struct mono_batch_config *config, struct mono_batch **out,
@@ -303,7 +309,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
           batch->gates[batch_layout_index(&gates_layout, k, g * n + i)] = rest[g];
   }
 
-  const struct step_arguments proto = step_arguments_of(batch);
+  const struct chunk_shape proto = {.args = step_arguments_of(batch),
+                                    .steps = placement_share_task_steps(config->task_steps)};
   const int share =
       config->cpu_share == PLACEMENT_SHARE_AUTO
           ? placement_cpus_share((long long)config->n_neurons * n, placement_cuda_devices(),

@@ -214,6 +214,10 @@ int placement_multi_task_steps(int requested) {
   return placement_cuda_devices() > 0 && cpus_idle ? PLACEMENT_MULTI_TASK_STEPS : 1;
 }
 
+int placement_share_task_steps(int requested) {
+  return requested > 0 ? requested : PLACEMENT_SHARE_TASK_STEPS;
+}
+
 int placement_task_steps(int requested, const struct placement_plan *plan,
                          int smallest_chunk_neurons) {
   if (requested > 0)
@@ -225,6 +229,8 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
                         (plan->cpu_chunks == 0 && strncmp(scheduler, "dm", 2) == 0);
   const int devices = placement_cuda_devices();
   const int few_per_gpu = devices > 0 && plan->n_chunks <= PLACEMENT_FEW_CHUNKS_PER_GPU * devices;
+  if (plan->cpu_chunks > 0 && starpu_cpu_worker_get_count() > 0)
+    return placement_share_task_steps(requested);
   if (!cpus_idle || devices == 0)
     return 1;
   return smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS || few_per_gpu

@@ -41,6 +41,10 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
 struct placement_plan;
 int placement_task_steps(int requested, const struct placement_plan *plan,
                          int smallest_chunk_neurons);
+/* ... and when CPU workers have chunks of their own: `requested` when positive, else
+ * PLACEMENT_SHARE_TASK_STEPS. */
+#define PLACEMENT_SHARE_TASK_STEPS 1
+int placement_share_task_steps(int requested);
 /* Steps each multi chunk task advances: `requested` when positive, else
  * PLACEMENT_MULTI_TASK_STEPS where GPUs take the chunks as placement_task_steps decides
  * (no CPU workers, or a model-based scheduler that keeps the GPU-sized chunks off them), else

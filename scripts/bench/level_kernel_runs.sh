@@ -148,6 +148,8 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   steps25b  (one-GPU machine) the same at 1 and 8 steps, each calibrated, after the steps went
+#             into the step model's kind; CPU workers alone at 1 and 8 steps a task
 #   steps25   (one-GPU machine) CPU workers' share (--cpu-share on) with tasks of 1, 4, 8 and 16
 #             steps against the GPU alone, six batches; same bits of the share at 8 steps
 #   default24 (one-GPU machine) the default layout with CPU workers beside the GPU (block and
@@ -1654,6 +1656,26 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = steps25b ]; then
+  # (the one-GPU machine) after steps25, with the tasks' steps in the step model's kind: CPU
+  # workers alone in blocks at 1 and 8 steps a task (what a step costs a core either way); then
+  # per batch, for K = 1 and 8, two calibration runs and two of CPU + GPU with a share
+  # (--cpu-share on, block), and the GPU alone in blocks and interleaved, two rounds.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  rep=1; for k in 1 8; do ROW_NCPU=all row 0 monoc-medium-high-25600 cpus-k$k -- --layout block --task-steps $k --steps 100; ROW_NCPU=all row 0 monoc-small-high-256000 cpus-k$k -- --layout block --task-steps $k --steps 100; done
+  blk=(--layout block --cpu-share on)
+  for b in monoc-medium-high-256000 monoc-medium-high-512000 monoc-medium-high-25600 monoc-small-high-256000 monoc-medium-high-256000-hh monoc-big-high-256000; do
+    st=(); case $b in *-hh) st=(--steps 300) ;; esac
+    for k in 1 8; do
+      rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate-k$k -- "${blk[@]}" --task-steps $k --steps 200 --calibrate; cores; done
+      for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu-share-k$k -- "${blk[@]}" --task-steps $k "${st[@]}"; cores; done
+    done
+    for rep in 1 2; do
+      row 1 $b gpu-block -- --layout block "${st[@]}"
+      row 1 $b gpu-default -- "${st[@]}"
+    done
+  done
 fi
 if [ "$mode" = steps25 ]; then
   # (the one-GPU machine) CPU workers' share (--cpu-share on, block layout) with tasks of K
