@@ -324,8 +324,7 @@ static uint32_t solve_kind(struct starpu_task *task) {
 static uint32_t step_kind(struct starpu_task *task) {
   const struct step_task *t = (const struct step_task *)task->cl_arg;
   return geometry_kind(&t->step.geometry,
-                       (int)channels_cost_kind(&t->step.channels, t->step.hh_rates),
-                       task_steps(t));
+                       (int)channels_cost_kind(&t->step.channels, t->step.hh_rates), task_steps(t));
 }
 
 static double neuron_step_size(struct starpu_task *task) {
@@ -357,8 +356,8 @@ double hines_step_expected_us(const struct step_arguments *args, int steps, doub
                               int worker) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
   const int k = steps > 1 ? steps : 1;
-  return arch ? size_model_expected_us(&hines_step_size_model, step_model_kind(args, k),
-                                       values * k, arch)
+  return arch ? size_model_expected_us(&hines_step_size_model, step_model_kind(args, k), values * k,
+                                       arch)
               : 0.0;
 }
 

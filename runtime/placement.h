@@ -42,8 +42,13 @@ struct placement_plan;
 int placement_task_steps(int requested, const struct placement_plan *plan,
                          int smallest_chunk_neurons);
 /* ... and when CPU workers have chunks of their own: `requested` when positive, else
- * PLACEMENT_SHARE_TASK_STEPS. */
-#define PLACEMENT_SHARE_TASK_STEPS 1
+ * PLACEMENT_SHARE_TASK_STEPS. A core keeps its group's values in cache across a task's steps
+ * (15 cores of the H200 machine alone in blocks: 4.8 G compartment-steps/s at one step a task,
+ * 5.9 at 8; small-high 3.3 and 6.1), and the GPU queues its chunks' steps back to back. Measured
+ * on the H200 machine (steps25, steps25b: share on, against the GPU alone in blocks): 8 steps
+ * against one, 256,000 medium-high 1.006-1.008x against 0.967-0.987x, 512,000 1.046-1.052x
+ * against 0.986-0.990x, 25,600 1.006-1.031x against 0.56-0.58x; 4 and 16 no better than 8. */
+#define PLACEMENT_SHARE_TASK_STEPS 8
 int placement_share_task_steps(int requested);
 /* Steps each multi chunk task advances: `requested` when positive, else
  * PLACEMENT_MULTI_TASK_STEPS where GPUs take the chunks as placement_task_steps decides
@@ -118,22 +123,22 @@ int placement_level_priorities(int asked, long long chunk_compartments);
  * placement_neurons_per_task's CPU rule without GPU. */
 int placement_level_neurons_per_task(int requested, int n_neurons, long long compartments);
 
-/* CPU workers beside the GPUs get a share of a mono batch (the heterogeneous cut) only when it
- * is passive and holds at least this many compartments per GPU. A share makes every chunk a
- * one-step task and leaves dmdas to spread each step's CPU-sized chunks, which costs a step a
- * fixed part that the cores' few per cent must pay for; and the size models' predictions it
- * goes by drift as the GPU measures CPU-sized chunks among its own (so a rule on predicted
- * times gave shares where they lost). Measured on the H200 machine (15 cores + the GPU, block
- * layout, calibrated dmdas, hetero24, share24, share24b, CPU + GPU against the GPU alone in
- * blocks): medium-high 1,024,000 (327 M) 1.033-1.050x in four runs, 512,000 (163 M) 1.009-1.068x in
- * eight, 384,000 (122 M) 1.046 and 0.980x; 256,000 (82 M) 0.57-0.88x, with HH 0.84-1.03x;
- * 25,600 0.36-0.72x, small-high 256,000 (19.5 M) 0.54x, big-high 32,000 0.36-0.40x. Above it the
- * share still varies with what the models hold: with fresh ones (default24, against the GPU alone
- * interleaved) big-high 256,000 0.845x in one run of two, small-high 2,000,000 0.99-1.00x. */
-#define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
-/* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
- * without channels. */
-int placement_cpus_share(long long compartments, int gpus, int channels);
+/* A passive mono batch of at least this many compartments a GPU is large: GPUs run it in blocks
+ * (the block layout) 2-3 % faster than interleaved, and CPU workers beside the GPUs get a share
+ * of it (one CPU-sized chunk each, tasks of PLACEMENT_SHARE_TASK_STEPS steps). Measured on the
+ * H200 machines (BENCHMARKS.md, "CPU workers' share of a mono batch", "Mono layouts on GPU
+ * workers alone", "Tasks of 8 steps for the cores' share"): the GPU alone in blocks against
+ * interleaved 3 % faster at 82 M (medium-high 256,000), 163 M and 177 M, and over two GPUs at
+ * 82 M a GPU, but 3 % slower at 41 M a GPU (256,000 over two GPUs), 1-4 % slower at 8-22 M
+ * (medium-high 25,600, small-high 256,000, big-high 32,000) and with HH. With the calibrated
+ * cores' share at 8 steps a task (steps25b, against the GPU alone in blocks): 82 M 1.006-1.008x,
+ * 177 M 1.013-1.014x, 163 M 1.046-1.052x; below the size 8.2 M 0.972-1.011x and 19.5 M
+ * 0.950-1.023x against the GPU alone interleaved, and HH 0.976-0.978x (hence passive only). At
+ * one step a task the share had lost 2-40 % below 150 M (hetero24, share24, share24b). */
+#define PLACEMENT_LARGE_BATCH_COMPARTMENTS 64000000LL
+/* Whether a mono batch of `compartments` over `gpus` GPUs, with (not 0) or without channels, is
+ * large as above: the block layout by default (src/simulation.c) and a share for CPU workers. */
+int placement_large_passive_batch(long long compartments, int gpus, int channels);
 /* --cpu-share: CPU workers' chunks of a mono batch beside GPUs by the rule above (auto), always
  * (on) or never (off). Auto is 0 so that a zeroed configuration takes the rule. */
 enum placement_share { PLACEMENT_SHARE_AUTO = 0, PLACEMENT_SHARE_ON, PLACEMENT_SHARE_OFF };
@@ -158,8 +163,8 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
  * placement_gpu_chunks() chunks for the GPUs and, after them, one chunk per CPU worker, sized
  * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own;
  * the equal chunks instead when even one granule would make a CPU core the slower or `predict`
- * says NAN (or is NULL: mono_batch passes none where placement_cpus_share says no). Returns 0,
- * or -1 when out of memory. */
+ * says NAN (or is NULL: mono_batch passes none where placement_large_passive_batch says no).
+ * Returns 0, or -1 when out of memory. */
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context);
 /* Equal chunks of neurons (one neuron a unit) of at least PLACEMENT_ALIGNED_FROM neurons hold a

@@ -382,7 +382,10 @@ int main(int argc, char **argv) {
       o.mode_reason = "automatic: another rank's share has fewer than 50,000 neurons per GPU";
     }
   }
-  simulation_choose_layout(&o);
+  simulation_choose_layout(&o, strcmp(o.mode, "mono") == 0
+                                   ? (long long)simulation_local_neurons(&o) *
+                                         morphologies[0].n_compartments
+                                   : 0);
   const int multi = strcmp(o.mode, "multi") == 0;
   if (!o.quiet) {
     printf("mode %s (%s)%s\n",

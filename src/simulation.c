@@ -12,6 +12,7 @@
 #include "mono_batch.h"
 #include "multi_batch.h"
 #include "neuron_batch.h"
+#include "placement.h"
 #include "reference_simulation.h"
 #include "runtime.h"
 
@@ -42,17 +43,19 @@ void simulation_choose_mode(struct options *o) {
 /* On CPU workers only the block layout runs 1.1-4.0x faster than interleaved (the dev machine's
  * 2 cores, every class, passive and HH: BENCHMARKS.md, "The block layout on CPU workers"): a
  * task's neurons then lie in one contiguous range that its cores' caches stream through, instead
- * of a band of rows a whole batch apart. GPU workers alone measured mixed (H200 x2, 2026-11-28:
- * block 2-3 % faster at 256,000 and 512,000 medium-high on one GPU, 1-4 % slower at 25,600, for
- * small-high, big-high, HH and over two GPUs), so they keep interleaved. Both give the same
- * bits. With CPU workers beside the GPUs too: in blocks the calibrated cores take a share of
- * large passive batches (placement_cpus_share), and on the H200 machine that ran 0.85-1.10x the
- * GPU alone (hetero24, share24, share24b, default24: BENCHMARKS.md, "CPU workers' share of a
- * mono batch"), so the default stays interleaved there (the cores then take nothing). */
-void simulation_choose_layout(struct options *o) {
+ * of a band of rows a whole batch apart. GPU workers run large passive batches (a GPU's share of
+ * 64 M compartments or more, placement_large_passive_batch) 2-3 % faster in blocks, smaller ones
+ * and HH 1-4 % slower (runtime/placement.h says where): blocks for the large ones, where CPU
+ * workers beside the GPUs also get their share, interleaved otherwise. Both give the same bits.
+ * `compartments`: this process's share of the batch. */
+void simulation_choose_layout(struct options *o, long long compartments) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
-  o->layout = runtime_gpu_count() > 0 ? BATCH_LAYOUT_INTERLEAVED : BATCH_LAYOUT_BLOCK;
+  const int gpus = runtime_gpu_count();
+  o->layout = gpus == 0 || placement_large_passive_batch(compartments, gpus,
+                                                         o->model.channels.placement != PLACE_NONE)
+                  ? BATCH_LAYOUT_BLOCK
+                  : BATCH_LAYOUT_INTERLEAVED;
 }
 
 int simulation_local_neurons(const struct options *o) {

@@ -558,19 +558,23 @@ static void level_priorities_follow_chunk_size(void **state) {
   assert_int_equal(placement_level_priorities(1, 1000), 1);
 }
 
-/* CPU workers beside GPUs get a share only of large passive batches (placement.h): 512,000
- * medium-high neurons (319 compartments) on one GPU, not 256,000, not over two GPUs, not with
- * channels, never without a GPU. */
-static void cpus_share_only_large_passive_batches(void **state) {
+/* Large passive batches (placement.h: blocks on GPUs, a share for CPU workers beside them):
+ * 256,000 medium-high neurons (319 compartments) on one GPU, not over two, not 25,600, not
+ * small-high (76 compartments) x 256,000, not with channels, never without a GPU; the cores'
+ * share runs tasks of 8 steps unless asked. */
+static void large_passive_batches(void **state) {
   (void)state;
-  assert_true(placement_cpus_share(512000LL * 319, 1, 0));
-  assert_true(placement_cpus_share(1024000LL * 319, 2, 0));
-  assert_true(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS, 1, 0));
-  assert_false(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS - 1, 1, 0));
-  assert_false(placement_cpus_share(256000LL * 319, 1, 0));
-  assert_false(placement_cpus_share(512000LL * 319, 2, 0));
-  assert_false(placement_cpus_share(512000LL * 319, 1, 1));
-  assert_false(placement_cpus_share(512000LL * 319, 0, 0));
+  assert_true(placement_large_passive_batch(256000LL * 319, 1, 0));
+  assert_true(placement_large_passive_batch(512000LL * 319, 2, 0));
+  assert_true(placement_large_passive_batch(PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 0));
+  assert_false(placement_large_passive_batch(PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0));
+  assert_false(placement_large_passive_batch(256000LL * 319, 2, 0));
+  assert_false(placement_large_passive_batch(25600LL * 319, 1, 0));
+  assert_false(placement_large_passive_batch(256000LL * 76, 1, 0));
+  assert_false(placement_large_passive_batch(512000LL * 319, 1, 1));
+  assert_false(placement_large_passive_batch(512000LL * 319, 0, 0));
+  assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
+  assert_int_equal(placement_share_task_steps(3), 3);
 }
 
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
@@ -621,7 +625,7 @@ int main(void) {
       cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(level_chunks_follow_compartments),
       cmocka_unit_test(level_priorities_follow_chunk_size),
-      cmocka_unit_test(cpus_share_only_large_passive_batches),
+      cmocka_unit_test(large_passive_batches),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };

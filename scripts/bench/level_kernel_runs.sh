@@ -148,6 +148,9 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   default25 (one-GPU machine) the defaults after the large-batch rule (blocks and the cores'
+#             share at 8 steps from 64 M passive compartments a GPU), six batches; same bits; a
+#             trace of the default CPU + GPU run at 256,000
 #   steps25b  (one-GPU machine) the same at 1 and 8 steps, each calibrated, after the steps went
 #             into the step model's kind; CPU workers alone at 1 and 8 steps a task
 #   steps25   (one-GPU machine) CPU workers' share (--cpu-share on) with tasks of 1, 4, 8 and 16
@@ -1656,6 +1659,32 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = default25 ]; then
+  # (the one-GPU machine) the defaults after the large-batch rule (a passive batch of 64 M
+  # compartments a GPU or more: blocks, and the cores' share at 8 steps a task): per batch the
+  # first CPU + GPU run on the models the call holds, two calibration runs, then CPU + GPU
+  # against the GPU alone (both by default), two rounds, and the GPU alone interleaved (the old
+  # default) once. Then the same bits at 256,000 (CPU + GPU, calibrated, against the GPU alone)
+  # and a trace of the default CPU + GPU run at 256,000.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in monoc-medium-high-256000 monoc-big-high-256000 monoc-small-high-1000000 monoc-medium-high-512000 monoc-medium-high-25600 monoc-medium-high-256000-hh; do
+    st=(); case $b in *-hh) st=(--steps 300) ;; esac
+    rep=0; ROW_NCPU=all row 1 $b cpu+gpu-first -- "${st[@]}"; cores
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
+    rep=1; row 1 $b gpu-interleaved -- --layout interleaved "${st[@]}"
+  done
+  pa=(--mode mono --morph synthetic:medium-high --neurons 256000 --hh none --steps 400 --probe 0:0 --probe 200000:5 --probe 255999:300 --probe-every 0.2 --stim-amp 1)
+  timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 256,000 passive: CPU + GPU (share) identical to the GPU alone" || echo "FAIL probes differ"
+  rm -f $out/p_*.csv $out/c.log
+  d=$out/trace-cpu-gpu-256000
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; cat $d-summary.txt
+  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/t.json $out/t.log $out/trace.json $d-summary.txt $d-gantt.png
 fi
 if [ "$mode" = steps25b ]; then
   # (the one-GPU machine) after steps25, with the tasks' steps in the step model's kind: CPU
