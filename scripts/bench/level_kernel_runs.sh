@@ -148,6 +148,8 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   two25     (two-GPU machine) the rule over two GPUs with 30 CPU workers: 512,000 and
+#             1,024,000 medium-high; 256,000 interleaved against blocks, 16 tasks against one
 #   default25 (one-GPU machine) the defaults after the large-batch rule (blocks and the cores'
 #             share at 8 steps from 64 M passive compartments a GPU), six batches; same bits; a
 #             trace of the default CPU + GPU run at 256,000
@@ -1659,6 +1661,25 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = two25 ]; then
+  # (the two-GPU machine) the large-batch rule over two GPUs with StarPU's CPU workers (30):
+  # 512,000 and 1,024,000 medium-high (82 M and 163 M a GPU: blocks and the cores' share) as in
+  # default25; 256,000 (41 M a GPU: interleaved) against blocks, and 16 tasks over both GPUs
+  # against one task on one GPU.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in monoc-medium-high-512000 monoc-medium-high-1024000; do
+    st=(); case $b in *-1024000) st=(--steps 300) ;; esac
+    rep=0; ROW_NCPU=all row 2 $b cpu+gpu-first -- "${st[@]}"; cores
+    for pass in 1 2; do ROW_NCPU=all row 2 $b calibrate -- --steps 200 --calibrate; cores; done
+    for rep in 1 2; do ROW_NCPU=all row 2 $b cpu+gpu -- "${st[@]}"; cores; row 2 $b gpu -- "${st[@]}"; done
+    rep=1; row 2 $b gpu-interleaved -- --layout interleaved "${st[@]}"
+  done
+  b=monoc-medium-high-256000
+  for rep in 1 2; do
+    row 2 $b gpu -- ; row 2 $b gpu-block -- --layout block
+    row 2 $b gpu-16tasks -- --task-neurons 16000; row 1 $b gpu1-1task -- --task-neurons 256000
+  done
 fi
 if [ "$mode" = default25 ]; then
   # (the one-GPU machine) the defaults after the large-batch rule (a passive batch of 64 M
