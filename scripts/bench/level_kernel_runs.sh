@@ -148,6 +148,7 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   repeat25  (one-GPU machine) default25's CPU + GPU against the GPU alone, more rounds
 #   two25     (two-GPU machine) the rule over two GPUs with 30 CPU workers: 512,000 and
 #             1,024,000 medium-high; 256,000 interleaved against blocks, 16 tasks against one
 #   default25 (one-GPU machine) the defaults after the large-batch rule (blocks and the cores'
@@ -1661,6 +1662,16 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = repeat25 ]; then
+  # (the one-GPU machine) default25's CPU + GPU against the GPU alone again, more rounds, in a
+  # fresh STARPU_HOME: 256,000 (four rounds) and 1,024,000 medium-high (two).
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in monoc-medium-high-256000 monoc-medium-high-1024000; do
+    st=(); n=4; case $b in *-1024000) st=(--steps 300); n=2 ;; esac
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+    for rep in $(seq $n); do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
+  done
 fi
 if [ "$mode" = two25 ]; then
   # (the two-GPU machine) the large-batch rule over two GPUs with StarPU's CPU workers (30):
