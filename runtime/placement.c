@@ -123,6 +123,10 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
   return low;
 }
 
+int placement_cpus_share(long long compartments, int gpus, int channels) {
+  return !channels && gpus == 1 && compartments >= PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS;
+}
+
 int placement_large_passive_batch(long long compartments, int gpus, int channels) {
   return !channels && gpus > 0 && compartments / gpus >= PLACEMENT_LARGE_BATCH_COMPARTMENTS;
 }

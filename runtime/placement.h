@@ -124,21 +124,33 @@ int placement_level_priorities(int asked, long long chunk_compartments);
 int placement_level_neurons_per_task(int requested, int n_neurons, long long compartments);
 
 /* A passive mono batch of at least this many compartments a GPU is large: GPUs run it in blocks
- * (the block layout) 2-3 % faster than interleaved, and CPU workers beside the GPUs get a share
- * of it (one CPU-sized chunk each, tasks of PLACEMENT_SHARE_TASK_STEPS steps). Measured on the
- * H200 machines (BENCHMARKS.md, "CPU workers' share of a mono batch", "Mono layouts on GPU
- * workers alone", "Tasks of 8 steps for the cores' share"): the GPU alone in blocks against
- * interleaved 3 % faster at 82 M (medium-high 256,000), 163 M and 177 M, and over two GPUs at
- * 82 M a GPU, but 3 % slower at 41 M a GPU (256,000 over two GPUs), 1-4 % slower at 8-22 M
- * (medium-high 25,600, small-high 256,000, big-high 32,000) and with HH. With the calibrated
- * cores' share at 8 steps a task (steps25b, against the GPU alone in blocks): 82 M 1.006-1.008x,
- * 177 M 1.013-1.014x, 163 M 1.046-1.052x; below the size 8.2 M 0.972-1.011x and 19.5 M
- * 0.950-1.023x against the GPU alone interleaved, and HH 0.976-0.978x (hence passive only). At
- * one step a task the share had lost 2-40 % below 150 M (hetero24, share24, share24b). */
+ * (the block layout) faster than interleaved. Measured on the H200 machines (BENCHMARKS.md,
+ * "Mono layouts on GPU workers alone", "Blocks for large batches, and the cores' share at 8
+ * steps"), the GPU alone in blocks against interleaved: one GPU 3 % faster at 82 M (medium-high
+ * 256,000), 2-3 % at 163 M, 2.5 % at 177 M (big-high 256,000); two GPUs 2.7 % at 82 M a GPU and
+ * 6.5 % at 163 M; but 3 % slower at 41 M a GPU (256,000 over two GPUs), 1-4 % slower at 8-22 M
+ * (medium-high 25,600, small-high 256,000, big-high 32,000), and with HH 1.2 %. Small-high
+ * 1,000,000 (76 M): 1 % slower (0.9363-0.9392 against 0.9298 ms), within the spread. */
 #define PLACEMENT_LARGE_BATCH_COMPARTMENTS 64000000LL
 /* Whether a mono batch of `compartments` over `gpus` GPUs, with (not 0) or without channels, is
- * large as above: the block layout by default (src/simulation.c) and a share for CPU workers. */
+ * large as above: the block layout by default (src/simulation.c). */
 int placement_large_passive_batch(long long compartments, int gpus, int channels);
+/* CPU workers beside a GPU get a share of a mono batch (one CPU-sized chunk each, tasks of
+ * PLACEMENT_SHARE_TASK_STEPS steps) by default only when it is passive, on one GPU, and holds at
+ * least this many compartments. Every share is sized by the models to finish with the GPU's
+ * chunks, but dmdas moves a core's chunk to the GPU whenever the GPU is idle sooner, and the
+ * chunk then stays there; so the gain depends on the run. Measured on the H200 machine (15 cores
+ * + the GPU, calibrated dmdas, 8 steps a task, against the GPU alone in blocks): 163 M (512,000
+ * medium-high) 1.014-1.052x in four runs and 177 M (big-high 256,000) 1.013-1.062x in four;
+ * at 82 M (256,000) 0.911-1.109x over 18 rounds of one call (median 1.006x: 1.08-1.11x in the
+ * rounds whose cores kept all their chunks, 0.91-0.98x where some went to the GPU midway),
+ * 76 M (small-high 1,000,000) 1.001-1.017x; on the H200 x2 machine (30 cores beside two GPUs)
+ * 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one step a task the share lost
+ * 2-60 % below 150 M (hetero24, share24, share24b). `--cpu-share on` asks for it anywhere. */
+#define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
+/* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
+ * without channels, by default. */
+int placement_cpus_share(long long compartments, int gpus, int channels);
 /* --cpu-share: CPU workers' chunks of a mono batch beside GPUs by the rule above (auto), always
  * (on) or never (off). Auto is 0 so that a zeroed configuration takes the rule. */
 enum placement_share { PLACEMENT_SHARE_AUTO = 0, PLACEMENT_SHARE_ON, PLACEMENT_SHARE_OFF };

@@ -558,10 +558,11 @@ static void level_priorities_follow_chunk_size(void **state) {
   assert_int_equal(placement_level_priorities(1, 1000), 1);
 }
 
-/* Large passive batches (placement.h: blocks on GPUs, a share for CPU workers beside them):
- * 256,000 medium-high neurons (319 compartments) on one GPU, not over two, not 25,600, not
- * small-high (76 compartments) x 256,000, not with channels, never without a GPU; the cores'
- * share runs tasks of 8 steps unless asked. */
+/* Large passive batches (placement.h: blocks on GPUs): 256,000 medium-high neurons (319
+ * compartments) on one GPU, 512,000 over two, not 256,000 over two, not 25,600, not small-high (76
+ * compartments) x 256,000, not with channels, never without a GPU. The CPU workers' share by
+ * default: passive, one GPU, 512,000 and more, not 256,000; the share's tasks take 8 steps unless
+ * asked. */
 static void large_passive_batches(void **state) {
   (void)state;
   assert_true(placement_large_passive_batch(256000LL * 319, 1, 0));
@@ -573,6 +574,13 @@ static void large_passive_batches(void **state) {
   assert_false(placement_large_passive_batch(256000LL * 76, 1, 0));
   assert_false(placement_large_passive_batch(512000LL * 319, 1, 1));
   assert_false(placement_large_passive_batch(512000LL * 319, 0, 0));
+  assert_true(placement_cpus_share(512000LL * 319, 1, 0));
+  assert_true(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS, 1, 0));
+  assert_false(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS - 1, 1, 0));
+  assert_false(placement_cpus_share(256000LL * 319, 1, 0));
+  assert_false(placement_cpus_share(1024000LL * 319, 2, 0));
+  assert_false(placement_cpus_share(512000LL * 319, 1, 1));
+  assert_false(placement_cpus_share(512000LL * 319, 0, 0));
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
   assert_int_equal(placement_share_task_steps(3), 3);
 }
