@@ -138,15 +138,18 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
 /* CPU workers beside a GPU get a share of a mono batch (one CPU-sized chunk each, tasks of
  * PLACEMENT_SHARE_TASK_STEPS steps) by default only when it is passive, on one GPU, and holds at
  * least this many compartments. Every share is sized by the models to finish with the GPU's
- * chunks, but dmdas moves a core's chunk to the GPU whenever the GPU is idle sooner, and the
- * chunk then stays there; so the gain depends on the run. Measured on the H200 machine (15 cores
+ * chunks, but dmdas runs a core's chunk on the GPU whenever it predicts the GPU to finish it
+ * sooner, and how many of the cores' tasks the cores keep varies from run to run, and with it
+ * the gain. Measured on the H200 machine (15 cores
  * + the GPU, calibrated dmdas, 8 steps a task, against the GPU alone in blocks): 163 M (512,000
  * medium-high) 1.014-1.052x in four runs and 177 M (big-high 256,000) 1.013-1.062x in four;
- * at 82 M (256,000) 0.911-1.109x over 18 rounds of one call (median 1.006x: 1.08-1.11x in the
- * rounds whose cores kept all their chunks, 0.91-0.98x where some went to the GPU midway),
+ * at 82 M (256,000) 0.911-1.109x over 18 rounds of one call, median 1.006x (1.08-1.11x in four
+ * of the five rounds whose cores ran 1,521-1,877 of their 1,877 tasks, 0.947x in the fifth;
+ * 0.99-1.00x where they ran under 110, the cores then idle; 0.911-1.032x in between),
  * 76 M (small-high 1,000,000) 1.001-1.017x; on the H200 x2 machine (30 cores beside two GPUs)
- * 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one step a task the share lost
- * 2-60 % below 150 M (hetero24, share24, share24b). `--cpu-share on` asks for it anywhere. */
+ * 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one step a task shares below 150 M
+ * had run up to 2.8x slower (hetero24, share24, share24b). `--cpu-share on` asks for it anywhere.
+ */
 #define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
 /* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
  * without channels, by default. */

@@ -1668,9 +1668,9 @@ if [ "$mode" = repeat25 ]; then
   # fresh STARPU_HOME: 256,000 (four rounds) and 1,024,000 medium-high (two).
   cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in monoc-medium-high-256000 monoc-medium-high-1024000; do
-    st=(); n=4; case $b in *-1024000) st=(--steps 300); n=2 ;; esac
+    st=(); rounds=4; case $b in *-1024000) st=(--steps 300); rounds=2 ;; esac
     rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-    for rep in $(seq $n); do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
+    for rep in $(seq $rounds); do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
   done
 fi
 if [ "$mode" = two25 ]; then
