@@ -126,11 +126,12 @@ int placement_level_neurons_per_task(int requested, int n_neurons, long long com
 /* A passive mono batch of at least this many compartments a GPU is large: GPUs run it in blocks
  * (the block layout) faster than interleaved. Measured on the H200 machines (BENCHMARKS.md,
  * "Mono layouts on GPU workers alone", "Blocks for large batches, and the cores' share at 8
- * steps"), the GPU alone in blocks against interleaved: one GPU 3 % faster at 82 M (medium-high
- * 256,000), 2-3 % at 163 M, 2.5 % at 177 M (big-high 256,000); two GPUs 2.7 % at 82 M a GPU and
- * 6.5 % at 163 M; but 3 % slower at 41 M a GPU (256,000 over two GPUs), 1-4 % slower at 8-22 M
- * (medium-high 25,600, small-high 256,000, big-high 32,000), and with HH 1.2 %. Small-high
- * 1,000,000 (76 M): 1 % slower (0.9363-0.9392 against 0.9298 ms), within the spread. */
+ * steps"), the GPU alone in blocks against interleaved: one GPU 2.9-3.0 % faster at 82 M
+ * (medium-high 256,000), 2.0-3.0 % at 163 M, 2.2-2.6 % at 177 M (big-high 256,000); two GPUs
+ * 2.8 % at 82 M a GPU and 6.5 % at 163 M; but 3 % slower at 41 M a GPU (256,000 over two GPUs),
+ * 1-4 % slower at 8-22 M (medium-high 25,600, small-high 256,000, big-high 32,000), and with HH
+ * 1.2 %. Small-high x 1,000,000 (76 M) is the one batch over the size measured slower in
+ * blocks: 0.7-1.0 % (0.9363-0.9392 against 0.9298 ms). */
 #define PLACEMENT_LARGE_BATCH_COMPARTMENTS 64000000LL
 /* Whether a mono batch of `compartments` over `gpus` GPUs, with (not 0) or without channels, is
  * large as above: the block layout by default (src/simulation.c). */
