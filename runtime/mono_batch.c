@@ -400,6 +400,11 @@ int mono_batch_task_steps(const struct mono_batch *batch) {
   return batch->task_steps;
 }
 
+int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker) {
+  const struct step_arguments args = step_arguments_of(batch);
+  return hines_step_measured(&args, steps, worker);
+}
+
 int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment) {
   int found = 0;
   for (int c = 0; c < batch->n_chunks && !found; c++) {

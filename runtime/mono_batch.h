@@ -70,6 +70,9 @@ void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV);
 int mono_batch_chunks(const struct mono_batch *batch);
 /* Steps each of its step tasks advances (the config's task_steps, or placement_task_steps). */
 int mono_batch_task_steps(const struct mono_batch *batch);
+/* Whether the step model has measured this batch's step tasks of `steps` steps on StarPU worker
+ * `worker`'s kind of worker (tasks of different steps have histories of their own). */
+int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker);
 /* Brings the voltages home and looks for a value that is not finite; returns 1 and the first
  * such neuron and compartment, or 0. */
 int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compartment);

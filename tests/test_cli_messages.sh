@@ -239,6 +239,19 @@ expect "--verify with one neuron: 1 sampled neuron" '^verify: 1 sampled neuron, 
 run verify_three --mode mono --morph synthetic:small-low --neurons 3 --steps 3 --verify
 expect "--verify with three neurons: 3 sampled neurons" '^verify: 3 sampled neurons, ' verify_three.out
 
+# --cpu-share: the cores' own chunks beside GPUs (auto by default), in the JSON; a bad value refused
+run share_default --mode mono "${tiny[@]}" --quiet --json share_default.json
+expect "the cores' share auto by default in the JSON" '"cpu_share": "auto",' share_default.json
+run share_on --mode mono "${tiny[@]}" --cpu-share on --quiet --json share_on.json
+expect "--cpu-share on: runs" '^0$' share_on.rc
+expect "--cpu-share on in the JSON" '"cpu_share": "on",' share_on.json
+run share_bad --mode mono "${tiny[@]}" --cpu-share half --quiet --json share_bad.json
+expect "--cpu-share half: refused" '^2$' share_bad.rc
+expect "--cpu-share half: one line naming the option" \
+  "^hinestask: --cpu-share must be auto, on or off, got 'half'" share_bad.err
+ls share_bad.json >listing.out 2>&1
+expect "--cpu-share half: no JSON written" 'No such file' listing.out
+
 run one_morphology --mode multi "${tiny[@]}"
 expect "one morphology, singular" 'from 1 morphology \(' one_morphology.out
 run default_job --steps 4

@@ -190,6 +190,41 @@ static void mono_tasks_and_windows_give_identical_bits(void **state) {
   morphology_free(&m);
 }
 
+/* A mono batch's step tasks of K steps have a history of their own in the step model (a core
+ * runs a compartment-step faster in a task of several steps, its group in cache): after tasks of
+ * 3 steps the model has measured those, not tasks of 11 or 13 steps (which no test runs; the
+ * models persist in the tests' STARPU_HOME, so a fresh shape each run is not guaranteed). */
+static void step_model_keeps_task_steps_apart(void **state) {
+  (void)state;
+  struct morphology m;
+  struct hines_error err;
+  assert_int_equal(
+      synthetic_random(97, 131, (unsigned)(testing_uniform(&seed_state) * 1e9), &m, &err),
+      HINES_OK);
+  struct mono_batch_config config = {.morphology = &m,
+                                     .layout = BATCH_LAYOUT_BLOCK,
+                                     .block_size = 8,
+                                     .n_neurons = NEURONS,
+                                     .neurons_per_task = NEURONS / 4,
+                                     .task_steps = 3,
+                                     .model = hh_model()};
+  config.model.stimulus.n_neurons_total = NEURONS;
+  struct mono_batch *batch;
+  assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
+  const int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
+  assert_true(cpu >= 0);
+  /* The models learn from StarPU's task profiles, as in hinestask (runtime.c enables them). */
+  const int profiling = starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  assert_int_equal(mono_batch_run(batch, 30, 0.0), HINES_OK);
+  mono_batch_sync(batch);
+  starpu_profiling_status_set(profiling);
+  assert_true(mono_batch_steps_measured(batch, 3, cpu));
+  assert_false(mono_batch_steps_measured(batch, 11, cpu));
+  assert_false(mono_batch_steps_measured(batch, 13, cpu));
+  mono_batch_destroy(batch);
+  morphology_free(&m);
+}
+
 static void multi_tasks_and_windows_give_identical_bits(void **state) {
   (void)state;
   struct morphology shapes[3];
@@ -634,6 +669,7 @@ int main(void) {
       cmocka_unit_test(level_chunks_follow_compartments),
       cmocka_unit_test(level_priorities_follow_chunk_size),
       cmocka_unit_test(large_passive_batches),
+      cmocka_unit_test(step_model_keeps_task_steps_apart),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
   };
