@@ -600,22 +600,31 @@ static void level_priorities_follow_chunk_size(void **state) {
  * asked. */
 static void large_passive_batches(void **state) {
   (void)state;
-  assert_true(placement_large_passive_batch(256000LL * 319, 1, 0));
-  assert_true(placement_large_passive_batch(512000LL * 319, 2, 0));
-  assert_true(placement_large_passive_batch(PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 0));
-  assert_false(placement_large_passive_batch(PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0));
-  assert_false(placement_large_passive_batch(256000LL * 319, 2, 0));
-  assert_false(placement_large_passive_batch(25600LL * 319, 1, 0));
-  assert_false(placement_large_passive_batch(256000LL * 76, 1, 0));
-  assert_false(placement_large_passive_batch(512000LL * 319, 1, 1));
-  assert_false(placement_large_passive_batch(512000LL * 319, 0, 0));
-  assert_true(placement_cpus_share(512000LL * 319, 1, 0));
-  assert_true(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS, 1, 0));
-  assert_false(placement_cpus_share(PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS - 1, 1, 0));
-  assert_false(placement_cpus_share(256000LL * 319, 1, 0));
-  assert_false(placement_cpus_share(1024000LL * 319, 2, 0));
-  assert_false(placement_cpus_share(512000LL * 319, 1, 1));
-  assert_false(placement_cpus_share(512000LL * 319, 0, 0));
+  const struct {
+    long long compartments;
+    int gpus, channels, large, share;
+  } cases[] = {
+      {256000LL * 319, 1, 0, 1, 0},
+      {512000LL * 319, 1, 0, 1, 1},
+      {512000LL * 319, 2, 0, 1, 0},
+      {1024000LL * 319, 2, 0, 1, 0},
+      {256000LL * 319, 2, 0, 0, 0},
+      {25600LL * 319, 1, 0, 0, 0},
+      {256000LL * 76, 1, 0, 0, 0},
+      {512000LL * 319, 1, 1, 0, 0},
+      {512000LL * 319, 0, 0, 0, 0},
+      {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 0, 1, 0},
+      {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0, 0, 0},
+      {PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS, 1, 0, 1, 1},
+      {PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS - 1, 1, 0, 1, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    assert_int_equal(
+        placement_large_passive_batch(cases[i].compartments, cases[i].gpus, cases[i].channels),
+        cases[i].large);
+    assert_int_equal(placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels),
+                     cases[i].share);
+  }
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
   assert_int_equal(placement_share_task_steps(3), 3);
 }

@@ -236,6 +236,19 @@ row() {
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%s,%.4f,%.3f,%s,%.1f"%(sys.argv[2],j["seconds_per_step"]*1e3,j["compartment_solves_per_s"]/1e9,j["compartments"],float(sys.argv[3])))' "$out/t.json" "$(date -u +%FT%TZ),$commit,$gpu,$g,$batch,$label,$rep" "$(( ($(date +%s%N) - t1) / 1000000 ))e-3" | tee -a "$out/$mode.csv"
   else echo "FAILED $g $batch $label: $(tail -2 "$out/t.log")" | tee -a "$out/$mode.csv"; fi
 }
+# cores: the tasks the last row's run ran on CPU cores (its JSON's tasks_on_cpus).
+cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+# share_rounds GPUS BATCH ROUNDS: the first CPU + GPU run on the models the call holds, two
+# calibration runs, ROUNDS rounds of CPU + GPU against the GPU alone (hinestask's defaults), and
+# the GPU alone interleaved once.
+share_rounds() {
+  local g=$1 b=$2 rounds=$3 st=()
+  case $b in *-hh|*-1024000) st=(--steps 300) ;; esac
+  rep=0; ROW_NCPU=all row $g $b cpu+gpu-first -- "${st[@]}"; cores
+  for pass in 1 2; do ROW_NCPU=all row $g $b calibrate -- --steps 200 --calibrate; cores; done
+  for rep in $(seq $rounds); do ROW_NCPU=all row $g $b cpu+gpu -- "${st[@]}"; cores; row $g $b gpu -- "${st[@]}"; done
+  rep=1; row $g $b gpu-interleaved -- --layout interleaved "${st[@]}"
+}
 # probe_args SPEC: the batch of one probe comparison, in the array a.
 probe_args() {
   local six_probes=(--probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2)
@@ -1492,7 +1505,6 @@ if [ "$mode" = cpufix22 ]; then
   # StarPU's own CPU workers beside one GPU and two, runs after runs in one STARPU_HOME, 100 and
   # 1,000 steps; the GPU alone beside them; tasks on CPU cores after each row
   { same_probes large-auto; } 2>&1 | tee $out/check.txt
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   rep=1
   for r in 1 2 3; do ROW_NCPU=all row 2 large-6643 cpu-s100-r$r -- --steps 100; cores; done
   for rep in 1 2; do
@@ -1510,7 +1522,6 @@ fi
 if [ "$mode" = cpusweep22 ]; then
   # the size model's bound over the other batches: StarPU's CPU workers beside two GPUs and one
   # (smaller chunks, HH, small batches), against the GPUs alone; tasks on CPU cores after each
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for rep in 1 2; do
     for b in six-33390 random-23585 deep-24499 E-18711 B-8330 A-8820 large-6643-hh six-33390-hh; do
       ROW_NCPU=all row 2 $b cpu -- --steps 1000; cores; row 2 $b gpu -- --steps 1000
@@ -1615,7 +1626,6 @@ if [ "$mode" = hetero23 ]; then
   # on 2026-11-23 (1.044-1.055x): mono 256,000 medium-high, block layout, two calibration runs
   # with StarPU's CPU workers beside the GPU, then CPU + GPU against the GPU alone (dmdas, no
   # mask); the interleaved default the same way; the large cells (multi) once; tasks on cores
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   blk=(--layout block --block-size 32)
   rep=0
   for pass in 1 2; do ROW_NCPU=all row 1 mono calibrate-block -- "${blk[@]}" --steps 100 --calibrate; cores; done
@@ -1666,7 +1676,6 @@ fi
 if [ "$mode" = repeat25 ]; then
   # (the one-GPU machine) default25's CPU + GPU against the GPU alone again, more rounds, in a
   # fresh STARPU_HOME: 256,000 (four rounds) and 1,024,000 medium-high (two).
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in monoc-medium-high-256000 monoc-medium-high-1024000; do
     st=(); rounds=4; case $b in *-1024000) st=(--steps 300); rounds=2 ;; esac
     rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
@@ -1678,14 +1687,7 @@ if [ "$mode" = two25 ]; then
   # 512,000 and 1,024,000 medium-high (82 M and 163 M a GPU: blocks and the cores' share) as in
   # default25; 256,000 (41 M a GPU: interleaved) against blocks, and 16 tasks over both GPUs
   # against one task on one GPU.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  for b in monoc-medium-high-512000 monoc-medium-high-1024000; do
-    st=(); case $b in *-1024000) st=(--steps 300) ;; esac
-    rep=0; ROW_NCPU=all row 2 $b cpu+gpu-first -- "${st[@]}"; cores
-    for pass in 1 2; do ROW_NCPU=all row 2 $b calibrate -- --steps 200 --calibrate; cores; done
-    for rep in 1 2; do ROW_NCPU=all row 2 $b cpu+gpu -- "${st[@]}"; cores; row 2 $b gpu -- "${st[@]}"; done
-    rep=1; row 2 $b gpu-interleaved -- --layout interleaved "${st[@]}"
-  done
+  for b in monoc-medium-high-512000 monoc-medium-high-1024000; do share_rounds 2 $b 2; done
   b=monoc-medium-high-256000
   for rep in 1 2; do
     row 2 $b gpu -- ; row 2 $b gpu-block -- --layout block
@@ -1699,13 +1701,8 @@ if [ "$mode" = default25 ]; then
   # against the GPU alone (both by default), two rounds, and the GPU alone interleaved (the old
   # default) once. Then the same bits at 256,000 (CPU + GPU, calibrated, against the GPU alone)
   # and a trace of the default CPU + GPU run at 256,000.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in monoc-medium-high-256000 monoc-big-high-256000 monoc-small-high-1000000 monoc-medium-high-512000 monoc-medium-high-25600 monoc-medium-high-256000-hh; do
-    st=(); case $b in *-hh) st=(--steps 300) ;; esac
-    rep=0; ROW_NCPU=all row 1 $b cpu+gpu-first -- "${st[@]}"; cores
-    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
-    rep=1; row 1 $b gpu-interleaved -- --layout interleaved "${st[@]}"
+    share_rounds 1 $b 2
   done
   pa=(--mode mono --morph synthetic:medium-high --neurons 256000 --hh none --steps 400 --probe 0:0 --probe 200000:5 --probe 255999:300 --probe-every 0.2 --stim-amp 1)
   timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
@@ -1723,7 +1720,6 @@ if [ "$mode" = steps25b ]; then
   # workers alone in blocks at 1 and 8 steps a task (what a step costs a core either way); then
   # per batch, for K = 1 and 8, two calibration runs and two of CPU + GPU with a share
   # (--cpu-share on, block), and the GPU alone in blocks and interleaved, two rounds.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   rep=1; for k in 1 8; do ROW_NCPU=all row 0 monoc-medium-high-25600 cpus-k$k -- --layout block --task-steps $k --steps 100; ROW_NCPU=all row 0 monoc-small-high-256000 cpus-k$k -- --layout block --task-steps $k --steps 100; done
   blk=(--layout block --cpu-share on)
   for b in monoc-medium-high-256000 monoc-medium-high-512000 monoc-medium-high-25600 monoc-small-high-256000 monoc-medium-high-256000-hh monoc-big-high-256000; do
@@ -1744,7 +1740,6 @@ if [ "$mode" = steps25 ]; then
   # interleaved (its defaults), six batches below and above the share's 150 M rule; per batch two
   # calibration runs (share on, 8 steps), then two rounds. First the same bits: probes of CPU +
   # GPU with a share at 8 steps a task against the GPU alone, passive and HH.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for hh in none all; do
     pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh $hh --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
     timeout 120 "$H" --quiet --force "${pa[@]}" --layout block --cpu-share on --task-steps 8 --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
@@ -1768,7 +1763,6 @@ if [ "$mode" = share24 ] || [ "$mode" = share24b ]; then
   # chunk is predicted at 1.5 ms or more (placement_cpus_share). Per batch, two calibration runs
   # in blocks, then CPU + GPU against the GPU alone in blocks, two rounds; the default
   # (interleaved) both ways once. Then a trace of CPU + GPU in blocks at 512,000 neurons.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   blk=(--layout block)
   batches="monoc-medium-high-512000 monoc-medium-high-256000-hh monoc-medium-high-384000 monoc-medium-high-1024000 monoc-medium-high-256000 monoc-big-high-32000 monoc-small-high-256000 monoc-medium-high-25600"
   # share24b: the rule by compartments (150 M passive a GPU); 512,000 again at the end, after
@@ -1797,7 +1791,6 @@ if [ "$mode" = hetero24 ]; then
   # the GPU alone (default: interleaved), two rounds; the old default (interleaved) with the
   # cores and the GPU alone in blocks once. Then the same bits (CPU + GPU against the GPU
   # alone, probes) and a trace of the default CPU + GPU run.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in monoc-medium-high-256000 monoc-medium-high-25600 monoc-small-high-256000 monoc-big-high-32000 monoc-medium-high-512000 monoc-medium-high-256000-hh; do
     st=(); case $b in *-hh) st=(--steps 300) ;; esac
     rep=0; ROW_NCPU=all row 1 $b cpu+gpu-first -- "${st[@]}"; cores
