@@ -314,7 +314,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   const int share =
       config->cpu_share == PLACEMENT_SHARE_AUTO
           ? placement_cpus_share((long long)config->n_neurons * n, placement_cuda_devices(),
-                                 model->channels.placement != PLACE_NONE)
+                                 model->channels.placement != PLACE_NONE) &&
+                placement_model_scheduler()
           : config->cpu_share == PLACEMENT_SHARE_ON;
   if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
                           plan_units(&batch->matrix, config->n_neurons),

@@ -210,11 +210,14 @@ void placement_prefetch(void *handle, int node) {
   size_model_set_home((starpu_data_handle_t)handle, starpu_memory_node_get_devid((unsigned)node));
 }
 
+int placement_model_scheduler(void) {
+  return strncmp(runtime_scheduler(), "dm", 2) == 0;
+}
+
 int placement_multi_task_steps(int requested) {
   if (requested > 0)
     return requested;
-  const int cpus_idle =
-      starpu_cpu_worker_get_count() == 0 || strncmp(runtime_scheduler(), "dm", 2) == 0;
+  const int cpus_idle = starpu_cpu_worker_get_count() == 0 || placement_model_scheduler();
   return placement_cuda_devices() > 0 && cpus_idle ? PLACEMENT_MULTI_TASK_STEPS : 1;
 }
 
@@ -228,9 +231,8 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
     return requested;
   /* CPU workers beside the GPUs: only when they got no chunk of their own and a model-based
    * scheduler keeps the GPU-sized chunks off them (eager would give one to an idle core). */
-  const char *scheduler = runtime_scheduler();
-  const int cpus_idle = starpu_cpu_worker_get_count() == 0 ||
-                        (plan->cpu_chunks == 0 && strncmp(scheduler, "dm", 2) == 0);
+  const int cpus_idle =
+      starpu_cpu_worker_get_count() == 0 || (plan->cpu_chunks == 0 && placement_model_scheduler());
   const int devices = placement_cuda_devices();
   const int few_per_gpu = devices > 0 && plan->n_chunks <= PLACEMENT_FEW_CHUNKS_PER_GPU * devices;
   if (plan->cpu_chunks > 0 && starpu_cpu_worker_get_count() > 0)

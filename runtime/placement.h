@@ -60,6 +60,9 @@ int placement_share_task_steps(int requested);
  * GPUs 1.06-1.07x, on one GPU even. */
 #define PLACEMENT_MULTI_TASK_STEPS 8
 int placement_multi_task_steps(int requested);
+/* Whether StarPU's scheduler places tasks by the performance models (dmda, dmdas, dmdar...)
+ * rather than greedily (eager, lws...: an idle CPU core takes a GPU-sized chunk). */
+int placement_model_scheduler(void);
 /* GPUs StarPU drives (not CUDA workers: STARPU_NWORKER_PER_CUDA workers share one). */
 int placement_cuda_devices(void);
 
@@ -152,7 +155,9 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * had run up to 2.8x slower (hetero24, share24, share24b). `--cpu-share on` asks for one. */
 #define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
 /* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
- * without channels, by default. */
+ * without channels, by default (mono_batch.c asks a model-based scheduler besides: the share is
+ * sized by the models, and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk
+ * on a core 8 times as long). */
 int placement_cpus_share(long long compartments, int gpus, int channels);
 /* --cpu-share: CPU workers' chunks of a mono batch beside GPUs by the rule above (auto), always
  * (on) or never (off). Auto is 0 so that a zeroed configuration takes the rule. */
