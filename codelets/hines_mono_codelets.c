@@ -303,9 +303,9 @@ static double step_size(struct starpu_task *task) {
 }
 
 /* A step task's kind includes its steps: a CPU group keeps its values in cache across them, so a
- * compartment-step costs less in a task of 8 steps than of one (on the H200 machine's cores
- * memory-bound at one step), and mixing the two in one history mispredicted the CPU-sized chunks
- * 4-5x (steps25, BENCHMARKS.md). */
+ * compartment-step costs less in a task of 8 steps than of one (the H200 machine's 15 cores in
+ * blocks: 5.9 against 4.8 G compartment-steps/s, medium-high), and one history for both sized the
+ * CPU-sized chunks about five times too large (steps25, steps25b: BENCHMARKS.md). */
 static uint32_t geometry_kind(const struct chunk_geometry *g, int hh, int steps) {
   uint32_t hash = hines_kind_hash(0, (uint32_t)g->layout);
   hash = hines_kind_hash(hash, (uint32_t)(steps > 1 ? steps : 1));

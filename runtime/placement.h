@@ -143,9 +143,9 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * PLACEMENT_SHARE_TASK_STEPS steps) by default only when it is passive, on one GPU, and holds at
  * least this many compartments. Every share is sized by the models to finish with the GPU's
  * chunks, but dmdas runs a core's chunk on the GPU whenever it predicts the GPU to finish it
- * sooner, and how many of the cores' tasks the cores keep varies from run to run, and with it
- * the gain. Measured on the H200 machine (15 cores
- * + the GPU, calibrated dmdas, 8 steps a task, against the GPU alone in blocks): 163 M (512,000
+ * sooner; how many of their tasks the cores keep varies from run to run, and the gain with it.
+ * Measured on the H200 machine (15 cores and the GPU, calibrated dmdas, 8 steps a task,
+ * against the GPU alone in blocks): 163 M (512,000
  * medium-high) 1.014-1.052x in four runs and 177 M (big-high 256,000) 1.013-1.062x in four;
  * at 82 M (256,000) 0.911-1.109x over 18 rounds of one call, median 1.006x (1.08-1.11x in four
  * of the five rounds whose cores ran 1,521-1,877 of their 1,877 tasks, 0.947x in the fifth;
@@ -183,8 +183,8 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
  * placement_gpu_chunks() chunks for the GPUs and, after them, one chunk per CPU worker, sized
  * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own;
  * the equal chunks instead when even one granule would make a CPU core the slower or `predict`
- * says NAN (or is NULL: mono_batch passes none where placement_large_passive_batch says no).
- * Returns 0, or -1 when out of memory. */
+ * says NAN (or is NULL: mono_batch passes none unless a share is asked, --cpu-share or
+ * placement_cpus_share). Returns 0, or -1 when out of memory. */
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context);
 /* Equal chunks of neurons (one neuron a unit) of at least PLACEMENT_ALIGNED_FROM neurons hold a
