@@ -145,13 +145,12 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * chunks, but dmdas runs a core's chunk on the GPU whenever it predicts the GPU to finish it
  * sooner; how many of their tasks the cores keep varies from run to run, and the gain with it.
  * Measured on the H200 machine (15 cores and the GPU, calibrated dmdas, 8 steps a task,
- * against the GPU alone in blocks): 163 M (512,000
- * medium-high) 1.014-1.052x in four runs and 177 M (big-high 256,000) 1.013-1.062x in four;
- * at 82 M (256,000) 0.911-1.109x over 18 rounds of one call, median 1.006x (1.08-1.11x in four
- * of the five rounds whose cores ran 1,521-1,877 of their 1,877 tasks, 0.947x in the fifth;
- * 0.99-1.00x where they ran under 110, the cores then idle; 0.911-1.032x in between),
- * 76 M (small-high 1,000,000) 1.001-1.017x; on the H200 x2 machine (30 cores beside two GPUs)
- * 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one step a task shares below 150 M
+ * against the GPU alone in blocks): 163 M (512,000 medium-high) 1.014-1.052x in four runs and
+ * 177 M (big-high 256,000) 1.013-1.062x in four; at 82 M (256,000) 0.911-1.109x over 18 rounds
+ * of one call, median 1.006x (1.08-1.11x in four of the five rounds whose cores ran 1,521-1,877
+ * of their 1,877 tasks, 0.947x in the fifth; 0.99-1.00x where they ran under 110, the cores then
+ * idle; 0.911-1.032x in between), 76 M (small-high 1,000,000) 1.001-1.017x; on the H200 x2
+ * machine (30 cores beside two GPUs) 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one step a task shares below 150 M
  * had run up to 2.8x slower (hetero24, share24, share24b). `--cpu-share on` asks for one. */
 #define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
 /* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
