@@ -150,8 +150,9 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * of one call, median 1.006x (1.08-1.11x in four of the five rounds whose cores ran 1,521-1,877
  * of their 1,877 tasks, 0.947x in the fifth; 0.99-1.00x where they ran under 110, the cores then
  * idle; 0.911-1.032x in between), 76 M (small-high 1,000,000) 1.001-1.017x; on the H200 x2
- * machine (30 cores beside two GPUs) 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one step a task shares below 150 M
- * had run up to 2.8x slower (hetero24, share24, share24b). `--cpu-share on` asks for one. */
+ * machine (30 cores beside two GPUs) 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one
+ * step a task shares below 150 M had run up to 2.8x slower (hetero24, share24, share24b).
+ * `--cpu-share on` asks for one. */
 #define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
 /* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
  * without channels, by default (mono_batch.c asks a model-based scheduler besides: the share is
