@@ -21,8 +21,8 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
  * PLACEMENT_MANY_CHUNKS_TASK_STEPS; otherwise one. Measured on the H200 x2 (commit 0297a28, one
  * run each): one task of 256,000 medium-high neurons 1.235-1.241 ms per step with 8 steps per
  * task against 1.258-1.286 with one; a rank's 128,000 (two ranks, one GPU each) 0.610 against
- * 0.645; four chunks of 64,000 the same either way (1.177). Not with CPU workers that have chunks
- * of their own, sized to finish with one GPU step. With CPU workers that got none (nothing measured
+ * 0.645; four chunks of 64,000 the same either way (1.177). CPU workers with chunks of their own:
+ * PLACEMENT_SHARE_TASK_STEPS below. With CPU workers that got none (nothing measured
  * on them yet) under dmda/dmdas, on the H200 x2 machine (9f1e100, two GPUs): 0.68-0.70 ms a step
  * with 1 step per task against 0.61 for the GPUs alone with 8. */
 #define PLACEMENT_GPU_TASK_STEPS 8
@@ -47,7 +47,8 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
  * 5.9 at 8; small-high 3.3 and 6.1), and the GPU queues its chunks' steps back to back. Measured
  * on the H200 machine (steps25, steps25b: share on, against the GPU alone in blocks): 8 steps
  * against one, 256,000 medium-high 1.006-1.008x against 0.967-0.987x, 512,000 1.046-1.052x
- * against 0.986-0.990x, 25,600 1.006-1.031x against 0.56-0.58x; 4 and 16 no better than 8. */
+ * against 0.986-0.990x, 25,600 1.006-1.031x against 0.56-0.58x; 4 and 16 within a few per
+ * cent of 8 (steps25: 16 ahead at 25,600, 4 with HH, 8 at 256,000). */
 #define PLACEMENT_SHARE_TASK_STEPS 8
 int placement_share_task_steps(int requested);
 /* Steps each multi chunk task advances: `requested` when positive, else

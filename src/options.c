@@ -1277,6 +1277,8 @@ void options_warn(const struct options *o, FILE *out) {
       warn_ignored(out, "--block-size", "applies to --mode mono only");
     if (given(o, OPT_CPU_GROUP))
       warn_ignored(out, "--cpu-group", "applies to --mode mono only");
+    if (given(o, OPT_CPU_SHARE))
+      warn_ignored(out, "--cpu-share", "applies to --mode mono only");
     if (given(o, OPT_TASK_STEPS) && (o->per_neuron || o->level_tasks))
       warn_ignored(out, "--task-steps",
                    "applies to chunk tasks only (per-level and per-neuron tasks advance one step)");

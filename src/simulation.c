@@ -45,8 +45,9 @@ void simulation_choose_mode(struct options *o) {
  * task's neurons then lie in one contiguous range that its cores' caches stream through, instead
  * of a band of rows a whole batch apart. GPU workers run large passive batches (a GPU's share of
  * 64 M compartments or more, placement_large_passive_batch) 2-3 % faster in blocks, smaller ones
- * and HH 1-4 % slower (runtime/placement.h says where): blocks for the large ones, where CPU
- * workers beside the GPUs also get their share, interleaved otherwise. Both give the same bits.
+ * and HH 1-4 % slower (runtime/placement.h says where): blocks for the large ones (where CPU
+ * workers beside one GPU may also get a share, placement_cpus_share), interleaved otherwise.
+ * Both give the same bits.
  * `compartments`: this process's share of the batch. */
 void simulation_choose_layout(struct options *o, long long compartments) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)

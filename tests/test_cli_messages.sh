@@ -251,6 +251,8 @@ expect "--cpu-share half: one line naming the option" \
   "^hinestask: --cpu-share must be auto, on or off, got 'half'" share_bad.err
 ls share_bad.json >listing.out 2>&1
 expect "--cpu-share half: no JSON written" 'No such file' listing.out
+run share_multi --mode multi "${tiny[@]}" --cpu-share on --quiet
+expect "--cpu-share with --mode multi: warned" '^hinestask: warning: --cpu-share applies to --mode mono only; ignored$' share_multi.err
 
 run one_morphology --mode multi "${tiny[@]}"
 expect "one morphology, singular" 'from 1 morphology \(' one_morphology.out
