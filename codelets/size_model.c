@@ -224,6 +224,18 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
  * decides. */
 #define HOME_SLOTS 8192 /* data seen beyond this get no home */
 #define HOME_PENALTY 2.0
+/* The cores' home. A GPU's CUDA workers share it (16 by default), and dmda sees each as a device
+ * of its own: with four chunks running, twelve look idle, so a chunk cut for a core, a few
+ * hundredths of a GPU chunk, can look cheaper on an idle CUDA worker than on the core, though
+ * running it there takes the GPU's time from its own chunks, which set the step; which side wins
+ * then hangs on the GPU's prediction for a size it has not measured, and once a core's chunk has
+ * run on the GPU that size is measured there. One H200 and 15 cores, 256,000 medium-high with the
+ * cores' share, 18 runs of one build (commit be1e0ab): 1.08-1.11x the GPU alone in the four where
+ * the cores ran 1,521-1,877 of their 1,877 tasks, 0.99-1.00x where they ran under 110. So data
+ * the runtime cut for the cores have the cores as home, and a GPU's prediction for a task writing
+ * them adds what a core would take: a free core always wins, and a GPU takes such a task only
+ * when every core is busy for longer than the GPU needs to fetch and run it. */
+#define HOME_CPUS (-2)
 static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
   starpu_data_handle_t handle;
@@ -256,23 +268,25 @@ static void find_gpus(void) {
   }
 }
 
-/* Needs home_lock: the home of `handle`, given `device` when it has none yet (-1: the next GPU
- * round robin); -1 when the table is full or there are fewer than two GPUs. */
+/* Needs home_lock. Without `replace`: the home of `handle` (a CUDA device number or HOME_CPUS,
+ * -1 for none), the next GPU round robin when it has none yet. With it: makes `device` its home
+ * (-1: none). GPU homes need two GPUs (one has nothing to tell apart); the cores' home one. */
 static int home_of(starpu_data_handle_t handle, int device, int replace) {
   if (gpus_known < 0)
     find_gpus();
-  if (gpus_known < 2)
-    return -1;
+  const int kept = device == HOME_CPUS ? gpus_known >= 1 : device >= -1 && gpus_known >= 2;
   size_t slot = (size_t)(((uintptr_t)handle >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 51);
   for (int probe = 0; probe < HOME_SLOTS; probe++, slot = (slot + 1) % HOME_SLOTS) {
     if (homes[slot].handle == handle) {
-      if (replace && device >= 0)
+      if (replace) /* also on one GPU: a handle StarPU reuses must lose the cores' home */
         homes[slot].device = device;
       return homes[slot].device;
     }
     if (!homes[slot].handle) {
+      if (!kept || (replace && device == -1))
+        return -1;
       homes[slot].handle = handle;
-      return homes[slot].device = device >= 0 ? device : gpu_devids[homes_given++ % gpus_known];
+      return homes[slot].device = device != -1 ? device : gpu_devids[homes_given++ % gpus_known];
     }
   }
   return -1;
@@ -283,6 +297,22 @@ void size_model_set_home(starpu_data_handle_t handle, int devid) {
     return;
   pthread_mutex_lock(&home_lock);
   home_of(handle, devid, 1);
+  pthread_mutex_unlock(&home_lock);
+}
+
+void size_model_set_cpu_home(starpu_data_handle_t handle) {
+  if (!handle)
+    return;
+  pthread_mutex_lock(&home_lock);
+  home_of(handle, HOME_CPUS, 1);
+  pthread_mutex_unlock(&home_lock);
+}
+
+void size_model_forget_home(starpu_data_handle_t handle) {
+  if (!handle)
+    return;
+  pthread_mutex_lock(&home_lock);
+  home_of(handle, -1, 1);
   pthread_mutex_unlock(&home_lock);
 }
 
@@ -345,8 +375,12 @@ static double task_expected_us(const struct size_model *model, struct starpu_tas
                                struct starpu_perfmodel_arch *arch) {
   double us = size_model_expected_us(model, model->kind(task), model->size(task), arch);
   if (arch->ndevices >= 1 && arch->devices[0].type == STARPU_CUDA_WORKER) {
-    int home = home_device(task);
-    if (home >= 0 && home != arch->devices[0].devid)
+    const int home = home_device(task);
+    if (home == HOME_CPUS) {
+      struct starpu_perfmodel_device core_device = {.type = STARPU_CPU_WORKER, .ncores = 1};
+      struct starpu_perfmodel_arch core = {.ndevices = 1, .devices = &core_device};
+      us += size_model_expected_us(model, model->kind(task), model->size(task), &core);
+    } else if (home >= 0 && home != arch->devices[0].devid)
       us *= HOME_PENALTY;
   }
   return us;

@@ -43,7 +43,8 @@ struct size_model {
  * size_model_task_expected_us adds a home GPU per piece of data a task writes (where the runtime
  * put it, else round robin over the GPUs as the data are first seen): on any other GPU the
  * prediction is twice as long, which spreads the first step's chunks over the GPUs when nothing
- * tells them apart and keeps each chunk on its GPU unless that GPU falls a task behind. */
+ * tells them apart and keeps each chunk on its GPU unless that GPU falls a task behind; data given
+ * the cores as home (size_model_set_cpu_home) add a core's prediction on every GPU. */
 double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
                               struct starpu_perfmodel_arch *arch);
 /* Whether anything measured (not the prior) stands behind size_model_expected_us for `kind` on
@@ -59,6 +60,12 @@ void size_model_pool_gpus(int pool);
 /* Makes CUDA device `devid` the home of `handle` (where the runtime put it): tasks writing it
  * first are predicted HOME_PENALTY longer on any other GPU. */
 void size_model_set_home(starpu_data_handle_t handle, int devid);
+/* Makes the CPU cores the home of `handle` (data the runtime cut for a core): tasks writing it
+ * first are predicted on any GPU as their GPU time plus a core's, so an idle CUDA worker never
+ * looks cheaper than a free core (size_model.c, HOME_CPUS). Needs a GPU at least. */
+void size_model_set_cpu_home(starpu_data_handle_t handle);
+/* `handle` has no home any more (its data is unregistered: StarPU may reuse the handle). */
+void size_model_forget_home(starpu_data_handle_t handle);
 /* The GPUs (CUDA device numbers) homes go round; by default, at first use, the devices of
  * StarPU's CUDA workers. n = -1 restores the default; also forgets every home given. */
 void size_model_set_gpus(const int *devids, int n);

@@ -379,7 +379,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     snprintf(name, sizeof name, "%s", hines_step_codelet.name);
     batch->chunk_names[c] = strdup(name);
   }
-  /* The GPU chunks start spread over the GPUs (runtime/placement.h); CPU-sized chunks stay. */
+  /* The GPU chunks start spread over the GPUs (runtime/placement.h); CPU-sized chunks stay in
+   * RAM, the cores their home. */
   const int gpu_chunks = batch->n_chunks - batch->plan.cpu_chunks;
   for (int c = 0; c < gpu_chunks; c++) {
     int node = placement_home_node(c, gpu_chunks);
@@ -389,6 +390,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     if (batch->own)
       placement_prefetch(starpu_data_get_sub_data(batch->own_handle, 1, c), node);
   }
+  for (int c = gpu_chunks; c < batch->n_chunks; c++)
+    placement_cpu_home(starpu_data_get_sub_data(batch->voltage_handle, 1, c));
   *out = batch;
   return HINES_OK;
 }
@@ -560,6 +563,8 @@ void mono_batch_destroy(struct mono_batch *batch) {
   probe_set_destroy(&batch->probes);
   spike_set_destroy(&batch->spikes);
   if (batch->voltage_handle) {
+    for (int c = batch->n_chunks - batch->plan.cpu_chunks; c < batch->n_chunks; c++)
+      placement_forget_home(starpu_data_get_sub_data(batch->voltage_handle, 1, c));
     starpu_data_unpartition(batch->voltage_handle, STARPU_MAIN_RAM);
     starpu_data_unregister(batch->voltage_handle);
     starpu_data_unpartition(batch->work_handle, STARPU_MAIN_RAM);

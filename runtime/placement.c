@@ -210,6 +210,14 @@ void placement_prefetch(void *handle, int node) {
   size_model_set_home((starpu_data_handle_t)handle, starpu_memory_node_get_devid((unsigned)node));
 }
 
+void placement_cpu_home(void *handle) {
+  size_model_set_cpu_home((starpu_data_handle_t)handle);
+}
+
+void placement_forget_home(void *handle) {
+  size_model_forget_home((starpu_data_handle_t)handle);
+}
+
 int placement_model_scheduler(void) {
   return strncmp(runtime_scheduler(), "dm", 2) == 0;
 }

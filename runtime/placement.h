@@ -207,6 +207,12 @@ int placement_home_node(int index, int count);
  * that GPU the chunk's home in the size models (codelets/size_model.h), which predict its tasks
  * twice as long on any other GPU. */
 void placement_prefetch(void *handle, int node);
+/* Makes the CPU cores the home of a chunk cut for them (its handle stays in RAM): the size
+ * models predict its tasks on a GPU as the GPU's time plus a core's, so the scheduler leaves it
+ * to a free core and a GPU takes it only when every core is busy. */
+void placement_cpu_home(void *handle);
+/* Before a chunk's handle is unregistered: it has no home any more. */
+void placement_forget_home(void *handle);
 
 /* Where a chunk sized for `sized_for` may run: anywhere unless `pin`, which restricts it to the
  * kind of worker it was sized for (the schedulers then need no model to keep GPU-sized chunks

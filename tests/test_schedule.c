@@ -483,6 +483,64 @@ static void size_model_keeps_chunks_at_given_homes(void **state) {
   size_model_clear();
 }
 
+/* A chunk cut for the cores has them as home: on the GPU (one here, as on the H200 machine) its
+ * task is predicted as the GPU's time plus a core's, so where dmda compares an idle CUDA worker
+ * with a free core the core wins, and the GPU wins only when every core is busy for longer than
+ * the GPU's own time. Given a GPU home again, or forgotten (its handle unregistered and reused),
+ * the chunk loses the cores' home. The GPU's own chunks and the cores' predictions are untouched.
+ */
+static void size_model_keeps_core_chunks_on_cores(void **state) {
+  (void)state;
+  size_model_clear();
+  const int devids[] = {0};
+  size_model_set_gpus(devids, 1);
+  struct starpu_perfmodel_device gpu_device[1];
+  struct starpu_perfmodel_arch gpu[1];
+  cuda_archs(1, gpu_device, gpu);
+  struct starpu_perfmodel_device core_device = {.type = STARPU_CPU_WORKER, .ncores = 1};
+  struct starpu_perfmodel_arch core = {.ndevices = 1, .devices = &core_device};
+  /* measured: the chunk's size (fixed_size: 1000) takes 2 us on the GPU, 900 on a core */
+  for (int k = 0; k < 3; k++) {
+    size_model_record("test_model", 7, 1000, &gpu[0], k ? 2 : 50);
+    size_model_record("test_model", 7, 1000, &core, k ? 900 : 5000);
+  }
+  static char core_chunk, gpu_chunk;
+  size_model_set_cpu_home((starpu_data_handle_t)&core_chunk);
+  size_model_set_home((starpu_data_handle_t)&gpu_chunk, 0); /* one GPU: nothing kept */
+  static struct starpu_codelet writes = {.nbuffers = 1, .modes = {STARPU_RW}};
+  struct starpu_task task;
+  memset(&task, 0, sizeof task);
+  task.cl = &writes;
+  task.handles[0] = (starpu_data_handle_t)&core_chunk;
+  const double on_gpu = size_model_task_expected_us(&test_model, &task, &gpu[0]);
+  const double on_core = size_model_task_expected_us(&test_model, &task, &core);
+  assert_float_equal(on_gpu, 2.0 + 900.0, 1e-9);
+  assert_float_equal(on_core, 900.0, 1e-9);
+  /* dmda's choice: the earliest expected end, a worker's queue end plus the prediction */
+  const double now = 0, transfer = 30;
+  for (double cores_free_at = 0; cores_free_at <= 100; cores_free_at += 10) {
+    const int gpu_wins = now + transfer + on_gpu < cores_free_at + on_core;
+    assert_int_equal(gpu_wins, cores_free_at > transfer + 2.0);
+  }
+  task.handles[0] = (starpu_data_handle_t)&gpu_chunk;
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]), 2.0, 1e-9);
+  /* a GPU home given later, or the home forgotten: the GPU's own time again */
+  for (int way = 0; way < 2; way++) {
+    size_model_set_cpu_home((starpu_data_handle_t)&core_chunk);
+    if (way == 0)
+      size_model_set_home((starpu_data_handle_t)&core_chunk, 0);
+    else
+      size_model_forget_home((starpu_data_handle_t)&core_chunk);
+    task.handles[0] = (starpu_data_handle_t)&core_chunk;
+    assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]), 2.0, 1e-9);
+  }
+  /* no GPU: no home at all */
+  size_model_set_gpus(devids, 0);
+  size_model_set_cpu_home((starpu_data_handle_t)&core_chunk);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]), 2.0, 1e-9);
+  size_model_clear();
+}
+
 /* GPUs of one model pool their measurements: what one GPU measured is every GPU's prediction,
  * and two GPUs' samples of a size make one mean. Apart, each GPU keeps its own. */
 static void size_model_pools_alike_gpus(void **state) {
@@ -674,6 +732,7 @@ int main(void) {
       cmocka_unit_test(size_model_extrapolates_within_bounds),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(size_model_keeps_chunks_at_given_homes),
+      cmocka_unit_test(size_model_keeps_core_chunks_on_cores),
       cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(level_chunks_follow_compartments),
       cmocka_unit_test(level_priorities_follow_chunk_size),

@@ -148,6 +148,8 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   home26    (one-GPU machine) the cores' chunks kept at home: same bits, --cpu-share on against
+#             the GPU alone, 256,000 medium-high eight rounds, six more batches
 #   repeat25  (one-GPU machine) default25's CPU + GPU against the GPU alone, more rounds
 #   two25     (two-GPU machine) the rule over two GPUs with 30 CPU workers: 512,000 and
 #             1,024,000 medium-high; 256,000 interleaved against blocks, 16 tasks against one
@@ -1672,6 +1674,30 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = home26 ]; then
+  # (the one-GPU machine) the cores' chunks kept at home (codelets/size_model.c, HOME_CPUS):
+  # same bits (CPU + GPU with a share against the GPU alone, passive and HH); then, per batch,
+  # two calibration runs with --cpu-share on, and rounds of CPU + GPU with the share against the
+  # GPU alone, both with hinestask's defaults otherwise (blocks from 64 M compartments): 256,000
+  # medium-high (82 M) eight rounds, six more batches two rounds, two of them in blocks too.
+  for hh in none all; do
+    pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh $hh --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
+    timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+    cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono hh=$hh: CPU + GPU (share) identical to the GPU alone" || echo "FAIL mono hh=$hh probes differ"
+  done
+  rm -f $out/p_*.csv $out/c.log
+  home_rounds() { # BATCH ROUNDS LABEL-SUFFIX [options...]
+    local b=$1 rounds=$2 x=$3 st=(); shift 3
+    case $b in *-hh) st=(--steps 300) ;; esac
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate$x -- --cpu-share on "$@" --steps 200 --calibrate; cores; done
+    for rep in $(seq $rounds); do ROW_NCPU=all row 1 $b cpu+gpu-share$x -- --cpu-share on "$@" "${st[@]}"; cores; row 1 $b gpu$x -- "$@" "${st[@]}"; done
+  }
+  home_rounds monoc-medium-high-256000 8 ""
+  for b in monoc-medium-high-25600 monoc-medium-high-256000-hh monoc-small-high-1000000 monoc-big-high-256000 monoc-medium-high-512000 monoc-medium-high-100000; do home_rounds $b 2 ""; done
+  for b in monoc-medium-high-25600 monoc-medium-high-256000-hh; do home_rounds $b 2 -block --layout block; done
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = repeat25 ]; then
   # (the one-GPU machine) default25's CPU + GPU against the GPU alone again, more rounds, in a
