@@ -124,7 +124,7 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
 }
 
 int placement_cpus_share(long long compartments, int gpus, int channels) {
-  return !channels && gpus == 1 && compartments >= PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS;
+  return gpus == 1 && placement_large_passive_batch(compartments, gpus, channels);
 }
 
 int placement_large_passive_batch(long long compartments, int gpus, int channels) {

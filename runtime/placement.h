@@ -141,20 +141,18 @@ int placement_level_neurons_per_task(int requested, int n_neurons, long long com
  * large as above: the block layout by default (src/simulation.c). */
 int placement_large_passive_batch(long long compartments, int gpus, int channels);
 /* CPU workers beside a GPU get a share of a mono batch (one CPU-sized chunk each, tasks of
- * PLACEMENT_SHARE_TASK_STEPS steps) by default only when it is passive, on one GPU, and holds at
- * least this many compartments. Every share is sized by the models to finish with the GPU's
- * chunks, but dmdas runs a core's chunk on the GPU whenever it predicts the GPU to finish it
- * sooner; how many of their tasks the cores keep varies from run to run, and the gain with it.
- * Measured on the H200 machine (15 cores and the GPU, calibrated dmdas, 8 steps a task,
- * against the GPU alone in blocks): 163 M (512,000 medium-high) 1.014-1.052x in four runs and
- * 177 M (big-high 256,000) 1.013-1.062x in four; at 82 M (256,000) 0.911-1.109x over 18 rounds
- * of one call, median 1.006x (1.08-1.11x in four of the five rounds whose cores ran 1,521-1,877
- * of their 1,877 tasks, 0.947x in the fifth; 0.99-1.00x where they ran under 110, the cores then
- * idle; 0.911-1.032x in between), 76 M (small-high 1,000,000) 1.001-1.017x; on the H200 x2
- * machine (30 cores beside two GPUs) 512,000 1.019x and 0.956x, 1,024,000 1.019x and 0.844x. At one
- * step a task shares below 150 M had run up to 2.8x slower (hetero24, share24, share24b).
- * `--cpu-share on` asks for one. */
-#define PLACEMENT_CPU_SHARE_FROM_COMPARTMENTS 150000000LL
+ * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch is large and passive
+ * (placement_large_passive_batch) on one GPU. Every share is sized by the models to finish with
+ * the GPU's chunks, and the cores are its chunks' home in the models (placement_cpu_home), so
+ * dmdas leaves them to the cores. Measured on the H200 machine (15 cores and the GPU, calibrated
+ * dmdas, against the GPU alone in blocks, commit f6411ca; BENCHMARKS.md "The cores' chunks kept
+ * at home"): 82 M (medium-high 256,000) 1.052-1.059x in 8 rounds of 8, 76 M (small-high
+ * 1,000,000) 1.069-1.075x, 163 M (512,000) 1.047-1.069x, 177 M (big-high 256,000) 1.007 and
+ * 1.065x; the cores ran all their tasks in every run. Before the home, 18 rounds at 82 M ran
+ * 0.911-1.109x, median 1.006x. Not by default: smaller batches (25,600 in blocks 1.039-1.041x
+ * the GPU in blocks but 1.003-1.008x its default interleaved layout), HH (256,000 in blocks
+ * 1.035x the GPU in blocks, 1.022x interleaved), several GPUs (not measured with the home; 30
+ * cores beside two H200s gave 0.844-1.019x before it). `--cpu-share on` asks for one. */
 /* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
  * without channels, by default (mono_batch.c asks a model-based scheduler besides: the share is
  * sized by the models, and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk

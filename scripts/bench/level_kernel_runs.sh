@@ -148,6 +148,8 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   default26 (one-GPU machine) the defaults after it (the share from 64 M passive compartments
+#             on one GPU; --cpu-share on in blocks): a size never seen, six batches, a trace
 #   home26    (one-GPU machine) the cores' chunks kept at home: same bits, --cpu-share on against
 #             the GPU alone, 256,000 medium-high eight rounds, six more batches
 #   repeat25  (one-GPU machine) default25's CPU + GPU against the GPU alone, more rounds
@@ -1674,6 +1676,37 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = default26 ]; then
+  # (the one-GPU machine) the defaults after the cores' home, the share from 64 M passive
+  # compartments on one GPU: in a fresh STARPU_HOME, two calibration runs at 256,000 medium-high,
+  # then the first runs of a size never seen (512,000) against the GPU alone; 256,000 six
+  # rounds; a trace of the default CPU + GPU run at 256,000; then small-high 1,000,000 (76 M),
+  # big-high 256,000 (177 M) and medium-high 1,024,000 (327 M), two calibration runs and two
+  # rounds each; --cpu-share on with the layout left to hinestask (blocks now) at 25,600 and
+  # with HH, against the GPU alone by default. The JSON's layout and the cores' tasks after
+  # each CPU + GPU row.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"layout": "[a-z]*"\|"cpu_share": "[a-z]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  b=monoc-medium-high-256000
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+  rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000 cpu+gpu-unseen; cores; row 1 monoc-medium-high-512000 gpu
+  for rep in 1 2 3 4 5 6; do ROW_NCPU=all row 1 $b cpu+gpu; cores; row 1 $b gpu; done
+  d=$out/trace-cpu-gpu-256000
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; cat $d-summary.txt
+  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  for b in monoc-small-high-1000000 monoc-big-high-256000 monoc-medium-high-1024000; do
+    st=(); case $b in monoc-big-high-256000|*-1024000) st=(--steps 300) ;; esac
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
+  done
+  for b in monoc-medium-high-25600 monoc-medium-high-256000-hh; do
+    st=(); case $b in *-hh) st=(--steps 300) ;; esac
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate-share -- --cpu-share on --steps 200 --calibrate; cores; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu-share -- --cpu-share on "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
+  done
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = home26 ]; then
   # (the one-GPU machine) the cores' chunks kept at home (codelets/size_model.c, HOME_CPUS):
