@@ -404,6 +404,11 @@ int mono_batch_task_steps(const struct mono_batch *batch) {
   return batch->task_steps;
 }
 
+int mono_batch_cpu_share_neurons(const struct mono_batch *batch) {
+  const int first = batch->n_chunks - batch->plan.cpu_chunks;
+  return batch->plan.cpu_chunks ? batch->config.n_neurons - batch->chunk_first[first] : 0;
+}
+
 int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker) {
   const struct step_arguments args = step_arguments_of(batch);
   return hines_step_measured(&args, steps, worker);

@@ -70,6 +70,9 @@ void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV);
 int mono_batch_chunks(const struct mono_batch *batch);
 /* Steps each of its step tasks advances (the config's task_steps, or placement_task_steps). */
 int mono_batch_task_steps(const struct mono_batch *batch);
+/* Neurons in the chunks cut for CPU cores beside the GPUs (the trailing chunks; 0 without a
+ * share). */
+int mono_batch_cpu_share_neurons(const struct mono_batch *batch);
 /* Whether the step model has measured this batch's step tasks of `steps` steps on StarPU worker
  * `worker`'s kind of worker (tasks of different steps have histories of their own). */
 int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker);

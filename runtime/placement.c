@@ -99,19 +99,22 @@ static int plan_alloc(struct placement_plan *plan, int chunks) {
   return plan->units && plan->sized_for ? 0 : -1;
 }
 
-/* The largest CPU chunk (in units) that a core finishes no later than a GPU worker finishes its
- * share of the rest (a little earlier: a late CPU chunk holds up the step, an early one only
- * idles a core); 0 when even one unit would make a CPU core the slower, or when `predict` has no
- * measurement to go by (NAN). */
+/* The largest share of a core (in units) that it finishes, in PLACEMENT_CPU_CHUNKS_PER_CORE
+ * tasks, no later than a GPU worker finishes its share of the rest (a little earlier: a late CPU
+ * chunk holds up the step, an early one only idles a core); 0 when even one unit would make a CPU
+ * core the slower, or when `predict` has no measurement to go by (NAN). */
 static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
                            placement_predictor predict, const void *context) {
   const int cpu_worker = first_worker_of(STARPU_CPU_WORKER);
   const int cuda_worker = first_worker_of(STARPU_CUDA_WORKER);
+  const int per_core = PLACEMENT_CPU_CHUNKS_PER_CORE;
   int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
   while (low < high) {
     int mid = (low + high + 1) / 2;
     int gpu_units = (n_units - mid * cpu + cuda - 1) / cuda;
-    double cpu_us = predict(context, mid * neurons_per_unit, cpu_worker);
+    const int task_units = (mid + per_core - 1) / per_core;
+    double cpu_us =
+        (double)mid / task_units * predict(context, task_units * neurons_per_unit, cpu_worker);
     double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
     if (!isfinite(cpu_us) || !isfinite(gpu_us))
       return 0;
@@ -166,14 +169,18 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
     }
     return 0;
   }
-  /* CPU and GPU workers: GPU chunks, then one chunk per CPU worker. */
+  /* CPU and GPU workers: GPU chunks, then PLACEMENT_CPU_CHUNKS_PER_CORE chunks per CPU worker
+   * (fewer when the cores' share has fewer units). */
   const int gpu_units = n_units - cpu_units * cpu;
   const int gpu_chunks = gpu_units < cuda ? (gpu_units > 0 ? gpu_units : 0) : cuda;
-  if (plan_alloc(plan, gpu_chunks + cpu))
+  const int cpu_chunks = cpu_units < PLACEMENT_CPU_CHUNKS_PER_CORE
+                             ? cpu_units * cpu
+                             : PLACEMENT_CPU_CHUNKS_PER_CORE * cpu;
+  if (plan_alloc(plan, gpu_chunks + cpu_chunks))
     return -1;
   split_equal(plan, 0, gpu_chunks, gpu_units, STARPU_CUDA);
-  split_equal(plan, gpu_chunks, cpu, cpu_units * cpu, STARPU_CPU);
-  plan->cpu_chunks = cpu;
+  split_equal(plan, gpu_chunks, cpu_chunks, cpu_units * cpu, STARPU_CPU);
+  plan->cpu_chunks = cpu_chunks;
   return 0;
 }
 

@@ -140,7 +140,7 @@ int placement_level_neurons_per_task(int requested, int n_neurons, long long com
 /* Whether a mono batch of `compartments` over `gpus` GPUs, with (not 0) or without channels, is
  * large as above: the block layout by default (src/simulation.c). */
 int placement_large_passive_batch(long long compartments, int gpus, int channels);
-/* CPU workers beside a GPU get a share of a mono batch (one CPU-sized chunk each, tasks of
+/* CPU workers beside a GPU get a share of a mono batch (CPU-sized chunks, tasks of
  * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch is large and passive
  * (placement_large_passive_batch) on one GPU. Every share is sized by the models to finish with
  * the GPU's chunks, and the cores are its chunks' home in the models (placement_cpu_home), so
@@ -158,6 +158,13 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * sized by the models, and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk
  * on a core 8 times as long). */
 int placement_cpus_share(long long compartments, int gpus, int channels);
+/* The cores' share is cut into this many chunks a core. With one, each core kept its chunk (the
+ * next task of a chunk is ready when the last ends, on the core that just freed), so the slowest
+ * core set the step, while the cut is sized for the mean: in a trace of 256,000 medium-high (H200
+ * machine, commit d477ec9) the cores' 8-step tasks took 6.3 ms on average and up to 9.0, and
+ * runs of one call ran 0.87-1.06x the GPU alone though the cores kept every task. Several
+ * chunks a core let a free core take the next ready chunk, whichever core ran it before. */
+#define PLACEMENT_CPU_CHUNKS_PER_CORE 4
 /* --cpu-share: CPU workers' chunks of a mono batch beside GPUs by the rule above (auto), always
  * (on) or never (off). Auto is 0 so that a zeroed configuration takes the rule. */
 enum placement_share { PLACEMENT_SHARE_AUTO = 0, PLACEMENT_SHARE_ON, PLACEMENT_SHARE_OFF };
@@ -179,8 +186,9 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
 /* Plans the chunks of a batch of n_units units of neurons_per_unit neurons (n_neurons in all).
  * With `requested` > 0 neurons per task, or with one kind of worker only, equal chunks as
  * placement_neurons_per_task says. With CPU and CUDA workers both, a heterogeneous cut:
- * placement_gpu_chunks() chunks for the GPUs and, after them, one chunk per CPU worker, sized
- * with `predict` so that a CPU core takes about as long over its chunk as a GPU over its own;
+ * placement_gpu_chunks() chunks for the GPUs and, after them, PLACEMENT_CPU_CHUNKS_PER_CORE
+ * chunks per CPU worker, sized with `predict` so that a CPU core takes about as long over its
+ * share as a GPU over its own chunk;
  * the equal chunks instead when even one granule would make a CPU core the slower or `predict`
  * says NAN (or is NULL: mono_batch passes none unless a share is asked, --cpu-share or
  * placement_cpus_share). Returns 0, or -1 when out of memory. */

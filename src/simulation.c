@@ -472,6 +472,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
   set_ops_mono(ops, batch);
   ops->tasks_per_step = mono_batch_chunks(batch);
   ops->task_steps = mono_batch_task_steps(batch);
+  ops->cpu_share_neurons = mono_batch_cpu_share_neurons(batch);
   return HINES_OK;
 }
 
@@ -627,6 +628,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->seconds_first_step = first_seconds;
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
+  result->cpu_share_neurons = ops->cpu_share_neurons;
   result->cell_neurons = ops->cell_neurons;
   result->level_kernel = ops->level_kernel;
   result->rows_apart_below = ops->rows_apart_below;
