@@ -233,8 +233,13 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
  * cores' share, 18 runs of one build (commit be1e0ab): 1.08-1.11x the GPU alone in the four where
  * the cores ran 1,521-1,877 of their 1,877 tasks, 0.99-1.00x where they ran under 110. So data
  * the runtime cut for the cores have the cores as home, and a GPU's prediction for a task writing
- * them adds what a core would take: a free core always wins, and a GPU takes such a task only
- * when every core is busy for longer than the GPU needs to fetch and run it. */
+ * them adds what a core would take for one more than a core's round of such chunks (the chunks
+ * at home over the CPU workers, rounded up): a GPU takes one only when no core could start it
+ * within a round. One core's time was enough with a chunk a core (home26: the cores ran every
+ * task in 8 runs of 8), not with four a core, whose cores hold about three ready tasks each:
+ * the GPU ran 5 to 33 of the cores' tasks a run, at 3.7-25 ms each for what a core ran in 0.6-7
+ * (a small kernel waits behind the GPU's own chunks), and two runs of 300 steps took 1.6 and 2x
+ * as long as the GPU alone (chunks26, commit f2f0314). */
 #define HOME_CPUS (-2)
 static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -242,11 +247,13 @@ static struct {
   int device;
 } homes[HOME_SLOTS];
 static int homes_given, gpus_known = -1, gpu_devids[STARPU_MAXCUDADEVS];
+static int cpu_homes; /* data whose home is the cores */
 
 void size_model_set_gpus(const int *devids, int n) {
   pthread_mutex_lock(&home_lock);
   memset(homes, 0, sizeof homes);
   homes_given = 0;
+  cpu_homes = 0;
   gpus_known = n < 0 ? -1 : n < STARPU_MAXCUDADEVS ? n : STARPU_MAXCUDADEVS;
   for (int i = 0; i < gpus_known; i++)
     gpu_devids[i] = devids[i];
@@ -278,14 +285,17 @@ static int home_of(starpu_data_handle_t handle, int device, int replace) {
   size_t slot = (size_t)(((uintptr_t)handle >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 51);
   for (int probe = 0; probe < HOME_SLOTS; probe++, slot = (slot + 1) % HOME_SLOTS) {
     if (homes[slot].handle == handle) {
-      if (replace) /* also on one GPU: a handle StarPU reuses must lose the cores' home */
+      if (replace) { /* also on one GPU: a handle StarPU reuses must lose the cores' home */
+        cpu_homes += (device == HOME_CPUS) - (homes[slot].device == HOME_CPUS);
         homes[slot].device = device;
+      }
       return homes[slot].device;
     }
     if (!homes[slot].handle) {
       if (!kept || (replace && device == -1))
         return -1;
       homes[slot].handle = handle;
+      cpu_homes += device == HOME_CPUS;
       return homes[slot].device = device != -1 ? device : gpu_devids[homes_given++ % gpus_known];
     }
   }
@@ -314,6 +324,17 @@ void size_model_forget_home(starpu_data_handle_t handle) {
   pthread_mutex_lock(&home_lock);
   home_of(handle, -1, 1);
   pthread_mutex_unlock(&home_lock);
+}
+
+/* How many times a core's time a GPU's prediction for a task at the cores' home adds: one more
+ * than the rounds the chunks at home make over the CPU workers. */
+static double cpu_home_penalty(void) {
+  const unsigned cores = starpu_cpu_worker_get_count();
+  pthread_mutex_lock(&home_lock);
+  const int chunks = cpu_homes;
+  pthread_mutex_unlock(&home_lock);
+  const int per_core = cores > 1 ? (chunks + (int)cores - 1) / (int)cores : chunks;
+  return 1.0 + (per_core > 1 ? per_core : 1);
 }
 
 /* The home device of the first piece of data the task writes, -1 for none. */
@@ -379,7 +400,8 @@ static double task_expected_us(const struct size_model *model, struct starpu_tas
     if (home == HOME_CPUS) {
       struct starpu_perfmodel_device core_device = {.type = STARPU_CPU_WORKER, .ncores = 1};
       struct starpu_perfmodel_arch core = {.ndevices = 1, .devices = &core_device};
-      us += size_model_expected_us(model, model->kind(task), model->size(task), &core);
+      us += cpu_home_penalty() *
+            size_model_expected_us(model, model->kind(task), model->size(task), &core);
     } else if (home >= 0 && home != arch->devices[0].devid)
       us *= HOME_PENALTY;
   }

@@ -44,7 +44,7 @@ struct size_model {
  * put it, else round robin over the GPUs as the data are first seen): on any other GPU the
  * prediction is twice as long, which spreads the first step's chunks over the GPUs when nothing
  * tells them apart and keeps each chunk on its GPU unless that GPU falls a task behind; data given
- * the cores as home (size_model_set_cpu_home) add a core's prediction on every GPU. */
+ * the cores as home (size_model_set_cpu_home) add more than a core's round on every GPU. */
 double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
                               struct starpu_perfmodel_arch *arch);
 /* Whether anything measured (not the prior) stands behind size_model_expected_us for `kind` on
@@ -61,8 +61,9 @@ void size_model_pool_gpus(int pool);
  * first are predicted HOME_PENALTY longer on any other GPU. */
 void size_model_set_home(starpu_data_handle_t handle, int devid);
 /* Makes the CPU cores the home of `handle` (data the runtime cut for a core): tasks writing it
- * first are predicted on any GPU as their GPU time plus a core's, so an idle CUDA worker never
- * looks cheaper than a free core (size_model.c, HOME_CPUS). Needs a GPU at least. */
+ * first are predicted on any GPU as their GPU time plus a core's for one more than a core's round
+ * of such chunks, so an idle CUDA worker never looks cheaper than a core that could start it
+ * within a round (size_model.c, HOME_CPUS). Needs a GPU at least. */
 void size_model_set_cpu_home(starpu_data_handle_t handle);
 /* `handle` has no home any more (its data is unregistered: StarPU may reuse the handle). */
 void size_model_forget_home(starpu_data_handle_t handle);

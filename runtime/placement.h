@@ -214,8 +214,9 @@ int placement_home_node(int index, int count);
  * twice as long on any other GPU. */
 void placement_prefetch(void *handle, int node);
 /* Makes the CPU cores the home of a chunk cut for them (its handle stays in RAM): the size
- * models predict its tasks on a GPU as the GPU's time plus a core's, so the scheduler leaves it
- * to a free core and a GPU takes it only when every core is busy. */
+ * models predict its tasks on a GPU as the GPU's time plus more than a core's round of the
+ * cores' chunks, so the scheduler leaves it to the cores and a GPU takes it only when no core
+ * could start it within a round. */
 void placement_cpu_home(void *handle);
 /* Before a chunk's handle is unregistered: it has no home any more. */
 void placement_forget_home(void *handle);

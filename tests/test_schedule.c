@@ -484,8 +484,9 @@ static void size_model_keeps_chunks_at_given_homes(void **state) {
 }
 
 /* A chunk cut for the cores has them as home: on the GPU (one here, as on the H200 machine) its
- * task is predicted as the GPU's time plus a core's, so where dmda compares an idle CUDA worker
- * with a free core the core wins, and the GPU wins only when every core is busy for longer than
+ * task is predicted as the GPU's time plus a core's for one more than a core's round of such
+ * chunks (the chunks at home over StarPU's CPU workers, rounded up), so where dmda compares
+ * an idle CUDA worker with a core the core wins unless it is busy for longer than that round and
  * the GPU's own time. Given a GPU home again, or forgotten (its handle unregistered and reused),
  * the chunk loses the cores' home. The GPU's own chunks and the cores' predictions are untouched.
  */
@@ -514,14 +515,26 @@ static void size_model_keeps_core_chunks_on_cores(void **state) {
   task.handles[0] = (starpu_data_handle_t)&core_chunk;
   const double on_gpu = size_model_task_expected_us(&test_model, &task, &gpu[0]);
   const double on_core = size_model_task_expected_us(&test_model, &task, &core);
-  assert_float_equal(on_gpu, 2.0 + 900.0, 1e-9);
+  assert_float_equal(on_gpu, 2.0 + 2 * 900.0, 1e-9); /* one chunk at home: a round of one */
   assert_float_equal(on_core, 900.0, 1e-9);
   /* dmda's choice: the earliest expected end, a worker's queue end plus the prediction */
   const double now = 0, transfer = 30;
-  for (double cores_free_at = 0; cores_free_at <= 100; cores_free_at += 10) {
+  for (double cores_free_at = 0; cores_free_at <= 1000; cores_free_at += 10) {
     const int gpu_wins = now + transfer + on_gpu < cores_free_at + on_core;
-    assert_int_equal(gpu_wins, cores_free_at > transfer + 2.0);
+    assert_int_equal(gpu_wins, cores_free_at > transfer + 2.0 + 900.0);
   }
+  /* four chunks at home: a round of four over one CPU worker, shorter over more */
+  static char more_chunks[3];
+  for (int c = 0; c < 3; c++)
+    size_model_set_cpu_home((starpu_data_handle_t)&more_chunks[c]);
+  const int cores = (int)starpu_cpu_worker_get_count();
+  const int round = cores <= 1 ? 4 : (4 + cores - 1) / cores;
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]),
+                     2.0 + (1 + (round > 1 ? round : 1)) * 900.0, 1e-9);
+  for (int c = 0; c < 3; c++) /* forgotten: back to a round of one */
+    size_model_forget_home((starpu_data_handle_t)&more_chunks[c]);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]), 2.0 + 2 * 900.0,
+                     1e-9);
   task.handles[0] = (starpu_data_handle_t)&gpu_chunk;
   assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]), 2.0, 1e-9);
   /* a GPU home given later, or the home forgotten: the GPU's own time again */
