@@ -237,9 +237,10 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
  * at home over the CPU workers, rounded up): a GPU takes one only when no core could start it
  * within a round. One core's time was enough with a chunk a core (home26: the cores ran every
  * task in 8 runs of 8), not with four a core, whose cores hold about three ready tasks each:
- * the GPU ran 5 to 33 of the cores' tasks a run, at 3.7-25 ms each for what a core ran in 0.6-7
+ * the GPU ran 5 to 33 of the cores' tasks a run, at 3.7-25 ms each for what a core ran in 3.2-8.2
  * (a small kernel waits behind the GPU's own chunks), and two runs of 300 steps took 1.6 and 2x
- * as long as the GPU alone (chunks26, commit f2f0314). */
+ * as long as the GPU alone (chunks26, commit f2f0314; how much of that the moved tasks caused
+ * was not measured). */
 #define HOME_CPUS (-2)
 static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
