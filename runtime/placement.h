@@ -186,9 +186,8 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
 /* Plans the chunks of a batch of n_units units of neurons_per_unit neurons (n_neurons in all).
  * With `requested` > 0 neurons per task, or with one kind of worker only, equal chunks as
  * placement_neurons_per_task says. With CPU and CUDA workers both, a heterogeneous cut:
- * placement_gpu_chunks() chunks for the GPUs and, after them, PLACEMENT_CPU_CHUNKS_PER_CORE
- * chunks per CPU worker, sized with `predict` so that a CPU core takes about as long over its
- * share as a GPU over its own chunk;
+ * one chunk a GPU and, after them, PLACEMENT_CPU_CHUNKS_PER_CORE chunks per CPU worker, sized
+ * with `predict` so that a CPU core takes about as long over its share as a GPU over its chunk;
  * the equal chunks instead when even one granule would make a CPU core the slower or `predict`
  * says NAN (or is NULL: mono_batch passes none unless a share is asked, --cpu-share or
  * placement_cpus_share). Returns 0, or -1 when out of memory. */

@@ -148,6 +148,7 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   final26b  (one-GPU machine) the same after one chunk a GPU beside the cores' share
 #   final26   (one-GPU machine) the same after a GPU's prediction for the cores' chunks grew to
 #             more than a core's round: 256,000 six rounds, a trace, four more batches
 #   chunks26  (one-GPU machine) the cores' share in four chunks a core: same bits, 256,000 eight
@@ -1680,6 +1681,35 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+if [ "$mode" = final26b ]; then
+  # (the one-GPU machine) final26 after one chunk a GPU beside the cores' share: same bits; in a
+  # fresh STARPU_HOME big-high 256,000 over 500 steps (two calibration runs, two rounds), 256,000
+  # medium-high (three rounds), a trace of its default CPU + GPU run, medium-high 1,024,000 over
+  # 500 steps and small-high 1,000,000 (two rounds each), the first runs at 512,000.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh none --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
+  timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono: CPU + GPU (share) identical to the GPU alone" || echo "FAIL mono probes differ"
+  rm -f $out/p_*.csv $out/c.log; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  rounds26() { # BATCH ROUNDS [options]
+    local b=$1 r=$2; shift 2
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+    for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu -- "$@"; cores; row 1 $b gpu -- "$@"; done
+  }
+  rounds26 monoc-big-high-256000 2 --steps 500
+  rounds26 monoc-medium-high-256000 3
+  d=$out/trace-cpu-gpu-256000
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\|^CPU [0-9]" $d-summary.txt
+  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  rounds26 monoc-medium-high-1024000 2 --steps 500
+  rounds26 monoc-small-high-1000000 2
+  rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000 cpu+gpu-unseen; cores; row 1 monoc-medium-high-512000 gpu
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = final26 ]; then
   # (the one-GPU machine) the cores' share in four chunks a core, a GPU's prediction for them
