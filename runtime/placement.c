@@ -127,7 +127,8 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
 }
 
 int placement_cpus_share(long long compartments, int gpus, int channels) {
-  return gpus == 1 && placement_large_passive_batch(compartments, gpus, channels);
+  return gpus == 1 && placement_large_passive_batch(compartments, gpus, channels) &&
+         compartments <= PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS;
 }
 
 int placement_large_passive_batch(long long compartments, int gpus, int channels) {
@@ -139,14 +140,8 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
   *plan = (struct placement_plan){0};
   const int cuda = placement_gpu_chunks(), cpu = (int)starpu_cpu_worker_get_count();
   const int heterogeneous = requested <= 0 && cuda > 0 && cpu > 0 && predict;
-  /* Beside the cores' share, one chunk a GPU: the cut weighs a core's round against a GPU task's
-   * time, which is the GPU's round only when no other chunk of it runs at once. With four a GPU,
-   * overlapping in part, a chunk's task measured 10 ms with a spread of 3.4-5.4 ms where the
-   * GPU's round was about 17 (big-high 256,000, H200 machine, commit 5692193): the cores got
-   * 14,880 neurons, and the runs took 1.28-1.33x as long as the GPU alone. */
-  const int gpus = placement_cuda_devices();
   const int cpu_units =
-      heterogeneous ? cpu_chunk_units(n_units, neurons_per_unit, cpu, gpus, predict, context) : 0;
+      heterogeneous ? cpu_chunk_units(n_units, neurons_per_unit, cpu, cuda, predict, context) : 0;
   if (cpu_units == 0) {
     int per_task = placement_neurons_per_task(requested, n_neurons, neurons_per_unit,
                                               PLACEMENT_CHUNKS_PER_GPU);
@@ -175,10 +170,10 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
     }
     return 0;
   }
-  /* CPU and GPU workers: a chunk a GPU, then PLACEMENT_CPU_CHUNKS_PER_CORE chunks per CPU
-   * worker (fewer when the cores' share has fewer units). */
+  /* CPU and GPU workers: GPU chunks, then PLACEMENT_CPU_CHUNKS_PER_CORE chunks per CPU worker
+   * (fewer when the cores' share has fewer units). */
   const int gpu_units = n_units - cpu_units * cpu;
-  const int gpu_chunks = gpu_units < gpus ? (gpu_units > 0 ? gpu_units : 0) : gpus;
+  const int gpu_chunks = gpu_units < cuda ? (gpu_units > 0 ? gpu_units : 0) : cuda;
   const int cpu_chunks = cpu_units < PLACEMENT_CPU_CHUNKS_PER_CORE
                              ? cpu_units * cpu
                              : PLACEMENT_CPU_CHUNKS_PER_CORE * cpu;

@@ -142,17 +142,21 @@ int placement_level_neurons_per_task(int requested, int n_neurons, long long com
 int placement_large_passive_batch(long long compartments, int gpus, int channels);
 /* CPU workers beside a GPU get a share of a mono batch (CPU-sized chunks, tasks of
  * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch is large and passive
- * (placement_large_passive_batch) on one GPU. Every share is sized by the models to finish with
- * the GPU's chunks, and the cores are its chunks' home in the models (placement_cpu_home), so
- * dmdas leaves them to the cores. Measured on the H200 machine (15 cores and the GPU, calibrated
- * dmdas, against the GPU alone in blocks, commit f6411ca; BENCHMARKS.md "The cores' chunks kept
- * at home"): 82 M (medium-high 256,000) 1.052-1.059x in 8 rounds of 8, 76 M (small-high
- * 1,000,000) 1.069-1.075x, 163 M (512,000) 1.047-1.069x, 177 M (big-high 256,000) 1.007 and
- * 1.065x; the cores ran all their tasks in every run. Before the home, 18 rounds at 82 M ran
- * 0.911-1.109x, median 1.006x. Not by default: smaller batches (25,600 in blocks 1.039-1.041x
- * the GPU in blocks but 1.003-1.008x its default interleaved layout), HH (256,000 in blocks
- * 1.035x the GPU in blocks, 1.022x interleaved), several GPUs (not measured with the home; 30
- * cores beside two H200s gave 0.844-1.019x before it). `--cpu-share on` asks for one. */
+ * (placement_large_passive_batch) on one GPU, up to PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS. Every
+ * share is sized by the models to finish with the GPU's chunks, and the cores are its chunks'
+ * home in the models (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200
+ * machine (15 cores and the GPU, calibrated dmdas, against the GPU alone in blocks, commit
+ * 5692193; BENCHMARKS.md "The cores' chunks kept at home"): 82 M (medium-high 256,000)
+ * 1.053-1.066x in 6 rounds of 6 (1.068-1.081x in 8 of 8 with a lighter home, f2f0314), 76 M
+ * (small-high 1,000,000) 1.077-1.078x, 163 M (512,000, its first run, a size never measured)
+ * 1.071x; the cores ran every task of theirs. Above it the cores fell behind in every run of that
+ * build: 177 M (big-high 256,000) 0.751-0.782x, 327 M (medium-high 1,024,000) 0.768-0.799x (the
+ * cores' tasks ran slower than the models said; why was not measured), and earlier builds gave
+ * 0.64-1.06x there. Before the home, 18 rounds at 82 M ran 0.911-1.109x, median 1.006x. Not by
+ * default either: smaller batches (25,600 1.00-1.04x), HH (256,000 in blocks 1.022x the GPU's
+ * default), several GPUs (not measured with the home; 30 cores beside two H200s gave
+ * 0.844-1.019x before it). `--cpu-share on` asks for one. */
+#define PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS 170000000LL
 /* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
  * without channels, by default (mono_batch.c asks a model-based scheduler besides: the share is
  * sized by the models, and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk
@@ -163,7 +167,10 @@ int placement_cpus_share(long long compartments, int gpus, int channels);
  * core set the step, while the cut is sized for the mean: in a trace of 256,000 medium-high (H200
  * machine, commit d477ec9) the cores' 8-step tasks took 6.3 ms on average and up to 9.0, and
  * runs of one call ran 0.87-1.06x the GPU alone though the cores kept every task. Several
- * chunks a core let a free core take the next ready chunk, whichever core ran it before. */
+ * chunks a core let a free core take the next ready chunk, whichever core ran it before: four
+ * ran 1.053-1.081x in 14 runs of 14 at 256,000 (f2f0314, 5692193). The GPUs keep
+ * placement_gpu_chunks(): one chunk a GPU instead (c3c465b, reverted) gave the cores 27,360
+ * neurons of 256,000 against 13,440 and ran 0.87-0.88x. */
 #define PLACEMENT_CPU_CHUNKS_PER_CORE 4
 /* --cpu-share: CPU workers' chunks of a mono batch beside GPUs by the rule above (auto), always
  * (on) or never (off). Auto is 0 so that a zeroed configuration takes the rule. */
@@ -186,8 +193,9 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
 /* Plans the chunks of a batch of n_units units of neurons_per_unit neurons (n_neurons in all).
  * With `requested` > 0 neurons per task, or with one kind of worker only, equal chunks as
  * placement_neurons_per_task says. With CPU and CUDA workers both, a heterogeneous cut:
- * one chunk a GPU and, after them, PLACEMENT_CPU_CHUNKS_PER_CORE chunks per CPU worker, sized
- * with `predict` so that a CPU core takes about as long over its share as a GPU over its chunk;
+ * placement_gpu_chunks() chunks for the GPUs and, after them, PLACEMENT_CPU_CHUNKS_PER_CORE
+ * chunks per CPU worker, sized with `predict` so that a CPU core takes about as long over its
+ * share as a GPU over its own chunk;
  * the equal chunks instead when even one granule would make a CPU core the slower or `predict`
  * says NAN (or is NULL: mono_batch passes none unless a share is asked, --cpu-share or
  * placement_cpus_share). Returns 0, or -1 when out of memory. */

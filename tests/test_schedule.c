@@ -667,8 +667,8 @@ static void level_priorities_follow_chunk_size(void **state) {
 /* Large passive batches (placement.h: blocks on GPUs): 256,000 medium-high neurons (319
  * compartments) on one GPU, 512,000 over two, not 256,000 over two, not 25,600, not small-high (76
  * compartments) x 256,000, not with channels, never without a GPU. The CPU workers' share by
- * default: the large passive batches on one GPU, not over two; the share's tasks take 8 steps
- * unless asked. */
+ * default: the large passive batches on one GPU up to 170 M compartments, not over two; the
+ * share's tasks take 8 steps unless asked. */
 static void large_passive_batches(void **state) {
   (void)state;
   const struct {
@@ -687,6 +687,11 @@ static void large_passive_batches(void **state) {
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 0, 1, 1},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS * 2, 2, 0, 1, 0},
+      {PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS, 1, 0, 1, 1},
+      {PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS + 1, 1, 0, 1, 0},
+      {256000LL * 691, 1, 0, 1, 0},  /* big-high 256,000: 177 M */
+      {1024000LL * 319, 1, 0, 1, 0}, /* 327 M */
+      {1000000LL * 76, 1, 0, 1, 1},  /* small-high 1,000,000: 76 M */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     assert_int_equal(
