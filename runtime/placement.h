@@ -151,9 +151,9 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * (small-high 1,000,000) 1.077-1.078x, 163 M (512,000, its first run, a size never measured)
  * 1.071x; the cores ran every task of theirs. Above it the cores fell behind in every run of that
  * build: 177 M (big-high 256,000) 0.751-0.782x, 327 M (medium-high 1,024,000) 0.768-0.799x (the
- * cores' tasks ran slower than the models said; why was not measured), and earlier builds gave
- * 0.64-1.06x there. Before the home, 18 rounds at 82 M ran 0.911-1.109x, median 1.006x. Not by
- * default either: smaller batches (25,600 1.00-1.04x), HH (256,000 in blocks 1.022x the GPU's
+ * cores held up the step; why was not measured), and earlier builds gave 0.51-1.06x there.
+ * Before the home, 18 rounds at 82 M ran 0.911-1.109x, median 1.006x. Not by
+ * default either: smaller batches (25,600 0.995-1.009x), HH (256,000 in blocks 1.022x the GPU's
  * default), several GPUs (not measured with the home; 30 cores beside two H200s gave
  * 0.844-1.019x before it). `--cpu-share on` asks for one. */
 #define PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS 170000000LL
