@@ -147,7 +147,7 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * home in the models (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200
  * machine (15 cores and the GPU, calibrated dmdas, against the GPU alone in blocks, commit
  * 5692193; BENCHMARKS.md "The cores' chunks kept at home"): 82 M (medium-high 256,000)
- * 1.053-1.066x in 6 rounds of 6 (1.068-1.081x in 8 of 8 with a lighter home, f2f0314), 76 M
+ * 1.053-1.066x in 6 rounds of 6 (1.073-1.079x in 8 of 8 with a lighter home, f2f0314), 76 M
  * (small-high 1,000,000) 1.077-1.078x, 163 M (512,000, its first run, a size never measured)
  * 1.071x; the cores ran every task of theirs. Above it the cores fell behind in every run of that
  * build: 177 M (big-high 256,000) 0.751-0.782x, 327 M (medium-high 1,024,000) 0.768-0.799x (the
@@ -168,7 +168,7 @@ int placement_cpus_share(long long compartments, int gpus, int channels);
  * machine, commit d477ec9) the cores' 8-step tasks took 6.3 ms on average and up to 9.0, and
  * runs of one call ran 0.87-1.06x the GPU alone though the cores kept every task. Several
  * chunks a core let a free core take the next ready chunk, whichever core ran it before: four
- * ran 1.053-1.081x in 14 runs of 14 at 256,000 (f2f0314, 5692193). The GPUs keep
+ * ran 1.053-1.079x in 14 runs of 14 at 256,000 (f2f0314, 5692193). The GPUs keep
  * placement_gpu_chunks(): one chunk a GPU instead (c3c465b, reverted) gave the cores 27,360
  * neurons of 256,000 against 13,440 and ran 0.87-0.88x. */
 #define PLACEMENT_CPU_CHUNKS_PER_CORE 4
