@@ -103,10 +103,10 @@ static int plan_alloc(struct placement_plan *plan, int chunks) {
  * tasks, no later than a GPU worker finishes its share of the rest (a little earlier: a late CPU
  * chunk holds up the step, an early one only idles a core); 0 when even one unit would make a CPU
  * core the slower, or when `predict` has no measurement to go by (NAN). */
-static int cpu_chunk_units(int n_units, int neurons_per_unit, int cpu, int cuda,
+static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct placement_workers *w,
                            placement_predictor predict, const void *context) {
-  const int cpu_worker = first_worker_of(STARPU_CPU_WORKER);
-  const int cuda_worker = first_worker_of(STARPU_CUDA_WORKER);
+  const int cpu = w->cpus, cuda = w->gpu_chunks, cpu_worker = w->cpu_worker,
+            cuda_worker = w->cuda_worker;
   const int per_core = PLACEMENT_CPU_CHUNKS_PER_CORE;
   int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
   while (low < high) {
@@ -137,11 +137,22 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
 
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context) {
+  const struct placement_workers workers = {.cpus = (int)starpu_cpu_worker_get_count(),
+                                            .gpu_chunks = placement_gpu_chunks(),
+                                            .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
+                                            .cuda_worker = first_worker_of(STARPU_CUDA_WORKER)};
+  return placement_plan_make_for(plan, &workers, requested, n_neurons, n_units, neurons_per_unit,
+                                 predict, context);
+}
+
+int placement_plan_make_for(struct placement_plan *plan, const struct placement_workers *workers,
+                            int requested, int n_neurons, int n_units, int neurons_per_unit,
+                            placement_predictor predict, const void *context) {
   *plan = (struct placement_plan){0};
-  const int cuda = placement_gpu_chunks(), cpu = (int)starpu_cpu_worker_get_count();
+  const int cuda = workers->gpu_chunks, cpu = workers->cpus;
   const int heterogeneous = requested <= 0 && cuda > 0 && cpu > 0 && predict;
   const int cpu_units =
-      heterogeneous ? cpu_chunk_units(n_units, neurons_per_unit, cpu, cuda, predict, context) : 0;
+      heterogeneous ? cpu_chunk_units(n_units, neurons_per_unit, workers, predict, context) : 0;
   if (cpu_units == 0) {
     int per_task = placement_neurons_per_task(requested, n_neurons, neurons_per_unit,
                                               PLACEMENT_CHUNKS_PER_GPU);

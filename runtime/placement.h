@@ -201,6 +201,16 @@ typedef double (*placement_predictor)(const void *context, int neurons, int work
  * placement_cpus_share). Returns 0, or -1 when out of memory. */
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context);
+/* The workers a plan is cut for: placement_plan_make takes StarPU's (its CPU workers,
+ * placement_gpu_chunks(), the first worker of each kind, whose predictions stand for all). */
+struct placement_workers {
+  int cpus, gpu_chunks;        /* CPU workers, chunks for the GPUs */
+  int cpu_worker, cuda_worker; /* the StarPU workers `predict` is asked about */
+};
+/* placement_plan_make for `workers` (tests give their own). */
+int placement_plan_make_for(struct placement_plan *plan, const struct placement_workers *workers,
+                            int requested, int n_neurons, int n_units, int neurons_per_unit,
+                            placement_predictor predict, const void *context);
 /* Equal chunks of neurons (one neuron a unit) of at least PLACEMENT_ALIGNED_FROM neurons hold a
  * multiple of PLACEMENT_ALIGN_NEURONS (the last one the rest), so that every chunk of the
  * interleaved layout starts on a whole warp's lines (placement.c says what it costs otherwise). */

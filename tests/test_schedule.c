@@ -704,6 +704,82 @@ static void large_passive_batches(void **state) {
   assert_int_equal(placement_share_task_steps(3), 3);
 }
 
+/* Predictions linear in neurons, the CPU worker's (worker 0) and a GPU worker's (worker 1): the
+ * cores' share cut on them has a closed form to check against. NAN everywhere when `cpu_us` < 0
+ * (nothing measured). */
+struct linear_rates {
+  double cpu_us, gpu_fixed_us, gpu_us; /* microseconds a neuron, and a GPU task's fixed part */
+};
+static double linear_predict(const void *context, int neurons, int worker) {
+  const struct linear_rates *r = context;
+  if (r->cpu_us < 0)
+    return NAN;
+  return worker == 0 ? neurons * r->cpu_us : r->gpu_fixed_us + neurons * r->gpu_us;
+}
+
+/* Beside the GPUs' chunks, PLACEMENT_CPU_CHUNKS_PER_CORE chunks a CPU worker (fewer when a core
+ * takes fewer units), equal to a unit, covering the batch once; each core's share the largest whose
+ * four tasks end by 0.95 of a GPU chunk's task (one unit more would not), as the closed form of
+ * linear predictions says; none when nothing is measured or a core is too slow for one unit. 15
+ * cores and 4 GPU chunks as on the H200 machine, medium-high at 8 steps (a core 0.4 G
+ * compartment-steps/s, a GPU chunk 20). */
+static void share_cut_fills_the_cores_round(void **state) {
+  (void)state;
+  const struct placement_workers workers = {
+      .cpus = 15, .gpu_chunks = 4, .cpu_worker = 0, .cuda_worker = 1};
+  const double work = 319.0 * 8; /* compartment-steps a neuron in a task */
+  struct linear_rates rates = {work / 400.0, 30.0, work / 20000.0};
+  const struct {
+    int n_neurons, neurons_per_unit;
+  } batches[] = {{256000, 1}, {256000, 32}, {1000003, 1}, {25600, 32}};
+  for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+    const int npu = batches[b].neurons_per_unit;
+    const int n_units = (batches[b].n_neurons + npu - 1) / npu;
+    struct placement_plan plan;
+    assert_int_equal(placement_plan_make_for(&plan, &workers, 0, batches[b].n_neurons, n_units, npu,
+                                             linear_predict, &rates),
+                     0);
+    assert_int_equal(plan.n_chunks, workers.gpu_chunks + plan.cpu_chunks);
+    int total = 0, cpu_units = 0, low = n_units, high = 0;
+    for (int c = 0; c < plan.n_chunks; c++) {
+      total += plan.units[c];
+      const int cores = c >= workers.gpu_chunks;
+      assert_int_equal(plan.sized_for[c], cores ? STARPU_CPU : STARPU_CUDA);
+      if (cores) {
+        cpu_units += plan.units[c];
+        low = plan.units[c] < low ? plan.units[c] : low;
+        high = plan.units[c] > high ? plan.units[c] : high;
+      }
+    }
+    assert_int_equal(total, n_units);
+    assert_true(high - low <= 1);
+    assert_int_equal(cpu_units % workers.cpus, 0);
+    /* the closed form: a core's round p * u * c against 0.95 (f + (N - 15 p) u g / 4) */
+    const double u = npu, c = rates.cpu_us, g = rates.gpu_us, f = rates.gpu_fixed_us;
+    const double best = 0.95 * (f + n_units * u * g / 4) / (u * c + 0.95 * 15 * u * g / 4);
+    const int per_core = cpu_units / workers.cpus;
+    assert_true(per_core <= best + 0.05); /* + the GPU chunks' rounding up to a whole unit */
+    assert_true(per_core + 1 > best);
+    /* four chunks a core, or a unit each where a core takes fewer (25,600 in blocks: 3) */
+    const int chunks_per_core =
+        per_core < PLACEMENT_CPU_CHUNKS_PER_CORE ? per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
+    assert_int_equal(plan.cpu_chunks, chunks_per_core * workers.cpus);
+    placement_plan_free(&plan);
+  }
+  /* nothing measured, or a core slower than a GPU chunk for one unit: no share */
+  struct placement_plan plan;
+  struct linear_rates unmeasured = {-1, 0, 0}, slow = {1e9, 30.0, work / 20000.0};
+  assert_int_equal(
+      placement_plan_make_for(&plan, &workers, 0, 256000, 256000, 1, linear_predict, &unmeasured),
+      0);
+  assert_int_equal(plan.cpu_chunks, 0);
+  placement_plan_free(&plan);
+  assert_int_equal(
+      placement_plan_make_for(&plan, &workers, 0, 256000, 256000, 1, linear_predict, &slow), 0);
+  assert_int_equal(plan.cpu_chunks, 0);
+  placement_plan_free(&plan);
+}
+
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
  * 256,000 neurons asked in tasks of 21,334 give 12 chunks of 21,344 and the rest; tiny tasks
  * keep the size asked for. */
@@ -745,6 +821,7 @@ int main(void) {
       cmocka_unit_test(workers_per_gpu_follow_tasks),
       cmocka_unit_test(greedy_schedulers_leave_every_gpu_a_share),
       cmocka_unit_test(chunks_start_on_whole_warps),
+      cmocka_unit_test(share_cut_fills_the_cores_round),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_extrapolates_within_bounds),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
