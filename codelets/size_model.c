@@ -303,28 +303,26 @@ static int home_of(starpu_data_handle_t handle, int device, int replace) {
   return -1;
 }
 
-void size_model_set_home(starpu_data_handle_t handle, int devid) {
-  if (!handle || devid < 0)
+/* Makes `device` the home of `handle` (-1: none). */
+static void home_set(starpu_data_handle_t handle, int device) {
+  if (!handle)
     return;
   pthread_mutex_lock(&home_lock);
-  home_of(handle, devid, 1);
+  home_of(handle, device, 1);
   pthread_mutex_unlock(&home_lock);
+}
+
+void size_model_set_home(starpu_data_handle_t handle, int devid) {
+  if (devid >= 0)
+    home_set(handle, devid);
 }
 
 void size_model_set_cpu_home(starpu_data_handle_t handle) {
-  if (!handle)
-    return;
-  pthread_mutex_lock(&home_lock);
-  home_of(handle, HOME_CPUS, 1);
-  pthread_mutex_unlock(&home_lock);
+  home_set(handle, HOME_CPUS);
 }
 
 void size_model_forget_home(starpu_data_handle_t handle) {
-  if (!handle)
-    return;
-  pthread_mutex_lock(&home_lock);
-  home_of(handle, -1, 1);
-  pthread_mutex_unlock(&home_lock);
+  home_set(handle, -1);
 }
 
 /* How many times a core's time a GPU's prediction for a task at the cores' home adds: one more

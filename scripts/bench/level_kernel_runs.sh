@@ -258,6 +258,33 @@ share_rounds() {
   for rep in $(seq $rounds); do ROW_NCPU=all row $g $b cpu+gpu -- "${st[@]}"; cores; row $g $b gpu -- "${st[@]}"; done
   rep=1; row $g $b gpu-interleaved -- --layout interleaved "${st[@]}"
 }
+# share_start: cores() prints the share's counts; CPU + GPU with the cores' share (--cpu-share
+# on) against the GPU alone, 100,000 passive medium-high neurons, probe files compared (PASS or
+# FAIL); then a fresh STARPU_HOME.
+share_start() {
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh none --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
+  timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono: CPU + GPU (share) identical to the GPU alone" || echo "FAIL mono probes differ"
+  rm -f $out/p_*.csv $out/c.log; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+}
+# rounds26 BATCH ROUNDS [options]: two calibration runs of 200 steps, then ROUNDS rounds of
+# CPU + GPU against the GPU alone (hinestask's defaults plus the options).
+rounds26() {
+  local b=$1 r=$2; shift 2
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+  for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu -- "$@"; cores; row 1 $b gpu -- "$@"; done
+}
+# share_trace: a trace of the default CPU + GPU run at 256,000 medium-high, 80 steps, its summary
+# (worker lines left out) and trace-cpu-gpu-256000.tar.gz.
+share_trace() {
+  local d=$out/trace-cpu-gpu-256000
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt
+  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+}
 # probe_args SPEC: the batch of one probe comparison, in the array a.
 probe_args() {
   local six_probes=(--probe 0:0 --probe 5:0 --probe 17:7 --probe 239:2)
@@ -1687,24 +1714,10 @@ if [ "$mode" = final26b ]; then
   # fresh STARPU_HOME big-high 256,000 over 500 steps (two calibration runs, two rounds), 256,000
   # medium-high (three rounds), a trace of its default CPU + GPU run, medium-high 1,024,000 over
   # 500 steps and small-high 1,000,000 (two rounds each), the first runs at 512,000.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh none --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
-  timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
-  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
-  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono: CPU + GPU (share) identical to the GPU alone" || echo "FAIL mono probes differ"
-  rm -f $out/p_*.csv $out/c.log; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
-  rounds26() { # BATCH ROUNDS [options]
-    local b=$1 r=$2; shift 2
-    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-    for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu -- "$@"; cores; row 1 $b gpu -- "$@"; done
-  }
+  share_start
   rounds26 monoc-big-high-256000 2 --steps 500
   rounds26 monoc-medium-high-256000 3
-  d=$out/trace-cpu-gpu-256000
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\|^CPU [0-9]" $d-summary.txt
-  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  share_trace
   rounds26 monoc-medium-high-1024000 2 --steps 500
   rounds26 monoc-small-high-1000000 2
   rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000 cpu+gpu-unseen; cores; row 1 monoc-medium-high-512000 gpu
@@ -1718,26 +1731,12 @@ if [ "$mode" = final26 ]; then
   # GPU alone, a trace of the default CPU + GPU run, the first runs at 512,000 (never seen);
   # big-high 256,000 and medium-high 1,024,000 over 500 steps (two calibration runs, three
   # rounds), small-high 1,000,000 (two rounds). The size models' file comes back.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh none --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
-  timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
-  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
-  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono: CPU + GPU (share, 4 chunks a core) identical to the GPU alone" || echo "FAIL mono probes differ"
-  rm -f $out/p_*.csv $out/c.log; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
-  b=monoc-medium-high-256000
-  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-  for rep in 1 2 3 4 5 6; do ROW_NCPU=all row 1 $b cpu+gpu; cores; row 1 $b gpu; done
-  d=$out/trace-cpu-gpu-256000
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\|^CPU [0-9]" $d-summary.txt
-  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  share_start
+  rounds26 monoc-medium-high-256000 6
+  share_trace
   rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000 cpu+gpu-unseen; cores; row 1 monoc-medium-high-512000 gpu
-  for b in monoc-big-high-256000 monoc-medium-high-1024000 monoc-small-high-1000000; do
-    st=(--steps 500); rounds=3; case $b in monoc-small-high-*) st=(); rounds=2 ;; esac
-    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-    for rep in $(seq $rounds); do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
-  done
+  for b in monoc-big-high-256000 monoc-medium-high-1024000; do rounds26 $b 3 --steps 500; done
+  rounds26 monoc-small-high-1000000 2
   find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
   rm -f $out/t.json $out/t.log
 fi
@@ -1749,26 +1748,12 @@ if [ "$mode" = chunks26 ]; then
   # the default CPU + GPU run at 256,000; small-high 1,000,000, big-high 256,000 and medium-high
   # 1,024,000 (two calibration runs, two rounds each); --cpu-share on at 25,600. The size models'
   # file comes back.
-  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh none --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
-  timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
-  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
-  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono: CPU + GPU (share, 4 chunks a core) identical to the GPU alone" || echo "FAIL mono probes differ"
-  rm -f $out/p_*.csv $out/c.log; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
-  b=monoc-medium-high-256000
-  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-  for rep in 1 2 3 4 5 6 7 8; do ROW_NCPU=all row 1 $b cpu+gpu; cores; row 1 $b gpu; done
+  share_start
+  rounds26 monoc-medium-high-256000 8
   rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000 cpu+gpu-unseen; cores; row 1 monoc-medium-high-512000 gpu
-  d=$out/trace-cpu-gpu-256000
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; cat $d-summary.txt
-  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
-  for b in monoc-small-high-1000000 monoc-big-high-256000 monoc-medium-high-1024000; do
-    st=(); case $b in monoc-big-high-256000|*-1024000) st=(--steps 300) ;; esac
-    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- "${st[@]}"; cores; row 1 $b gpu -- "${st[@]}"; done
-  done
+  share_trace
+  rounds26 monoc-small-high-1000000 2
+  for b in monoc-big-high-256000 monoc-medium-high-1024000; do rounds26 $b 2 --steps 300; done
   b=monoc-medium-high-25600
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate-share -- --cpu-share on --steps 200 --calibrate; cores; done
   for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu-share -- --cpu-share on; cores; row 1 $b gpu; done
@@ -1789,11 +1774,7 @@ if [ "$mode" = default26 ]; then
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
   rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000 cpu+gpu-unseen; cores; row 1 monoc-medium-high-512000 gpu
   for rep in 1 2 3 4 5 6; do ROW_NCPU=all row 1 $b cpu+gpu; cores; row 1 $b gpu; done
-  d=$out/trace-cpu-gpu-256000
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, 256,000 medium-high, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; cat $d-summary.txt
-  tar -C $out -czf $out/trace-cpu-gpu-256000.tar.gz trace-cpu-gpu-256000/paje.trace trace-cpu-gpu-256000/tasks.rec trace-cpu-gpu-256000/data.rec trace-cpu-gpu-256000-summary.txt $(cd $out && ls trace-cpu-gpu-256000-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  share_trace
   for b in monoc-small-high-1000000 monoc-big-high-256000 monoc-medium-high-1024000; do
     st=(); case $b in monoc-big-high-256000|*-1024000) st=(--steps 300) ;; esac
     rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
