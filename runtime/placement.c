@@ -135,6 +135,11 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
   return !channels && gpus > 0 && compartments / gpus >= PLACEMENT_LARGE_BATCH_COMPARTMENTS;
 }
 
+int placement_mono_blocks(long long compartments, int gpus, int channels, int share) {
+  return gpus == 0 || share == PLACEMENT_SHARE_ON ||
+         placement_large_passive_batch(compartments, gpus, channels);
+}
+
 int placement_plan_make(struct placement_plan *plan, int requested, int n_neurons, int n_units,
                         int neurons_per_unit, placement_predictor predict, const void *context) {
   const struct placement_workers workers = {.cpus = (int)starpu_cpu_worker_get_count(),

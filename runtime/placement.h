@@ -140,6 +140,10 @@ int placement_level_neurons_per_task(int requested, int n_neurons, long long com
 /* Whether a mono batch of `compartments` over `gpus` GPUs, with (not 0) or without channels, is
  * large as above: the block layout by default (src/simulation.c). */
 int placement_large_passive_batch(long long compartments, int gpus, int channels);
+/* Whether a mono batch of `compartments` runs in blocks by default (src/simulation.c says why):
+ * without GPUs, for large passive batches, and when the cores' share is asked for (`share`:
+ * enum placement_share, below); interleaved otherwise. */
+int placement_mono_blocks(long long compartments, int gpus, int channels, int share);
 /* CPU workers beside a GPU get a share of a mono batch (CPU-sized chunks, tasks of
  * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch is large and passive
  * (placement_large_passive_batch) on one GPU, up to PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS. Every

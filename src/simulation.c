@@ -55,10 +55,8 @@ void simulation_choose_mode(struct options *o) {
 void simulation_choose_layout(struct options *o, long long compartments) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
-  const int gpus = runtime_gpu_count();
-  o->layout = gpus == 0 || o->cpu_share == PLACEMENT_SHARE_ON ||
-                      placement_large_passive_batch(compartments, gpus,
-                                                    o->model.channels.placement != PLACE_NONE)
+  o->layout = placement_mono_blocks(compartments, runtime_gpu_count(),
+                                    o->model.channels.placement != PLACE_NONE, o->cpu_share)
                   ? BATCH_LAYOUT_BLOCK
                   : BATCH_LAYOUT_INTERLEAVED;
 }

@@ -668,7 +668,7 @@ static void level_priorities_follow_chunk_size(void **state) {
  * compartments) on one GPU, 512,000 over two, not 256,000 over two, not 25,600, not small-high (76
  * compartments) x 256,000, not with channels, never without a GPU. The CPU workers' share by
  * default: the large passive batches on one GPU up to 170 M compartments, not over two; the
- * share's tasks take 8 steps unless asked. */
+ * share's tasks take 8 steps unless asked; the default mono layout (placement_mono_blocks). */
 static void large_passive_batches(void **state) {
   (void)state;
   const struct {
@@ -700,6 +700,25 @@ static void large_passive_batches(void **state) {
     assert_int_equal(placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels),
                      cases[i].share);
   }
+  /* the default layout: blocks without GPUs, for large passive batches, and with a share asked */
+  const struct {
+    long long compartments;
+    int gpus, channels, share, blocks;
+  } layouts[] = {
+      {25600LL * 319, 0, 0, PLACEMENT_SHARE_AUTO, 1},
+      {25600LL * 319, 1, 0, PLACEMENT_SHARE_AUTO, 0},
+      {25600LL * 319, 1, 0, PLACEMENT_SHARE_ON, 1},
+      {25600LL * 319, 1, 0, PLACEMENT_SHARE_OFF, 0},
+      {256000LL * 319, 1, 0, PLACEMENT_SHARE_AUTO, 1},
+      {256000LL * 319, 1, 1, PLACEMENT_SHARE_AUTO, 0},
+      {256000LL * 319, 1, 1, PLACEMENT_SHARE_ON, 1},
+      {256000LL * 319, 2, 0, PLACEMENT_SHARE_AUTO, 0},
+      {256000LL * 691, 1, 0, PLACEMENT_SHARE_OFF, 1},
+  };
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+    assert_int_equal(placement_mono_blocks(layouts[i].compartments, layouts[i].gpus,
+                                           layouts[i].channels, layouts[i].share),
+                     layouts[i].blocks);
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
   assert_int_equal(placement_share_task_steps(3), 3);
 }
