@@ -302,13 +302,19 @@ static double step_size(struct starpu_task *task) {
   return chunk_size(task) * task_steps((const struct step_task *)task->cl_arg);
 }
 
-/* A step task's kind includes its steps: a CPU group keeps its values in cache across them, so a
- * compartment-step costs less in a task of 8 steps than of one (the H200 machine's 15 cores in
- * blocks: 5.9 against 4.8 G compartment-steps/s, medium-high), and one history for both sized the
- * CPU-sized chunks about five times too large (steps25, steps25b: BENCHMARKS.md). */
+/* A step task's kind tells tasks of one step from tasks of several: a CPU group keeps its values
+ * in cache across a task's steps, so a compartment-step costs less in a task of 8 steps than of
+ * one (the H200 machine's 15 cores in blocks: 5.9 against 4.8 G compartment-steps/s,
+ * medium-high), and one history for both sized the CPU-sized chunks about five times too large
+ * (steps25, steps25b: BENCHMARKS.md). Tasks of 2 steps or more share one kind (their size counts
+ * the steps): a run's last round, or a probe interval, of fewer steps than the others was a kind
+ * of its own, measured first on the small chunks a GPU picked up, and a GPU chunk's prediction
+ * scaled from those put the last tasks of the GPU's chunks on cores (a trace of big-high 256,000
+ * over 500 steps, 3 in the last round: four tasks of 230-263 ms on cores against 16 ms a round
+ * on the GPU, 2.86 ms a step against 2.05 over 160 steps; diag27b, BENCHMARKS.md). */
 static uint32_t geometry_kind(const struct chunk_geometry *g, int hh, int steps) {
   uint32_t hash = hines_kind_hash(0, (uint32_t)g->layout);
-  hash = hines_kind_hash(hash, (uint32_t)(steps > 1 ? steps : 1));
+  hash = hines_kind_hash(hash, (uint32_t)(steps > 1 ? 2 : 1));
   hash = hines_kind_hash(hash, (uint32_t)g->n_compartments);
   hash = hines_kind_hash(
       hash,
