@@ -127,8 +127,15 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
 }
 
 int placement_cpus_share(long long compartments, int gpus, int channels) {
-  return gpus == 1 && placement_large_passive_batch(compartments, gpus, channels) &&
-         compartments <= PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS;
+  (void)channels;
+  return gpus == 1 && compartments >= PLACEMENT_LARGE_BATCH_COMPARTMENTS;
+}
+
+int placement_share_chosen(int asked, long long compartments, int channels) {
+  if (asked != PLACEMENT_SHARE_AUTO)
+    return asked == PLACEMENT_SHARE_ON;
+  return placement_cpus_share(compartments, placement_cuda_devices(), channels) &&
+         starpu_cpu_worker_get_count() > 0 && placement_model_scheduler();
 }
 
 int placement_large_passive_batch(long long compartments, int gpus, int channels) {

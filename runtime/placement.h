@@ -145,27 +145,28 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * enum placement_share, below); interleaved otherwise. */
 int placement_mono_blocks(long long compartments, int gpus, int channels, int share);
 /* CPU workers beside a GPU get a share of a mono batch (CPU-sized chunks, tasks of
- * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch is large and passive
- * (placement_large_passive_batch) on one GPU, up to PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS. Every
- * share is sized by the models to finish with the GPU's chunks, and the cores are its chunks'
- * home in the models (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200
- * machine (15 cores and the GPU, calibrated dmdas, against the GPU alone in blocks, commit
- * 5692193; BENCHMARKS.md "The cores' chunks kept at home"): 82 M (medium-high 256,000)
- * 1.053-1.066x in 6 rounds of 6 (1.073-1.079x in 8 of 8 with a lighter home, f2f0314), 76 M
- * (small-high 1,000,000) 1.077-1.078x, 163 M (512,000, its first run, a size never measured)
- * 1.071x; the cores ran every task of theirs. Above it the cores fell behind in every run of that
- * build: 177 M (big-high 256,000) 0.751-0.782x, 327 M (medium-high 1,024,000) 0.768-0.799x (the
- * cores held up the step; why was not measured), and earlier builds gave 0.51-1.06x there.
- * Before the home, 18 rounds at 82 M ran 0.911-1.109x, median 1.006x. Not by
- * default either: smaller batches (25,600 0.995-1.009x), HH (256,000 in blocks 1.022x the GPU's
- * default), several GPUs (not measured with the home; 30 cores beside two H200s gave
- * 0.844-1.019x before it). `--cpu-share on` asks for one. */
-#define PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS 170000000LL
-/* Whether CPU workers get a share of a batch of `compartments` over `gpus` GPUs, with (not 0) or
- * without channels, by default (mono_batch.c asks a model-based scheduler besides: the share is
- * sized by the models, and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk
- * on a core 8 times as long). */
+ * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch has
+ * PLACEMENT_LARGE_BATCH_COMPARTMENTS or more on one GPU, passive or with HH. Every share is
+ * sized by the models to finish with the GPU's chunks, and the cores are its chunks' home in the
+ * models (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200 machine
+ * (15 cores and the GPU, calibrated dmdas, against the GPU alone in its default layout;
+ * BENCHMARKS.md "A short last round"), once a run's short last round shared the step model of
+ * the others (commit 1e495f6): 70 M (big-low 100,000) 1.074-1.110x, 82 M (medium-high 256,000)
+ * 1.065-1.066x over 300 steps, 82 M with HH 1.031-1.032x (against the GPU interleaved), 177 M
+ * (big-high 256,000) 1.059-1.060x over 500 and 1,000 steps, 327 M (medium-high 1,024,000)
+ * 0.986 and 1.042x over 300 steps. Before that commit every run whose last round was short (300
+ * or 500 steps: 3 in the last round) lost 20-50 % above 170 M, where the default then stopped:
+ * the last tasks of the GPU's chunks went to cores (codelets/hines_mono_codelets.c). Not by
+ * default below 64 M (medium-high 64,000 0.996-1.002x, 25,600 1.005-1.010x: the share's gain is
+ * within the GPU's own spread there) nor over several GPUs (not measured with the cores' home;
+ * 30 cores beside two H200s gave 0.844-1.019x before it). `--cpu-share on` asks for one. */
 int placement_cpus_share(long long compartments, int gpus, int channels);
+/* Whether a mono batch of `compartments` (this process's), with (not 0) or without channels,
+ * gets the cores' share: as `asked` (enum placement_share) when on or off; by default when
+ * placement_cpus_share says so for StarPU's GPUs, there are CPU workers, and the scheduler is a
+ * dm* one (the share is sized by the models, and its tasks of 8 steps would make a greedy
+ * scheduler's GPU-sized chunk on a core 8 times as long). */
+int placement_share_chosen(int asked, long long compartments, int channels);
 /* The cores' share is cut into this many chunks a core. With one, each core kept its chunk (the
  * next task of a chunk is ready when the last ends, on the core that just freed), so the slowest
  * core set the step, while the cut is sized for the mean: in a trace of 256,000 medium-high (H200

@@ -55,8 +55,11 @@ void simulation_choose_mode(struct options *o) {
 void simulation_choose_layout(struct options *o, long long compartments) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
-  o->layout = placement_mono_blocks(compartments, runtime_gpu_count(),
-                                    o->model.channels.placement != PLACE_NONE, o->cpu_share)
+  const int channels = o->model.channels.placement != PLACE_NONE;
+  const int share = placement_share_chosen(o->cpu_share, compartments, channels)
+                        ? PLACEMENT_SHARE_ON
+                        : o->cpu_share;
+  o->layout = placement_mono_blocks(compartments, runtime_gpu_count(), channels, share)
                   ? BATCH_LAYOUT_BLOCK
                   : BATCH_LAYOUT_INTERLEAVED;
 }

@@ -672,8 +672,10 @@ static void level_priorities_follow_chunk_size(void **state) {
 /* Large passive batches (placement.h: blocks on GPUs): 256,000 medium-high neurons (319
  * compartments) on one GPU, 512,000 over two, not 256,000 over two, not 25,600, not small-high (76
  * compartments) x 256,000, not with channels, never without a GPU. The CPU workers' share by
- * default: the large passive batches on one GPU up to 170 M compartments, not over two; the
- * share's tasks take 8 steps unless asked; the default mono layout (placement_mono_blocks). */
+ * default: batches of 64 M compartments or more on one GPU, passive or with HH, of any size
+ * above, not over two GPUs, not without one (this test's StarPU has none: the default asks for
+ * none, on and off are taken as asked); the share's tasks take 8 steps unless asked; the default
+ * mono layout (placement_mono_blocks). */
 static void large_passive_batches(void **state) {
   (void)state;
   const struct {
@@ -687,15 +689,16 @@ static void large_passive_batches(void **state) {
       {256000LL * 319, 2, 0, 0, 0},
       {25600LL * 319, 1, 0, 0, 0},
       {256000LL * 76, 1, 0, 0, 0},
-      {512000LL * 319, 1, 1, 0, 0},
+      {512000LL * 319, 1, 1, 0, 1}, /* HH: not large (GPUs run it interleaved), a share */
+      {256000LL * 319, 1, 1, 0, 1},
+      {25600LL * 319, 1, 1, 0, 0},
       {512000LL * 319, 0, 0, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 0, 1, 1},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0, 0, 0},
+      {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 1, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS * 2, 2, 0, 1, 0},
-      {PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS, 1, 0, 1, 1},
-      {PLACEMENT_CPU_SHARE_UP_TO_COMPARTMENTS + 1, 1, 0, 1, 0},
-      {256000LL * 691, 1, 0, 1, 0},  /* big-high 256,000: 177 M */
-      {1024000LL * 319, 1, 0, 1, 0}, /* 327 M */
+      {256000LL * 691, 1, 0, 1, 1},  /* big-high 256,000: 177 M */
+      {1024000LL * 319, 1, 0, 1, 1}, /* 327 M */
       {1000000LL * 76, 1, 0, 1, 1},  /* small-high 1,000,000: 76 M */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -724,6 +727,11 @@ static void large_passive_batches(void **state) {
     assert_int_equal(placement_mono_blocks(layouts[i].compartments, layouts[i].gpus,
                                            layouts[i].channels, layouts[i].share),
                      layouts[i].blocks);
+  /* StarPU here has CPU workers and no GPU: no share by default; on and off as asked */
+  assert_int_equal(starpu_cuda_worker_get_count(), 0);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000LL * 319, 0), 0);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600LL * 319, 1), 1);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000LL * 319, 0), 0);
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
   assert_int_equal(placement_share_task_steps(3), 3);
 }
