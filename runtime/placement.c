@@ -127,8 +127,7 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
 }
 
 int placement_cpus_share(long long compartments, int gpus, int channels) {
-  (void)channels;
-  return gpus == 1 && compartments >= PLACEMENT_LARGE_BATCH_COMPARTMENTS;
+  return gpus == 1 && placement_large_passive_batch(compartments, gpus, channels);
 }
 
 int placement_share_chosen(int asked, long long compartments, int channels) {

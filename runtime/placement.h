@@ -145,21 +145,23 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
  * enum placement_share, below); interleaved otherwise. */
 int placement_mono_blocks(long long compartments, int gpus, int channels, int share);
 /* CPU workers beside a GPU get a share of a mono batch (CPU-sized chunks, tasks of
- * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch has
- * PLACEMENT_LARGE_BATCH_COMPARTMENTS or more on one GPU, passive or with HH. Every share is
- * sized by the models to finish with the GPU's chunks, and the cores are its chunks' home in the
- * models (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200 machine
- * (15 cores and the GPU, calibrated dmdas, against the GPU alone in its default layout;
- * BENCHMARKS.md "A short last round"), once a run's short last round shared the step model of
- * the others (commit 1e495f6): 70 M (big-low 100,000) 1.074-1.110x, 82 M (medium-high 256,000)
- * 1.065-1.066x over 300 steps, 82 M with HH 1.031-1.032x (against the GPU interleaved), 177 M
- * (big-high 256,000) 1.059-1.060x over 500 and 1,000 steps, 327 M (medium-high 1,024,000)
- * 0.986 and 1.042x over 300 steps. Before that commit every run whose last round was short (300
- * or 500 steps: 3 in the last round) lost 20-50 % above 170 M, where the default then stopped:
- * the last tasks of the GPU's chunks went to cores (codelets/hines_mono_codelets.c). Not by
- * default below 64 M (medium-high 64,000 0.996-1.002x, 25,600 1.005-1.010x: the share's gain is
- * within the GPU's own spread there) nor over several GPUs (not measured with the cores' home;
- * 30 cores beside two H200s gave 0.844-1.019x before it). `--cpu-share on` asks for one. */
+ * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch is large and passive
+ * (placement_large_passive_batch: 64 M compartments or more) on one GPU, of any size above. Every
+ * share is sized by the models to finish with the GPU's chunks, and the cores are its chunks'
+ * home in the models (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200
+ * machine (15 cores and the GPU, calibrated dmdas, no option, against the GPU alone in its default
+ * layout; commit 3d9c501, BENCHMARKS.md "A short last round"), worst beside best: 76 M
+ * (small-high 1,000,000) 1.087-1.088x, 82 M (medium-high 256,000) 1.075-1.080x over 1,000 steps
+ * and 1.066x over 300, 163 M (512,000, its first run, a size never measured) 1.085x, 177 M
+ * (big-high 256,000) 1.067-1.071x, 327 M (medium-high 1,024,000) 1.075-1.076x, 354 M (big-high
+ * 512,000) 1.075-1.077x; and big-low 100,000 (70 M) 1.074-1.110x with --cpu-share on (1e495f6).
+ * Before that build every run whose last round was short (300 or 500 steps: 3 steps in the last
+ * round) lost 20-50 % above 170 M, where the default then stopped: the last tasks of the GPU's
+ * chunks went to cores (codelets/hines_mono_codelets.c). Not by default: below 64 M (medium-high
+ * 64,000 0.996-1.002x, 25,600 1.005-1.010x with --cpu-share on: within the GPU's own spread), HH
+ * (--cpu-share on against the GPU interleaved: medium-high 256,000 1.032x, big-high 128,000
+ * 1.009-1.011x, small-high 1,000,000 0.982x), several GPUs (not measured with the cores' home; 30
+ * cores beside two H200s gave 0.844-1.019x before it). `--cpu-share on` asks for one. */
 int placement_cpus_share(long long compartments, int gpus, int channels);
 /* Whether a mono batch of `compartments` (this process's), with (not 0) or without channels,
  * gets the cores' share: as `asked` (enum placement_share) when on or off; by default when

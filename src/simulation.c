@@ -46,8 +46,9 @@ void simulation_choose_mode(struct options *o) {
  * of a band of rows a whole batch apart. GPU workers run large passive batches (a GPU's share of
  * 64 M compartments or more, placement_large_passive_batch) 2-3 % faster in blocks, smaller ones
  * and HH 1-4 % slower (runtime/placement.h says where): blocks for the large ones (where CPU
- * workers beside one GPU also get a share, placement_cpus_share), interleaved otherwise. A share
- * asked for (--cpu-share on) runs in blocks whatever the size: the cores' chunks in a band of
+ * workers beside one GPU also get a share, placement_cpus_share), interleaved otherwise. A share,
+ * asked for (--cpu-share on) or chosen (placement_share_chosen), runs in blocks whatever the
+ * size: the cores' chunks in a band of
  * interleaved rows ran far slower than the models predicted from calibration (H200 machine,
  * commit f6411ca: medium-high 25,600 0.69-0.74 ms a step against 0.34 for the GPU alone, 256,000
  * with HH 2.66-2.76 against 2.04; in blocks 0.344 and 2.00). Both layouts give the same bits.
