@@ -148,6 +148,14 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   default27 (one-GPU machine) the defaults after the share from 64 M passive compartments with
+#             no upper bound (HH too in that build): nine batches, a size never seen, a trace
+#   share27   (one-GPU machine) after one step kind for tasks of several steps: --cpu-share on
+#             against the GPU alone over 300, 500, 1,000 steps, seven batches, HH
+#   diag27b   (one-GPU machine) big-high 256,000 with the share over 160, 500, 1,000 steps and
+#             traces of 160 and 500 (scripts/bench/share_rounds.py reads their tasks.rec)
+#   diag27    (one-GPU machine) the host's CPUs, a trace of big-high 256,000's share, the cores
+#             alone on its chunks
 #   final26b  (one-GPU machine) the same after one chunk a GPU beside the cores' share
 #   final26   (one-GPU machine) the same after a GPU's prediction for the cores' chunks grew to
 #             more than a core's round: 256,000 six rounds, a trace, four more batches
@@ -1708,6 +1716,108 @@ if [ "$mode" = default24 ]; then
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"; cores
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS 512,000 passive: CPU + GPU (block, shared) identical to the GPU alone (interleaved)" || echo "FAIL probes differ"
   rm -f $out/p_*.csv $out/c.log $out/t.json $out/t.log
+fi
+# rounds27 BATCH ROUNDS STEPS: two calibration runs of 200 steps with --cpu-share on, then ROUNDS
+# rounds of CPU + GPU with --cpu-share on against the GPU alone (its defaults), over STEPS steps.
+rounds27() {
+  local b=$1 r=$2 st=$3
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
+  for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-share-$st -- --steps $st --cpu-share on; cores; row 1 $b gpu-$st -- --steps $st; done
+}
+if [ "$mode" = default27 ]; then
+  # (the one-GPU machine) the defaults after the cores' share for every batch of 64 M
+  # compartments or more on one GPU, HH included (placement_cpus_share), no upper bound: same
+  # bits; in a fresh STARPU_HOME two calibration runs then rounds of CPU + GPU against the GPU
+  # alone (hinestask's defaults, no option) for medium-high 256,000 (1,000 and 300 steps), the
+  # first run at 512,000 (a size never seen), big-high 256,000 and medium-high 1,024,000 (500
+  # steps), big-high 512,000 (300), small-high 1,000,000 (1,000), HH: medium-high 256,000,
+  # big-high 128,000, small-high 1,000,000 (300); a trace of the default big-high 256,000 over 500
+  # steps. The size models' file comes back.
+  share_start
+  rounds26 monoc-medium-high-256000 3
+  rep=4; ROW_NCPU=all row 1 monoc-medium-high-256000 cpu+gpu-300 -- --steps 300; cores; row 1 monoc-medium-high-256000 gpu-300 -- --steps 300
+  rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000 cpu+gpu-unseen -- --steps 500; cores; row 1 monoc-medium-high-512000 gpu -- --steps 500
+  rounds26 monoc-big-high-256000 2 --steps 500
+  rounds26 monoc-medium-high-1024000 3 --steps 500
+  rounds26 monoc-big-high-512000 2 --steps 300
+  rounds26 monoc-medium-high-256000-hh 2 --steps 300
+  rounds26 monoc-big-high-128000-hh 2 --steps 300
+  rounds26 monoc-small-high-1000000-hh 1 --steps 300
+  rounds26 monoc-small-high-1000000 2
+  d=$out/trace-big-high-default
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:big-high --neurons 256000 --steps 500 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, big-high 256,000, 500 steps, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt
+  grep -o '"cpu_share_neurons": [0-9]*\\|"seconds_per_step": [0-9.e-]*\\|"tasks_on_cpus": [0-9]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/trace-big-high-default.tar.gz trace-big-high-default/paje.trace trace-big-high-default/tasks.rec trace-big-high-default/data.rec trace-big-high-default-summary.txt $(cd $out && ls trace-big-high-default-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = share27 ]; then
+  # (the one-GPU machine) after one step kind for every task of several steps (a run's last round
+  # of 3 steps no longer a kind nothing measured): same bits; the cores' share (--cpu-share on)
+  # against the GPU alone (its defaults) over step counts whose last round is short (300, 500)
+  # and 1,000, for batches inside and outside the 64-170 M default: big-high 256,000 (177 M),
+  # medium-high 1,024,000 (327 M), 256,000 (82 M), 64,000 (20 M), 25,600 (8 M), big-low 100,000
+  # (70 M), and medium-high 256,000 with HH. The size models' file comes back.
+  share_start
+  rounds27 monoc-big-high-256000 2 500
+  rep=3; ROW_NCPU=all row 1 monoc-big-high-256000 cpu+gpu-share-1000 -- --steps 1000 --cpu-share on; cores; row 1 monoc-big-high-256000 gpu-1000 -- --steps 1000
+  rounds27 monoc-medium-high-1024000 2 300
+  rounds27 monoc-medium-high-256000 2 300
+  rounds27 monoc-big-low-100000 2 500
+  rounds27 monoc-medium-high-64000 2 1000
+  rounds27 monoc-medium-high-25600 2 1000
+  rounds27 monoc-medium-high-256000-hh 2 300
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = diag27b ]; then
+  # (the one-GPU machine) diag27's share of big-high 256,000 ran 1.12x over 160 steps (a trace)
+  # and 0.79x over 500: in a fresh STARPU_HOME two calibration runs with --cpu-share on, CPU + GPU
+  # with the share against the GPU alone over 160, 500 and 1,000 steps, and a trace of 500 steps
+  # (tasks.rec comes back: scripts/bench/share_rounds.py reads it round by round).
+  b=monoc-big-high-256000
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
+  for st in 160 500 1000; do rep=$st; ROW_NCPU=all row 1 $b cpu+gpu-share -- --steps $st --cpu-share on; cores; row 1 $b gpu -- --steps $st; done
+  for st in 500 160; do
+    d=$out/trace-$st
+    PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:big-high --neurons 256000 --hh none --steps $st --cpu-share on --json $out/trace-$st.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+    python3 $bundle/trace_report.py $d --until-last-task > $d-summary.txt 2>&1; grep -v "^CUDA 0" $d-summary.txt
+    grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*' $out/trace-$st.json | paste -sd' '
+    mv $d/tasks.rec $out/tasks-$st.rec; gzip $out/tasks-$st.rec; rm -rf $d $out/c.log
+  done
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = diag27 ]; then
+  # (the one-GPU machine) why the cores' share of big-high 256,000 (177 M) ran 0.75-0.78x in
+  # final26: the host's CPUs; two calibration runs with --cpu-share on and one round over 500
+  # steps; a trace of the share run (160 steps, every worker's line); the cores alone (15 CPU
+  # workers, no GPU) on the share's chunks (248 neurons a chunk, 8 steps a task, blocks) and on
+  # medium-high's (224), and one core alone on each: a core's rate with and without the GPU's
+  # workers beside it. The size models' file comes back.
+  lscpu > $out/lscpu.txt 2>&1; nproc >> $out/lscpu.txt
+  share_start
+  b=monoc-big-high-256000
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-share -- --steps 500 --cpu-share on; cores; row 1 $b gpu -- --steps 500
+  d=$out/trace-big-high-share
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:big-high --neurons 256000 --hh none --steps 160 --cpu-share on --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task > $d-summary.txt 2>&1; cat $d-summary.txt
+  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/trace-big-high-share.tar.gz trace-big-high-share/paje.trace trace-big-high-share/tasks.rec trace-big-high-share-summary.txt trace.json
+  rm -rf $d $out/trace.json $out/c.log $d-summary.txt
+  for spec in big-high:248:14880 medium-high:224:13440; do
+    IFS=: read cls per total <<< "$spec"
+    for w in 15 1; do
+      tot=$total; [ $w = 1 ] && tot=$((per * 4))
+      STARPU_NCUDA=0 STARPU_NCPU=$w timeout 120 "$H" --quiet --force --mode mono --morph synthetic:$cls --neurons $tot --hh none --steps 160 --task-neurons $per --task-steps 8 --layout block --json $out/t.json > $out/t.log 2>&1 || echo "FAIL cores $(tail -1 $out/t.log)"
+      python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("cores-alone %s workers=%s neurons=%s: %.4f ms/step, %.3f G/s in all, %.3f G/s a core"%(sys.argv[2],sys.argv[3],sys.argv[4],j["seconds_per_step"]*1e3,j["compartment_solves_per_s"]/1e9,j["compartment_solves_per_s"]/1e9/int(sys.argv[3])))' $out/t.json $cls $w $tot
+    done
+  done
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = final26b ]; then
   # (the one-GPU machine) final26 after one chunk a GPU beside the cores' share: same bits; in a
