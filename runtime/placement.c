@@ -126,14 +126,14 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
   return low;
 }
 
-int placement_cpus_share(long long compartments, int gpus, int channels) {
-  return gpus == 1 && placement_large_passive_batch(compartments, gpus, channels);
+int placement_cpus_share(long long compartments, int gpus, int channels, int window) {
+  return gpus == 1 && window != 1 && placement_large_passive_batch(compartments, gpus, channels);
 }
 
-int placement_share_chosen(int asked, long long compartments, int channels) {
+int placement_share_chosen(int asked, long long compartments, int channels, int window) {
   if (asked != PLACEMENT_SHARE_AUTO)
     return asked == PLACEMENT_SHARE_ON;
-  return placement_cpus_share(compartments, placement_cuda_devices(), channels) &&
+  return placement_cpus_share(compartments, placement_cuda_devices(), channels, window) &&
          starpu_cpu_worker_get_count() > 0 && placement_model_scheduler();
 }
 

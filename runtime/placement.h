@@ -161,14 +161,19 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * 64,000 0.996-1.002x, 25,600 1.005-1.010x with --cpu-share on: within the GPU's own spread), HH
  * (--cpu-share on against the GPU interleaved: medium-high 256,000 1.032x, big-high 128,000
  * 1.009-1.011x, small-high 1,000,000 0.982x), several GPUs (not measured with the cores' home; 30
- * cores beside two H200s gave 0.844-1.019x before it). `--cpu-share on` asks for one. */
-int placement_cpus_share(long long compartments, int gpus, int channels);
+ * cores beside two H200s gave 0.844-1.019x before it), nor with a window of 1 (`window`: steps
+ * submitted ahead, 0 the default): waiting after every round, each round lasts as long as the
+ * slower side's, and the cores' four chunks each rarely end with the GPU's (robust27, 256,000
+ * medium-high: 1.423 ms a step against 1.120 for the GPU alone with --window 1; 0.945 against
+ * 1.015 over 333 steps with the default window of 4). `--cpu-share on` asks for one. */
+int placement_cpus_share(long long compartments, int gpus, int channels, int window);
 /* Whether a mono batch of `compartments` (this process's), with (not 0) or without channels,
- * gets the cores' share: as `asked` (enum placement_share) when on or off; by default when
- * placement_cpus_share says so for StarPU's GPUs, there are CPU workers, and the scheduler is a
- * dm* one (the share is sized by the models, and its tasks of 8 steps would make a greedy
- * scheduler's GPU-sized chunk on a core 8 times as long). */
-int placement_share_chosen(int asked, long long compartments, int channels);
+ * submitted `window` steps ahead (0: the default), gets the cores' share: as `asked` (enum
+ * placement_share) when on or off; by default when placement_cpus_share says so for StarPU's
+ * GPUs, there are CPU workers, and the scheduler is a dm* one (the share is sized by the models,
+ * and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk on a core 8 times as
+ * long). */
+int placement_share_chosen(int asked, long long compartments, int channels, int window);
 /* The cores' share is cut into this many chunks a core. With one, each core kept its chunk (the
  * next task of a chunk is ready when the last ends, on the core that just freed), so the slowest
  * core set the step, while the cut is sized for the mean: in a trace of 256,000 medium-high (H200

@@ -704,8 +704,14 @@ static void large_passive_batches(void **state) {
     assert_int_equal(
         placement_large_passive_batch(cases[i].compartments, cases[i].gpus, cases[i].channels),
         cases[i].large);
-    assert_int_equal(placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels),
-                     cases[i].share);
+    assert_int_equal(
+        placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels, 0),
+        cases[i].share);
+    assert_int_equal(
+        placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels, 4),
+        cases[i].share);
+    /* a window of 1 waits after every round: never a share by default */
+    assert_false(placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels, 1));
   }
   /* the default layout: blocks without GPUs, for large passive batches, and with a share asked */
   const struct {
@@ -728,9 +734,9 @@ static void large_passive_batches(void **state) {
                      layouts[i].blocks);
   /* StarPU here has CPU workers and no GPU: no share by default; on and off as asked */
   assert_int_equal(starpu_cuda_worker_get_count(), 0);
-  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000LL * 319, 0), 0);
-  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600LL * 319, 1), 1);
-  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000LL * 319, 0), 0);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000LL * 319, 0, 0), 0);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600LL * 319, 1, 1), 1);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000LL * 319, 0, 0), 0);
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
   assert_int_equal(placement_share_task_steps(3), 3);
 }
