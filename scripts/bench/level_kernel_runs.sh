@@ -148,6 +148,8 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   robust27  (one-GPU machine) the default share uncalibrated, with probes every 12 steps, a
+#             window of 1, under lws and eager, a last round of 4 steps
 #   default27 (one-GPU machine) the defaults after the share from 64 M passive compartments with
 #             no upper bound (HH too in that build): nine batches, a size never seen, a trace
 #   share27   (one-GPU machine) after one step kind for tasks of several steps: --cpu-share on
@@ -1724,6 +1726,30 @@ rounds27() {
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
   for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-share-$st -- --steps $st --cpu-share on; cores; row 1 $b gpu-$st -- --steps $st; done
 }
+if [ "$mode" = robust27 ]; then
+  # (the one-GPU machine) the default share where users may meet it otherwise: same bits; in a
+  # fresh STARPU_HOME CPU + GPU against the GPU alone before any calibration (no share: nothing
+  # measured), then after two calibration runs: probes every 0.3 ms (12 steps: rounds of 8 and
+  # 4), a window of 1, lws and eager (no share under greedy schedulers), 333 steps (a last round
+  # of 4), medium-high 256,000; big-high 256,000 over 333 steps after its calibration.
+  share_start
+  b=monoc-medium-high-256000
+  rep=0; ROW_NCPU=all row 1 $b cpu+gpu-uncalibrated -- --steps 500; cores; row 1 $b gpu -- --steps 500
+  for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+  pr=(--probe 0:0 --probe 200000:5 --probe-every 0.3 --probes $out/pr.csv)
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-probes -- "${pr[@]}"; cores; row 1 $b gpu-probes -- "${pr[@]}"; rm -f $out/pr.csv
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-window1 -- --window 1; cores; row 1 $b gpu-window1 -- --window 1
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-333 -- --steps 333; cores; row 1 $b gpu-333 -- --steps 333
+  for sched in lws eager; do
+    export STARPU_SCHED=$sched
+    rep=1; ROW_NCPU=all row 1 $b cpu+gpu-$sched; cores; row 1 $b gpu-$sched
+  done
+  unset STARPU_SCHED
+  b=monoc-big-high-256000
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-333 -- --steps 333; cores; row 1 $b gpu-333 -- --steps 333
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = default27 ]; then
   # (the one-GPU machine) the defaults after the cores' share for every batch of 64 M
   # compartments or more on one GPU, HH included (placement_cpus_share), no upper bound: same
