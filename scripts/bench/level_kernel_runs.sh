@@ -148,6 +148,7 @@
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
+#   hh27      (one-GPU machine) HH: the share against the GPU alone in blocks and interleaved
 #   robust27  (one-GPU machine) the default share uncalibrated, with probes every 12 steps, a
 #             window of 1, under lws and eager, a last round of 4 steps
 #   default27 (one-GPU machine) the defaults after the share from 64 M passive compartments with
@@ -1726,6 +1727,20 @@ rounds27() {
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
   for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-share-$st -- --steps $st --cpu-share on; cores; row 1 $b gpu-$st -- --steps $st; done
 }
+if [ "$mode" = hh27 ]; then
+  # (the one-GPU machine) where the HH share loses: for three HH batches, two calibration runs
+  # with --cpu-share on, then CPU + GPU with the share (blocks) against the GPU alone in blocks
+  # and interleaved (its default), 300 steps, two rounds.
+  for b in monoc-small-high-1000000-hh monoc-big-high-128000-hh monoc-medium-high-256000-hh; do
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
+    for rep in 1 2; do
+      ROW_NCPU=all row 1 $b cpu+gpu-share -- --steps 300 --cpu-share on; cores
+      row 1 $b gpu-block -- --steps 300 --layout block
+      row 1 $b gpu-interleaved -- --steps 300
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = robust27 ]; then
   # (the one-GPU machine) the default share where users may meet it otherwise: same bits; in a
   # fresh STARPU_HOME CPU + GPU against the GPU alone before any calibration (no share: nothing
