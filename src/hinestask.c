@@ -18,6 +18,7 @@
 #include "options.h"
 #include "output_files.h"
 #include "params_file.h"
+#include "placement.h"
 #include "reports.h"
 #include "runtime.h"
 #include "simulation.h"
@@ -391,7 +392,7 @@ int main(int argc, char **argv) {
    * beside GPUs, a core takes a GPU-sized chunk (H200 machine, robust27, 256,000 medium-high with
    * StarPU's 15 CPU workers: eager 66.3 ms a step, lws 1.87, against 1.05 for the GPU alone).
    * Only a mask keeps it off, and masks are the user's to ask for. */
-  if (strncmp(runtime_scheduler(), "dm", 2) != 0 && !o.pin && runtime_cpu_workers() > 0 &&
+  if (root && !placement_model_scheduler() && !o.pin && runtime_cpu_workers() > 0 &&
       runtime_cuda_workers() > 0)
     fprintf(stderr,
             "%s: note: scheduler %s places tasks without performance models: with CPU workers "
