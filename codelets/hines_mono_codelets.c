@@ -147,6 +147,8 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   memcpy(&task, cl_arg, sizeof task);
   struct step_arguments args = task.step;
   struct chunk_geometry *g = &args.geometry;
+  if (args.stored_interleaved)
+    g->layout = BATCH_LAYOUT_INTERLEAVED;
   chunk_from_interface(g, buffers[2]);
   const int *topology = (const int *)STARPU_VECTOR_GET_PTR(buffers[0]);
   const double *coefficients = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
@@ -238,6 +240,8 @@ static void hines_step_cuda_codelet(void *buffers[], void *cl_arg) {
   struct step_task task;
   memcpy(&task, cl_arg, sizeof task);
   struct step_arguments args = task.step;
+  if (args.stored_interleaved)
+    args.geometry.layout = BATCH_LAYOUT_INTERLEAVED;
   chunk_from_interface(&args.geometry, buffers[2]);
   double *gates = step_gates(buffers, &task, &args);
   struct neuron_sweep sweep_values;

@@ -89,6 +89,10 @@ struct step_arguments {
   int first_neuron; /* global index of the chunk's first neuron */
   int cpu_group;    /* neurons vectorised together by the CPU kernel (fits L2) */
   int hh_rates;     /* enum hh_rates: HH_RATES_TABLE reads the coefficients' rate table */
+  /* 1: the chunk of a block-layout batch is stored interleaved (runtime/mono_batch.h,
+   * interleaved_chunks); geometry keeps the batch's block layout, which the performance
+   * models go by, and the codelets read the chunk as interleaved. */
+  int stored_interleaved;
   double dt_ms;
   double time_ms; /* time at the start of the step */
 };

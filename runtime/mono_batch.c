@@ -43,15 +43,27 @@ static struct layout_matrix layout_matrix(const struct batch_layout *layout) {
   return m;
 }
 
-/* A split of the layout matrix into children of plan-given widths along its split axis: `units`
- * columns (interleaved) or rows (flat, block) each, in order. */
+/* How filter_units cuts a layout matrix: `units` columns (interleaved) or rows (flat, block)
+ * per chunk along its split axis, in order; and the first `interleaved` chunks of a block matrix
+ * (rows of one block of neurons_per_unit neurons each) reshaped as one block as wide as the
+ * chunk: its values' rows (compartments) of all its neurons, i.e. the chunk interleaved. */
+struct chunk_cut {
+  const int *units;
+  int along_x;
+  int interleaved;
+  int neurons_per_unit;
+};
+
+/* A split of the layout matrix into children of plan-given widths (struct chunk_cut). */
 static void filter_units(void *father_interface, void *child_interface,
                          struct starpu_data_filter *f, unsigned id, unsigned nchildren) {
   (void)nchildren;
   const struct starpu_matrix_interface *father = father_interface;
   struct starpu_matrix_interface *child = child_interface;
-  const int *units = f->filter_arg_ptr;
-  const int along_x = (int)f->filter_arg;
+  const struct chunk_cut *cut = f->filter_arg_ptr;
+  const int *units = cut->units;
+  const int along_x = cut->along_x;
+  const int reshaped = (int)id < cut->interleaved;
   size_t first = 0;
   for (unsigned c = 0; c < id; c++)
     first += (size_t)units[c];
@@ -66,6 +78,12 @@ static void filter_units(void *father_interface, void *child_interface,
     child->ld = father->ld;
     child->dev_handle = father->dev_handle;
     child->offset = father->offset + offset;
+  }
+  if (reshaped) { /* the same values, in the same place: a block's row of values per neuron */
+    const uint32_t width = (uint32_t)(units[id] * cut->neurons_per_unit);
+    child->ny = father->nx / (uint32_t)cut->neurons_per_unit;
+    child->nx = width;
+    child->ld = width;
   }
 }
 
@@ -83,28 +101,42 @@ static void plan_cover_padding(struct placement_plan *plan, const struct layout_
     plan->units[plan->n_chunks - 1] += m->units - n_neurons;
 }
 
-/* Registers `values` and partitions it into the plan's chunks. */
+/* Registers `values` and partitions it into the plan's chunks, the first `interleaved` of a
+ * block matrix stored interleaved (struct chunk_cut). */
 static void register_partitioned(starpu_data_handle_t *handle, double *values,
-                                 const struct layout_matrix *m, const struct placement_plan *plan) {
+                                 const struct layout_matrix *m, const struct placement_plan *plan,
+                                 int interleaved) {
   starpu_matrix_data_register(handle, STARPU_MAIN_RAM, (uintptr_t)values, (uint32_t)m->ld,
                               (uint32_t)m->nx, (uint32_t)m->ny, sizeof(double));
-  struct starpu_data_filter filter = {.filter_func = filter_units,
-                                      .nchildren = (unsigned)plan->n_chunks,
-                                      .filter_arg_ptr = plan->units};
-  filter.filter_arg = (unsigned)m->split_along_x;
+  struct chunk_cut cut = {.units = plan->units,
+                          .along_x = m->split_along_x,
+                          .interleaved = interleaved,
+                          .neurons_per_unit = m->neurons_per_unit};
+  struct starpu_data_filter filter = {
+      .filter_func = filter_units, .nchildren = (unsigned)plan->n_chunks, .filter_arg_ptr = &cut};
   starpu_data_partition(*handle, &filter);
 }
 
-/* Global index of each chunk's first neuron, from the shapes StarPU gave the children. */
-static void chunk_first_neurons(starpu_data_handle_t handle, const struct layout_matrix *m,
-                                int chunks, int *first) {
+/* Global index of each chunk's first neuron. */
+static void chunk_first_neurons(const struct placement_plan *plan, const struct layout_matrix *m,
+                                int *first) {
   int at = 0;
-  for (int c = 0; c < chunks; c++) {
+  for (int c = 0; c < plan->n_chunks; c++) {
     first[c] = at;
-    starpu_data_handle_t child = starpu_data_get_sub_data(handle, 1, c);
-    int units = (int)(m->split_along_x ? starpu_matrix_get_nx(child) : starpu_matrix_get_ny(child));
-    at += units * m->neurons_per_unit;
+    at += plan->units[c] * m->neurons_per_unit;
   }
+}
+
+/* The chunks a batch stores interleaved (runtime/mono_batch.h, interleaved_chunks). */
+static int interleaved_chunks_of(const struct mono_batch_config *config,
+                                 const struct placement_plan *plan) {
+  if (config->layout != BATCH_LAYOUT_BLOCK)
+    return 0;
+  if (config->interleaved_chunks == MONO_INTERLEAVE_GPU_CHUNKS)
+    return plan->cpu_chunks > 0 ? plan->n_chunks - plan->cpu_chunks : 0;
+  if (config->interleaved_chunks < 0)
+    return 0;
+  return config->interleaved_chunks < plan->n_chunks ? config->interleaved_chunks : plan->n_chunks;
 }
 
 struct mono_batch {
@@ -116,6 +148,7 @@ struct mono_batch {
   struct placement_plan plan; /* units per chunk and what each was sized for */
   unsigned long *where;       /* per chunk (runtime/placement.h) */
   int *chunk_first;
+  int interleaved_chunks; /* the first chunks, stored interleaved (interleaved_chunks_of) */
   struct probe_set probes;
   struct spike_set spikes; /* with spike detection: one record per chunk */
   int steps_done;          /* steps submitted so far: the number of the next one less 1 */
@@ -134,6 +167,26 @@ struct mono_batch {
   int *own_units;
   starpu_data_handle_t own_handle;
 };
+
+static int chunk_of_neuron(const struct mono_batch *batch, int neuron) {
+  int c = 0;
+  while (c + 1 < batch->n_chunks && batch->chunk_first[c + 1] <= neuron)
+    c++;
+  return c;
+}
+
+/* Where value i of neuron k lies in the storage of `layout` (the voltages', or the gates' of
+ * n_gates * n values a neuron): batch_layout_index's place, but within one of the chunks stored
+ * interleaved, the chunk's row i holds value i of its neurons (filter_units). */
+static size_t stored_index(const struct mono_batch *batch, const struct batch_layout *layout,
+                           int neuron, int i) {
+  const int c = batch->interleaved_chunks > 0 ? chunk_of_neuron(batch, neuron) : 0;
+  if (c >= batch->interleaved_chunks)
+    return batch_layout_index(layout, neuron, i);
+  const size_t first = (size_t)batch->chunk_first[c];
+  const size_t width = (size_t)batch->plan.units[c] * (size_t)batch->matrix.neurons_per_unit;
+  return first * (size_t)layout->n_compartments + (size_t)i * width + ((size_t)neuron - first);
+}
 
 /* A Block-Shared block whose values do not fit a GPU's shared memory cannot be launched: refuse
  * it before anything runs (the launch would fail inside a task). */
@@ -286,11 +339,11 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
                           batch->coefficients + (size_t)COEF_COUNT * n);
   batch_layout_fill(&batch->layout, batch->voltage, model->initial_mV);
   batch_layout_fill(&batch->layout, batch->work, 1.0);
+  /* Gates sit in the same layout as the voltage, as if each neuron had n_gates * n
+   * compartments, so the same partition serves both. */
+  const int n_gates = model->channels.n_gates;
+  struct batch_layout gates_layout;
   if (model->channels.placement != PLACE_NONE) {
-    /* Gates start at rest for the initial voltage; they sit in the same layout as the voltage,
-     * as if each neuron had n_gates * n compartments, so the same partition serves both. */
-    const int n_gates = model->channels.n_gates;
-    struct batch_layout gates_layout;
     batch_layout_init(&gates_layout, config->layout, n_gates * n, config->n_neurons,
                       config->block_size);
     batch->gates_matrix = layout_matrix(&gates_layout);
@@ -300,13 +353,7 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
       mono_batch_destroy(batch);
       return hines_fail(err, HINES_FAILURE, "cannot allocate the channel gates");
     }
-    double rest[CHANNELS_MAX_GATES];
-    channels_rest(&model->channels, model->initial_mV, rest, 1);
     batch_layout_fill(&gates_layout, batch->gates, 0.0);
-    for (int k = 0; k < config->n_neurons; k++)
-      for (int g = 0; g < n_gates; g++)
-        for (int i = 0; i < n; i++)
-          batch->gates[batch_layout_index(&gates_layout, k, g * n + i)] = rest[g];
   }
 
   const struct chunk_shape proto = {.args = step_arguments_of(batch),
@@ -322,6 +369,23 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   plan_cover_padding(&batch->plan, &batch->matrix, config->n_neurons);
   batch->n_chunks = batch->plan.n_chunks;
   batch->tasks_per_step = batch->n_chunks;
+  const size_t chunks = (size_t)(batch->n_chunks > 0 ? batch->n_chunks : 1);
+  batch->chunk_first = malloc(chunks * sizeof(int));
+  batch->chunk_names = calloc(chunks, sizeof(char *));
+  if (!batch->chunk_first || !batch->chunk_names) {
+    mono_batch_destroy(batch);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  chunk_first_neurons(&batch->plan, &batch->matrix, batch->chunk_first);
+  batch->interleaved_chunks = interleaved_chunks_of(config, &batch->plan);
+  if (batch->gates) { /* at rest for the initial voltage, where the chunks store them */
+    double rest[CHANNELS_MAX_GATES];
+    channels_rest(&model->channels, model->initial_mV, rest, 1);
+    for (int k = 0; k < config->n_neurons; k++)
+      for (int g = 0; g < n_gates; g++)
+        for (int i = 0; i < n; i++)
+          batch->gates[stored_index(batch, &gates_layout, k, g * n + i)] = rest[g];
+  }
   if (batch->columns.count &&
       own_values_make(batch, config, tables_cable.gl_S_per_cm2) != HINES_OK) {
     mono_batch_destroy(batch);
@@ -343,24 +407,24 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
    * (runtime/README.md, "Costs per task"). */
   starpu_data_set_sequential_consistency_flag(batch->topology_handle, 0);
   starpu_data_set_sequential_consistency_flag(batch->coefficients_handle, 0);
-  register_partitioned(&batch->voltage_handle, batch->voltage, &batch->matrix, &batch->plan);
-  register_partitioned(&batch->work_handle, batch->work, &batch->matrix, &batch->plan);
+  const int interleaved = batch->interleaved_chunks;
+  register_partitioned(&batch->voltage_handle, batch->voltage, &batch->matrix, &batch->plan,
+                       interleaved);
+  register_partitioned(&batch->work_handle, batch->work, &batch->matrix, &batch->plan, interleaved);
   if (batch->gates)
-    register_partitioned(&batch->gates_handle, batch->gates, &batch->gates_matrix, &batch->plan);
+    register_partitioned(&batch->gates_handle, batch->gates, &batch->gates_matrix, &batch->plan,
+                         interleaved);
   if (batch->own) {
     const size_t padded = (size_t)batch->matrix.units * batch->matrix.neurons_per_unit;
     starpu_matrix_data_register(&batch->own_handle, STARPU_MAIN_RAM, (uintptr_t)batch->own,
                                 (uint32_t)padded, (uint32_t)padded, (uint32_t)batch->columns.count,
                                 sizeof(double));
+    struct chunk_cut cut = {.units = batch->own_units, .along_x = 1};
     struct starpu_data_filter filter = {.filter_func = filter_units,
                                         .nchildren = (unsigned)batch->n_chunks,
-                                        .filter_arg_ptr = batch->own_units,
-                                        .filter_arg = 1};
+                                        .filter_arg_ptr = &cut};
     starpu_data_partition(batch->own_handle, &filter);
   }
-  batch->chunk_first = malloc((size_t)batch->n_chunks * sizeof(int));
-  batch->chunk_names = calloc((size_t)batch->n_chunks, sizeof(char *));
-  chunk_first_neurons(batch->voltage_handle, &batch->matrix, batch->n_chunks, batch->chunk_first);
   int smallest = config->n_neurons;
   for (int c = 0; c < batch->n_chunks; c++) {
     const int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : config->n_neurons;
@@ -405,6 +469,10 @@ int mono_batch_cpu_share_neurons(const struct mono_batch *batch) {
   return batch->plan.cpu_chunks ? batch->config.n_neurons - batch->chunk_first[first] : 0;
 }
 
+int mono_batch_interleaved_chunks(const struct mono_batch *batch) {
+  return batch->interleaved_chunks;
+}
+
 int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker) {
   const struct step_arguments args = step_arguments_of(batch);
   return hines_step_measured(&args, steps, worker);
@@ -418,7 +486,7 @@ int mono_batch_find_nonfinite(struct mono_batch *batch, int *neuron, int *compar
     int last = c + 1 < batch->n_chunks ? batch->chunk_first[c + 1] : batch->config.n_neurons;
     for (int k = batch->chunk_first[c]; k < last && !found; k++)
       for (int i = 0; i < batch->layout.n_compartments && !found; i++)
-        if (!isfinite(batch->voltage[batch_layout_index(&batch->layout, k, i)])) {
+        if (!isfinite(batch->voltage[stored_index(batch, &batch->layout, k, i)])) {
           *neuron = k;
           *compartment = i;
           found = 1;
@@ -443,6 +511,7 @@ int mono_batch_run_sampled(struct mono_batch *batch, int steps, double t0_ms, in
     batch->steps_done += count;
     for (int c = 0; c < batch->n_chunks; c++) {
       args.first_neuron = batch->chunk_first[c];
+      args.stored_interleaved = c < batch->interleaved_chunks;
       const struct hines_step_data data = {
           .topology = batch->topology_handle,
           .coefficients = batch->coefficients_handle,
@@ -474,13 +543,6 @@ void mono_batch_sync(struct mono_batch *batch) {
   starpu_task_wait_for_all();
 }
 
-static int chunk_of_neuron(const struct mono_batch *batch, int neuron) {
-  int c = 0;
-  while (c + 1 < batch->n_chunks && batch->chunk_first[c + 1] <= neuron)
-    c++;
-  return c;
-}
-
 /* Where compartment[j] of neuron[j] lies: its chunk group[j] and position (x[j], y[j]) in the
  * chunk's voltage matrix (codelets/probe_samples.h). */
 static int positions(const struct mono_batch *batch, int n, const int *neuron,
@@ -493,10 +555,15 @@ static int positions(const struct mono_batch *batch, int n, const int *neuron,
       return hines_fail(err, HINES_BAD_INPUT, "probe %d:%d is outside the batch", neuron[j],
                         compartment[j]);
     const int c = chunk_of_neuron(batch, neuron[j]);
+    group[j] = c;
+    if (c < batch->interleaved_chunks) { /* the chunk's neuron along x, compartment along y */
+      x[j] = neuron[j] - batch->chunk_first[c];
+      y[j] = compartment[j];
+      continue;
+    }
     /* The value's place in the whole matrix, then in the chunk's (its first column or row). */
     const size_t at = batch_layout_index(&batch->layout, neuron[j], compartment[j]);
     const size_t first_unit = (size_t)(batch->chunk_first[c] / m->neurons_per_unit);
-    group[j] = c;
     x[j] = (long long)(at % m->ld) - (long long)(m->split_along_x ? first_unit : 0);
     y[j] = (long long)(at / m->ld) - (long long)(m->split_along_x ? 0 : first_unit);
   }
@@ -554,7 +621,7 @@ void mono_batch_voltage(struct mono_batch *batch, int neuron, double *out_mV) {
   starpu_data_handle_t chunk = starpu_data_get_sub_data(batch->voltage_handle, 1, c);
   starpu_data_acquire(chunk, STARPU_R);
   for (int i = 0; i < batch->layout.n_compartments; i++)
-    out_mV[i] = batch->voltage[batch_layout_index(&batch->layout, neuron, i)];
+    out_mV[i] = batch->voltage[stored_index(batch, &batch->layout, neuron, i)];
   starpu_data_release(chunk);
 }
 
@@ -643,8 +710,8 @@ int mono_solve(int n, const int *parent, const double *upper, const double *lowe
                               (uint32_t)topology_size(n), sizeof(int));
   starpu_vector_data_register(&coefficients_handle, STARPU_MAIN_RAM, (uintptr_t)coefficients,
                               (uint32_t)(COEF_COUNT * n), sizeof(double));
-  register_partitioned(&diagonal_handle, stored_diagonal, &matrix, &plan);
-  register_partitioned(&rhs_handle, stored_rhs, &matrix, &plan);
+  register_partitioned(&diagonal_handle, stored_diagonal, &matrix, &plan, 0);
+  register_partitioned(&rhs_handle, stored_rhs, &matrix, &plan, 0);
   struct chunk_geometry geometry = {
       .n_compartments = n, .layout = layout_kind, .block_size = layout.block_size};
   status = HINES_OK;

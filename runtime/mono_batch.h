@@ -25,6 +25,11 @@ struct mono_batch_config {
   int pin;
   /* Whether CPU workers beside GPUs get chunks of their own (enum placement_share). */
   int cpu_share;
+  /* Chunks of a block-layout batch stored interleaved instead, each one block as wide as the
+   * chunk (what a GPU runs fastest with channels, while the cores keep their cache-sized
+   * blocks): MONO_INTERLEAVE_GPU_CHUNKS the chunks cut for GPUs when the cores have a share,
+   * k > 0 the first k chunks (tests: the storage never changes the bits), 0 none. */
+  int interleaved_chunks;
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
    * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
    * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
@@ -37,6 +42,8 @@ struct mono_batch_config {
   const double *sweep;
   int swept[NEURON_PARAMETER_COUNT];
 };
+
+#define MONO_INTERLEAVE_GPU_CHUNKS (-1)
 
 struct mono_batch;
 
@@ -73,6 +80,8 @@ int mono_batch_task_steps(const struct mono_batch *batch);
 /* Neurons in the chunks cut for CPU cores beside the GPUs (the trailing chunks; 0 without a
  * share). */
 int mono_batch_cpu_share_neurons(const struct mono_batch *batch);
+/* The chunks stored interleaved in a block-layout batch (interleaved_chunks). */
+int mono_batch_interleaved_chunks(const struct mono_batch *batch);
 /* Whether the step model has measured this batch's step tasks of `steps` steps on StarPU worker
  * `worker`'s kind of worker (tasks of different steps have histories of their own). */
 int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker);

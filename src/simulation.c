@@ -463,6 +463,12 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .pin = o->pin,
                                      .cpu_share = o->cpu_share,
                                      .model = o->model};
+  /* A layout chosen for the cores' share keeps the GPU's chunks in the layout it would take
+   * alone (runtime/placement.h, placement_mono_blocks). */
+  const long long compartments = (long long)ops->n_neurons * morphologies[0].n_compartments;
+  if (o->layout_auto && !placement_large_passive_batch(compartments, runtime_gpu_count(),
+                                                       o->model.channels.placement != PLACE_NONE))
+    config.interleaved_chunks = MONO_INTERLEAVE_GPU_CHUNKS;
   if (o->params_values) { /* this batch's rows of the sweep (a rank's share from its first) */
     config.sweep = o->params_values + (size_t)o->first_neuron * NEURON_PARAMETER_COUNT;
     memcpy(config.swept, o->params_given, sizeof config.swept);
@@ -475,6 +481,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
   ops->tasks_per_step = mono_batch_chunks(batch);
   ops->task_steps = mono_batch_task_steps(batch);
   ops->cpu_share_neurons = mono_batch_cpu_share_neurons(batch);
+  ops->interleaved_chunks = mono_batch_interleaved_chunks(batch);
   return HINES_OK;
 }
 
@@ -631,6 +638,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cpu_share_neurons = ops->cpu_share_neurons;
+  result->interleaved_chunks = ops->interleaved_chunks;
   result->cell_neurons = ops->cell_neurons;
   result->level_kernel = ops->level_kernel;
   result->rows_apart_below = ops->rows_apart_below;

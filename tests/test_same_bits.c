@@ -115,6 +115,8 @@ struct mono_variant {
 
 /* A parameter sweep for run_mono (NULL: none): every parameter of every neuron its own. */
 static double *mono_sweep;
+/* The block batches' chunks run_mono stores interleaved (runtime/mono_batch.h). */
+static int mono_interleaved;
 
 /* Random per-neuron values of every parameter (rows of NEURON_PARAMETER_COUNT), about the
  * spiking model's, that keep the cells firing. */
@@ -151,6 +153,7 @@ static double *run_mono(const struct morphology *m, int neurons, const struct mo
                                      .block_size = v->block_size,
                                      .neurons_per_task = v->neurons_per_task,
                                      .cpu_group = v->cpu_group,
+                                     .interleaved_chunks = mono_interleaved,
                                      .model = spiking_model(stimulated, hh_rates),
                                      .sweep = mono_sweep};
   for (int p = 0; p < NEURON_PARAMETER_COUNT; p++)
@@ -177,12 +180,28 @@ static int mono_variant_differences(const struct morphology *m, int neurons,
   const int n = m->n_compartments;
   double *got = run_mono(m, neurons, v, stimulated, hh_rates);
   char what[200];
-  snprintf(what, sizeof what, "%s, layout %s block %d, %d neurons per task, cpu_group %d", label,
-           batch_layout_name(v->layout), v->block_size, v->neurons_per_task, v->cpu_group);
+  snprintf(what, sizeof what,
+           "%s, layout %s block %d, %d neurons per task, cpu_group %d, %d chunks interleaved",
+           label, batch_layout_name(v->layout), v->block_size, v->neurons_per_task, v->cpu_group,
+           mono_interleaved);
   int failures = 0;
   for (int k = 0; k < neurons; k++)
     failures += report_difference(got + (size_t)k * n, want + (size_t)k * n, n, what, k);
   free(got);
+  return failures;
+}
+
+/* Block batches whose first chunks are stored interleaved (the GPU's chunks beside the cores'
+ * share): chunks of two blocks of 8, the first two interleaved, then all three (the last holding
+ * the padding lanes of 45 neurons); the differences from `want`. */
+static int stored_interleaved_differences(const struct morphology *m, int neurons, int cpu_group,
+                                          int stimulated, int hh_rates, const double *want,
+                                          const char *label) {
+  const struct mono_variant blocks = {BATCH_LAYOUT_BLOCK, 8, 16, cpu_group};
+  int failures = 0;
+  for (mono_interleaved = 2; mono_interleaved <= 3; mono_interleaved++)
+    failures += mono_variant_differences(m, neurons, &blocks, stimulated, hh_rates, want, label);
+  mono_interleaved = 0;
   return failures;
 }
 
@@ -228,6 +247,10 @@ static void mono_bits_do_not_depend_on_groups_tasks_or_layout(void **state) {
       failures += mono_variant_differences(&m, neurons, &variants[i], stimulated, rate_kinds[rates],
                                            want, label);
     }
+    char label[40];
+    snprintf(label, sizeof label, "%s rates", rate_names[rates]);
+    failures +=
+        stored_interleaved_differences(&m, neurons, 8, stimulated, rate_kinds[rates], want, label);
     printf("# mono HH batch, %s rates: %d neurons x %d compartments, %zu variants; result digest "
            "%016llx\n",
            rate_names[rates], neurons, n, count,
@@ -266,6 +289,9 @@ static void mono_sweep_bits_do_not_depend_on_groups_tasks_or_layout(void **state
       failures +=
           mono_variant_differences(&m, neurons, &variants[i], 0, rate_kinds[rates], want, label);
     }
+    char label[40];
+    snprintf(label, sizeof label, "sweep, %s rates", rate_names[rates]);
+    failures += stored_interleaved_differences(&m, neurons, 7, 0, rate_kinds[rates], want, label);
     printf("# mono HH sweep, %s rates: %d neurons x %d compartments, %zu variants; result digest "
            "%016llx\n",
            rate_names[rates], neurons, n, sizeof variants / sizeof variants[0],

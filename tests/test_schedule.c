@@ -21,6 +21,7 @@
 #include "placement.h"
 #include "runtime.h"
 #include "size_model.h"
+#include "spike_set.h"
 #include "synthetic.h"
 #include "testing.h"
 
@@ -47,6 +48,8 @@ static struct step_model hh_model(void) {
 struct outcome {
   double *voltages, *probes;
   size_t n_voltages;
+  struct spike *spikes; /* mono: the spikes detected, in the order read */
+  size_t n_spikes;
 };
 
 /* The time loop as src/simulation.c drives it: slices ending where a sample is due. */
@@ -70,8 +73,18 @@ static int run_multi(void *b, int steps, double t0, int row) {
   return multi_batch_run_sampled(b, steps, t0, row);
 }
 
-static struct outcome mono_outcome(const struct morphology *m, enum batch_layout_kind layout,
-                                   int per_task, int window, int task_steps) {
+/* Spikes by neuron, then time: records of several chunks are read in no fixed order. */
+static int spike_order(const void *a, const void *b) {
+  const struct spike *x = a, *y = b;
+  if (x->neuron != y->neuron)
+    return x->neuron < y->neuron ? -1 : 1;
+  return x->time_ms < y->time_ms ? -1 : x->time_ms > y->time_ms;
+}
+
+/* interleaved: the batch's interleaved_chunks (runtime/mono_batch.h). */
+static struct outcome mono_outcome_stored(const struct morphology *m, enum batch_layout_kind layout,
+                                          int per_task, int window, int task_steps,
+                                          int interleaved) {
   struct mono_batch_config config = {.morphology = m,
                                      .layout = layout,
                                      .block_size = 8,
@@ -79,6 +92,7 @@ static struct outcome mono_outcome(const struct morphology *m, enum batch_layout
                                      .neurons_per_task = per_task,
                                      .window = window,
                                      .task_steps = task_steps,
+                                     .interleaved_chunks = interleaved,
                                      .model = hh_model()};
   config.model.stimulus.n_neurons_total = NEURONS;
   struct mono_batch *batch;
@@ -86,10 +100,17 @@ static struct outcome mono_outcome(const struct morphology *m, enum batch_layout
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
   assert_int_equal(mono_batch_probes(batch, PROBES, probe_neuron, probe_compartment, ROWS, &err),
                    HINES_OK);
+  assert_int_equal(mono_batch_spikes(batch, 0.0, &err), HINES_OK);
   drive(batch, run_mono, config.model.dt_ms);
   mono_batch_sync(batch);
+  struct spike_set *spikes = mono_batch_spike_set(batch);
+  assert_int_equal(spike_set_read(spikes, &err), HINES_OK);
   const int n = m->n_compartments;
-  struct outcome o = {.n_voltages = (size_t)NEURONS * n};
+  struct outcome o = {.n_voltages = (size_t)NEURONS * n, .n_spikes = spikes->n_spikes};
+  o.spikes = malloc((o.n_spikes + 1) * sizeof *o.spikes);
+  if (o.n_spikes)
+    memcpy(o.spikes, spikes->spikes, o.n_spikes * sizeof *o.spikes);
+  qsort(o.spikes, o.n_spikes, sizeof *o.spikes, spike_order);
   o.voltages = malloc(o.n_voltages * sizeof(double));
   o.probes = calloc((size_t)ROWS * PROBES, sizeof(double));
   mono_batch_probes_read(batch, ROWS, o.probes);
@@ -97,6 +118,11 @@ static struct outcome mono_outcome(const struct morphology *m, enum batch_layout
     mono_batch_voltage(batch, k, o.voltages + (size_t)k * n);
   mono_batch_destroy(batch);
   return o;
+}
+
+static struct outcome mono_outcome(const struct morphology *m, enum batch_layout_kind layout,
+                                   int per_task, int window, int task_steps) {
+  return mono_outcome_stored(m, layout, per_task, window, task_steps, 0);
 }
 
 static struct outcome multi_outcome(const struct morphology *shapes, int n_shapes, int level_tasks,
@@ -135,6 +161,7 @@ static struct outcome multi_outcome(const struct morphology *shapes, int n_shape
 static void outcome_free(struct outcome *o) {
   free(o->voltages);
   free(o->probes);
+  free(o->spikes);
 }
 
 /* Bitwise: the same doubles, bit for bit, and the probes equal to the final voltages' source. */
@@ -144,6 +171,12 @@ static void assert_same_bits(const struct outcome *a, const struct outcome *b, c
     fail_msg("%s: voltages differ", what);
   if (memcmp(a->probes, b->probes, (size_t)ROWS * PROBES * sizeof(double)) != 0)
     fail_msg("%s: probe samples differ", what);
+  if (a->n_spikes != b->n_spikes)
+    fail_msg("%s: %zu spikes against %zu", what, b->n_spikes, a->n_spikes);
+  for (size_t j = 0; j < a->n_spikes; j++)
+    if (a->spikes[j].neuron != b->spikes[j].neuron ||
+        memcmp(&a->spikes[j].time_ms, &b->spikes[j].time_ms, sizeof(double)) != 0)
+      fail_msg("%s: spike %zu differs", what, j);
 }
 
 /* 1, 4 and 16 tasks per step, windows 1 (a wait after every step), 4 and 8: one set of bits. */
@@ -164,6 +197,7 @@ static void mono_tasks_and_windows_give_identical_bits(void **state) {
     for (int r = 1; r < ROWS - 1; r++)
       spread = fmax(spread, fabs(reference.probes[r * PROBES] - reference.probes[PROBES]));
     assert_true(spread > 1.0);
+    assert_true(reference.n_spikes > 0);
     for (int t = 0; t < 3; t++)
       for (int w = 0; w < 3; w++) {
         if (t == 0 && w == 0)
@@ -184,6 +218,21 @@ static void mono_tasks_and_windows_give_identical_bits(void **state) {
       snprintf(what, sizeof what, "mono layout %d, %d steps per task", layouts[l], task_steps[s]);
       assert_same_bits(&reference, &o, what);
       outcome_free(&o);
+    }
+    /* Blocks whose first chunks are stored interleaved (the GPU's chunks beside the cores'
+     * share): 3 and all 4 chunks of two blocks (a chunk of one block is stored the same either
+     * way); the same bits, probes and spikes. */
+    if (layouts[l] == BATCH_LAYOUT_BLOCK) {
+      const int interleaved[] = {3, 4};
+      for (int i = 0; i < 2; i++) {
+        struct outcome o =
+            mono_outcome_stored(&m, layouts[l], per_task[1], windows[1], 3, interleaved[i]);
+        char what[96];
+        snprintf(what, sizeof what, "mono blocks, %d neurons per task, %d chunks interleaved",
+                 per_task[1], interleaved[i]);
+        assert_same_bits(&reference, &o, what);
+        outcome_free(&o);
+      }
     }
     outcome_free(&reference);
   }
