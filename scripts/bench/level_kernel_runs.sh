@@ -1727,6 +1727,29 @@ rounds27() {
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
   for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-share-$st -- --steps $st --cpu-share on; cores; row 1 $b gpu-$st -- --steps $st; done
 }
+if [ "$mode" = wide28 ]; then
+  # (the one-GPU machine) the cores' share with the GPU's chunks stored interleaved (8dac6b2):
+  # same bits (passive, share_start; HH with probes and spikes: CPU + GPU with the share against
+  # the GPU alone); then, two calibration runs with --cpu-share on and rounds of CPU + GPU with the
+  # share against the GPU alone (its defaults): HH medium-high 256,000, big-high 128,000,
+  # small-high 1,000,000, medium-high 64,000 (300 steps), passive medium-high 64,000 and 25,600
+  # (1,000 steps). The size models' file comes back.
+  share_start
+  pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh all --steps 400 --stim-amp 1 --probe 0:0 --probe 70000:5 --probe 99999:300 --probe-every 0.2 --spike-threshold 0)
+  timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --spikes $out/s_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL hh cpu+gpu $(tail -1 $out/c.log)"; cores; grep -o '"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json | paste -sd' '
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --spikes $out/s_gpu.csv > $out/c.log 2>&1 || echo "FAIL hh gpu $(tail -1 $out/c.log)"
+  echo "spikes: $(wc -l < $out/s_gpu.csv) lines"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS mono HH: CPU + GPU (share, GPU chunks interleaved) identical to the GPU alone (probes, spikes)" || echo "FAIL mono HH probes or spikes differ"
+  rm -f $out/p_*.csv $out/s_*.csv $out/c.log
+  rounds27 monoc-medium-high-256000-hh 3 300
+  rounds27 monoc-big-high-128000-hh 2 300
+  rounds27 monoc-small-high-1000000-hh 2 300
+  rounds27 monoc-medium-high-64000-hh 2 300
+  rounds27 monoc-medium-high-64000 2 1000
+  rounds27 monoc-medium-high-25600 2 1000
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = hh27 ]; then
   # (the one-GPU machine) where the HH share loses: for three HH batches, two calibration runs
   # with --cpu-share on, then CPU + GPU with the share (blocks) against the GPU alone in blocks
