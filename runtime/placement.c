@@ -127,7 +127,12 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
 }
 
 int placement_cpus_share(long long compartments, int gpus, int channels, int window) {
-  return gpus == 1 && window != 1 && placement_large_passive_batch(compartments, gpus, channels);
+  (void)channels;
+  return gpus == 1 && window != 1 && compartments >= PLACEMENT_LARGE_BATCH_COMPARTMENTS;
+}
+
+int placement_share_gpu_interleaved(long long compartments, int gpus, int channels) {
+  return gpus > 0 && !placement_large_passive_batch(compartments, gpus, channels);
 }
 
 int placement_share_chosen(int asked, long long compartments, int channels, int window) {

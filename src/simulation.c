@@ -466,8 +466,8 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
   /* A layout chosen for the cores' share keeps the GPU's chunks in the layout it would take
    * alone (runtime/placement.h, placement_mono_blocks). */
   const long long compartments = (long long)ops->n_neurons * morphologies[0].n_compartments;
-  if (o->layout_auto && !placement_large_passive_batch(compartments, runtime_gpu_count(),
-                                                       o->model.channels.placement != PLACE_NONE))
+  if (o->layout_auto && placement_share_gpu_interleaved(compartments, runtime_gpu_count(),
+                                                        o->model.channels.placement != PLACE_NONE))
     config.interleaved_chunks = MONO_INTERLEAVE_GPU_CHUNKS;
   if (o->params_values) { /* this batch's rows of the sweep (a rank's share from its first) */
     config.sweep = o->params_values + (size_t)o->first_neuron * NEURON_PARAMETER_COUNT;

@@ -738,12 +738,14 @@ static void large_passive_batches(void **state) {
       {256000LL * 319, 2, 0, 0, 0},
       {25600LL * 319, 1, 0, 0, 0},
       {256000LL * 76, 1, 0, 0, 0},
-      {512000LL * 319, 1, 1, 0, 0}, /* HH: neither */
-      {256000LL * 319, 1, 1, 0, 0},
+      {512000LL * 319, 1, 1, 0, 1}, /* HH: not large, but a share */
+      {256000LL * 319, 1, 1, 0, 1},
+      {256000LL * 319, 2, 1, 0, 0},
       {512000LL * 319, 0, 0, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 0, 1, 1},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 1, 0, 0},
+      {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 1, 0, 1},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS * 2, 2, 0, 1, 0},
       {256000LL * 691, 1, 0, 1, 1},  /* big-high 256,000: 177 M */
       {1024000LL * 319, 1, 0, 1, 1}, /* 327 M */
@@ -781,6 +783,12 @@ static void large_passive_batches(void **state) {
     assert_int_equal(placement_mono_blocks(layouts[i].compartments, layouts[i].gpus,
                                            layouts[i].channels, layouts[i].share),
                      layouts[i].blocks);
+  /* beside the cores' share, the GPU's chunks interleaved where the GPU alone runs interleaved:
+   * with HH, and below 64 M; in blocks for large passive batches */
+  assert_true(placement_share_gpu_interleaved(256000LL * 319, 1, 1));
+  assert_true(placement_share_gpu_interleaved(25600LL * 319, 1, 0));
+  assert_false(placement_share_gpu_interleaved(256000LL * 319, 1, 0));
+  assert_false(placement_share_gpu_interleaved(256000LL * 319, 0, 1));
   /* On and off as asked; by default none without a GPU (ctest runs this with STARPU_NCUDA=0) */
   if (starpu_cuda_worker_get_count() == 0)
     assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000LL * 319, 0, 0), 0);

@@ -1727,6 +1727,37 @@ rounds27() {
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
   for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-share-$st -- --steps $st --cpu-share on; cores; row 1 $b gpu-$st -- --steps $st; done
 }
+# bits28 CLASS NEURONS HH: CPU + GPU (hinestask's defaults) against the GPU alone, probes and
+# spikes compared (PASS or FAIL), with what the first run shared (cores).
+bits28() {
+  local pa=(--mode mono --morph synthetic:$1 --neurons $2 --hh $3 --steps 300 --stim-amp 1 --probe 0:0 --probe $(($2 / 2)):5 --probe $(($2 - 1)):300 --probe-every 0.2 --spike-threshold 0)
+  timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --spikes $out/s_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $(tail -1 $out/c.log)"
+  grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json | paste -sd' '
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --spikes $out/s_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $(tail -1 $out/c.log)"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $1 $2 hh $3: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $1 $2 hh $3: probes or spikes differ"
+  rm -f $out/p_*.csv $out/s_*.csv $out/c.log
+}
+if [ "$mode" = default28 ]; then
+  # (the one-GPU machine) the cores' share by default with HH too (64 M or more on one GPU, the
+  # GPU's chunks interleaved beside it): in a fresh STARPU_HOME, two calibration runs (defaults)
+  # and rounds of CPU + GPU against the GPU alone (hinestask's defaults, no option) for HH
+  # medium-high 256,000 (300 and 1,000 steps), big-high 128,000, small-high 1,000,000, big-high
+  # 256,000 (177 M), the first run at medium-high 512,000 HH (a size never measured), and passive
+  # medium-high 256,000 (unchanged: blocks); same bits once calibrated (the share active), HH
+  # and passive.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  rounds26 monoc-medium-high-256000-hh 3 --steps 300
+  bits28 medium-high 256000 all
+  rep=4; ROW_NCPU=all row 1 monoc-medium-high-256000-hh cpu+gpu-1000 -- --steps 1000; cores; row 1 monoc-medium-high-256000-hh gpu-1000 -- --steps 1000
+  rep=1; ROW_NCPU=all row 1 monoc-medium-high-512000-hh cpu+gpu-unseen -- --steps 300; cores; row 1 monoc-medium-high-512000-hh gpu -- --steps 300
+  rounds26 monoc-big-high-128000-hh 2 --steps 300
+  rounds26 monoc-small-high-1000000-hh 2 --steps 300
+  rounds26 monoc-big-high-256000-hh 2 --steps 300
+  rounds26 monoc-medium-high-256000 1
+  bits28 medium-high 256000 none
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = wide28 ]; then
   # (the one-GPU machine) the cores' share with the GPU's chunks stored interleaved (8dac6b2):
   # same bits (passive, share_start; HH with probes and spikes: CPU + GPU with the share against
