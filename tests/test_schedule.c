@@ -721,8 +721,8 @@ static void level_priorities_follow_chunk_size(void **state) {
 /* Large passive batches (placement.h: blocks on GPUs): 256,000 medium-high neurons (319
  * compartments) on one GPU, 512,000 over two, not 256,000 over two, not 25,600, not small-high (76
  * compartments) x 256,000, not with channels, never without a GPU. The CPU workers' share by
- * default: the large passive batches on one GPU, of any size above (177 M, 327 M), not over two
- * GPUs, not without one (this test's StarPU has none: the default asks for
+ * default: batches of 64 M compartments or more on one GPU, passive (of any size above: 177 M,
+ * 327 M) or HH, not over two GPUs, not without one (this test's StarPU has none: the default asks for
  * none, on and off are taken as asked); the share's tasks take 8 steps unless asked; the default
  * mono layout (placement_mono_blocks). */
 static void large_passive_batches(void **state) {
