@@ -271,10 +271,12 @@ share_rounds() {
 }
 # share_start: cores() prints the share's counts; CPU + GPU with the cores' share (--cpu-share
 # on) against the GPU alone, 100,000 passive medium-high neurons, probe files compared (PASS or
-# FAIL); then a fresh STARPU_HOME.
+# FAIL); then a fresh STARPU_HOME. Two calibration runs first: in a fresh STARPU_HOME nothing is
+# measured and no share is cut (the comparison before 2026-11-29's wide28 compared no share).
 share_start() {
   cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   pa=(--mode mono --morph synthetic:medium-high --neurons 100000 --hh none --steps 160 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2 --stim-amp 1)
+  for pass in 1 2; do timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --calibrate > $out/c.log 2>&1 || echo "FAIL calibration $(tail -1 $out/c.log)"; done
   timeout 120 "$H" --quiet --force "${pa[@]}" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu probes $(tail -1 $out/c.log)"; cores
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono: CPU + GPU (share) identical to the GPU alone" || echo "FAIL mono probes differ"
@@ -1737,6 +1739,36 @@ bits28() {
   cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $1 $2 hh $3: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $1 $2 hh $3: probes or spikes differ"
   rm -f $out/p_*.csv $out/s_*.csv $out/c.log
 }
+if [ "$mode" = robust28 ]; then
+  # (the one-GPU machine) the default HH share where users may meet it otherwise, HH medium-high
+  # 256,000: in a fresh STARPU_HOME CPU + GPU against the GPU alone before any calibration, then
+  # after two calibration runs a trace of the default run (80 steps, probes), probes every 0.3 ms
+  # (12 steps), 333 steps (a last round of 4), --window 1 (no share by default), hh and km on
+  # every compartment (its own calibration); big-high 512,000 HH (354 M); same bits for
+  # big-high 128,000 HH once calibrated.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  b=monoc-medium-high-256000-hh
+  rep=0; ROW_NCPU=all row 1 $b cpu+gpu-uncalibrated -- --steps 300; cores; row 1 $b gpu -- --steps 300
+  for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+  d=$out/trace-hh-share
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --hh all --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, HH medium-high 256,000, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt
+  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"interleaved_chunks": [0-9]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/trace-hh-share.tar.gz trace-hh-share/paje.trace trace-hh-share/tasks.rec trace-hh-share/data.rec trace-hh-share-summary.txt $(cd $out && ls trace-hh-share-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  pr=(--probe 0:0 --probe 200000:5 --probe-every 0.3 --probes $out/pr.csv)
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-probes -- --steps 300 "${pr[@]}"; cores; row 1 $b gpu-probes -- --steps 300 "${pr[@]}"; rm -f $out/pr.csv
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-333 -- --steps 333; cores; row 1 $b gpu-333 -- --steps 333
+  rep=1; ROW_NCPU=all row 1 $b cpu+gpu-window1 -- --steps 300 --window 1; cores; row 1 $b gpu-window1 -- --steps 300 --window 1
+  km=(--channels hh:all,km:all --steps 300)
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate-km -- "${km[@]}" --steps 200 --calibrate; cores; done
+  for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu-km -- "${km[@]}"; cores; row 1 $b gpu-km -- "${km[@]}"; done
+  rounds26 monoc-big-high-128000-hh 1 --steps 300
+  bits28 big-high 128000 all
+  rounds26 monoc-big-high-512000-hh 2 --steps 300
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = default28 ]; then
   # (the one-GPU machine) the cores' share by default with HH too (64 M or more on one GPU, the
   # GPU's chunks interleaved beside it): in a fresh STARPU_HOME, two calibration runs (defaults)
