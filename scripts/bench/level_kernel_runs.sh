@@ -1739,6 +1739,17 @@ bits28() {
   cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $1 $2 hh $3: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $1 $2 hh $3: probes or spikes differ"
   rm -f $out/p_*.csv $out/s_*.csv $out/c.log
 }
+if [ "$mode" = big28 ]; then
+  # (the one-GPU machine) robust28's big-high 512,000 HH (354 M) ran 10.33 ms a step with the
+  # default share after calibration runs of 8.63-8.72: in a fresh STARPU_HOME two calibration
+  # runs and three rounds of CPU + GPU against the GPU alone (defaults, 300 steps) for it, then
+  # medium-high 1,024,000 HH (327 M), two rounds.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  rounds26 monoc-big-high-512000-hh 3 --steps 300
+  rounds26 monoc-medium-high-1024000-hh 2 --steps 300
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = robust28 ]; then
   # (the one-GPU machine) the default HH share where users may meet it otherwise, HH medium-high
   # 256,000: in a fresh STARPU_HOME CPU + GPU against the GPU alone before any calibration, then
