@@ -127,8 +127,8 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
 }
 
 int placement_cpus_share(long long compartments, int gpus, int channels, int window) {
-  (void)channels;
-  return gpus == 1 && window != 1 && compartments >= PLACEMENT_LARGE_BATCH_COMPARTMENTS;
+  return gpus == 1 && window != 1 && compartments >= PLACEMENT_LARGE_BATCH_COMPARTMENTS &&
+         (!channels || compartments <= PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS);
 }
 
 int placement_share_gpu_interleaved(long long compartments, int gpus, int channels) {

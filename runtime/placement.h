@@ -146,29 +146,37 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
 int placement_mono_blocks(long long compartments, int gpus, int channels, int share);
 /* CPU workers beside a GPU get a share of a mono batch (CPU-sized chunks, tasks of
  * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch holds
- * PLACEMENT_LARGE_BATCH_COMPARTMENTS (64 M) compartments or more on one GPU, passive or with
- * channels. Every share is sized by the models to finish with the GPU's chunks, and the cores are
- * its chunks' home in the models (placement_cpu_home), so dmdas leaves them to the cores. Measured
- * on the H200 machine (15 cores and the GPU, calibrated dmdas, against the GPU alone in its default
- * layout), worst beside best: passive, no option (commit 3d9c501, BENCHMARKS.md "A short last
- * round"), 76 M (small-high 1,000,000) 1.087-1.088x, 82 M (medium-high 256,000) 1.075-1.080x over
- * 1,000 steps and 1.066x over 300, 163 M (512,000, its first run, a size never measured) 1.085x,
- * 177 M (big-high 256,000) 1.067-1.071x, 327 M (medium-high 1,024,000) 1.075-1.076x, 354 M
- * (big-high 512,000) 1.075-1.077x; big-low 100,000 (70 M) 1.074-1.110x with --cpu-share on
- * (1e495f6). HH since the GPU's chunks stay interleaved beside the share
- * (placement_share_gpu_interleaved; wide28, fae2a62, --cpu-share on, 300 steps): medium-high
- * 256,000 1.039-1.043x, big-high 128,000 1.038-1.054x, small-high 1,000,000 1.036-1.040x (in
- * blocks, hh27: 0.982-1.035x). Before 1e495f6 every run whose last round was short (300 or 500
- * steps: 3 steps in the last round) lost 20-50 % above 170 M: the last tasks of the GPU's chunks
- * went to cores (codelets/hines_mono_codelets.c). Not by default: below 64 M (passive medium-high
- * 64,000 1.024-1.053x, 25,600 0.942-0.992x, HH 64,000 0.989-1.003x with --cpu-share on, wide28:
- * within the GPU's own spread or below), several GPUs (not measured with the cores' home; 30
- * cores beside two H200s gave 0.844-1.019x before it), nor with a window of 1 (`window`: steps
+ * PLACEMENT_LARGE_BATCH_COMPARTMENTS (64 M) compartments or more on one GPU, passive, or with
+ * channels up to PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS (180 M). Every share is sized by the
+ * models to finish with the GPU's chunks, and the cores are its chunks' home in the models
+ * (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200 machine (15 cores
+ * and the GPU, calibrated dmdas, against the GPU alone in its default layout), worst beside best:
+ * passive, no option (commit 3d9c501, BENCHMARKS.md "A short last round"), 76 M (small-high
+ * 1,000,000) 1.087-1.088x, 82 M (medium-high 256,000) 1.075-1.080x over 1,000 steps and 1.066x over
+ * 300, 163 M (512,000, its first run, a size never measured) 1.085x, 177 M (big-high
+ * 256,000) 1.067-1.071x, 327 M (medium-high 1,024,000) 1.075-1.076x, 354 M (big-high
+ * 512,000) 1.075-1.077x; big-low 100,000 (70 M) 1.074-1.110x with --cpu-share on (1e495f6). HH
+ * since the GPU's chunks stay interleaved beside the share (placement_share_gpu_interleaved), no
+ * option (default28, robust28, d09cf57): medium-high 256,000 1.042-1.050x over 300 and 1,000
+ * steps, 1.042x with probes every 12 steps, 1.037x over 333, 512,000 (its first run) 1.047x,
+ * big-high 128,000 1.049-1.065x, small-high 1,000,000 1.047-1.049x, big-high 256,000 (177
+ * M) 1.050-1.052x (in blocks, hh27: 0.982-1.035x); hh and km on every compartment 1.008-1.013x
+ * (robust28: the cores gain less on km's gate). Before 1e495f6 every run whose last round was short
+ * (300 or 500 steps: 3 steps in the last round) lost 20-50 % above 170 M: the last tasks of the
+ * GPU's chunks went to cores (codelets/hines_mono_codelets.c). Not by default: below 64 M (passive
+ * medium-high 64,000 1.024-1.053x, 25,600 0.942-0.992x, HH 64,000 0.989-1.003x with --cpu-share on,
+ * wide28: within the GPU's own spread or below), several GPUs (not measured with the cores' home;
+ * 30 cores beside two H200s gave 0.844-1.019x before it), nor with a window of 1 (`window`: steps
  * submitted ahead, 0 the default): waiting after every round, each round lasts as long as the
  * slower side's, and the cores' four chunks each rarely end with the GPU's (robust27, 256,000
  * medium-high: 1.423 ms a step against 1.120 for the GPU alone with --window 1; 0.945 against
  * 1.015 over 333 steps with the default window of 4). `--cpu-share on` asks for one. */
 int placement_cpus_share(long long compartments, int gpus, int channels, int window);
+/* ... with channels, only up to this many compartments: measured to 177 M (big-high 256,000 HH,
+ * 1.050-1.052x); at 354 M (big-high 512,000 HH) the share ran 1.029x and 1.044x in two rounds,
+ * about 0.97x and 0.89x in two other runs (robust28, big28: the same cut of the cores' share,
+ * whose time varied by 7 % from run to run against a gain of 5 %). */
+#define PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS 180000000LL
 /* Whether, beside the cores' share, the GPU's chunks of a batch whose layout was chosen for the
  * share are stored interleaved (runtime/mono_batch.h, interleaved_chunks): where the GPU alone
  * would run interleaved (with channels, and below PLACEMENT_LARGE_BATCH_COMPARTMENTS a GPU). With

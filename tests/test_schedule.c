@@ -722,9 +722,9 @@ static void level_priorities_follow_chunk_size(void **state) {
  * compartments) on one GPU, 512,000 over two, not 256,000 over two, not 25,600, not small-high (76
  * compartments) x 256,000, not with channels, never without a GPU. The CPU workers' share by
  * default: batches of 64 M compartments or more on one GPU, passive (of any size above: 177 M,
- * 327 M) or HH, not over two GPUs, not without one (this test's StarPU has none: the default asks for
- * none, on and off are taken as asked); the share's tasks take 8 steps unless asked; the default
- * mono layout (placement_mono_blocks). */
+ * 327 M) or HH up to 180 M, not over two GPUs, not without one (this test's StarPU has none: the
+ * default asks for none, on and off are taken as asked); the share's tasks take 8 steps unless
+ * asked; the default mono layout (placement_mono_blocks). */
 static void large_passive_batches(void **state) {
   (void)state;
   const struct {
@@ -746,6 +746,9 @@ static void large_passive_batches(void **state) {
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 1, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 1, 0, 1},
+      {256000LL * 691, 1, 1, 0, 1}, /* big-high 256,000 HH: 177 M */
+      {512000LL * 691, 1, 1, 0, 0}, /* big-high 512,000 HH: 354 M, past the channels' bound */
+      {PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS + 1, 1, 1, 0, 0},
       {PLACEMENT_LARGE_BATCH_COMPARTMENTS * 2, 2, 0, 1, 0},
       {256000LL * 691, 1, 0, 1, 1},  /* big-high 256,000: 177 M */
       {1024000LL * 319, 1, 0, 1, 1}, /* 327 M */
