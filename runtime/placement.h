@@ -174,8 +174,8 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
 int placement_cpus_share(long long compartments, int gpus, int channels, int window);
 /* ... with channels, only up to this many compartments: measured to 177 M (big-high 256,000 HH,
  * 1.050-1.052x); at 354 M (big-high 512,000 HH) the share ran 1.029x and 1.044x in two rounds,
- * about 0.97x and 0.89x in two other runs (robust28, big28: the same cut of the cores' share,
- * whose time varied by 7 % from run to run against a gain of 5 %). */
+ * about 0.97x and 0.89x in two other runs (robust28, big28; in big28 the cores' share was cut the
+ * same in every round and its time varied by 7 % from run to run, against a gain of 5 %). */
 #define PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS 180000000LL
 /* Whether, beside the cores' share, the GPU's chunks of a batch whose layout was chosen for the
  * share are stored interleaved (runtime/mono_batch.h, interleaved_chunks): where the GPU alone
