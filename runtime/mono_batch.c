@@ -180,9 +180,10 @@ static int chunk_of_neuron(const struct mono_batch *batch, int neuron) {
  * interleaved, the chunk's row i holds value i of its neurons (filter_units). */
 static size_t stored_index(const struct mono_batch *batch, const struct batch_layout *layout,
                            int neuron, int i) {
-  const int c = batch->interleaved_chunks > 0 ? chunk_of_neuron(batch, neuron) : 0;
-  if (c >= batch->interleaved_chunks)
+  const int stored = batch->interleaved_chunks;
+  if (stored == 0 || (stored < batch->n_chunks && neuron >= batch->chunk_first[stored]))
     return batch_layout_index(layout, neuron, i);
+  const int c = chunk_of_neuron(batch, neuron); /* one of the first chunks */
   const size_t first = (size_t)batch->chunk_first[c];
   const size_t width = (size_t)batch->plan.units[c] * (size_t)batch->matrix.neurons_per_unit;
   return first * (size_t)layout->n_compartments + (size_t)i * width + ((size_t)neuron - first);
