@@ -135,6 +135,13 @@ int spike_set_read(struct spike_set *set, struct hines_error *err) {
                      : HINES_OK;
 }
 
+int spike_set_order(const void *a, const void *b) {
+  const struct spike *x = a, *y = b;
+  if (x->neuron != y->neuron)
+    return x->neuron < y->neuron ? -1 : 1;
+  return x->time_ms < y->time_ms ? -1 : x->time_ms > y->time_ms;
+}
+
 void spike_set_destroy(struct spike_set *set) {
   for (int g = 0; set->handles && g < set->n_groups; g++)
     if (set->handles[g])

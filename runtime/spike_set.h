@@ -54,5 +54,8 @@ void spike_set_request(struct spike_set *set);
  * (in time order for each neuron). HINES_FAILURE when out of memory (now or in a request). */
 int spike_set_read(struct spike_set *set, struct hines_error *err);
 void spike_set_destroy(struct spike_set *set);
+/* qsort's order of spikes: by neuron, then time (records of several chunks are read in no fixed
+ * order). */
+int spike_set_order(const void *a, const void *b);
 
 #endif

@@ -532,13 +532,6 @@ static void progress_report(struct progress *p, int done, int steps, int first_d
   p->printed = 1;
 }
 
-static int spike_order(const void *a, const void *b) {
-  const struct spike *x = a, *y = b;
-  if (x->neuron != y->neuron)
-    return x->neuron < y->neuron ? -1 : 1;
-  return x->time_ms < y->time_ms ? -1 : x->time_ms > y->time_ms;
-}
-
 /* The spikes read so far (the batch's set, read once more after the last step), sorted, with
  * the counts per neuron summed up. */
 static int spike_report_make(const struct options *o, const struct batch_ops *ops,
@@ -551,7 +544,7 @@ static int spike_report_make(const struct options *o, const struct batch_ops *op
   if (set->n_spikes)
     memcpy(report->spikes, set->spikes, set->n_spikes * sizeof *report->spikes);
   report->n_spikes = set->n_spikes;
-  qsort(report->spikes, report->n_spikes, sizeof *report->spikes, spike_order);
+  qsort(report->spikes, report->n_spikes, sizeof *report->spikes, spike_set_order);
   for (size_t i = 0; i < report->n_spikes; i++)
     report->spikes[i].neuron += o->first_neuron;
   report->min_per_neuron = set->n_neurons > 0 ? set->count[0] : 0;

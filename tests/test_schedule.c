@@ -73,14 +73,6 @@ static int run_multi(void *b, int steps, double t0, int row) {
   return multi_batch_run_sampled(b, steps, t0, row);
 }
 
-/* Spikes by neuron, then time: records of several chunks are read in no fixed order. */
-static int spike_order(const void *a, const void *b) {
-  const struct spike *x = a, *y = b;
-  if (x->neuron != y->neuron)
-    return x->neuron < y->neuron ? -1 : 1;
-  return x->time_ms < y->time_ms ? -1 : x->time_ms > y->time_ms;
-}
-
 /* interleaved: the batch's interleaved_chunks (runtime/mono_batch.h). */
 static struct outcome mono_outcome_stored(const struct morphology *m, enum batch_layout_kind layout,
                                           int per_task, int window, int task_steps,
@@ -110,7 +102,7 @@ static struct outcome mono_outcome_stored(const struct morphology *m, enum batch
   o.spikes = malloc((o.n_spikes + 1) * sizeof *o.spikes);
   if (o.n_spikes)
     memcpy(o.spikes, spikes->spikes, o.n_spikes * sizeof *o.spikes);
-  qsort(o.spikes, o.n_spikes, sizeof *o.spikes, spike_order);
+  qsort(o.spikes, o.n_spikes, sizeof *o.spikes, spike_set_order);
   o.voltages = malloc(o.n_voltages * sizeof(double));
   o.probes = calloc((size_t)ROWS * PROBES, sizeof(double));
   mono_batch_probes_read(batch, ROWS, o.probes);
