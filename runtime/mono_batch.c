@@ -359,8 +359,9 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
 
   const struct chunk_shape proto = {.args = step_arguments_of(batch),
                                     .steps = placement_share_task_steps(config->task_steps)};
-  const int share = placement_share_chosen(config->cpu_share, (long long)config->n_neurons * n,
-                                           model->channels.placement != PLACE_NONE, config->window);
+  const int share =
+      placement_share_chosen(config->cpu_share, config->n_neurons, (long long)config->n_neurons * n,
+                             model->channels.placement != PLACE_NONE, config->window);
   if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
                           plan_units(&batch->matrix, config->n_neurons),
                           batch->matrix.neurons_per_unit, share ? predict_chunk : NULL, &proto)) {

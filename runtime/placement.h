@@ -170,8 +170,21 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * submitted ahead, 0 the default): waiting after every round, each round lasts as long as the
  * slower side's, and the cores' four chunks each rarely end with the GPU's (robust27, 256,000
  * medium-high: 1.423 ms a step against 1.120 for the GPU alone with --window 1; 0.945 against
- * 1.015 over 333 steps with the default window of 4). `--cpu-share on` asks for one. */
-int placement_cpus_share(long long compartments, int gpus, int channels, int window);
+ * 1.015 over 333 steps with the default window of 4). `--cpu-share on` asks for one.
+ * Also by default from PLACEMENT_SHARE_FROM_COMPARTMENTS (30 M) when the GPU holds
+ * PLACEMENT_SHARE_NEURONS (100,000) neurons or more, passive or with channels: the GPU alone runs
+ * one thread a neuron, and with fewer neurons its step hardly shortens when the cores take some
+ * of them (mid29, --cpu-share on, H200 machine, three rounds each: medium-high 25,600 ran 0.354 ms
+ * a step and 64,000 0.42, so big-high 48,000 and 64,000 and big-low 64,000 gained only
+ * 1.019-1.032x, HH big-high 64,000 0.926-1.019x), while with 100,000 or more the share paid:
+ * passive medium-high 100,000 (32 M) 1.084-1.095x, 128,000 1.039-1.054x, 160,000 1.095-1.101x,
+ * small-high 400,000 (30 M) 1.076-1.078x and once 1.003x, 512,000 1.063-1.070x; HH medium-high
+ * 128,000 1.042-1.046x and once 0.984x, 160,000 1.067-1.097x, small-high 512,000 1.035-1.041x.
+ * `neurons`, `compartments`: the GPU's process's share of the batch. */
+int placement_cpus_share(long long neurons, long long compartments, int gpus, int channels,
+                         int window);
+#define PLACEMENT_SHARE_NEURONS 100000LL
+#define PLACEMENT_SHARE_FROM_COMPARTMENTS 30000000LL
 /* ... with channels, only up to this many compartments: measured to 177 M (big-high 256,000 HH,
  * 1.050-1.052x); at 354 M (big-high 512,000 HH) the share ran 1.029x and 1.044x in two rounds,
  * about 0.97x and 0.89x in two other runs (robust28, big28; in big28 the cores' share was cut the
@@ -182,13 +195,14 @@ int placement_cpus_share(long long compartments, int gpus, int channels, int win
  * would run interleaved (with channels, and below PLACEMENT_LARGE_BATCH_COMPARTMENTS a GPU). With
  * HH the GPU ran 1.3-6.6 % slower in blocks than interleaved (hh27, H200 machine). */
 int placement_share_gpu_interleaved(long long compartments, int gpus, int channels);
-/* Whether a mono batch of `compartments` (this process's), with (not 0) or without channels,
- * submitted `window` steps ahead (0: the default), gets the cores' share: as `asked` (enum
- * placement_share) when on or off; by default when placement_cpus_share says so for StarPU's
+/* Whether a mono batch of `neurons` and `compartments` (this process's), with (not 0) or without
+ * channels, submitted `window` steps ahead (0: the default), gets the cores' share: as `asked`
+ * (enum placement_share) when on or off; by default when placement_cpus_share says so for StarPU's
  * GPUs, there are CPU workers, and the scheduler is a dm* one (the share is sized by the models,
  * and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk on a core 8 times as
  * long). */
-int placement_share_chosen(int asked, long long compartments, int channels, int window);
+int placement_share_chosen(int asked, long long neurons, long long compartments, int channels,
+                           int window);
 /* The cores' share is cut into this many chunks a core. With one, each core kept its chunk (the
  * next task of a chunk is ready when the last ends, on the core that just freed), so the slowest
  * core set the step, while the cut is sized for the mean: in a trace of 256,000 medium-high (H200

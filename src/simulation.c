@@ -57,7 +57,8 @@ void simulation_choose_layout(struct options *o, long long compartments) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
   const int channels = o->model.channels.placement != PLACE_NONE;
-  const int share = placement_share_chosen(o->cpu_share, compartments, channels, o->window)
+  const int share = placement_share_chosen(o->cpu_share, simulation_local_neurons(o), compartments,
+                                           channels, o->window)
                         ? PLACEMENT_SHARE_ON
                         : o->cpu_share;
   o->layout = placement_mono_blocks(compartments, runtime_gpu_count(), channels, share)

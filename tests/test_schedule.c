@@ -719,45 +719,59 @@ static void level_priorities_follow_chunk_size(void **state) {
  * asked; the default mono layout (placement_mono_blocks). */
 static void large_passive_batches(void **state) {
   (void)state;
+  /* neurons and compartments a neuron; "compartments" alone: 1,000 neurons of that many */
   const struct {
-    long long compartments;
+    long long neurons, per_neuron;
     int gpus, channels, large, share;
   } cases[] = {
-      {256000LL * 319, 1, 0, 1, 1},
-      {512000LL * 319, 1, 0, 1, 1},
-      {512000LL * 319, 2, 0, 1, 0},
-      {1024000LL * 319, 2, 0, 1, 0},
-      {256000LL * 319, 2, 0, 0, 0},
-      {25600LL * 319, 1, 0, 0, 0},
-      {256000LL * 76, 1, 0, 0, 0},
-      {512000LL * 319, 1, 1, 0, 1}, /* HH: not large, but a share */
-      {256000LL * 319, 1, 1, 0, 1},
-      {256000LL * 319, 2, 1, 0, 0},
-      {512000LL * 319, 0, 0, 0, 0},
-      {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 0, 1, 1},
-      {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 0, 0, 0},
-      {PLACEMENT_LARGE_BATCH_COMPARTMENTS - 1, 1, 1, 0, 0},
-      {PLACEMENT_LARGE_BATCH_COMPARTMENTS, 1, 1, 0, 1},
-      {256000LL * 691, 1, 1, 0, 1}, /* big-high 256,000 HH: 177 M */
-      {512000LL * 691, 1, 1, 0, 0}, /* big-high 512,000 HH: 354 M, past the channels' bound */
-      {PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS + 1, 1, 1, 0, 0},
-      {PLACEMENT_LARGE_BATCH_COMPARTMENTS * 2, 2, 0, 1, 0},
-      {256000LL * 691, 1, 0, 1, 1},  /* big-high 256,000: 177 M */
-      {1024000LL * 319, 1, 0, 1, 1}, /* 327 M */
-      {1000000LL * 76, 1, 0, 1, 1},  /* small-high 1,000,000: 76 M */
+      {256000, 319, 1, 0, 1, 1},
+      {512000, 319, 1, 0, 1, 1},
+      {512000, 319, 2, 0, 1, 0},
+      {1024000, 319, 2, 0, 1, 0},
+      {256000, 319, 2, 0, 0, 0},
+      {25600, 319, 1, 0, 0, 0},
+      {256000, 76, 1, 0, 0, 0},  /* 19 M */
+      {512000, 319, 1, 1, 0, 1}, /* HH: not large, but a share */
+      {256000, 319, 1, 1, 0, 1},
+      {256000, 319, 2, 1, 0, 0},
+      {512000, 319, 0, 0, 0, 0},
+      {1000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000, 1, 0, 1, 1},
+      {1000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000 - 1, 1, 0, 0, 0},
+      {1000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000 - 1, 1, 1, 0, 0},
+      {1000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000, 1, 1, 0, 1},
+      {256000, 691, 1, 1, 0, 1},  /* big-high 256,000 HH: 177 M */
+      {512000, 691, 1, 1, 0, 0},  /* big-high 512,000 HH: 354 M, past the channels' bound */
+      {1024000, 319, 1, 1, 0, 0}, /* 327 M HH, many neurons: past the bound all the same */
+      {1, PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS + 1, 1, 1, 0, 0},
+      {2000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000, 2, 0, 1, 0},
+      {256000, 691, 1, 0, 1, 1},  /* big-high 256,000: 177 M */
+      {1024000, 319, 1, 0, 1, 1}, /* 327 M */
+      {1000000, 76, 1, 0, 1, 1},  /* small-high 1,000,000: 76 M */
+      /* below 64 M: a share with PLACEMENT_SHARE_NEURONS neurons from 30 M on */
+      {100000, 319, 1, 0, 0, 1}, /* medium-high 100,000: 32 M */
+      {100000, 319, 1, 1, 0, 1}, /* and with HH */
+      {99999, 319, 1, 0, 0, 0},  /* one neuron fewer */
+      {400000, 76, 1, 0, 0, 1},  /* small-high 400,000: 30.4 M */
+      {394736, 76, 1, 1, 0, 0},  /* 29.99 M */
+      {64000, 691, 1, 0, 0, 0},  /* big-high 64,000: 44 M, too few neurons */
+      {64000, 691, 1, 1, 0, 0},  /* and with HH */
+      {160000, 319, 2, 0, 0, 0}, /* two GPUs */
+      {PLACEMENT_SHARE_NEURONS, PLACEMENT_SHARE_FROM_COMPARTMENTS / PLACEMENT_SHARE_NEURONS, 1, 1,
+       0, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const long long neurons = cases[i].neurons,
+                    compartments = cases[i].neurons * cases[i].per_neuron;
+    assert_int_equal(placement_large_passive_batch(compartments, cases[i].gpus, cases[i].channels),
+                     cases[i].large);
     assert_int_equal(
-        placement_large_passive_batch(cases[i].compartments, cases[i].gpus, cases[i].channels),
-        cases[i].large);
-    assert_int_equal(
-        placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels, 0),
+        placement_cpus_share(neurons, compartments, cases[i].gpus, cases[i].channels, 0),
         cases[i].share);
     assert_int_equal(
-        placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels, 4),
+        placement_cpus_share(neurons, compartments, cases[i].gpus, cases[i].channels, 4),
         cases[i].share);
     /* a window of 1 waits after every round: never a share by default */
-    assert_false(placement_cpus_share(cases[i].compartments, cases[i].gpus, cases[i].channels, 1));
+    assert_false(placement_cpus_share(neurons, compartments, cases[i].gpus, cases[i].channels, 1));
   }
   /* the default layout: blocks without GPUs, for large passive batches, and with a share asked */
   const struct {
@@ -786,9 +800,9 @@ static void large_passive_batches(void **state) {
   assert_false(placement_share_gpu_interleaved(256000LL * 319, 0, 1));
   /* On and off as asked; by default none without a GPU (ctest runs this with STARPU_NCUDA=0) */
   if (starpu_cuda_worker_get_count() == 0)
-    assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000LL * 319, 0, 0), 0);
-  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600LL * 319, 1, 1), 1);
-  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000LL * 319, 0, 0), 0);
+    assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000, 256000LL * 319, 0, 0), 0);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600, 25600LL * 319, 1, 1), 1);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000, 256000LL * 319, 0, 0), 0);
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
   assert_int_equal(placement_share_task_steps(3), 3);
 }

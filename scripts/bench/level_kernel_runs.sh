@@ -1801,6 +1801,37 @@ if [ "$mode" = default28 ]; then
   find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = mid29b ]; then
+  # (the one-GPU machine) the default share from 30 M with 100,000 neurons or more (mid29's
+  # rule) on sizes and classes mid29 did not run: in a fresh STARPU_HOME two calibration runs
+  # (defaults) and three rounds of CPU + GPU against the GPU alone, no option; passive 1,000
+  # steps, HH 300; same bits with the share active (probes, spikes). The size models come back.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in medium-high-110000 small-low-450000 medium-low-120000; do rounds26 monoc-$b 3; done
+  bits28 medium-high 110000 none
+  for b in medium-high-140000 medium-low-150000 small-low-600000; do rounds26 monoc-$b-hh 3 --steps 300; done
+  bits28 small-low 600000 all
+  rounds26 monoc-big-high-90000 1
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = mid29 ]; then
+  # (the one-GPU machine) where below 64 M the cores' share pays: the GPU alone hardly speeds up
+  # below about 64,000 neurons (one thread a neuron, latency-bound: wide28's medium-high 25,600
+  # ran 0.354 ms a step, 64,000 0.42), so taking neurons from it gains little there. Two
+  # calibration runs with --cpu-share on, then three rounds of CPU + GPU with the share against
+  # the GPU alone (its defaults), passive (1,000 steps) and HH (300 steps), 30-55 M compartments
+  # with 48,000 to 512,000 neurons. The size models' file comes back.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in medium-high-100000 medium-high-128000 medium-high-160000 small-high-400000 small-high-512000 big-high-48000 big-high-64000 big-low-64000; do
+    rounds27 monoc-$b 3 1000
+  done
+  for b in medium-high-128000 medium-high-160000 small-high-512000 big-high-64000; do
+    rounds27 monoc-$b-hh 3 300
+  done
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = wide28 ]; then
   # (the one-GPU machine) the cores' share with the GPU's chunks stored interleaved (8dac6b2):
   # same bits (passive, share_start; HH with probes and spikes: CPU + GPU with the share against
