@@ -180,6 +180,9 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * passive medium-high 100,000 (32 M) 1.084-1.095x, 128,000 1.039-1.054x, 160,000 1.095-1.101x,
  * small-high 400,000 (30 M) 1.076-1.078x and once 1.003x, 512,000 1.063-1.070x; HH medium-high
  * 128,000 1.042-1.046x and once 0.984x, 160,000 1.067-1.097x, small-high 512,000 1.035-1.041x.
+ * By default on sizes and classes not in mid29 (mid29b, no option): passive medium-high 110,000
+ * 1.092-1.108x, small-low 450,000 1.058-1.068x, medium-low 120,000 1.126-1.133x; HH medium-high
+ * 140,000 1.162-1.169x, medium-low 150,000 1.100-1.113x, small-low 600,000 1.031-1.042x.
  * `neurons`, `compartments`: the GPU's process's share of the batch. */
 int placement_cpus_share(long long neurons, long long compartments, int gpus, int channels,
                          int window);

@@ -1729,10 +1729,11 @@ rounds27() {
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
   for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-share-$st -- --steps $st --cpu-share on; cores; row 1 $b gpu-$st -- --steps $st; done
 }
-# bits28 CLASS NEURONS HH: CPU + GPU (hinestask's defaults) against the GPU alone, probes and
-# spikes compared (PASS or FAIL), with what the first run shared (cores).
+# bits28 CLASS NEURONS HH [COMPARTMENT]: CPU + GPU (hinestask's defaults) against the GPU alone,
+# probes (the last neuron's at COMPARTMENT, 300 unless given) and spikes compared (PASS or FAIL),
+# with what the first run shared (cores).
 bits28() {
-  local pa=(--mode mono --morph synthetic:$1 --neurons $2 --hh $3 --steps 300 --stim-amp 1 --probe 0:0 --probe $(($2 / 2)):5 --probe $(($2 - 1)):300 --probe-every 0.2 --spike-threshold 0)
+  local pa=(--mode mono --morph synthetic:$1 --neurons $2 --hh $3 --steps 300 --stim-amp 1 --probe 0:0 --probe $(($2 / 2)):5 --probe $(($2 - 1)):${4:-300} --probe-every 0.2 --spike-threshold 0)
   timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --spikes $out/s_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $(tail -1 $out/c.log)"
   grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json | paste -sd' '
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --spikes $out/s_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $(tail -1 $out/c.log)"
@@ -1810,7 +1811,7 @@ if [ "$mode" = mid29b ]; then
   for b in medium-high-110000 small-low-450000 medium-low-120000; do rounds26 monoc-$b 3; done
   bits28 medium-high 110000 none
   for b in medium-high-140000 medium-low-150000 small-low-600000; do rounds26 monoc-$b-hh 3 --steps 300; done
-  bits28 small-low 600000 all
+  bits28 small-low 600000 all 70
   rounds26 monoc-big-high-90000 1
   find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
   rm -f $out/t.json $out/t.log
