@@ -78,6 +78,20 @@ struct mechanism_shape {
       RATE_EXP, RATE_SIGMOID, RATE_EXP, 0                                                          \
     }                                                                                              \
   }
+/* km (one gate n, g = gbar n) and ih (one gate m, g = gbar m): constants too, so that CPU
+ * loops over compartments can take every mechanism's shape as a constant (mechanism_shape_of). */
+#define MECHANISM_KM_SHAPE                                                                         \
+  {                                                                                                \
+    1, 1, {1}, {0}, {RATE_LINOID}, {                                                               \
+      RATE_LINOID                                                                                  \
+    }                                                                                              \
+  }
+#define MECHANISM_IH_SHAPE                                                                         \
+  {                                                                                                \
+    1, 1, {1}, {0}, {RATE_LINOID}, {                                                               \
+      RATE_EXP                                                                                     \
+    }                                                                                              \
+  }
 
 /* One mechanism as a run has it: its place, its gates' first index among the run's gates, its
  * shape and numbers (the table's, or the user's gbar and reversals). */
