@@ -1802,6 +1802,39 @@ if [ "$mode" = default28 ]; then
   find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
   rm -f $out/t.json $out/t.log
 fi
+# rounds29 BATCH TAG ROUNDS STEPS options...: two calibration runs of 200 steps with the
+# options, then ROUNDS rounds of CPU + GPU against the GPU alone (defaults plus the options) over
+# STEPS steps, labelled cpu+gpu-TAG and gpu-TAG.
+rounds29() {
+  local b=$1 tag=$2 r=$3 st=$4; shift 4
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate-$tag -- "$@" --steps 200 --calibrate; cores; done
+  for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-$tag -- "$@" --steps $st; cores; row 1 $b gpu-$tag -- "$@" --steps $st; done
+}
+# bits29 CLASS NEURONS options...: bits28 with the options (channels) instead of --hh.
+bits29() {
+  local c=$1 n=$2; shift 2
+  local pa=(--mode mono --morph synthetic:$c --neurons $n --steps 300 --stim-amp 1 --probe 0:0 --probe $((n / 2)):5 --probe $((n - 1)):70 --probe-every 0.2 --spike-threshold 0 "$@")
+  timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --spikes $out/s_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $(tail -1 $out/c.log)"
+  grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json | paste -sd' '
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --spikes $out/s_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $(tail -1 $out/c.log)"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $c $n $*: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $c $n $*: probes or spikes differ"
+  rm -f $out/p_*.csv $out/s_*.csv $out/c.log
+}
+if [ "$mode" = km29 ]; then
+  # (the one-GPU machine) the cores' share with a second and third mechanism once the CPU
+  # kernel vectorises any channel set (27fc3d3): in a fresh STARPU_HOME, for each set two
+  # calibration runs and rounds of CPU + GPU against the GPU alone, no other option, 300 steps:
+  # hh and km everywhere at medium-high 256,000 (robust28 before: 1.009-1.013x) and 128,000,
+  # hh, km and ih everywhere at 256,000; same bits with the share active (probes, spikes).
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  rounds29 monoc-medium-high-256000-hh km 3 300 --channels hh:all,km:all
+  bits29 medium-high 256000 --channels hh:all,km:all
+  rounds29 monoc-medium-high-256000-hh kmih 2 300 --channels hh:all,km:all,ih:all
+  rounds29 monoc-medium-high-128000-hh km 2 300 --channels hh:all,km:all
+  bits29 medium-high 128000 --channels hh:all,km:all,ih:all
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = mid29b ]; then
   # (the one-GPU machine) the default share from 30 M with 100,000 neurons or more (mid29's
   # rule) on sizes and classes mid29 did not run: in a fresh STARPU_HOME two calibration runs
