@@ -160,8 +160,9 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * option (default28, robust28, d09cf57): medium-high 256,000 1.042-1.050x over 300 and 1,000
  * steps, 1.042x with probes every 12 steps, 1.037x over 333, 512,000 (its first run) 1.047x,
  * big-high 128,000 1.049-1.065x, small-high 1,000,000 1.047-1.049x, big-high 256,000 (177
- * M) 1.050-1.052x (in blocks, hh27: 0.982-1.035x); hh and km on every compartment 1.008-1.013x
- * (robust28: the cores gain less on km's gate). Before 1e495f6 every run whose last round was short
+ * M) 1.050-1.052x (in blocks, hh27: 0.982-1.035x); hh and km on every compartment 1.050-1.057x,
+ * with ih too 1.048-1.052x (km29, once the cores' kernel vectorised any channel set; robust28
+ * before it: 1.008-1.013x). Before 1e495f6 every run whose last round was short
  * (300 or 500 steps: 3 steps in the last round) lost 20-50 % above 170 M: the last tasks of the
  * GPU's chunks went to cores (codelets/hines_mono_codelets.c). Not by default: below 64 M (passive
  * medium-high 64,000 1.024-1.053x, 25,600 0.942-0.992x, HH 64,000 0.989-1.003x with --cpu-share on,
@@ -183,6 +184,9 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * By default on sizes and classes not in mid29 (mid29b, no option): passive medium-high 110,000
  * 1.092-1.108x, small-low 450,000 1.058-1.068x, medium-low 120,000 1.126-1.133x; HH medium-high
  * 140,000 1.162-1.169x, medium-low 150,000 1.100-1.113x, small-low 600,000 1.031-1.042x.
+ * The weak spot: medium-high 128,000, where the GPU alone runs its best rate a neuron (0.553 ms
+ * a step passive against 0.535 for 110,000), so the neurons the cores take hardly shorten its
+ * step: passive 1.039-1.054x, HH 0.984-1.046x, hh + km 0.967x and 1.020x (km29).
  * `neurons`, `compartments`: the GPU's process's share of the batch. */
 int placement_cpus_share(long long neurons, long long compartments, int gpus, int channels,
                          int window);
