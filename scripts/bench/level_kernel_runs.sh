@@ -1820,6 +1820,27 @@ bits29() {
   cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $c $n $*: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $c $n $*: probes or spikes differ"
   rm -f $out/p_*.csv $out/s_*.csv $out/c.log
 }
+if [ "$mode" = more29 ]; then
+  # (the one-GPU machine) the default share from 30 M with 100,000 neurons on more batches the
+  # rule was not drawn from (in a fresh STARPU_HOME, two calibration runs each, then rounds of
+  # CPU + GPU against the GPU alone, no option): HH medium-high 200,000 (63.8 M), passive
+  # small-high 800,000 (61 M), HH medium-low 100,000 (30.5 M), hh + km medium-high 140,000; then
+  # a trace of the default run of HH medium-low 150,000 (46 M, 80 steps, probes) and its summary.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  rounds26 monoc-medium-high-200000-hh 2 --steps 300
+  rounds26 monoc-small-high-800000 2
+  rounds26 monoc-medium-low-100000-hh 2 --steps 300
+  rounds29 monoc-medium-high-140000-hh km 2 300 --channels hh:all,km:all
+  rounds26 monoc-medium-low-150000-hh 1 --steps 300
+  d=$out/trace-hh-mid
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-low --neurons 150000 --hh all --steps 80 --probe 0:0 --probe 120000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, HH medium-low 150,000 (46 M), H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt
+  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"interleaved_chunks": [0-9]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/trace-hh-mid.tar.gz trace-hh-mid/paje.trace trace-hh-mid/tasks.rec trace-hh-mid/data.rec trace-hh-mid-summary.txt $(cd $out && ls trace-hh-mid-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = km29 ]; then
   # (the one-GPU machine) the cores' share with a second and third mechanism once the CPU
   # kernel vectorises any channel set (27fc3d3): in a fresh STARPU_HOME, for each set two
