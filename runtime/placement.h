@@ -188,7 +188,7 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * a step passive against 0.535 for 110,000), so the neurons the cores take hardly shorten its
  * step: passive 1.039-1.054x, HH 0.984-1.046x, hh + km 0.967x and 1.020x (km29); so is HH
  * medium-high 200,000 (1.027x, 0.997x; more29: 40.0 G compartment-steps/s alone, 256,000's rate).
- * Over mid29, mid29b, km29 and more29, 56 runs in this range: passive 1.039-1.133x but once
+ * Over mid29, mid29b, km29 and more29, 53 runs in this range: passive 1.039-1.133x but once
  * 1.003x, with channels 1.020-1.169x but those three.
  * `neurons`, `compartments`: the GPU's process's share of the batch. */
 int placement_cpus_share(long long neurons, long long compartments, int gpus, int channels,
