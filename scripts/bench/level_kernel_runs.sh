@@ -1820,6 +1820,22 @@ bits29() {
   cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $c $n $*: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $c $n $*: probes or spikes differ"
   rm -f $out/p_*.csv $out/s_*.csv $out/c.log
 }
+if [ "$mode" = weak29 ]; then
+  # (the one-GPU machine) the mid-range default share's weak spots and its bits with HH: in a
+  # fresh STARPU_HOME, HH small-low 600,000 calibrated (two runs), then CPU + GPU against the GPU
+  # alone, probes and spikes compared (bits28); four rounds each of HH medium-high 128,000 and
+  # 200,000 (defaults, 300 steps); then the first run of HH medium-high 170,000, a size no run
+  # of the call measured.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  b=monoc-small-low-600000-hh
+  rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
+  bits28 small-low 600000 all 70
+  rounds26 monoc-medium-high-128000-hh 4 --steps 300
+  rounds26 monoc-medium-high-200000-hh 4 --steps 300
+  rep=1; ROW_NCPU=all row 1 monoc-medium-high-170000-hh cpu+gpu-unseen -- --steps 300; cores; row 1 monoc-medium-high-170000-hh gpu -- --steps 300
+  find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = more29 ]; then
   # (the one-GPU machine) the default share from 30 M with 100,000 neurons on more batches the
   # rule was not drawn from (in a fresh STARPU_HOME, two calibration runs each, then rounds of
