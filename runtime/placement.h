@@ -184,12 +184,10 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * By default on sizes and classes not in mid29 (mid29b, no option): passive medium-high 110,000
  * 1.092-1.108x, small-low 450,000 1.058-1.068x, medium-low 120,000 1.126-1.133x; HH medium-high
  * 140,000 1.162-1.169x, medium-low 150,000 1.100-1.113x, small-low 600,000 1.031-1.042x.
- * The weak spot: medium-high 128,000, where the GPU alone runs its best rate a neuron (0.553 ms
- * a step passive against 0.535 for 110,000), so the neurons the cores take hardly shorten its
- * step: passive 1.039-1.054x, HH 0.984-1.046x, hh + km 0.967x and 1.020x (km29); so is HH
- * medium-high 200,000 (1.027x, 0.997x; more29: 40.0 G compartment-steps/s alone, 256,000's rate).
- * Over mid29, mid29b, km29 and more29, 53 runs in this range: passive 1.039-1.133x but once
- * 1.003x, with channels 1.020-1.169x but those three.
+ * Over mid29, mid29b, km29, more29 and weak29, 62 runs in this range: passive 1.039-1.133x but
+ * once 1.003x, with channels 1.020-1.169x but 0.967x, 0.984x and 0.997x once each (HH and hh +
+ * km medium-high 128,000, HH 200,000), which in weak29 ran 1.041-1.056x in every round of four:
+ * each call cuts the share from its own calibration, and one cut ran 1.027x and 0.997x.
  * `neurons`, `compartments`: the GPU's process's share of the batch. */
 int placement_cpus_share(long long neurons, long long compartments, int gpus, int channels,
                          int window);
