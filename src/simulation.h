@@ -108,8 +108,9 @@ double now_seconds(void);
 void simulation_choose_mode(struct options *o);
 /* Settles the mono layout when neither --layout nor --block-size was given: Block-Interleaved
  * (o->block_size) on CPU workers only, for large passive batches on GPUs (a GPU's share of
- * `compartments`, this process's, at least PLACEMENT_LARGE_BATCH_COMPARTMENTS) and with
- * --cpu-share on, Full-Interleaved elsewhere. Call after simulation_choose_mode. */
+ * `compartments`, this process's, at least PLACEMENT_LARGE_BATCH_COMPARTMENTS) and with the
+ * cores' share (--cpu-share on, or chosen by placement_share_chosen), Full-Interleaved
+ * elsewhere. Call after simulation_choose_mode. */
 void simulation_choose_layout(struct options *o, long long compartments);
 
 /* Creates the batch the options describe; HINES_OK or a status with err set. */
