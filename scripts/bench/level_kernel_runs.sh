@@ -1729,17 +1729,33 @@ rounds27() {
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
   for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-share-$st -- --steps $st --cpu-share on; cores; row 1 $b gpu-$st -- --steps $st; done
 }
-# bits28 CLASS NEURONS HH [COMPARTMENT]: CPU + GPU (hinestask's defaults) against the GPU alone,
-# probes (the last neuron's at COMPARTMENT, 300 unless given) and spikes compared (PASS or FAIL),
-# with what the first run shared (cores).
-bits28() {
-  local pa=(--mode mono --morph synthetic:$1 --neurons $2 --hh $3 --steps 300 --stim-amp 1 --probe 0:0 --probe $(($2 / 2)):5 --probe $(($2 - 1)):${4:-300} --probe-every 0.2 --spike-threshold 0)
+# mono_trace NAME TITLE options...: a traced run of hinestask's defaults plus the options (80
+# steps, probes every 0.2 ms), its summary (the worker lines left out), what it shared, and
+# NAME.tar.gz under $out.
+mono_trace() {
+  local name=$1 title=$2; shift 2
+  local d=$out/$name
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono "$@" --steps 80 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "$title" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt
+  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"interleaved_chunks": [0-9]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/$name.tar.gz $name/paje.trace $name/tasks.rec $name/data.rec $name-summary.txt $(cd $out && ls $name-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+}
+# bits_compare CLASS NEURONS COMPARTMENT options...: CPU + GPU (hinestask's defaults plus the
+# options) against the GPU alone, probes (the last neuron's at COMPARTMENT) and spikes compared
+# (PASS or FAIL), with what the first run shared (cores).
+bits_compare() {
+  local c=$1 n=$2 last=$3; shift 3
+  local pa=(--mode mono --morph synthetic:$c --neurons $n --steps 300 --stim-amp 1 --probe 0:0 --probe $((n / 2)):5 --probe $((n - 1)):$last --probe-every 0.2 --spike-threshold 0 "$@")
   timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --spikes $out/s_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $(tail -1 $out/c.log)"
   grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json | paste -sd' '
   STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --spikes $out/s_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $(tail -1 $out/c.log)"
-  cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $1 $2 hh $3: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $1 $2 hh $3: probes or spikes differ"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $c $n $*: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $c $n $*: probes or spikes differ"
   rm -f $out/p_*.csv $out/s_*.csv $out/c.log
 }
+# bits28 CLASS NEURONS HH [COMPARTMENT]: bits_compare with --hh HH, the last probe at
+# COMPARTMENT (300 unless given).
+bits28() { bits_compare $1 $2 ${4:-300} --hh $3; }
 if [ "$mode" = big28 ]; then
   # (the one-GPU machine) robust28's big-high 512,000 HH (354 M) ran 10.33 ms a step with the
   # default share after calibration runs of 8.63-8.72: in a fresh STARPU_HOME two calibration
@@ -1762,12 +1778,7 @@ if [ "$mode" = robust28 ]; then
   b=monoc-medium-high-256000-hh
   rep=0; ROW_NCPU=all row 1 $b cpu+gpu-uncalibrated -- --steps 300; cores; row 1 $b gpu -- --steps 300
   for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; cores; done
-  d=$out/trace-hh-share
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-high --neurons 256000 --hh all --steps 80 --probe 0:0 --probe 200000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, HH medium-high 256,000, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt
-  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"interleaved_chunks": [0-9]*' $out/trace.json | paste -sd' '
-  tar -C $out -czf $out/trace-hh-share.tar.gz trace-hh-share/paje.trace trace-hh-share/tasks.rec trace-hh-share/data.rec trace-hh-share-summary.txt $(cd $out && ls trace-hh-share-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  mono_trace trace-hh-share "hinestask defaults, HH medium-high 256,000, H200 + 15 CPU workers, calibrated dmdas" --morph synthetic:medium-high --neurons 256000 --hh all --probe 0:0 --probe 200000:5
   pr=(--probe 0:0 --probe 200000:5 --probe-every 0.3 --probes $out/pr.csv)
   rep=1; ROW_NCPU=all row 1 $b cpu+gpu-probes -- --steps 300 "${pr[@]}"; cores; row 1 $b gpu-probes -- --steps 300 "${pr[@]}"; rm -f $out/pr.csv
   rep=1; ROW_NCPU=all row 1 $b cpu+gpu-333 -- --steps 333; cores; row 1 $b gpu-333 -- --steps 333
@@ -1810,16 +1821,9 @@ rounds29() {
   rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate-$tag -- "$@" --steps 200 --calibrate; cores; done
   for rep in $(seq $r); do ROW_NCPU=all row 1 $b cpu+gpu-$tag -- "$@" --steps $st; cores; row 1 $b gpu-$tag -- "$@" --steps $st; done
 }
-# bits29 CLASS NEURONS options...: bits28 with the options (channels) instead of --hh.
-bits29() {
-  local c=$1 n=$2; shift 2
-  local pa=(--mode mono --morph synthetic:$c --neurons $n --steps 300 --stim-amp 1 --probe 0:0 --probe $((n / 2)):5 --probe $((n - 1)):70 --probe-every 0.2 --spike-threshold 0 "$@")
-  timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --spikes $out/s_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $(tail -1 $out/c.log)"
-  grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"interleaved_chunks": [0-9]*\|"layout": "[a-z]*"' $out/t.json | paste -sd' '
-  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv --spikes $out/s_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $(tail -1 $out/c.log)"
-  cmp -s $out/p_both.csv $out/p_gpu.csv && cmp -s <(sort $out/s_both.csv) <(sort $out/s_gpu.csv) && echo "PASS $c $n $*: CPU + GPU identical to the GPU alone (probes, $(($(wc -l < $out/s_gpu.csv) - 1)) spikes)" || echo "FAIL $c $n $*: probes or spikes differ"
-  rm -f $out/p_*.csv $out/s_*.csv $out/c.log
-}
+# bits29 CLASS NEURONS options...: bits_compare with the options (channels), the last probe at
+# compartment 70.
+bits29() { local c=$1 n=$2; shift 2; bits_compare $c $n 70 "$@"; }
 if [ "$mode" = weak29 ]; then
   # (the one-GPU machine) the mid-range default share's weak spots and its bits with HH: in a
   # fresh STARPU_HOME, HH small-low 600,000 calibrated (two runs), then CPU + GPU against the GPU
@@ -1848,12 +1852,7 @@ if [ "$mode" = more29 ]; then
   rounds26 monoc-medium-low-100000-hh 2 --steps 300
   rounds29 monoc-medium-high-140000-hh km 2 300 --channels hh:all,km:all
   rounds26 monoc-medium-low-150000-hh 1 --steps 300
-  d=$out/trace-hh-mid
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --mode mono --morph synthetic:medium-low --neurons 150000 --hh all --steps 80 --probe 0:0 --probe 120000:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask defaults, HH medium-low 150,000 (46 M), H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt
-  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"interleaved_chunks": [0-9]*' $out/trace.json | paste -sd' '
-  tar -C $out -czf $out/trace-hh-mid.tar.gz trace-hh-mid/paje.trace trace-hh-mid/tasks.rec trace-hh-mid/data.rec trace-hh-mid-summary.txt $(cd $out && ls trace-hh-mid-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  mono_trace trace-hh-mid "hinestask defaults, HH medium-low 150,000 (46 M), H200 + 15 CPU workers, calibrated dmdas" --morph synthetic:medium-low --neurons 150000 --hh all --probe 0:0 --probe 120000:5
   find $STARPU_HOME -name "hinestask-sizes*" -exec cp {} $out/ \;
   rm -f $out/t.json $out/t.log
 fi
