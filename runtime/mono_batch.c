@@ -149,6 +149,7 @@ struct mono_batch {
   unsigned long *where;       /* per chunk (runtime/placement.h) */
   int *chunk_first;
   int interleaved_chunks; /* the first chunks, stored interleaved (interleaved_chunks_of) */
+  int share_uncalibrated; /* a share was chosen, but the models cannot cut it yet */
   struct probe_set probes;
   struct spike_set spikes; /* with spike detection: one record per chunk */
   int steps_done;          /* steps submitted so far: the number of the next one less 1 */
@@ -284,6 +285,17 @@ static double predict_chunk(const void *context, int neurons, int worker) {
                                 (double)neurons * shape->args.geometry.n_compartments, worker);
 }
 
+/* Whether a share chosen for `shape` got no chunk because the models have not measured its
+ * step on CPU or CUDA workers (predict_chunk says NAN), rather than because no chunk a core
+ * could take would end in time. */
+static int share_waits_for_models(const struct chunk_shape *shape, int requested_neurons) {
+  const int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0),
+            cuda = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+  return requested_neurons <= 0 && cpu >= 0 && cuda >= 0 && !runtime_calibrating() &&
+         (!hines_step_measured(&shape->args, shape->steps, cpu) ||
+          !hines_step_measured(&shape->args, shape->steps, cuda));
+}
+
 int mono_batch_create(const struct mono_batch_config *config, struct mono_batch **out,
                       struct hines_error *err) {
   *out = NULL;
@@ -369,6 +381,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
   plan_cover_padding(&batch->plan, &batch->matrix, config->n_neurons);
+  batch->share_uncalibrated = share && batch->plan.cpu_chunks == 0 &&
+                              share_waits_for_models(&proto, config->neurons_per_task);
   batch->n_chunks = batch->plan.n_chunks;
   batch->tasks_per_step = batch->n_chunks;
   const size_t chunks = (size_t)(batch->n_chunks > 0 ? batch->n_chunks : 1);
@@ -473,6 +487,10 @@ int mono_batch_cpu_share_neurons(const struct mono_batch *batch) {
 
 int mono_batch_interleaved_chunks(const struct mono_batch *batch) {
   return batch->interleaved_chunks;
+}
+
+int mono_batch_share_uncalibrated(const struct mono_batch *batch) {
+  return batch->share_uncalibrated;
 }
 
 int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker) {

@@ -82,6 +82,10 @@ int mono_batch_task_steps(const struct mono_batch *batch);
 int mono_batch_cpu_share_neurons(const struct mono_batch *batch);
 /* The chunks stored interleaved in a block-layout batch (interleaved_chunks). */
 int mono_batch_interleaved_chunks(const struct mono_batch *batch);
+/* 1 when the cores' share was chosen (placement_share_chosen) beside GPUs but none was cut
+ * because the models have not yet measured this batch's step tasks on CPU or CUDA workers (a
+ * --calibrate run measures them); 0 otherwise. */
+int mono_batch_share_uncalibrated(const struct mono_batch *batch);
 /* Whether the step model has measured this batch's step tasks of `steps` steps on StarPU worker
  * `worker`'s kind of worker (tasks of different steps have histories of their own). */
 int mono_batch_steps_measured(const struct mono_batch *batch, int steps, int worker);

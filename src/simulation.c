@@ -483,6 +483,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
   ops->task_steps = mono_batch_task_steps(batch);
   ops->cpu_share_neurons = mono_batch_cpu_share_neurons(batch);
   ops->interleaved_chunks = mono_batch_interleaved_chunks(batch);
+  ops->share_uncalibrated = mono_batch_share_uncalibrated(batch);
   return HINES_OK;
 }
 
@@ -633,6 +634,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cpu_share_neurons = ops->cpu_share_neurons;
   result->interleaved_chunks = ops->interleaved_chunks;
+  result->share_uncalibrated = ops->share_uncalibrated;
   result->cell_neurons = ops->cell_neurons;
   result->level_kernel = ops->level_kernel;
   result->rows_apart_below = ops->rows_apart_below;

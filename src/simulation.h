@@ -35,6 +35,7 @@ struct batch_ops {
   int task_steps;         /* steps per step task (mono; 1 otherwise) */
   int cpu_share_neurons;  /* mono: neurons in the chunks cut for CPU cores (0: no share) */
   int interleaved_chunks; /* mono: block-layout chunks stored interleaved (the GPU's) */
+  int share_uncalibrated; /* mono: a share chosen, none cut: the models lack measurements */
   int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
   int level_kernel;       /* multi: the chunk tasks' enum level_kernel (auto resolved) */
   int rows_apart_below;   /* multi: levels of fewer systems build their rows apart on GPUs */
@@ -73,6 +74,7 @@ struct run_result {
   int task_steps;         /* steps each step task advanced */
   int cpu_share_neurons;  /* batch_ops' */
   int interleaved_chunks; /* batch_ops' */
+  int share_uncalibrated; /* batch_ops' */
   int cell_neurons;       /* batch_ops' */
   int level_kernel;       /* batch_ops' */
   int rows_apart_below;   /* batch_ops' */

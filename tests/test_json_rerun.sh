@@ -147,9 +147,9 @@ check "a mono summary has no multi-only option, and block_size with the block la
   "not {'multi_tasks', 'padding', 'level_order', 'trunk_below', 'task_parts', 'gpu_launch'} & set(j) and j['block_size'] == 8 and j['layout'] == 'block'"
 check "a multi summary has no mono-only option" "$multi" json_check "$multi" \
   "not {'block_size', 'cpu_group'} & set(j) and j['multi_tasks'] == 'chunk' and 'gpu_launch' not in j"
-check "the summary says where the tasks ran: every step's tasks on the CPU workers, no GPU (no share beside one)" "$mono" \
+check "the summary says where the tasks ran: every step's tasks on the CPU workers, no GPU (no share beside one, none waiting for models)" "$mono" \
   json_check "$mono" \
-  "j['tasks_per_gpu'] == [] and j['tasks_on_cpus'] == j['tasks_per_step'] * -(-j['steps'] // j['task_steps']) and j['cpu_share_neurons'] == 0 and j['interleaved_chunks'] == 0"
+  "j['tasks_per_gpu'] == [] and j['tasks_on_cpus'] == j['tasks_per_step'] * -(-j['steps'] // j['task_steps']) and j['cpu_share_neurons'] == 0 and j['interleaved_chunks'] == 0 and j['cpu_share_uncalibrated'] is False"
 check "the counts add up across reads (a run that prints reads them before the summary)" \
   "$tmp/mono" bash -c "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 40 --steps 30 --json counted.json >/dev/null && python3 -c \"import json,sys; j=json.load(open('counted.json')); sys.exit(j['tasks_on_cpus'] != j['tasks_per_step'] * -(-j['steps'] // j['task_steps']))\""
 check "an interleaved mono run has no block_size" "$tmp/mono" bash -c \
