@@ -1824,6 +1824,20 @@ rounds29() {
 # bits29 CLASS NEURONS options...: bits_compare with the options (channels), the last probe at
 # compartment 70.
 bits29() { local c=$1 n=$2; shift 2; bits_compare $c $n 70 "$@"; }
+if [ "$mode" = note29 ]; then
+  # (the one-GPU machine) the note of a share that waits for the models (a212527): in a fresh
+  # STARPU_HOME a default run of passive medium-high 256,000 (CPU + GPU) prints it and its JSON
+  # says cpu_share_uncalibrated true; after two --calibrate runs the same run prints no note, and
+  # its cores take a share.
+  pa=(--mode mono --morph synthetic:medium-high --neurons 256000 --hh none --steps 100 --force)
+  for when in before after; do
+    if [ $when = after ]; then for pass in 1 2; do timeout 120 "$H" --quiet "${pa[@]}" --calibrate > $out/c.log 2>&1 || echo "FAIL calibration"; done; fi
+    timeout 120 "$H" "${pa[@]}" --json $out/t.json > $out/n.log 2>&1 || echo "FAIL run $when: $(tail -2 $out/n.log)"
+    echo "$when: $(grep -c 'note: the CPU workers take no share' $out/n.log) note(s); $(grep -o '"cpu_share_uncalibrated": [a-z]*\|"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*' $out/t.json | paste -sd' ')"
+    grep "note:" $out/n.log
+  done
+  rm -f $out/c.log $out/n.log $out/t.json
+fi
 if [ "$mode" = weak29 ]; then
   # (the one-GPU machine) the mid-range default share's weak spots and its bits with HH: in a
   # fresh STARPU_HOME, HH small-low 600,000 calibrated (two runs), then CPU + GPU against the GPU
