@@ -1824,6 +1824,18 @@ rounds29() {
 # bits29 CLASS NEURONS options...: bits_compare with the options (channels), the last probe at
 # compartment 70.
 bits29() { local c=$1 n=$2; shift 2; bits_compare $c $n 70 "$@"; }
+if [ "$mode" = two29 ]; then
+  # (the two-GPU machine) the cores' share beside two GPUs since the cores' home (never measured
+  # so): in a fresh STARPU_HOME, two calibration runs with --cpu-share on, then rounds of CPU +
+  # both GPUs with the share against both GPUs alone (defaults), 300 steps: passive medium-high
+  # 512,000 (82 M a GPU), then HH medium-high 256,000.
+  cores() { grep -o '"tasks_on_cpus": [0-9-]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_gpu": [^]]*]' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in monoc-medium-high-512000 monoc-medium-high-256000-hh; do
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 2 $b calibrate -- --steps 200 --calibrate --cpu-share on; cores; done
+    for rep in 1 2; do ROW_NCPU=all row 2 $b cpu+gpus-share -- --cpu-share on --steps 300; cores; row 2 $b gpus -- --steps 300; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = note29 ]; then
   # (the one-GPU machine) the note of a share that waits for the models (a212527): in a fresh
   # STARPU_HOME a default run of passive medium-high 256,000 (CPU + GPU) prints it and its JSON
