@@ -166,8 +166,9 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * (300 or 500 steps: 3 steps in the last round) lost 20-50 % above 170 M: the last tasks of the
  * GPU's chunks went to cores (codelets/hines_mono_codelets.c). Not by default: below 64 M (passive
  * medium-high 64,000 1.024-1.053x, 25,600 0.942-0.992x, HH 64,000 0.989-1.003x with --cpu-share on,
- * wide28: within the GPU's own spread or below), several GPUs (not measured with the cores' home;
- * 30 cores beside two H200s gave 0.844-1.019x before it), nor with a window of 1 (`window`: steps
+ * wide28: within the GPU's own spread or below), several GPUs (two H200s and 31 CPU workers with
+ * the cores' home, two29, --cpu-share on: medium-high 512,000 1.026x and 1.050x, HH 256,000
+ * 1.010x and 1.022x; 0.844-1.019x before the home), nor with a window of 1 (`window`: steps
  * submitted ahead, 0 the default): waiting after every round, each round lasts as long as the
  * slower side's, and the cores' four chunks each rarely end with the GPU's (robust27, 256,000
  * medium-high: 1.423 ms a step against 1.120 for the GPU alone with --window 1; 0.945 against
