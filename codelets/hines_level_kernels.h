@@ -561,6 +561,34 @@ static inline HINES_HOST_DEVICE void level_backward_system(
 }
 
 #ifndef __CUDACC__
+/* Elements [first + begin, first + end) of row j of an NCP level (every system there holds row
+ * j) whose systems the stimulus does not enter: membrane_row then channels_row, the gates
+ * advanced in place. Apart from level_assemble_rows_variant's loop over a whole row, whose
+ * private copy of each element's gates (kept for the padding and the stimulated element, whose
+ * gates that loop must leave alone) keeps GCC 12 from vectorising it ("no vectype"): with
+ * hh alone this loop vectorises, and the multi-morphology HH step on CPU workers spent 60 % of
+ * its time in the scalar one (perf, dev machine, the six cells x 600). */
+static inline __attribute__((always_inline)) void level_assemble_row_run(
+    int j, int first, int begin, int end, const int *LEVEL_RESTRICT first_rows,
+    const int *LEVEL_RESTRICT first_compartments, const double *LEVEL_RESTRICT constants,
+    const double *LEVEL_RESTRICT hh_scale, const struct channel_set *channels, double dt_ms,
+    double *LEVEL_RESTRICT voltage, double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT gates,
+    size_t gate_step, const double *LEVEL_RESTRICT rate_table, int variant) {
+#pragma omp simd
+  for (int s = begin; s < end; s++) {
+    const int e = first + s, row = first_rows[s] + j, at = row * CONST_STRIDE; /* gathers */
+    const double old_voltage = voltage[e];
+    double d, r;
+    membrane_row(constants[at + CONST_DIAGONAL_BASE], constants[at + CONST_C_OVER_DT],
+                 constants[at + CONST_LEAK_CURRENT], old_voltage, 0.0, &d, &r);
+    channels_row(channels, &channels->mechanism[MECHANISM_HH], variant, rate_table,
+                 first_compartments[s] + j, old_voltage, dt_ms, hh_scale[row], gates + e, gate_step,
+                 &d, &r);
+    factor[e] = d;
+    voltage[e] = r;
+  }
+}
+
 /* The CPU codelets' first pass of a backward sweep when channels are on every compartment
  * (channels.placement PLACE_ALL): every element's row (membrane_row then channels_row, as
  * level_backward_system would call them) left in factor[e] (diagonal) and voltage[e] (rhs), and
@@ -581,13 +609,41 @@ level_assemble_rows_variant(const struct level_block_view *v, int row_begin, int
   const struct channel_set channels = args->channels;
   const double dt_ms = args->dt_ms;
   const int stimulus_compartment = args->stimulus.compartment;
-  const int n_gates = channels.n_gates;
+  /* hh alone: its 3 gates as a constant, so that the gate loops unroll without a test */
+  const int n_gates =
+      variant == CHANNELS_HH_EXACT || variant == CHANNELS_HH_TABLE ? 3 : channels.n_gates;
   const size_t gate_step = v->elements;
   const double *LEVEL_RESTRICT hh_scale = constants + (size_t)CONST_STRIDE * args->constant_rows;
   const int *LEVEL_RESTRICT sizes = v->size, *LEVEL_RESTRICT first_rows = v->first_row;
   const int *LEVEL_RESTRICT first_compartments = v->first_compartment;
   for (int j = row_begin; j < row_end; j++) {
     const int first = v->row_offset[j], count = v->row_offset[j + 1] - first;
+    if (!v->padded) {
+      /* NCP: runs between the systems the stimulus enters vectorised, each of those in scalar
+       * code as below (elements do not depend on one another: the same bits in any order) */
+      for (int begin = 0; begin < count;) {
+        int end = begin;
+        while (end < count && j != stimulus_compartment - first_compartments[end])
+          end++;
+        level_assemble_row_run(j, first, begin, end, first_rows, first_compartments, constants,
+                               hh_scale, &channels, dt_ms, voltage, factor, gates, gate_step,
+                               rate_table, variant);
+        if (end < count) {
+          const int e = first + end, row = first_rows[end] + j;
+          const double *constant = constants + (size_t)row * CONST_STRIDE;
+          const double old_voltage = voltage[e];
+          membrane_row(constant[CONST_DIAGONAL_BASE], constant[CONST_C_OVER_DT],
+                       constant[CONST_LEAK_CURRENT], old_voltage,
+                       stimulus_current(&args->stimulus, v->neuron[end], args->time_ms), &factor[e],
+                       &voltage[e]);
+          channels_row_any(&channels, &channels.mechanism[MECHANISM_HH], rate_table,
+                           j + first_compartments[end], old_voltage, dt_ms, hh_scale[row],
+                           &gates[e], gate_step, &factor[e], &voltage[e]);
+        }
+        begin = end + 1;
+      }
+      continue;
+    }
 #pragma omp simd
     for (int s = 0; s < count; s++) {
       const int e = first + s, real = j < sizes[s];
