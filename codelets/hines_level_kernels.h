@@ -8,6 +8,9 @@
 
 #include "level_layout.h"
 #include "step_model.h"
+#ifndef __CUDACC__
+#include "channel_lanes_cpu.h"
+#endif
 
 struct level_step_arguments {
   struct stimulus stimulus;
@@ -573,7 +576,32 @@ static inline __attribute__((always_inline)) void level_assemble_row_run(
     const int *LEVEL_RESTRICT first_compartments, const double *LEVEL_RESTRICT constants,
     const double *LEVEL_RESTRICT hh_scale, const struct channel_set *channels, double dt_ms,
     double *LEVEL_RESTRICT voltage, double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT gates,
-    size_t gate_step, const double *LEVEL_RESTRICT rate_table, int variant) {
+    size_t gate_step, const double *LEVEL_RESTRICT rate_table, int variant, int lanes_any) {
+  if (lanes_any && (variant == CHANNELS_ANY_EXACT || variant == CHANNELS_ANY_TABLE)) {
+    /* any set placed everywhere: blocks of lanes, each mechanism a loop of its own */
+    for (int block = begin; block < end; block += CHANNEL_LANES_MAX) {
+      const int width = end - block < CHANNEL_LANES_MAX ? end - block : CHANNEL_LANES_MAX;
+      const int e0 = first + block;
+      double d[CHANNEL_LANES_MAX], r[CHANNEL_LANES_MAX], old_voltage[CHANNEL_LANES_MAX],
+          scale[CHANNEL_LANES_MAX];
+#pragma omp simd
+      for (int k = 0; k < width; k++) {
+        const int row = first_rows[block + k] + j, at = row * CONST_STRIDE; /* gathers */
+        old_voltage[k] = voltage[e0 + k];
+        scale[k] = hh_scale[row];
+        membrane_row(constants[at + CONST_DIAGONAL_BASE], constants[at + CONST_C_OVER_DT],
+                     constants[at + CONST_LEAK_CURRENT], old_voltage[k], 0.0, &d[k], &r[k]);
+      }
+      channel_lanes_any(channels, variant == CHANNELS_ANY_TABLE, rate_table, 1, old_voltage, dt_ms,
+                        scale, 1, gates + e0, gate_step, d, r, width);
+#pragma omp simd
+      for (int k = 0; k < width; k++) {
+        factor[e0 + k] = d[k];
+        voltage[e0 + k] = r[k];
+      }
+    }
+    return;
+  }
 #pragma omp simd
   for (int s = begin; s < end; s++) {
     const int e = first + s, row = first_rows[s] + j, at = row * CONST_STRIDE; /* gathers */
@@ -616,6 +644,11 @@ level_assemble_rows_variant(const struct level_block_view *v, int row_begin, int
   const double *LEVEL_RESTRICT hh_scale = constants + (size_t)CONST_STRIDE * args->constant_rows;
   const int *LEVEL_RESTRICT sizes = v->size, *LEVEL_RESTRICT first_rows = v->first_row;
   const int *LEVEL_RESTRICT first_compartments = v->first_compartment;
+  /* channel_lanes_any tests each mechanism's placement once for all its lanes, which in a row
+   * are compartments of every kind: only sets with no mechanism on the soma alone */
+  int lanes_any = channel_shapes_are_constant(&channels);
+  for (int m = 0; m < MECHANISM_COUNT; m++)
+    lanes_any &= channels.mechanism[m].placement != PLACE_SOMA;
   for (int j = row_begin; j < row_end; j++) {
     const int first = v->row_offset[j], count = v->row_offset[j + 1] - first;
     if (!v->padded) {
@@ -627,7 +660,7 @@ level_assemble_rows_variant(const struct level_block_view *v, int row_begin, int
           end++;
         level_assemble_row_run(j, first, begin, end, first_rows, first_compartments, constants,
                                hh_scale, &channels, dt_ms, voltage, factor, gates, gate_step,
-                               rate_table, variant);
+                               rate_table, variant, lanes_any);
         if (end < count) {
           const int e = first + end, row = first_rows[end] + j;
           const double *constant = constants + (size_t)row * CONST_STRIDE;
