@@ -617,6 +617,28 @@ static inline __attribute__((always_inline)) void level_assemble_row_run(
   }
 }
 
+/* The row of the element a stimulus enters (system s of row j, element e, constants row `row`):
+ * its membrane row with the injected current, then every channel there, in scalar code (the
+ * clamp's time test would keep a loop from vectorising). */
+static inline void level_assemble_stimulated(const struct level_block_view *v, int j, int s, int e,
+                                             int row, const double *LEVEL_RESTRICT constants,
+                                             const struct level_step_arguments *args,
+                                             const struct channel_set *channels,
+                                             const double *LEVEL_RESTRICT hh_scale,
+                                             const double *LEVEL_RESTRICT rate_table,
+                                             double *voltage, double *factor, double *gates,
+                                             size_t gate_step) {
+  const double *constant = constants + (size_t)row * CONST_STRIDE;
+  const double old_voltage = voltage[e];
+  membrane_row(constant[CONST_DIAGONAL_BASE], constant[CONST_C_OVER_DT],
+               constant[CONST_LEAK_CURRENT], old_voltage,
+               stimulus_current(&args->stimulus, v->neuron[s], args->time_ms), &factor[e],
+               &voltage[e]);
+  channels_row_any(channels, &channels->mechanism[MECHANISM_HH], rate_table,
+                   j + v->first_compartment[s], old_voltage, args->dt_ms, hh_scale[row], &gates[e],
+                   gate_step, &factor[e], &voltage[e]);
+}
+
 /* The CPU codelets' first pass of a backward sweep when channels are on every compartment
  * (channels.placement PLACE_ALL): every element's row (membrane_row then channels_row, as
  * level_backward_system would call them) left in factor[e] (diagonal) and voltage[e] (rhs), and
@@ -661,18 +683,10 @@ level_assemble_rows_variant(const struct level_block_view *v, int row_begin, int
         level_assemble_row_run(j, first, begin, end, first_rows, first_compartments, constants,
                                hh_scale, &channels, dt_ms, voltage, factor, gates, gate_step,
                                rate_table, variant, lanes_any);
-        if (end < count) {
-          const int e = first + end, row = first_rows[end] + j;
-          const double *constant = constants + (size_t)row * CONST_STRIDE;
-          const double old_voltage = voltage[e];
-          membrane_row(constant[CONST_DIAGONAL_BASE], constant[CONST_C_OVER_DT],
-                       constant[CONST_LEAK_CURRENT], old_voltage,
-                       stimulus_current(&args->stimulus, v->neuron[end], args->time_ms), &factor[e],
-                       &voltage[e]);
-          channels_row_any(&channels, &channels.mechanism[MECHANISM_HH], rate_table,
-                           j + first_compartments[end], old_voltage, dt_ms, hh_scale[row],
-                           &gates[e], gate_step, &factor[e], &voltage[e]);
-        }
+        if (end < count)
+          level_assemble_stimulated(v, j, end, first + end, first_rows[end] + j, constants, args,
+                                    &channels, hh_scale, rate_table, voltage, factor, gates,
+                                    gate_step);
         begin = end + 1;
       }
       continue;
@@ -702,18 +716,9 @@ level_assemble_rows_variant(const struct level_block_view *v, int row_begin, int
               real & !stimulated ? advanced[g] : gates[(size_t)g * gate_step + e];
     }
     for (int s = 0; s < count; s++)
-      if (j < sizes[s] && j == stimulus_compartment - first_compartments[s]) {
-        const int e = first + s, row = first_rows[s] + j;
-        const double *constant = constants + (size_t)row * CONST_STRIDE;
-        const double old_voltage = voltage[e];
-        membrane_row(constant[CONST_DIAGONAL_BASE], constant[CONST_C_OVER_DT],
-                     constant[CONST_LEAK_CURRENT], old_voltage,
-                     stimulus_current(&args->stimulus, v->neuron[s], args->time_ms), &factor[e],
-                     &voltage[e]);
-        channels_row_any(&channels, &channels.mechanism[MECHANISM_HH], rate_table,
-                         j + first_compartments[s], old_voltage, dt_ms, hh_scale[row], &gates[e],
-                         gate_step, &factor[e], &voltage[e]);
-      }
+      if (j < sizes[s] && j == stimulus_compartment - first_compartments[s])
+        level_assemble_stimulated(v, j, s, first + s, first_rows[s] + j, constants, args, &channels,
+                                  hh_scale, rate_table, voltage, factor, gates, gate_step);
   }
 }
 /* One copy of the loop per variant (enum channel_variant), so no lane computes another's code. */
