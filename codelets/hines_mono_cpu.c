@@ -8,6 +8,7 @@
 #include "hines_mono_kernels.h"
 
 #define MAX_GROUP HINES_CPU_MAX_GROUP
+_Static_assert(MAX_GROUP <= CHANNEL_LANES_MAX, "channel_lanes_any takes a whole group");
 
 /* The channels of `width` lanes at compartment i, vectorised: the channel code is branch-free
  * IEEE arithmetic (hines_exp, or the table's gathers and fmas), so each lane computes the bits
