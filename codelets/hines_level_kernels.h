@@ -566,11 +566,12 @@ static inline HINES_HOST_DEVICE void level_backward_system(
 #ifndef __CUDACC__
 /* Elements [first + begin, first + end) of row j of an NCP level (every system there holds row
  * j) whose systems the stimulus does not enter: membrane_row then channels_row, the gates
- * advanced in place. Apart from level_assemble_rows_variant's loop over a whole row, whose
- * private copy of each element's gates (kept for the padding and the stimulated element, whose
- * gates that loop must leave alone) keeps GCC 12 from vectorising it ("no vectype"): with
- * hh alone this loop vectorises, and the multi-morphology HH step on CPU workers spent 60 % of
- * its time in the scalar one (perf, dev machine, the six cells x 600). */
+ * advanced in place. A loop of its own because level_assemble_rows_variant's loop over a whole
+ * row keeps a private copy of each element's gates (the padding's and the stimulated element's
+ * must stay as they are), which keeps GCC 12 from vectorising it ("no vectype"); the
+ * multi-morphology HH step on CPU workers spent 60 % of its time there (perf, dev machine, the
+ * six cells x 600). hh alone vectorises here; another set placed everywhere (lanes_any) goes
+ * through channel_lanes_any in blocks of lanes. */
 static inline __attribute__((always_inline)) void level_assemble_row_run(
     int j, int first, int begin, int end, const int *LEVEL_RESTRICT first_rows,
     const int *LEVEL_RESTRICT first_compartments, const double *LEVEL_RESTRICT constants,
@@ -659,9 +660,7 @@ level_assemble_rows_variant(const struct level_block_view *v, int row_begin, int
   const struct channel_set channels = args->channels;
   const double dt_ms = args->dt_ms;
   const int stimulus_compartment = args->stimulus.compartment;
-  /* hh alone: its 3 gates as a constant, so that the gate loops unroll without a test */
-  const int n_gates =
-      variant == CHANNELS_HH_EXACT || variant == CHANNELS_HH_TABLE ? 3 : channels.n_gates;
+  const int n_gates = channels.n_gates;
   const size_t gate_step = v->elements;
   const double *LEVEL_RESTRICT hh_scale = constants + (size_t)CONST_STRIDE * args->constant_rows;
   const int *LEVEL_RESTRICT sizes = v->size, *LEVEL_RESTRICT first_rows = v->first_row;

@@ -79,7 +79,7 @@ struct mechanism_shape {
     }                                                                                              \
   }
 /* km (one gate n, g = gbar n) and ih (one gate m, g = gbar m): constants too, so that CPU
- * loops over compartments can take every mechanism's shape as a constant (mechanism_shape_of). */
+ * loops over lanes can take every mechanism's shape as a constant (channel_lanes_cpu.h). */
 #define MECHANISM_KM_SHAPE                                                                         \
   {                                                                                                \
     1, 1, {1}, {0}, {RATE_LINOID}, {                                                               \
