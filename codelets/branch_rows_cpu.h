@@ -30,6 +30,8 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
       injected[LEVEL_ROWS_BLOCK], x[LEVEL_ROWS_BLOCK];
   int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
   level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
+  struct level_rows_segments segments; /* runs of copies: their row's constants read once */
+  level_rows_segments_of(first_row, n, &segments);
   for (int k = 0; k < n; k++)
     previous_factor[k] = previous_rhs[k] = x[k] = 0.0;
   const int top = n > 0 ? v->size[begin] : 0;
@@ -37,28 +39,55 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
     const int holding = level_rows_holding(v, j, begin, n);
     const int going_on = level_rows_holding(v, j + 1, begin, n); /* j < size - 1 */
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
+    /* the diagonal is dead (the pivot is stored): 0 in its place */
+#define GROUNDED_ELEMENT(R, AT)                                                                    \
+  do {                                                                                             \
+    double dj, rj;                                                                                 \
+    membrane_row(0.0, constants[(AT) + CONST_C_OVER_DT], constants[(AT) + CONST_LEAK_CURRENT],     \
+                 row_voltage[k], j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);                \
+    (void)dj;                                                                                      \
+    if (k < going_on)                                                                              \
+      rj = fma(-previous_factor[k], previous_rhs[k], rj);                                          \
+    previous_factor[k] = row_factor[R];                                                            \
+    row_voltage[k] = rj * inverse[R];                                                              \
+    previous_rhs[k] = rj;                                                                          \
+  } while (0)
+    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
+      k1 = level_rows_segment_end(&segments, g, holding);
+      if (segments.row[g] >= 0) {
+        const int r = segments.row[g] + j, at = r * CONST_STRIDE;
 #pragma omp simd
-    for (int k = 0; k < holding; k++) {
-      const int r = first_row[k] + j, at = r * CONST_STRIDE;
-      double dj, rj;
-      /* the diagonal is dead (the pivot is stored): 0 in its place */
-      membrane_row(0.0, constants[at + CONST_C_OVER_DT], constants[at + CONST_LEAK_CURRENT],
-                   row_voltage[k], j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);
-      (void)dj;
-      if (k < going_on)
-        rj = fma(-previous_factor[k], previous_rhs[k], rj);
-      previous_factor[k] = row_factor[r];
-      row_voltage[k] = rj * inverse[r];
-      previous_rhs[k] = rj;
+        for (int k = k0; k < k1; k++)
+          GROUNDED_ELEMENT(r, at);
+      } else {
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          const int r = first_row[k] + j, at = r * CONST_STRIDE;
+          GROUNDED_ELEMENT(r, at);
+        }
+      }
     }
+#undef GROUNDED_ELEMENT
   }
   for (int j = 0; j < top; j++) { /* substitution, u = 0 */
     const int holding = level_rows_holding(v, j, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
+    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
+      k1 = level_rows_segment_end(&segments, g, holding);
+      if (segments.row[g] >= 0) {
+        const double f = row_factor[segments.row[g] + j];
 #pragma omp simd
-    for (int k = 0; k < holding; k++) {
-      x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
-      row_voltage[k] = x[k];
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-f, x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      } else {
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      }
     }
   }
   for (int k = 0; k < n; k++) {
@@ -89,14 +118,26 @@ static inline void branch_response_rows(const struct level_block_view *v, int be
     c[k] = contribution[2 * (begin + k) + 1];
     first_row[k] = v->first_row[begin + k];
   }
+  struct level_rows_segments segments; /* runs of copies: their row's constants read once */
+  level_rows_segments_of(first_row, n, &segments);
   const int top = n > 0 ? v->size[begin] - 1 : 0; /* a chain's far end is phase B's */
   for (int j = 0; j < top; j++) {
     const int counted = level_rows_holding(v, j + 1, begin, n); /* j < size - 1 */
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
+    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < counted; k0 = segments.end[g++]) {
+      k1 = level_rows_segment_end(&segments, g, counted);
+      if (segments.row[g] >= 0) {
+        const double pj = p[segments.row[g] + j], qj = q[segments.row[g] + j];
 #pragma omp simd
-    for (int k = 0; k < counted; k++)
-      row_voltage[k] =
-          fma(q[first_row[k] + j], c[k], fma(p[first_row[k] + j], u[k], row_voltage[k]));
+        for (int k = k0; k < k1; k++)
+          row_voltage[k] = fma(qj, c[k], fma(pj, u[k], row_voltage[k]));
+      } else {
+#pragma omp simd
+        for (int k = k0; k < k1; k++)
+          row_voltage[k] =
+              fma(q[first_row[k] + j], c[k], fma(p[first_row[k] + j], u[k], row_voltage[k]));
+      }
+    }
   }
 }
 

@@ -54,12 +54,82 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
   }
 }
 
-/* Row j of the backward sweep for the systems [0, going_on) of a block that continue from row
- * j + 1 (level_backward_rows): rows_assembled, pivots (read the inverse pivots) and
- * store_factor are constants where this is inlined, so that each combination is a loop of its
- * own without branches, which the compiler vectorises (gathering the constants' rows). */
+/* Systems in a run of at least this many with one first row (the copies of one branch, which
+ * level_layout.c puts side by side) are swept with their row's constants read once, not gathered
+ * system by system: passive multi steps on the dev machine's 2 cores, the six cells x 6,000
+ * 26.5-26.9 ms against 34.6-35.5 with gathers, the large cells x 400 8.6-8.8 against 12.0-13.2,
+ * the six cells x 1,200 (branch kernel) 7.9-8.3 against 9.4-10.2. */
+#define LEVEL_ROWS_RUN 8
+
+/* A block's systems cut into segments: segment g holds [end[g - 1], end[g]) (from 0 for g = 0),
+ * whose first row is row[g] for a run of LEVEL_ROWS_RUN or more copies, -1 for a stretch of
+ * shorter runs whose rows are gathered. */
+struct level_rows_segments {
+  int count;
+  int end[LEVEL_ROWS_BLOCK], row[LEVEL_ROWS_BLOCK];
+};
+
+static inline void level_rows_segments_of(const int *first_row, int n,
+                                          struct level_rows_segments *segments) {
+  segments->count = 0;
+  for (int k = 0, run_end; k < n; k = run_end) {
+    for (run_end = k + 1; run_end < n && first_row[run_end] == first_row[k];)
+      run_end++;
+    const int g = segments->count;
+    if (run_end - k >= LEVEL_ROWS_RUN) {
+      segments->end[g] = run_end, segments->row[g] = first_row[k], segments->count++;
+    } else if (g > 0 && segments->row[g - 1] < 0) {
+      segments->end[g - 1] = run_end; /* the gathered stretch goes on */
+    } else {
+      segments->end[g] = run_end, segments->row[g] = -1, segments->count++;
+    }
+  }
+}
+
+/* Segment g's end, cut at `limit` (the systems holding the row). */
+static inline int level_rows_segment_end(const struct level_rows_segments *segments, int g,
+                                         int limit) {
+  return segments->end[g] < limit ? segments->end[g] : limit;
+}
+
+/* Element j of block system k that continues from row j + 1, given its row's constants. */
+static inline __attribute__((always_inline)) void level_rows_going_on_element(
+    int k, int j, double off_diagonal, double diagonal, double c_over_dt, double leak_current,
+    double inverse_pivot, const int *LEVEL_RESTRICT stimulated,
+    const double *LEVEL_RESTRICT injected, double *LEVEL_RESTRICT row_voltage,
+    double *LEVEL_RESTRICT row_factor_out, double *LEVEL_RESTRICT previous_factor,
+    double *LEVEL_RESTRICT previous_rhs, double *LEVEL_RESTRICT previous_off_diagonal,
+    const int rows_assembled, const int pivots, const int store_factor) {
+  double dj, rj;
+  if (rows_assembled) {
+    dj = row_factor_out[k];
+    rj = row_voltage[k];
+  } else {
+    membrane_row(diagonal, c_over_dt, leak_current, row_voltage[k],
+                 j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);
+  }
+  dj = fma(-previous_factor[k], previous_off_diagonal[k], dj);
+  rj = fma(-previous_factor[k], previous_rhs[k], rj);
+  double scaled_rhs, eliminated_factor;
+  if (pivots)
+    level_pivot_stored(off_diagonal, rj, inverse_pivot, &eliminated_factor, &scaled_rhs);
+  else
+    level_pivot(off_diagonal, rj, dj, &eliminated_factor, &scaled_rhs);
+  if (store_factor)
+    row_factor_out[k] = eliminated_factor;
+  row_voltage[k] = scaled_rhs;
+  previous_factor[k] = eliminated_factor;
+  previous_rhs[k] = rj;
+  previous_off_diagonal[k] = off_diagonal;
+}
+
+/* Row j of the backward sweep for the block's systems [k0, k1), which continue from row j + 1
+ * (level_backward_rows); `row`: their common first row, or -1 (each its own, gathered).
+ * rows_assembled, pivots (read the inverse pivots) and store_factor are constants where this is
+ * inlined, so that each combination is a loop of its own without branches, which the compiler
+ * vectorises. */
 static inline __attribute__((always_inline)) void
-level_rows_going_on(int going_on, int j, const double *LEVEL_RESTRICT constants,
+level_rows_going_on(int k0, int k1, int row, int j, const double *LEVEL_RESTRICT constants,
                     const double *LEVEL_RESTRICT inverse_pivots,
                     const int *LEVEL_RESTRICT first_row, const int *LEVEL_RESTRICT stimulated,
                     const double *LEVEL_RESTRICT injected, double *LEVEL_RESTRICT row_voltage,
@@ -67,33 +137,26 @@ level_rows_going_on(int going_on, int j, const double *LEVEL_RESTRICT constants,
                     double *LEVEL_RESTRICT previous_rhs,
                     double *LEVEL_RESTRICT previous_off_diagonal, const int rows_assembled,
                     const int pivots, const int store_factor) {
+#define GOING_ON_ELEMENT(R, AT)                                                                    \
+  level_rows_going_on_element(                                                                     \
+      k, j, constants[(AT) + CONST_OFF_DIAGONAL],                                                  \
+      pivots ? inverse_pivots[R] : constants[(AT) + CONST_DIAGONAL_BASE],                          \
+      constants[(AT) + CONST_C_OVER_DT], constants[(AT) + CONST_LEAK_CURRENT],                     \
+      pivots ? inverse_pivots[R] : 0.0, stimulated, injected, row_voltage, row_factor_out,         \
+      previous_factor, previous_rhs, previous_off_diagonal, rows_assembled, pivots, store_factor)
+  if (row >= 0) { /* one row's constants for the whole run: read once */
+    const int r = row + j, at = r * CONST_STRIDE;
 #pragma omp simd
-  for (int k = 0; k < going_on; k++) {
-    const int r = first_row[k] + j, at = r * CONST_STRIDE;
-    const double off_diagonal = constants[at + CONST_OFF_DIAGONAL];
-    double dj, rj;
-    if (rows_assembled) {
-      dj = row_factor_out[k];
-      rj = row_voltage[k];
-    } else {
-      membrane_row(pivots ? inverse_pivots[r] : constants[at + CONST_DIAGONAL_BASE],
-                   constants[at + CONST_C_OVER_DT], constants[at + CONST_LEAK_CURRENT],
-                   row_voltage[k], j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);
+    for (int k = k0; k < k1; k++)
+      GOING_ON_ELEMENT(r, at);
+  } else {
+#pragma omp simd
+    for (int k = k0; k < k1; k++) {
+      const int r = first_row[k] + j, at = r * CONST_STRIDE; /* gathers */
+      GOING_ON_ELEMENT(r, at);
     }
-    dj = fma(-previous_factor[k], previous_off_diagonal[k], dj);
-    rj = fma(-previous_factor[k], previous_rhs[k], rj);
-    double scaled_rhs, eliminated_factor;
-    if (pivots)
-      level_pivot_stored(off_diagonal, rj, inverse_pivots[r], &eliminated_factor, &scaled_rhs);
-    else
-      level_pivot(off_diagonal, rj, dj, &eliminated_factor, &scaled_rhs);
-    if (store_factor)
-      row_factor_out[k] = eliminated_factor;
-    row_voltage[k] = scaled_rhs;
-    previous_factor[k] = eliminated_factor;
-    previous_rhs[k] = rj;
-    previous_off_diagonal[k] = off_diagonal;
   }
+#undef GOING_ON_ELEMENT
 }
 
 /* The backward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK, row by row: what
@@ -121,6 +184,8 @@ static inline void level_backward_rows(
       previous_off_diagonal[LEVEL_ROWS_BLOCK], injected[LEVEL_ROWS_BLOCK];
   int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
   level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
+  struct level_rows_segments segments;
+  level_rows_segments_of(first_row, n, &segments);
   for (int k = 0; k < n; k++)
     previous_factor[k] = previous_rhs[k] = previous_off_diagonal[k] = 0.0;
   const int top = n > 0 ? v->size[begin] : 0; /* the block's longest system */
@@ -131,19 +196,22 @@ static inline void level_backward_rows(
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
     double *LEVEL_RESTRICT row_factor_out = factor + v->row_offset[j] + begin;
 #define GOING_ON(ASSEMBLED, PIVOTS, STORE)                                                         \
-  level_rows_going_on(going_on, j, constants, inverse_pivots, first_row, stimulated, injected,     \
-                      row_voltage, row_factor_out, previous_factor, previous_rhs,                  \
-                      previous_off_diagonal, ASSEMBLED, PIVOTS, STORE)
-    if (rows_assembled) /* (no stored pivots nor row factors then) */
-      GOING_ON(1, 0, 1);
-    else if (inverse_pivots && row_factor)
-      GOING_ON(0, 1, 0);
-    else if (inverse_pivots)
-      GOING_ON(0, 1, 1);
-    else if (row_factor)
-      GOING_ON(0, 0, 0);
-    else
-      GOING_ON(0, 0, 1);
+  level_rows_going_on(k0, k1, segments.row[g], j, constants, inverse_pivots, first_row,            \
+                      stimulated, injected, row_voltage, row_factor_out, previous_factor,          \
+                      previous_rhs, previous_off_diagonal, ASSEMBLED, PIVOTS, STORE)
+    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < going_on; k0 = segments.end[g++]) {
+      k1 = level_rows_segment_end(&segments, g, going_on);
+      if (rows_assembled) /* (no stored pivots nor row factors then) */
+        GOING_ON(1, 0, 1);
+      else if (inverse_pivots && row_factor)
+        GOING_ON(0, 1, 0);
+      else if (inverse_pivots)
+        GOING_ON(0, 1, 1);
+      else if (row_factor)
+        GOING_ON(0, 0, 0);
+      else
+        GOING_ON(0, 0, 1);
+    }
 #undef GOING_ON
     for (int k = going_on; k < holding; k++) { /* far ends: the children's contributions */
       const int s = begin + k;
@@ -200,16 +268,37 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
     x[k] = junction >= 0 ? parent_voltage[junction] : 0.0;
     first_row[k] = v->first_row[begin + k];
   }
+  struct level_rows_segments segments;
+  level_rows_segments_of(first_row, n, &segments);
   const int top = n > 0 ? v->size[begin] : 0;
   for (int j = 0; j < top; j++) {
     const int holding = level_rows_holding(v, j, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
     const double *LEVEL_RESTRICT row_factors = factor + v->row_offset[j] + begin;
+    if (!row_factor) {
 #pragma omp simd
-    for (int k = 0; k < holding; k++) {
-      const double f = row_factor ? row_factor[first_row[k] + j] : row_factors[k];
-      x[k] = fma(-f, x[k], row_voltage[k]);
-      row_voltage[k] = x[k];
+      for (int k = 0; k < holding; k++) {
+        x[k] = fma(-row_factors[k], x[k], row_voltage[k]);
+        row_voltage[k] = x[k];
+      }
+      continue;
+    }
+    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
+      k1 = level_rows_segment_end(&segments, g, holding);
+      if (segments.row[g] >= 0) {
+        const double f = row_factor[segments.row[g] + j];
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-f, x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      } else {
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      }
     }
   }
 }

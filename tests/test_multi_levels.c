@@ -1064,13 +1064,28 @@ static void build_batch(const struct morphology *cells, int n_cells, int neurons
       HINES_OK);
 }
 
+/* The runs of copies (LEVEL_ROWS_RUN or more systems sharing their first row) that the row
+ * sweeps of systems [begin, end) of v read their constants once for, when the rows cover them. */
+static int copy_runs(const struct level_block_view *v, int begin, int end) {
+  if (end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end))
+    return 0;
+  struct level_rows_segments segments;
+  level_rows_segments_of(v->first_row + begin, end - begin, &segments);
+  int runs = 0;
+  for (int g = 0; g < segments.count; g++)
+    runs += segments.row[g] >= 0;
+  return runs;
+}
+
 /* One step of one chunk as the CPU chunk codelet sweeps it: level by level, rows assembled first
  * with channels everywhere; each level's systems branch by branch (block 0) or row by row in
  * blocks of `block` systems (level_rows_cpu.h). Links to the chunk's arrays or to the adjacent
- * level's. Counts in *covered the blocks the row sweeps took (not branch by branch). */
+ * level's. Counts in *covered the blocks the row sweeps took (not branch by branch), in *runs
+ * the runs of copies among them. */
 static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *part_ints,
                             const struct level_step_arguments *args, int block, double *voltage,
-                            double *factor, double *contribution, double *gates, int *covered) {
+                            double *factor, double *contribution, double *gates, int *covered,
+                            int *runs) {
   const size_t at = (size_t)chunk * (lb->n_levels + 1);
   const size_t n_gates = (size_t)args->channels.n_gates;
   for (int level = lb->n_levels - 1; level >= 0; level--) {
@@ -1094,6 +1109,7 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
         continue;
       }
       *covered += (!level_gates || assembled) && level_rows_cover(&v, begin, end);
+      *runs += (!level_gates || assembled) ? copy_runs(&v, begin, end) : 0;
       level_backward_rows(&v, begin, end, lb->constants, args, voltage + e, factor + e, own,
                           children, level_gates, assembled, args->stored_pivots);
     }
@@ -1121,18 +1137,21 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
  * links and depth order with level links, passive with pivots computed, read and row factors,
  * HH everywhere (rows assembled first) and on the somas only (channels in the sweep: branch by
  * branch), the stimulus at the root and inside a branch, blocks of LEVEL_ROWS_BLOCK and of 7
- * systems (a block's edge inside a row), fewer neurons than cells. */
+ * systems (a block's edge inside a row), fewer neurons than cells, runs of copies whose
+ * constants are read once among systems gathered one by one (passive with each pivot form,
+ * with the row factors, HH). */
 static void row_sweeps_match_branch_sweeps(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  int covered = 0;
+  int covered = 0, runs = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count;
     const struct morphology *cells = set == 0 ? trees : mix;
-    for (int variant = 0; variant < 8; variant++) {
-      const int neurons = variant == 7 ? n_cells - 1 : 2 * n_cells + 1 + 40 * (variant % 3 == 0);
+    for (int variant = 0; variant < 9; variant++) {
+      const int neurons =
+          variant == 7 ? n_cells - 1 : 2 * n_cells + 1 + 40 * (variant % 3 == 0 || variant > 3);
       const int depth = variant == 3, channels = variant >= 4 && variant <= 6;
       const struct level_batch_options options = {
           .neurons_per_chunk = variant == 2 ? 5 : neurons,
@@ -1152,8 +1171,8 @@ static void row_sweeps_match_branch_sweeps(void **state) {
                                           .hh_rates = HH_RATES_TABLE,
                                           .dt_ms = dt_ms,
                                           .constant_rows = lb.constant_rows,
-                                          .stored_pivots = variant == 0 || variant == 7,
-                                          .row_factors = variant == 1 || variant == 7};
+                                          .stored_pivots = variant == 0 || variant >= 7,
+                                          .row_factors = variant == 1 || variant >= 7};
       channel_set_init(&args.channels);
       if (channels) {
         args.channels = channel_set_hh(variant == 5 ? PLACE_SOMA : PLACE_ALL);
@@ -1163,13 +1182,14 @@ static void row_sweeps_match_branch_sweeps(void **state) {
       const int n_gates = args.channels.n_gates;
       for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
         struct chunk_copies c = chunk_copies_make(&lb, chunk, n_gates);
-        const int block = variant % 2 ? 7 : LEVEL_ROWS_BLOCK;
         for (int step = 0; step < 5; step++) {
+          /* (a step's bits do not depend on the blocks the previous one took) */
+          const int block = variant % 2 && step % 2 == 0 ? 7 : LEVEL_ROWS_BLOCK;
           args.time_ms = step * dt_ms;
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
-                          c.state[0][2], c.state[0][3], &covered);
+                          c.state[0][2], c.state[0][3], &covered, &runs);
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, block, c.state[1][0], c.state[1][1],
-                          c.state[1][2], c.state[1][3], &covered);
+                          c.state[1][2], c.state[1][3], &covered, &runs);
         }
         if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
             memcmp(c.state[0][1], c.state[1][1], c.elements * sizeof(double)) != 0 ||
@@ -1184,8 +1204,9 @@ static void row_sweeps_match_branch_sweeps(void **state) {
       level_batch_free(&lb);
     }
   }
-  print_message("# row sweeps took %d blocks\n", covered);
+  print_message("# row sweeps took %d blocks, %d runs of copies\n", covered, runs);
   assert_true(covered > 100); /* not all branch by branch */
+  assert_true(runs > 100);    /* some constants read once a run */
   for (int r = 0; r < 3; r++)
     morphology_free(&trees[r]);
 }
@@ -1200,7 +1221,7 @@ static void branch_rows_match_branch_systems(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  int covered = 0;
+  int covered = 0, runs = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count, neurons = 2 * (set == 0 ? 3 : mix_count) + 41;
     const struct morphology *cells = set == 0 ? trees : mix;
@@ -1236,6 +1257,7 @@ static void branch_rows_match_branch_systems(void **state) {
         for (int begin = 0; begin < v.systems; begin += block) {
           const int end = begin + block < v.systems ? begin + block : v.systems;
           covered += level_rows_cover(&v, begin, end);
+          runs += copy_runs(&v, begin, end);
           branch_grounded_rows(&v, begin, end, lb.constants, &args, voltage[1], pairs[1]);
         }
         if (memcmp(voltage[0], voltage[1], (size_t)v.elements * sizeof(double)) != 0 ||
@@ -1260,8 +1282,9 @@ static void branch_rows_match_branch_systems(void **state) {
       level_batch_free(&lb);
     }
   }
-  print_message("# branch row sweeps took %d blocks\n", covered);
+  print_message("# branch row sweeps took %d blocks, %d runs of copies\n", covered, runs);
   assert_true(covered > 20); /* not all system by system */
+  assert_true(runs > 20);    /* some constants read once a run */
   for (int r = 0; r < 3; r++)
     morphology_free(&trees[r]);
 }
