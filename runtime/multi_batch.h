@@ -97,8 +97,8 @@ struct multi_batch_config {
   int cell_neurons;
   int window; /* steps submitted ahead, as mono_batch_config's */
   /* Steps each chunk task advances (chunk_step_data.steps); 0: the default
-   * (placement_multi_task_steps: 8 where GPUs take the chunks, else 1). Per-level tasks always
-   * advance one. */
+   * (placement_multi_task_steps: 8 where GPUs take the chunks or no GPU worker, else 1). Per-level
+   * tasks always advance one. */
   int task_steps;
   int pin; /* as mono_batch_config's */
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons

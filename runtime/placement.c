@@ -268,8 +268,10 @@ int placement_model_scheduler(void) {
 int placement_multi_task_steps(int requested) {
   if (requested > 0)
     return requested;
+  if (placement_cuda_devices() == 0)
+    return PLACEMENT_CPU_TASK_STEPS;
   const int cpus_idle = starpu_cpu_worker_get_count() == 0 || placement_model_scheduler();
-  return placement_cuda_devices() > 0 && cpus_idle ? PLACEMENT_MULTI_TASK_STEPS : 1;
+  return cpus_idle ? PLACEMENT_MULTI_TASK_STEPS : 1;
 }
 
 int placement_share_task_steps(int requested) {
@@ -288,7 +290,9 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
   const int few_per_gpu = devices > 0 && plan->n_chunks <= PLACEMENT_FEW_CHUNKS_PER_GPU * devices;
   if (plan->cpu_chunks > 0 && starpu_cpu_worker_get_count() > 0)
     return placement_share_task_steps(requested);
-  if (!cpus_idle || devices == 0)
+  if (devices == 0)
+    return PLACEMENT_CPU_TASK_STEPS;
+  if (!cpus_idle)
     return 1;
   return smallest_chunk_neurons >= PLACEMENT_MIN_GPU_CHUNK_NEURONS || few_per_gpu
              ? PLACEMENT_GPU_TASK_STEPS

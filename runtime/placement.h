@@ -18,7 +18,8 @@ int placement_gpu_chunks(void); /* PLACEMENT_CHUNKS_PER_GPU x the GPUs StarPU dr
  * only and every chunk GPU-sized (at least PLACEMENT_MIN_GPU_CHUNK_NEURONS neurons) or at most
  * PLACEMENT_FEW_CHUNKS_PER_GPU chunks per GPU, tasks of
  * PLACEMENT_GPU_TASK_STEPS steps; with GPU workers only and more, smaller chunks,
- * PLACEMENT_MANY_CHUNKS_TASK_STEPS; otherwise one. Measured on the H200 x2 (commit 0297a28, one
+ * PLACEMENT_MANY_CHUNKS_TASK_STEPS; with no GPU worker PLACEMENT_CPU_TASK_STEPS (below); otherwise
+ * one. Measured on the H200 x2 (commit 0297a28, one
  * run each): one task of 256,000 medium-high neurons 1.235-1.241 ms per step with 8 steps per
  * task against 1.258-1.286 with one; a rank's 128,000 (two ranks, one GPU each) 0.610 against
  * 0.645; four chunks of 64,000 the same either way (1.177). CPU workers with chunks of their own:
@@ -51,11 +52,21 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
  * cent of 8 (steps25: 16 ahead at 25,600, 4 with HH, 8 at 256,000). */
 #define PLACEMENT_SHARE_TASK_STEPS 8
 int placement_share_task_steps(int requested);
+/* ... and when there is no GPU worker at all (mono and multi): each core keeps its chunk's or
+ * group's values in cache across a task's steps. Until 2026-11-30 such runs took one step a
+ * task. The dev machine's 2 cores (AMD EPYC), 8 against 1, three runs each: mono medium-high x
+ * 47,600 10.7-11.0 against 14.4-15.0 ms a step, x 4,000 0.93 against 1.05, HH small-low x 20,000
+ * 6.5-7.0 against 16.0-16.1, big-high x 2,000 0.98-0.99 against 1.10-1.12; multi, the large
+ * cells x 400 6.3-6.7 against 9.4-11.8, the six cells x 6,000 26.6-27.8 against 28.3-28.6, random
+ * trees x 200 3.3-3.5 against 3.6-4.0 and x 2,000 45.5-46.7 against 44.9-47.0 (even); 16 and 4
+ * within a few per cent of 8 (16 ahead with HH). */
+#define PLACEMENT_CPU_TASK_STEPS 8
 /* Steps each multi chunk task advances: `requested` when positive, else
  * PLACEMENT_MULTI_TASK_STEPS where GPUs take the chunks as placement_task_steps decides
- * (no CPU workers, or a model-based scheduler that keeps the GPU-sized chunks off them), else
- * one. A chunk task's steps queue back to back on its GPU stream, so the GPU no longer idles
- * between dependent steps while StarPU sees one task end and starts the next. Measured on the
+ * (no CPU workers, or a model-based scheduler that keeps the GPU-sized chunks off them),
+ * PLACEMENT_CPU_TASK_STEPS with no GPU worker, else (CPU and GPU workers under a greedy
+ * scheduler) one. A chunk task's steps queue back to back on its GPU stream, so the GPU no longer
+ * idles between dependent steps while StarPU sees one task end and starts the next. Measured on the
  * H200 x2 machine (fifteenth session, BENCHMARKS.md "Chunk tasks of several steps"), against 1:
  * CA1 x 500 1.22-1.25x with 8 (16 the same), CA1 x 3,000 1.10-1.12x, the six cells over two
  * GPUs 1.06-1.07x, on one GPU even. */
