@@ -147,6 +147,9 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   cpu30     (one-GPU machine) CPU workers alone: tasks of 8 steps by default, copies' rows
+#             read once (against hinestask_old.gz, the build before); CPU and GPU probe files
+#             with runs of copies in the CPU chunks
 #   cpurows24 (one-GPU machine) the CPU row sweeps: CPU and GPU probe files, 16 cores' rates
 #   hh27      (one-GPU machine) HH: the share against the GPU alone in blocks and interleaved
 #   robust27  (one-GPU machine) the default share uncalibrated, with probes every 12 steps, a
@@ -343,6 +346,15 @@ probe_args() {
   tsw-auto) a=(--mode multi --morph .bundle/morphologies/test_swc.swc --neurons 20 --task-neurons 7 --hh none --probe 0:0 --probe 19:3000 --probe 7:5) ;;
   deep-trunk) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel levels --trunk-branches 4 --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
   ca1-trunk) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --hh none --level-kernel levels --trunk-branches 2 --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  # chunks holding runs of 8 or more copies of a branch (thirtieth session: the CPU row sweeps
+  # read such a run's constants once)
+  six-runs) a=(--mode multi "${six[@]}" --neurons 480 --task-neurons 240 --hh none "${six_probes[@]}") ;;
+  six-runs-lv) a=(--mode multi "${six[@]}" --neurons 480 --task-neurons 240 --hh none --level-kernel levels "${six_probes[@]}") ;;
+  six-runs-hh) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 240 --hh all "${six_probes[@]}") ;;
+  ca1-runs) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --task-neurons 300 --hh none --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  ca1-runs-lv) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --task-neurons 150 --hh none --level-kernel levels --probe 0:0 --probe 299:2000 --probe 7:100) ;;
+  large-runs) a=(--mode multi "${large[@]}" --neurons 200 --task-neurons 100 --hh none --level-kernel levels --probe 0:0 --probe 199:300 --probe 7:5) ;;
+  D-runs) a=(--mode multi "${mixD[@]}" --neurons 200 --task-neurons 100 --hh none --probe 0:0 --probe 199:300 --probe 7:5) ;;
   # both stimulus states' graphs captured at the first step (nineteenth session)
   six-lv) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels "${six_probes[@]}") ;;
   six-lv-on) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels --stim-start 0 --stim-stop 3 "${six_probes[@]}") ;;
@@ -2506,4 +2518,26 @@ if [ "$mode" = stage11c ]; then
   unpack_variant nostage
   for spec in deep-p six-hh ca1-p; do same_probes $spec 200; done 2>&1 | tee -a $out/check.txt
   against_nostage staged32 "ca1-500 ca1-3000 deep-24499 six-16695" "six-33390 deep-24499"
+fi
+if [ "$mode" = cpu30 ]; then
+  # (the one-GPU machine) CPU workers alone, StarPU's own count (16 with no GPU worker): tasks
+  # of 8 steps by default (--task-steps 1: the default before), and the level solver's row
+  # sweeps reading a run of copies' constants once (hinestask_old: the build before, b5b4fa4,
+  # one step a task); CPU and GPU probe files with runs of copies in the CPU chunks first
+  { for spec in six-runs six-runs-lv six-runs-hh ca1-runs ca1-runs-lv large-runs D-runs; do same_probes $spec 200; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in monoc-medium-high-256000 monoc-small-low-200000-hh monoc-big-high-20000; do
+      ROW_NCPU=all row 0 $b ts1 -- --steps 48 --task-steps 1
+      ROW_NCPU=all row 0 $b default -- --steps 48
+    done
+    for b in large-6643 six-33390 D-7404 all15-16356 random-23585 ca1-3000 deep-24499 six-4000-hh; do
+      st=24; case $b in *-hh) st=16 ;; esac
+      ROW_NCPU=all row 0 $b old old -- --steps $st
+      [ $rep = 1 ] && ROW_NCPU=all row 0 $b ts1 -- --steps $st --task-steps 1
+      ROW_NCPU=all row 0 $b default -- --steps $st
+    done
+  done
+  rm -f $out/t.json $out/t.log
 fi
