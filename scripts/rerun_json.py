@@ -62,6 +62,8 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
             args += ["--level-root", j.get("level_root", "soma")]
     if j.get("task_neurons") is not None:
         args += ["--task-neurons", number(j["task_neurons"])]
+    if j.get("task_steps_asked") is not None:  # null or absent: the default, chosen again
+        args += ["--task-steps", number(j["task_steps_asked"])]
     workdir = j.get("working_directory") or cwd
     for spec in j["morphologies"]:
         if not spec.startswith("synthetic:") and not os.path.isabs(spec):

@@ -297,6 +297,12 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     fprintf(f, "%d", o->neurons_per_task);
   else
     fputs("null", f);
+  /* null: the default (task_steps says what it resolved to); a rerun asks what was asked */
+  json_key(&j, "task_steps_asked");
+  if (o->task_steps > 0)
+    fprintf(f, "%d", o->task_steps);
+  else
+    fputs("null", f);
   json_key(&j, "morphologies");
   fputc('[', f);
   for (int i = 0; i < o->n_morph_specs; i++) {

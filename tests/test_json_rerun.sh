@@ -106,10 +106,12 @@ reproduce trunk summary.json voltages.csv \
   --mode multi --morph "$data/morph_ca1_n120.swc" --morph "$data/c91662.swc" --neurons 9 \
   --task-neurons 4 --level-kernel levels --trunk-branches 1.5 --hh none --steps 200 \
   --stim-amp 1 --probe 0:0 --probe 8:40 --probes voltages.csv --json summary.json --quiet
+# (one step a task, so that its tasks add up to steps x tasks a step: longer tasks end where a
+# probe sample is due)
 reproduce mono summary.json voltages.csv \
   --mode mono --morph synthetic:small-high --layout block --block-size 8 --neurons 40 \
   --steps 300 --hh all --stim-amp 0.5 --stim-compartment 3 --probe 0:0 --probe 39:12 \
-  --probes voltages.csv --json summary.json --quiet
+  --probes voltages.csv --json summary.json --quiet --task-steps 1
 # The default job: its stimulus, channels and probes are implicit; 400 steps (10 ms) of it.
 reproduce default_job 'hinestask-results/run-*/summary.json' \
   'hinestask-results/run-*/probes.csv' --steps 400 --stim-start 2 --quiet
@@ -151,7 +153,11 @@ check "the summary says where the tasks ran: every step's tasks on the CPU worke
   json_check "$mono" \
   "j['tasks_per_gpu'] == [] and j['tasks_on_cpus'] == j['tasks_per_step'] * -(-j['steps'] // j['task_steps']) and j['cpu_share_neurons'] == 0 and j['interleaved_chunks'] == 0 and j['cpu_share_uncalibrated'] is False"
 check "the counts add up across reads (a run that prints reads them before the summary)" \
-  "$tmp/mono" bash -c "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 40 --steps 30 --json counted.json >/dev/null && python3 -c \"import json,sys; j=json.load(open('counted.json')); sys.exit(j['tasks_on_cpus'] != j['tasks_per_step'] * -(-j['steps'] // j['task_steps']))\""
+  "$tmp/mono" bash -c "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 40 --steps 30 --task-steps 1 --json counted.json >/dev/null && python3 -c \"import json,sys; j=json.load(open('counted.json')); sys.exit(j['tasks_on_cpus'] != j['tasks_per_step'] * j['steps'])\""
+# With no GPU worker tasks advance 8 steps by default (placement.h, PLACEMENT_CPU_TASK_STEPS),
+# cut where a probe sample is due: at least a round per 8 steps, at most one per step.
+check "CPU workers alone: tasks of 8 steps by default, mono and multi, rounds of whole tasks" \
+  "$tmp/mono" bash -c "cd '$tmp/mono' && for m in mono multi; do '$hinestask' --mode \$m --morph synthetic:small-low --neurons 40 --steps 90 --probe 0:0 --probe-every 0.5 --probes steps_\$m.csv --quiet --json steps_\$m.json || exit 1; python3 -c \"import json,sys; j=json.load(open('steps_\$m.json')); n=j['tasks_on_cpus']; t=j['tasks_per_step']; sys.exit(not (j['task_steps'] == 8 and n % t == 0 and t * 12 <= n <= t * 15))\" || exit 1; done"
 check "an interleaved mono run has no block_size" "$tmp/mono" bash -c \
   "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 4 --layout interleaved --steps 2 --quiet --json i.json && python3 -c \"import json,sys; sys.exit('block_size' in json.load(open('i.json')))\""
 

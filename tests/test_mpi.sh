@@ -156,10 +156,12 @@ compare sweep 2 --mode mono --morph synthetic:small-high --neurons 30 --hh all -
   --params "$tmp/sweep.csv" --verify --probe 0:0 --probe 14:3 --probe 15:0 --probe 29:40
 
 # --trace under -np 2: each rank's StarPU records its own FxT file, rank 0 merges them into one
-# paje.trace (starpu_fxt_tool -i ... -i ...) with both ranks' workers, which PajeNG reads.
+# paje.trace (starpu_fxt_tool -i ... -i ...) with both ranks' workers, which PajeNG reads. One
+# step a task: five steps give each worker five tasks (CPU workers alone take 8 by default).
 mkdir -p "$tmp/traced"
 (cd "$tmp/traced" && timeout 300 mpirun "${mpirun_flags[@]}" -np 2 "$hinestask" --mode mono \
-  --morph synthetic:small-high --neurons 64 --steps 5 --trace tr --quiet >"$tmp/trace.log" 2>&1)
+  --morph synthetic:small-high --neurons 64 --steps 5 --task-steps 1 --trace tr --quiet \
+  >"$tmp/trace.log" 2>&1)
 status=$?
 paje="$tmp/traced/tr/paje.trace"
 if [ $status -eq 0 ] && [ -s "$paje" ] && [ -s "$tmp/traced/tr/hinestask-fxt_0" ] &&
