@@ -9,7 +9,9 @@
  * do not depend on one another within a level, so the bits are those of
  * level_backward_system_in_groups and level_forward_system_rows (test_multi_levels asserts it).
  * Blocks they do not cover (CP padding, subtree systems, channels assembled inside the sweep)
- * go branch by branch. */
+ * go branch by branch, but for runs of copies of one subtree, which go row by row across the
+ * copies (level_backward_tree_rows, level_forward_tree_rows: each copy's calls in the order of
+ * level_backward_tree_into and level_forward_tree_from). */
 #ifndef HINES_LEVEL_ROWS_CPU_H
 #define HINES_LEVEL_ROWS_CPU_H
 
@@ -60,6 +62,12 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
  * 26.5-26.9 ms against 34.6-35.5 with gathers, the large cells x 400 8.6-8.8 against 12.0-13.2,
  * the six cells x 1,200 (branch kernel) 7.9-8.3 against 9.4-10.2. */
 #define LEVEL_ROWS_RUN 8
+/* ... and runs of at least this many copies of one subtree unit (a small leaf subtree solved as
+ * one system, level_layout.h) go row by row across the copies instead of one copy after
+ * another (dev machine, 2 cores, passive: random trees x 800 3.6-3.7 ms a step against 9.2-9.3,
+ * x 3,000 12.7-14.0 against 49.6-50.3, the six cells x 6,000 23.3-24.3 against 26.9-28.1; HH
+ * random trees x 400 7.9-8.1 against 10.8-11.3; the deep chains, with no subtree, even). */
+#define LEVEL_TREE_ROWS_RUN 8
 
 /* A block's systems cut into segments: segment g holds [end[g - 1], end[g]) (from 0 for g = 0),
  * whose first row is row[g] for a run of LEVEL_ROWS_RUN or more copies, -1 for a stretch of
@@ -159,6 +167,175 @@ level_rows_going_on(int k0, int k1, int row, int j, const double *LEVEL_RESTRICT
 #undef GOING_ON_ELEMENT
 }
 
+/* The end of the run of subtree copies from system s (level_layout.h: copies of one unit, one
+ * shape, side by side), at most `end`; s + 1 when s is a chain. */
+static inline int level_rows_tree_run_end(const struct level_block_view *v, int s, int end) {
+  int t = s + 1;
+  if (v->trees && v->tree[s] >= 0)
+    while (t < end && v->tree[t] == v->tree[s] && v->first_row[t] == v->first_row[s])
+      t++;
+  return t;
+}
+
+/* The backward sweep of a run of n copies of one subtree unit from system `begin`, row by row:
+ * for each copy level_backward_tree_into's calls in its order (element j's row, its later
+ * children's stored parts in their order, then its first child's from the chain, the pivot),
+ * vectorised across the copies, whose shape and constants are one. No channels in the sweep
+ * (passive, or rows assembled). */
+static inline void level_backward_tree_rows(const struct level_block_view *v, int begin, int n,
+                                            const double *LEVEL_RESTRICT constants,
+                                            const struct level_step_arguments *args,
+                                            double *voltage, double *factor, double *contribution,
+                                            int rows_assembled, const double *inverse_pivots,
+                                            const double *row_factor) {
+  double below_factor[LEVEL_ROWS_BLOCK], below_rhs[LEVEL_ROWS_BLOCK], injected[LEVEL_ROWS_BLOCK];
+  double dj[LEVEL_ROWS_BLOCK], rj[LEVEL_ROWS_BLOCK];
+  int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
+  level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
+  const int size = v->size[begin], row0 = v->first_row[begin];
+  double below_off_diagonal = 0.0; /* one shape: these two are the run's */
+  int below_is_first_child = 0;
+  for (int k = 0; k < n; k++)
+    below_factor[k] = below_rhs[k] = 0.0;
+  for (int j = size - 1; j >= 0; j--) {
+    const int r = row0 + j, at = r * CONST_STRIDE;
+    double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
+    double *LEVEL_RESTRICT row_factors = factor + v->row_offset[j] + begin;
+    const double off_diagonal = constants[at + CONST_OFF_DIAGONAL];
+    if (rows_assembled) {
+#pragma omp simd
+      for (int k = 0; k < n; k++)
+        dj[k] = row_factors[k], rj[k] = row_voltage[k];
+    } else {
+      const double diagonal =
+          inverse_pivots ? inverse_pivots[r] : constants[at + CONST_DIAGONAL_BASE];
+      const double c_over_dt = constants[at + CONST_C_OVER_DT];
+      const double leak_current = constants[at + CONST_LEAK_CURRENT];
+#pragma omp simd
+      for (int k = 0; k < n; k++)
+        membrane_row(diagonal, c_over_dt, leak_current, row_voltage[k],
+                     j == stimulated[k] ? injected[k] : 0.0, &dj[k], &rj[k]);
+    }
+    if (below_is_first_child) {
+      for (int c = j + 1, step; (step = level_shape(v, begin, c, SHAPE_SIBLING_STEP)) != 0;) {
+        c += step;
+        const double *LEVEL_RESTRICT child_voltage = voltage + v->row_offset[c] + begin;
+        const double *LEVEL_RESTRICT child_factor = factor + v->row_offset[c] + begin;
+        const double off_c = constants[(size_t)(row0 + c) * CONST_STRIDE + CONST_OFF_DIAGONAL];
+        const double row_factor_c = row_factor ? row_factor[row0 + c] : 0.0;
+#pragma omp simd
+        for (int k = 0; k < n; k++) {
+          dj[k] = fma(-(row_factor ? row_factor_c : child_factor[k]), off_c, dj[k]);
+          rj[k] = fma(-off_c, child_voltage[k], rj[k]);
+        }
+      }
+#pragma omp simd
+      for (int k = 0; k < n; k++) {
+        dj[k] = fma(-below_factor[k], below_off_diagonal, dj[k]);
+        rj[k] = fma(-below_factor[k], below_rhs[k], rj[k]);
+      }
+    }
+    const double inverse = inverse_pivots ? inverse_pivots[r] : 0.0;
+#pragma omp simd
+    for (int k = 0; k < n; k++) {
+      double scaled_rhs, eliminated_factor;
+      if (inverse_pivots)
+        level_pivot_stored(off_diagonal, rj[k], inverse, &eliminated_factor, &scaled_rhs);
+      else
+        level_pivot(off_diagonal, rj[k], dj[k], &eliminated_factor, &scaled_rhs);
+      if (!row_factor)
+        row_factors[k] = eliminated_factor;
+      row_voltage[k] = scaled_rhs;
+      below_factor[k] = eliminated_factor;
+      below_rhs[k] = rj[k];
+    }
+    below_off_diagonal = off_diagonal;
+    below_is_first_child = level_shape(v, begin, j, SHAPE_PARENT_STEP) == 1;
+  }
+  for (int k = 0; k < n; k++) {
+    contribution[2 * (begin + k)] = below_factor[k] * below_off_diagonal;
+    contribution[2 * (begin + k) + 1] = below_factor[k] * below_rhs[k];
+  }
+}
+
+/* The forward sweep of such a run (level_forward_tree_from's calls for each copy, in order):
+ * element j's parent is the element solved just before or an earlier one, one shape for all. */
+static __attribute__((noinline)) void
+level_forward_tree_rows(const struct level_block_view *v, int begin, int n, double *voltage,
+                        const double *LEVEL_RESTRICT factor,
+                        const double *LEVEL_RESTRICT row_factor, const double *parent_voltage) {
+  double x[LEVEL_ROWS_BLOCK]; /* each copy's element solved last: first its junction's */
+  for (int k = 0; k < n; k++) {
+    const int junction = v->junction[begin + k];
+    x[k] = junction >= 0 ? parent_voltage[junction] : 0.0;
+  }
+  const int size = v->size[begin], row0 = v->first_row[begin];
+  for (int j = 0; j < size; j++) {
+    const int step = j == 0 ? 0 : level_shape(v, begin, j, SHAPE_PARENT_STEP);
+    double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
+    const double *LEVEL_RESTRICT row_factors = factor + v->row_offset[j] + begin;
+    const double f = row_factor ? row_factor[row0 + j] : 0.0;
+    if (j == 0 || step == 1) {
+#pragma omp simd
+      for (int k = 0; k < n; k++) {
+        x[k] = fma(-(row_factor ? f : row_factors[k]), x[k], row_voltage[k]);
+        row_voltage[k] = x[k];
+      }
+    } else {
+      const double *LEVEL_RESTRICT parent = voltage + v->row_offset[j - step] + begin;
+#pragma omp simd
+      for (int k = 0; k < n; k++) {
+        x[k] = fma(-(row_factor ? f : row_factors[k]), parent[k], row_voltage[k]);
+        row_voltage[k] = x[k];
+      }
+    }
+  }
+}
+
+/* What level_backward_rows does with a block the rows do not cover: system by system, but
+ * runs of subtree copies row by row (not under CP padding, nor with channels inside the sweep).
+ * A function of its own so that the row sweep's loops compile as they did without it. */
+static __attribute__((noinline)) void level_backward_systems(
+    const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
+    double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
+    double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots) {
+  const double *inverse_pivots =
+      stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
+  const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
+  const int tree_runs = !v->padded && (!gates || rows_assembled) && end - begin <= LEVEL_ROWS_BLOCK;
+  for (int s = begin, t; s < end; s = t) {
+    t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
+    if (t - s >= LEVEL_TREE_ROWS_RUN) {
+      level_backward_tree_rows(v, s, t - s, constants, args, voltage, factor, contribution,
+                               rows_assembled, inverse_pivots, row_factor);
+      continue;
+    }
+    for (int u = s; u < t; u++)
+      level_backward_system_in_groups(v, u, constants, args, voltage, factor, contribution,
+                                      child_contribution, gates, rows_assembled, LEVEL_PREFETCH,
+                                      stored_pivots);
+  }
+}
+
+/* What level_forward_rows does with a block the rows do not cover (as level_backward_systems). */
+static __attribute__((noinline)) void level_forward_systems(const struct level_block_view *v,
+                                                            int begin, int end, double *voltage,
+                                                            const double *LEVEL_RESTRICT factor,
+                                                            const double *LEVEL_RESTRICT row_factor,
+                                                            const double *parent_voltage) {
+  const int tree_runs = !v->padded && end - begin <= LEVEL_ROWS_BLOCK;
+  for (int s = begin, t; s < end; s = t) {
+    t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
+    if (t - s >= LEVEL_TREE_ROWS_RUN) {
+      level_forward_tree_rows(v, s, t - s, voltage, factor, row_factor, parent_voltage);
+      continue;
+    }
+    for (int u = s; u < t; u++)
+      level_forward_system_rows(v, u, voltage, factor, row_factor, parent_voltage);
+  }
+}
+
 /* The backward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK, row by row: what
  * level_backward_system_in_groups leaves for each of them (voltage, factor, contribution). gates
  * without rows_assembled (channels inside the sweep) go branch by branch. */
@@ -169,10 +346,8 @@ static inline void level_backward_rows(
     double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots) {
   if ((gates && !rows_assembled) || end - begin > LEVEL_ROWS_BLOCK ||
       !level_rows_cover(v, begin, end)) {
-    for (int s = begin; s < end; s++)
-      level_backward_system_in_groups(v, s, constants, args, voltage, factor, contribution,
-                                      child_contribution, gates, rows_assembled, LEVEL_PREFETCH,
-                                      stored_pivots);
+    level_backward_systems(v, begin, end, constants, args, voltage, factor, contribution,
+                           child_contribution, gates, rows_assembled, stored_pivots);
     return;
   }
   const int n = end - begin;
@@ -256,8 +431,7 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
                                       const double *LEVEL_RESTRICT row_factor,
                                       const double *parent_voltage) {
   if (end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
-    for (int s = begin; s < end; s++)
-      level_forward_system_rows(v, s, voltage, factor, row_factor, parent_voltage);
+    level_forward_systems(v, begin, end, voltage, factor, row_factor, parent_voltage);
     return;
   }
   const int n = end - begin;

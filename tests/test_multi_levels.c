@@ -1065,10 +1065,19 @@ static void build_batch(const struct morphology *cells, int n_cells, int neurons
 }
 
 /* The runs of copies (LEVEL_ROWS_RUN or more systems sharing their first row) that the row
- * sweeps of systems [begin, end) of v read their constants once for, when the rows cover them. */
+ * sweeps of systems [begin, end) of v read their constants once for, when the rows cover them;
+ * else the runs of subtree copies they sweep row by row. */
 static int copy_runs(const struct level_block_view *v, int begin, int end) {
-  if (end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end))
+  if (end - begin > LEVEL_ROWS_BLOCK)
     return 0;
+  if (!level_rows_cover(v, begin, end)) {
+    int tree_runs = 0;
+    for (int s = begin, t; s < end; s = t) {
+      t = v->padded ? s + 1 : level_rows_tree_run_end(v, s, end);
+      tree_runs += t - s >= LEVEL_ROWS_RUN;
+    }
+    return tree_runs;
+  }
   struct level_rows_segments segments;
   level_rows_segments_of(v->first_row + begin, end - begin, &segments);
   int runs = 0;
@@ -1081,11 +1090,11 @@ static int copy_runs(const struct level_block_view *v, int begin, int end) {
  * with channels everywhere; each level's systems branch by branch (block 0) or row by row in
  * blocks of `block` systems (level_rows_cpu.h). Links to the chunk's arrays or to the adjacent
  * level's. Counts in *covered the blocks the row sweeps took (not branch by branch), in *runs
- * the runs of copies among them. */
+ * the runs of copies among them or of subtree copies elsewhere, the latter in *tree_runs. */
 static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *part_ints,
                             const struct level_step_arguments *args, int block, double *voltage,
                             double *factor, double *contribution, double *gates, int *covered,
-                            int *runs) {
+                            int *runs, int *tree_runs) {
   const size_t at = (size_t)chunk * (lb->n_levels + 1);
   const size_t n_gates = (size_t)args->channels.n_gates;
   for (int level = lb->n_levels - 1; level >= 0; level--) {
@@ -1110,6 +1119,9 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
       }
       *covered += (!level_gates || assembled) && level_rows_cover(&v, begin, end);
       *runs += (!level_gates || assembled) ? copy_runs(&v, begin, end) : 0;
+      *tree_runs += (!level_gates || assembled) && !level_rows_cover(&v, begin, end)
+                        ? copy_runs(&v, begin, end)
+                        : 0;
       level_backward_rows(&v, begin, end, lb->constants, args, voltage + e, factor + e, own,
                           children, level_gates, assembled, args->stored_pivots);
     }
@@ -1145,7 +1157,7 @@ static void row_sweeps_match_branch_sweeps(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  int covered = 0, runs = 0;
+  int covered = 0, runs = 0, tree_runs = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count;
     const struct morphology *cells = set == 0 ? trees : mix;
@@ -1187,9 +1199,9 @@ static void row_sweeps_match_branch_sweeps(void **state) {
           const int block = variant % 2 && step % 2 == 0 ? 7 : LEVEL_ROWS_BLOCK;
           args.time_ms = step * dt_ms;
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
-                          c.state[0][2], c.state[0][3], &covered, &runs);
+                          c.state[0][2], c.state[0][3], &covered, &runs, &tree_runs);
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, block, c.state[1][0], c.state[1][1],
-                          c.state[1][2], c.state[1][3], &covered, &runs);
+                          c.state[1][2], c.state[1][3], &covered, &runs, &tree_runs);
         }
         if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
             memcmp(c.state[0][1], c.state[1][1], c.elements * sizeof(double)) != 0 ||
@@ -1204,9 +1216,11 @@ static void row_sweeps_match_branch_sweeps(void **state) {
       level_batch_free(&lb);
     }
   }
-  print_message("# row sweeps took %d blocks, %d runs of copies\n", covered, runs);
-  assert_true(covered > 100); /* not all branch by branch */
-  assert_true(runs > 100);    /* some constants read once a run */
+  print_message("# row sweeps took %d blocks, %d runs of copies (%d of subtrees)\n", covered, runs,
+                tree_runs);
+  assert_true(covered > 100);  /* not all branch by branch */
+  assert_true(runs > 100);     /* some constants read once a run */
+  assert_true(tree_runs > 20); /* some subtree copies row by row */
   for (int r = 0; r < 3; r++)
     morphology_free(&trees[r]);
 }
