@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   cpu30b    (one-GPU machine) the same after runs of subtree copies went row by row; multi
+#             CPU + GPU (calibrated dmdas) against the GPU alone: do the cores take chunks?
 #   cpu30     (one-GPU machine) CPU workers alone: tasks of 8 steps by default, copies' rows
 #             read once (against hinestask_old.gz, the build before); CPU and GPU probe files
 #             with runs of copies in the CPU chunks
@@ -355,6 +357,8 @@ probe_args() {
   ca1-runs-lv) a=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons 300 --task-neurons 150 --hh none --level-kernel levels --probe 0:0 --probe 299:2000 --probe 7:100) ;;
   large-runs) a=(--mode multi "${large[@]}" --neurons 200 --task-neurons 100 --hh none --level-kernel levels --probe 0:0 --probe 199:300 --probe 7:5) ;;
   D-runs) a=(--mode multi "${mixD[@]}" --neurons 200 --task-neurons 100 --hh none --probe 0:0 --probe 199:300 --probe 7:5) ;;
+  rnd-runs) a=("${random[@]}" --neurons 400 --task-neurons 200 --hh none --probe 0:0 --probe 399:50 --probe 38:3000) ;;
+  rnd-runs-hh) a=("${random[@]}" --neurons 160 --task-neurons 160 --hh all --probe 0:0 --probe 159:50 --probe 38:3000) ;;
   # both stimulus states' graphs captured at the first step (nineteenth session)
   six-lv) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels "${six_probes[@]}") ;;
   six-lv-on) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels --stim-start 0 --stim-stop 3 "${six_probes[@]}") ;;
@@ -2538,6 +2542,27 @@ if [ "$mode" = cpu30 ]; then
       [ $rep = 1 ] && ROW_NCPU=all row 0 $b ts1 -- --steps $st --task-steps 1
       ROW_NCPU=all row 0 $b default -- --steps $st
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cpu30b ]; then
+  # (the one-GPU machine) after the runs of subtree copies (de999a2): CPU and GPU probe files,
+  # then CPU workers alone, the build before this session (hinestask_old, b5b4fa4) against the
+  # defaults; then multi with StarPU's CPU workers beside the GPU after two calibration runs
+  # (calibrated dmdas) against the GPU alone, and the tasks the cores ran
+  { for spec in rnd-runs rnd-runs-hh six-runs six-runs-hh large-runs D-runs; do same_probes $spec 200; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in random-23585 six-33390 large-6643 D-7404 all15-16356 C-11720 random-4000-hh; do
+      st=24; case $b in *-hh) st=16 ;; esac
+      ROW_NCPU=all row 0 $b old old -- --steps $st
+      ROW_NCPU=all row 0 $b default -- --steps $st
+    done
+  done
+  for b in large-6643 random-23585; do
+    rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 100 --calibrate; cores; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 300; cores; row 1 $b gpu -- --steps 300; done
   done
   rm -f $out/t.json $out/t.log
 fi
