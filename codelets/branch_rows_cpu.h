@@ -72,23 +72,7 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
   for (int j = 0; j < top; j++) { /* substitution, u = 0 */
     const int holding = level_rows_holding(v, j, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
-    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
-      k1 = level_rows_segment_end(&segments, g, holding);
-      if (segments.row[g] >= 0) {
-        const double f = row_factor[segments.row[g] + j];
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-f, x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
-      } else {
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
-      }
-    }
+    level_rows_substitute(&segments, holding, j, first_row, row_factor, x, row_voltage);
   }
   for (int k = 0; k < n; k++) {
     contribution[2 * (begin + k)] = x[k];                                     /* XL */

@@ -100,6 +100,32 @@ static inline int level_rows_segment_end(const struct level_rows_segments *segme
   return segments->end[g] < limit ? segments->end[g] : limit;
 }
 
+/* Row j of a forward substitution for the block's systems [0, holding) with the constants' row
+ * factors: x[k] (system k's element solved last) becomes element j's solution, stored in
+ * row_voltage[k]. */
+static inline __attribute__((always_inline)) void
+level_rows_substitute(const struct level_rows_segments *segments, int holding, int j,
+                      const int *LEVEL_RESTRICT first_row, const double *LEVEL_RESTRICT row_factor,
+                      double *LEVEL_RESTRICT x, double *LEVEL_RESTRICT row_voltage) {
+  for (int g = 0, k0 = 0, k1; g < segments->count && k0 < holding; k0 = segments->end[g++]) {
+    k1 = level_rows_segment_end(segments, g, holding);
+    if (segments->row[g] >= 0) {
+      const double f = row_factor[segments->row[g] + j];
+#pragma omp simd
+      for (int k = k0; k < k1; k++) {
+        x[k] = fma(-f, x[k], row_voltage[k]);
+        row_voltage[k] = x[k];
+      }
+    } else {
+#pragma omp simd
+      for (int k = k0; k < k1; k++) {
+        x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
+        row_voltage[k] = x[k];
+      }
+    }
+  }
+}
+
 /* Element j of block system k that continues from row j + 1, given its row's constants. */
 static inline __attribute__((always_inline)) void level_rows_going_on_element(
     int k, int j, double off_diagonal, double diagonal, double c_over_dt, double leak_current,
@@ -457,23 +483,7 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
       }
       continue;
     }
-    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
-      k1 = level_rows_segment_end(&segments, g, holding);
-      if (segments.row[g] >= 0) {
-        const double f = row_factor[segments.row[g] + j];
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-f, x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
-      } else {
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
-      }
-    }
+    level_rows_substitute(&segments, holding, j, first_row, row_factor, x, row_voltage);
   }
 }
 
