@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   two30     (two-GPU machine) standing figures of two GPUs against one for the real-cell
+#             mixes at this build (last measured 2026-11-28, prio23b), mono in 16 tasks
 #   cpu30b    (one-GPU machine) the same after runs of subtree copies went row by row; multi
 #             CPU + GPU (calibrated dmdas) against the GPU alone: do the cores take chunks?
 #   cpu30     (one-GPU machine) CPU workers alone: tasks of 8 steps by default, copies' rows
@@ -2563,6 +2565,19 @@ if [ "$mode" = cpu30b ]; then
   for b in large-6643 random-23585; do
     rep=0; for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 100 --calibrate; cores; done
     for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 300; cores; row 1 $b gpu -- --steps 300; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = two30 ]; then
+  # (the two-GPU machine) one GPU against two, the defaults, 1,000 steps, two rounds; mono
+  # 256,000 in 16 tasks over both against one task on one; CPU and GPU probe files for C and D
+  { for spec in C-auto D-auto rnd-runs; do same_probes $spec 200; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in D-7404 C-11720 all15-16356 B-8330 large-6643 A-8820 E-18711 six-33390 random-23585; do
+      for g in 1 2; do row $g $b default -- --steps 1000; done
+    done
+    row 1 mono t1 -- --steps 1000 --task-neurons 256000
+    row 2 mono t16 -- --steps 1000 --task-neurons 16000
   done
   rm -f $out/t.json $out/t.log
 fi
