@@ -21,6 +21,24 @@
  * forward) stays in L1 while the rows stream through. */
 #define LEVEL_ROWS_BLOCK 128
 
+/* Whether channels computed inside a sweep (not assembled apart) reach an element of systems
+ * [begin, end) of v: with mechanisms on the soma alone (PLACE_SOMA, compartment 0) only the
+ * system holding it; elsewhere a sweep with gates computes just the membrane's row, as the
+ * passive row sweeps do (pivots computed, factors stored: level_stored_pivots and
+ * level_row_factors give none with gates), so those blocks go row by row too (dev machine, 2
+ * cores, HH on the somas: the six cells x 3,000 18.3-19.4 ms a step against 51.5-52.3 system
+ * by system, the large cells x 400 9.6-11.2 against 28.8-29.5, random trees x 800 4.7-4.8
+ * against 15.2-16.0). */
+static inline int level_rows_channels_in(const struct level_block_view *v, int begin, int end,
+                                         const struct channel_set *channels) {
+  if (channels->placement != PLACE_SOMA)
+    return channels->placement != PLACE_NONE;
+  for (int s = begin; s < end; s++)
+    if (v->first_compartment[s] <= 0 && v->first_compartment[s] + v->size[s] > 0)
+      return 1;
+  return 0;
+}
+
 /* Whether systems [begin, end) of v can go row by row: NCP, no subtree system, sizes not
  * increasing (so the systems holding row j are a prefix of the block). */
 static inline int level_rows_cover(const struct level_block_view *v, int begin, int end) {
@@ -329,7 +347,9 @@ static __attribute__((noinline)) void level_backward_systems(
   const double *inverse_pivots =
       stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
   const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
-  const int tree_runs = !v->padded && (!gates || rows_assembled) && end - begin <= LEVEL_ROWS_BLOCK;
+  const int tree_runs =
+      !v->padded && end - begin <= LEVEL_ROWS_BLOCK &&
+      !(gates && !rows_assembled && level_rows_channels_in(v, begin, end, &args->channels));
   for (int s = begin, t; s < end; s = t) {
     t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
     if (t - s >= LEVEL_TREE_ROWS_RUN) {
@@ -363,15 +383,16 @@ static __attribute__((noinline)) void level_forward_systems(const struct level_b
 }
 
 /* The backward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK, row by row: what
- * level_backward_system_in_groups leaves for each of them (voltage, factor, contribution). gates
- * without rows_assembled (channels inside the sweep) go branch by branch. */
+ * level_backward_system_in_groups leaves for each of them (voltage, factor, contribution). Blocks
+ * where channels reach an element inside the sweep (gates without rows_assembled) go branch by
+ * branch. */
 static inline void level_backward_rows(
     const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
     double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots) {
-  if ((gates && !rows_assembled) || end - begin > LEVEL_ROWS_BLOCK ||
-      !level_rows_cover(v, begin, end)) {
+  if ((gates && !rows_assembled && level_rows_channels_in(v, begin, end, &args->channels)) ||
+      end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
     level_backward_systems(v, begin, end, constants, args, voltage, factor, contribution,
                            child_contribution, gates, rows_assembled, stored_pivots);
     return;

@@ -1090,11 +1090,12 @@ static int copy_runs(const struct level_block_view *v, int begin, int end) {
  * with channels everywhere; each level's systems branch by branch (block 0) or row by row in
  * blocks of `block` systems (level_rows_cpu.h). Links to the chunk's arrays or to the adjacent
  * level's. Counts in *covered the blocks the row sweeps took (not branch by branch), in *runs
- * the runs of copies among them or of subtree copies elsewhere, the latter in *tree_runs. */
+ * the runs of copies among them or of subtree copies elsewhere, the latter in *tree_runs, in
+ * *soma_rows the blocks with gates that went row by row (channels on the soma alone, not there). */
 static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *part_ints,
                             const struct level_step_arguments *args, int block, double *voltage,
                             double *factor, double *contribution, double *gates, int *covered,
-                            int *runs, int *tree_runs) {
+                            int *runs, int *tree_runs, int *soma_rows) {
   const size_t at = (size_t)chunk * (lb->n_levels + 1);
   const size_t n_gates = (size_t)args->channels.n_gates;
   for (int level = lb->n_levels - 1; level >= 0; level--) {
@@ -1117,11 +1118,14 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
                                           args->stored_pivots);
         continue;
       }
-      *covered += (!level_gates || assembled) && level_rows_cover(&v, begin, end);
-      *runs += (!level_gates || assembled) ? copy_runs(&v, begin, end) : 0;
-      *tree_runs += (!level_gates || assembled) && !level_rows_cover(&v, begin, end)
-                        ? copy_runs(&v, begin, end)
-                        : 0;
+      /* rows unless channels reach the block inside the sweep (on the soma alone: the blocks
+         without it go row by row) */
+      const int rows =
+          !(level_gates && !assembled && level_rows_channels_in(&v, begin, end, &args->channels));
+      *covered += rows && level_rows_cover(&v, begin, end);
+      *soma_rows += rows && level_gates && !assembled && level_rows_cover(&v, begin, end);
+      *runs += rows ? copy_runs(&v, begin, end) : 0;
+      *tree_runs += rows && !level_rows_cover(&v, begin, end) ? copy_runs(&v, begin, end) : 0;
       level_backward_rows(&v, begin, end, lb->constants, args, voltage + e, factor + e, own,
                           children, level_gates, assembled, args->stored_pivots);
     }
@@ -1157,7 +1161,7 @@ static void row_sweeps_match_branch_sweeps(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  int covered = 0, runs = 0, tree_runs = 0;
+  int covered = 0, runs = 0, tree_runs = 0, soma_rows = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count;
     const struct morphology *cells = set == 0 ? trees : mix;
@@ -1199,9 +1203,9 @@ static void row_sweeps_match_branch_sweeps(void **state) {
           const int block = variant % 2 && step % 2 == 0 ? 7 : LEVEL_ROWS_BLOCK;
           args.time_ms = step * dt_ms;
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
-                          c.state[0][2], c.state[0][3], &covered, &runs, &tree_runs);
+                          c.state[0][2], c.state[0][3], &covered, &runs, &tree_runs, &soma_rows);
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, block, c.state[1][0], c.state[1][1],
-                          c.state[1][2], c.state[1][3], &covered, &runs, &tree_runs);
+                          c.state[1][2], c.state[1][3], &covered, &runs, &tree_runs, &soma_rows);
         }
         if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
             memcmp(c.state[0][1], c.state[1][1], c.elements * sizeof(double)) != 0 ||
@@ -1216,8 +1220,10 @@ static void row_sweeps_match_branch_sweeps(void **state) {
       level_batch_free(&lb);
     }
   }
-  print_message("# row sweeps took %d blocks, %d runs of copies (%d of subtrees)\n", covered, runs,
-                tree_runs);
+  print_message("# row sweeps took %d blocks (%d with HH on the somas elsewhere), %d runs of "
+                "copies (%d of subtrees)\n",
+                covered, soma_rows, runs, tree_runs);
+  assert_true(soma_rows > 20); /* HH on the somas: the other blocks row by row */
   assert_true(covered > 100);  /* not all branch by branch */
   assert_true(runs > 100);     /* some constants read once a run */
   assert_true(tree_runs > 20); /* some subtree copies row by row */
