@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   soma30    (one-GPU machine) HH on the somas alone, the CPU blocks without a soma row by row:
+#             CPU and GPU probe files; CPU workers alone against the build before
 #   two30     (two-GPU machine) standing figures of two GPUs against one for the real-cell
 #             mixes at this build (last measured 2026-11-28, prio23b), mono in 16 tasks
 #   cpu30b    (one-GPU machine) the same after runs of subtree copies went row by row; multi
@@ -360,6 +362,9 @@ probe_args() {
   large-runs) a=(--mode multi "${large[@]}" --neurons 200 --task-neurons 100 --hh none --level-kernel levels --probe 0:0 --probe 199:300 --probe 7:5) ;;
   D-runs) a=(--mode multi "${mixD[@]}" --neurons 200 --task-neurons 100 --hh none --probe 0:0 --probe 199:300 --probe 7:5) ;;
   rnd-runs) a=("${random[@]}" --neurons 400 --task-neurons 200 --hh none --probe 0:0 --probe 399:50 --probe 38:3000) ;;
+  six-runs-soma) a=(--mode multi "${six[@]}" --neurons 480 --task-neurons 240 --hh soma "${six_probes[@]}") ;;
+  rnd-runs-soma) a=("${random[@]}" --neurons 400 --task-neurons 200 --hh soma --probe 0:0 --probe 399:50 --probe 38:3000) ;;
+  large-runs-soma) a=(--mode multi "${large[@]}" --neurons 200 --task-neurons 100 --hh soma --probe 0:0 --probe 199:300 --probe 7:5) ;;
   rnd-runs-hh) a=("${random[@]}" --neurons 160 --task-neurons 160 --hh all --probe 0:0 --probe 159:50 --probe 38:3000) ;;
   # both stimulus states' graphs captured at the first step (nineteenth session)
   six-lv) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 24 --hh none --level-kernel levels "${six_probes[@]}") ;;
@@ -2578,6 +2583,20 @@ if [ "$mode" = two30 ]; then
     done
     row 1 mono t1 -- --steps 1000 --task-neurons 256000
     row 2 mono t16 -- --steps 1000 --task-neurons 16000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = soma30 ]; then
+  # (the one-GPU machine) after 2a78bb1 (HH on the somas: the CPU blocks without a soma row by
+  # row): CPU and GPU probe files; CPU workers alone, hinestask_old (b5b4fa4) against the defaults
+  { for spec in six-runs-soma rnd-runs-soma large-runs-soma rnd-runs six-runs-hh; do same_probes $spec 200; done
+    STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels rc=$? $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in six-16000 large-3000 random-12000 D-3700; do
+      ROW_NCPU=all row 0 $b old old -- --steps 16 --hh soma
+      ROW_NCPU=all row 0 $b default -- --steps 16 --hh soma
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
