@@ -147,6 +147,8 @@
 #   prio23    level priorities on against off, every mix, one GPU and two; the cores alone
 #   prio23b   --level-priorities auto (by chunk size) against on, one GPU; two GPUs; checks
 #   accept23  issue 15's rows at the priorities' rule: 1/4/16 chunks, mono 16 tasks, schedulers
+#   small30   (one-GPU machine) CPU workers alone, small batches: one step a task against the
+#             new default of 8
 #   soma30    (one-GPU machine) HH on the somas alone, the CPU blocks without a soma row by row:
 #             CPU and GPU probe files; CPU workers alone against the build before
 #   two30     (two-GPU machine) standing figures of two GPUs against one for the real-cell
@@ -2596,6 +2598,18 @@ if [ "$mode" = soma30 ]; then
     for b in six-16000 large-3000 random-12000 D-3700; do
       ROW_NCPU=all row 0 $b old old -- --steps 16 --hh soma
       ROW_NCPU=all row 0 $b default -- --steps 16 --hh soma
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = small30 ]; then
+  # (the one-GPU machine) CPU workers alone (StarPU's 16), small batches, where tasks of 8 steps
+  # leave the fewest tasks to spread: --task-steps 1 (the default before 5e6173b) against the
+  # default, 400 steps, three rounds
+  for rep in 1 2 3; do
+    for b in monoc-medium-high-4000 monoc-small-low-2000-hh monoc-big-high-500 ca1-300 six-240-hh six-1200 random-400; do
+      ROW_NCPU=all row 0 $b ts1 -- --steps 400 --task-steps 1
+      ROW_NCPU=all row 0 $b default -- --steps 400
     done
   done
   rm -f $out/t.json $out/t.log
