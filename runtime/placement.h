@@ -59,7 +59,9 @@ int placement_share_task_steps(int requested);
  * 6.5-7.0 against 16.0-16.1, big-high x 2,000 0.98-0.99 against 1.10-1.12; multi, the large
  * cells x 400 6.3-6.7 against 9.4-11.8, the six cells x 6,000 26.6-27.8 against 28.3-28.6, random
  * trees x 200 3.3-3.5 against 3.6-4.0 and x 2,000 45.5-46.7 against 44.9-47.0 (even); 16 and 4
- * within a few per cent of 8 (16 ahead with HH). */
+ * within a few per cent of 8 (16 ahead with HH). The H200 machine's 16 cores (BENCHMARKS.md, "CPU
+ * workers alone"): mono medium-high x 256,000 1.76-2.21x, x 4,000 8.7-8.9x (StarPU's cost per
+ * task was most of a small batch's step), multi CA1 x 300 3.4-3.6x, other mixes 1.0-1.2x. */
 #define PLACEMENT_CPU_TASK_STEPS 8
 /* Steps each multi chunk task advances: `requested` when positive, else
  * PLACEMENT_MULTI_TASK_STEPS where GPUs take the chunks as placement_task_steps decides
