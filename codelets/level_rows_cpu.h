@@ -8,10 +8,11 @@
  * children's contributions in their fixed order, level_pivot or level_pivot_stored), and systems
  * do not depend on one another within a level, so the bits are those of
  * level_backward_system_in_groups and level_forward_system_rows (test_multi_levels asserts it).
- * Blocks they do not cover (CP padding, subtree systems, channels assembled inside the sweep)
- * go branch by branch, but for runs of copies of one subtree, which go row by row across the
- * copies (level_backward_tree_rows, level_forward_tree_rows: each copy's calls in the order of
- * level_backward_tree_into and level_forward_tree_from). */
+ * Blocks they do not cover (CP padding, subtree systems, channels computed inside the sweep
+ * where they reach the block: level_rows_channels_in) go branch by branch, but for runs of copies
+ * of one subtree, which go row by row across the copies (level_backward_tree_rows,
+ * level_forward_tree_rows: each copy's calls in the order of level_backward_tree_into and
+ * level_forward_tree_from). */
 #ifndef HINES_LEVEL_ROWS_CPU_H
 #define HINES_LEVEL_ROWS_CPU_H
 
@@ -304,10 +305,10 @@ static inline void level_backward_tree_rows(const struct level_block_view *v, in
 
 /* The forward sweep of such a run (level_forward_tree_from's calls for each copy, in order):
  * element j's parent is the element solved just before or an earlier one, one shape for all. */
-static __attribute__((noinline)) void
-level_forward_tree_rows(const struct level_block_view *v, int begin, int n, double *voltage,
-                        const double *LEVEL_RESTRICT factor,
-                        const double *LEVEL_RESTRICT row_factor, const double *parent_voltage) {
+static inline void level_forward_tree_rows(const struct level_block_view *v, int begin, int n,
+                                           double *voltage, const double *LEVEL_RESTRICT factor,
+                                           const double *LEVEL_RESTRICT row_factor,
+                                           const double *parent_voltage) {
   double x[LEVEL_ROWS_BLOCK]; /* each copy's element solved last: first its junction's */
   for (int k = 0; k < n; k++) {
     const int junction = v->junction[begin + k];
@@ -339,7 +340,7 @@ level_forward_tree_rows(const struct level_block_view *v, int begin, int n, doub
 /* What level_backward_rows does with a block the rows do not cover: system by system, but
  * runs of subtree copies row by row (not under CP padding, nor with channels inside the sweep).
  * A function of its own so that the row sweep's loops compile as they did without it. */
-static __attribute__((noinline)) void level_backward_systems(
+static __attribute__((noinline, unused)) void level_backward_systems(
     const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
@@ -365,11 +366,10 @@ static __attribute__((noinline)) void level_backward_systems(
 }
 
 /* What level_forward_rows does with a block the rows do not cover (as level_backward_systems). */
-static __attribute__((noinline)) void level_forward_systems(const struct level_block_view *v,
-                                                            int begin, int end, double *voltage,
-                                                            const double *LEVEL_RESTRICT factor,
-                                                            const double *LEVEL_RESTRICT row_factor,
-                                                            const double *parent_voltage) {
+static __attribute__((noinline, unused)) void
+level_forward_systems(const struct level_block_view *v, int begin, int end, double *voltage,
+                      const double *LEVEL_RESTRICT factor, const double *LEVEL_RESTRICT row_factor,
+                      const double *parent_voltage) {
   const int tree_runs = !v->padded && end - begin <= LEVEL_ROWS_BLOCK;
   for (int s = begin, t; s < end; s = t) {
     t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
