@@ -868,14 +868,16 @@ static double chunk_size(struct starpu_task *task) {
   const int steps = ((const struct chunk_task *)task->cl_arg)->steps;
   return (double)starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2)) * (steps > 1 ? steps : 1);
 }
-static uint32_t chunk_kind(struct starpu_task *task) {
-  const struct chunk_step_arguments *a = &((const struct chunk_task *)task->cl_arg)->chunk;
+static uint32_t chunk_kind_of(const struct chunk_step_arguments *a) {
   uint32_t hash = hines_kind_hash(0, channels_cost_kind(&a->step.channels, a->step.hh_rates));
   hash = hines_kind_hash(hash, (uint32_t)a->n_parts);
   hash = hines_kind_hash(hash, (uint32_t)a->gpu_launch);
   if (a->kernel != LEVEL_KERNEL_LEVELS) /* the level kernels keep their models' keys */
     hash = hines_kind_hash(hash, (uint32_t)a->kernel);
   return hines_kind_hash(hash, (uint32_t)a->parts[0].n_levels);
+}
+static uint32_t chunk_kind(struct starpu_task *task) {
+  return chunk_kind_of(&((const struct chunk_task *)task->cl_arg)->chunk);
 }
 
 /* Priors (compartment-steps per microsecond): the real-SWC mix runs at about 47,000 on one
@@ -887,6 +889,19 @@ HINES_DECLARE_CODELET(level_forward, level_forward_cpu, level_forward_gpu, forwa
                       forward_kind, 120.0, 80000.0, 10.0, 0xd62728);
 HINES_DECLARE_CODELET(chunk_step, chunk_step_cpu, chunk_step_gpu, chunk_size, chunk_kind, 30.0,
                       47000.0, 300.0, 0x9467bd);
+
+double chunk_step_expected_us(const struct chunk_step_arguments *args, int steps, double values,
+                              int worker) {
+  struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
+  return arch ? size_model_expected_us(&chunk_step_size_model, chunk_kind_of(args),
+                                       values * (steps > 1 ? steps : 1), arch)
+              : 0.0;
+}
+
+int chunk_step_measured(const struct chunk_step_arguments *args, int worker) {
+  struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
+  return arch && size_model_measured(&chunk_step_size_model, chunk_kind_of(args), arch);
+}
 
 /* The buffer orders the functions above unpack (VECTOR(i) and chunk_buffers_of). */
 int level_backward_insert(const struct level_backward_data *data,

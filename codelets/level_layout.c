@@ -832,9 +832,22 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     return hines_fail(err, HINES_BAD_INPUT,
                       "levels by height need one task per chunk: a branch's children may sit "
                       "several levels deeper than the next level's task can see");
-  if (n_morphologies < 1 || n_neurons < 1 || neurons_per_chunk < 1)
+  if (n_morphologies < 1 || n_neurons < 1 || (neurons_per_chunk < 1 && !options->chunk_neurons))
     return hines_fail(err, HINES_BAD_INPUT, "a multi-morphology batch needs neurons (got %d)",
                       n_neurons);
+  if (options->chunk_neurons) {
+    long long listed = 0;
+    for (int c = 0; c < options->n_chunk_sizes; c++) {
+      if (options->chunk_neurons[c] < 1)
+        return hines_fail(err, HINES_BAD_INPUT, "chunk %d of the batch has %d neurons", c,
+                          options->chunk_neurons[c]);
+      listed += options->chunk_neurons[c];
+    }
+    if (listed != n_neurons)
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "the batch's chunks hold %lld neurons in all, the batch %d", listed,
+                        n_neurons);
+  }
   if (!(dt_ms > 0))
     return hines_fail(err, HINES_BAD_INPUT, "dt must be positive (got %g ms)", dt_ms);
   out->n_neurons = n_neurons;
@@ -886,7 +899,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   for (int m = 0; m < n_morphologies; m++)
     if (morphologies[m].n_levels > out->n_levels)
       out->n_levels = morphologies[m].n_levels;
-  out->n_chunks = (n_neurons + neurons_per_chunk - 1) / neurons_per_chunk;
+  out->n_chunks = options->chunk_neurons ? options->n_chunk_sizes
+                                         : (n_neurons + neurons_per_chunk - 1) / neurons_per_chunk;
   out->chunk_first_neuron = malloc((size_t)(out->n_chunks + 1) * sizeof(int));
   out->blocks = calloc((size_t)out->n_chunks * out->n_levels, sizeof(int *));
   out->branch_offset = malloc(((size_t)n_neurons + 1) * sizeof(long long));
@@ -898,6 +912,11 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   out->trunk = calloc((size_t)out->n_chunks, sizeof(int *));
   out->trunk_ints = calloc((size_t)out->n_chunks, sizeof(size_t));
   int status = HINES_OK;
+  for (int c = 0, first = 0; out->chunk_first_neuron && c <= out->n_chunks; c++) {
+    out->chunk_first_neuron[c] = first < n_neurons ? first : n_neurons;
+    if (c < out->n_chunks)
+      first += options->chunk_neurons ? options->chunk_neurons[c] : neurons_per_chunk;
+  }
   if (!out->chunk_first_neuron || !out->blocks || !out->branch_offset || !out->ints_offset ||
       !out->element_offset || !out->system_offset || !out->branch_level || !out->trunk ||
       !out->trunk_ints)
@@ -940,9 +959,7 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
           ? trunk_levels_of(out, morphologies, n_morphologies, options->trunk_systems_per_neuron)
           : 0;
   for (int chunk = 0; chunk < out->n_chunks && !status; chunk++) {
-    int first = chunk * neurons_per_chunk;
-    int last = first + neurons_per_chunk < n_neurons ? first + neurons_per_chunk : n_neurons;
-    out->chunk_first_neuron[chunk] = first;
+    const int first = out->chunk_first_neuron[chunk], last = out->chunk_first_neuron[chunk + 1];
     size_t *ints_offset = out->ints_offset + (size_t)chunk * (out->n_levels + 1);
     size_t *element_offset = out->element_offset + (size_t)chunk * (out->n_levels + 1);
     size_t *system_offset = out->system_offset + (size_t)chunk * (out->n_levels + 1);
@@ -995,7 +1012,6 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
         build_trunk(out, chunk, first, last, options->trunk_below, fixed_tail))
       status = hines_fail(err, HINES_FAILURE, "out of memory");
   }
-  out->chunk_first_neuron[out->n_chunks] = n_neurons;
   if (!status && fill_inverse_pivots(out, n_neurons))
     status = hines_fail(err, HINES_FAILURE, "out of memory");
   free(pending);

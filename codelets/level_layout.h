@@ -252,6 +252,12 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode, int c
 
 struct level_batch_options {
   int neurons_per_chunk;
+  /* Or, where not NULL, chunks of unequal sizes: chunk c holds chunk_neurons[c] neurons (each at
+   * least 1, n_chunk_sizes of them adding up to the batch), neurons_per_chunk ignored. The
+   * runtime cuts CPU cores' chunks smaller than GPUs' (runtime/multi_batch.c); a chunk's
+   * neurons get the same bits whatever chunk they sit in. */
+  const int *chunk_neurons;
+  int n_chunk_sizes;
   int padded;      /* CP (1) or NCP (0) */
   int chunk_links; /* 1: links index the chunk's concatenated arrays; 0: the adjacent level's */
   enum level_order order;
@@ -344,8 +350,8 @@ struct level_batch {
 };
 
 /* Builds the level blocks for n_neurons neurons (morphologies repeated round-robin) split into
- * chunks of options->neurons_per_chunk neurons. HINES_BAD_INPUT for bad sizes, cable parameters,
- * or height order with adjacent-level links. */
+ * chunks of options->neurons_per_chunk neurons (or options->chunk_neurons). HINES_BAD_INPUT for bad
+ * sizes, cable parameters, or height order with adjacent-level links. */
 int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                       const struct level_batch_options *options,
                       const struct cable_parameters *cable, double dt_ms, struct level_batch *out,

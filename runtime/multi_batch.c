@@ -33,6 +33,7 @@ struct chunk {
   char name[64];
   char (*backward_names)[64], (*forward_names)[64];
   unsigned long long id; /* chunk_step_data's chunk_id */
+  unsigned long where;   /* runtime/placement.h */
 };
 
 struct multi_batch {
@@ -41,12 +42,15 @@ struct multi_batch {
   struct chunk *chunks;
   starpu_data_handle_t constants, dummy;
   double dummy_values[2];
-  unsigned long where;  /* runtime/placement.h */
   int parts_per_chunk;  /* level batch chunks per chunk task */
   int cell_neurons;     /* neurons per block of the cell-block kernel (0: level kernels) */
   int rows_apart_below; /* chunk_step_arguments' (enum level_rows, resolved) */
   int n_chunks;         /* chunk tasks per step */
   int task_steps;       /* steps each chunk task advances */
+  /* The cores' share (--cpu-share): the last cpu_chunks chunks, cpu_share_neurons neurons in
+   * all, were cut for CPU workers; share_uncalibrated: one was asked for but the models had
+   * measured nothing to cut it by. */
+  int cpu_chunks, cpu_share_neurons, share_uncalibrated;
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
   struct probe_set probes;
@@ -302,6 +306,15 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   return HINES_OK;
 }
 
+/* GPU_LAUNCH_AUTO's choice (multi_batch.h) for `gpu_chunks` chunks on `gpus` GPUs. */
+static enum gpu_launch launch_for(const struct multi_batch_config *config, int gpu_chunks,
+                                  int gpus) {
+  if (config->gpu_launch != GPU_LAUNCH_AUTO)
+    return config->gpu_launch;
+  return gpu_chunks <= MULTI_EARLY_CHUNKS_PER_GPU * (gpus > 0 ? gpus : 1) ? GPU_LAUNCH_EARLY
+                                                                          : GPU_LAUNCH_PLAIN;
+}
+
 /* LEVEL_KERNEL_AUTO's choice (multi_batch.h): from the batch alone, never its workers. */
 static enum level_kernel level_kernel_resolved(const struct multi_batch_config *config) {
   if (config->level_kernel != LEVEL_KERNEL_AUTO)
@@ -331,6 +344,67 @@ static enum level_kernel level_kernel_resolved(const struct multi_batch_config *
   return LEVEL_KERNEL_BRANCHES;
 }
 
+/* placement_predictor for the cores' share: a chunk task of `steps` steps over so many neurons of
+ * the batch (each the batch's mean compartments). A calibration run cuts by the priors and
+ * measures the chunks it made; any other run by measurements only. */
+struct share_shape {
+  struct chunk_step_arguments args;
+  struct chunk_levels part; /* what the task kind reads of a chunk (its levels) */
+  int steps;
+  double compartments_per_neuron;
+};
+
+static double predict_chunk_task(const void *context, int neurons, int worker) {
+  const struct share_shape *shape = context;
+  if (!runtime_calibrating() && !chunk_step_measured(&shape->args, worker))
+    return NAN;
+  return chunk_step_expected_us(&shape->args, shape->steps,
+                                neurons * shape->compartments_per_neuron, worker);
+}
+
+/* The chunk sizes of a batch with the cores' share: *sizes (gpu_chunks GPU chunks, then the
+ * cores'), *count and *cpu_chunks; *sizes NULL when no share could be cut (the models have
+ * measured nothing, or no core's chunk would end in time). The task kind needs the batch's
+ * levels, which a batch of one neuron of each morphology has too. */
+static int share_cut(const struct multi_batch_config *config,
+                     const struct level_batch_options *options, enum gpu_launch launch, int steps,
+                     long long compartments, int gpu_chunks, int **sizes, int *count,
+                     int *cpu_chunks, struct hines_error *err) {
+  *sizes = NULL;
+  *count = *cpu_chunks = 0;
+  struct level_batch sample;
+  struct level_batch_options one_chunk = *options;
+  const int sample_neurons =
+      config->n_neurons < config->n_morphologies ? config->n_neurons : config->n_morphologies;
+  one_chunk.neurons_per_chunk = sample_neurons;
+  int status =
+      level_batch_build(config->morphologies, config->n_morphologies, sample_neurons, &one_chunk,
+                        &config->model.cable, config->model.dt_ms, &sample, err);
+  if (status)
+    return status;
+  struct share_shape shape = {.part = {.n_levels = sample.n_levels},
+                              .steps = steps,
+                              .compartments_per_neuron = (double)compartments / config->n_neurons};
+  level_batch_free(&sample);
+  shape.args = (struct chunk_step_arguments){
+      .step = {.channels = config->model.channels, .hh_rates = config->model.hh_rates},
+      .gpu_launch = launch,
+      .kernel = config->level_kernel,
+      .n_parts = 1,
+      .parts = &shape.part};
+  struct placement_plan plan;
+  if (placement_level_share_plan(&plan, config->n_neurons, gpu_chunks, predict_chunk_task, &shape))
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  if (plan.cpu_chunks > 0) {
+    *sizes = plan.units;
+    plan.units = NULL;
+    *count = plan.n_chunks;
+    *cpu_chunks = plan.cpu_chunks;
+  }
+  placement_plan_free(&plan);
+  return HINES_OK;
+}
+
 int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,
                        struct hines_error *err) {
   *out = NULL;
@@ -355,12 +429,14 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
    * measured before (0 compartments give one). */
   const int measured = config->model.channels.placement == PLACE_NONE && !config->level_tasks &&
                        config->level_kernel == LEVEL_KERNEL_LEVELS && config->parts_per_task <= 1;
-  long long compartments = 0;
-  for (int k = 0; k < config->n_neurons && measured; k++)
-    compartments += config->morphologies[k % config->n_morphologies].n_compartments;
+  long long all_compartments = 0;
+  for (int k = 0; k < config->n_neurons; k++)
+    all_compartments += config->morphologies[k % config->n_morphologies].n_compartments;
+  const long long compartments = measured ? all_compartments : 0;
   int per_task =
       placement_level_neurons_per_task(config->neurons_per_task, config->n_neurons, compartments);
-  batch->where = placement_where(placement_sized_for(config->neurons_per_task), config->pin);
+  const unsigned long where =
+      placement_where(placement_sized_for(config->neurons_per_task), config->pin);
   /* Parts (independent neuron sets of one task on separate GPU streams) are meant to let one
    * set's latency-bound levels near the root overlap another's large levels. Measured on the
    * H200 (real-SWC mix): 2 parts 4-6 % slower than 1, more parts slower still; so one unless
@@ -459,7 +535,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   const int gpu_count = placement_cuda_devices();
   const long long level_chunks = (config->n_neurons + chunk_neurons - 1) / chunk_neurons;
   const int chunks_per_gpu = gpu_count > 0 ? (int)((level_chunks + gpu_count - 1) / gpu_count) : 1;
-  const struct level_batch_options options = {
+  struct level_batch_options options = {
       .neurons_per_chunk = chunk_neurons,
       .chunks_per_gpu = chunks_per_gpu,
       .padded = config->padded,
@@ -478,9 +554,45 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                          : 0,
       .trunk_systems_per_neuron =
           config->level_kernel == LEVEL_KERNEL_LEVELS ? config->trunk_branches : 0};
-  int status =
+  /* The cores' share (placement_level_share_chosen): chunk tasks of one part at the default
+   * sizes, beside GPUs. Its GPU chunks are the chunks the batch would have without it. */
+  const int share =
+      !config->level_tasks && parts == 1 && config->neurons_per_task <= 0 && gpu_count > 0 &&
+      starpu_cpu_worker_get_count() > 0 &&
+      placement_level_share_chosen(config->cpu_share, all_compartments,
+                                   config->model.channels.placement != PLACE_NONE, config->window);
+  int *share_sizes = NULL, share_count = 0, status = HINES_OK;
+  if (config->chunk_sizes) { /* the caller's cut */
+    if (parts > 1 || config->level_tasks || config->cpu_sized_chunks < 0 ||
+        config->cpu_sized_chunks > config->n_chunk_sizes) {
+      free(batch);
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "chunks of given sizes need chunk tasks of one part, and at most as many "
+                        "CPU-sized chunks as chunks");
+    }
+    options.chunk_neurons = config->chunk_sizes;
+    options.n_chunk_sizes = config->n_chunk_sizes;
+    batch->cpu_chunks = config->cpu_sized_chunks;
+    for (int c = config->n_chunk_sizes - batch->cpu_chunks; c < config->n_chunk_sizes; c++)
+      batch->cpu_share_neurons += config->chunk_sizes[c];
+  } else if (share) {
+    status = share_cut(config, &options, launch_for(config, (int)level_chunks, gpu_count),
+                       placement_share_task_steps(config->task_steps), all_compartments,
+                       (int)level_chunks, &share_sizes, &share_count, &batch->cpu_chunks, err);
+    if (status) {
+      free(batch);
+      return status;
+    }
+    options.chunk_neurons = share_sizes;
+    options.n_chunk_sizes = share_count;
+    batch->share_uncalibrated = !share_sizes && !runtime_calibrating();
+    for (int c = share_count - batch->cpu_chunks; c < share_count; c++)
+      batch->cpu_share_neurons += share_sizes[c];
+  }
+  status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,
                         &config->model.cable, config->model.dt_ms, &batch->levels, err);
+  free(share_sizes);
   if (status) {
     free(batch);
     return status;
@@ -489,16 +601,18 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                           batch->levels.constants + CONST_RATE_TABLE(batch->levels.constant_rows));
   struct level_batch *lb = &batch->levels;
   batch->n_chunks = (lb->n_chunks + parts - 1) / parts;
+  /* The GPUs' chunks decide how their tasks run (the cores' share, the last chunks, aside). */
+  const int gpu_chunks = batch->n_chunks - batch->cpu_chunks;
+  long long gpu_compartments = lb->total_compartments;
+  for (int c = gpu_chunks; c < batch->n_chunks; c++)
+    gpu_compartments -=
+        (long long)lb->element_offset[(size_t)c * (lb->n_levels + 1) + lb->n_levels];
   batch->config.level_priorities = placement_level_priorities(
-      config->level_priorities,
-      lb->total_compartments / (batch->n_chunks > 0 ? batch->n_chunks : 1));
-  batch->task_steps = config->level_tasks ? 1 : placement_multi_task_steps(config->task_steps);
-  if (batch->config.gpu_launch == GPU_LAUNCH_AUTO) {
-    int gpus = placement_cuda_devices();
-    batch->config.gpu_launch = batch->n_chunks <= MULTI_EARLY_CHUNKS_PER_GPU * (gpus > 0 ? gpus : 1)
-                                   ? GPU_LAUNCH_EARLY
-                                   : GPU_LAUNCH_PLAIN;
-  }
+      config->level_priorities, gpu_compartments / (gpu_chunks > 0 ? gpu_chunks : 1));
+  batch->task_steps = config->level_tasks ? 1
+                      : batch->cpu_chunks ? placement_share_task_steps(config->task_steps)
+                                          : placement_multi_task_steps(config->task_steps);
+  batch->config.gpu_launch = launch_for(config, gpu_chunks, gpu_count);
   batch->chunks = calloc((size_t)batch->n_chunks, sizeof *batch->chunks);
   if (!batch->chunks) {
     level_batch_free(lb);
@@ -523,7 +637,14 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
    * chunk. */
   for (int c = 0; c < batch->n_chunks; c++) {
     struct chunk *k = &batch->chunks[c];
-    int node = placement_home_node(c, batch->n_chunks);
+    k->where = c < gpu_chunks
+                   ? (batch->cpu_chunks ? placement_where(STARPU_CUDA, config->pin) : where)
+                   : placement_where(STARPU_CPU, config->pin);
+    if (c >= gpu_chunks) { /* the cores' own: kept in RAM, the cores their home */
+      placement_cpu_home(k->voltage_handle);
+      continue;
+    }
+    int node = placement_home_node(c, gpu_chunks);
     int pieces = batch->config.level_tasks ? batch->levels.n_levels : 1;
     for (int p = 0; p < pieces; p++) {
       starpu_data_handle_t handles[] = {k->ints_handle, k->voltage_handle, k->gates_handle};
@@ -579,6 +700,14 @@ long long multi_batch_warp_systems(const struct multi_batch *batch) {
 
 int multi_batch_task_steps(const struct multi_batch *batch) {
   return batch->task_steps;
+}
+
+int multi_batch_cpu_share_neurons(const struct multi_batch *batch) {
+  return batch->cpu_share_neurons;
+}
+
+int multi_batch_share_uncalibrated(const struct multi_batch *batch) {
+  return batch->share_uncalibrated;
 }
 
 int multi_batch_tasks_per_step(const struct multi_batch *batch) {
@@ -651,7 +780,7 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
       .run_step = run_step,
       .run_t0_ms = t0_ms,
       .chunk_id = k->id};
-  return chunk_step_insert(&data, &args, k->name, batch->where) ? HINES_FAILURE : HINES_OK;
+  return chunk_step_insert(&data, &args, k->name, k->where) ? HINES_FAILURE : HINES_OK;
 }
 
 int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
@@ -877,6 +1006,8 @@ void multi_batch_destroy(struct multi_batch *batch) {
     struct chunk *k = &batch->chunks[c];
     if (k->id)
       chunk_step_forget(k->id);
+    if (c >= batch->n_chunks - batch->cpu_chunks && k->voltage_handle)
+      placement_forget_home(k->voltage_handle);
     unregister(k->ints_handle, partitioned, 0);
     unregister(k->voltage_handle, partitioned, 1);
     unregister(k->factor_handle, partitioned, 0);

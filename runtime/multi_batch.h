@@ -101,6 +101,15 @@ struct multi_batch_config {
    * tasks always advance one. */
   int task_steps;
   int pin; /* as mono_batch_config's */
+  /* The cores' share (enum placement_share, runtime/placement.h): with CPU and GPU workers both,
+   * chunk tasks of one part at the default sizes, four CPU-sized chunks a CPU worker after the
+   * GPUs' chunks, sized by the chunk tasks' models (placement_level_share_chosen says when). */
+  int cpu_share;
+  /* Or chunks of these sizes (n_chunk_sizes of them, adding up to n_neurons; the last
+   * cpu_sized_chunks cut for CPU cores, kept in RAM, the others for GPUs) instead of the default
+   * cut and any share; chunk tasks of one part. NULL: the default. */
+  const int *chunk_sizes;
+  int n_chunk_sizes, cpu_sized_chunks;
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
    * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
    * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
@@ -162,6 +171,10 @@ void multi_batch_voltage(struct multi_batch *batch, int neuron, double *out_mV);
 int multi_batch_tasks_per_step(const struct multi_batch *batch);
 /* Steps each chunk task advances (multi_batch_config.task_steps, resolved). */
 int multi_batch_task_steps(const struct multi_batch *batch);
+/* The neurons of the chunks cut for the CPU cores (cpu_share; 0: none), and whether a share was
+ * asked for but the models had measured nothing to cut it by (as mono_batch's). */
+int multi_batch_cpu_share_neurons(const struct multi_batch *batch);
+int multi_batch_share_uncalibrated(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* 1 when the chunk tasks run small levels first (multi_batch_config.level_priorities, resolved),

@@ -220,6 +220,24 @@ int placement_plan_make_for(struct placement_plan *plan, const struct placement_
   return 0;
 }
 
+int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int gpu_chunks,
+                               placement_predictor predict, const void *context) {
+  const struct placement_workers workers = {.cpus = (int)starpu_cpu_worker_get_count(),
+                                            .gpu_chunks = gpu_chunks,
+                                            .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
+                                            .cuda_worker = first_worker_of(STARPU_CUDA_WORKER)};
+  *plan = (struct placement_plan){0};
+  if (workers.cpus < 1 || gpu_chunks < 1 || !predict ||
+      cpu_chunk_units(n_neurons, 1, &workers, predict, context) == 0)
+    return 0;
+  return placement_plan_make_for(plan, &workers, 0, n_neurons, n_neurons, 1, predict, context);
+}
+
+int placement_level_share_chosen(int asked, long long compartments, int channels, int window) {
+  (void)compartments, (void)channels, (void)window;
+  return asked == PLACEMENT_SHARE_ON;
+}
+
 void placement_plan_free(struct placement_plan *plan) {
   free(plan->units);
   free(plan->sized_for);

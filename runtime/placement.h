@@ -281,6 +281,21 @@ int placement_plan_make_for(struct placement_plan *plan, const struct placement_
 #define PLACEMENT_ALIGNED_FROM 1024
 void placement_plan_free(struct placement_plan *plan);
 
+/* The cores' share of a level-solved (multi) batch beside GPUs: a plan (as placement_plan_make's
+ * heterogeneous cut, one neuron a unit) of `gpu_chunks` GPU chunks, then
+ * PLACEMENT_CPU_CHUNKS_PER_CORE chunks a CPU worker, sized with `predict` (a chunk task's time
+ * over so many neurons) so that a core's round ends a little before a GPU chunk's task. Returns 0
+ * with plan->cpu_chunks 0 and no chunks when no core's chunk would end in time or `predict` has
+ * nothing measured (NAN); -1 when out of memory. */
+int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int gpu_chunks,
+                               placement_predictor predict, const void *context);
+/* Whether a level-solved batch of `compartments` (this process's), with (not 0) or without
+ * channels, submitted `window` steps ahead, gets the cores' share: as `asked` (enum
+ * placement_share) when on or off; by default (auto) never yet: the cores' rate on the level
+ * solver was 3-6 % of one H200's on the real-cell mixes (BENCHMARKS.md, "CPU workers alone"),
+ * and nothing measured says the share pays. */
+int placement_level_share_chosen(int asked, long long compartments, int channels, int window);
+
 /* Where a chunk's data starts: the memory node of a GPU, or -1 (RAM). The chunks sized for GPUs
  * (or, without a heterogeneous cut, all chunks when there are GPUs) are spread over the GPUs in
  * contiguous runs, chunk `index` of `count`; the batch prefetches them there when it is made.

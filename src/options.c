@@ -86,13 +86,13 @@ static void usage(FILE *out) {
       "                       worker; 1,024 or more are rounded up to a multiple of 32)\n"
       "  --pin                run each chunk only on the kind of worker it was sized for\n"
       "                       (default: the scheduler places every chunk)\n"
-      "  --cpu-share auto|on|off  mono, CPU and GPU workers both: four CPU-sized chunks a\n"
+      "  --cpu-share auto|on|off  CPU and GPU workers both: four CPU-sized chunks a\n"
       "                       CPU worker beside the GPUs' chunks, sized by the performance\n"
-      "                       models (on), none (off), or on for batches of 64 M\n"
-      "                       compartments or more on one GPU (with channels up to\n"
-      "                       180 M), or of 30 M with 100,000 neurons or more, under\n"
-      "                       a dm* scheduler,\n"
-      "                       --window not 1 (auto, the default)\n"
+      "                       models (on), none (off), or (auto, the default) for mono\n"
+      "                       batches of 64 M compartments or more on one GPU (with\n"
+      "                       channels up to 180 M), or of 30 M with 100,000 neurons or\n"
+      "                       more, under a dm* scheduler, --window not 1; multi chunk\n"
+      "                       tasks (one part, default sizes) only when asked (on)\n"
       "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
       "                       after every step)\n"
       "  --task-steps K       each task advances its chunk K steps: StarPU's cost per task\n"
@@ -1281,8 +1281,10 @@ void options_warn(const struct options *o, FILE *out) {
       warn_ignored(out, "--block-size", "applies to --mode mono only");
     if (given(o, OPT_CPU_GROUP))
       warn_ignored(out, "--cpu-group", "applies to --mode mono only");
-    if (given(o, OPT_CPU_SHARE))
-      warn_ignored(out, "--cpu-share", "applies to --mode mono only");
+    if (given(o, OPT_CPU_SHARE) && (o->per_neuron || o->level_tasks))
+      warn_ignored(out, "--cpu-share",
+                   "applies to mono batches and multi chunk tasks only (not per-level or "
+                   "per-neuron tasks)");
     if (given(o, OPT_TASK_STEPS) && (o->per_neuron || o->level_tasks))
       warn_ignored(out, "--task-steps",
                    "applies to chunk tasks only (per-level and per-neuron tasks advance one step)");

@@ -426,6 +426,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .window = o->window,
                                         .task_steps = o->task_steps,
                                         .pin = o->pin,
+                                        .cpu_share = o->cpu_share,
                                         .model = o->model};
     if (o->per_neuron) {
       struct neuron_batch *batch;
@@ -449,6 +450,8 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->trunk_levels = multi_batch_trunk_levels(batch);
     ops->warp_systems = multi_batch_warp_systems(batch);
     ops->level_priorities = multi_batch_level_priorities(batch);
+    ops->cpu_share_neurons = multi_batch_cpu_share_neurons(batch);
+    ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
     return HINES_OK;
   }
   struct mono_batch_config config = {.morphology = &morphologies[0],

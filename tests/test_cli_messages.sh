@@ -251,8 +251,14 @@ expect "--cpu-share half: one line naming the option" \
   "^hinestask: --cpu-share must be auto, on or off, got 'half'" share_bad.err
 ls share_bad.json >listing.out 2>&1
 expect "--cpu-share half: no JSON written" 'No such file' listing.out
-run share_multi --mode multi "${tiny[@]}" --cpu-share on --quiet
-expect "--cpu-share with --mode multi: warned" '^hinestask: warning: --cpu-share applies to --mode mono only; ignored$' share_multi.err
+run share_multi --mode multi "${tiny[@]}" --cpu-share on --quiet --json share_multi.json
+expect "--cpu-share with multi chunk tasks: runs" '^0$' share_multi.rc
+refute "--cpu-share with multi chunk tasks: no warning" 'warning' share_multi.err
+expect "--cpu-share with multi chunk tasks: in the JSON" '"cpu_share": "on",' share_multi.json
+run share_levels --mode multi --multi-tasks levels "${tiny[@]}" --cpu-share on --quiet
+expect "--cpu-share with per-level tasks: warned" \
+  '^hinestask: warning: --cpu-share applies to mono batches and multi chunk tasks only .*; ignored$' \
+  share_levels.err
 
 run one_morphology --mode multi "${tiny[@]}"
 expect "one morphology, singular" 'from 1 morphology \(' one_morphology.out

@@ -144,6 +144,12 @@ static enum gpu_launch gpu_launch_of_test(void) {
   return plain && strcmp(plain, "1") == 0 ? GPU_LAUNCH_PLAIN : GPU_LAUNCH_EARLY;
 }
 
+/* Chunks of given sizes for the next run_and_compare_trunk (NULL: its per_task), the last
+ * `cut_cpu_chunks` of them cut for CPU cores, and whether each chunk runs only on the kind of
+ * worker it was cut for. */
+static const int *cut_sizes;
+static int cut_count, cut_cpu_chunks, cut_pin;
+
 /* Returns a digest of every neuron's voltages. */
 static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int parts,
                                       int level_tasks, enum level_order order, int trunk_below) {
@@ -164,10 +170,21 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
       .stored_pivots_below = INT_MAX, /* the command line's default: pivots read, not divided */
       .level_lean = 1,                /* the command line's default: lean small levels on GPUs */
       .level_row_factors = 1, /* and forward factors from the rows (per-level tasks store them) */
+      .chunk_sizes = cut_sizes,
+      .n_chunk_sizes = cut_count,
+      .cpu_sized_chunks = cut_cpu_chunks,
+      .pin = cut_pin,
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct multi_batch *batch;
   struct hines_error err;
   assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
+  if (cut_sizes) {
+    assert_int_equal(multi_batch_tasks_per_step(batch), cut_count);
+    int cpu_neurons = 0;
+    for (int c = cut_count - cut_cpu_chunks; c < cut_count; c++)
+      cpu_neurons += cut_sizes[c];
+    assert_int_equal(multi_batch_cpu_share_neurons(batch), cpu_neurons);
+  }
   assert_int_equal(multi_batch_run(batch, steps / 2, 0), HINES_OK);
   assert_int_equal(multi_batch_run(batch, steps / 2, steps / 2 * 0.025), HINES_OK);
   uint64_t hash = 14695981039346656037ull;
@@ -214,6 +231,23 @@ static void level_solver_bits_do_not_depend_on_chunks(void **state) {
       fail_msg("run %zu: digest %016llx, the one-chunk run's %016llx", r, (unsigned long long)hash,
                (unsigned long long)first);
   }
+  /* Chunks of unequal sizes, as the cores' share cuts them (--cpu-share): a large chunk, then
+   * small ones (the last three cut for the cores); with GPU workers each chunk runs on the kind
+   * of worker it was cut for, so GPU and CPU chunks of one batch meet the one-chunk digest. A
+   * neuron's chunk starts anywhere in the mix, and chunks of one neuron occur. */
+  const int sizes[] = {neurons - 9, 1, 3, 2, 3};
+  cut_sizes = sizes;
+  cut_count = 5;
+  cut_cpu_chunks = 3;
+  const int pinned = starpu_cuda_worker_get_count() > 0 && starpu_cpu_worker_get_count() > 0;
+  cut_pin = pinned;
+  const uint64_t hash = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  cut_sizes = NULL;
+  cut_count = cut_cpu_chunks = cut_pin = 0;
+  if (hash != first)
+    fail_msg("unequal chunks%s: digest %016llx, the one-chunk run's %016llx",
+             pinned ? " on GPU and CPU workers" : "", (unsigned long long)hash,
+             (unsigned long long)first);
 }
 
 static void run_and_compare_parts(int padded, int neurons, int per_task, int parts, int level_tasks,

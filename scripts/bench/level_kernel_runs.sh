@@ -2614,3 +2614,29 @@ if [ "$mode" = small30 ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share31 ]; then
+  # (the one-GPU machine) the multi batch's cores' share (--cpu-share on): test_multi_levels with
+  # CPU and CUDA workers (its unequal chunks pinned to both kinds), CPU + GPU probe files against
+  # the GPU alone after two calibration runs, then per batch two calibration runs and two rounds
+  # of CPU + GPU (StarPU's CPU workers, calibrated dmdas) against the GPU alone, 1,000 steps
+  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels (CPU and CUDA workers) rc=$? $(grep -c 'digest' $out/tml.txt) digests; $(tail -1 $out/tml.txt)"
+  grep "unequal\|FAIL" $out/tml.txt | head -5
+  share_probes() {
+    local name=$1; shift
+    for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
+    timeout 120 "$H" --quiet --force "$@" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $name $(tail -1 $out/c.log)"; echo "cpu+gpu: $(shares)"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "$@" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $name $(tail -1 $out/c.log)"
+    cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
+    rm -f $out/p_*.csv $out/c.log
+  }
+  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
+  share_probes large-2000-hh --mode multi "${large[@]}" --neurons 2000 --hh all --steps 160 --stim-amp 1 --probe 0:0 --probe 1999:300 --probe 1990:7 --probe-every 0.2
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  for b in six-33390 large-6643 random-23585 D-7404 all15-16356 random-4000-hh; do
+    rep=0; ROW_NCPU=all row 1 $b first -- --steps 200 --cpu-share on; shares
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
