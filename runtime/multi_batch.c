@@ -393,7 +393,10 @@ static int share_cut(const struct multi_batch_config *config,
       .n_parts = 1,
       .parts = &shape.part};
   struct placement_plan plan;
-  if (placement_level_share_plan(&plan, config->n_neurons, gpu_chunks, predict_chunk_task, &shape))
+  const int per_core =
+      config->cpu_chunks_per_core > 0 ? config->cpu_chunks_per_core : MULTI_CPU_CHUNKS_PER_CORE;
+  if (placement_level_share_plan(&plan, config->n_neurons, gpu_chunks, per_core, predict_chunk_task,
+                                 &shape))
     return hines_fail(err, HINES_FAILURE, "out of memory");
   if (plan.cpu_chunks > 0) {
     *sizes = plan.units;

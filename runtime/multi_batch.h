@@ -105,6 +105,7 @@ struct multi_batch_config {
    * chunk tasks of one part at the default sizes, four CPU-sized chunks a CPU worker after the
    * GPUs' chunks, sized by the chunk tasks' models (placement_level_share_chosen says when). */
   int cpu_share;
+  int cpu_chunks_per_core; /* the share's chunks a CPU worker (0: MULTI_CPU_CHUNKS_PER_CORE) */
   /* Or chunks of these sizes (n_chunk_sizes of them, adding up to n_neurons; the last
    * cpu_sized_chunks cut for CPU cores, kept in RAM, the others for GPUs) instead of the default
    * cut and any share; chunk tasks of one part. NULL: the default. */
@@ -120,6 +121,8 @@ struct multi_batch_config {
 struct multi_batch;
 
 #define MULTI_EARLY_CHUNKS_PER_GPU 4
+/* The cores' share of a multi batch: chunks a CPU worker (--cpu-chunks). */
+#define MULTI_CPU_CHUNKS_PER_CORE 4
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

@@ -107,14 +107,15 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
                            placement_predictor predict, const void *context) {
   const int cpu = w->cpus, cuda = w->gpu_chunks, cpu_worker = w->cpu_worker,
             cuda_worker = w->cuda_worker;
-  const int per_core = PLACEMENT_CPU_CHUNKS_PER_CORE;
+  const int per_core = w->chunks_per_core > 0 ? w->chunks_per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
   int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
   while (low < high) {
     int mid = (low + high + 1) / 2;
     int gpu_units = (n_units - mid * cpu + cuda - 1) / cuda;
-    const int task_units = (mid + per_core - 1) / per_core;
-    double cpu_us =
-        (double)mid / task_units * predict(context, task_units * neurons_per_unit, cpu_worker);
+    /* a core's round: its chunks (per_core, or a unit each when it takes fewer), each as long
+     * as the largest (the cut below splits the cores' units evenly over their chunks) */
+    const int tasks = mid < per_core ? mid : per_core, task_units = (mid + tasks - 1) / tasks;
+    double cpu_us = tasks * predict(context, task_units * neurons_per_unit, cpu_worker);
     double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
     if (!isfinite(cpu_us) || !isfinite(gpu_us))
       return 0;
@@ -205,13 +206,13 @@ int placement_plan_make_for(struct placement_plan *plan, const struct placement_
     }
     return 0;
   }
-  /* CPU and GPU workers: GPU chunks, then PLACEMENT_CPU_CHUNKS_PER_CORE chunks per CPU worker
+  /* CPU and GPU workers: GPU chunks, then chunks_per_core chunks per CPU worker
    * (fewer when the cores' share has fewer units). */
   const int gpu_units = n_units - cpu_units * cpu;
   const int gpu_chunks = gpu_units < cuda ? (gpu_units > 0 ? gpu_units : 0) : cuda;
-  const int cpu_chunks = cpu_units < PLACEMENT_CPU_CHUNKS_PER_CORE
-                             ? cpu_units * cpu
-                             : PLACEMENT_CPU_CHUNKS_PER_CORE * cpu;
+  const int per_core =
+      workers->chunks_per_core > 0 ? workers->chunks_per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
+  const int cpu_chunks = cpu_units < per_core ? cpu_units * cpu : per_core * cpu;
   if (plan_alloc(plan, gpu_chunks + cpu_chunks))
     return -1;
   split_equal(plan, 0, gpu_chunks, gpu_units, STARPU_CUDA);
@@ -221,9 +222,11 @@ int placement_plan_make_for(struct placement_plan *plan, const struct placement_
 }
 
 int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int gpu_chunks,
-                               placement_predictor predict, const void *context) {
+                               int chunks_per_core, placement_predictor predict,
+                               const void *context) {
   const struct placement_workers workers = {.cpus = (int)starpu_cpu_worker_get_count(),
                                             .gpu_chunks = gpu_chunks,
+                                            .chunks_per_core = chunks_per_core,
                                             .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
                                             .cuda_worker = first_worker_of(STARPU_CUDA_WORKER)};
   *plan = (struct placement_plan){0};

@@ -267,7 +267,8 @@ int placement_plan_make(struct placement_plan *plan, int requested, int n_neuron
 /* The workers a plan is cut for: placement_plan_make takes StarPU's (its CPU workers,
  * placement_gpu_chunks(), the first worker of each kind, whose predictions stand for all). */
 struct placement_workers {
-  int cpus, gpu_chunks;        /* CPU workers, chunks for the GPUs */
+  int cpus, gpu_chunks; /* CPU workers, chunks for the GPUs */
+  int chunks_per_core;  /* the cores' chunks a CPU worker (0: PLACEMENT_CPU_CHUNKS_PER_CORE) */
   int cpu_worker, cuda_worker; /* the StarPU workers `predict` is asked about */
 };
 /* placement_plan_make for `workers` (tests give their own). */
@@ -283,12 +284,13 @@ void placement_plan_free(struct placement_plan *plan);
 
 /* The cores' share of a level-solved (multi) batch beside GPUs: a plan (as placement_plan_make's
  * heterogeneous cut, one neuron a unit) of `gpu_chunks` GPU chunks, then
- * PLACEMENT_CPU_CHUNKS_PER_CORE chunks a CPU worker, sized with `predict` (a chunk task's time
- * over so many neurons) so that a core's round ends a little before a GPU chunk's task. Returns 0
- * with plan->cpu_chunks 0 and no chunks when no core's chunk would end in time or `predict` has
- * nothing measured (NAN); -1 when out of memory. */
+ * `chunks_per_core` chunks a CPU worker (0: PLACEMENT_CPU_CHUNKS_PER_CORE), sized with `predict` (a
+ * chunk task's time over so many neurons) so that a core's round ends a little before a GPU chunk's
+ * task. Returns 0 with plan->cpu_chunks 0 and no chunks when no core's chunk would end in time or
+ * `predict` has nothing measured (NAN); -1 when out of memory. */
 int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int gpu_chunks,
-                               placement_predictor predict, const void *context);
+                               int chunks_per_core, placement_predictor predict,
+                               const void *context);
 /* Whether a level-solved batch of `compartments` (this process's), with (not 0) or without
  * channels, submitted `window` steps ahead, gets the cores' share: as `asked` (enum
  * placement_share) when on or off; by default (auto) never yet: the cores' rate on the level

@@ -93,6 +93,7 @@ static void usage(FILE *out) {
       "                       channels up to 180 M), or of 30 M with 100,000 neurons or\n"
       "                       more, under a dm* scheduler, --window not 1; multi chunk\n"
       "                       tasks (one part, default sizes) only when asked (on)\n"
+      "  --cpu-chunks N       multi, the cores' share: N chunks a CPU worker (default 4)\n"
       "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
       "                       after every step)\n"
       "  --task-steps K       each task advances its chunk K steps: StarPU's cost per task\n"
@@ -471,6 +472,7 @@ enum long_only_options {
   OPT_MODELS,
   OPT_PIN,
   OPT_CPU_SHARE,
+  OPT_CPU_CHUNKS,
   OPT_SPIKES,
   OPT_SPIKE_THRESHOLD,
   OPT_LEVEL_KERNEL,
@@ -755,6 +757,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"models", required_argument, 0, OPT_MODELS},
       {"pin", no_argument, 0, OPT_PIN},
       {"cpu-share", required_argument, 0, OPT_CPU_SHARE},
+      {"cpu-chunks", required_argument, 0, OPT_CPU_CHUNKS},
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
@@ -1043,8 +1046,11 @@ void options_parse(int argc, char **argv, struct options *o) {
     case OPT_PIN:
       o->pin = 1;
       break;
+    case OPT_CPU_CHUNKS:
+      o->multi_option_given = 1;
+      o->cpu_chunks = parse_int("--cpu-chunks", optarg, 1, 64);
+      break;
     case OPT_CPU_SHARE:
-      o->mono_option_given = 1;
       if (strcmp(optarg, "auto") == 0)
         o->cpu_share = PLACEMENT_SHARE_AUTO;
       else if (strcmp(optarg, "on") == 0)
@@ -1265,7 +1271,8 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_LEVEL_PIVOTS, "--level-pivots"},
                     {OPT_LEVEL_PRIORITIES, "--level-priorities"},
                     {OPT_LEVEL_LEAN, "--level-lean"},
-                    {OPT_LEVEL_FACTORS, "--level-factors"}};
+                    {OPT_LEVEL_FACTORS, "--level-factors"},
+                    {OPT_CPU_CHUNKS, "--cpu-chunks"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))

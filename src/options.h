@@ -115,6 +115,7 @@ struct options {
   int task_steps;     /* --task-steps: steps per mono step task (0: one) */
   int pin;            /* --pin: chunks only on the kind of worker they were sized for */
   int cpu_share;      /* --cpu-share: enum placement_share (runtime/placement.h) */
+  int cpu_chunks;     /* --cpu-chunks: the multi share's chunks a CPU worker (0: default) */
   /* A distributed run (mpirun, runtime/cluster.h): this process is rank `rank` of `ranks` and
    * computes neurons first_neuron .. first_neuron + local_neurons - 1 of the batch. Not set by
    * the command line; all 0 for a run of one process (the whole batch). */

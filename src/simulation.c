@@ -427,6 +427,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .task_steps = o->task_steps,
                                         .pin = o->pin,
                                         .cpu_share = o->cpu_share,
+                                        .cpu_chunks_per_core = o->cpu_chunks,
                                         .model = o->model};
     if (o->per_neuron) {
       struct neuron_batch *batch;

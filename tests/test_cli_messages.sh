@@ -260,6 +260,12 @@ expect "--cpu-share with per-level tasks: warned" \
   '^hinestask: warning: --cpu-share applies to mono batches and multi chunk tasks only .*; ignored$' \
   share_levels.err
 
+run share_chunks_bad --mode multi "${tiny[@]}" --cpu-chunks 0 --quiet
+expect "--cpu-chunks 0: refused" '^2$' share_chunks_bad.rc
+run share_chunks_mono --mode mono "${tiny[@]}" --cpu-chunks 2 --quiet
+expect "--cpu-chunks in a mono run: warned" \
+  '^hinestask: warning: --cpu-chunks applies to --mode multi only; ignored$' share_chunks_mono.err
+
 run one_morphology --mode multi "${tiny[@]}"
 expect "one morphology, singular" 'from 1 morphology \(' one_morphology.out
 run default_job --steps 4

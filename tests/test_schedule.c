@@ -820,9 +820,19 @@ static double linear_predict(const void *context, int neurons, int worker) {
   return worker == 0 ? neurons * r->cpu_us : r->gpu_fixed_us + neurons * r->gpu_us;
 }
 
+/* The same with a fixed cost a CPU task (microseconds). */
+struct fixed_cost_rates {
+  struct linear_rates rates;
+  double cpu_fixed_us;
+};
+static double fixed_cost_predict(const void *context, int neurons, int worker) {
+  const struct fixed_cost_rates *r = context;
+  return linear_predict(&r->rates, neurons, worker) + (worker == 0 ? r->cpu_fixed_us : 0.0);
+}
+
 /* Beside the GPUs' chunks, PLACEMENT_CPU_CHUNKS_PER_CORE chunks a CPU worker (fewer when a core
  * takes fewer units), equal to a unit, covering the batch once; each core's share the largest whose
- * four tasks end by 0.95 of a GPU chunk's task (one unit more would not), as the closed form of
+ * four tasks end by 0.95 of a GPU chunk's task (one unit more would not), near the closed form of
  * linear predictions says; none when nothing is measured or a core is too slow for one unit. 15
  * cores and 4 GPU chunks as on the H200 machine, medium-high at 8 steps (a core 0.4 G
  * compartment-steps/s, a GPU chunk 20). */
@@ -862,13 +872,39 @@ static void share_cut_fills_the_cores_round(void **state) {
     const double best = 0.95 * (f + n_units * u * g / 4) / (u * c + 0.95 * 15 * u * g / 4);
     const int per_core = cpu_units / workers.cpus;
     assert_true(per_core <= best + 0.05); /* + the GPU chunks' rounding up to a whole unit */
-    assert_true(per_core + 1 > best);
+    /* ... and a core's chunks are costed at the largest (ceil(p / 4) units each), up to three
+     * units more than p in all: at most that many under the closed form's p (one unit more than
+     * that would not end in time) */
+    assert_true(per_core + PLACEMENT_CPU_CHUNKS_PER_CORE > best);
     /* four chunks a core, or a unit each where a core takes fewer (25,600 in blocks: 3) */
     const int chunks_per_core =
         per_core < PLACEMENT_CPU_CHUNKS_PER_CORE ? per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
     assert_int_equal(plan.cpu_chunks, chunks_per_core * workers.cpus);
     placement_plan_free(&plan);
   }
+  /* A task's fixed cost (the level solver's, per level and step) favours fewer, larger chunks a
+   * core: with one a core its round pays it once, so it takes more than with four, in one chunk
+   * each core (the multi share's --cpu-chunks 1). */
+  struct placement_workers one_each = workers;
+  one_each.chunks_per_core = 1;
+  struct placement_plan four_plan, one_plan;
+  struct fixed_cost_rates costly = {.rates = rates, .cpu_fixed_us = 500.0};
+  assert_int_equal(placement_plan_make_for(&four_plan, &workers, 0, 256000, 256000, 1,
+                                           fixed_cost_predict, &costly),
+                   0);
+  assert_int_equal(placement_plan_make_for(&one_plan, &one_each, 0, 256000, 256000, 1,
+                                           fixed_cost_predict, &costly),
+                   0);
+  assert_int_equal(four_plan.cpu_chunks, 4 * workers.cpus);
+  assert_int_equal(one_plan.cpu_chunks, workers.cpus);
+  int four_units = 0, one_units = 0;
+  for (int c = workers.gpu_chunks; c < four_plan.n_chunks; c++)
+    four_units += four_plan.units[c];
+  for (int c = workers.gpu_chunks; c < one_plan.n_chunks; c++)
+    one_units += one_plan.units[c];
+  assert_true(one_units > four_units);
+  placement_plan_free(&four_plan);
+  placement_plan_free(&one_plan);
   /* nothing measured, or a core slower than a GPU chunk for one unit: no share */
   struct placement_plan plan;
   struct linear_rates unmeasured = {-1, 0, 0}, slow = {1e9, 30.0, work / 20000.0};

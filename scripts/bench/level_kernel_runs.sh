@@ -2624,7 +2624,7 @@ if [ "$mode" = share31 ]; then
   grep "unequal\|FAIL" $out/tml.txt | head -5
   share_probes() {
     local name=$1; shift
-    for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
+    for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
     timeout 120 "$H" --quiet --force "$@" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $name $(tail -1 $out/c.log)"; echo "cpu+gpu: $(shares)"
     STARPU_NCPU=0 timeout 120 "$H" --quiet --force "$@" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $name $(tail -1 $out/c.log)"
     cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
@@ -2637,6 +2637,33 @@ if [ "$mode" = share31 ]; then
     rep=0; ROW_NCPU=all row 1 $b first -- --steps 200 --cpu-share on; shares
     for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
     for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = share31b ]; then
+  # (the one-GPU machine) the multi share's chunks a core (--cpu-chunks 1, 2, 4): probe files of
+  # CPU + GPU against the GPU alone (the share cut, calibrated), then per batch calibration runs
+  # at 1 and 4 chunks a core and two rounds of each against the GPU alone, 1,000 steps
+  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  share_probes() {
+    local name=$1; shift
+    for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
+    timeout 120 "$H" --quiet --force "$@" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $name $(tail -1 $out/c.log)"; echo "cpu+gpu: $(shares)"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "$@" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $name $(tail -1 $out/c.log)"
+    cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
+    rm -f $out/p_*.csv $out/c.log
+  }
+  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2 --cpu-chunks 1
+  share_probes large-2000-hh --mode multi "${large[@]}" --neurons 2000 --hh all --steps 160 --stim-amp 1 --probe 0:0 --probe 1999:300 --probe 1990:7 --probe-every 0.2 --cpu-chunks 1
+  share_probes random-8000 --mode multi --morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 8000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 7999:50 --probe 7990:3000 --probe-every 0.2
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  for b in six-33390 large-6643 random-23585 D-7404 all15-16356 C-11720; do
+    rep=0
+    for k in 1 1 4; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --cpu-share on --cpu-chunks $k --calibrate; shares; done
+    for rep in 1 2; do
+      for k in 1 2 4; do ROW_NCPU=all row 1 $b cpu+gpu-k$k -- --steps 1000 --cpu-share on --cpu-chunks $k; shares; done
+      row 1 $b gpu -- --steps 1000
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
