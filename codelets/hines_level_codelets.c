@@ -898,9 +898,11 @@ double chunk_step_expected_us(const struct chunk_step_arguments *args, int steps
               : 0.0;
 }
 
-int chunk_step_measured(const struct chunk_step_arguments *args, int worker) {
+double chunk_step_largest_measured(const struct chunk_step_arguments *args, int steps, int worker) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
-  return arch && size_model_measured(&chunk_step_size_model, chunk_kind_of(args), arch);
+  return arch ? size_model_largest_measured(&chunk_step_size_model, chunk_kind_of(args), arch) /
+                    (steps > 1 ? steps : 1)
+              : 0.0;
 }
 
 /* The buffer orders the functions above unpack (VECTOR(i) and chunk_buffers_of). */

@@ -351,24 +351,30 @@ static int home_device(struct starpu_task *task) {
   return device;
 }
 
-int size_model_measured(const struct size_model *model, uint32_t kind,
-                        const struct starpu_perfmodel_arch *arch) {
+double size_model_largest_measured(const struct size_model *model, uint32_t kind,
+                                   const struct starpu_perfmodel_arch *arch) {
   char key[24];
   arch_key(arch, key, sizeof key);
   const int cuda = arch->ndevices >= 1 && arch->devices[0].type == STARPU_CUDA_WORKER;
-  int measured = 0;
+  double largest = 0.0;
   pthread_rwlock_rdlock(&lock);
-  for (int i = 0; i < n_series && !measured; i++) {
+  for (int i = 0; i < n_series; i++) {
     const struct series *s = &all[i];
     /* A GPU counts as measured when another GPU was (size_model_expected_us borrows). */
     if (s->kind != kind || strcmp(s->symbol, model->symbol) != 0 ||
         (cuda ? strncmp(s->arch, "cuda", 4) != 0 : strcmp(s->arch, key) != 0))
       continue;
-    for (int e = 0; e < s->count && !measured; e++)
-      measured = s->entries[e].samples > 0;
+    for (int e = 0; e < s->count; e++)
+      if (s->entries[e].samples > 0 && s->entries[e].size > largest)
+        largest = s->entries[e].size;
   }
   pthread_rwlock_unlock(&lock);
-  return measured;
+  return largest;
+}
+
+int size_model_measured(const struct size_model *model, uint32_t kind,
+                        const struct starpu_perfmodel_arch *arch) {
+  return size_model_largest_measured(model, kind, arch) > 0.0;
 }
 
 /* dmda and dmdas ask for a task's duration on every worker in turn when they place it: 16

@@ -356,10 +356,20 @@ struct share_shape {
 
 static double predict_chunk_task(const void *context, int neurons, int worker) {
   const struct share_shape *shape = context;
-  if (!runtime_calibrating() && !chunk_step_measured(&shape->args, worker))
+  const double values = neurons * shape->compartments_per_neuron;
+  const double largest = chunk_step_largest_measured(&shape->args, shape->steps, worker);
+  if (!runtime_calibrating() && largest == 0.0)
     return NAN;
-  return chunk_step_expected_us(&shape->args, shape->steps,
-                                neurons * shape->compartments_per_neuron, worker);
+  /* A level-solver task on a core is far from proportional to its size (a fixed cost a level
+   * and step, and vectorised runs only where a chunk holds many copies of a cell): beyond
+   * MULTI_SHARE_REACH times the largest task a core was measured at, the model's line is not
+   * trusted, so a share grows run by run as the cores' tasks are measured. Without it the
+   * large cells, calibrated from a fresh STARPU_HOME, gave the cores half the batch: 39-53 ms
+   * a step against 1.01 for the GPU alone (BENCHMARKS.md, "The multi share"). */
+  if (largest > 0.0 && starpu_worker_get_type(worker) == STARPU_CPU_WORKER &&
+      values > MULTI_SHARE_REACH * largest)
+    return INFINITY;
+  return chunk_step_expected_us(&shape->args, shape->steps, values, worker);
 }
 
 /* The chunk sizes of a batch with the cores' share: *sizes (gpu_chunks GPU chunks, then the

@@ -123,6 +123,8 @@ struct multi_batch;
 #define MULTI_EARLY_CHUNKS_PER_GPU 4
 /* The cores' share of a multi batch: chunks a CPU worker (--cpu-chunks). */
 #define MULTI_CPU_CHUNKS_PER_CORE 4
+/* ... no chunk more than this many times the largest task the cores were measured at. */
+#define MULTI_SHARE_REACH 2.0
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

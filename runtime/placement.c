@@ -117,9 +117,9 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
     const int tasks = mid < per_core ? mid : per_core, task_units = (mid + tasks - 1) / tasks;
     double cpu_us = tasks * predict(context, task_units * neurons_per_unit, cpu_worker);
     double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
-    if (!isfinite(cpu_us) || !isfinite(gpu_us))
+    if (isnan(cpu_us) || !isfinite(gpu_us))
       return 0;
-    if (cpu_us <= 0.95 * gpu_us)
+    if (cpu_us <= 0.95 * gpu_us) /* (an infinite cpu_us is too slow) */
       low = mid;
     else
       high = mid - 1;

@@ -250,7 +250,8 @@ struct placement_plan {
 };
 
 /* Predicted microseconds of one task over `neurons` neurons on StarPU worker `worker`; NAN when
- * nothing measured stands behind a prediction and the plan should not rely on it. */
+ * nothing measured stands behind a prediction and the plan should not rely on it; INFINITY on a
+ * CPU worker for a task too far beyond the sizes measured to trust (the plan takes less). */
 typedef double (*placement_predictor)(const void *context, int neurons, int worker);
 
 /* Plans the chunks of a batch of n_units units of neurons_per_unit neurons (n_neurons in all).

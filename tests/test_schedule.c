@@ -830,6 +830,17 @@ static double fixed_cost_predict(const void *context, int neurons, int worker) {
   return linear_predict(&r->rates, neurons, worker) + (worker == 0 ? r->cpu_fixed_us : 0.0);
 }
 
+/* Linear predictions, infinite on a core past cpu_largest neurons a task. */
+struct reach_rates {
+  struct linear_rates rates;
+  int cpu_largest;
+};
+static double reach_predict(const void *context, int neurons, int worker) {
+  const struct reach_rates *r = context;
+  return worker == 0 && neurons > r->cpu_largest ? INFINITY
+                                                 : linear_predict(&r->rates, neurons, worker);
+}
+
 /* Beside the GPUs' chunks, PLACEMENT_CPU_CHUNKS_PER_CORE chunks a CPU worker (fewer when a core
  * takes fewer units), equal to a unit, covering the batch once; each core's share the largest whose
  * four tasks end by 0.95 of a GPU chunk's task (one unit more would not), near the closed form of
@@ -905,6 +916,17 @@ static void share_cut_fills_the_cores_round(void **state) {
   assert_true(one_units > four_units);
   placement_plan_free(&four_plan);
   placement_plan_free(&one_plan);
+  /* A core's prediction past what it was measured at is infinite (the multi share's reach): the
+   * cut stays within it. */
+  struct reach_rates reach = {.rates = rates, .cpu_largest = 100};
+  struct placement_plan near_plan;
+  assert_int_equal(
+      placement_plan_make_for(&near_plan, &workers, 0, 256000, 256000, 1, reach_predict, &reach),
+      0);
+  assert_int_equal(near_plan.cpu_chunks, 4 * workers.cpus);
+  for (int c = workers.gpu_chunks; c < near_plan.n_chunks; c++)
+    assert_int_equal(near_plan.units[c], 100); /* (unbounded: about 285) */
+  placement_plan_free(&near_plan);
   /* nothing measured, or a core slower than a GPU chunk for one unit: no share */
   struct placement_plan plan;
   struct linear_rates unmeasured = {-1, 0, 0}, slow = {1e9, 30.0, work / 20000.0};

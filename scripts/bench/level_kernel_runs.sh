@@ -2667,3 +2667,34 @@ if [ "$mode" = share31b ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share31c ]; then
+  # (the one-GPU machine) the multi share at its default 4 chunks a core, each batch in a fresh
+  # STARPU_HOME (two calibration runs, then three rounds of CPU + GPU against the GPU alone, 1,000
+  # steps); then a trace of the six cells x 33,390 with the share (80 steps after calibrating)
+  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in six-33390 large-6643 random-23585 D-7404 all15-16356 C-11720 E-18711; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+    for rep in 1 2 3; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  for pass in 1 2; do ROW_NCPU=all row 1 six-33390 calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+  d=$out/trace-multi-cpu-gpu-six
+  args_of six-33390
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --cpu-share on --steps 80 --probe 0:0 --probe 33389:5 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask multi, six cells x 33,390, --cpu-share on, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt | head -40
+  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/trace-multi-cpu-gpu-six.tar.gz trace-multi-cpu-gpu-six/paje.trace trace-multi-cpu-gpu-six/tasks.rec trace-multi-cpu-gpu-six/data.rec trace-multi-cpu-gpu-six-summary.txt $(cd $out && ls trace-multi-cpu-gpu-six-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png $out/t.json $out/t.log
+fi
+if [ "$mode" = share31d ]; then
+  # (the one-GPU machine) the multi share with its reach (no core's chunk past twice the largest
+  # task measured on a core): as share31c for the large cells, C and the six cells
+  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in large-6643 C-11720 six-33390; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+    for rep in 1 2 3; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
