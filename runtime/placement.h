@@ -294,9 +294,12 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
                                const void *context);
 /* Whether a level-solved batch of `compartments` (this process's), with (not 0) or without
  * channels, submitted `window` steps ahead, gets the cores' share: as `asked` (enum
- * placement_share) when on or off; by default (auto) never yet: the cores' rate on the level
- * solver was 3-6 % of one H200's on the real-cell mixes (BENCHMARKS.md, "CPU workers alone"),
- * and nothing measured says the share pays. */
+ * placement_share) when on or off; by default (auto) never. Measured on the H200 machine
+ * (BENCHMARKS.md, "The multi share", calibrated dmdas, 1,000 steps, against the GPU alone): the
+ * real-cell mixes of about 82 M compartments 1.000-1.025x with the share's reach (share31d), 0.99x
+ * with HH (13.9 M); the cores take 0.4-2 % of the neurons, as a level-solver task on a core pays
+ * a fixed cost a level and step. Below the 3 % a share should gain, and each mix needs calibration
+ * runs of its own. */
 int placement_level_share_chosen(int asked, long long compartments, int channels, int window);
 
 /* Where a chunk's data starts: the memory node of a GPU, or -1 (RAM). The chunks sized for GPUs
