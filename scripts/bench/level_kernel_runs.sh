@@ -293,6 +293,18 @@ share_start() {
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS mono: CPU + GPU (share) identical to the GPU alone" || echo "FAIL mono probes differ"
   rm -f $out/p_*.csv $out/c.log; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
 }
+# shares: the last run's share (its JSON's cpu_share_neurons, tasks_on_cpus, tasks_per_step,
+# cpu_share_uncalibrated). share_probes NAME options...: two calibration runs with --cpu-share on,
+# then CPU + GPU with it against the GPU alone, probe files compared (PASS or FAIL).
+shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
+share_probes() {
+  local name=$1; shift
+  for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
+  timeout 120 "$H" --quiet --force "$@" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $name $(tail -1 $out/c.log)"; echo "cpu+gpu: $(shares)"
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "$@" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $name $(tail -1 $out/c.log)"
+  cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
+  rm -f $out/p_*.csv $out/c.log
+}
 # rounds26 BATCH ROUNDS [options]: two calibration runs of 200 steps, then ROUNDS rounds of
 # CPU + GPU against the GPU alone (hinestask's defaults plus the options).
 rounds26() {
@@ -2619,17 +2631,8 @@ if [ "$mode" = share31 ]; then
   # CPU and CUDA workers (its unequal chunks pinned to both kinds), CPU + GPU probe files against
   # the GPU alone after two calibration runs, then per batch two calibration runs and two rounds
   # of CPU + GPU (StarPU's CPU workers, calibrated dmdas) against the GPU alone, 1,000 steps
-  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
   timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels (CPU and CUDA workers) rc=$? $(grep -c 'digest' $out/tml.txt) digests; $(tail -1 $out/tml.txt)"
   grep "unequal\|FAIL" $out/tml.txt | head -5
-  share_probes() {
-    local name=$1; shift
-    for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
-    timeout 120 "$H" --quiet --force "$@" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $name $(tail -1 $out/c.log)"; echo "cpu+gpu: $(shares)"
-    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "$@" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $name $(tail -1 $out/c.log)"
-    cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
-    rm -f $out/p_*.csv $out/c.log
-  }
   share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
   share_probes large-2000-hh --mode multi "${large[@]}" --neurons 2000 --hh all --steps 160 --stim-amp 1 --probe 0:0 --probe 1999:300 --probe 1990:7 --probe-every 0.2
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
@@ -2644,15 +2647,6 @@ if [ "$mode" = share31b ]; then
   # (the one-GPU machine) the multi share's chunks a core (--cpu-chunks 1, 2, 4): probe files of
   # CPU + GPU against the GPU alone (the share cut, calibrated), then per batch calibration runs
   # at 1 and 4 chunks a core and two rounds of each against the GPU alone, 1,000 steps
-  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  share_probes() {
-    local name=$1; shift
-    for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
-    timeout 120 "$H" --quiet --force "$@" --cpu-share on --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL cpu+gpu $name $(tail -1 $out/c.log)"; echo "cpu+gpu: $(shares)"
-    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "$@" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu $name $(tail -1 $out/c.log)"
-    cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
-    rm -f $out/p_*.csv $out/c.log
-  }
   share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2 --cpu-chunks 1
   share_probes large-2000-hh --mode multi "${large[@]}" --neurons 2000 --hh all --steps 160 --stim-amp 1 --probe 0:0 --probe 1999:300 --probe 1990:7 --probe-every 0.2 --cpu-chunks 1
   share_probes random-8000 --mode multi --morph synthetic:random:100:8000:1 --morph synthetic:random:100:8000:2 --neurons 8000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 7999:50 --probe 7990:3000 --probe-every 0.2
@@ -2671,7 +2665,6 @@ if [ "$mode" = share31c ]; then
   # (the one-GPU machine) the multi share at its default 4 chunks a core, each batch in a fresh
   # STARPU_HOME (two calibration runs, then three rounds of CPU + GPU against the GPU alone, 1,000
   # steps); then a trace of the six cells x 33,390 with the share (80 steps after calibrating)
-  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in six-33390 large-6643 random-23585 D-7404 all15-16356 C-11720 E-18711; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
@@ -2690,7 +2683,6 @@ fi
 if [ "$mode" = share31d ]; then
   # (the one-GPU machine) the multi share with its reach (no core's chunk past twice the largest
   # task measured on a core): as share31c for the large cells, C and the six cells
-  shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in large-6643 C-11720 six-33390; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
