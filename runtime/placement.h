@@ -61,7 +61,9 @@ int placement_share_task_steps(int requested);
  * trees x 200 3.3-3.5 against 3.6-4.0 and x 2,000 45.5-46.7 against 44.9-47.0 (even); 16 and 4
  * within a few per cent of 8 (16 ahead with HH). The H200 machine's 16 cores (BENCHMARKS.md, "CPU
  * workers alone"): mono medium-high x 256,000 1.76-2.21x, x 4,000 8.7-8.9x (StarPU's cost per
- * task was most of a small batch's step), multi CA1 x 300 3.4-3.6x, other mixes 1.0-1.2x. */
+ * task was most of a small batch's step), multi CA1 x 300 3.4-3.6x, other mixes 1.0-1.2x; under
+ * eager and lws too (cpu31: mono x 256,000 1.73x and 1.85x, the six cells x 33,390 1.44x and
+ * 1.31x, CA1 x 300 2.10x and 1.71x). */
 #define PLACEMENT_CPU_TASK_STEPS 8
 /* Steps each multi chunk task advances: `requested` when positive, else
  * PLACEMENT_MULTI_TASK_STEPS where GPUs take the chunks as placement_task_steps decides

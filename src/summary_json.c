@@ -461,8 +461,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_measured(&j, "seconds_first_step", r->seconds_first_step);
   key_int(&j, "tasks_per_step", r->tasks_per_step);
   key_int(&j, "task_steps", r->task_steps > 1 ? r->task_steps : 1); /* steps per step task */
-  key_int(&j, "cpu_share_neurons", r->cpu_share_neurons);   /* the cores' own chunks (mono) */
-  key_int(&j, "interleaved_chunks", r->interleaved_chunks); /* the GPU's, beside them */
+  key_int(&j, "cpu_share_neurons", r->cpu_share_neurons);           /* the cores' own chunks */
+  key_int(&j, "interleaved_chunks", r->interleaved_chunks);         /* the GPU's, beside them */
   /* a share chosen, none cut yet: the models lack this batch's measurements (--calibrate) */
   key_bool(&j, "cpu_share_uncalibrated", r->share_uncalibrated);
   key_measured(&j, "compartment_solves_per_s",

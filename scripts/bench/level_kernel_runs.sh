@@ -2690,3 +2690,16 @@ if [ "$mode" = share31d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = cpu31 ]; then
+  # (the one-GPU machine) CPU workers alone (StarPU's 16) under the greedy schedulers: tasks of 8
+  # steps (the default since 5e6173b) against one step a task under eager, lws and dmdas, one round
+  rep=1
+  for sched in eager lws dmdas; do
+    for b in monoc-medium-high-256000 six-33390 ca1-300; do
+      st=48; case $b in six-*) st=24 ;; ca1-*) st=200 ;; esac
+      STARPU_SCHED=$sched ROW_NCPU=all row 0 $b $sched-ts1 -- --steps $st --task-steps 1
+      STARPU_SCHED=$sched ROW_NCPU=all row 0 $b $sched-default -- --steps $st
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
