@@ -87,6 +87,19 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
  * x 3,000 12.7-14.0 against 49.6-50.3, the six cells x 6,000 23.3-24.3 against 26.9-28.1; HH
  * random trees x 400 7.9-8.1 against 10.8-11.3; the deep chains, with no subtree, even). */
 #define LEVEL_TREE_ROWS_RUN 8
+/* ... and a block holding a subtree sweeps its stretches of at least this many chains between
+ * subtrees row by row (level_backward_systems), the rest system by system: before, one subtree
+ * sent a whole block of chains system by system, scalar. Dev machine (2 cores of an AMD EPYC,
+ * CPU workers alone, two interleaved runs against the build before, 7680809): the six cells x
+ * 1,200 in chunks of 10 neurons on one core 15.7-15.9 ms a step against 20.8-21.2, of 40
+ * 11.3-13.9 against 14.5-14.9; the defaults: all 15 shared cells x 600 5.83-5.85 against
+ * 7.43-7.59, the six cells x 2,000 HH on the somas 8.4-8.7 against 10.4-10.6, x 1,200 HH
+ * everywhere 15.8-17.1 against 19.5-20.1, x 4,000 56.4-58.0 against 64.1-65.0; the six cells x
+ * 6,000, the large cells x 400, random trees x 800 and CA1 x 300 passive even (within the runs'
+ * spread). */
+#ifndef LEVEL_CHAIN_ROWS_STRETCH
+#define LEVEL_CHAIN_ROWS_STRETCH 4
+#endif
 
 /* A block's systems cut into segments: segment g holds [end[g - 1], end[g]) (from 0 for g = 0),
  * whose first row is row[g] for a run of LEVEL_ROWS_RUN or more copies, -1 for a stretch of
@@ -337,9 +350,29 @@ static inline void level_forward_tree_rows(const struct level_block_view *v, int
   }
 }
 
+/* Where the stretch of chain systems (no subtree) from system s of v ends, at most `end`: their
+ * sizes never grow (a level's systems are sorted longest first), so the rows cover it. */
+static inline int level_rows_chain_stretch_end(const struct level_block_view *v, int s, int end) {
+  int t = s;
+  while (t < end && !(v->trees && v->tree[t] >= 0))
+    t++;
+  return t;
+}
+
+static inline void level_backward_rows(
+    const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
+    double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
+    double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots);
+static inline void level_forward_rows(const struct level_block_view *v, int begin, int end,
+                                      double *voltage, const double *LEVEL_RESTRICT factor,
+                                      const double *LEVEL_RESTRICT row_factor,
+                                      const double *parent_voltage);
+
 /* What level_backward_rows does with a block the rows do not cover: system by system, but
- * runs of subtree copies row by row (not under CP padding, nor with channels inside the sweep).
- * A function of its own so that the row sweep's loops compile as they did without it. */
+ * runs of subtree copies row by row, and the stretches of chains between subtrees row by row
+ * (not under CP padding, nor with channels inside the sweep). A function of its own so that the
+ * row sweep's loops compile as they did without it. */
 static __attribute__((noinline, unused)) void level_backward_systems(
     const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
@@ -356,6 +389,12 @@ static __attribute__((noinline, unused)) void level_backward_systems(
     if (t - s >= LEVEL_TREE_ROWS_RUN) {
       level_backward_tree_rows(v, s, t - s, constants, args, voltage, factor, contribution,
                                rows_assembled, inverse_pivots, row_factor);
+      continue;
+    }
+    if (tree_runs && level_rows_chain_stretch_end(v, s, end) - s >= LEVEL_CHAIN_ROWS_STRETCH) {
+      t = level_rows_chain_stretch_end(v, s, end); /* the rows cover it: no recursion */
+      level_backward_rows(v, s, t, constants, args, voltage, factor, contribution,
+                          child_contribution, gates, rows_assembled, stored_pivots);
       continue;
     }
     for (int u = s; u < t; u++)
@@ -375,6 +414,11 @@ level_forward_systems(const struct level_block_view *v, int begin, int end, doub
     t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
     if (t - s >= LEVEL_TREE_ROWS_RUN) {
       level_forward_tree_rows(v, s, t - s, voltage, factor, row_factor, parent_voltage);
+      continue;
+    }
+    if (tree_runs && level_rows_chain_stretch_end(v, s, end) - s >= LEVEL_CHAIN_ROWS_STRETCH) {
+      t = level_rows_chain_stretch_end(v, s, end);
+      level_forward_rows(v, s, t, voltage, factor, row_factor, parent_voltage);
       continue;
     }
     for (int u = s; u < t; u++)

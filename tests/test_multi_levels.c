@@ -1120,16 +1120,36 @@ static int copy_runs(const struct level_block_view *v, int begin, int end) {
   return runs;
 }
 
+/* The stretches of chains between subtrees (LEVEL_CHAIN_ROWS_STRETCH or more) that the row
+ * sweeps of systems [begin, end) of v take row by row in a block the rows do not cover. */
+static int chain_stretches(const struct level_block_view *v, int begin, int end) {
+  if (end - begin > LEVEL_ROWS_BLOCK || v->padded || level_rows_cover(v, begin, end))
+    return 0;
+  int stretches = 0;
+  for (int s = begin, t; s < end; s = t) {
+    t = level_rows_tree_run_end(v, s, end);
+    if (t - s >= LEVEL_TREE_ROWS_RUN)
+      continue;
+    const int chains = level_rows_chain_stretch_end(v, s, end);
+    if (chains - s >= LEVEL_CHAIN_ROWS_STRETCH) {
+      stretches++;
+      t = chains;
+    }
+  }
+  return stretches;
+}
+
 /* One step of one chunk as the CPU chunk codelet sweeps it: level by level, rows assembled first
  * with channels everywhere; each level's systems branch by branch (block 0) or row by row in
  * blocks of `block` systems (level_rows_cpu.h). Links to the chunk's arrays or to the adjacent
  * level's. Counts in *covered the blocks the row sweeps took (not branch by branch), in *runs
  * the runs of copies among them or of subtree copies elsewhere, the latter in *tree_runs, in
- * *soma_rows the blocks with gates that went row by row (channels on the soma alone, not there). */
+ * *soma_rows the blocks with gates that went row by row (channels on the soma alone, not there),
+ * in *stretches the stretches of chains between subtrees that went row by row. */
 static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *part_ints,
                             const struct level_step_arguments *args, int block, double *voltage,
                             double *factor, double *contribution, double *gates, int *covered,
-                            int *runs, int *tree_runs, int *soma_rows) {
+                            int *runs, int *tree_runs, int *soma_rows, int *stretches) {
   const size_t at = (size_t)chunk * (lb->n_levels + 1);
   const size_t n_gates = (size_t)args->channels.n_gates;
   for (int level = lb->n_levels - 1; level >= 0; level--) {
@@ -1160,6 +1180,7 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
       *soma_rows += rows && level_gates && !assembled && level_rows_cover(&v, begin, end);
       *runs += rows ? copy_runs(&v, begin, end) : 0;
       *tree_runs += rows && !level_rows_cover(&v, begin, end) ? copy_runs(&v, begin, end) : 0;
+      *stretches += rows ? chain_stretches(&v, begin, end) : 0;
       level_backward_rows(&v, begin, end, lb->constants, args, voltage + e, factor + e, own,
                           children, level_gates, assembled, args->stored_pivots);
     }
@@ -1195,7 +1216,7 @@ static void row_sweeps_match_branch_sweeps(void **state) {
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  int covered = 0, runs = 0, tree_runs = 0, soma_rows = 0;
+  int covered = 0, runs = 0, tree_runs = 0, soma_rows = 0, stretches = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count;
     const struct morphology *cells = set == 0 ? trees : mix;
@@ -1237,9 +1258,11 @@ static void row_sweeps_match_branch_sweeps(void **state) {
           const int block = variant % 2 && step % 2 == 0 ? 7 : LEVEL_ROWS_BLOCK;
           args.time_ms = step * dt_ms;
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
-                          c.state[0][2], c.state[0][3], &covered, &runs, &tree_runs, &soma_rows);
+                          c.state[0][2], c.state[0][3], &covered, &runs, &tree_runs, &soma_rows,
+                          &stretches);
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, block, c.state[1][0], c.state[1][1],
-                          c.state[1][2], c.state[1][3], &covered, &runs, &tree_runs, &soma_rows);
+                          c.state[1][2], c.state[1][3], &covered, &runs, &tree_runs, &soma_rows,
+                          &stretches);
         }
         if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
             memcmp(c.state[0][1], c.state[1][1], c.elements * sizeof(double)) != 0 ||
@@ -1255,12 +1278,13 @@ static void row_sweeps_match_branch_sweeps(void **state) {
     }
   }
   print_message("# row sweeps took %d blocks (%d with HH on the somas elsewhere), %d runs of "
-                "copies (%d of subtrees)\n",
-                covered, soma_rows, runs, tree_runs);
+                "copies (%d of subtrees), %d stretches of chains between subtrees\n",
+                covered, soma_rows, runs, tree_runs, stretches);
   assert_true(soma_rows > 20); /* HH on the somas: the other blocks row by row */
   assert_true(covered > 100);  /* not all branch by branch */
   assert_true(runs > 100);     /* some constants read once a run */
   assert_true(tree_runs > 20); /* some subtree copies row by row */
+  assert_true(stretches > 20); /* some chains between subtrees row by row */
   for (int r = 0; r < 3; r++)
     morphology_free(&trees[r]);
 }
