@@ -64,6 +64,10 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         args += ["--task-neurons", number(j["task_neurons"])]
     if j.get("task_steps_asked") is not None:  # null or absent: the default, chosen again
         args += ["--task-steps", number(j["task_steps_asked"])]
+    if j.get("cpu_share", "auto") != "auto":
+        args += ["--cpu-share", j["cpu_share"]]
+    if j.get("cpu_chunks") is not None:
+        args += ["--cpu-chunks", number(j["cpu_chunks"])]
     workdir = j.get("working_directory") or cwd
     for spec in j["morphologies"]:
         if not spec.startswith("synthetic:") and not os.path.isabs(spec):

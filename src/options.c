@@ -1288,6 +1288,8 @@ void options_warn(const struct options *o, FILE *out) {
       warn_ignored(out, "--block-size", "applies to --mode mono only");
     if (given(o, OPT_CPU_GROUP))
       warn_ignored(out, "--cpu-group", "applies to --mode mono only");
+    if (given(o, OPT_CPU_CHUNKS) && o->cpu_share != PLACEMENT_SHARE_ON)
+      warn_ignored(out, "--cpu-chunks", "applies with --cpu-share on only");
     if (given(o, OPT_CPU_SHARE) && (o->per_neuron || o->level_tasks))
       warn_ignored(out, "--cpu-share",
                    "applies to mono batches and multi chunk tasks only (not per-level or "

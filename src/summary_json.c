@@ -288,6 +288,13 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
              o->cpu_share == PLACEMENT_SHARE_ON    ? "on"
              : o->cpu_share == PLACEMENT_SHARE_OFF ? "off"
                                                    : "auto");
+  if (multi) { /* the multi share's chunks a CPU worker; null: the default */
+    json_key(&j, "cpu_chunks");
+    if (o->cpu_chunks > 0)
+      fprintf(f, "%d", o->cpu_chunks);
+    else
+      fputs("null", f);
+  }
   if (runtime_cuda_workers() > 0) {
     const char *streams = getenv("STARPU_NWORKER_PER_CUDA");
     key_int(&j, "nworker_per_cuda", streams && *streams ? atoi(streams) : 1);

@@ -105,7 +105,8 @@ reproduce multi summary.json voltages.csv \
 reproduce trunk summary.json voltages.csv \
   --mode multi --morph "$data/morph_ca1_n120.swc" --morph "$data/c91662.swc" --neurons 9 \
   --task-neurons 4 --level-kernel levels --trunk-branches 1.5 --hh none --steps 200 \
-  --stim-amp 1 --probe 0:0 --probe 8:40 --probes voltages.csv --json summary.json --quiet
+  --stim-amp 1 --probe 0:0 --probe 8:40 --probes voltages.csv --json summary.json --quiet \
+  --cpu-share on --cpu-chunks 2
 # (one step a task, so that its tasks add up to steps x tasks a step: longer tasks end where a
 # probe sample is due)
 reproduce mono summary.json voltages.csv \
