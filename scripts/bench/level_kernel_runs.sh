@@ -2703,3 +2703,28 @@ if [ "$mode" = cpu31 ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share32 ]; then
+  # (the one-GPU machine) the level solver's CPU chunks after the chain stretches (256e010):
+  # test_multi_levels with CPU and CUDA workers; one core alone (StarPU's CPU worker, no GPU)
+  # by chunk size, the build without the stretches (hinestask_nostretch, the same source with
+  # LEVEL_CHAIN_ROWS_STRETCH past any block) against the defaults, and one cell's copies (CA1);
+  # then the multi share at 1 and 4 chunks a core, each in a fresh STARPU_HOME with three
+  # calibration runs, two rounds of CPU + GPU against the GPU alone, 1,000 steps
+  timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels (CPU and CUDA workers) rc=$? $(grep -c 'digest' $out/tml.txt) digests; $(tail -1 $out/tml.txt)" | tee $out/check.txt
+  rep=1
+  for b in six-1200 C-440; do
+    for tn in 2 10 40 160; do
+      ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
+      ROW_NCPU=1 row 0 $b tn$tn-nostretch nostretch -- --steps 40 --level-kernel levels --task-neurons $tn
+    done
+  done
+  for tn in 2 10 40; do ROW_NCPU=1 row 0 ca1-1200 tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn; done
+  for b in six-33390 C-11720 large-6643 D-7404; do
+    for k in 1 4; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --cpu-share on --cpu-chunks $k --calibrate; shares; done
+      for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu-k$k -- --steps 1000 --cpu-share on --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
