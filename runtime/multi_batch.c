@@ -365,11 +365,16 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
    * MULTI_SHARE_REACH times the largest task a core was measured at, the model's line is not
    * trusted, so a share grows run by run as the cores' tasks are measured. Without it the
    * large cells, calibrated from a fresh STARPU_HOME, gave the cores half the batch: 39-53 ms
-   * a step against 1.01 for the GPU alone (BENCHMARKS.md, "The multi share"). */
-  if (largest > 0.0 && starpu_worker_get_type(worker) == STARPU_CPU_WORKER &&
-      values > MULTI_SHARE_REACH * largest)
-    return INFINITY;
-  return chunk_step_expected_us(&shape->args, shape->steps, values, worker);
+   * a step against 1.01 for the GPU alone (BENCHMARKS.md, "The multi share"). Between the
+   * largest measured and the reach, at least in proportion to size (placement_core_prediction):
+   * a line through measurements of one size had doubled the six cells' chunks at the same
+   * predicted time. */
+  const double expected = chunk_step_expected_us(&shape->args, shape->steps, values, worker);
+  if (starpu_worker_get_type(worker) != STARPU_CPU_WORKER || !(largest > 0.0) || values <= largest)
+    return expected;
+  return placement_core_prediction(
+      expected, chunk_step_expected_us(&shape->args, shape->steps, largest, worker), largest,
+      values, MULTI_SHARE_REACH);
 }
 
 /* The chunk sizes of a batch with the cores' share: *sizes (gpu_chunks GPU chunks, then the

@@ -319,3 +319,13 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
              ? PLACEMENT_GPU_TASK_STEPS
              : PLACEMENT_MANY_CHUNKS_TASK_STEPS;
 }
+
+double placement_core_prediction(double expected, double at_largest, double largest, double size,
+                                 double reach) {
+  if (!(largest > 0.0) || size <= largest)
+    return expected;
+  if (size > reach * largest)
+    return INFINITY;
+  const double proportional = at_largest * size / largest;
+  return proportional > expected ? proportional : expected;
+}

@@ -303,6 +303,17 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * a fixed cost a level and step. Below the 3 % a share should gain, and each mix needs calibration
  * runs of its own. */
 int placement_level_share_chosen(int asked, long long compartments, int channels, int window);
+/* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
+ * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`
+ * as it is); past it at least `at_largest` (the model's prediction there) in proportion to size,
+ * and INFINITY past `reach` times it. The models' line beyond the sizes measured may stay near
+ * the largest one's time (size_model.h): where a core's calibration runs measured chunks of one
+ * size, their line's slope is noise, and the six cells x 33,390 got chunks twice the size
+ * measured as if they cost the same, 1.99-2.03 ms a step against 1.26 for the GPU alone
+ * (BENCHMARKS.md, "share32"). Growing in proportion is an upper bound for the level solver on a
+ * core (larger chunks vectorise better), so a share grows run by run and never past its time. */
+double placement_core_prediction(double expected, double at_largest, double largest, double size,
+                                 double reach);
 
 /* Where a chunk's data starts: the memory node of a GPU, or -1 (RAM). The chunks sized for GPUs
  * (or, without a heterogeneous cut, all chunks when there are GPUs) are spread over the GPUs in

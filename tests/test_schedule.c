@@ -841,6 +841,58 @@ static double reach_predict(const void *context, int neurons, int worker) {
                                                  : linear_predict(&r->rates, neurons, worker);
 }
 
+/* A core's line that stays near its largest measured time beyond it (the slope of a line
+ * through measurements of one size), and the same seen through placement_core_prediction (the
+ * multi share's predictor). */
+struct flat_rates {
+  struct linear_rates rates;
+  int cpu_largest;
+  int trusted; /* 1: through placement_core_prediction */
+};
+static double flat_predict(const void *context, int neurons, int worker) {
+  const struct flat_rates *r = context;
+  if (worker != 0 || neurons <= r->cpu_largest)
+    return linear_predict(&r->rates, neurons, worker);
+  const double at_largest = linear_predict(&r->rates, r->cpu_largest, worker);
+  const double flat = at_largest * (1.0 + 1e-3 * (neurons - r->cpu_largest) / r->cpu_largest);
+  return r->trusted ? placement_core_prediction(flat, at_largest, r->cpu_largest, neurons, 2.0)
+                    : flat;
+}
+
+/* placement_core_prediction: the model's own up to the largest size measured (or when none
+ * is), at least in proportion from there up to the reach, infinite past it; so a core's line
+ * that stays flat past what it measured no longer doubles its chunks (share32: the six cells
+ * went from chunks of 20 neurons to 42 at the same predicted time, 1.6x slower than the GPU
+ * alone): the cut is the one the true line gives. */
+static void core_predictions_grow_past_what_was_measured(void **state) {
+  (void)state;
+  assert_true(placement_core_prediction(7.0, 5.0, 0.0, 1e9, 2.0) == 7.0);     /* nothing measured */
+  assert_true(placement_core_prediction(3.0, 5.0, 100.0, 80.0, 2.0) == 3.0);  /* within */
+  assert_true(placement_core_prediction(5.1, 5.0, 100.0, 150.0, 2.0) == 7.5); /* flat: grown */
+  assert_true(placement_core_prediction(9.0, 5.0, 100.0, 150.0, 2.0) == 9.0); /* steeper: kept */
+  assert_true(isinf(placement_core_prediction(5.1, 5.0, 100.0, 201.0, 2.0))); /* past the reach */
+  const struct placement_workers workers = {
+      .cpus = 15, .gpu_chunks = 4, .cpu_worker = 0, .cuda_worker = 1};
+  const double work = 319.0 * 8;
+  const struct linear_rates rates = {work / 400.0, 30.0, work / 20000.0};
+  struct placement_plan truth, flat, trusted;
+  struct flat_rates raw = {.rates = rates, .cpu_largest = 200}, through = raw;
+  through.trusted = 1;
+  assert_int_equal(
+      placement_plan_make_for(&truth, &workers, 0, 256000, 256000, 1, linear_predict, &rates), 0);
+  assert_int_equal(
+      placement_plan_make_for(&flat, &workers, 0, 256000, 256000, 1, flat_predict, &raw), 0);
+  assert_int_equal(
+      placement_plan_make_for(&trusted, &workers, 0, 256000, 256000, 1, flat_predict, &through), 0);
+  const int last = truth.n_chunks - 1;
+  assert_true(truth.units[last] > 200 && truth.units[last] < 400); /* about 285 */
+  assert_true(flat.units[flat.n_chunks - 1] >= 390);               /* up to the reach */
+  assert_int_equal(trusted.n_chunks, truth.n_chunks);
+  for (int c = 0; c < truth.n_chunks; c++)
+    assert_int_equal(trusted.units[c], truth.units[c]);
+  placement_plan_free(&truth), placement_plan_free(&flat), placement_plan_free(&trusted);
+}
+
 /* Beside the GPUs' chunks, PLACEMENT_CPU_CHUNKS_PER_CORE chunks a CPU worker (fewer when a core
  * takes fewer units), equal to a unit, covering the batch once; each core's share the largest whose
  * four tasks end by 0.95 of a GPU chunk's task (one unit more would not), near the closed form of
@@ -990,6 +1042,7 @@ int main(void) {
       cmocka_unit_test(size_model_keeps_core_chunks_on_cores),
       cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(level_chunks_follow_compartments),
+      cmocka_unit_test(core_predictions_grow_past_what_was_measured),
       cmocka_unit_test(level_priorities_follow_chunk_size),
       cmocka_unit_test(large_passive_batches),
       cmocka_unit_test(step_model_keeps_one_step_apart),
