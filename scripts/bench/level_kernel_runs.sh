@@ -2728,3 +2728,25 @@ if [ "$mode" = share32 ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share32b ]; then
+  # (the one-GPU machine) after 0b9e2de (a core's prediction past what it was measured at grows
+  # in proportion): CPU + GPU probe files against the GPU alone with the share; one core alone,
+  # the chain stretches against the build without them (hinestask_nostretch), three interleaved
+  # rounds; then the multi share at its default 4 chunks a core on eight mixes, each in a fresh
+  # STARPU_HOME with three calibration runs, two rounds of CPU + GPU against the GPU alone
+  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
+  for rep in 1 2 3; do
+    for b in six-1200 C-440; do
+      for tn in 10 40; do
+        ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
+        ROW_NCPU=1 row 0 $b tn$tn-nostretch nostretch -- --steps 40 --level-kernel levels --task-neurons $tn
+      done
+    done
+  done
+  for b in six-33390 C-11720 large-6643 D-7404 all15-16356 E-18711 random-23585 B-8330; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
