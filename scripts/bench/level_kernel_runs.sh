@@ -2750,3 +2750,18 @@ if [ "$mode" = share32b ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share32c ]; then
+  # (the one-GPU machine) the multi share's rounds against one core left to the submitting
+  # thread: each batch in a fresh STARPU_HOME with three calibration runs (StarPU's 15 CPU
+  # workers), then four rounds of CPU + GPU with 15 CPU workers, with 14, and the GPU alone
+  for b in all15-16356 six-33390 C-11720; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+    for rep in 1 2 3 4; do
+      ROW_NCPU=all row 1 $b cpu15+gpu -- --steps 1000 --cpu-share on; shares
+      ROW_NCPU=14 row 1 $b cpu14+gpu -- --steps 1000 --cpu-share on; shares
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
