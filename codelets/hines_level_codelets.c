@@ -898,10 +898,13 @@ double chunk_step_expected_us(const struct chunk_step_arguments *args, int steps
               : 0.0;
 }
 
-double chunk_step_largest_measured(const struct chunk_step_arguments *args, int steps, int worker) {
+double chunk_step_largest_measured(const struct chunk_step_arguments *args, int steps, int worker,
+                                   double below) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
-  return arch ? size_model_largest_measured(&chunk_step_size_model, chunk_kind_of(args), arch) /
-                    (steps > 1 ? steps : 1)
+  const int n = steps > 1 ? steps : 1;
+  return arch ? size_model_largest_measured(&chunk_step_size_model, chunk_kind_of(args), arch,
+                                            below * n) /
+                    n
               : 0.0;
 }
 

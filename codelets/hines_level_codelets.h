@@ -60,11 +60,13 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
 /* The size model's prediction, in microseconds, for a chunk task of `steps` steps over `values`
  * values (its voltage buffer's length) of the kind `args` describes (channels, kernel, parts,
  * launch, levels) on StarPU worker `worker` (codelets/size_model.h); and the largest task
- * measured on that worker's kind, in values (a task's size over `steps`; 0: nothing measured,
- * the prediction is the prior). runtime/multi_batch.c cuts the cores' share with them. */
+ * measured on that worker's kind under `below` values (INFINITY: any), in values (a task's size
+ * over `steps`; 0: nothing measured, the prediction is the prior). runtime/multi_batch.c cuts the
+ * cores' share with them. */
 double chunk_step_expected_us(const struct chunk_step_arguments *args, int steps, double values,
                               int worker);
-double chunk_step_largest_measured(const struct chunk_step_arguments *args, int steps, int worker);
+double chunk_step_largest_measured(const struct chunk_step_arguments *args, int steps, int worker,
+                                   double below);
 /* Frees the CUDA graphs of a chunk whose tasks have all ended (its buffers are going away). */
 void chunk_step_forget(unsigned long long chunk_id);
 

@@ -352,7 +352,7 @@ static int home_device(struct starpu_task *task) {
 }
 
 double size_model_largest_measured(const struct size_model *model, uint32_t kind,
-                                   const struct starpu_perfmodel_arch *arch) {
+                                   const struct starpu_perfmodel_arch *arch, double below) {
   char key[24];
   arch_key(arch, key, sizeof key);
   const int cuda = arch->ndevices >= 1 && arch->devices[0].type == STARPU_CUDA_WORKER;
@@ -365,7 +365,7 @@ double size_model_largest_measured(const struct size_model *model, uint32_t kind
         (cuda ? strncmp(s->arch, "cuda", 4) != 0 : strcmp(s->arch, key) != 0))
       continue;
     for (int e = 0; e < s->count; e++)
-      if (s->entries[e].samples > 0 && s->entries[e].size > largest)
+      if (s->entries[e].samples > 0 && s->entries[e].size > largest && s->entries[e].size < below)
         largest = s->entries[e].size;
   }
   pthread_rwlock_unlock(&lock);
@@ -374,7 +374,7 @@ double size_model_largest_measured(const struct size_model *model, uint32_t kind
 
 int size_model_measured(const struct size_model *model, uint32_t kind,
                         const struct starpu_perfmodel_arch *arch) {
-  return size_model_largest_measured(model, kind, arch) > 0.0;
+  return size_model_largest_measured(model, kind, arch, INFINITY) > 0.0;
 }
 
 /* dmda and dmdas ask for a task's duration on every worker in turn when they place it: 16

@@ -51,9 +51,10 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
  * `arch`, at any size. */
 int size_model_measured(const struct size_model *model, uint32_t kind,
                         const struct starpu_perfmodel_arch *arch);
-/* The largest size measured for `kind` on `arch` (0: none), as size_model_measured counts. */
+/* The largest size under `below` (INFINITY: any) measured for `kind` on `arch` (0: none), as
+ * size_model_measured counts. */
 double size_model_largest_measured(const struct size_model *model, uint32_t kind,
-                                   const struct starpu_perfmodel_arch *arch);
+                                   const struct starpu_perfmodel_arch *arch, double below);
 /* The same for a task (the body of the codelets' arch_cost_function). */
 double size_model_task_expected_us(const struct size_model *model, struct starpu_task *task,
                                    struct starpu_perfmodel_arch *arch);

@@ -352,12 +352,18 @@ struct share_shape {
   struct chunk_levels part; /* what the task kind reads of a chunk (its levels) */
   int steps;
   double compartments_per_neuron;
+  /* Past this many values a task measured on a core was not one of the cores' chunks (the cut
+   * gives a core at most half the batch over the cores, placement.c): a GPU chunk that dmdas ran
+   * on a core, which says nothing of the cores' chunks' sizes. */
+  double core_chunk_values;
 };
 
 static double predict_chunk_task(const void *context, int neurons, int worker) {
   const struct share_shape *shape = context;
   const double values = neurons * shape->compartments_per_neuron;
-  const double largest = chunk_step_largest_measured(&shape->args, shape->steps, worker);
+  const double largest = chunk_step_largest_measured(
+      &shape->args, shape->steps, worker,
+      starpu_worker_get_type(worker) == STARPU_CPU_WORKER ? shape->core_chunk_values : INFINITY);
   if (!runtime_calibrating() && largest == 0.0)
     return NAN;
   /* A level-solver task on a core is far from proportional to its size (a fixed cost a level
@@ -368,7 +374,10 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
    * a step against 1.01 for the GPU alone (BENCHMARKS.md, "The multi share"). Between the
    * largest measured and the reach, at least in proportion to size (placement_core_prediction):
    * a line through measurements of one size had doubled the six cells' chunks at the same
-   * predicted time. */
+   * predicted time. The largest a core was measured at counts only the cores' chunks: in a first
+   * calibration run from a fresh STARPU_HOME dmdas ran 94 of C's 100 GPU chunk tasks on cores,
+   * which made the reach as large as a GPU chunk, and the next run gave the cores half the
+   * batch, 38-41 ms a step against 1.09 for the GPU alone (share32c). */
   const double expected = chunk_step_expected_us(&shape->args, shape->steps, values, worker);
   if (starpu_worker_get_type(worker) != STARPU_CPU_WORKER || !(largest > 0.0) || values <= largest)
     return expected;
@@ -397,9 +406,13 @@ static int share_cut(const struct multi_batch_config *config,
                         &config->model.cable, config->model.dt_ms, &sample, err);
   if (status)
     return status;
+  const unsigned cores = starpu_cpu_worker_get_count();
   struct share_shape shape = {.part = {.n_levels = sample.n_levels},
                               .steps = steps,
-                              .compartments_per_neuron = (double)compartments / config->n_neurons};
+                              .compartments_per_neuron = (double)compartments / config->n_neurons,
+                              .core_chunk_values =
+                                  (config->n_neurons / (2.0 * (cores > 0 ? cores : 1)) + 1.0) *
+                                  compartments / config->n_neurons};
   level_batch_free(&sample);
   shape.args = (struct chunk_step_arguments){
       .step = {.channels = config->model.channels, .hh_rates = config->model.hh_rates},

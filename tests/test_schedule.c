@@ -375,6 +375,12 @@ static void size_model_predicts_any_size(void **state) {
   assert_false(size_model_measured(&test_model, 7, &cpu4));
   assert_false(size_model_measured(&test_model, 8, &cpu));
   assert_false(size_model_measured(&test_model, 8, &cuda0));
+  /* the largest size measured, or the largest under a bound (the multi share leaves out what a
+   * core ran of the GPUs' chunks) */
+  assert_float_equal(size_model_largest_measured(&test_model, 7, &cpu, INFINITY), 3000.0, 1e-9);
+  assert_float_equal(size_model_largest_measured(&test_model, 7, &cpu, 3000.0), 1000.0, 1e-9);
+  assert_float_equal(size_model_largest_measured(&test_model, 7, &cpu, 1000.0), 0.0, 1e-9);
+  assert_float_equal(size_model_largest_measured(&test_model, 7, &cuda0, INFINITY), 1000.0, 1e-9);
   /* through a task, with the codelet's size and kind */
   struct starpu_task task;
   memset(&task, 0, sizeof task);
