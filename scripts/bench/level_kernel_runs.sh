@@ -2765,3 +2765,15 @@ if [ "$mode" = share32c ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share32d ]; then
+  # (the one-GPU machine) after 9dd6a71 (the reach counts only the cores' own chunks): each batch
+  # twice from a fresh STARPU_HOME, three calibration runs, one CPU + GPU run against the GPU alone
+  for b in C-11720 large-6643 all15-16356 six-33390; do
+    for round in 1 2; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+      rep=$round; ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
