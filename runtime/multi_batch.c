@@ -668,9 +668,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
    * chunk. */
   for (int c = 0; c < batch->n_chunks; c++) {
     struct chunk *k = &batch->chunks[c];
-    k->where = c < gpu_chunks
-                   ? (batch->cpu_chunks ? placement_where(STARPU_CUDA, config->pin) : where)
-                   : placement_where(STARPU_CPU, config->pin);
+    k->where = c < gpu_chunks ? (batch->cpu_chunks
+                                     ? placement_share_gpu_where(config->pin, runtime_calibrating())
+                                     : where)
+                              : placement_where(STARPU_CPU, config->pin);
     if (c >= gpu_chunks) { /* the cores' own: kept in RAM, the cores their home */
       placement_cpu_home(k->voltage_handle);
       continue;

@@ -76,6 +76,10 @@ unsigned long placement_where(unsigned long sized_for, int pin) {
   return pin ? sized_for : STARPU_CPU | STARPU_CUDA;
 }
 
+unsigned long placement_share_gpu_where(int pin, int calibrating) {
+  return placement_where(STARPU_CUDA, pin || calibrating);
+}
+
 static int first_worker_of(enum starpu_worker_archtype type) {
   int id = -1;
   starpu_worker_get_ids_by_type(type, &id, 1);

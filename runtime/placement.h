@@ -339,6 +339,15 @@ void placement_forget_home(void *handle);
  * kind of worker it was sized for (the schedulers then need no model to keep GPU-sized chunks
  * off CPU cores, but cannot balance across kinds). */
 unsigned long placement_where(unsigned long sized_for, int pin);
+/* Where a GPU chunk of a multi batch with the cores' share may run: as placement_where, but on
+ * GPUs only in a calibration run (`calibrating`). A GPU chunk that dmdas ran on a core in a
+ * calibration run is measured there and kept: the models then hold a core's time for a GPU
+ * chunk and the GPU's for it from a run whose cores were late, and the runs after put every GPU
+ * chunk on the cores (H200 machine, share32c and share32d: from a fresh STARPU_HOME, C x 11,720
+ * and the six cells x 33,390 ran 92-104 GPU chunk tasks of about 100 on cores in their first
+ * calibration run, then all of them: 38-75 ms a step against 1.09 and 1.26 for the GPU alone).
+ * Runs that only read the models place every chunk freely. */
+unsigned long placement_share_gpu_where(int pin, int calibrating);
 /* What an equal cut's chunks are sized for (placement_neurons_per_task's rule). */
 unsigned long placement_sized_for(int requested);
 

@@ -877,6 +877,10 @@ static void core_predictions_grow_past_what_was_measured(void **state) {
   assert_true(placement_core_prediction(5.1, 5.0, 100.0, 150.0, 2.0) == 7.5); /* flat: grown */
   assert_true(placement_core_prediction(9.0, 5.0, 100.0, 150.0, 2.0) == 9.0); /* steeper: kept */
   assert_true(isinf(placement_core_prediction(5.1, 5.0, 100.0, 201.0, 2.0))); /* past the reach */
+  /* the share's GPU chunks: anywhere, but on GPUs alone when pinned or in a calibration run */
+  assert_int_equal(placement_share_gpu_where(0, 0), STARPU_CPU | STARPU_CUDA);
+  assert_int_equal(placement_share_gpu_where(0, 1), STARPU_CUDA);
+  assert_int_equal(placement_share_gpu_where(1, 0), STARPU_CUDA);
   const struct placement_workers workers = {
       .cpus = 15, .gpu_chunks = 4, .cpu_worker = 0, .cuda_worker = 1};
   const double work = 319.0 * 8;
