@@ -299,9 +299,10 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * placement_share) when on or off; by default (auto) never. Measured on the H200 machine
  * (BENCHMARKS.md, "The multi share", calibrated dmdas, 1,000 steps, against the GPU alone): the
  * real-cell mixes of about 82 M compartments 1.000-1.025x with the share's reach (share31d), 0.99x
- * with HH (13.9 M); the cores take 0.4-2 % of the neurons, as a level-solver task on a core pays
- * a fixed cost a level and step. Below the 3 % a share should gain, and each mix needs calibration
- * runs of its own. */
+ * with HH (13.9 M); after the cut's fixes (share32b-d) the six shipped cells 1.032-1.048x in 10
+ * rounds, seven other mixes 1.003-1.031x, two rounds of 44 0.85-0.90x. The cores take 0.4-4 % of
+ * the neurons, as a level-solver task on a core pays a fixed cost a level and step: one mix of
+ * eight reaches the 3 % a share should gain, and each mix needs calibration runs of its own. */
 int placement_level_share_chosen(int asked, long long compartments, int channels, int window);
 /* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
  * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`
