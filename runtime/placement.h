@@ -311,8 +311,9 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
  * the largest one's time (size_model.h): where a core's calibration runs measured chunks of one
  * size, their line's slope is noise, and the six cells x 33,390 got chunks twice the size
  * measured as if they cost the same, 1.99-2.03 ms a step against 1.26 for the GPU alone
- * (BENCHMARKS.md, "share32"). Growing in proportion is an upper bound for the level solver on a
- * core (larger chunks vectorise better), so a share grows run by run and never past its time. */
+ * (BENCHMARKS.md, "The multi share's cut made safe"). Growing in proportion is an upper bound for
+ * the level solver on a core (larger chunks vectorise better), so a share grows run by run and
+ * never past its time. */
 double placement_core_prediction(double expected, double at_largest, double largest, double size,
                                  double reach);
 
