@@ -72,7 +72,7 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
   for (int j = 0; j < top; j++) { /* substitution, u = 0 */
     const int holding = level_rows_holding(v, j, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
-    level_rows_substitute(&segments, holding, j, first_row, row_factor, x, row_voltage);
+    level_rows_substitute(&segments, holding, j, first_row, row_factor, 0, x, row_voltage);
   }
   for (int k = 0; k < n; k++) {
     contribution[2 * (begin + k)] = x[k];                                     /* XL */

@@ -102,7 +102,7 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
     level_backward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block),
                         VECTOR(1, const double), &args, VECTOR(2, double), VECTOR(3, double),
                         VECTOR(4, double), VECTOR(5, const double), gates, assembled,
-                        args.stored_pivots != 0);
+                        args.stored_pivots != 0, NULL);
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
@@ -113,7 +113,7 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(dynamic)
   for (int block = 0; block < blocks; block++)
     level_forward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), VECTOR(1, double),
-                       VECTOR(2, const double), NULL, VECTOR(3, const double));
+                       VECTOR(2, const double), NULL, VECTOR(3, const double), NULL);
   int n_spiking = 0;
   step_outputs_cpu(VECTOR(1, const double), 0,
                    samples_if(buffers, task.sample_row, task.spike_step), task.sample_row,
@@ -233,9 +233,11 @@ static int block_step_cpu(const struct chunk_step_arguments *args, const struct 
   return 0;
 }
 
-/* One step of the chunk on the CPU, at args->step.time_ms. */
+/* One step of the chunk on the CPU, at args->step.time_ms; `element_constants`: each part's
+ * (element_constants_make), or NULL. */
 static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
-                               const struct chunk_buffers *all_buffers, int threads) {
+                               const struct chunk_buffers *all_buffers, int threads,
+                               const struct level_element_constants *element_constants) {
   const struct chunk_step_arguments args = *chunk_args;
   const struct chunk_buffers all = *all_buffers;
   /* the block kernels' emulations, else (or when the on-chip one has no scratch) level by level */
@@ -260,9 +262,14 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
     double *scratch = doubles ? malloc((size_t)threads * doubles * sizeof(double)) : NULL;
     const int tail = doubles && !scratch ? 0 : levels->tail_levels;
     const int *trunk = b.ints + levels->trunk_offset;
+    const struct level_element_constants *part_constants =
+        element_constants && element_constants[p].off_diagonal ? &element_constants[p] : NULL;
     for (int level = levels->n_levels - 1; level >= tail; level--) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
+      const struct level_element_constants level_constants =
+          part_constants ? level_element_constants_from(part_constants, e)
+                         : (struct level_element_constants){0};
       double *gates = b.gates ? b.gates + b.n_gates * e : NULL;
       const int assembled =
           assemble_rows(&v, b.constants, &args.step, b.voltage + e, b.factor + e, gates, threads);
@@ -272,7 +279,8 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
         level_backward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b.constants,
                             &args.step, b.voltage + e, b.factor + e,
                             b.contribution + 2 * levels->system_offset[level], b.contribution,
-                            gates, assembled, args.step.stored_pivots != 0);
+                            gates, assembled, args.step.stored_pivots != 0,
+                            part_constants ? &level_constants : NULL);
     }
     /* what the backward sweeps above left unstored (passive steps: level_row_factors) */
     const double *row_factor = level_row_factors(b.constants, &args.step, b.gates, 0);
@@ -290,14 +298,74 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
     for (int level = tail; level < levels->n_levels; level++) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
       const size_t e = levels->element_offset[level];
+      const struct level_element_constants level_constants =
+          part_constants ? level_element_constants_from(part_constants, e)
+                         : (struct level_element_constants){0};
       const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
       for (int block = 0; block < blocks; block++)
         level_forward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b.voltage + e,
-                           b.factor + e, row_factor, b.voltage);
+                           b.factor + e, row_factor, b.voltage,
+                           part_constants ? &level_constants : NULL);
     }
     free(scratch);
   }
+}
+
+/* A chunk task of at least LEVEL_ELEMENT_CONSTANTS_STEPS steps on the CPU, passive and swept
+ * level by level, reads each part of at most LEVEL_ELEMENT_CONSTANTS_MAX elements with its
+ * element constants (level_rows_cpu.h): five doubles an element, gathered once for the task's
+ * steps instead of every step where the rows gather them. */
+#define LEVEL_ELEMENT_CONSTANTS_STEPS 4
+#define MAX_CHUNK_PARTS 8 /* (runtime/multi_batch.c refuses more) */
+#ifndef LEVEL_ELEMENT_CONSTANTS_MAX
+#define LEVEL_ELEMENT_CONSTANTS_MAX (1 << 17)
+#endif
+
+/* Fills ec[0 .. n_parts - 1] (a part left without: all pointers NULL) and returns the memory to
+ * free, or NULL when no part gets them. */
+static double *element_constants_make(const struct chunk_step_arguments *args,
+                                      const struct chunk_buffers *all, int steps,
+                                      struct level_element_constants *ec) {
+  for (int p = 0; p < args->n_parts; p++)
+    ec[p] = (struct level_element_constants){0};
+  if (steps < LEVEL_ELEMENT_CONSTANTS_STEPS || all->gates ||
+      !(args->kernel == LEVEL_KERNEL_LEVELS || args->kernel == LEVEL_KERNEL_FLOW))
+    return NULL;
+  const double *inverse_pivots =
+      args->step.stored_pivots ? level_stored_pivots(all->constants, &args->step, NULL, 0) : NULL;
+  const double *row_factor = level_row_factors(all->constants, &args->step, NULL, 0);
+  const int arrays = row_factor ? 5 : 4;
+  size_t total = 0;
+  for (int p = 0; p < args->n_parts; p++) {
+    const size_t elements = args->parts[p].element_offset[args->parts[p].n_levels];
+    total += elements <= LEVEL_ELEMENT_CONSTANTS_MAX ? elements : 0;
+  }
+  double *memory = total ? malloc(total * (size_t)arrays * sizeof(double)) : NULL;
+  if (!memory)
+    return NULL;
+  double *at = memory;
+  for (int p = 0; p < args->n_parts; p++) {
+    const struct chunk_levels *part = &args->parts[p];
+    const size_t elements = part->element_offset[part->n_levels];
+    if (elements > LEVEL_ELEMENT_CONSTANTS_MAX)
+      continue;
+    ec[p] = (struct level_element_constants){.off_diagonal = at,
+                                             .diagonal = at + elements,
+                                             .c_over_dt = at + 2 * elements,
+                                             .leak_current = at + 3 * elements,
+                                             .row_factor = row_factor ? at + 4 * elements : NULL,
+                                             .pivots = inverse_pivots != NULL};
+    at += (size_t)arrays * elements;
+    const int *ints = all->ints + part->ints_base;
+    for (int level = 0; level < part->n_levels; level++) {
+      const struct level_block_view v = level_block_describe(ints + part->ints_offset[level]);
+      if (!v.padded)
+        level_element_constants_fill(&v, all->constants, inverse_pivots, row_factor, &ec[p],
+                                     part->element_offset[level]);
+    }
+  }
+  return memory;
 }
 
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
@@ -310,12 +378,17 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   int n_spiking = 0;
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
+  struct level_element_constants element_constants[MAX_CHUNK_PARTS];
+  double *element_memory = args.n_parts <= MAX_CHUNK_PARTS
+                               ? element_constants_make(&args, &all, task.steps, element_constants)
+                               : NULL;
   for (int j = 0; j < task.steps; j++) {
     args.step.time_ms = chunk_task_time(&task, j);
-    chunk_one_step_cpu(&args, &all, threads);
+    chunk_one_step_cpu(&args, &all, threads, element_memory ? element_constants : NULL);
     step_outputs_cpu(all.voltage, 0, j == task.steps - 1 ? samples : NULL, task.sample_row, spikes,
                      task.spike_step > 0 ? task.spike_step + j : 0, args.step.dt_ms);
   }
+  free(element_memory);
 }
 
 #ifdef HINES_CUDA_CODELETS

@@ -101,6 +101,64 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
 #define LEVEL_CHAIN_ROWS_STRETCH 4
 #endif
 
+/* A part's constants gathered once per element (laid out as its voltages: element j of system s
+ * of a level at row_offset[j] + s from the level's base), so that the rows of systems with rows of
+ * their own (a chunk of a few neurons of many cells holds few copies of any branch) read them
+ * contiguously instead of gathering each row's five from the constants table every step. A CPU
+ * chunk task of several steps builds them once (level_element_constants_fill); the values are the
+ * table's, so the bits are too. `pivots`: diagonal holds the stored inverse pivots (as the sweeps
+ * read them when level_stored_pivots gives them), else the diagonals' base. */
+struct level_element_constants {
+  double *off_diagonal, *diagonal, *c_over_dt, *leak_current;
+  double *row_factor; /* NULL where the sweeps read no row factors */
+  int pivots;
+};
+
+/* The same at one row of a block: each pointer at the row's system `begin`. */
+struct level_row_constants {
+  const double *off_diagonal, *diagonal, *c_over_dt, *leak_current, *row_factor;
+};
+
+/* ec from element `e` on (a level's base in its part). */
+static inline struct level_element_constants
+level_element_constants_from(const struct level_element_constants *ec, size_t e) {
+  return (struct level_element_constants){ec->off_diagonal + e,
+                                          ec->diagonal + e,
+                                          ec->c_over_dt + e,
+                                          ec->leak_current + e,
+                                          ec->row_factor ? ec->row_factor + e : 0,
+                                          ec->pivots};
+}
+
+static inline struct level_row_constants
+level_row_constants_at(const struct level_element_constants *ec, size_t at) {
+  return (struct level_row_constants){ec->off_diagonal + at, ec->diagonal + at, ec->c_over_dt + at,
+                                      ec->leak_current + at,
+                                      ec->row_factor ? ec->row_factor + at : 0};
+}
+
+/* Fills ec's entries of the NCP level block v, whose elements start at `base` in ec's arrays:
+ * each element's constants row, its stored inverse pivot or its diagonal's base, its row factor
+ * where ec has them (inverse_pivots, row_factor: what level_stored_pivots and level_row_factors
+ * give the sweeps, or NULL). */
+static inline void
+level_element_constants_fill(const struct level_block_view *v, const double *constants,
+                             const double *inverse_pivots, const double *row_factor,
+                             const struct level_element_constants *ec, size_t base) {
+  for (int s = 0; s < v->systems; s++)
+    for (int j = 0; j < v->size[s]; j++) {
+      const size_t e = base + (size_t)v->row_offset[j] + (size_t)s;
+      const int r = v->first_row[s] + j;
+      const double *row = constants + (size_t)r * CONST_STRIDE;
+      ec->off_diagonal[e] = row[CONST_OFF_DIAGONAL];
+      ec->diagonal[e] = inverse_pivots ? inverse_pivots[r] : row[CONST_DIAGONAL_BASE];
+      ec->c_over_dt[e] = row[CONST_C_OVER_DT];
+      ec->leak_current[e] = row[CONST_LEAK_CURRENT];
+      if (ec->row_factor)
+        ec->row_factor[e] = row_factor ? row_factor[r] : 0.0;
+    }
+}
+
 /* A block's systems cut into segments: segment g holds [end[g - 1], end[g]) (from 0 for g = 0),
  * whose first row is row[g] for a run of LEVEL_ROWS_RUN or more copies, -1 for a stretch of
  * shorter runs whose rows are gathered. */
@@ -138,7 +196,8 @@ static inline int level_rows_segment_end(const struct level_rows_segments *segme
 static inline __attribute__((always_inline)) void
 level_rows_substitute(const struct level_rows_segments *segments, int holding, int j,
                       const int *LEVEL_RESTRICT first_row, const double *LEVEL_RESTRICT row_factor,
-                      double *LEVEL_RESTRICT x, double *LEVEL_RESTRICT row_voltage) {
+                      const double *LEVEL_RESTRICT element_row_factor, double *LEVEL_RESTRICT x,
+                      double *LEVEL_RESTRICT row_voltage) {
   for (int g = 0, k0 = 0, k1; g < segments->count && k0 < holding; k0 = segments->end[g++]) {
     k1 = level_rows_segment_end(segments, g, holding);
     if (segments->row[g] >= 0) {
@@ -146,6 +205,12 @@ level_rows_substitute(const struct level_rows_segments *segments, int holding, i
 #pragma omp simd
       for (int k = k0; k < k1; k++) {
         x[k] = fma(-f, x[k], row_voltage[k]);
+        row_voltage[k] = x[k];
+      }
+    } else if (element_row_factor) { /* each its own, read in a row (struct above) */
+#pragma omp simd
+      for (int k = k0; k < k1; k++) {
+        x[k] = fma(-element_row_factor[k], x[k], row_voltage[k]);
         row_voltage[k] = x[k];
       }
     } else {
@@ -194,15 +259,14 @@ static inline __attribute__((always_inline)) void level_rows_going_on_element(
  * rows_assembled, pivots (read the inverse pivots) and store_factor are constants where this is
  * inlined, so that each combination is a loop of its own without branches, which the compiler
  * vectorises. */
-static inline __attribute__((always_inline)) void
-level_rows_going_on(int k0, int k1, int row, int j, const double *LEVEL_RESTRICT constants,
-                    const double *LEVEL_RESTRICT inverse_pivots,
-                    const int *LEVEL_RESTRICT first_row, const int *LEVEL_RESTRICT stimulated,
-                    const double *LEVEL_RESTRICT injected, double *LEVEL_RESTRICT row_voltage,
-                    double *LEVEL_RESTRICT row_factor_out, double *LEVEL_RESTRICT previous_factor,
-                    double *LEVEL_RESTRICT previous_rhs,
-                    double *LEVEL_RESTRICT previous_off_diagonal, const int rows_assembled,
-                    const int pivots, const int store_factor) {
+static inline __attribute__((always_inline)) void level_rows_going_on(
+    int k0, int k1, int row, int j, const double *LEVEL_RESTRICT constants,
+    const double *LEVEL_RESTRICT inverse_pivots, const int *LEVEL_RESTRICT first_row,
+    const int *LEVEL_RESTRICT stimulated, const double *LEVEL_RESTRICT injected,
+    double *LEVEL_RESTRICT row_voltage, double *LEVEL_RESTRICT row_factor_out,
+    double *LEVEL_RESTRICT previous_factor, double *LEVEL_RESTRICT previous_rhs,
+    double *LEVEL_RESTRICT previous_off_diagonal, const struct level_row_constants *rc,
+    const int rows_assembled, const int pivots, const int store_factor) {
 #define GOING_ON_ELEMENT(R, AT)                                                                    \
   level_rows_going_on_element(                                                                     \
       k, j, constants[(AT) + CONST_OFF_DIAGONAL],                                                  \
@@ -215,6 +279,16 @@ level_rows_going_on(int k0, int k1, int row, int j, const double *LEVEL_RESTRICT
 #pragma omp simd
     for (int k = k0; k < k1; k++)
       GOING_ON_ELEMENT(r, at);
+  } else if (rc) { /* each its own, read in a row (level_element_constants) */
+    const double *LEVEL_RESTRICT off = rc->off_diagonal, *LEVEL_RESTRICT diagonal = rc->diagonal,
+                                 *LEVEL_RESTRICT c_over_dt = rc->c_over_dt,
+                                 *LEVEL_RESTRICT leak = rc->leak_current;
+#pragma omp simd
+    for (int k = k0; k < k1; k++)
+      level_rows_going_on_element(k, j, off[k], diagonal[k], c_over_dt[k], leak[k],
+                                  pivots ? diagonal[k] : 0.0, stimulated, injected, row_voltage,
+                                  row_factor_out, previous_factor, previous_rhs,
+                                  previous_off_diagonal, rows_assembled, pivots, store_factor);
   } else {
 #pragma omp simd
     for (int k = k0; k < k1; k++) {
@@ -359,15 +433,19 @@ static inline int level_rows_chain_stretch_end(const struct level_block_view *v,
   return t;
 }
 
-static inline void level_backward_rows(
-    const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
-    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
-    double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
-    double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots);
+static inline void level_backward_rows(const struct level_block_view *v, int begin, int end,
+                                       const double *LEVEL_RESTRICT constants,
+                                       const struct level_step_arguments *args, double *voltage,
+                                       double *LEVEL_RESTRICT factor,
+                                       double *LEVEL_RESTRICT contribution,
+                                       const double *LEVEL_RESTRICT child_contribution,
+                                       double *LEVEL_RESTRICT gates, int rows_assembled,
+                                       int stored_pivots, const struct level_element_constants *ec);
 static inline void level_forward_rows(const struct level_block_view *v, int begin, int end,
                                       double *voltage, const double *LEVEL_RESTRICT factor,
                                       const double *LEVEL_RESTRICT row_factor,
-                                      const double *parent_voltage);
+                                      const double *parent_voltage,
+                                      const struct level_element_constants *ec);
 
 /* What level_backward_rows does with a block the rows do not cover: system by system, but
  * runs of subtree copies row by row, and the stretches of chains between subtrees row by row
@@ -377,7 +455,8 @@ static __attribute__((noinline, unused)) void level_backward_systems(
     const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
-    double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots) {
+    double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots,
+    const struct level_element_constants *ec) {
   const double *inverse_pivots =
       stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
   const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
@@ -394,7 +473,7 @@ static __attribute__((noinline, unused)) void level_backward_systems(
     if (tree_runs && level_rows_chain_stretch_end(v, s, end) - s >= LEVEL_CHAIN_ROWS_STRETCH) {
       t = level_rows_chain_stretch_end(v, s, end); /* the rows cover it: no recursion */
       level_backward_rows(v, s, t, constants, args, voltage, factor, contribution,
-                          child_contribution, gates, rows_assembled, stored_pivots);
+                          child_contribution, gates, rows_assembled, stored_pivots, ec);
       continue;
     }
     for (int u = s; u < t; u++)
@@ -408,7 +487,7 @@ static __attribute__((noinline, unused)) void level_backward_systems(
 static __attribute__((noinline, unused)) void
 level_forward_systems(const struct level_block_view *v, int begin, int end, double *voltage,
                       const double *LEVEL_RESTRICT factor, const double *LEVEL_RESTRICT row_factor,
-                      const double *parent_voltage) {
+                      const double *parent_voltage, const struct level_element_constants *ec) {
   const int tree_runs = !v->padded && end - begin <= LEVEL_ROWS_BLOCK;
   for (int s = begin, t; s < end; s = t) {
     t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
@@ -418,7 +497,7 @@ level_forward_systems(const struct level_block_view *v, int begin, int end, doub
     }
     if (tree_runs && level_rows_chain_stretch_end(v, s, end) - s >= LEVEL_CHAIN_ROWS_STRETCH) {
       t = level_rows_chain_stretch_end(v, s, end);
-      level_forward_rows(v, s, t, voltage, factor, row_factor, parent_voltage);
+      level_forward_rows(v, s, t, voltage, factor, row_factor, parent_voltage, ec);
       continue;
     }
     for (int u = s; u < t; u++)
@@ -434,17 +513,20 @@ static inline void level_backward_rows(
     const struct level_block_view *v, int begin, int end, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
-    double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots) {
+    double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots,
+    const struct level_element_constants *ec) {
   if ((gates && !rows_assembled && level_rows_channels_in(v, begin, end, &args->channels)) ||
       end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
     level_backward_systems(v, begin, end, constants, args, voltage, factor, contribution,
-                           child_contribution, gates, rows_assembled, stored_pivots);
+                           child_contribution, gates, rows_assembled, stored_pivots, ec);
     return;
   }
   const int n = end - begin;
   const double *inverse_pivots =
       stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
   const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
+  /* the element constants where they hold what these rows read (not with rows assembled apart) */
+  const int by_element = ec && !rows_assembled && ec->pivots == (inverse_pivots != 0);
   /* of each system's element eliminated last (one further from the junction) */
   double previous_factor[LEVEL_ROWS_BLOCK], previous_rhs[LEVEL_ROWS_BLOCK],
       previous_off_diagonal[LEVEL_ROWS_BLOCK], injected[LEVEL_ROWS_BLOCK];
@@ -461,10 +543,14 @@ static inline void level_backward_rows(
     const int going_on = level_rows_holding(v, j + 1, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
     double *LEVEL_RESTRICT row_factor_out = factor + v->row_offset[j] + begin;
+    const struct level_row_constants rc =
+        by_element ? level_row_constants_at(ec, (size_t)v->row_offset[j] + (size_t)begin)
+                   : (struct level_row_constants){0};
 #define GOING_ON(ASSEMBLED, PIVOTS, STORE)                                                         \
   level_rows_going_on(k0, k1, segments.row[g], j, constants, inverse_pivots, first_row,            \
                       stimulated, injected, row_voltage, row_factor_out, previous_factor,          \
-                      previous_rhs, previous_off_diagonal, ASSEMBLED, PIVOTS, STORE)
+                      previous_rhs, previous_off_diagonal, by_element ? &rc : 0, ASSEMBLED,        \
+                      PIVOTS, STORE)
     for (int g = 0, k0 = 0, k1; g < segments.count && k0 < going_on; k0 = segments.end[g++]) {
       k1 = level_rows_segment_end(&segments, g, going_on);
       if (rows_assembled) /* (no stored pivots nor row factors then) */
@@ -520,11 +606,13 @@ static inline void level_backward_rows(
 static inline void level_forward_rows(const struct level_block_view *v, int begin, int end,
                                       double *voltage, const double *LEVEL_RESTRICT factor,
                                       const double *LEVEL_RESTRICT row_factor,
-                                      const double *parent_voltage) {
+                                      const double *parent_voltage,
+                                      const struct level_element_constants *ec) {
   if (end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
-    level_forward_systems(v, begin, end, voltage, factor, row_factor, parent_voltage);
+    level_forward_systems(v, begin, end, voltage, factor, row_factor, parent_voltage, ec);
     return;
   }
+  const int by_element = ec && ec->row_factor && row_factor;
   const int n = end - begin;
   double x[LEVEL_ROWS_BLOCK]; /* each system's last solved element: first its junction's */
   int first_row[LEVEL_ROWS_BLOCK];
@@ -548,7 +636,9 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
       }
       continue;
     }
-    level_rows_substitute(&segments, holding, j, first_row, row_factor, x, row_voltage);
+    level_rows_substitute(&segments, holding, j, first_row, row_factor,
+                          by_element ? ec->row_factor + v->row_offset[j] + (size_t)begin : 0, x,
+                          row_voltage);
   }
 }
 

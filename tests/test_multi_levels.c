@@ -1145,11 +1145,13 @@ static int chain_stretches(const struct level_block_view *v, int begin, int end)
  * level's. Counts in *covered the blocks the row sweeps took (not branch by branch), in *runs
  * the runs of copies among them or of subtree copies elsewhere, the latter in *tree_runs, in
  * *soma_rows the blocks with gates that went row by row (channels on the soma alone, not there),
- * in *stretches the stretches of chains between subtrees that went row by row. */
+ * in *stretches the stretches of chains between subtrees that went row by row. `ec`: the chunk's
+ * element constants for the row sweeps (level_rows_cpu.h), or NULL: gathered. */
 static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *part_ints,
                             const struct level_step_arguments *args, int block, double *voltage,
                             double *factor, double *contribution, double *gates, int *covered,
-                            int *runs, int *tree_runs, int *soma_rows, int *stretches) {
+                            int *runs, int *tree_runs, int *soma_rows, int *stretches,
+                            const struct level_element_constants *ec) {
   const size_t at = (size_t)chunk * (lb->n_levels + 1);
   const size_t n_gates = (size_t)args->channels.n_gates;
   for (int level = lb->n_levels - 1; level >= 0; level--) {
@@ -1181,8 +1183,11 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
       *runs += rows ? copy_runs(&v, begin, end) : 0;
       *tree_runs += rows && !level_rows_cover(&v, begin, end) ? copy_runs(&v, begin, end) : 0;
       *stretches += rows ? chain_stretches(&v, begin, end) : 0;
+      const struct level_element_constants level_ec =
+          ec ? level_element_constants_from(ec, e) : (struct level_element_constants){0};
       level_backward_rows(&v, begin, end, lb->constants, args, voltage + e, factor + e, own,
-                          children, level_gates, assembled, args->stored_pivots);
+                          children, level_gates, assembled, args->stored_pivots,
+                          ec ? &level_ec : NULL);
     }
   }
   const double *row_factor = level_row_factors(lb->constants, args, gates, 0);
@@ -1193,13 +1198,43 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
         voltage + (lb->chunk_links || level == 0 ? 0 : lb->element_offset[at + level - 1]);
     for (int begin = 0; begin < v.systems; begin += block ? block : v.systems) {
       const int end = block && begin + block < v.systems ? begin + block : v.systems;
+      const struct level_element_constants level_ec =
+          ec ? level_element_constants_from(ec, e) : (struct level_element_constants){0};
       if (block)
-        level_forward_rows(&v, begin, end, voltage + e, factor + e, row_factor, parents);
+        level_forward_rows(&v, begin, end, voltage + e, factor + e, row_factor, parents,
+                           ec ? &level_ec : NULL);
       else
         for (int s = begin; s < end; s++)
           level_forward_system_rows(&v, s, voltage + e, factor + e, row_factor, parents);
     }
   }
+}
+
+/* Chunk `chunk`'s element constants as the CPU chunk codelet builds them, for the pivots and row
+ * factors the sweeps read (with or without gates); the arrays to free. */
+static double *chunk_element_constants(const struct level_batch *lb, int chunk,
+                                       const int *part_ints, size_t elements,
+                                       const struct level_step_arguments *args, const double *gates,
+                                       struct level_element_constants *ec) {
+  const double *inverse_pivots =
+      args->stored_pivots ? level_stored_pivots(lb->constants, args, gates, 0) : NULL;
+  const double *row_factor = level_row_factors(lb->constants, args, gates, 0);
+  double *memory = malloc(5 * elements * sizeof(double));
+  assert_non_null(memory);
+  *ec = (struct level_element_constants){.off_diagonal = memory,
+                                         .diagonal = memory + elements,
+                                         .c_over_dt = memory + 2 * elements,
+                                         .leak_current = memory + 3 * elements,
+                                         .row_factor = row_factor ? memory + 4 * elements : NULL,
+                                         .pivots = inverse_pivots != NULL};
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    if (!v.padded)
+      level_element_constants_fill(&v, lb->constants, inverse_pivots, row_factor, ec,
+                                   lb->element_offset[at + level]);
+  }
+  return memory;
 }
 
 /* The CPU codelets' row sweeps (level_rows_cpu.h) give the bits of the branch-by-branch sweeps,
@@ -1210,7 +1245,8 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
  * branch), the stimulus at the root and inside a branch, blocks of LEVEL_ROWS_BLOCK and of 7
  * systems (a block's edge inside a row), fewer neurons than cells, runs of copies whose
  * constants are read once among systems gathered one by one (passive with each pivot form,
- * with the row factors, HH). */
+ * with the row factors, HH), and with the chunk's element constants read in rows instead of
+ * gathered (every other step). */
 static void row_sweeps_match_branch_sweeps(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
@@ -1253,17 +1289,21 @@ static void row_sweeps_match_branch_sweeps(void **state) {
       const int n_gates = args.channels.n_gates;
       for (int chunk = 0; chunk < lb.n_chunks; chunk++) {
         struct chunk_copies c = chunk_copies_make(&lb, chunk, n_gates);
+        struct level_element_constants ec;
+        double *ec_memory = chunk_element_constants(&lb, chunk, c.part_ints, c.elements, &args,
+                                                    n_gates ? c.state[1][3] : NULL, &ec);
         for (int step = 0; step < 5; step++) {
           /* (a step's bits do not depend on the blocks the previous one took) */
           const int block = variant % 2 && step % 2 == 0 ? 7 : LEVEL_ROWS_BLOCK;
           args.time_ms = step * dt_ms;
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
                           c.state[0][2], c.state[0][3], &covered, &runs, &tree_runs, &soma_rows,
-                          &stretches);
+                          &stretches, NULL);
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, block, c.state[1][0], c.state[1][1],
                           c.state[1][2], c.state[1][3], &covered, &runs, &tree_runs, &soma_rows,
-                          &stretches);
+                          &stretches, step % 2 ? &ec : NULL);
         }
+        free(ec_memory);
         if (memcmp(c.state[0][0], c.state[1][0], c.elements * sizeof(double)) != 0 ||
             memcmp(c.state[0][1], c.state[1][1], c.elements * sizeof(double)) != 0 ||
             memcmp(c.state[0][2], c.state[1][2], 2 * c.systems * sizeof(double)) != 0 ||
