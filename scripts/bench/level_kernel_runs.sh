@@ -2777,3 +2777,27 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share33 ]; then
+  # (the one-GPU machine) after 9d06d75 (calibration runs keep the share's GPU chunks on GPUs) and
+  # 959d72f (the cores' chunks read per-element constants): probe files of the share against the
+  # GPU alone; one core, the build without the per-element constants (hinestask_noec:
+  # -DLEVEL_ELEMENT_CONSTANTS_MAX=0) against the defaults, three interleaved rounds; then each mix
+  # twice from a fresh STARPU_HOME, three calibration runs, CPU + GPU against the GPU alone
+  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
+  for rep in 1 2 3; do
+    for b in C-440 six-1200; do
+      for tn in 4 10; do
+        ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
+        ROW_NCPU=1 row 0 $b tn$tn-noec noec -- --steps 40 --level-kernel levels --task-neurons $tn
+      done
+    done
+  done
+  for b in C-11720 six-33390 all15-16356 large-6643 D-7404 E-18711 random-23585 B-8330; do
+    for round in 1 2; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
+      rep=$round; ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
