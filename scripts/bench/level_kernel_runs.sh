@@ -305,6 +305,29 @@ share_probes() {
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
   rm -f $out/p_*.csv $out/c.log
 }
+# one_core_against BUILD "BATCHES" "CHUNK SIZES" ROUNDS: one core alone (StarPU's one CPU
+# worker, no GPU), the level kernels in chunks of each size, the defaults against hinestask_BUILD
+# (rows labelled tnN and tnN-BUILD), ROUNDS interleaved rounds.
+one_core_against() {
+  local build=$1 b tn
+  for rep in $(seq $4); do
+    for b in $2; do
+      for tn in $3; do
+        ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
+        ROW_NCPU=1 row 0 $b tn$tn-$build $build -- --steps 40 --level-kernel levels --task-neurons $tn
+      done
+    done
+  done
+}
+# fresh_share BATCH FIRST LAST SUFFIX [options]: a fresh STARPU_HOME, three calibration runs
+# with --cpu-share on, then rounds FIRST..LAST of CPU + GPU with it against the GPU alone, 1,000
+# steps (labels calibrateSUFFIX, cpu+gpuSUFFIX, gpu; the options go to the share's runs).
+fresh_share() {
+  local b=$1 first=$2 last=$3 suffix=$4 pass; shift 4
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate$suffix -- --steps 200 --cpu-share on --calibrate "$@"; shares; done
+  for rep in $(seq $first $last); do ROW_NCPU=all row 1 $b cpu+gpu$suffix -- --steps 1000 --cpu-share on "$@"; shares; row 1 $b gpu -- --steps 1000; done
+}
 # rounds26 BATCH ROUNDS [options]: two calibration runs of 200 steps, then ROUNDS rounds of
 # CPU + GPU against the GPU alone (hinestask's defaults plus the options).
 rounds26() {
@@ -2711,20 +2734,10 @@ if [ "$mode" = share32 ]; then
   # then the multi share at 1 and 4 chunks a core, each in a fresh STARPU_HOME with three
   # calibration runs, two rounds of CPU + GPU against the GPU alone, 1,000 steps
   timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels (CPU and CUDA workers) rc=$? $(grep -c 'digest' $out/tml.txt) digests; $(tail -1 $out/tml.txt)" | tee $out/check.txt
-  rep=1
-  for b in six-1200 C-440; do
-    for tn in 2 10 40 160; do
-      ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
-      ROW_NCPU=1 row 0 $b tn$tn-nostretch nostretch -- --steps 40 --level-kernel levels --task-neurons $tn
-    done
-  done
+  one_core_against nostretch "six-1200 C-440" "2 10 40 160" 1
   for tn in 2 10 40; do ROW_NCPU=1 row 0 ca1-1200 tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn; done
   for b in six-33390 C-11720 large-6643 D-7404; do
-    for k in 1 4; do
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --cpu-share on --cpu-chunks $k --calibrate; shares; done
-      for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu-k$k -- --steps 1000 --cpu-share on --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000; done
-    done
+    for k in 1 4; do fresh_share $b 1 2 -k$k --cpu-chunks $k; done
   done
   rm -f $out/t.json $out/t.log
 fi
@@ -2735,18 +2748,9 @@ if [ "$mode" = share32b ]; then
   # rounds; then the multi share at its default 4 chunks a core on eight mixes, each in a fresh
   # STARPU_HOME with three calibration runs, two rounds of CPU + GPU against the GPU alone
   share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
-  for rep in 1 2 3; do
-    for b in six-1200 C-440; do
-      for tn in 10 40; do
-        ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
-        ROW_NCPU=1 row 0 $b tn$tn-nostretch nostretch -- --steps 40 --level-kernel levels --task-neurons $tn
-      done
-    done
-  done
+  one_core_against nostretch "six-1200 C-440" "10 40" 3
   for b in six-33390 C-11720 large-6643 D-7404 all15-16356 E-18711 random-23585 B-8330; do
-    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
-    for rep in 1 2; do ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000; done
+    fresh_share $b 1 2 ""
   done
   rm -f $out/t.json $out/t.log
 fi
@@ -2769,11 +2773,7 @@ if [ "$mode" = share32d ]; then
   # (the one-GPU machine) after 9dd6a71 (the reach counts only the cores' own chunks): each batch
   # twice from a fresh STARPU_HOME, three calibration runs, one CPU + GPU run against the GPU alone
   for b in C-11720 large-6643 all15-16356 six-33390; do
-    for round in 1 2; do
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
-      rep=$round; ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000
-    done
+    for round in 1 2; do fresh_share $b $round $round ""; done
   done
   rm -f $out/t.json $out/t.log
 fi
@@ -2784,20 +2784,9 @@ if [ "$mode" = share33 ]; then
   # -DLEVEL_ELEMENT_CONSTANTS_MAX=0) against the defaults, three interleaved rounds; then each mix
   # twice from a fresh STARPU_HOME, three calibration runs, CPU + GPU against the GPU alone
   share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
-  for rep in 1 2 3; do
-    for b in C-440 six-1200; do
-      for tn in 4 10; do
-        ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
-        ROW_NCPU=1 row 0 $b tn$tn-noec noec -- --steps 40 --level-kernel levels --task-neurons $tn
-      done
-    done
-  done
+  one_core_against noec "C-440 six-1200" "4 10" 3
   for b in C-11720 six-33390 all15-16356 large-6643 D-7404 E-18711 random-23585 B-8330; do
-    for round in 1 2; do
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --cpu-share on --calibrate; shares; done
-      rep=$round; ROW_NCPU=all row 1 $b cpu+gpu -- --steps 1000 --cpu-share on; shares; row 1 $b gpu -- --steps 1000
-    done
+    for round in 1 2; do fresh_share $b $round $round ""; done
   done
   rm -f $out/t.json $out/t.log
 fi
