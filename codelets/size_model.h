@@ -10,7 +10,9 @@
  *   2. else the line through the two measured sizes nearest to x (one: time proportional to
  *      size); beyond the measured sizes kept between the nearest one's time and that time in
  *      proportion to size (a line through two near, noisy sizes would otherwise predict
- *      anything far out);
+ *      anything far out), and on a CPU past its largest measured size in proportion (a core's
+ *      time per unit never grows with size, and a line through small tasks predicted large ones
+ *      as nearly free);
  *   3. else, on a GPU never measured, what 1 and 2 give for another GPU that was;
  *   4. else, for an arch with no measurement at all, a prior: x / (rate per core x cores) on
  *      CPUs, latency + x x (workers sharing the GPU) / rate on a GPU.

@@ -344,11 +344,13 @@ static void size_model_predicts_any_size(void **state) {
   /* one size measured: proportional to size, both ways */
   assert_float_equal(size_model_expected_us(&test_model, 7, 4000, &cpu), 120.0, 1e-9);
   assert_float_equal(size_model_expected_us(&test_model, 7, 500, &cpu), 15.0, 1e-9);
-  /* two sizes: interpolation between them and the line beyond (t = 10 + 0.02 x) */
+  /* two sizes: interpolation between them and the line below (t = 10 + 0.02 x); past the
+   * largest a core's time grows in proportion (70 us at 3000) */
   size_model_record("test_model", 7, 3000, &cpu, 1);
   size_model_record("test_model", 7, 3000, &cpu, 70);
   assert_float_equal(size_model_expected_us(&test_model, 7, 2000, &cpu), 50.0, 1e-9);
-  assert_float_equal(size_model_expected_us(&test_model, 7, 10000, &cpu), 210.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 7, 10000, &cpu), 70.0 * 10000 / 3000,
+                     1e-9);
   assert_float_equal(size_model_expected_us(&test_model, 7, 100, &cpu), 12.0, 1e-9);
   /* other kinds and archs keep their own */
   assert_float_equal(size_model_expected_us(&test_model, 8, 1000, &cpu), 10.0, 1e-9);
@@ -432,12 +434,28 @@ static void size_model_extrapolates_within_bounds(void **state) {
                      3476.0 * 10231939 / 10221939, 1e-6); /* even just beyond */
   assert_float_equal(size_model_expected_us(&test_model, 9, 1000000, &cpu), 1776.0 / 10.211992,
                      1e-6); /* below: the line would give less than nothing */
-  size_model_record("test_model", 10, 2000, &cpu, 1);
-  size_model_record("test_model", 10, 2000, &cpu, 100);
-  size_model_record("test_model", 10, 2100, &cpu, 1);
-  size_model_record("test_model", 10, 2100, &cpu, 50);
-  assert_float_equal(size_model_expected_us(&test_model, 10, 8000, &cpu), 50.0, 1e-9);
+  /* a line falling with size: on a GPU no less than the nearest size's time beyond it; on a
+   * core past its largest size in proportion, however flat the line (the multi share's small
+   * chunks on the cores once predicted the GPUs' chunks, 200 times larger, as cheap) */
+  struct starpu_perfmodel_device cuda_device = {.type = STARPU_CUDA_WORKER, .devid = 0};
+  struct starpu_perfmodel_arch cuda = {.ndevices = 1, .devices = &cuda_device};
+  const struct starpu_perfmodel_arch *archs[] = {&cpu, &cuda};
+  for (int a = 0; a < 2; a++) {
+    size_model_record("test_model", 10, 2000, archs[a], 1);
+    size_model_record("test_model", 10, 2000, archs[a], 100);
+    size_model_record("test_model", 10, 2100, archs[a], 1);
+    size_model_record("test_model", 10, 2100, archs[a], 50);
+  }
+  assert_float_equal(size_model_expected_us(&test_model, 10, 8000, &cuda), 50.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 10, 8000, &cpu), 50.0 * 8000 / 2100, 1e-9);
   assert_float_equal(size_model_expected_us(&test_model, 10, 500, &cpu), 100.0, 1e-9);
+  assert_float_equal(size_model_expected_us(&test_model, 10, 500, &cuda), 100.0, 1e-9);
+  /* a line rising faster than in proportion: on a core, in proportion past the largest */
+  size_model_record("test_model", 11, 1000, &cpu, 1);
+  size_model_record("test_model", 11, 1000, &cpu, 10);
+  size_model_record("test_model", 11, 1100, &cpu, 1);
+  size_model_record("test_model", 11, 1100, &cpu, 12);
+  assert_float_equal(size_model_expected_us(&test_model, 11, 2200, &cpu), 24.0, 1e-9);
   size_model_clear();
 }
 

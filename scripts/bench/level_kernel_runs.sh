@@ -2777,6 +2777,15 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share34 ]; then
+  # (the one-GPU machine) after the size model's cores predict in proportion past their largest
+  # size (share33 lost three of sixteen rounds to 11-13 GPU chunks dmdas ran on cores): probe
+  # files of the share against the GPU alone, then each mix from a fresh STARPU_HOME, three
+  # calibration runs, three rounds of CPU + GPU against the GPU alone
+  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
+  for b in all15-16356 D-7404 random-23585 six-33390 C-11720 large-6643 E-18711 B-8330; do fresh_share $b 1 3 ""; done
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = share33 ]; then
   # (the one-GPU machine) after 9d06d75 (calibration runs keep the share's GPU chunks on GPUs) and
   # 959d72f (the cores' chunks read per-element constants): probe files of the share against the
