@@ -2777,6 +2777,18 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share35 ]; then
+  # (the one-GPU machine) where the multi share, calibrated, may be the default: each batch from a
+  # fresh STARPU_HOME (three calibration runs, rounds of CPU + GPU against the GPU alone) at about
+  # 20 M compartments (the six cells, C, all 15), with HH at 13.9 M, and at 253 M; then, in the
+  # home calibrated at 253 M, a size never run there (the six cells x 60,000, 152 M)
+  for b in six-8000 C-2930; do fresh_share $b 1 3 ""; done
+  fresh_share six-5500-hh 1 2 ""
+  fresh_share all15-4000 1 2 ""
+  fresh_share six-100000 1 2 ""
+  rep=1; ROW_NCPU=all row 1 six-60000 cpu+gpu-unseen -- --steps 1000 --cpu-share on; shares; row 1 six-60000 gpu -- --steps 1000
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = share34 ]; then
   # (the one-GPU machine) after the size model's cores predict in proportion past their largest
   # size (share33 lost three of sixteen rounds to 11-13 GPU chunks dmdas ran on cores): probe
