@@ -325,8 +325,9 @@ one_core_against() {
 fresh_share() {
   local b=$1 first=$2 last=$3 suffix=$4 pass; shift 4
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-  for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate$suffix -- --steps 200 --cpu-share on --calibrate "$@"; shares; done
-  for rep in $(seq $first $last); do ROW_NCPU=all row 1 $b cpu+gpu$suffix -- --steps 1000 --cpu-share on "$@"; shares; row 1 $b gpu -- --steps 1000; done
+  local g=${FRESH_GPUS:-1}
+  for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate$suffix -- --steps 200 --cpu-share on --calibrate "$@"; shares; done
+  for rep in $(seq $first $last); do ROW_NCPU=all row $g $b cpu+gpu$suffix -- --steps 1000 --cpu-share on "$@"; shares; row $g $b gpu -- --steps 1000; done
 }
 # rounds26 BATCH ROUNDS [options]: two calibration runs of 200 steps, then ROUNDS rounds of
 # CPU + GPU against the GPU alone (hinestask's defaults plus the options).
@@ -2775,6 +2776,12 @@ if [ "$mode" = share32d ]; then
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = share36 ]; then
+  # (the two-GPU machine) the multi share over two GPUs, each batch from a fresh STARPU_HOME:
+  # the six cells x 66,780 (169 M) and C x 23,440 (163 M), about 82 M a GPU
+  for b in six-66780 C-23440; do FRESH_GPUS=2 fresh_share $b 1 3 ""; done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = share35 ]; then
