@@ -321,7 +321,8 @@ one_core_against() {
 }
 # fresh_share BATCH FIRST LAST SUFFIX [options]: a fresh STARPU_HOME, three calibration runs
 # with --cpu-share on, then rounds FIRST..LAST of CPU + GPU with it against the GPU alone, 1,000
-# steps (labels calibrateSUFFIX, cpu+gpuSUFFIX, gpu; the options go to the share's runs).
+# steps (labels calibrateSUFFIX, cpu+gpuSUFFIX, gpu; the options go to the share's runs), on
+# FRESH_GPUS GPUs (1 unless set).
 fresh_share() {
   local b=$1 first=$2 last=$3 suffix=$4 pass; shift 4
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
