@@ -48,8 +48,8 @@ struct multi_batch {
   int n_chunks;         /* chunk tasks per step */
   int task_steps;       /* steps each chunk task advances */
   /* The cores' share (--cpu-share): the last cpu_chunks chunks, cpu_share_neurons neurons in
-   * all, were cut for CPU workers; share_uncalibrated: one was asked for but the models had
-   * measured nothing to cut it by. */
+   * all, were cut for CPU workers; share_uncalibrated: one was chosen (by default or
+   * asked for) but the models had measured nothing to cut it by. */
   int cpu_chunks, cpu_share_neurons, share_uncalibrated;
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
@@ -387,15 +387,16 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
 }
 
 /* The chunk sizes of a batch with the cores' share: *sizes (gpu_chunks GPU chunks, then the
- * cores'), *count and *cpu_chunks; *sizes NULL when no share could be cut (the models have
- * measured nothing, or no core's chunk would end in time). The task kind needs the batch's
- * levels, which a batch of one neuron of each morphology has too. */
+ * cores'), *count and *cpu_chunks; *sizes NULL when no share could be cut, and then
+ * *waits_for_models 1 when that is because the models have measured no chunk task of the
+ * batch's kind on the cores or on a GPU (not because no core's chunk would end in time). The task
+ * kind needs the batch's levels, which a batch of one neuron of each morphology has too. */
 static int share_cut(const struct multi_batch_config *config,
                      const struct level_batch_options *options, enum gpu_launch launch, int steps,
                      long long compartments, int gpu_chunks, int **sizes, int *count,
-                     int *cpu_chunks, struct hines_error *err) {
+                     int *cpu_chunks, int *waits_for_models, struct hines_error *err) {
   *sizes = NULL;
-  *count = *cpu_chunks = 0;
+  *count = *cpu_chunks = *waits_for_models = 0;
   struct level_batch sample;
   struct level_batch_options one_chunk = *options;
   const int sample_neurons =
@@ -431,6 +432,13 @@ static int share_cut(const struct multi_batch_config *config,
     plan.units = NULL;
     *count = plan.n_chunks;
     *cpu_chunks = plan.cpu_chunks;
+  } else if (!runtime_calibrating()) {
+    const int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0),
+              cuda = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+    *waits_for_models =
+        cpu >= 0 && cuda >= 0 &&
+        (chunk_step_largest_measured(&shape.args, steps, cpu, shape.core_chunk_values) == 0.0 ||
+         chunk_step_largest_measured(&shape.args, steps, cuda, INFINITY) == 0.0);
   }
   placement_plan_free(&plan);
   return HINES_OK;
@@ -609,14 +617,14 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   } else if (share) {
     status = share_cut(config, &options, launch_for(config, (int)level_chunks, gpu_count),
                        placement_share_task_steps(config->task_steps), all_compartments,
-                       (int)level_chunks, &share_sizes, &share_count, &batch->cpu_chunks, err);
+                       (int)level_chunks, &share_sizes, &share_count, &batch->cpu_chunks,
+                       &batch->share_uncalibrated, err);
     if (status) {
       free(batch);
       return status;
     }
     options.chunk_neurons = share_sizes;
     options.n_chunk_sizes = share_count;
-    batch->share_uncalibrated = !share_sizes && !runtime_calibrating();
     for (int c = share_count - batch->cpu_chunks; c < share_count; c++)
       batch->cpu_share_neurons += share_sizes[c];
   }
