@@ -2779,6 +2779,18 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share37 ]; then
+  # (the one-GPU machine) the multi share by default (d3ab8b9, no --cpu-share option): from a
+  # fresh STARPU_HOME the first run (no share, cpu_share_uncalibrated true), three calibration
+  # runs, then rounds of the default CPU + GPU run against the GPU alone
+  for b in C-11720 six-33390; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    ROW_NCPU=all row 1 $b default-first -- --steps 1000; shares
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b default -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = share36 ]; then
   # (the two-GPU machine) the multi share over two GPUs, each batch from a fresh STARPU_HOME:
   # the six cells x 66,780 (169 M) and C x 23,440 (163 M), about 82 M a GPU
