@@ -112,6 +112,7 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
   const int cpu = w->cpus, cuda = w->gpu_chunks, cpu_worker = w->cpu_worker,
             cuda_worker = w->cuda_worker;
   const int per_core = w->chunks_per_core > 0 ? w->chunks_per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
+  const double ends_by = w->ends_by > 0.0 ? w->ends_by : PLACEMENT_SHARE_ENDS_BY;
   int low = 0, high = n_units / (2 * cpu); /* the CPUs never take more than half */
   while (low < high) {
     int mid = (low + high + 1) / 2;
@@ -123,7 +124,7 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
     double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
     if (isnan(cpu_us) || !isfinite(gpu_us))
       return 0;
-    if (cpu_us <= 0.95 * gpu_us) /* (an infinite cpu_us is too slow) */
+    if (cpu_us <= ends_by * gpu_us) /* (an infinite cpu_us is too slow) */
       low = mid;
     else
       high = mid - 1;
@@ -232,7 +233,8 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
                                             .gpu_chunks = gpu_chunks,
                                             .chunks_per_core = chunks_per_core,
                                             .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
-                                            .cuda_worker = first_worker_of(STARPU_CUDA_WORKER)};
+                                            .cuda_worker = first_worker_of(STARPU_CUDA_WORKER),
+                                            .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY};
   *plan = (struct placement_plan){0};
   if (workers.cpus < 1 || gpu_chunks < 1 || !predict ||
       cpu_chunk_units(n_neurons, 1, &workers, predict, context) == 0)

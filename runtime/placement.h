@@ -273,7 +273,16 @@ struct placement_workers {
   int cpus, gpu_chunks; /* CPU workers, chunks for the GPUs */
   int chunks_per_core;  /* the cores' chunks a CPU worker (0: PLACEMENT_CPU_CHUNKS_PER_CORE) */
   int cpu_worker, cuda_worker; /* the StarPU workers `predict` is asked about */
+  /* The part of a GPU chunk's predicted task a core's round may take (0: PLACEMENT_SHARE_ENDS_BY):
+   * a late core holds up the step, an early one only idles. */
+  double ends_by;
 };
+#define PLACEMENT_SHARE_ENDS_BY 0.95
+/* ... for the multi share (placement_level_share_plan). Built with another value to measure one
+ * (scripts/bench/level_kernel_runs.sh); the default is mono's. */
+#ifndef PLACEMENT_LEVEL_SHARE_ENDS_BY
+#define PLACEMENT_LEVEL_SHARE_ENDS_BY PLACEMENT_SHARE_ENDS_BY
+#endif
 /* placement_plan_make for `workers` (tests give their own). */
 int placement_plan_make_for(struct placement_plan *plan, const struct placement_workers *workers,
                             int requested, int n_neurons, int n_units, int neurons_per_unit,

@@ -927,10 +927,10 @@ static void core_predictions_grow_past_what_was_measured(void **state) {
 
 /* Beside the GPUs' chunks, PLACEMENT_CPU_CHUNKS_PER_CORE chunks a CPU worker (fewer when a core
  * takes fewer units), equal to a unit, covering the batch once; each core's share the largest whose
- * four tasks end by 0.95 of a GPU chunk's task (one unit more would not), near the closed form of
- * linear predictions says; none when nothing is measured or a core is too slow for one unit. 15
- * cores and 4 GPU chunks as on the H200 machine, medium-high at 8 steps (a core 0.4 G
- * compartment-steps/s, a GPU chunk 20). */
+ * four tasks end by 0.95 of a GPU chunk's task (or the `ends_by` given; one unit more would not),
+ * near the closed form of linear predictions says; none when nothing is measured or a core is too
+ * slow for one unit. 15 cores and 4 GPU chunks as on the H200 machine, medium-high at 8 steps (a
+ * core 0.4 G compartment-steps/s, a GPU chunk 20). */
 static void share_cut_fills_the_cores_round(void **state) {
   (void)state;
   const struct placement_workers workers = {
@@ -939,12 +939,17 @@ static void share_cut_fills_the_cores_round(void **state) {
   struct linear_rates rates = {work / 400.0, 30.0, work / 20000.0};
   const struct {
     int n_neurons, neurons_per_unit;
-  } batches[] = {{256000, 1}, {256000, 32}, {1000003, 1}, {25600, 32}};
+    double ends_by; /* 0: the default, PLACEMENT_SHARE_ENDS_BY */
+  } batches[] = {
+      {256000, 1, 0}, {256000, 32, 0}, {1000003, 1, 0}, {25600, 32, 0}, {256000, 1, 0.8}};
   for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+    struct placement_workers these = workers;
+    these.ends_by = batches[b].ends_by;
+    const double e = batches[b].ends_by > 0 ? batches[b].ends_by : 0.95;
     const int npu = batches[b].neurons_per_unit;
     const int n_units = (batches[b].n_neurons + npu - 1) / npu;
     struct placement_plan plan;
-    assert_int_equal(placement_plan_make_for(&plan, &workers, 0, batches[b].n_neurons, n_units, npu,
+    assert_int_equal(placement_plan_make_for(&plan, &these, 0, batches[b].n_neurons, n_units, npu,
                                              linear_predict, &rates),
                      0);
     assert_int_equal(plan.n_chunks, workers.gpu_chunks + plan.cpu_chunks);
@@ -962,9 +967,9 @@ static void share_cut_fills_the_cores_round(void **state) {
     assert_int_equal(total, n_units);
     assert_true(high - low <= 1);
     assert_int_equal(cpu_units % workers.cpus, 0);
-    /* the closed form: a core's round p * u * c against 0.95 (f + (N - 15 p) u g / 4) */
+    /* the closed form: a core's round p * u * c against e (f + (N - 15 p) u g / 4) */
     const double u = npu, c = rates.cpu_us, g = rates.gpu_us, f = rates.gpu_fixed_us;
-    const double best = 0.95 * (f + n_units * u * g / 4) / (u * c + 0.95 * 15 * u * g / 4);
+    const double best = e * (f + n_units * u * g / 4) / (u * c + e * 15 * u * g / 4);
     const int per_core = cpu_units / workers.cpus;
     assert_true(per_core <= best + 0.05); /* + the GPU chunks' rounding up to a whole unit */
     /* ... and a core's chunks are costed at the largest (ceil(p / 4) units each), up to three
