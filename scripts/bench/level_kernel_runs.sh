@@ -322,13 +322,14 @@ one_core_against() {
 # fresh_share BATCH FIRST LAST SUFFIX [options]: a fresh STARPU_HOME, three calibration runs
 # with --cpu-share on, then rounds FIRST..LAST of CPU + GPU with it against the GPU alone, 1,000
 # steps (labels calibrateSUFFIX, cpu+gpuSUFFIX, gpu; the options go to the share's runs), on
-# FRESH_GPUS GPUs (1 unless set).
+# FRESH_GPUS GPUs (1 unless set), the share's runs with build FRESH_BUILD (hinestask_NAME; this
+# build unless set).
 fresh_share() {
   local b=$1 first=$2 last=$3 suffix=$4 pass; shift 4
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-  local g=${FRESH_GPUS:-1}
-  for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate$suffix -- --steps 200 --cpu-share on --calibrate "$@"; shares; done
-  for rep in $(seq $first $last); do ROW_NCPU=all row $g $b cpu+gpu$suffix -- --steps 1000 --cpu-share on "$@"; shares; row $g $b gpu -- --steps 1000; done
+  local g=${FRESH_GPUS:-1} build=(); [ -n "${FRESH_BUILD:-}" ] && build=("$FRESH_BUILD")
+  for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate$suffix "${build[@]}" -- --steps 200 --cpu-share on --calibrate "$@"; shares; done
+  for rep in $(seq $first $last); do ROW_NCPU=all row $g $b cpu+gpu$suffix "${build[@]}" -- --steps 1000 --cpu-share on "$@"; shares; row $g $b gpu -- --steps 1000; done
 }
 # rounds26 BATCH ROUNDS [options]: two calibration runs of 200 steps, then ROUNDS rounds of
 # CPU + GPU against the GPU alone (hinestask's defaults plus the options).
@@ -2777,6 +2778,12 @@ if [ "$mode" = share32d ]; then
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = share38 ]; then
+  # (the one-GPU machine) the multi share's cut with a 20 % margin (hinestask_e80: this source
+  # built with -DPLACEMENT_LEVEL_SHARE_ENDS_BY=0.8), each mix from a fresh STARPU_HOME
+  for b in C-11720 six-33390 all15-16356; do FRESH_BUILD=e80 fresh_share $b 1 2 -e80; done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = share37 ]; then
