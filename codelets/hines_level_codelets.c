@@ -156,37 +156,42 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
 }
 
 /* Phase A (grounded: response 0) or C (response 1) of the branch step over a part's schedule c
- * on a CPU, level by level, row by row in blocks of systems (codelets/branch_rows_cpu.h). */
+ * on a CPU, level by level, row by row in blocks of systems (codelets/branch_rows_cpu.h); `ec`:
+ * the part's element constants (branch_constants_make), or NULL. */
 static void branch_phase_cpu(const struct chunk_buffers *b, const struct cell_schedule_view *c,
-                             const struct level_step_arguments *step, int threads, int response) {
+                             const struct level_step_arguments *step, int threads, int response,
+                             const struct branch_element_constants *ec) {
   for (int level = 0; level < c->levels; level++) {
     const struct level_block_view v = level_block_describe(b->ints + c->ints_offset[level]);
     double *voltage = b->voltage + c->element_offset[level];
     double *pairs = b->contribution + 2 * (size_t)c->system_offset[level];
+    const struct branch_element_constants level_ec =
+        ec ? branch_element_constants_from(ec, (size_t)c->element_offset[level])
+           : (struct branch_element_constants){0};
     const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
     for (int block = 0; block < blocks; block++) {
       if (response)
         branch_response_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b->constants,
-                             step, voltage, pairs);
+                             step, voltage, pairs, ec ? &level_ec : NULL);
       else
         branch_grounded_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b->constants,
-                             step, voltage, pairs);
+                             step, voltage, pairs, ec ? &level_ec : NULL);
     }
   }
 }
 
 /* The branch step's three phases over a part's schedule c on a CPU (the whole part, or its
- * trunk); scratch: `doubles` a thread. */
+ * trunk); scratch: `doubles` a thread; `ec` as branch_phase_cpu's. */
 static void branch_part_cpu(const struct chunk_buffers *b, const struct cell_schedule_view *c,
                             const struct level_step_arguments *step, int threads, double *scratch,
-                            size_t doubles) {
-  branch_phase_cpu(b, c, step, threads, 0);
+                            size_t doubles, const struct branch_element_constants *ec) {
+  branch_phase_cpu(b, c, step, threads, 0, ec);
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
   for (int block = 0; block < c->blocks; block++)
     branch_junctions_host(b->ints, c, block, b->constants, step, b->voltage, b->contribution,
                           scratch + (size_t)omp_get_thread_num() * doubles);
-  branch_phase_cpu(b, c, step, threads, 1);
+  branch_phase_cpu(b, c, step, threads, 1, ec);
 }
 
 /* The cell-block, on-chip cell or branch step on a CPU: its host emulation, one block at a time
@@ -195,7 +200,7 @@ static void branch_part_cpu(const struct chunk_buffers *b, const struct cell_sch
  * nothing has been computed, the caller sweeps level by level instead (the same bits; the branch
  * kernel's to rounding only). */
 static int block_step_cpu(const struct chunk_step_arguments *args, const struct chunk_buffers *all,
-                          int threads) {
+                          int threads, const struct branch_element_constants *branch_constants) {
   size_t doubles = 0; /* a thread's scratch (on-chip and branch kernels) */
   for (int p = 0; p < args->n_parts &&
                   (args->kernel == LEVEL_KERNEL_SHARED || args->kernel == LEVEL_KERNEL_BRANCHES);
@@ -217,7 +222,9 @@ static int block_step_cpu(const struct chunk_step_arguments *args, const struct 
     const struct chunk_buffers b = part_buffers(all, part);
     const struct cell_schedule_view c = cell_schedule_describe(b.ints + part->schedule_offset);
     if (args->kernel == LEVEL_KERNEL_BRANCHES) {
-      branch_part_cpu(&b, &c, &args->step, threads, scratch, doubles);
+      branch_part_cpu(&b, &c, &args->step, threads, scratch, doubles,
+                      branch_constants && branch_constants[p].c_over_dt ? &branch_constants[p]
+                                                                        : NULL);
       continue;
     }
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
@@ -233,17 +240,18 @@ static int block_step_cpu(const struct chunk_step_arguments *args, const struct 
   return 0;
 }
 
-/* One step of the chunk on the CPU, at args->step.time_ms; `element_constants`: each part's
- * (element_constants_make), or NULL. */
+/* One step of the chunk on the CPU, at args->step.time_ms; `element_constants`,
+ * `branch_constants`: each part's (element_constants_make, branch_constants_make), or NULL. */
 static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
                                const struct chunk_buffers *all_buffers, int threads,
-                               const struct level_element_constants *element_constants) {
+                               const struct level_element_constants *element_constants,
+                               const struct branch_element_constants *branch_constants) {
   const struct chunk_step_arguments args = *chunk_args;
   const struct chunk_buffers all = *all_buffers;
   /* the block kernels' emulations, else (or when the on-chip one has no scratch) level by level */
   const int by_blocks = (args.kernel == LEVEL_KERNEL_CELL || args.kernel == LEVEL_KERNEL_SHARED ||
                          args.kernel == LEVEL_KERNEL_BRANCHES) &&
-                        block_step_cpu(&args, &all, threads) == 0;
+                        block_step_cpu(&args, &all, threads, branch_constants) == 0;
   for (int p = 0; p < args.n_parts && !by_blocks; p++) {
     /* (the flow kernel's bits are the level kernels': level by level here) */
     const struct chunk_levels *levels = &args.parts[p];
@@ -285,7 +293,7 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
     /* what the backward sweeps above left unstored (passive steps: level_row_factors) */
     const double *row_factor = level_row_factors(b.constants, &args.step, b.gates, 0);
     if (tail > 0 && scratch) {
-      branch_part_cpu(&b, &trunk_schedule, &args.step, threads, scratch, doubles);
+      branch_part_cpu(&b, &trunk_schedule, &args.step, threads, scratch, doubles, NULL);
     } else if (tail > 0) {
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (int t = 0; t < levels->trunk_threads; t++)
@@ -368,6 +376,54 @@ static double *element_constants_make(const struct chunk_step_arguments *args,
   return memory;
 }
 
+/* The same for the branch kernel (branch_rows_cpu.h): six doubles an element, for a passive
+ * chunk task of at least LEVEL_ELEMENT_CONSTANTS_STEPS steps, each part of at most
+ * LEVEL_ELEMENT_CONSTANTS_MAX elements whose levels are all unpadded. */
+static double *branch_constants_make(const struct chunk_step_arguments *args,
+                                     const struct chunk_buffers *all, int steps,
+                                     struct branch_element_constants *ec) {
+  for (int p = 0; p < args->n_parts; p++)
+    ec[p] = (struct branch_element_constants){0};
+  if (steps < LEVEL_ELEMENT_CONSTANTS_STEPS || all->gates || args->kernel != LEVEL_KERNEL_BRANCHES)
+    return NULL;
+  size_t total = 0;
+  for (int p = 0; p < args->n_parts; p++) {
+    const size_t elements = args->parts[p].element_offset[args->parts[p].n_levels];
+    total += elements <= LEVEL_ELEMENT_CONSTANTS_MAX ? elements : 0;
+  }
+  double *memory = total ? malloc(total * 6 * sizeof(double)) : NULL;
+  if (!memory)
+    return NULL;
+  double *at = memory;
+  for (int p = 0; p < args->n_parts; p++) {
+    const struct chunk_levels *part = &args->parts[p];
+    const size_t elements = part->element_offset[part->n_levels];
+    if (elements > LEVEL_ELEMENT_CONSTANTS_MAX)
+      continue;
+    const struct branch_element_constants part_ec = {at,
+                                                     at + elements,
+                                                     at + 2 * elements,
+                                                     at + 3 * elements,
+                                                     at + 4 * elements,
+                                                     at + 5 * elements};
+    at += 6 * elements;
+    const int *ints = all->ints + part->ints_base;
+    const struct cell_schedule_view c = cell_schedule_describe(ints + part->schedule_offset);
+    int usable = 1;
+    for (int level = 0; level < c.levels && usable; level++) {
+      const struct level_block_view v = level_block_describe(ints + c.ints_offset[level]);
+      /* (every element the level's rows read lies in the part's voltages) */
+      usable = !v.padded && (size_t)c.element_offset[level] + (size_t)v.elements <= elements;
+      if (usable)
+        branch_element_constants_fill(&v, all->constants, args->step.constant_rows, &part_ec,
+                                      (size_t)c.element_offset[level]);
+    }
+    if (usable)
+      ec[p] = part_ec;
+  }
+  return memory;
+}
+
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
@@ -382,13 +438,19 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   double *element_memory = args.n_parts <= MAX_CHUNK_PARTS
                                ? element_constants_make(&args, &all, task.steps, element_constants)
                                : NULL;
+  struct branch_element_constants branch_constants[MAX_CHUNK_PARTS];
+  double *branch_memory = args.n_parts <= MAX_CHUNK_PARTS
+                              ? branch_constants_make(&args, &all, task.steps, branch_constants)
+                              : NULL;
   for (int j = 0; j < task.steps; j++) {
     args.step.time_ms = chunk_task_time(&task, j);
-    chunk_one_step_cpu(&args, &all, threads, element_memory ? element_constants : NULL);
+    chunk_one_step_cpu(&args, &all, threads, element_memory ? element_constants : NULL,
+                       branch_memory ? branch_constants : NULL);
     step_outputs_cpu(all.voltage, 0, j == task.steps - 1 ? samples : NULL, task.sample_row, spikes,
                      task.spike_step > 0 ? task.spike_step + j : 0, args.step.dt_ms);
   }
   free(element_memory);
+  free(branch_memory);
 }
 
 #ifdef HINES_CUDA_CODELETS

@@ -1329,8 +1329,9 @@ static void row_sweeps_match_branch_sweeps(void **state) {
     morphology_free(&trees[r]);
 }
 
-/* The branch kernel's phases A and C row by row (branch_rows_cpu.h) give the bits of the
- * system-by-system ones: voltages and the systems' pairs (XL and KR after A), every level of
+/* The branch kernel's phases A and C row by row (branch_rows_cpu.h), reading the constants table
+ * or the element constants, give the bits of the system-by-system ones: voltages and the
+ * systems' pairs (XL and KR after A), every level of
  * random trees and the mix, subtrees and cut branches or none, the stimulus at the root and
  * inside a branch, blocks of LEVEL_ROWS_BLOCK and of 7 systems, random voltages and junction
  * values. */
@@ -1361,13 +1362,24 @@ static void branch_rows_match_branch_systems(void **state) {
       channel_set_init(&args.channels);
       for (int level = 0; level < lb.n_levels; level++) {
         const struct level_block_view v = level_block_describe(lb.blocks[level]);
-        double *voltage[2], *pairs[2];
-        for (int copy = 0; copy < 2; copy++) {
-          voltage[copy] = malloc((size_t)(v.elements > 0 ? v.elements : 1) * sizeof(double));
+        /* copy 0 system by system, 1 row by row, 2 row by row from the element constants */
+        double *voltage[3], *pairs[3];
+        const size_t elements = (size_t)(v.elements > 0 ? v.elements : 1);
+        for (int copy = 0; copy < 3; copy++) {
+          voltage[copy] = malloc(elements * sizeof(double));
           pairs[copy] = malloc((size_t)(2 * v.systems + 1) * sizeof(double));
         }
+        double *ec_memory = malloc(6 * elements * sizeof(double));
+        assert_non_null(ec_memory);
+        const struct branch_element_constants ec = {ec_memory,
+                                                    ec_memory + elements,
+                                                    ec_memory + 2 * elements,
+                                                    ec_memory + 3 * elements,
+                                                    ec_memory + 4 * elements,
+                                                    ec_memory + 5 * elements};
+        branch_element_constants_fill(&v, lb.constants, lb.constant_rows, &ec, 0);
         for (int e = 0; e < v.elements; e++)
-          voltage[0][e] = voltage[1][e] = -70 + 10 * testing_uniform(&seed_state);
+          voltage[0][e] = voltage[1][e] = voltage[2][e] = -70 + 10 * testing_uniform(&seed_state);
         const int block = variant % 2 ? 7 : LEVEL_ROWS_BLOCK;
         for (int s = 0; s < v.systems; s++) /* phase A, system by system */
           branch_grounded_system(&v, s, lb.constants, &args, voltage[0], &pairs[0][2 * s + 1],
@@ -1376,26 +1388,33 @@ static void branch_rows_match_branch_systems(void **state) {
           const int end = begin + block < v.systems ? begin + block : v.systems;
           covered += level_rows_cover(&v, begin, end);
           runs += copy_runs(&v, begin, end);
-          branch_grounded_rows(&v, begin, end, lb.constants, &args, voltage[1], pairs[1]);
+          branch_grounded_rows(&v, begin, end, lb.constants, &args, voltage[1], pairs[1], NULL);
+          branch_grounded_rows(&v, begin, end, lb.constants, &args, voltage[2], pairs[2], &ec);
         }
-        if (memcmp(voltage[0], voltage[1], (size_t)v.elements * sizeof(double)) != 0 ||
-            memcmp(pairs[0], pairs[1], (size_t)2 * v.systems * sizeof(double)) != 0)
-          fail_msg("branch phase A, set %d variant %d level %d: rows differ from systems", set,
-                   variant, level);
+        for (int copy = 1; copy < 3; copy++)
+          if (memcmp(voltage[0], voltage[copy], (size_t)v.elements * sizeof(double)) != 0 ||
+              memcmp(pairs[0], pairs[copy], (size_t)2 * v.systems * sizeof(double)) != 0)
+            fail_msg("branch phase A, set %d variant %d level %d: rows%s differ from systems", set,
+                     variant, level, copy == 2 ? " (element constants)" : "");
         for (int s = 0; s < v.systems; s++) /* u and C, as phase B would leave them */
           for (int i = 0; i < 2; i++)
-            pairs[0][2 * s + i] = pairs[1][2 * s + i] = testing_uniform(&seed_state) - 0.5;
+            pairs[0][2 * s + i] = pairs[1][2 * s + i] = pairs[2][2 * s + i] =
+                testing_uniform(&seed_state) - 0.5;
         for (int s = 0; s < v.systems; s++)
           branch_response_system(&v, s, lb.constants, &args, voltage[0], pairs[0][2 * s],
                                  pairs[0][2 * s + 1]);
-        for (int begin = 0; begin < v.systems; begin += block)
-          branch_response_rows(&v, begin, begin + block < v.systems ? begin + block : v.systems,
-                               lb.constants, &args, voltage[1], pairs[1]);
-        if (memcmp(voltage[0], voltage[1], (size_t)v.elements * sizeof(double)) != 0)
-          fail_msg("branch phase C, set %d variant %d level %d: rows differ from systems", set,
-                   variant, level);
-        for (int copy = 0; copy < 2; copy++)
+        for (int begin = 0; begin < v.systems; begin += block) {
+          const int end = begin + block < v.systems ? begin + block : v.systems;
+          branch_response_rows(&v, begin, end, lb.constants, &args, voltage[1], pairs[1], NULL);
+          branch_response_rows(&v, begin, end, lb.constants, &args, voltage[2], pairs[2], &ec);
+        }
+        for (int copy = 1; copy < 3; copy++)
+          if (memcmp(voltage[0], voltage[copy], (size_t)v.elements * sizeof(double)) != 0)
+            fail_msg("branch phase C, set %d variant %d level %d: rows%s differ from systems", set,
+                     variant, level, copy == 2 ? " (element constants)" : "");
+        for (int copy = 0; copy < 3; copy++)
           free(voltage[copy]), free(pairs[copy]);
+        free(ec_memory);
       }
       level_batch_free(&lb);
     }
