@@ -307,14 +307,16 @@ share_probes() {
 }
 # one_core_against BUILD "BATCHES" "CHUNK SIZES" ROUNDS: one core alone (StarPU's one CPU
 # worker, no GPU), the level kernels in chunks of each size, the defaults against hinestask_BUILD
-# (rows labelled tnN and tnN-BUILD), ROUNDS interleaved rounds.
+# (rows labelled tnN and tnN-BUILD), ROUNDS interleaved rounds; ONE_CORE_ARGS (if set) instead of
+# "--steps 40 --level-kernel levels".
 one_core_against() {
-  local build=$1 b tn
+  local build=$1 b tn opts=(--steps 40 --level-kernel levels)
+  [ -n "${ONE_CORE_ARGS:-}" ] && read -r -a opts <<< "$ONE_CORE_ARGS"
   for rep in $(seq $4); do
     for b in $2; do
       for tn in $3; do
-        ROW_NCPU=1 row 0 $b tn$tn -- --steps 40 --level-kernel levels --task-neurons $tn
-        ROW_NCPU=1 row 0 $b tn$tn-$build $build -- --steps 40 --level-kernel levels --task-neurons $tn
+        ROW_NCPU=1 row 0 $b tn$tn -- "${opts[@]}" --task-neurons $tn
+        ROW_NCPU=1 row 0 $b tn$tn-$build $build -- "${opts[@]}" --task-neurons $tn
       done
     done
   done
@@ -2778,6 +2780,16 @@ if [ "$mode" = share32d ]; then
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = share39 ]; then
+  # (the one-GPU machine) the branch kernel's per-element constants (de72aa0) on the H200's cores:
+  # one core, the default kernel (branches for these mixes), 200 steps, chunks of the share's
+  # sizes, against hinestask_noec (the same source with -DLEVEL_ELEMENT_CONSTANTS_MAX=0), three
+  # rounds; then the share (its 80 % cut) from fresh homes on the three mixes they help most
+  ONE_CORE_ARGS="--steps 200" one_core_against noec "C-88 large-45" "3 4" 3
+  ONE_CORE_ARGS="--steps 200" one_core_against noec "six-260" "13" 3
+  for b in C-11720 large-6643 six-33390; do fresh_share $b 1 2 ""; done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = share38 ]; then
