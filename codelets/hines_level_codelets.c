@@ -330,6 +330,17 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
 #define LEVEL_ELEMENT_CONSTANTS_MAX (1 << 17)
 #endif
 
+/* Room for `arrays` doubles an element of each part of at most LEVEL_ELEMENT_CONSTANTS_MAX
+ * elements (NULL: no such part, or no memory). */
+static double *element_constants_memory(const struct chunk_step_arguments *args, int arrays) {
+  size_t total = 0;
+  for (int p = 0; p < args->n_parts; p++) {
+    const size_t elements = args->parts[p].element_offset[args->parts[p].n_levels];
+    total += elements <= LEVEL_ELEMENT_CONSTANTS_MAX ? elements : 0;
+  }
+  return total ? malloc(total * (size_t)arrays * sizeof(double)) : NULL;
+}
+
 /* Fills ec[0 .. n_parts - 1] (a part left without: all pointers NULL) and returns the memory to
  * free, or NULL when no part gets them. */
 static double *element_constants_make(const struct chunk_step_arguments *args,
@@ -344,12 +355,7 @@ static double *element_constants_make(const struct chunk_step_arguments *args,
       args->step.stored_pivots ? level_stored_pivots(all->constants, &args->step, NULL, 0) : NULL;
   const double *row_factor = level_row_factors(all->constants, &args->step, NULL, 0);
   const int arrays = row_factor ? 5 : 4;
-  size_t total = 0;
-  for (int p = 0; p < args->n_parts; p++) {
-    const size_t elements = args->parts[p].element_offset[args->parts[p].n_levels];
-    total += elements <= LEVEL_ELEMENT_CONSTANTS_MAX ? elements : 0;
-  }
-  double *memory = total ? malloc(total * (size_t)arrays * sizeof(double)) : NULL;
+  double *memory = element_constants_memory(args, arrays);
   if (!memory)
     return NULL;
   double *at = memory;
@@ -386,12 +392,7 @@ static double *branch_constants_make(const struct chunk_step_arguments *args,
     ec[p] = (struct branch_element_constants){0};
   if (steps < LEVEL_ELEMENT_CONSTANTS_STEPS || all->gates || args->kernel != LEVEL_KERNEL_BRANCHES)
     return NULL;
-  size_t total = 0;
-  for (int p = 0; p < args->n_parts; p++) {
-    const size_t elements = args->parts[p].element_offset[args->parts[p].n_levels];
-    total += elements <= LEVEL_ELEMENT_CONSTANTS_MAX ? elements : 0;
-  }
-  double *memory = total ? malloc(total * 6 * sizeof(double)) : NULL;
+  double *memory = element_constants_memory(args, 6);
   if (!memory)
     return NULL;
   double *at = memory;
