@@ -330,15 +330,28 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
 #define LEVEL_ELEMENT_CONSTANTS_MAX (1 << 17)
 #endif
 
+static size_t part_elements(const struct chunk_levels *part) {
+  return part->element_offset[part->n_levels];
+}
+
 /* Room for `arrays` doubles an element of each part of at most LEVEL_ELEMENT_CONSTANTS_MAX
- * elements (NULL: no such part, or no memory). */
-static double *element_constants_memory(const struct chunk_step_arguments *args, int arrays) {
+ * elements: the memory to free (NULL: no such part, or no memory), and each such part's room in
+ * base[p] (the others NULL). */
+static double *element_constants_memory(const struct chunk_step_arguments *args, int arrays,
+                                        double **base) {
   size_t total = 0;
   for (int p = 0; p < args->n_parts; p++) {
-    const size_t elements = args->parts[p].element_offset[args->parts[p].n_levels];
+    const size_t elements = part_elements(&args->parts[p]);
     total += elements <= LEVEL_ELEMENT_CONSTANTS_MAX ? elements : 0;
   }
-  return total ? malloc(total * (size_t)arrays * sizeof(double)) : NULL;
+  double *memory = total ? malloc(total * (size_t)arrays * sizeof(double)) : NULL, *at = memory;
+  for (int p = 0; p < args->n_parts; p++) {
+    const size_t elements = part_elements(&args->parts[p]);
+    base[p] = memory && elements <= LEVEL_ELEMENT_CONSTANTS_MAX ? at : NULL;
+    if (base[p])
+      at += (size_t)arrays * elements;
+  }
+  return memory;
 }
 
 /* Fills ec[0 .. n_parts - 1] (a part left without: all pointers NULL) and returns the memory to
@@ -354,23 +367,20 @@ static double *element_constants_make(const struct chunk_step_arguments *args,
   const double *inverse_pivots =
       args->step.stored_pivots ? level_stored_pivots(all->constants, &args->step, NULL, 0) : NULL;
   const double *row_factor = level_row_factors(all->constants, &args->step, NULL, 0);
-  const int arrays = row_factor ? 5 : 4;
-  double *memory = element_constants_memory(args, arrays);
-  if (!memory)
-    return NULL;
-  double *at = memory;
-  for (int p = 0; p < args->n_parts; p++) {
-    const struct chunk_levels *part = &args->parts[p];
-    const size_t elements = part->element_offset[part->n_levels];
-    if (elements > LEVEL_ELEMENT_CONSTANTS_MAX)
+  double *base[MAX_CHUNK_PARTS];
+  double *memory = element_constants_memory(args, row_factor ? 5 : 4, base);
+  for (int p = 0; p < args->n_parts && memory; p++) {
+    if (!base[p])
       continue;
+    const struct chunk_levels *part = &args->parts[p];
+    const size_t elements = part_elements(part);
+    double *at = base[p];
     ec[p] = (struct level_element_constants){.off_diagonal = at,
                                              .diagonal = at + elements,
                                              .c_over_dt = at + 2 * elements,
                                              .leak_current = at + 3 * elements,
                                              .row_factor = row_factor ? at + 4 * elements : NULL,
                                              .pivots = inverse_pivots != NULL};
-    at += (size_t)arrays * elements;
     const int *ints = all->ints + part->ints_base;
     for (int level = 0; level < part->n_levels; level++) {
       const struct level_block_view v = level_block_describe(ints + part->ints_offset[level]);
@@ -392,24 +402,22 @@ static double *branch_constants_make(const struct chunk_step_arguments *args,
     ec[p] = (struct branch_element_constants){0};
   if (steps < LEVEL_ELEMENT_CONSTANTS_STEPS || all->gates || args->kernel != LEVEL_KERNEL_BRANCHES)
     return NULL;
-  double *memory = element_constants_memory(args, 6);
-  if (!memory)
-    return NULL;
-  double *at = memory;
-  for (int p = 0; p < args->n_parts; p++) {
-    const struct chunk_levels *part = &args->parts[p];
-    const size_t elements = part->element_offset[part->n_levels];
-    if (elements > LEVEL_ELEMENT_CONSTANTS_MAX)
+  double *base[MAX_CHUNK_PARTS];
+  double *memory = element_constants_memory(args, 6, base);
+  for (int p = 0; p < args->n_parts && memory; p++) {
+    if (!base[p])
       continue;
+    const size_t elements = part_elements(&args->parts[p]);
+    double *at = base[p];
     const struct branch_element_constants part_ec = {at,
                                                      at + elements,
                                                      at + 2 * elements,
                                                      at + 3 * elements,
                                                      at + 4 * elements,
                                                      at + 5 * elements};
-    at += 6 * elements;
-    const int *ints = all->ints + part->ints_base;
-    const struct cell_schedule_view c = cell_schedule_describe(ints + part->schedule_offset);
+    const int *ints = all->ints + args->parts[p].ints_base;
+    const struct cell_schedule_view c =
+        cell_schedule_describe(ints + args->parts[p].schedule_offset);
     int usable = 1;
     for (int level = 0; level < c.levels && usable; level++) {
       const struct level_block_view v = level_block_describe(ints + c.ints_offset[level]);
