@@ -48,8 +48,8 @@ struct multi_batch {
   int n_chunks;         /* chunk tasks per step */
   int task_steps;       /* steps each chunk task advances */
   /* The cores' share (--cpu-share): the last cpu_chunks chunks, cpu_share_neurons neurons in
-   * all, were cut for CPU workers; share_uncalibrated: one was chosen (by default or
-   * asked for) but the models had measured nothing to cut it by. */
+   * all, were cut for CPU workers; share_uncalibrated: one was asked for (or chosen:
+   * placement_level_share_chosen) but the models had measured nothing to cut it by. */
   int cpu_chunks, cpu_share_neurons, share_uncalibrated;
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */

@@ -177,8 +177,8 @@ int multi_batch_tasks_per_step(const struct multi_batch *batch);
 /* Steps each chunk task advances (multi_batch_config.task_steps, resolved). */
 int multi_batch_task_steps(const struct multi_batch *batch);
 /* The neurons of the chunks cut for the CPU cores (cpu_share; 0: none), and whether a share was
- * chosen (by default or asked for) but the models had measured no chunk task of the batch's kind
- * on the cores or on a GPU to cut it by (as mono_batch's). */
+ * asked for (or chosen: placement_level_share_chosen) but the models had measured no chunk task
+ * of the batch's kind on the cores or on a GPU to cut it by (as mono_batch's). */
 int multi_batch_cpu_share_neurons(const struct multi_batch *batch);
 int multi_batch_share_uncalibrated(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
