@@ -2782,6 +2782,41 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = share41 ]; then
+  # (the one-GPU machine) first the stagger of stag40 with plain launches (early-launched kernels
+  # hold their SM slots while they wait, which could keep the chunks in phase), GPU alone; then
+  # the multi share by default again (from 80 M a GPU, the cut's 20 % margin): each of the eight
+  # mixes from a fresh STARPU_HOME, no option, share37's steps
+  for b in D-3702 D-7404; do
+    rep=1; row 1 $b default -- --steps 1000
+    row 1 $b plain stag -- --steps 1000 --gpu-launch plain
+    HINES_STAGGER_US=120 row 1 $b plain-stag120 stag -- --steps 1000 --gpu-launch plain
+    row 1 $b plain-prio stag -- --steps 1000 --gpu-launch plain --level-priorities on
+    HINES_STAGGER_US=120 row 1 $b plain-prio-stag120 stag -- --steps 1000 --gpu-launch plain --level-priorities on
+  done
+  for b in C-11720 six-33390 all15-16356 D-7404 E-18711 random-23585 B-8330 large-6643; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    ROW_NCPU=all row 1 $b default-first -- --steps 1000; shares
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b default -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = stag40 ]; then
+  # (the one-GPU machine) the part of a step two GPUs do not halve: a GPU's load over two GPUs is
+  # the half batch on one (the GPUs share nothing). hinestask_stag (an experiment, not in the
+  # tree: chunk r of every 4 starts its first timed task r x HINES_STAGGER_US later, once) asks
+  # whether chunks sharing a GPU run their small-level chains in phase, all at once, so that
+  # the chains never overlap another chunk's large levels
+  for rep in 1 2; do
+    for b in D-3702 C-5860 all15-8178 B-4165 D-7404 C-11720; do
+      row 1 $b default -- --steps 1000
+      for us in 60 120 200; do HINES_STAGGER_US=$us row 1 $b stag$us stag -- --steps 1000; done
+      row 1 $b stag0 stag -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = share39 ]; then
   # (the one-GPU machine) the branch kernel's per-element constants (de72aa0) on the H200's cores:
   # one core, the default kernel (branches for these mixes), 200 steps, chunks of the share's
