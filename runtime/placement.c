@@ -242,9 +242,16 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
   return placement_plan_make_for(plan, &workers, 0, n_neurons, n_neurons, 1, predict, context);
 }
 
+int placement_level_cpus_share(long long compartments, int gpus, int channels, int window) {
+  return gpus > 0 && !channels && window != 1 &&
+         compartments / gpus >= PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS;
+}
+
 int placement_level_share_chosen(int asked, long long compartments, int channels, int window) {
-  (void)compartments, (void)channels, (void)window;
-  return asked == PLACEMENT_SHARE_ON;
+  if (asked != PLACEMENT_SHARE_AUTO)
+    return asked == PLACEMENT_SHARE_ON;
+  return placement_level_cpus_share(compartments, placement_cuda_devices(), channels, window) &&
+         starpu_cpu_worker_get_count() > 0 && placement_model_scheduler();
 }
 
 void placement_plan_free(struct placement_plan *plan) {

@@ -307,23 +307,29 @@ void placement_plan_free(struct placement_plan *plan);
 int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int gpu_chunks,
                                int chunks_per_core, placement_predictor predict,
                                const void *context);
-/* Whether a level-solved batch of `compartments` (this process's), with (not 0) or without
- * channels, submitted `window` steps ahead, gets the cores' share: as `asked` (enum
- * placement_share) when on or off; by default (auto) never. Measured on the H200 machines
- * (BENCHMARKS.md, "The multi share: safe, and still not a default"; calibrated dmdas, each batch
- * from a fresh STARPU_HOME, 1,000 steps, against the GPU alone) with --cpu-share on: one H200 and
- * 15 CPU workers, eight real-cell mixes of 82-84 M compartments 1.005-1.023x in 24 rounds of 24
- * (share34), the six cells x 100,000 (253 M) 1.024-1.026x, x 60,000 in a home calibrated at
- * 100,000 1.007x (share35); two H200s and 30 CPU workers, the six cells x 66,780 and C x 23,440
- * 1.018-1.029x in 6 rounds of 6 (share36); but at 20 M (the GPU's step 0.38-0.40 ms) C x 2,930
- * 0.84-0.92x and all 15 x 4,000 0.81x, and HH at 13.9 M 0.996-1.006x (share35). Chosen by default
- * from 80 M a GPU (d3ab8b9, share37), the six cells gained 1.031-1.037x but C x 11,720, whose
- * third calibration run cut 300 neurons where share34's had cut 180, ran 0.970x and 0.867x: the
- * cut's 5 % margin (placement.c, cpu_chunk_units) did not cover a core's chunk of five large cells
- * whose time varies from run to run (the margin is 20 % since: PLACEMENT_LEVEL_SHARE_ENDS_BY, not
- * yet measured as a default). The cores take 0.4-4 % of the neurons (a level-solver task on
- * a core pays a fixed cost a level and step and vectorises only across copies of a cell), so
- * the gain stays under 4 %, and one late core's round costs more than that. */
+/* Whether a level-solved batch of `compartments` (this process's) on `gpus` GPUs, with (not 0) or
+ * without channels, submitted `window` steps ahead (0: the default), gets the cores' share by
+ * default: passive, from PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS a GPU, a window of more than one
+ * step. Measured on the H200 machines (BENCHMARKS.md, "The multi share by default"; calibrated
+ * dmdas, each batch from a fresh STARPU_HOME, 1,000 steps, against the GPU alone): with this
+ * rule and no option, one H200 and 15 CPU workers, eight real-cell mixes of 82-84 M compartments
+ * 1.002-1.031x in 16 rounds of 16 (share41, three --calibrate runs first). With --cpu-share on: one
+ * H200 and 15 CPU workers, eight real-cell mixes of 82-84 M compartments 1.005-1.023x in 24 rounds
+ * of 24 (share34), the six cells x 100,000 (253 M) 1.024-1.026x, x 60,000 in a home calibrated at
+ * 100,000 1.007x (share35); two H200s and 30 CPU workers, the six cells x 66,780 and C x
+ * 23,440 1.018-1.029x in 6 rounds of 6 (share36). Not below: at 20 M (the GPU's step 0.38-0.40 ms)
+ * C x 2,930 0.84-0.92x and all 15 x 4,000 0.81x; not with channels: HH at 13.9 M 0.996-1.006x
+ * (share35). The first default (d3ab8b9, share37) had the cut's 5 % margin: C x 11,720, whose third
+ * calibration run cut 300 neurons where share34's had cut 180, ran 0.970x and 0.867x; with
+ * PLACEMENT_LEVEL_SHARE_ENDS_BY's 20 % (share38, share39) C x 11,720 ran 1.020-1.024x in 4 rounds
+ * of 4 with --cpu-share on, 1.014-1.016x by default (share41). The cores take 0.4-4 % of the
+ * neurons (a level-solver task on a core pays a fixed cost a level and step and vectorises only
+ * across copies of a cell), so the gain stays under 4 %. */
+int placement_level_cpus_share(long long compartments, int gpus, int channels, int window);
+#define PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS 80000000LL
+/* Whether a level-solved batch gets the cores' share: as `asked` (enum placement_share) when on
+ * or off; by default when placement_level_cpus_share says so for StarPU's GPUs, there are CPU
+ * workers, and the scheduler is a dm* one (the share is cut by the models). */
 int placement_level_share_chosen(int asked, long long compartments, int channels, int window);
 /* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
  * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`

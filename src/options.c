@@ -92,7 +92,8 @@ static void usage(FILE *out) {
       "                       batches of 64 M compartments or more on one GPU (with\n"
       "                       channels up to 180 M), or of 30 M with 100,000 neurons or\n"
       "                       more, under a dm* scheduler, --window not 1; multi chunk\n"
-      "                       tasks (one part, default sizes) only when asked (on)\n"
+      "                       tasks (one part, default sizes) when passive, 80 M\n"
+      "                       compartments a GPU or more\n"
       "  --cpu-chunks N       multi, the cores' share: N chunks a CPU worker (default 4)\n"
       "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
       "                       after every step)\n"
@@ -1288,8 +1289,8 @@ void options_warn(const struct options *o, FILE *out) {
       warn_ignored(out, "--block-size", "applies to --mode mono only");
     if (given(o, OPT_CPU_GROUP))
       warn_ignored(out, "--cpu-group", "applies to --mode mono only");
-    if (given(o, OPT_CPU_CHUNKS) && o->cpu_share != PLACEMENT_SHARE_ON)
-      warn_ignored(out, "--cpu-chunks", "applies with --cpu-share on only");
+    if (given(o, OPT_CPU_CHUNKS) && o->cpu_share == PLACEMENT_SHARE_OFF)
+      warn_ignored(out, "--cpu-chunks", "does not apply with --cpu-share off");
     if (given(o, OPT_CPU_SHARE) && (o->per_neuron || o->level_tasks))
       warn_ignored(out, "--cpu-share",
                    "applies to mono batches and multi chunk tasks only (not per-level or "

@@ -262,9 +262,9 @@ expect "--cpu-share with per-level tasks: warned" \
 
 run share_chunks_bad --mode multi "${tiny[@]}" --cpu-chunks 0 --quiet
 expect "--cpu-chunks 0: refused" '^2$' share_chunks_bad.rc
-run share_chunks_alone --mode multi "${tiny[@]}" --cpu-chunks 2 --quiet
-expect "--cpu-chunks without --cpu-share on: warned" \
-  '^hinestask: warning: --cpu-chunks applies with --cpu-share on only; ignored$' share_chunks_alone.err
+run share_chunks_alone --mode multi "${tiny[@]}" --cpu-share off --cpu-chunks 2 --quiet
+expect "--cpu-chunks with --cpu-share off: warned" \
+  '^hinestask: warning: --cpu-chunks does not apply with --cpu-share off; ignored$' share_chunks_alone.err
 run share_chunks_mono --mode mono "${tiny[@]}" --cpu-chunks 2 --quiet
 expect "--cpu-chunks in a mono run: warned" \
   '^hinestask: warning: --cpu-chunks applies to --mode multi only; ignored$' share_chunks_mono.err

@@ -827,8 +827,30 @@ static void large_passive_batches(void **state) {
     assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000, 256000LL * 319, 0, 0), 0);
   assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600, 25600LL * 319, 1, 1), 1);
   assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000, 256000LL * 319, 0, 0), 0);
-  /* the multi share as asked when on or off; none by default (share37: C x 11,720 lost) */
-  assert_false(placement_level_share_chosen(PLACEMENT_SHARE_AUTO, 253000000, 0, 0));
+  /* The multi share by default: passive, from 80 M a GPU (the eight mixes measured at 82-84 M
+   * and the six cells at 253 M gained, 20 M lost), a window of more than one step */
+  const struct {
+    long long compartments;
+    int gpus, channels, window, share;
+  } levels[] = {
+      {81716102, 1, 0, 0, 1},                                        /* C x 11,720 */
+      {253000000, 1, 0, 4, 1},                                       /* the six cells x 100,000 */
+      {169000000, 2, 0, 0, 1},                                       /* x 66,780 over two GPUs */
+      {PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS, 1, 0, 0, 1},         /* from the bound */
+      {PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS - 1, 1, 0, 0, 0},     /* not below it */
+      {2 * PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS - 2, 2, 0, 0, 0}, /* a GPU's part counts */
+      {20400000, 1, 0, 0, 0},                                        /* C x 2,930: lost */
+      {81716102, 1, 1, 0, 0},                                        /* channels */
+      {81716102, 1, 0, 1, 0},                                        /* a window of 1 */
+      {81716102, 0, 0, 0, 0},                                        /* no GPU */
+  };
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    assert_int_equal(placement_level_cpus_share(levels[i].compartments, levels[i].gpus,
+                                                levels[i].channels, levels[i].window),
+                     levels[i].share);
+  /* as asked when on or off; by default none without a GPU */
+  if (starpu_cuda_worker_get_count() == 0)
+    assert_false(placement_level_share_chosen(PLACEMENT_SHARE_AUTO, 253000000, 0, 0));
   assert_true(placement_level_share_chosen(PLACEMENT_SHARE_ON, 1000, 1, 1));
   assert_false(placement_level_share_chosen(PLACEMENT_SHARE_OFF, 253000000, 0, 0));
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
