@@ -234,12 +234,17 @@ mapfile -t mixB < <(mix_of C220498B-I4.CNG pyramidal test_swc v_e_purk2.CNG)
 mixC=("${large[@]}" "${six[@]}")
 mapfile -t mixD < <(mix_of 041018-zA.CNG test_swc c91662 HSN-fluoro02.CNG)
 mapfile -t mixE < <(mix_of ri05.CNG pyramidal morph_allen_485574832 v_e_purk2.CNG tc200.CNG)
+# D's two shallow, large cells (14 and 24 branch levels) and its two deep, small ones (36)
+mapfile -t mixZT < <(mix_of 041018-zA.CNG test_swc)
+mapfile -t mixCH < <(mix_of c91662 HSN-fluoro02.CNG)
 args_of() {
   case $1 in
   A-*) n=${1#A-}; A=(--mode multi "${mixA[@]}" --neurons "$n" --steps 100) ;;
   B-*) n=${1#B-}; A=(--mode multi "${mixB[@]}" --neurons "$n" --steps 100) ;;
   C-*) n=${1#C-}; A=(--mode multi "${mixC[@]}" --neurons "$n" --steps 100) ;;
   D-*) n=${1#D-}; A=(--mode multi "${mixD[@]}" --neurons "$n" --steps 1000) ;;
+  ZT-*) n=${1#ZT-}; A=(--mode multi "${mixZT[@]}" --neurons "$n" --steps 1000) ;;
+  CH-*) n=${1#CH-}; A=(--mode multi "${mixCH[@]}" --neurons "$n" --steps 1000) ;;
   E-*) n=${1#E-}; A=(--mode multi "${mixE[@]}" --neurons "$n" --steps 1000) ;;
   tsw-*) n=${1#tsw-}; A=(--mode multi --morph .bundle/morphologies/test_swc.swc --neurons "$n" --steps 1000) ;;
   ca1-*) n=${1#ca1-}; A=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons "${n%-hh}" --steps 400) ;;
@@ -2779,6 +2784,37 @@ if [ "$mode" = share32d ]; then
   # twice from a fresh STARPU_HOME, three calibration runs, one CPU + GPU run against the GPU alone
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = two43 ]; then
+  # (the two-GPU machine) the multi share by default over two GPUs (no option, 30 CPU workers):
+  # four mixes of ~82 M a GPU, each from a fresh STARPU_HOME, share37's steps; then D and C over
+  # two GPUs with two chunks a GPU (fixed42: D's half batch ran 3 % faster so) against the default
+  for b in six-66780 C-23440 D-14808 all15-32712; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    ROW_NCPU=all row 2 $b default-first -- --steps 1000; shares
+    for pass in 1 2 3; do ROW_NCPU=all row 2 $b calibrate-default -- --steps 200 --calibrate; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 2 $b default -- --steps 1000; shares; row 2 $b gpu -- --steps 1000; done
+  done
+  for rep in 1 2; do
+    row 1 D-7404 gpu1 -- --steps 1000; row 2 D-7404 gpu2 -- --steps 1000
+    row 2 D-7404 gpu2-chunks2 -- --steps 1000 --task-neurons 1851
+    row 1 C-11720 gpu1 -- --steps 1000; row 2 C-11720 gpu2 -- --steps 1000
+    row 2 C-11720 gpu2-chunks2 -- --steps 1000 --task-neurons 2930
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = fixed42 ]; then
+  # (the one-GPU machine) where the part of a step two GPUs do not halve comes from: GPU alone,
+  # the half batch (a GPU's load over two) and the whole in 1-8 chunks; then D's shallow large
+  # cells and its deep small ones apart, each at two sizes (F = 2 t(N/2) - t(N))
+  for rep in 1 2; do
+    for b in D-3702 D-7404 C-5860 C-11720; do
+      n=${b#*-}
+      for k in 1 2 4 8; do row 1 $b chunks$k -- --steps 1000 --task-neurons $(( (n + k - 1) / k )); done
+    done
+    for b in ZT-1851 ZT-3702 CH-1851 CH-3702 CH-14808 CH-29616; do row 1 $b default -- --steps 1000; done
   done
   rm -f $out/t.json $out/t.log
 fi
