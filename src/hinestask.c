@@ -438,13 +438,14 @@ int main(int argc, char **argv) {
   }
   /* The cores' share (placement_share_chosen) is cut by the performance models, which learn
    * the CPU kernel's time only from tasks the cores ran: without a --calibrate run, which cuts
-   * by the priors and measures, no run would ever give the cores a share. */
+   * by the priors and measures, no run would ever give the cores a share. A multi share grows
+   * at most twofold a run (MULTI_SHARE_REACH), so it asks for a few. */
   if (root && !o.quiet && ops.share_uncalibrated)
     fprintf(stderr,
             "%s: note: the CPU workers take no share of this batch yet: the performance models "
-            "have not measured its step on both CPU and GPU workers; run it once with "
+            "have not measured its step on both CPU and GPU workers; run it %s with "
             "--calibrate\n",
-            program);
+            program, strcmp(o.mode, "multi") == 0 ? "two or three times" : "once");
   struct probe_record probes = {0};
   struct spike_report spikes = {0};
   struct run_result result = {.compartments = compartments};
