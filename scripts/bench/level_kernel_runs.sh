@@ -2787,6 +2787,23 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = trace44 ]; then
+  # (the one-GPU machine) a trace of the multi share by default (no option): the six cells x
+  # 33,390 in a fresh STARPU_HOME after three --calibrate runs, 80 steps; then the GPU alone with
+  # the same probes (the default's probe file must be the same bits)
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  for pass in 1 2 3; do ROW_NCPU=all row 1 six-33390 calibrate-default -- --steps 200 --calibrate; shares; done
+  d=$out/trace-multi-cpu-gpu-six-default
+  args_of six-33390
+  pr=(--probe 0:0 --probe 33389:5 --probe-every 0.2)
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask multi, six cells x 33,390, default share, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt | head -40
+  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"cpu_share": "[a-z]*"' $out/trace.json | paste -sd' '
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+  cmp -s $out/tp.csv $out/tp_gpu.csv && echo "PASS six: the default share's probes identical to the GPU alone's" || echo "FAIL six probes differ"
+  tar -C $out -czf $out/trace-multi-cpu-gpu-six-default.tar.gz trace-multi-cpu-gpu-six-default/paje.trace trace-multi-cpu-gpu-six-default/tasks.rec trace-multi-cpu-gpu-six-default/data.rec trace-multi-cpu-gpu-six-default-summary.txt $(cd $out && ls trace-multi-cpu-gpu-six-default-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/tp_gpu.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png $out/t.json $out/t.log
+fi
 if [ "$mode" = two43 ]; then
   # (the two-GPU machine) the multi share by default over two GPUs (no option, 30 CPU workers):
   # four mixes of ~82 M a GPU, each from a fresh STARPU_HOME, share37's steps; then D and C over
