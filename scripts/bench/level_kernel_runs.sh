@@ -2787,6 +2787,18 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = chunks45 ]; then
+  # (the one-GPU machine) the multi share by default with two chunks a core (--cpu-chunks 2,
+  # each twice the default's size: a core's level-solver task pays a fixed cost a level and
+  # step) against share41's four: each mix from a fresh STARPU_HOME, three --calibrate runs, two
+  # rounds against the GPU alone
+  for b in C-11720 six-33390 random-23585 D-7404; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-cc2 -- --steps 200 --calibrate --cpu-chunks 2; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b default-cc2 -- --steps 1000 --cpu-chunks 2; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = trace44 ]; then
   # (the one-GPU machine) a trace of the multi share by default (no option): the six cells x
   # 33,390 in a fresh STARPU_HOME after three --calibrate runs, 80 steps; then the GPU alone with
