@@ -338,6 +338,16 @@ fresh_share() {
   for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate$suffix "${build[@]}" -- --steps 200 --cpu-share on --calibrate "$@"; shares; done
   for rep in $(seq $first $last); do ROW_NCPU=all row $g $b cpu+gpu$suffix "${build[@]}" -- --steps 1000 --cpu-share on "$@"; shares; row $g $b gpu -- --steps 1000; done
 }
+# default_share GPUS BATCH: the default (no option) from a fresh STARPU_HOME, as a new user
+# runs it: a first run, three --calibrate runs of 200 steps, then two rounds of the default run
+# against the GPUs alone, 1,000 steps (labels default-first, calibrate-default, default, gpu)
+default_share() {
+  local g=$1 b=$2 pass
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  ROW_NCPU=all row $g $b default-first -- --steps 1000; shares
+  for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate-default -- --steps 200 --calibrate; shares; done
+  for rep in 1 2; do ROW_NCPU=all row $g $b default -- --steps 1000; shares; row $g $b gpu -- --steps 1000; done
+}
 # rounds26 BATCH ROUNDS [options]: two calibration runs of 200 steps, then ROUNDS rounds of
 # CPU + GPU against the GPU alone (hinestask's defaults plus the options).
 rounds26() {
@@ -2820,12 +2830,7 @@ if [ "$mode" = two43 ]; then
   # (the two-GPU machine) the multi share by default over two GPUs (no option, 30 CPU workers):
   # four mixes of ~82 M a GPU, each from a fresh STARPU_HOME, share37's steps; then D and C over
   # two GPUs with two chunks a GPU (fixed42: D's half batch ran 3 % faster so) against the default
-  for b in six-66780 C-23440 D-14808 all15-32712; do
-    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-    ROW_NCPU=all row 2 $b default-first -- --steps 1000; shares
-    for pass in 1 2 3; do ROW_NCPU=all row 2 $b calibrate-default -- --steps 200 --calibrate; shares; done
-    for rep in 1 2; do ROW_NCPU=all row 2 $b default -- --steps 1000; shares; row 2 $b gpu -- --steps 1000; done
-  done
+  for b in six-66780 C-23440 D-14808 all15-32712; do default_share 2 $b; done
   for rep in 1 2; do
     row 1 D-7404 gpu1 -- --steps 1000; row 2 D-7404 gpu2 -- --steps 1000
     row 2 D-7404 gpu2-chunks2 -- --steps 1000 --task-neurons 1851
@@ -2859,12 +2864,7 @@ if [ "$mode" = share41 ]; then
     row 1 $b plain-prio stag -- --steps 1000 --gpu-launch plain --level-priorities on
     HINES_STAGGER_US=120 row 1 $b plain-prio-stag120 stag -- --steps 1000 --gpu-launch plain --level-priorities on
   done
-  for b in C-11720 six-33390 all15-16356 D-7404 E-18711 random-23585 B-8330 large-6643; do
-    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-    ROW_NCPU=all row 1 $b default-first -- --steps 1000; shares
-    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
-    for rep in 1 2; do ROW_NCPU=all row 1 $b default -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
-  done
+  for b in C-11720 six-33390 all15-16356 D-7404 E-18711 random-23585 B-8330 large-6643; do default_share 1 $b; done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = stag40 ]; then
@@ -2902,12 +2902,7 @@ if [ "$mode" = share37 ]; then
   # (the one-GPU machine) the multi share by default (d3ab8b9, no --cpu-share option): from a
   # fresh STARPU_HOME the first run (no share, cpu_share_uncalibrated true), three calibration
   # runs, then rounds of the default CPU + GPU run against the GPU alone
-  for b in C-11720 six-33390; do
-    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-    ROW_NCPU=all row 1 $b default-first -- --steps 1000; shares
-    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
-    for rep in 1 2; do ROW_NCPU=all row 1 $b default -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
-  done
+  for b in C-11720 six-33390; do default_share 1 $b; done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = share36 ]; then
