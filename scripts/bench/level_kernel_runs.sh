@@ -2797,6 +2797,20 @@ if [ "$mode" = share32d ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = chunks46 ]; then
+  # (the one-GPU machine) chunks45's lead in one call: the default share with four chunks a core
+  # and with two (--cpu-chunks 2), each from a fresh STARPU_HOME (three --calibrate runs with its
+  # option, two rounds against the GPU alone), over the mixes in MIXES (default: four of the
+  # eight; a call holds about four mixes)
+  for b in ${MIXES:-six-33390 C-11720 all15-16356 E-18711}; do
+    for cc in 4 2; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-cc$cc -- --steps 200 --calibrate --cpu-chunks $cc; shares; done
+      for rep in 1 2; do ROW_NCPU=all row 1 $b default-cc$cc -- --steps 1000 --cpu-chunks $cc; shares; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = chunks45 ]; then
   # (the one-GPU machine) the multi share by default with two chunks a core (--cpu-chunks 2,
   # each twice the default's size: a core's level-solver task pays a fixed cost a level and
