@@ -206,6 +206,18 @@
 #             dmda, with CPU workers, over 100 steps
 # Each row: GPUs, batch, label, ms per step, G compartment-steps/s; check(): CPU workers and
 # the GPU give identical probe files (HH and passive, chunks, rows apart), test_multi_levels.
+# and of the thirty-fourth session (BENCHMARKS.md, "The multi share by default"), with this
+# commit's build unless said:
+#   share39   one core: the branch kernel's element constants against hinestask_noec; the share
+#             from fresh homes on C, the large cells, the six cells
+#   stag40    chunks out of phase once more (hinestask_stag, the diff beside stag40's CSV; as
+#             stagger12 had found: no gain)
+#   share41   the multi share by default over the eight mixes (default_share); plain launches
+#   fixed42   where the two-GPU fixed part is not: half batches in 1-8 chunks, D's cells apart
+#   two43     (two-GPU machine) the multi share by default over two GPUs; two chunks a GPU
+#   trace44   the trace of traces/reference-h200-multi-cpu-gpu-six-default
+#   chunks45  the default share with two chunks a core (--cpu-chunks 2), four mixes
+#   chunks46  two chunks a core against four in one call (MIXES)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
