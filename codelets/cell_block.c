@@ -70,8 +70,10 @@ int *cell_schedule_build_top(const struct level_batch *batch, int chunk, int neu
     if (!ok || buckets[m].first[levels] == 0)
       continue; /* no branch in the schedule's levels: no block */
     int in_block = 0;
-    for (int k = first + (m - first % morphologies + morphologies) % morphologies; ok && k < last;
-         k += morphologies) {
+    for (int p = first; ok && p < last; p++) {
+      const int k = level_batch_neuron_at(batch, p);
+      if (k % morphologies != m)
+        continue;
       if (in_block == 0)
         block_start[blocks++] = placed;
       order[placed++] = k;

@@ -165,6 +165,8 @@ void level_batch_free(struct level_batch *batch) {
     free(batch->blocks[b]);
   free(batch->blocks);
   free(batch->chunk_first_neuron);
+  free(batch->position_neuron);
+  free(batch->neuron_position);
   free(batch->constants);
   free(batch->morphology_row);
   free(batch->branch_offset);
@@ -479,7 +481,11 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
   inverse[0] = 1.0 / c[CONST_DIAGONAL_BASE];
   row_factor[0] = c[CONST_OFF_DIAGONAL] * inverse[0];
   const int needed = n_neurons < batch->n_morphologies ? n_neurons : batch->n_morphologies;
-  for (int chunk = 0; chunk < batch->n_chunks && batch->chunk_first_neuron[chunk] < needed;
+  int positions = needed; /* the positions up to the last of neurons 0 .. needed - 1 */
+  for (int k = 0; batch->neuron_position && k < needed; k++)
+    if (batch->neuron_position[k] >= positions)
+      positions = batch->neuron_position[k] + 1;
+  for (int chunk = 0; chunk < batch->n_chunks && batch->chunk_first_neuron[chunk] < positions;
        chunk++) {
     const size_t *system_offset = batch->system_offset + (size_t)chunk * (batch->n_levels + 1);
     int longest = 1;
@@ -633,8 +639,8 @@ static int build_trunk(struct level_batch *batch, int chunk, int first, int last
   if (tail == 0)
     return HINES_OK;
   int threads = 0, entries = 0;
-  for (int k = first; k < last; k++) {
-    const int morphology = k % batch->n_morphologies;
+  for (int p = first; p < last; p++) {
+    const int morphology = level_batch_neuron_at(batch, p) % batch->n_morphologies;
     const struct morphology *m = &batch->morphologies[morphology];
     int mine = 0;
     for (int b = 0; b < m->n_branches; b++)
@@ -668,8 +674,8 @@ static int build_trunk(struct level_batch *batch, int chunk, int first, int last
           order[morphology][order_count[morphology]++] = b;
   }
   int thread = 0, entry = 0;
-  for (int k = first; ok && k < last; k++) {
-    const int morphology = k % batch->n_morphologies;
+  for (int p = first; ok && p < last; p++) {
+    const int k = level_batch_neuron_at(batch, p), morphology = k % batch->n_morphologies;
     if (order_count[morphology] == 0)
       continue;
     list_first[thread++] = entry;
@@ -917,6 +923,18 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     if (c < out->n_chunks)
       first += options->chunk_neurons ? options->chunk_neurons[c] : neurons_per_chunk;
   }
+  const int tail = options->arranged_tail < n_neurons - n_morphologies ? options->arranged_tail
+                                                                       : n_neurons - n_morphologies;
+  if (tail > 0) {
+    out->position_neuron = malloc((size_t)n_neurons * sizeof(int));
+    out->neuron_position = malloc((size_t)n_neurons * sizeof(int));
+    for (int p = 0; out->position_neuron && out->neuron_position && p < n_neurons; p++) {
+      out->position_neuron[p] = level_arranged_neuron(n_neurons, n_morphologies, tail, p);
+      out->neuron_position[out->position_neuron[p]] = p;
+    }
+    if (!out->position_neuron || !out->neuron_position)
+      status = hines_fail(err, HINES_FAILURE, "out of memory");
+  }
   if (!out->chunk_first_neuron || !out->blocks || !out->branch_offset || !out->ints_offset ||
       !out->element_offset || !out->system_offset || !out->branch_level || !out->trunk ||
       !out->trunk_ints)
@@ -965,8 +983,8 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     size_t *system_offset = out->system_offset + (size_t)chunk * (out->n_levels + 1);
     for (int level = 0; level < out->n_levels && !status; level++) {
       int count = 0;
-      for (int k = first; k < last; k++) {
-        const int morphology = k % n_morphologies;
+      for (int p = first; p < last; p++) {
+        const int k = level_batch_neuron_at(out, p), morphology = k % n_morphologies;
         const struct morphology *m = &morphologies[morphology];
         for (int b = 0; b < m->n_branches; b++)
           if (out->branch_level[morphology][b] == level)
@@ -1024,14 +1042,60 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   return status;
 }
 
+int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int position) {
+  const int from = n_neurons - tail; /* the tail's first neuron */
+  if (tail <= 0 || position < from)
+    return position;
+  /* The tail's neurons of morphology m: from + ((m - from) mod M) on, every M-th. */
+  int at = position - from;
+  for (int m = 0; m < n_morphologies; m++) {
+    const int first = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
+    const int copies = first < n_neurons ? (n_neurons - 1 - first) / n_morphologies + 1 : 0;
+    if (at < copies)
+      return first + at * n_morphologies;
+    at -= copies;
+  }
+  return position; /* not reached: the tail holds tail positions */
+}
+
+static int arranged_compartments(const struct morphology *morphologies, int n_morphologies,
+                                 int n_neurons, int tail, int position) {
+  return morphologies[level_arranged_neuron(n_neurons, n_morphologies, tail, position) %
+                      n_morphologies]
+      .n_compartments;
+}
+
+void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                        int tail, int chunks, int *sizes) {
+  if (chunks < 1 || tail < chunks)
+    return;
+  long long total = 0;
+  for (int p = n_neurons - tail; p < n_neurons; p++)
+    total += arranged_compartments(morphologies, n_morphologies, n_neurons, tail, p);
+  long long before = 0; /* compartments of the chunks cut so far */
+  for (int c = 0, p = n_neurons - tail; c < chunks; c++) {
+    const int after = chunks - c - 1; /* chunks after this one, a neuron each at least */
+    const long long target = total * (c + 1) / chunks;
+    int size = 0;
+    /* a neuron joins the chunk where at least half of it lies before the chunk's target */
+    while (p < n_neurons - after) {
+      const int compartments =
+          arranged_compartments(morphologies, n_morphologies, n_neurons, tail, p);
+      if (size > 0 && after > 0 && before + compartments / 2 > target)
+        break;
+      before += compartments;
+      p++, size++;
+    }
+    sizes[c] = size;
+  }
+}
+
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
                         int *element) {
   const struct morphology *m = &batch->morphologies[neuron % batch->n_morphologies];
   if (batch->rerooted)
     compartment = batch->internal_compartment[neuron % batch->n_morphologies][compartment];
-  int chunk = 0;
-  while (batch->chunk_first_neuron[chunk + 1] <= neuron)
-    chunk++;
+  const int chunk = level_batch_chunk_of(batch, neuron);
   int branch = m->branch_of[compartment];
   int system = batch->branch_system[batch->branch_offset[neuron] + branch];
   *block = chunk * batch->n_levels + batch->branch_level[neuron % batch->n_morphologies][branch];

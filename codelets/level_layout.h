@@ -299,6 +299,18 @@ struct level_batch_options {
    * soma is 0 as the mechanisms' and the stimulus' placements expect, so the caller asks for
    * this only with the stimulus at the soma (compartment 0). */
   int reroot;
+  /* Where positive, the last this many neurons (at most n_neurons - n_morphologies) are laid
+   * out grouped by morphology (all the tail's copies of one cell, then the next's, each group in
+   * the neurons' order) instead of in the neurons' round-robin order; chunks hold consecutive
+   * positions, so the chunks cut from that tail hold copies of one or two cells. Why: a CPU core
+   * sweeps the rows of a level across its systems, and copies of a cell give it rows of equal
+   * length and one constants row for the whole run (level_rows_cpu.h); the cores' share of a
+   * batch is its last, smallest chunks, a few neurons each, which round-robin makes a few
+   * different cells. Dev machine, one core, passive, the level kernels in chunks of 4 neurons,
+   * the 11 cells of the large-cell and shipped mixes: each cell's 8 copies alone (two chunks of 4
+   * copies) 1.66-1.68 ms a step for the 11 together, against 2.62-2.65 for the 88 neurons
+   * round-robin. A neuron's bits do not depend on its chunk. */
+  int arranged_tail;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -330,9 +342,14 @@ struct level_batch {
   struct morphology *rerooted;
   int **internal_compartment, **user_compartment;
   int *soma_compartment;
-  int *chunk_first_neuron; /* [n_chunks + 1] */
-  int **blocks;            /* [chunk * n_levels + level] -> int description (NULL if empty) */
-  double *constants;       /* CONST_TABLE_SIZE(constant_rows) */
+  /* Chunk c holds positions chunk_first_neuron[c] .. chunk_first_neuron[c + 1] - 1; position p
+   * holds neuron p, or position_neuron[p] where the batch has an arranged tail
+   * (level_batch_options.arranged_tail; neuron_position is the inverse). Use
+   * level_batch_neuron_at and level_batch_chunk_of. */
+  int *chunk_first_neuron;                /* [n_chunks + 1] */
+  int *position_neuron, *neuron_position; /* [n_neurons] each, or NULL */
+  int **blocks;      /* [chunk * n_levels + level] -> int description (NULL if empty) */
+  double *constants; /* CONST_TABLE_SIZE(constant_rows) */
   int constant_rows;
   int *morphology_row; /* first constants row of each morphology */
   /* Where each neuron's branches went: system index of branch b of neuron k is
@@ -357,6 +374,29 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
                       const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
                       struct hines_error *err);
 void level_batch_free(struct level_batch *batch);
+
+/* The neuron at layout position `position` (level_batch.chunk_first_neuron). */
+static inline int level_batch_neuron_at(const struct level_batch *batch, int position) {
+  return batch->position_neuron ? batch->position_neuron[position] : position;
+}
+
+/* The chunk holding neuron `neuron`. */
+static inline int level_batch_chunk_of(const struct level_batch *batch, int neuron) {
+  const int position = batch->neuron_position ? batch->neuron_position[neuron] : neuron;
+  return level_last_at_most(batch->chunk_first_neuron, batch->n_chunks, position);
+}
+
+/* The neuron at position `position` of a batch of n_neurons neurons of n_morphologies
+ * morphologies (neuron k: morphology k % n_morphologies) whose last `tail` neurons are arranged
+ * by morphology (level_batch_options.arranged_tail; 0: none). */
+int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int position);
+
+/* Cuts such a tail (tail neurons, at least `chunks`) into `chunks` chunks of consecutive
+ * positions holding about as many compartments each, a neuron at least: sizes[c] neurons in
+ * chunk c. Arranged, a chunk of copies of a large cell holds many times the compartments of one
+ * of a small cell, so chunks of equal neurons would give cores unequal work. */
+void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                        int tail, int chunks, int *sizes);
 
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */

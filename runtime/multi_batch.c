@@ -386,6 +386,18 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
       values, MULTI_SHARE_REACH);
 }
 
+/* The cores' share arranged by morphology (level_batch_options.arranged_tail), its `chunks`
+ * chunks (sizes, cpu_share neurons in all) cut anew by compartments (level_arranged_cut).
+ * Returns the tail to arrange, 0 (sizes unchanged) where the batch is too small for one. */
+static int share_arrange(const struct multi_batch_config *config, int *sizes, int chunks,
+                         int cpu_share) {
+  if (cpu_share > config->n_neurons - config->n_morphologies)
+    return 0;
+  level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, cpu_share,
+                     chunks, sizes);
+  return cpu_share;
+}
+
 /* The chunk sizes of a batch with the cores' share: *sizes (gpu_chunks GPU chunks, then the
  * cores'), *count and *cpu_chunks; *sizes NULL when no share could be cut, and then
  * *waits_for_models 1 when that is because the models have measured no chunk task of the
@@ -614,6 +626,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     batch->cpu_chunks = config->cpu_sized_chunks;
     for (int c = config->n_chunk_sizes - batch->cpu_chunks; c < config->n_chunk_sizes; c++)
       batch->cpu_share_neurons += config->chunk_sizes[c];
+    /* the cores' chunks arranged as the share's are, at the caller's sizes */
+    if (MULTI_SHARE_ARRANGED &&
+        batch->cpu_share_neurons <= config->n_neurons - config->n_morphologies)
+      options.arranged_tail = batch->cpu_share_neurons;
   } else if (share) {
     status = share_cut(config, &options, launch_for(config, (int)level_chunks, gpu_count),
                        placement_share_task_steps(config->task_steps), all_compartments,
@@ -627,6 +643,9 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     options.n_chunk_sizes = share_count;
     for (int c = share_count - batch->cpu_chunks; c < share_count; c++)
       batch->cpu_share_neurons += share_sizes[c];
+    if (MULTI_SHARE_ARRANGED && batch->cpu_chunks > 0)
+      options.arranged_tail = share_arrange(config, share_sizes + share_count - batch->cpu_chunks,
+                                            batch->cpu_chunks, batch->cpu_share_neurons);
   }
   status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,
@@ -875,10 +894,7 @@ void multi_batch_sync(struct multi_batch *batch) {
 /* The chunk task, part and level batch chunk holding `neuron`. */
 static struct chunk *chunk_of_neuron(struct multi_batch *batch, int neuron, int *chunk,
                                      const struct chunk_levels **levels) {
-  const struct level_batch *lb = &batch->levels;
-  int part = 0; /* the level batch's chunk */
-  while (lb->chunk_first_neuron[part + 1] <= neuron)
-    part++;
+  const int part = level_batch_chunk_of(&batch->levels, neuron); /* the level batch's chunk */
   *chunk = part / batch->parts_per_chunk;
   struct chunk *k = &batch->chunks[*chunk];
   *levels = &k->parts[part % batch->parts_per_chunk];

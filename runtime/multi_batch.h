@@ -125,6 +125,12 @@ struct multi_batch;
 #define MULTI_CPU_CHUNKS_PER_CORE 4
 /* ... no chunk more than this many times the largest task the cores were measured at. */
 #define MULTI_SHARE_REACH 2.0
+/* Whether the cores' share is laid out by morphology, each of its chunks copies of one or two
+ * cells (share_arrange in multi_batch.c, level_batch_options.arranged_tail); built with 0 to
+ * measure the round-robin share. */
+#ifndef MULTI_SHARE_ARRANGED
+#define MULTI_SHARE_ARRANGED 1
+#endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

@@ -1696,6 +1696,77 @@ static void each_compartment_once(const struct level_batch *lb, int neurons) {
   }
 }
 
+/* The cores' share laid out by morphology (level_batch_options.arranged_tail): positions before
+ * the tail hold their own neuron, the tail holds the same neurons grouped by morphology in number
+ * order, each chunk's systems are exactly its positions' neurons, every compartment is located
+ * once, and level_arranged_cut gives chunks of about equal compartments that cover the tail. */
+static void arranged_tail_groups_copies_of_a_cell(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const int neurons = 5 * mix_count + 2, tail = 3 * mix_count + 1, chunks = 4;
+  int sizes[5];
+  sizes[0] = neurons - tail;
+  level_arranged_cut(mix, mix_count, neurons, tail, chunks, sizes + 1);
+  long long per_chunk[4] = {0}, total = 0;
+  int largest = 0;
+  for (int c = 0, p = neurons - tail; c < chunks; c++) {
+    assert_true(sizes[1 + c] >= 1);
+    for (int i = 0; i < sizes[1 + c]; i++, p++) {
+      const int n =
+          mix[level_arranged_neuron(neurons, mix_count, tail, p) % mix_count].n_compartments;
+      per_chunk[c] += n, total += n;
+      largest = n > largest ? n : largest;
+    }
+    if (c == chunks - 1)
+      assert_int_equal(p, neurons); /* the cut covers the tail */
+  }
+  for (int c = 0; c < chunks; c++) /* within a neuron of the chunk's fair part */
+    if (llabs(per_chunk[c] - total / chunks) > largest)
+      fail_msg("chunk %d holds %lld compartments, the tail's quarter %lld", c, per_chunk[c],
+               total / chunks);
+  const struct level_batch_options options = {.chunk_neurons = sizes,
+                                              .n_chunk_sizes = 1 + chunks,
+                                              .chunk_links = 1,
+                                              .order = LEVEL_ORDER_HEIGHT,
+                                              .subtree_compartments = 8,
+                                              .split_compartments = 64,
+                                              .arranged_tail = tail};
+  struct level_batch lb;
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+      HINES_OK);
+  assert_non_null(lb.position_neuron);
+  int *held = calloc((size_t)neurons, sizeof(int));
+  for (int p = 0; p < neurons; p++) {
+    const int k = level_batch_neuron_at(&lb, p);
+    held[k]++;
+    if (p < neurons - tail)
+      assert_int_equal(k, p);
+    else if (p > neurons - tail) { /* grouped: morphology, then number, never decreasing */
+      const int before = level_batch_neuron_at(&lb, p - 1);
+      assert_true(before % mix_count < k % mix_count ||
+                  (before % mix_count == k % mix_count && before < k));
+    }
+    assert_int_equal(level_batch_chunk_of(&lb, k),
+                     level_last_at_most(lb.chunk_first_neuron, lb.n_chunks, p));
+  }
+  for (int k = 0; k < neurons; k++)
+    assert_int_equal(held[k], 1);
+  for (int chunk = 0; chunk < lb.n_chunks; chunk++)
+    for (int level = 0; level < lb.n_levels; level++) {
+      if (!lb.blocks[chunk * lb.n_levels + level])
+        continue;
+      const struct level_block_view v =
+          level_block_describe(lb.blocks[chunk * lb.n_levels + level]);
+      for (int s = 0; s < v.systems; s++)
+        assert_int_equal(level_batch_chunk_of(&lb, v.neuron[s]), chunk);
+    }
+  each_compartment_once(&lb, neurons);
+  free(held);
+  level_batch_free(&lb);
+}
+
 /* Rooted at the centers, the blocks number compartments relative to the soma: the soma is 0
  * (what the mechanisms and the stimulus test), and every compartment maps both ways. */
 static void centered_roots_locate_each_compartment_once(void **state) {
@@ -2067,6 +2138,7 @@ int main(void) {
       cmocka_unit_test(level_solver_bits_do_not_depend_on_chunks),
       cmocka_unit_test(centered_roots_match_reference),
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
+      cmocka_unit_test(arranged_tail_groups_copies_of_a_cell),
       cmocka_unit_test(row_factors_match_element_factors),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(branch_rows_match_branch_systems),

@@ -218,6 +218,7 @@
 #   trace44   the trace of traces/reference-h200-multi-cpu-gpu-six-default
 #   chunks45  the default share with two chunks a core (--cpu-chunks 2), four mixes
 #   chunks46  two chunks a core against four in one call (MIXES)
+#   arranged47  the cores' share laid out by morphology against round robin (MIXES)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -2806,6 +2807,24 @@ if [ "$mode" = share32d ]; then
   # twice from a fresh STARPU_HOME, three calibration runs, one CPU + GPU run against the GPU alone
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = arranged47 ]; then
+  # (the one-GPU machine) the cores' share laid out by morphology (each core's chunk copies of one
+  # or two cells, cut by compartments: MULTI_SHARE_ARRANGED, the default build) against the
+  # round-robin share (hinestask_rr, built with -DMULTI_SHARE_ARRANGED=0): probes of tail neurons
+  # identical to the GPU alone's, then each mix of MIXES from a fresh STARPU_HOME per build, three
+  # --calibrate runs, two rounds of the default against the GPU alone
+  args_of C-11720
+  share_probes arranged-C "${A[@]}" --steps 200 --probe 0:0 --probe 11719:5 --probe 11700:0 --probe 11650:30 --probe-every 0.2
+  for b in ${MIXES:-C-11720 all15-16356 E-18711 six-33390 D-7404}; do
+    for v in arranged rr; do
+      bld=(); [ $v = rr ] && bld=(rr)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in 1 2; do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
