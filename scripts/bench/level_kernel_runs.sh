@@ -2826,6 +2826,10 @@ if [ "$mode" = arranged47 ]; then
       for rep in 1 2; do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
     done
   done
+  # the unequal chunks' digest with CPU and GPU workers both (each chunk pinned to its kind)
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  CMOCKA_MESSAGE_OUTPUT=TAP timeout 150 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels (CPU + GPU workers) rc=$? $(grep -c '^ok' $out/tml.txt) ok, $(grep -c '^not ok' $out/tml.txt) not ok"
+  grep "^not ok\|unequal" $out/tml.txt | head -5
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = chunks46 ]; then
