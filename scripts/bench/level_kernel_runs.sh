@@ -219,6 +219,7 @@
 #   chunks45  the default share with two chunks a core (--cpu-chunks 2), four mixes
 #   chunks46  two chunks a core against four in one call (MIXES)
 #   arranged47  the cores' share laid out by morphology against round robin (MIXES)
+#   fine48    a core's share in any number of neurons against multiples of four, and round robin
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -2807,6 +2808,22 @@ if [ "$mode" = share32d ]; then
   # twice from a fresh STARPU_HOME, three calibration runs, one CPU + GPU run against the GPU alone
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = fine48 ]; then
+  # (the one-GPU machine) the multi share as built (laid out by morphology, a core's neurons any
+  # number: PLACEMENT_LEVEL_SHARE_FINE_UNITS) against hinestask_coarse (laid out, a core's neurons
+  # a multiple of its four chunks, as arranged47's default) and hinestask_rr (round robin,
+  # multiples of four: the default before arranged47): each mix of MIXES from a fresh STARPU_HOME
+  # per build, three --calibrate runs, two rounds of the default against the GPU alone
+  for b in ${MIXES:-D-7404 B-8330 random-23585 large-6643}; do
+    for v in fine coarse rr; do
+      bld=(); [ $v != fine ] && bld=($v)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in 1 2; do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
