@@ -121,11 +121,6 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
      * as the largest (the cut below splits the cores' units evenly over their chunks) */
     const int tasks = mid < per_core ? mid : per_core, task_units = (mid + tasks - 1) / tasks;
     double cpu_us = tasks * predict(context, task_units * neurons_per_unit, cpu_worker);
-    if (w->fine_units && mid % tasks != 0) { /* mid % tasks chunks of q + 1 units, the rest q */
-      const int q = mid / tasks, larger = mid % tasks;
-      cpu_us = (tasks - larger) * predict(context, q * neurons_per_unit, cpu_worker) +
-               larger * predict(context, (q + 1) * neurons_per_unit, cpu_worker);
-    }
     double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
     if (isnan(cpu_us) || !isfinite(gpu_us))
       return 0;
@@ -239,8 +234,7 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
                                             .chunks_per_core = chunks_per_core,
                                             .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
                                             .cuda_worker = first_worker_of(STARPU_CUDA_WORKER),
-                                            .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY,
-                                            .fine_units = PLACEMENT_LEVEL_SHARE_FINE_UNITS};
+                                            .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY};
   *plan = (struct placement_plan){0};
   if (workers.cpus < 1 || gpu_chunks < 1 || !predict ||
       cpu_chunk_units(n_neurons, 1, &workers, predict, context) == 0)

@@ -276,17 +276,7 @@ struct placement_workers {
   /* The part of a GPU chunk's predicted task a core's round may take (0: PLACEMENT_SHARE_ENDS_BY):
    * a late core holds up the step, an early one only idles. */
   double ends_by;
-  /* 1: a core's round is costed at its chunks' own sizes (q or q + 1 units), so a core may take
-   * any number of units; 0: each chunk at the largest, so a core takes a multiple of its chunks
-   * (mono's rule). The multi share (placement_level_share_plan) takes 1: with 15 cores in four
-   * chunks each its share went in steps of 60 neurons, 0.5-0.8 % of a batch of 82 M (C x 11,720,
-   * D x 7,404), and its chunks are cut anew by compartments anyway (level_arranged_cut). */
-  int fine_units;
 };
-/* ... the multi share's (built with 0 to measure the steps of 60) */
-#ifndef PLACEMENT_LEVEL_SHARE_FINE_UNITS
-#define PLACEMENT_LEVEL_SHARE_FINE_UNITS 1
-#endif
 #define PLACEMENT_SHARE_ENDS_BY 0.95
 /* ... for the multi share (placement_level_share_plan; built with another value to measure one,
  * scripts/bench/level_kernel_runs.sh). A core's chunk of a few large cells varies more from run

@@ -962,13 +962,11 @@ static void share_cut_fills_the_cores_round(void **state) {
   const struct {
     int n_neurons, neurons_per_unit;
     double ends_by; /* 0: the default, PLACEMENT_SHARE_ENDS_BY */
-    int fine_units; /* 1: chunks costed at their own sizes (the multi share) */
-  } batches[] = {{256000, 1, 0, 0},   {256000, 32, 0, 0},  {1000003, 1, 0, 0}, {25600, 32, 0, 0},
-                 {256000, 1, 0.8, 0}, {256000, 1, 0.8, 1}, {1000003, 1, 0, 1}};
+  } batches[] = {
+      {256000, 1, 0}, {256000, 32, 0}, {1000003, 1, 0}, {25600, 32, 0}, {256000, 1, 0.8}};
   for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
     struct placement_workers these = workers;
     these.ends_by = batches[b].ends_by;
-    these.fine_units = batches[b].fine_units;
     const double e = batches[b].ends_by > 0 ? batches[b].ends_by : 0.95;
     const int npu = batches[b].neurons_per_unit;
     const int n_units = (batches[b].n_neurons + npu - 1) / npu;
@@ -1000,9 +998,6 @@ static void share_cut_fills_the_cores_round(void **state) {
      * units more than p in all: at most that many under the closed form's p (one unit more than
      * that would not end in time) */
     assert_true(per_core + PLACEMENT_CPU_CHUNKS_PER_CORE > best);
-    /* costed at their own sizes, one unit more a core would not end in time */
-    if (batches[b].fine_units)
-      assert_true(per_core + 1 > best);
     /* four chunks a core, or a unit each where a core takes fewer (25,600 in blocks: 3) */
     const int chunks_per_core =
         per_core < PLACEMENT_CPU_CHUNKS_PER_CORE ? per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
