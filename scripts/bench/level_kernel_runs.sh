@@ -220,6 +220,7 @@
 #   chunks46  two chunks a core against four in one call (MIXES)
 #   arranged47  the cores' share laid out by morphology against round robin (MIXES)
 #   fine48    a core's share in any number of neurons against multiples of four, and round robin
+#   two49     (two GPUs) the share laid out by morphology against round robin (MIXES)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -2808,6 +2809,20 @@ if [ "$mode" = share32d ]; then
   # twice from a fresh STARPU_HOME, three calibration runs, one CPU + GPU run against the GPU alone
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = two49 ]; then
+  # (the two-GPU machine) the multi share laid out by morphology (the default) against
+  # hinestask_rr (round robin) at about 82 M a GPU: each mix of MIXES from a fresh STARPU_HOME per
+  # build, three --calibrate runs, two rounds of the default against the GPUs alone
+  for b in ${MIXES:-C-23440 D-14808 all15-32712}; do
+    for v in arranged rr; do
+      bld=(); [ $v = rr ] && bld=(rr)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 2 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in 1 2; do ROW_NCPU=all row 2 $b default-$v "${bld[@]}" -- --steps 1000; shares; row 2 $b gpu -- --steps 1000; done
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
