@@ -127,7 +127,12 @@ struct multi_batch;
 #define MULTI_SHARE_REACH 2.0
 /* Whether the cores' share is laid out by morphology, each of its chunks copies of one or two
  * cells (share_arrange in multi_batch.c, level_batch_options.arranged_tail); built with 0 to
- * measure the round-robin share. */
+ * measure the round-robin share. Measured on the H200 machine (BENCHMARKS.md, "The cores' share
+ * laid out by morphology"), default runs against the GPU alone, each mix from a fresh
+ * STARPU_HOME: eight mixes of 82 M 1.008-1.038x, median 1.025, against 1.006-1.030x, median
+ * 1.014, round robin; over two H200s C and all 15 gained more (1.018-1.025x against
+ * 1.003-1.013x), D less (1.002-1.004x against 1.014-1.015x: its calibrations cut half the
+ * share). */
 #ifndef MULTI_SHARE_ARRANGED
 #define MULTI_SHARE_ARRANGED 1
 #endif

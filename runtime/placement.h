@@ -322,7 +322,10 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * (share35). The first default (d3ab8b9, share37) had the cut's 5 % margin: C x 11,720, whose third
  * calibration run cut 300 neurons where share34's had cut 180, ran 0.970x and 0.867x; with
  * PLACEMENT_LEVEL_SHARE_ENDS_BY's 20 % (share38, share39) C x 11,720 ran 1.020-1.024x in 4 rounds
- * of 4 with --cpu-share on, 1.014-1.016x by default (share41). The cores take 0.4-4 % of the
+ * of 4 with --cpu-share on, 1.014-1.016x by default (share41). With the share laid out by
+ * morphology (MULTI_SHARE_ARRANGED; arranged47, fine48, two49): one H200, eight mixes
+ * 1.008-1.038x in 18 rounds of 18 (round robin in the same calls 1.006-1.030x); two H200s, C,
+ * all 15 and D at 163 M 1.002-1.025x. The cores take 0.4-4 % of the
  * neurons (a level-solver task on a core pays a fixed cost a level and step and vectorises only
  * across copies of a cell), so the gain stays under 4 %. */
 int placement_level_cpus_share(long long compartments, int gpus, int channels, int window);

@@ -220,6 +220,7 @@
 #   chunks46  two chunks a core against four in one call (MIXES)
 #   arranged47  the cores' share laid out by morphology against round robin (MIXES)
 #   fine48    a core's share in any number of neurons against multiples of four, and round robin
+#             (a0a858f's PLACEMENT_LEVEL_SHARE_FINE_UNITS, reverted in 9bbb444)
 #   two49     (two GPUs) the share laid out by morphology against round robin (MIXES)
 set -uo pipefail
 T0=$(date +%s)
