@@ -222,6 +222,7 @@
 #   fine48    a core's share in any number of neurons against multiples of four, and round robin
 #             (a0a858f's PLACEMENT_LEVEL_SHARE_FINE_UNITS, reverted in 9bbb444)
 #   two49     (two GPUs) the share laid out by morphology against round robin (MIXES)
+#   weight50  (two GPUs, short) the laid-out chunks cut by a core's cost against compartments
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -2810,6 +2811,22 @@ if [ "$mode" = share32d ]; then
   # twice from a fresh STARPU_HOME, three calibration runs, one CPU + GPU run against the GPU alone
   for b in C-11720 large-6643 all15-16356 six-33390; do
     for round in 1 2; do fresh_share $b $round $round ""; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = weight50 ]; then
+  # (the two-GPU machine, a short call) the share's laid-out chunks cut by a core's cost
+  # (compartments plus MULTI_SHARE_SYSTEM_WEIGHT a system: the build) against compartments alone
+  # (hinestask_cmp, -DMULTI_SHARE_SYSTEM_WEIGHT=0, two49's default): each mix of MIXES from a
+  # fresh STARPU_HOME per build, three --calibrate runs, rounds of the default against the GPUs
+  # alone while LIMIT allows
+  for b in ${MIXES:-D-14808}; do
+    for v in weighted cmp; do
+      bld=(); [ $v = cmp ] && bld=(cmp)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row ${GPUS:-2} $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      rep=1; ROW_NCPU=all row ${GPUS:-2} $b default-$v "${bld[@]}" -- --steps 1000; shares; row ${GPUS:-2} $b gpu -- --steps 1000
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
