@@ -1058,31 +1058,36 @@ int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int posit
   return position; /* not reached: the tail holds tail positions */
 }
 
-void level_arranged_cut(const double *weight, int n_morphologies, int n_neurons, int tail,
-                        int chunks, int *sizes) {
+static int arranged_compartments(const struct morphology *morphologies, int n_morphologies,
+                                 int n_neurons, int tail, int position) {
+  return morphologies[level_arranged_neuron(n_neurons, n_morphologies, tail, position) %
+                      n_morphologies]
+      .n_compartments;
+}
+
+void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                        int tail, int chunks, int *sizes) {
   if (chunks < 1 || tail < chunks)
     return;
-#define ARRANGED_WEIGHT(p)                                                                         \
-  weight[level_arranged_neuron(n_neurons, n_morphologies, tail, p) % n_morphologies]
-  double total = 0.0;
+  long long total = 0;
   for (int p = n_neurons - tail; p < n_neurons; p++)
-    total += ARRANGED_WEIGHT(p);
-  double before = 0.0; /* the weight of the chunks cut so far */
+    total += arranged_compartments(morphologies, n_morphologies, n_neurons, tail, p);
+  long long before = 0; /* compartments of the chunks cut so far */
   for (int c = 0, p = n_neurons - tail; c < chunks; c++) {
     const int after = chunks - c - 1; /* chunks after this one, a neuron each at least */
-    const double target = total * (c + 1) / chunks;
+    const long long target = total * (c + 1) / chunks;
     int size = 0;
     /* a neuron joins the chunk where at least half of it lies before the chunk's target */
     while (p < n_neurons - after) {
-      const double w = ARRANGED_WEIGHT(p);
-      if (size > 0 && after > 0 && before + 0.5 * w > target)
+      const int compartments =
+          arranged_compartments(morphologies, n_morphologies, n_neurons, tail, p);
+      if (size > 0 && after > 0 && before + compartments / 2 > target)
         break;
-      before += w;
+      before += compartments;
       p++, size++;
     }
     sizes[c] = size;
   }
-#undef ARRANGED_WEIGHT
 }
 
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,

@@ -392,12 +392,11 @@ static inline int level_batch_chunk_of(const struct level_batch *batch, int neur
 int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int position);
 
 /* Cuts such a tail (tail neurons, at least `chunks`) into `chunks` chunks of consecutive
- * positions of about equal weight, a neuron at least: sizes[c] neurons in chunk c, where a neuron
- * of morphology m weighs weight[m] (its work: its compartments, its systems...). Arranged, a
- * chunk of copies of a large cell holds many times the work of one of a small cell, so chunks of
- * equal neurons would give cores unequal work. */
-void level_arranged_cut(const double *weight, int n_morphologies, int n_neurons, int tail,
-                        int chunks, int *sizes);
+ * positions holding about as many compartments each, a neuron at least: sizes[c] neurons in
+ * chunk c. Arranged, a chunk of copies of a large cell holds many times the compartments of one
+ * of a small cell, so chunks of equal neurons would give cores unequal work. */
+void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                        int tail, int chunks, int *sizes);
 
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */

@@ -387,46 +387,15 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
 }
 
 /* The cores' share arranged by morphology (level_batch_options.arranged_tail), its `chunks`
- * chunks (sizes, cpu_share neurons in all) cut anew by what a core spends on each cell
- * (level_arranged_cut): its compartments and MULTI_SHARE_SYSTEM_WEIGHT for each of its systems,
- * counted in a layout of one neuron of each morphology built with the batch's options. *tail:
- * the tail to arrange, 0 (sizes unchanged) where the batch is too small for one. */
-static int share_arrange(const struct multi_batch_config *config,
-                         const struct level_batch_options *options, int *sizes, int chunks,
-                         int cpu_share, int *tail, struct hines_error *err) {
-  const int m = config->n_morphologies;
-  *tail = 0;
-  if (cpu_share > config->n_neurons - m)
-    return HINES_OK;
-  struct level_batch_options one_each = *options;
-  one_each.neurons_per_chunk = m;
-  one_each.chunk_neurons = NULL;
-  one_each.n_chunk_sizes = 0;
-  one_each.arranged_tail = 0;
-  struct level_batch sample;
-  double *weight = calloc((size_t)m, sizeof *weight);
-  if (!weight)
-    return hines_fail(err, HINES_FAILURE, "out of memory");
-  const int status = level_batch_build(config->morphologies, m, m, &one_each, &config->model.cable,
-                                       config->model.dt_ms, &sample, err);
-  if (status) {
-    free(weight);
-    return status;
-  }
-  for (int k = 0; k < m; k++)
-    weight[k] = config->morphologies[k].n_compartments;
-  for (int level = 0; level < sample.n_levels; level++) {
-    if (!sample.blocks[level])
-      continue;
-    const struct level_block_view v = level_block_describe(sample.blocks[level]);
-    for (int s = 0; s < v.systems; s++)
-      weight[v.neuron[s]] += MULTI_SHARE_SYSTEM_WEIGHT; /* neuron k: morphology k */
-  }
-  level_batch_free(&sample);
-  level_arranged_cut(weight, m, config->n_neurons, cpu_share, chunks, sizes);
-  free(weight);
-  *tail = cpu_share;
-  return HINES_OK;
+ * chunks (sizes, cpu_share neurons in all) cut anew by compartments (level_arranged_cut).
+ * Returns the tail to arrange, 0 (sizes unchanged) where the batch is too small for one. */
+static int share_arrange(const struct multi_batch_config *config, int *sizes, int chunks,
+                         int cpu_share) {
+  if (cpu_share > config->n_neurons - config->n_morphologies)
+    return 0;
+  level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, cpu_share,
+                     chunks, sizes);
+  return cpu_share;
 }
 
 /* The chunk sizes of a batch with the cores' share: *sizes (gpu_chunks GPU chunks, then the
@@ -675,14 +644,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     for (int c = share_count - batch->cpu_chunks; c < share_count; c++)
       batch->cpu_share_neurons += share_sizes[c];
     if (MULTI_SHARE_ARRANGED && batch->cpu_chunks > 0)
-      status =
-          share_arrange(config, &options, share_sizes + share_count - batch->cpu_chunks,
-                        batch->cpu_chunks, batch->cpu_share_neurons, &options.arranged_tail, err);
-    if (status) {
-      free(share_sizes);
-      free(batch);
-      return status;
-    }
+      options.arranged_tail = share_arrange(config, share_sizes + share_count - batch->cpu_chunks,
+                                            batch->cpu_chunks, batch->cpu_share_neurons);
   }
   status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,

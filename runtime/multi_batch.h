@@ -136,16 +136,6 @@ struct multi_batch;
 #ifndef MULTI_SHARE_ARRANGED
 #define MULTI_SHARE_ARRANGED 1
 #endif
-/* What a core spends on a system of a level-solver chunk, in compartments' worth: a cell
- * weighs its compartments plus this for each of its systems when the share's chunks are cut
- * (share_arrange). Fitted on the dev machine (one core, the level kernels, each of the 15 shared
- * cells alone as 8 copies in chunks of 4, 200 steps): about 1.7 ns a compartment, 7 ns a system
- * and 1 us a level and chunk a step; by compartments alone the deep cells' chunks (HSN-fluoro02:
- * 9.2 ns a compartment, c91662 5.2) took 2-4 times longer than the large cells' (test_swc 2.1,
- * 041018-zA 2.4). */
-#ifndef MULTI_SHARE_SYSTEM_WEIGHT
-#define MULTI_SHARE_SYSTEM_WEIGHT 4.0
-#endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

@@ -1699,31 +1699,31 @@ static void each_compartment_once(const struct level_batch *lb, int neurons) {
 /* The cores' share laid out by morphology (level_batch_options.arranged_tail): positions before
  * the tail hold their own neuron, the tail holds the same neurons grouped by morphology in number
  * order, each chunk's systems are exactly its positions' neurons, every compartment is located
- * once, and level_arranged_cut gives chunks of about equal weight that cover the tail. */
+ * once, and level_arranged_cut gives chunks of about equal compartments that cover the tail. */
 static void arranged_tail_groups_copies_of_a_cell(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   const int neurons = 5 * mix_count + 2, tail = 3 * mix_count + 1, chunks = 4;
   int sizes[5];
   sizes[0] = neurons - tail;
-  double weight[MAX_MIX]; /* not the compartments alone: the cut must go by the weights */
-  for (int m = 0; m < mix_count; m++)
-    weight[m] = mix[m].n_compartments + 50.0 * mix[m].n_branches;
-  level_arranged_cut(weight, mix_count, neurons, tail, chunks, sizes + 1);
-  double per_chunk[4] = {0}, total = 0, heaviest = 0;
+  level_arranged_cut(mix, mix_count, neurons, tail, chunks, sizes + 1);
+  long long per_chunk[4] = {0}, total = 0;
+  int largest = 0;
   for (int c = 0, p = neurons - tail; c < chunks; c++) {
     assert_true(sizes[1 + c] >= 1);
     for (int i = 0; i < sizes[1 + c]; i++, p++) {
-      const double w = weight[level_arranged_neuron(neurons, mix_count, tail, p) % mix_count];
-      per_chunk[c] += w, total += w;
-      heaviest = w > heaviest ? w : heaviest;
+      const int n =
+          mix[level_arranged_neuron(neurons, mix_count, tail, p) % mix_count].n_compartments;
+      per_chunk[c] += n, total += n;
+      largest = n > largest ? n : largest;
     }
     if (c == chunks - 1)
       assert_int_equal(p, neurons); /* the cut covers the tail */
   }
   for (int c = 0; c < chunks; c++) /* within a neuron of the chunk's fair part */
-    if (fabs(per_chunk[c] - total / chunks) > heaviest)
-      fail_msg("chunk %d weighs %g, the tail's quarter %g", c, per_chunk[c], total / chunks);
+    if (llabs(per_chunk[c] - total / chunks) > largest)
+      fail_msg("chunk %d holds %lld compartments, the tail's quarter %lld", c, per_chunk[c],
+               total / chunks);
   const struct level_batch_options options = {.chunk_neurons = sizes,
                                               .n_chunk_sizes = 1 + chunks,
                                               .chunk_links = 1,
