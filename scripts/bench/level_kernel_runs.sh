@@ -223,6 +223,7 @@
 #             (a0a858f's PLACEMENT_LEVEL_SHARE_FINE_UNITS, reverted in 9bbb444)
 #   two49     (two GPUs) the share laid out by morphology against round robin (MIXES)
 #   weight50  (two GPUs, short) the laid-out chunks cut by a core's cost against compartments
+#             (c64e995's MULTI_SHARE_SYSTEM_WEIGHT, reverted)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
