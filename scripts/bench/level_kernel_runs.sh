@@ -356,6 +356,21 @@ fresh_share() {
   for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate$suffix "${build[@]}" -- --steps 200 --cpu-share on --calibrate "$@"; shares; done
   for rep in $(seq $first $last); do ROW_NCPU=all row $g $b cpu+gpu$suffix "${build[@]}" -- --steps 1000 --cpu-share on "$@"; shares; row $g $b gpu -- --steps 1000; done
 }
+# builds_share GPUS ROUNDS "BATCHES" MAIN [BUILD...]: for each batch, the bundle's hinestask (rows
+# labelled calibrate-MAIN, default-MAIN) and each hinestask_BUILD (-BUILD), each from a fresh
+# STARPU_HOME: three --calibrate runs of 200 steps, then ROUNDS rounds of the default against
+# the GPUs alone, 1,000 steps (modes arranged47 to weight50)
+builds_share() {
+  local g=$1 rounds=$2 batches=$3 main=$4 b v pass bld; shift 4
+  for b in $batches; do
+    for v in $main "$@"; do
+      bld=(); [ $v != $main ] && bld=($v)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in $(seq $rounds); do ROW_NCPU=all row $g $b default-$v "${bld[@]}" -- --steps 1000; shares; row $g $b gpu -- --steps 1000; done
+    done
+  done
+}
 # default_share GPUS BATCH: the default (no option) from a fresh STARPU_HOME, as a new user
 # runs it: a first run, three --calibrate runs of 200 steps, then two rounds of the default run
 # against the GPUs alone, 1,000 steps (labels default-first, calibrate-default, default, gpu)
@@ -2821,28 +2836,14 @@ if [ "$mode" = weight50 ]; then
   # (hinestask_cmp, -DMULTI_SHARE_SYSTEM_WEIGHT=0, two49's default): each mix of MIXES from a
   # fresh STARPU_HOME per build, three --calibrate runs, rounds of the default against the GPUs
   # alone while LIMIT allows
-  for b in ${MIXES:-D-14808}; do
-    for v in weighted cmp; do
-      bld=(); [ $v = cmp ] && bld=(cmp)
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row ${GPUS:-2} $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      rep=1; ROW_NCPU=all row ${GPUS:-2} $b default-$v "${bld[@]}" -- --steps 1000; shares; row ${GPUS:-2} $b gpu -- --steps 1000
-    done
-  done
+  builds_share ${GPUS:-2} 1 "${MIXES:-D-14808}" weighted cmp
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = two49 ]; then
   # (the two-GPU machine) the multi share laid out by morphology (the default) against
   # hinestask_rr (round robin) at about 82 M a GPU: each mix of MIXES from a fresh STARPU_HOME per
   # build, three --calibrate runs, two rounds of the default against the GPUs alone
-  for b in ${MIXES:-C-23440 D-14808 all15-32712}; do
-    for v in arranged rr; do
-      bld=(); [ $v = rr ] && bld=(rr)
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 2 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      for rep in 1 2; do ROW_NCPU=all row 2 $b default-$v "${bld[@]}" -- --steps 1000; shares; row 2 $b gpu -- --steps 1000; done
-    done
-  done
+  builds_share 2 2 "${MIXES:-C-23440 D-14808 all15-32712}" arranged rr
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = fine48 ]; then
@@ -2851,14 +2852,7 @@ if [ "$mode" = fine48 ]; then
   # a multiple of its four chunks, as arranged47's default) and hinestask_rr (round robin,
   # multiples of four: the default before arranged47): each mix of MIXES from a fresh STARPU_HOME
   # per build, three --calibrate runs, two rounds of the default against the GPU alone
-  for b in ${MIXES:-D-7404 B-8330 random-23585 large-6643}; do
-    for v in fine coarse rr; do
-      bld=(); [ $v != fine ] && bld=($v)
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      for rep in 1 2; do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
-    done
-  done
+  builds_share 1 2 "${MIXES:-D-7404 B-8330 random-23585 large-6643}" fine coarse rr
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = arranged47 ]; then
@@ -2869,14 +2863,7 @@ if [ "$mode" = arranged47 ]; then
   # --calibrate runs, two rounds of the default against the GPU alone
   args_of C-11720
   share_probes arranged-C "${A[@]}" --steps 200 --probe 0:0 --probe 11719:5 --probe 11700:0 --probe 11650:30 --probe-every 0.2
-  for b in ${MIXES:-C-11720 all15-16356 E-18711 six-33390 D-7404}; do
-    for v in arranged rr; do
-      bld=(); [ $v = rr ] && bld=(rr)
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      for rep in 1 2; do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
-    done
-  done
+  builds_share 1 2 "${MIXES:-C-11720 all15-16356 E-18711 six-33390 D-7404}" arranged rr
   # the unequal chunks' digest with CPU and GPU workers both (each chunk pinned to its kind)
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
   CMOCKA_MESSAGE_OUTPUT=TAP timeout 150 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels (CPU + GPU workers) rc=$? $(grep -c '^ok' $out/tml.txt) ok, $(grep -c '^not ok' $out/tml.txt) not ok"
