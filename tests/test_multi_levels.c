@@ -149,6 +149,8 @@ static enum gpu_launch gpu_launch_of_test(void) {
  * worker it was cut for. */
 static const int *cut_sizes;
 static int cut_count, cut_cpu_chunks, cut_pin;
+/* ... and the chunk kernel of the next run_and_compare_trunk (the level kernels unless set). */
+static enum level_kernel cut_kernel = LEVEL_KERNEL_LEVELS;
 
 /* Returns a digest of every neuron's voltages. */
 static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int parts,
@@ -174,6 +176,7 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
       .n_chunk_sizes = cut_count,
       .cpu_sized_chunks = cut_cpu_chunks,
       .pin = cut_pin,
+      .level_kernel = cut_kernel,
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
   struct multi_batch *batch;
   struct hines_error err;
@@ -242,12 +245,18 @@ static void level_solver_bits_do_not_depend_on_chunks(void **state) {
   const int pinned = starpu_cuda_worker_get_count() > 0 && starpu_cpu_worker_get_count() > 0;
   cut_pin = pinned;
   const uint64_t hash = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  /* the cell-block kernel builds its schedule from the chunk's positions (the cores' chunks are
+   * laid out by morphology: MULTI_SHARE_ARRANGED) */
+  cut_kernel = LEVEL_KERNEL_CELL;
+  const uint64_t cell_hash = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  cut_kernel = LEVEL_KERNEL_LEVELS;
   cut_sizes = NULL;
   cut_count = cut_cpu_chunks = cut_pin = 0;
-  if (hash != first)
-    fail_msg("unequal chunks%s: digest %016llx, the one-chunk run's %016llx",
+  if (hash != first || cell_hash != first)
+    fail_msg("unequal chunks%s: digest %016llx (cell-block kernel %016llx), the one-chunk run's "
+             "%016llx",
              pinned ? " on GPU and CPU workers" : "", (unsigned long long)hash,
-             (unsigned long long)first);
+             (unsigned long long)cell_hash, (unsigned long long)first);
 }
 
 static void run_and_compare_parts(int padded, int neurons, int per_task, int parts, int level_tasks,
