@@ -646,6 +646,20 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     if (MULTI_SHARE_ARRANGED && batch->cpu_chunks > 0)
       options.arranged_tail = share_arrange(config, share_sizes + share_count - batch->cpu_chunks,
                                             batch->cpu_chunks, batch->cpu_share_neurons);
+  } else if (MULTI_ARRANGE_ALL && parts == 1 && level_chunks > 1 &&
+             config->n_neurons - config->n_morphologies >= level_chunks) {
+    share_sizes = malloc((size_t)level_chunks * sizeof *share_sizes);
+    if (!share_sizes) {
+      free(batch);
+      return hines_fail(err, HINES_FAILURE, "out of memory");
+    }
+    const int tail = config->n_neurons - config->n_morphologies;
+    level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, tail,
+                       (int)level_chunks, share_sizes);
+    share_sizes[0] += config->n_morphologies;
+    options.chunk_neurons = share_sizes;
+    options.n_chunk_sizes = (int)level_chunks;
+    options.arranged_tail = tail;
   }
   status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,

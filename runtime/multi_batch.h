@@ -133,6 +133,9 @@ struct multi_batch;
  * 1.014, round robin; over two H200s C and all 15 gained more (1.018-1.025x against
  * 1.003-1.013x), D less (1.002-1.004x against 1.014-1.015x: its calibrations cut half the
  * share). */
+#ifndef MULTI_ARRANGE_ALL
+#define MULTI_ARRANGE_ALL 0
+#endif
 #ifndef MULTI_SHARE_ARRANGED
 #define MULTI_SHARE_ARRANGED 1
 #endif

@@ -224,6 +224,9 @@
 #   two49     (two GPUs) the share laid out by morphology against round robin (MIXES)
 #   weight50  (two GPUs, short) the laid-out chunks cut by a core's cost against compartments
 #             (c64e995's MULTI_SHARE_SYSTEM_WEIGHT, reverted)
+#   arrange51 the whole batch laid out by morphology (hinestask_all: -DMULTI_ARRANGE_ALL=1)
+#             against round robin (the bundle's build): probe files of both builds, GPU alone at
+#             82 M and half that, CPU workers alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3029,6 +3032,28 @@ if [ "$mode" = share33 ]; then
   one_core_against noec "C-440 six-1200" "4 10" 3
   for b in C-11720 six-33390 all15-16356 large-6643 D-7404 E-18711 random-23585 B-8330; do
     for round in 1 2; do fresh_share $b $round $round ""; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = arrange51 ]; then
+  # (the one-GPU machine) every chunk copies of one or two cells, cut by compartments
+  # (hinestask_all) against round robin: same probe files first (GPU alone with both builds,
+  # CPU workers alone with the new one), then GPU alone and CPU workers alone, rounds interleaved
+  for spec in C-auto six-hh rnd-hh large-auto; do
+    probe_args $spec
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 300 --probes $out/p_rr.csv > $out/c.log 2>&1 || echo "FAIL rr $spec $(tail -1 $out/c.log)"
+    STARPU_NCPU=0 timeout 120 $out/hinestask_all --quiet --force "${a[@]}" --stim-amp 1 --steps 300 --probes $out/p_all.csv > $out/c.log 2>&1 || echo "FAIL all $spec $(tail -1 $out/c.log)"
+    STARPU_NCUDA=0 timeout 120 $out/hinestask_all --quiet --force "${a[@]}" --stim-amp 1 --steps 300 --probes $out/p_cpu.csv > $out/c.log 2>&1 || echo "FAIL all-cpu $spec $(tail -1 $out/c.log)"
+    cmp -s $out/p_rr.csv $out/p_all.csv && cmp -s $out/p_rr.csv $out/p_cpu.csv && echo "PASS $spec: laid out (GPU, CPU) identical to round robin" || echo "FAIL $spec probes differ"
+  done
+  rm -f $out/p_*.csv $out/c.log
+  for rep in 1 2; do
+    for b in ${GPU_MIXES:-D-7404 C-11720 all15-16356 B-8330 D-3702 C-5860 all15-8178 B-4165 large-6643 six-33390 E-18711 random-23585}; do
+      row 1 $b gpu -- --steps 1000; row 1 $b gpu-all all -- --steps 1000
+    done
+    for b in ${CPU_MIXES:-C-11720 D-7404 all15-16356 six-33390 B-8330 random-23585}; do
+      ROW_NCPU=all row 0 $b cpu -- --steps 24; ROW_NCPU=all row 0 $b cpu-all all -- --steps 24
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
