@@ -51,6 +51,7 @@ struct multi_batch {
    * all, were cut for CPU workers; share_uncalibrated: one was asked for (or chosen:
    * placement_level_share_chosen) but the models had measured nothing to cut it by. */
   int cpu_chunks, cpu_share_neurons, share_uncalibrated;
+  int arranged_neurons; /* level_batch_options.arranged_tail as built */
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
   struct probe_set probes;
@@ -627,7 +628,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     for (int c = config->n_chunk_sizes - batch->cpu_chunks; c < config->n_chunk_sizes; c++)
       batch->cpu_share_neurons += config->chunk_sizes[c];
     /* the cores' chunks arranged as the share's are, at the caller's sizes */
-    if (MULTI_SHARE_ARRANGED &&
+    if (placement_level_arranged(config->arrange, gpu_count, 1) &&
         batch->cpu_share_neurons <= config->n_neurons - config->n_morphologies)
       options.arranged_tail = batch->cpu_share_neurons;
   } else if (share) {
@@ -643,24 +644,35 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     options.n_chunk_sizes = share_count;
     for (int c = share_count - batch->cpu_chunks; c < share_count; c++)
       batch->cpu_share_neurons += share_sizes[c];
-    if (MULTI_SHARE_ARRANGED && batch->cpu_chunks > 0)
+    if (placement_level_arranged(config->arrange, gpu_count, 1) && batch->cpu_chunks > 0)
       options.arranged_tail = share_arrange(config, share_sizes + share_count - batch->cpu_chunks,
                                             batch->cpu_chunks, batch->cpu_share_neurons);
-  } else if (MULTI_ARRANGE_ALL && parts == 1 && level_chunks > 1 &&
-             config->n_neurons - config->n_morphologies >= level_chunks) {
+  } else if (placement_level_arranged(config->arrange, gpu_count, 0) && parts == 1 &&
+             level_chunks > 1 && config->n_neurons - config->n_morphologies >= level_chunks) {
+    /* Every chunk laid out by morphology: all but the first neuron of each cell (the
+     * arrangement's bound) in the order of their cells, the chunks cut by compartments, or at the
+     * --task-neurons asked for. */
     share_sizes = malloc((size_t)level_chunks * sizeof *share_sizes);
     if (!share_sizes) {
       free(batch);
       return hines_fail(err, HINES_FAILURE, "out of memory");
     }
     const int tail = config->n_neurons - config->n_morphologies;
-    level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, tail,
-                       (int)level_chunks, share_sizes);
-    share_sizes[0] += config->n_morphologies;
+    if (config->neurons_per_task > 0) {
+      for (long long c = 0; c < level_chunks; c++)
+        share_sizes[c] = c + 1 < level_chunks
+                             ? chunk_neurons
+                             : config->n_neurons - (int)(level_chunks - 1) * chunk_neurons;
+    } else {
+      level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, tail,
+                         (int)level_chunks, share_sizes);
+      share_sizes[0] += config->n_morphologies;
+    }
     options.chunk_neurons = share_sizes;
     options.n_chunk_sizes = (int)level_chunks;
     options.arranged_tail = tail;
   }
+  batch->arranged_neurons = options.arranged_tail;
   status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,
                         &config->model.cable, config->model.dt_ms, &batch->levels, err);
@@ -734,6 +746,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
 
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch) {
   return batch->config.gpu_launch;
+}
+
+int multi_batch_arranged_neurons(const struct multi_batch *batch) {
+  return batch->arranged_neurons;
 }
 
 int multi_batch_level_priorities(const struct multi_batch *batch) {

@@ -106,6 +106,11 @@ struct multi_batch_config {
    * GPUs' chunks, sized by the chunk tasks' models (placement_level_share_chosen says when). */
   int cpu_share;
   int cpu_chunks_per_core; /* the share's chunks a CPU worker (0: MULTI_CPU_CHUNKS_PER_CORE) */
+  /* Chunks laid out by morphology (level_batch_options.arranged_tail), each the copies of one
+   * or two cells, against the neurons' round robin (--arrange; enum placement_share's values):
+   * on every chunk, off none, auto placement_level_arranged's rule (the cores' share always, the
+   * other chunks with CPU workers alone). Chunk tasks of one part; the same bits either way. */
+  int arrange;
   /* Or chunks of these sizes (n_chunk_sizes of them, adding up to n_neurons; the last
    * cpu_sized_chunks cut for CPU cores, kept in RAM, the others for GPUs) instead of the default
    * cut and any share; chunk tasks of one part. NULL: the default. */
@@ -125,20 +130,6 @@ struct multi_batch;
 #define MULTI_CPU_CHUNKS_PER_CORE 4
 /* ... no chunk more than this many times the largest task the cores were measured at. */
 #define MULTI_SHARE_REACH 2.0
-/* Whether the cores' share is laid out by morphology, each of its chunks copies of one or two
- * cells (share_arrange in multi_batch.c, level_batch_options.arranged_tail); built with 0 to
- * measure the round-robin share. Measured on the H200 machine (BENCHMARKS.md, "The cores' share
- * laid out by morphology"), default runs against the GPU alone, each mix from a fresh
- * STARPU_HOME: eight mixes of 82 M 1.008-1.038x, median 1.025, against 1.006-1.030x, median
- * 1.014, round robin; over two H200s C and all 15 gained more (1.018-1.025x against
- * 1.003-1.013x), D less (1.002-1.004x against 1.014-1.015x: its calibrations cut half the
- * share). */
-#ifndef MULTI_ARRANGE_ALL
-#define MULTI_ARRANGE_ALL 0
-#endif
-#ifndef MULTI_SHARE_ARRANGED
-#define MULTI_SHARE_ARRANGED 1
-#endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).
@@ -195,6 +186,9 @@ int multi_batch_task_steps(const struct multi_batch *batch);
  * of the batch's kind on the cores or on a GPU to cut it by (as mono_batch's). */
 int multi_batch_cpu_share_neurons(const struct multi_batch *batch);
 int multi_batch_share_uncalibrated(const struct multi_batch *batch);
+/* The neurons laid out by morphology (multi_batch_config.arrange, resolved): the batch's last
+ * this many, 0 for round robin. */
+int multi_batch_arranged_neurons(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* 1 when the chunk tasks run small levels first (multi_batch_config.level_priorities, resolved),

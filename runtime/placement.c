@@ -254,6 +254,12 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
          starpu_cpu_worker_get_count() > 0 && placement_model_scheduler();
 }
 
+int placement_level_arranged(int asked, int gpus, int share) {
+  if (asked != PLACEMENT_SHARE_AUTO)
+    return asked == PLACEMENT_SHARE_ON;
+  return share || gpus == 0;
+}
+
 void placement_plan_free(struct placement_plan *plan) {
   free(plan->units);
   free(plan->sized_for);

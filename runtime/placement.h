@@ -323,7 +323,7 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * calibration run cut 300 neurons where share34's had cut 180, ran 0.970x and 0.867x; with
  * PLACEMENT_LEVEL_SHARE_ENDS_BY's 20 % (share38, share39) C x 11,720 ran 1.020-1.024x in 4 rounds
  * of 4 with --cpu-share on, 1.014-1.016x by default (share41). With the share laid out by
- * morphology (MULTI_SHARE_ARRANGED; arranged47, fine48, two49): one H200, eight mixes
+ * morphology (placement_level_arranged; arranged47, fine48, two49): one H200, eight mixes
  * 1.008-1.038x in 18 rounds of 18 (round robin in the same calls 1.006-1.030x); two H200s, C,
  * all 15 and D at 163 M 1.002-1.025x. The cores take 0.4-4 % of the
  * neurons (a level-solver task on a core pays a fixed cost a level and step and vectorises only
@@ -334,6 +334,20 @@ int placement_level_cpus_share(long long compartments, int gpus, int channels, i
  * or off; by default when placement_level_cpus_share says so for StarPU's GPUs, there are CPU
  * workers, and the scheduler is a dm* one (the share is cut by the models). */
 int placement_level_share_chosen(int asked, long long compartments, int channels, int window);
+/* Whether a level-solved batch's chunks (the cores' share aside, `share` 0) or its cores' share
+ * (`share` 1) are laid out by morphology, each chunk the copies of one or two cells
+ * (level_batch_options.arranged_tail), on `gpus` GPUs: as `asked` (enum placement_share's
+ * values) when on or off (--arrange); by default the share always and the other chunks with no
+ * GPU. A core sweeps a
+ * level's rows across its systems and copies of a cell give it rows of one length and one
+ * constants row for the run. Measured on the H200 machine (BENCHMARKS.md, "Chunks laid out by
+ * morphology"; arrange51, arranged47): CPU workers alone (16), passive mixes of 82-84 M, medians
+ * of two runs, C 1.58x, all 15 1.57x, random trees 1.28x, B 1.18x, six cells 1.20x, D 1.00x;
+ * the cores' share beside one H200 1.008-1.038x the GPU alone (round robin 1.006-1.030x). Not on
+ * GPUs by default: the GPU alone at 82 M gained 0-3.9 % (six cells) but at 41 M (a GPU's half of
+ * a batch over two) lost up to 5.4 % (B x 4,165), chunks of one cell type ending at different
+ * times. */
+int placement_level_arranged(int asked, int gpus, int share);
 /* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
  * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`
  * as it is); past it at least `at_largest` (the model's prediction there) in proportion to size,

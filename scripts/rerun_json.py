@@ -68,6 +68,8 @@ def from_parameters(j, cwd, probes_file=None, spikes_file=None):
         args += ["--cpu-share", j["cpu_share"]]
     if j.get("cpu_chunks") is not None:
         args += ["--cpu-chunks", number(j["cpu_chunks"])]
+    if j.get("arrange_asked", "auto") != "auto":  # absent: before --arrange, auto's rule
+        args += ["--arrange", j["arrange_asked"]]
     workdir = j.get("working_directory") or cwd
     for spec in j["morphologies"]:
         if not spec.startswith("synthetic:") and not os.path.isabs(spec):

@@ -95,6 +95,11 @@ static void usage(FILE *out) {
       "                       tasks (one part, default sizes) when passive, 80 M\n"
       "                       compartments a GPU or more\n"
       "  --cpu-chunks N       multi, the cores' share: N chunks a CPU worker (default 4)\n"
+      "  --arrange auto|on|off  multi, chunk tasks: lay each chunk out by morphology, the\n"
+      "                       copies of one or two cells together (on), or the neurons in\n"
+      "                       their round-robin order (off); auto (default): on with CPU\n"
+      "                       workers alone and for the cores' share beside GPUs, off for\n"
+      "                       GPUs' chunks (same bits)\n"
       "  --window N           steps submitted ahead of the computed ones (default 4; 1 waits\n"
       "                       after every step)\n"
       "  --task-steps K       each task advances its chunk K steps: StarPU's cost per task\n"
@@ -480,6 +485,7 @@ enum long_only_options {
   OPT_LEVEL_ROWS,
   OPT_LEVEL_PIVOTS,
   OPT_LEVEL_PRIORITIES,
+  OPT_ARRANGE,
   OPT_LEVEL_LEAN,
   OPT_LEVEL_FACTORS,
   OPT_LEVEL_WARPS,
@@ -686,6 +692,15 @@ static const char *const level_rows_words[] = {"fused", "apart", "auto"};
 /* --level-priorities' words, in that order: struct options' -1, 1 and 0 */
 static const char *const level_priorities_words[] = {"auto", "on", "off"};
 
+/* --arrange's words, in that order: enum placement_share's AUTO, ON and OFF */
+static const char *const arrange_words[] = {"auto", "on", "off"};
+
+const char *options_arrange_word(const struct options *o) {
+  return arrange_words[o->arrange == PLACEMENT_SHARE_ON    ? 1
+                       : o->arrange == PLACEMENT_SHARE_OFF ? 2
+                                                           : 0];
+}
+
 const char *options_level_priorities_word(const struct options *o) {
   return level_priorities_words[o->level_priorities < 0 ? 0 : o->level_priorities ? 1 : 2];
 }
@@ -759,6 +774,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"pin", no_argument, 0, OPT_PIN},
       {"cpu-share", required_argument, 0, OPT_CPU_SHARE},
       {"cpu-chunks", required_argument, 0, OPT_CPU_CHUNKS},
+      {"arrange", required_argument, 0, OPT_ARRANGE},
       {"spikes", required_argument, 0, OPT_SPIKES},
       {"spike-threshold", required_argument, 0, OPT_SPIKE_THRESHOLD},
       {"level-kernel", required_argument, 0, OPT_LEVEL_KERNEL},
@@ -1051,6 +1067,14 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->multi_option_given = 1;
       o->cpu_chunks = parse_int("--cpu-chunks", optarg, 1, 64);
       break;
+    case OPT_ARRANGE: {
+      o->multi_option_given = 1;
+      const int word = parse_keyword("--arrange", optarg, arrange_words, 3);
+      o->arrange = word == 0   ? PLACEMENT_SHARE_AUTO
+                   : word == 1 ? PLACEMENT_SHARE_ON
+                               : PLACEMENT_SHARE_OFF;
+      break;
+    }
     case OPT_CPU_SHARE:
       if (strcmp(optarg, "auto") == 0)
         o->cpu_share = PLACEMENT_SHARE_AUTO;
@@ -1273,7 +1297,8 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_LEVEL_PRIORITIES, "--level-priorities"},
                     {OPT_LEVEL_LEAN, "--level-lean"},
                     {OPT_LEVEL_FACTORS, "--level-factors"},
-                    {OPT_CPU_CHUNKS, "--cpu-chunks"}};
+                    {OPT_CPU_CHUNKS, "--cpu-chunks"},
+                    {OPT_ARRANGE, "--arrange"}};
   if (!options_multi(o)) {
     for (size_t i = 0; i < sizeof multi_only / sizeof *multi_only; i++)
       if (given(o, multi_only[i].option))

@@ -116,6 +116,7 @@ struct options {
   int pin;            /* --pin: chunks only on the kind of worker they were sized for */
   int cpu_share;      /* --cpu-share: enum placement_share (runtime/placement.h) */
   int cpu_chunks;     /* --cpu-chunks: the multi share's chunks a CPU worker (0: default) */
+  int arrange;        /* --arrange: multi chunks by morphology (enum placement_share's values) */
   /* A distributed run (mpirun, runtime/cluster.h): this process is rank `rank` of `ranks` and
    * computes neurons first_neuron .. first_neuron + local_neurons - 1 of the batch. Not set by
    * the command line; all 0 for a run of one process (the whole batch). */
@@ -170,6 +171,8 @@ void bad_usage(const char *format, const char *value) __attribute__((noreturn));
 const char *options_level_kernel_word(enum level_kernel kernel);
 /* What --level-priorities calls the choice asked for (the JSON's level_priorities_asked). */
 const char *options_level_priorities_word(const struct options *o);
+/* What --arrange asked for (the JSON's arrange_asked). */
+const char *options_arrange_word(const struct options *o);
 /* What --level-rows calls a choice (also the JSON's level_rows). */
 const char *options_level_rows_word(const struct options *o);
 /* What --level-pivots calls a choice (also the JSON's level_pivots): auto, stored, computed or

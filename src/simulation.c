@@ -428,6 +428,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .pin = o->pin,
                                         .cpu_share = o->cpu_share,
                                         .cpu_chunks_per_core = o->cpu_chunks,
+                                        .arrange = o->arrange,
                                         .model = o->model};
     if (o->per_neuron) {
       struct neuron_batch *batch;
@@ -452,6 +453,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->warp_systems = multi_batch_warp_systems(batch);
     ops->level_priorities = multi_batch_level_priorities(batch);
     ops->cpu_share_neurons = multi_batch_cpu_share_neurons(batch);
+    ops->arranged_neurons = multi_batch_arranged_neurons(batch);
     ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
     return HINES_OK;
   }
@@ -637,6 +639,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cpu_share_neurons = ops->cpu_share_neurons;
+  result->arranged_neurons = ops->arranged_neurons;
   result->interleaved_chunks = ops->interleaved_chunks;
   result->share_uncalibrated = ops->share_uncalibrated;
   result->cell_neurons = ops->cell_neurons;

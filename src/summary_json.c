@@ -294,6 +294,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       fprintf(f, "%d", o->cpu_chunks);
     else
       fputs("null", f);
+    key_string(&j, "arrange_asked", options_arrange_word(o));
   }
   if (runtime_cuda_workers() > 0) {
     const char *streams = getenv("STARPU_NWORKER_PER_CUDA");
@@ -470,6 +471,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_int(&j, "task_steps", r->task_steps > 1 ? r->task_steps : 1); /* steps per step task */
   key_int(&j, "cpu_share_neurons", r->cpu_share_neurons);           /* the cores' own chunks */
   key_int(&j, "interleaved_chunks", r->interleaved_chunks);         /* the GPU's, beside them */
+  key_int(&j, "arranged_neurons", r->arranged_neurons); /* multi: laid out by morphology */
   /* a share chosen, none cut yet: the models lack this batch's measurements (--calibrate) */
   key_bool(&j, "cpu_share_uncalibrated", r->share_uncalibrated);
   key_measured(&j, "compartment_solves_per_s",

@@ -134,6 +134,14 @@ run priorities_default --mode multi "${tiny[@]}" --quiet --json priorities_defau
 expect "small levels first by default (small chunks), in the JSON" '"level_priorities": "on"' priorities_default.json
 expect "--level-priorities auto by default, in the JSON" '"level_priorities_asked": "auto"' priorities_default.json
 expect "stored pivots by default, in the JSON" '"level_pivots": "auto"' priorities_default.json
+expect "--arrange auto by default, in the JSON" '"arrange_asked": "auto"' priorities_default.json
+run arranged_cpus --mode multi --morph synthetic:small-low --morph synthetic:medium-high --neurons 40 --task-neurons 10 --steps 3 --quiet --json arranged_cpus.json
+expect "CPU workers alone: every chunk laid out by morphology, in the JSON" '"arranged_neurons": 38' arranged_cpus.json
+run arranged_off --mode multi --morph synthetic:small-low --morph synthetic:medium-high --neurons 40 --task-neurons 10 --steps 3 --arrange off --quiet --json arranged_off.json
+expect "--arrange off: round robin, in the JSON" '"arranged_neurons": 0' arranged_off.json
+expect "--arrange off asked, in the JSON" '"arrange_asked": "off"' arranged_off.json
+run arrange_mono --mode mono "${tiny[@]}" --arrange on --quiet
+expect "--arrange with mono: warned" '^hinestask: warning: --arrange applies to --mode multi only' arrange_mono.err
 run priorities_off --mode multi "${tiny[@]}" --level-priorities off --quiet --json priorities_off.json
 expect "--level-priorities off in the JSON" '"level_priorities": "off"' priorities_off.json
 expect "--level-priorities off asked, in the JSON" '"level_priorities_asked": "off"' priorities_off.json

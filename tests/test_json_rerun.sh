@@ -101,12 +101,12 @@ reproduce multi summary.json voltages.csv \
   --neurons 7 --steps 400 --dt 0.02 --hh soma --cm 1.1 --ra 120 --gl 2e-4 --el -64 \
   --stim-amp 0.8 --stim-start 1 --stim-stop 5 --stim-spread 0.3 --probe 0:0 --probe 1:0 \
   --probe 5:7 --probe-every 0.05 --probes voltages.csv --json summary.json --verify --quiet
-# A trunk of branches (its rate as recorded, its chunks as recorded).
+# A trunk of branches (its rate as recorded, its chunks as recorded, round robin as asked).
 reproduce trunk summary.json voltages.csv \
   --mode multi --morph "$data/morph_ca1_n120.swc" --morph "$data/c91662.swc" --neurons 9 \
   --task-neurons 4 --level-kernel levels --trunk-branches 1.5 --hh none --steps 200 \
   --stim-amp 1 --probe 0:0 --probe 8:40 --probes voltages.csv --json summary.json --quiet \
-  --cpu-share on --cpu-chunks 2
+  --cpu-share on --cpu-chunks 2 --arrange off
 # (one step a task, so that its tasks add up to steps x tasks a step: longer tasks end where a
 # probe sample is due)
 reproduce mono summary.json voltages.csv \

@@ -246,7 +246,7 @@ static void level_solver_bits_do_not_depend_on_chunks(void **state) {
   cut_pin = pinned;
   const uint64_t hash = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
   /* the cell-block kernel builds its schedule from the chunk's positions (the cores' chunks are
-   * laid out by morphology: MULTI_SHARE_ARRANGED) */
+   * laid out by morphology: --arrange, placement_level_arranged) */
   cut_kernel = LEVEL_KERNEL_CELL;
   const uint64_t cell_hash = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
   cut_kernel = LEVEL_KERNEL_LEVELS;

@@ -117,6 +117,10 @@ static struct outcome mono_outcome(const struct morphology *m, enum batch_layout
   return mono_outcome_stored(m, layout, per_task, window, task_steps, 0);
 }
 
+/* multi_outcome's --arrange (enum placement_share's values), and what its last batch laid out
+ * by morphology (multi_batch_arranged_neurons) in how many tasks a step. */
+static int multi_arrange = PLACEMENT_SHARE_AUTO, multi_arranged, multi_tasks;
+
 static struct outcome multi_outcome(const struct morphology *shapes, int n_shapes, int level_tasks,
                                     int per_task, int window, int task_steps) {
   struct multi_batch_config config = {.morphologies = shapes,
@@ -126,6 +130,7 @@ static struct outcome multi_outcome(const struct morphology *shapes, int n_shape
                                       .level_tasks = level_tasks,
                                       .window = window,
                                       .task_steps = task_steps,
+                                      .arrange = multi_arrange,
                                       .model = hh_model()};
   config.model.stimulus.n_neurons_total = NEURONS;
   struct multi_batch *batch;
@@ -133,6 +138,8 @@ static struct outcome multi_outcome(const struct morphology *shapes, int n_shape
   assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
   assert_int_equal(multi_batch_probes(batch, PROBES, probe_neuron, probe_compartment, ROWS, &err),
                    HINES_OK);
+  multi_arranged = multi_batch_arranged_neurons(batch);
+  multi_tasks = multi_batch_tasks_per_step(batch);
   drive(batch, run_multi, config.model.dt_ms);
   multi_batch_sync(batch);
   struct outcome o = {0};
@@ -304,6 +311,43 @@ static void multi_tasks_and_windows_give_identical_bits(void **state) {
     }
     outcome_free(&reference);
   }
+  for (int i = 0; i < 3; i++)
+    morphology_free(&shapes[i]);
+}
+
+/* Chunks laid out by morphology (--arrange, placement_level_arranged): this test's StarPU has
+ * CPU workers alone, so by default every chunk task's chunk holds copies of one or two cells (the
+ * batch's last NEURONS - 3 neurons laid out), at the sizes asked and at the default cut by
+ * compartments; off keeps the neurons' round robin; the bits are round robin's. */
+static void arranged_chunks_give_identical_bits(void **state) {
+  (void)state;
+  struct morphology shapes[3];
+  struct hines_error err;
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(synthetic_random(10 + 30 * i, 60 + 40 * i,
+                                      (unsigned)(testing_uniform(&seed_state) * 1e9), &shapes[i],
+                                      &err),
+                     HINES_OK);
+  multi_arrange = PLACEMENT_SHARE_OFF;
+  struct outcome reference = multi_outcome(shapes, 3, 0, per_task[1], windows[1], 1);
+  assert_int_equal(multi_arranged, 0);
+  const int asked[] = {PLACEMENT_SHARE_AUTO, PLACEMENT_SHARE_ON};
+  const int sizes[] = {per_task[1], per_task[2], 0, 5};
+  for (int a = 0; a < 2; a++)
+    for (int t = 0; t < 4; t++) {
+      multi_arrange = asked[a];
+      struct outcome o = multi_outcome(shapes, 3, 0, sizes[t], windows[t % 3], 1 + t);
+      char what[96];
+      snprintf(what, sizeof what, "laid out by morphology (%s), %d neurons per task (%d tasks)",
+               a ? "on" : "auto", sizes[t], multi_tasks);
+      assert_true(multi_tasks > 1);
+      if (multi_arranged != NEURONS - 3)
+        fail_msg("%s: %d neurons laid out, not %d", what, multi_arranged, NEURONS - 3);
+      assert_same_bits(&reference, &o, what);
+      outcome_free(&o);
+    }
+  multi_arrange = PLACEMENT_SHARE_AUTO;
+  outcome_free(&reference);
   for (int i = 0; i < 3; i++)
     morphology_free(&shapes[i]);
 }
@@ -732,6 +776,14 @@ static void level_priorities_follow_chunk_size(void **state) {
   assert_int_equal(placement_level_priorities(1, 81680876), 1);
   assert_int_equal(placement_level_priorities(0, 1000), 0);
   assert_int_equal(placement_level_priorities(1, 1000), 1);
+  /* laid out by morphology: the cores' share always, the other chunks without GPUs */
+  assert_true(placement_level_arranged(PLACEMENT_SHARE_AUTO, 0, 0));
+  assert_false(placement_level_arranged(PLACEMENT_SHARE_AUTO, 1, 0));
+  assert_false(placement_level_arranged(PLACEMENT_SHARE_AUTO, 2, 0));
+  assert_true(placement_level_arranged(PLACEMENT_SHARE_AUTO, 1, 1));
+  assert_true(placement_level_arranged(PLACEMENT_SHARE_ON, 2, 0));
+  assert_false(placement_level_arranged(PLACEMENT_SHARE_OFF, 0, 0));
+  assert_false(placement_level_arranged(PLACEMENT_SHARE_OFF, 1, 1));
 }
 
 /* Large passive batches (placement.h: blocks on GPUs): 256,000 medium-high neurons (319
@@ -1107,6 +1159,7 @@ int main(void) {
       cmocka_unit_test(step_model_keeps_one_step_apart),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
+      cmocka_unit_test(arranged_chunks_give_identical_bits),
   };
   return cmocka_run_group_tests(tests, testing_starpu_start, testing_starpu_stop);
 }

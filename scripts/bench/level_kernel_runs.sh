@@ -224,7 +224,8 @@
 #   two49     (two GPUs) the share laid out by morphology against round robin (MIXES)
 #   weight50  (two GPUs, short) the laid-out chunks cut by a core's cost against compartments
 #             (c64e995's MULTI_SHARE_SYSTEM_WEIGHT, reverted)
-#   arrange51 the whole batch laid out by morphology (hinestask_all: -DMULTI_ARRANGE_ALL=1)
+#   arrange51 the whole batch laid out by morphology (hinestask_all: cd7b8e4 built with
+#             -DMULTI_ARRANGE_ALL=1, the switch --arrange replaced)
 #             against round robin (the bundle's build): probe files of both builds, GPU alone at
 #             82 M and half that, CPU workers alone
 set -uo pipefail
@@ -2861,7 +2862,8 @@ fi
 if [ "$mode" = arranged47 ]; then
   # (the one-GPU machine) the cores' share laid out by morphology (each core's chunk copies of one
   # or two cells, cut by compartments: MULTI_SHARE_ARRANGED, the default build) against the
-  # round-robin share (hinestask_rr, built with -DMULTI_SHARE_ARRANGED=0): probes of tail neurons
+  # round-robin share (hinestask_rr, built with -DMULTI_SHARE_ARRANGED=0, the switch that
+  # --arrange off replaced): probes of tail neurons
   # identical to the GPU alone's, then each mix of MIXES from a fresh STARPU_HOME per build, three
   # --calibrate runs, two rounds of the default against the GPU alone
   args_of C-11720
