@@ -226,6 +226,8 @@
 #             (c64e995's MULTI_SHARE_SYSTEM_WEIGHT, reverted)
 #   arrange51 the whole batch laid out by morphology (hinestask_all: cd7b8e4 built with
 #             -DMULTI_ARRANGE_ALL=1, the switch --arrange replaced)
+#   arrange52 --arrange's default (laid out with CPU workers alone) against --arrange off: CPU
+#             workers alone over every mix, passive and HH, small batches; probe files
 #             against round robin (the bundle's build): probe files of both builds, GPU alone at
 #             82 M and half that, CPU workers alone
 set -uo pipefail
@@ -3055,6 +3057,19 @@ if [ "$mode" = arrange51 ]; then
     done
     for b in ${CPU_MIXES:-C-11720 D-7404 all15-16356 six-33390 B-8330 random-23585}; do
       ROW_NCPU=all row 0 $b cpu -- --steps 24; ROW_NCPU=all row 0 $b cpu-all all -- --steps 24
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = arrange52 ]; then
+  # (the one-GPU machine) CPU workers alone (StarPU's count), the default (--arrange auto: laid
+  # out) against --arrange off (round robin), rounds interleaved; first CPU (laid out) and GPU
+  # (round robin) probe files
+  { for spec in C-auto six-hh rnd-hh large-auto; do same_probes $spec 300; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in ${CPU_MIXES:-C-11720 D-7404 all15-16356 six-33390 B-8330 random-23585 large-6643 E-18711 A-8820 six-1200 ca1-3000 random-4000-hh six-8000-hh}; do
+      st=48; case $b in *-hh) st=16 ;; esac
+      ROW_NCPU=all row 0 $b cpu -- --steps $st; ROW_NCPU=all row 0 $b cpu-off -- --steps $st --arrange off
     done
   done
   rm -f $out/t.json $out/t.log
