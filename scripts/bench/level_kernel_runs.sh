@@ -228,6 +228,8 @@
 #             -DMULTI_ARRANGE_ALL=1, the switch --arrange replaced)
 #   arrange52 --arrange's default (laid out with CPU workers alone) against --arrange off: CPU
 #             workers alone over every mix, passive and HH, small batches; probe files
+#   arrange53 (one GPU, short) the build with --arrange on the GPU: test_multi_levels with and
+#             without CPU workers, the share's probe files, the default share (C, B), --arrange on
 #             against round robin (the bundle's build): probe files of both builds, GPU alone at
 #             82 M and half that, CPU workers alone
 set -uo pipefail
@@ -3072,5 +3074,19 @@ if [ "$mode" = arrange52 ]; then
       ROW_NCPU=all row 0 $b cpu -- --steps $st; ROW_NCPU=all row 0 $b cpu-off -- --steps $st --arrange off
     done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = arrange53 ]; then
+  # (the one-GPU machine) after --arrange (1e2d473): test_multi_levels on the GPU alone and with
+  # CPU workers beside it; the default share's tail probes against the GPU alone's; the default
+  # share from fresh homes (C, B: as arranged47); --arrange on against the default, GPU alone
+  { STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, GPU alone: rc=$? $(tail -1 $out/tml.txt)"
+    timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml2.txt)"
+    args_of C-11720
+    share_probes arranged-C "${A[@]}" --steps 200 --probe 0:0 --probe 11719:5 --probe 11700:0 --probe 11650:30 --probe-every 0.2
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  } 2>&1 | tee $out/check.txt
+  builds_share 1 2 "${MIXES:-C-11720 B-8330}" default
+  for rep in 1 2; do for b in six-33390 E-18711; do row 1 $b gpu -- --steps 1000; row 1 $b gpu-arrange-on -- --steps 1000 --arrange on; done; done
   rm -f $out/t.json $out/t.log
 fi
