@@ -928,9 +928,13 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   if (tail > 0) {
     out->position_neuron = malloc((size_t)n_neurons * sizeof(int));
     out->neuron_position = malloc((size_t)n_neurons * sizeof(int));
-    for (int p = 0; out->position_neuron && out->neuron_position && p < n_neurons; p++) {
-      out->position_neuron[p] = level_arranged_neuron(n_neurons, n_morphologies, tail, p);
-      out->neuron_position[out->position_neuron[p]] = p;
+    if (out->position_neuron && out->neuron_position) {
+      for (int p = 0; p < n_neurons - tail; p++)
+        out->position_neuron[p] = p;
+      level_arranged_fill(n_neurons, n_morphologies, tail,
+                          out->position_neuron + (n_neurons - tail));
+      for (int p = 0; p < n_neurons; p++)
+        out->neuron_position[out->position_neuron[p]] = p;
     }
     if (!out->position_neuron || !out->neuron_position)
       status = hines_fail(err, HINES_FAILURE, "out of memory");
@@ -1058,20 +1062,48 @@ int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int posit
   return position; /* not reached: the tail holds tail positions */
 }
 
-static int arranged_compartments(const struct morphology *morphologies, int n_morphologies,
-                                 int n_neurons, int tail, int position) {
-  return morphologies[level_arranged_neuron(n_neurons, n_morphologies, tail, position) %
-                      n_morphologies]
-      .n_compartments;
+void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_neurons) {
+  const int from = n_neurons - tail;
+  int at = 0;
+  for (int m = 0; tail > 0 && m < n_morphologies; m++) /* as level_arranged_neuron */
+    for (int k = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
+         k < n_neurons; k += n_morphologies)
+      tail_neurons[at++] = k;
+}
+
+/* The tail's positions in order, a morphology's copies at a time: the compartments of the
+ * position at hand (arranged_walk_peek) and on to the next (arranged_walk_take), O(1) each. */
+struct arranged_walk {
+  const struct morphology *morphologies;
+  int n_morphologies, n_neurons, from, morphology, left;
+};
+
+static int arranged_walk_peek(struct arranged_walk *w) {
+  while (w->left == 0 && w->morphology + 1 < w->n_morphologies) {
+    const int m = ++w->morphology, M = w->n_morphologies;
+    const int first = w->from + ((m - w->from) % M + M) % M;
+    w->left = first < w->n_neurons ? (w->n_neurons - 1 - first) / M + 1 : 0;
+  }
+  return w->morphologies[w->morphology].n_compartments;
+}
+
+static int arranged_walk_take(struct arranged_walk *w) {
+  const int compartments = arranged_walk_peek(w);
+  w->left--;
+  return compartments;
 }
 
 void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                         int tail, int chunks, int *sizes) {
   if (chunks < 1 || tail < chunks)
     return;
+  const struct arranged_walk start = {
+      morphologies, n_morphologies, n_neurons, n_neurons - tail, -1, 0};
+  struct arranged_walk walk = start;
   long long total = 0;
   for (int p = n_neurons - tail; p < n_neurons; p++)
-    total += arranged_compartments(morphologies, n_morphologies, n_neurons, tail, p);
+    total += arranged_walk_take(&walk);
+  walk = start;
   long long before = 0; /* compartments of the chunks cut so far */
   for (int c = 0, p = n_neurons - tail; c < chunks; c++) {
     const int after = chunks - c - 1; /* chunks after this one, a neuron each at least */
@@ -1079,11 +1111,10 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
     int size = 0;
     /* a neuron joins the chunk where at least half of it lies before the chunk's target */
     while (p < n_neurons - after) {
-      const int compartments =
-          arranged_compartments(morphologies, n_morphologies, n_neurons, tail, p);
+      const int compartments = arranged_walk_peek(&walk);
       if (size > 0 && after > 0 && before + compartments / 2 > target)
         break;
-      before += compartments;
+      before += arranged_walk_take(&walk);
       p++, size++;
     }
     sizes[c] = size;

@@ -390,6 +390,9 @@ static inline int level_batch_chunk_of(const struct level_batch *batch, int neur
  * morphologies (neuron k: morphology k % n_morphologies) whose last `tail` neurons are arranged
  * by morphology (level_batch_options.arranged_tail; 0: none). */
 int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int position);
+/* The same for every position of the tail at once, in O(n_neurons): tail_neurons[i] is the
+ * neuron at position n_neurons - tail + i (level_arranged_neuron takes O(n_morphologies)). */
+void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_neurons);
 
 /* Cuts such a tail (tail neurons, at least `chunks`) into `chunks` chunks of consecutive
  * positions holding about as many compartments each, a neuron at least: sizes[c] neurons in

@@ -1750,6 +1750,7 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
   for (int p = 0; p < neurons; p++) {
     const int k = level_batch_neuron_at(&lb, p);
     held[k]++;
+    assert_int_equal(k, level_arranged_neuron(neurons, mix_count, tail, p));
     if (p < neurons - tail)
       assert_int_equal(k, p);
     else if (p > neurons - tail) { /* grouped: morphology, then number, never decreasing */
@@ -1774,6 +1775,21 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
   each_compartment_once(&lb, neurons);
   free(held);
   level_batch_free(&lb);
+  /* level_arranged_fill (the build's, O(n)) against level_arranged_neuron (its definition), over
+   * sizes and tails that do and do not divide by the morphologies */
+  const int shapes[][3] = {{37, 5, 32},   {37, 5, 1},       {40, 8, 17},   {9, 1, 8},
+                           {256, 255, 1}, {1000, 256, 744}, {1001, 7, 500}};
+  for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+    const int n = shapes[t][0], m = shapes[t][1], arranged = shapes[t][2];
+    int *filled = malloc((size_t)arranged * sizeof(int));
+    level_arranged_fill(n, m, arranged, filled);
+    for (int i = 0; i < arranged; i++)
+      if (filled[i] != level_arranged_neuron(n, m, arranged, n - arranged + i))
+        fail_msg("%d neurons of %d cells, tail %d: position %d holds %d, not %d", n, m, arranged,
+                 n - arranged + i, filled[i],
+                 level_arranged_neuron(n, m, arranged, n - arranged + i));
+    free(filled);
+  }
 }
 
 /* Rooted at the centers, the blocks number compartments relative to the soma: the soma is 0
