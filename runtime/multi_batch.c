@@ -613,7 +613,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       starpu_cpu_worker_get_count() > 0 &&
       placement_level_share_chosen(config->cpu_share, all_compartments,
                                    config->model.channels.placement != PLACE_NONE, config->window);
-  int *share_sizes = NULL, share_count = 0, status = HINES_OK;
+  int *cut_sizes = NULL, cut_count = 0, status = HINES_OK;
   if (config->chunk_sizes) { /* the caller's cut */
     if (parts > 1 || config->level_tasks || config->cpu_sized_chunks < 0 ||
         config->cpu_sized_chunks > config->n_chunk_sizes) {
@@ -634,41 +634,41 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   } else if (share) {
     status = share_cut(config, &options, launch_for(config, (int)level_chunks, gpu_count),
                        placement_share_task_steps(config->task_steps), all_compartments,
-                       (int)level_chunks, &share_sizes, &share_count, &batch->cpu_chunks,
+                       (int)level_chunks, &cut_sizes, &cut_count, &batch->cpu_chunks,
                        &batch->share_uncalibrated, err);
     if (status) {
       free(batch);
       return status;
     }
-    options.chunk_neurons = share_sizes;
-    options.n_chunk_sizes = share_count;
-    for (int c = share_count - batch->cpu_chunks; c < share_count; c++)
-      batch->cpu_share_neurons += share_sizes[c];
+    options.chunk_neurons = cut_sizes;
+    options.n_chunk_sizes = cut_count;
+    for (int c = cut_count - batch->cpu_chunks; c < cut_count; c++)
+      batch->cpu_share_neurons += cut_sizes[c];
     if (placement_level_arranged(config->arrange, gpu_count, 1) && batch->cpu_chunks > 0)
-      options.arranged_tail = share_arrange(config, share_sizes + share_count - batch->cpu_chunks,
+      options.arranged_tail = share_arrange(config, cut_sizes + cut_count - batch->cpu_chunks,
                                             batch->cpu_chunks, batch->cpu_share_neurons);
   } else if (placement_level_arranged(config->arrange, gpu_count, 0) && parts == 1 &&
              level_chunks > 1 && config->n_neurons - config->n_morphologies >= level_chunks) {
     /* Every chunk laid out by morphology: all but the first neuron of each cell (the
      * arrangement's bound) in the order of their cells, the chunks cut by compartments, or at the
      * --task-neurons asked for. */
-    share_sizes = malloc((size_t)level_chunks * sizeof *share_sizes);
-    if (!share_sizes) {
+    cut_sizes = malloc((size_t)level_chunks * sizeof *cut_sizes);
+    if (!cut_sizes) {
       free(batch);
       return hines_fail(err, HINES_FAILURE, "out of memory");
     }
     const int tail = config->n_neurons - config->n_morphologies;
     if (config->neurons_per_task > 0) {
       for (long long c = 0; c < level_chunks; c++)
-        share_sizes[c] = c + 1 < level_chunks
-                             ? chunk_neurons
-                             : config->n_neurons - (int)(level_chunks - 1) * chunk_neurons;
+        cut_sizes[c] = c + 1 < level_chunks
+                           ? chunk_neurons
+                           : config->n_neurons - (int)(level_chunks - 1) * chunk_neurons;
     } else {
       level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, tail,
-                         (int)level_chunks, share_sizes);
-      share_sizes[0] += config->n_morphologies;
+                         (int)level_chunks, cut_sizes);
+      cut_sizes[0] += config->n_morphologies;
     }
-    options.chunk_neurons = share_sizes;
+    options.chunk_neurons = cut_sizes;
     options.n_chunk_sizes = (int)level_chunks;
     options.arranged_tail = tail;
   }
@@ -676,7 +676,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   status =
       level_batch_build(config->morphologies, config->n_morphologies, config->n_neurons, &options,
                         &config->model.cable, config->model.dt_ms, &batch->levels, err);
-  free(share_sizes);
+  free(cut_sizes);
   if (status) {
     free(batch);
     return status;
