@@ -230,6 +230,8 @@
 #             workers alone over every mix, passive and HH, small batches; probe files
 #   arrange53 (one GPU, short) the build with --arrange on the GPU: test_multi_levels with and
 #             without CPU workers, the share's probe files, the default share (C, B), --arrange on
+#   arrange54 (two GPUs) --arrange on against the default over both GPUs at ~82 M a GPU, and CPU
+#             workers alone (StarPU's count) laid out against --arrange off
 #             against round robin (the bundle's build): probe files of both builds, GPU alone at
 #             82 M and half that, CPU workers alone
 set -uo pipefail
@@ -3088,5 +3090,21 @@ if [ "$mode" = arrange53 ]; then
   } 2>&1 | tee $out/check.txt
   builds_share 1 2 "${MIXES:-C-11720 B-8330}" default
   for rep in 1 2; do for b in six-33390 E-18711; do row 1 $b gpu -- --steps 1000; row 1 $b gpu-arrange-on -- --steps 1000 --arrange on; done; done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = arrange54 ]; then
+  # (the two-GPU machine) the GPUs' chunks laid out (--arrange on) against round robin (the
+  # default) over both GPUs, then the machine's CPU workers alone, laid out (the default) against
+  # --arrange off; rounds interleaved
+  for rep in 1 2; do
+    for b in ${GPU_MIXES:-six-66780 E-37422 all15-32712 D-14808 C-23440 B-16660}; do
+      row 2 $b gpu -- --steps 1000; row 2 $b gpu-arrange-on -- --steps 1000 --arrange on
+    done
+  done
+  for rep in 1 2; do
+    for b in ${CPU_MIXES:-C-11720 all15-16356 D-7404 six-33390}; do
+      ROW_NCPU=all row 0 $b cpu -- --steps 48; ROW_NCPU=all row 0 $b cpu-off -- --steps 48 --arrange off
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
