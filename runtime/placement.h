@@ -343,10 +343,10 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
  * constants row for the run. Measured on the H200 machine (BENCHMARKS.md, "Chunks laid out by
  * morphology"; arrange51, arranged47): CPU workers alone (16), passive mixes of 82-84 M, medians
  * of two runs, C 1.58x, all 15 1.57x, random trees 1.28x, B 1.18x, six cells 1.20x, D 1.00x;
- * the cores' share beside one H200 1.008-1.038x the GPU alone (round robin 1.006-1.030x). Not on
- * GPUs by default: the GPU alone at 82 M gained 0-3.9 % (six cells) but at 41 M (a GPU's half of
- * a batch over two) lost up to 5.4 % (B x 4,165), chunks of one cell type ending at different
- * times. */
+ * the H200 x2 machine's 32 CPU workers 1.15-2.32x on four mixes (arrange54); the cores' share
+ * beside one H200 1.008-1.038x the GPU alone (round robin 1.006-1.030x). Not on GPUs by default:
+ * the GPU alone at 82 M gained 0-3.9 % (six cells) but at 41 M lost up to 5.4 % (B x 4,165), and
+ * two GPUs at 82 M each lost up to 6.4 % (the six cells; C gained 1 %). */
 int placement_level_arranged(int asked, int gpus, int share);
 /* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
  * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`
