@@ -650,26 +650,21 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   } else if (placement_level_arranged(config->arrange, gpu_count, 0) && parts == 1 &&
              level_chunks > 1 && config->n_neurons - config->n_morphologies >= level_chunks) {
     /* Every chunk laid out by morphology: all but the first neuron of each cell (the
-     * arrangement's bound) in the order of their cells, the chunks cut by compartments, or at the
-     * --task-neurons asked for. */
-    cut_sizes = malloc((size_t)level_chunks * sizeof *cut_sizes);
-    if (!cut_sizes) {
-      free(batch);
-      return hines_fail(err, HINES_FAILURE, "out of memory");
-    }
+     * arrangement's bound) in the order of their cells; the chunks at the --task-neurons asked
+     * for (options.neurons_per_chunk), else cut by compartments. */
     const int tail = config->n_neurons - config->n_morphologies;
-    if (config->neurons_per_task > 0) {
-      for (long long c = 0; c < level_chunks; c++)
-        cut_sizes[c] = c + 1 < level_chunks
-                           ? chunk_neurons
-                           : config->n_neurons - (int)(level_chunks - 1) * chunk_neurons;
-    } else {
+    if (config->neurons_per_task <= 0) {
+      cut_sizes = malloc((size_t)level_chunks * sizeof *cut_sizes);
+      if (!cut_sizes) {
+        free(batch);
+        return hines_fail(err, HINES_FAILURE, "out of memory");
+      }
       level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, tail,
                          (int)level_chunks, cut_sizes);
       cut_sizes[0] += config->n_morphologies;
+      options.chunk_neurons = cut_sizes;
+      options.n_chunk_sizes = (int)level_chunks;
     }
-    options.chunk_neurons = cut_sizes;
-    options.n_chunk_sizes = (int)level_chunks;
     options.arranged_tail = tail;
   }
   batch->arranged_neurons = options.arranged_tail;
