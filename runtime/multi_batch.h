@@ -189,6 +189,8 @@ int multi_batch_share_uncalibrated(const struct multi_batch *batch);
 /* The neurons laid out by morphology (multi_batch_config.arrange, resolved): the batch's last
  * this many, 0 for round robin. */
 int multi_batch_arranged_neurons(const struct multi_batch *batch);
+/* Neurons in the GPUs' chunks of aligned rows (level_aligned_cut; 0: none). */
+int multi_batch_aligned_neurons(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* 1 when the chunk tasks run small levels first (multi_batch_config.level_priorities, resolved),

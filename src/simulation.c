@@ -454,6 +454,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->level_priorities = multi_batch_level_priorities(batch);
     ops->cpu_share_neurons = multi_batch_cpu_share_neurons(batch);
     ops->arranged_neurons = multi_batch_arranged_neurons(batch);
+    ops->aligned_neurons = multi_batch_aligned_neurons(batch);
     ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
     return HINES_OK;
   }
@@ -640,6 +641,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cpu_share_neurons = ops->cpu_share_neurons;
   result->arranged_neurons = ops->arranged_neurons;
+  result->aligned_neurons = ops->aligned_neurons;
   result->interleaved_chunks = ops->interleaved_chunks;
   result->share_uncalibrated = ops->share_uncalibrated;
   result->cell_neurons = ops->cell_neurons;

@@ -35,6 +35,7 @@ struct batch_ops {
   int task_steps;         /* steps per step task (mono; 1 otherwise) */
   int cpu_share_neurons;  /* mono: neurons in the chunks cut for CPU cores (0: no share) */
   int arranged_neurons;   /* multi: neurons laid out by morphology (0: round robin) */
+  int aligned_neurons;    /* multi: neurons in GPU chunks of aligned rows (0: none) */
   int interleaved_chunks; /* mono: block-layout chunks stored interleaved (the GPU's) */
   int share_uncalibrated; /* mono: a share chosen, none cut: the models lack measurements */
   int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
@@ -75,6 +76,7 @@ struct run_result {
   int task_steps;         /* steps each step task advanced */
   int cpu_share_neurons;  /* batch_ops' */
   int arranged_neurons;   /* batch_ops' */
+  int aligned_neurons;    /* batch_ops' */
   int interleaved_chunks; /* batch_ops' */
   int share_uncalibrated; /* batch_ops' */
   int cell_neurons;       /* batch_ops' */

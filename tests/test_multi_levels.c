@@ -1792,6 +1792,79 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
   }
 }
 
+/* GPU chunks of copies of every cell LEVEL_ALIGNED_COPIES at a time (level_aligned_cut, the
+ * default cut of the GPUs' chunks): the cut covers the batch in whole units as equal as may be,
+ * the rest (less than a unit) in one more chunk; in every aligned chunk each level and each of
+ * its rows starts on a multiple of 16 elements (a 128-byte line), which the rest's chunk does not
+ * give; the voltages are the one-chunk run's, to the bit, cut so explicitly and by default (on a
+ * GPU the default cut is this one; CPU workers alone lay chunks out by morphology instead). */
+static void aligned_cut_starts_rows_on_lines(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const int cuts[][3] = {{1000, 3, 4}, {47, 3, 4}, {48, 3, 4},   {49, 3, 1},
+                         {96, 6, 2},   {97, 6, 5}, {5000, 1, 4}, {100003, 15, 8}};
+  for (size_t t = 0; t < sizeof cuts / sizeof *cuts; t++) {
+    const int n = cuts[t][0], m = cuts[t][1], chunks = cuts[t][2], unit = LEVEL_ALIGNED_COPIES * m;
+    int sizes[9], rest = -1;
+    const int aligned = level_aligned_cut(n, m, chunks, sizes, &rest);
+    const int units = n / unit;
+    assert_int_equal(aligned, units < chunks ? units : chunks);
+    assert_int_equal(rest, units > 0 && n % unit != 0);
+    int covered = 0;
+    for (int c = 0; c < aligned; c++) {
+      assert_true(sizes[c] > 0 && sizes[c] % unit == 0);
+      assert_true(abs(sizes[c] - sizes[0]) <= unit);
+      covered += sizes[c];
+    }
+    if (rest)
+      covered += sizes[aligned];
+    assert_int_equal(covered, units > 0 ? n : 0);
+  }
+  const int neurons = 2 * LEVEL_ALIGNED_COPIES * mix_count + 5;
+  int sizes[3], rest;
+  assert_int_equal(level_aligned_cut(neurons, mix_count, 2, sizes, &rest), 2);
+  assert_int_equal(rest, 1);
+  assert_int_equal(sizes[2], 5);
+  const struct level_batch_options options = {.chunk_neurons = sizes,
+                                              .n_chunk_sizes = 3,
+                                              .chunk_links = 1,
+                                              .order = LEVEL_ORDER_HEIGHT,
+                                              .subtree_compartments = 8,
+                                              .split_compartments = 64};
+  struct level_batch lb;
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
+      HINES_OK);
+  int rest_unaligned = 0;
+  for (int chunk = 0; chunk < lb.n_chunks; chunk++)
+    for (int level = 0; level < lb.n_levels; level++) {
+      const int *ints = lb.blocks[chunk * lb.n_levels + level];
+      if (!ints)
+        continue;
+      const struct level_block_view v = level_block_describe(ints);
+      const size_t base = lb.element_offset[(size_t)chunk * (lb.n_levels + 1) + level];
+      for (int j = 0; j <= v.max_size; j++) {
+        const int on_line = (base + (size_t)v.row_offset[j]) % 16 == 0;
+        if (chunk < 2 && !on_line)
+          fail_msg("aligned chunk %d, level %d: row %d starts at element %zu", chunk, level, j,
+                   base + (size_t)v.row_offset[j]);
+        rest_unaligned += chunk == 2 && !on_line;
+      }
+    }
+  assert_true(rest_unaligned > 0);
+  each_compartment_once(&lb, neurons);
+  level_batch_free(&lb);
+  const uint64_t one_chunk =
+      run_and_compare_trunk(0, neurons, neurons, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  assert_int_equal(run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0), one_chunk);
+  cut_sizes = sizes;
+  cut_count = 3;
+  assert_int_equal(run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0), one_chunk);
+  cut_sizes = NULL;
+  cut_count = 0;
+}
+
 /* Rooted at the centers, the blocks number compartments relative to the soma: the soma is 0
  * (what the mechanisms and the stimulus test), and every compartment maps both ways. */
 static void centered_roots_locate_each_compartment_once(void **state) {
@@ -2164,6 +2237,7 @@ int main(void) {
       cmocka_unit_test(centered_roots_match_reference),
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(arranged_tail_groups_copies_of_a_cell),
+      cmocka_unit_test(aligned_cut_starts_rows_on_lines),
       cmocka_unit_test(row_factors_match_element_factors),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(branch_rows_match_branch_systems),

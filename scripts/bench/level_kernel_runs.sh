@@ -232,6 +232,19 @@
 #             without CPU workers, the share's probe files, the default share (C, B), --arrange on
 #   arrange54 (two GPUs) --arrange on against the default over both GPUs at ~82 M a GPU, and CPU
 #             workers alone (StarPU's count) laid out against --arrange off
+#   cores55   (one GPU) the cores' rate at the share's sizes: 15 CPU workers alone, share-sized
+#             batches in chunks of 5, 10 and 20 neurons, builds with runs of copies from 8 (the
+#             default), 16 and 32 (hinestask_run16, _run32); then the share beside the GPU from
+#             fresh homes with --cpu-chunks 4 (the default), 2 and 1, and the run16 build at 1 and 2
+#   sizes56   (one GPU) the GPU alone at batch sizes a few neurons apart (the GPU's part of the
+#             share runs: B x 8,195 after 135 neurons went to the cores ran 1.043x B x 8,330),
+#             then B's share again at 1 and 4 chunks a core, both builds
+#   align57   (one GPU) the GPU alone in chunks whose every cell has a multiple of 16 copies
+#             (--task-neurons, the rest in a fifth chunk): every level row then starts on a
+#             128-byte line (sizes56: B x 8,192 ran 1.12x B x 8,330's rate a compartment)
+#   aligned58 (one GPU) the aligned cut by default (level_aligned_cut): test_multi_levels on the
+#             GPU, probe files against CPU workers, then the default against the build before
+#             (hinestask_old, 37e7ffe) on the GPU alone (passive 82 M and 41 M, HH) and CPU + GPU
 #             against round robin (the bundle's build): probe files of both builds, GPU alone at
 #             82 M and half that, CPU workers alone
 set -uo pipefail
@@ -448,6 +461,9 @@ probe_args() {
   six-trunk-c16) a=(--mode multi "${six[@]}" --neurons 240 --task-neurons 120 --hh none --level-kernel levels --trunk-branches 1.5 --cell-neurons 16 "${six_probes[@]}") ;;
   large-auto) a=(--mode multi "${large[@]}" --neurons 40 --task-neurons 10 --hh none --level-kernel levels --probe 0:0 --probe 39:300 --probe 7:5) ;;
   C-auto) a=(--mode multi "${mixC[@]}" --neurons 110 --task-neurons 30 --hh none --level-kernel levels --probe 0:0 --probe 109:300 --probe 7:5) ;;
+  # GPU chunks of copies of every cell 16 at a time and a chunk of the rest (thirty-seventh session)
+  B-aligned) a=(--mode multi "${mixB[@]}" --neurons 1030 --hh none --level-kernel levels --probe 0:0 --probe 1029:300 --probe 517:5) ;;
+  six-aligned-hh) a=(--mode multi "${six[@]}" --neurons 200 --hh all --level-kernel levels "${six_probes[@]/239:2/199:2}") ;;
   D-auto) a=(--mode multi "${mixD[@]}" --neurons 50 --task-neurons 15 --hh none --probe 0:0 --probe 49:300 --probe 7:5) ;;
   tsw-auto) a=(--mode multi --morph .bundle/morphologies/test_swc.swc --neurons 20 --task-neurons 7 --hh none --probe 0:0 --probe 19:3000 --probe 7:5) ;;
   deep-trunk) a=("${deep[@]}" --task-neurons 10 --hh none --level-kernel levels --trunk-branches 4 --probe 0:0 --probe 38:3000 --probe 17:1500) ;;
@@ -3106,5 +3122,80 @@ if [ "$mode" = arrange54 ]; then
       ROW_NCPU=all row 0 $b cpu -- --steps 48; ROW_NCPU=all row 0 $b cpu-off -- --steps 48 --arrange off
     done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cores55 ]; then
+  # (the one-GPU machine) what a core's share chunk runs at: CPU workers alone (15, as beside the
+  # GPU), share-sized batches laid out in chunks of 5, 10 and 20 neurons, three builds; then the
+  # share beside the GPU at 1, 2 and 4 chunks a core (fresh homes, three calibrations, two rounds)
+  for rep in 1 2; do
+    for b in ${CPU_MIXES:-C-300 six-720 D-180}; do
+      for tn in 5 10 20; do
+        for v in main run16 run32; do
+          bld=(); [ $v != main ] && bld=($v)
+          ROW_NCPU=15 row 0 $b tn$tn-$v "${bld[@]}" -- --steps 400 --task-neurons $tn
+        done
+      done
+    done
+  done
+  for b in ${GPU_MIXES:-C-11720 B-8330}; do
+    for v in main:4 main:1 run16:1 run16:2; do
+      bld=(); [ ${v%:*} != main ] && bld=(${v%:*}); k=${v#*:}
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-${v/:/-k} "${bld[@]}" -- --steps 200 --calibrate --cpu-chunks $k; shares; done
+      for rep in 1 2; do ROW_NCPU=all row 1 $b default-${v/:/-k} "${bld[@]}" -- --steps 1000 --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = sizes56 ]; then
+  # (the one-GPU machine) does the GPU's own batch size explain the share runs' spread? the GPU
+  # alone at sizes a few neurons apart, two rounds; then cores55's B runs again from fresh homes
+  for rep in 1 2; do
+    for b in ${GPU_SIZES:-B-8330 B-8210 B-8195 B-8192 B-8200 B-8060 six-33390 six-32670 six-32640 C-11720 C-11540 C-11525}; do
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  for v in run16:1 main:1 main:4 run16:1; do
+    b=B-8330; bld=(); [ ${v%:*} != main ] && bld=(${v%:*}); k=${v#*:}
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-${v/:/-k} "${bld[@]}" -- --steps 200 --calibrate --cpu-chunks $k; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b default-${v/:/-k} "${bld[@]}" -- --steps 1000 --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = align57 ]; then
+  # (the one-GPU machine) the default chunks against chunks of multiples of 16 copies of every
+  # cell (the rest in a fifth chunk), with the default and early launches; two rounds
+  for rep in 1 2; do
+    for bt in ${ALIGN_MIXES:-B-8330:2048 six-33390:8160 C-11720:2816 D-7404:1792 E-18711:4640 all15-16356:3840 random-23585:5888 large-6643:1600}; do
+      b=${bt%:*}; tn=${bt#*:}
+      row 1 $b gpu -- --steps 1000; row 1 $b gpu-aligned -- --steps 1000 --task-neurons $tn
+      row 1 $b gpu-aligned-early -- --steps 1000 --task-neurons $tn --gpu-launch early
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = aligned58 ]; then
+  # (the one-GPU machine) the GPUs' chunks in copies of every cell 16 at a time by default
+  { STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, GPU alone: rc=$? $(tail -1 $out/tml.txt)"
+    timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml2.txt)"
+    grep "aligned_cut" $out/tml.txt $out/tml2.txt
+    for spec in B-aligned six-aligned-hh; do same_probes $spec 300; done
+    probe_args B-aligned
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${a[@]}" --stim-amp 1 --steps 300 --probes $out/p_new.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL new $(tail -1 $out/c.log)"
+    grep -o '"aligned_neurons": [0-9]*\|"tasks_per_step": [0-9]*' $out/t.json | paste -sd' '
+    STARPU_NCPU=0 timeout 120 $out/hinestask_old --quiet --force "${a[@]}" --stim-amp 1 --steps 300 --probes $out/p_old.csv > $out/c.log 2>&1 || echo "FAIL old $(tail -1 $out/c.log)"
+    cmp -s $out/p_new.csv $out/p_old.csv && echo "PASS B-aligned: the aligned cut identical to the build before" || echo "FAIL B-aligned differs from the build before"
+    rm -f $out/p_*.csv $out/c.log
+  } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for b in ${GPU_MIXES:-B-8330 six-33390 C-11720 D-7404 E-18711 all15-16356 random-23585 large-6643 A-8820 D-3702 C-5860 B-4165 all15-8178 six-8000-hh random-4000-hh}; do
+      st=1000; case $b in *-hh) st=300 ;; esac
+      row 1 $b gpu -- --steps $st; grep -o '"aligned_neurons": [0-9]*\|"tasks_per_step": [0-9]*' $out/t.json | paste -sd' '
+      row 1 $b gpu-old old -- --steps $st
+    done
+  done
+  builds_share 1 2 "${MIXES:-B-8330 C-11720}" default old
   rm -f $out/t.json $out/t.log
 fi
