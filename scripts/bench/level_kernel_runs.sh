@@ -245,6 +245,7 @@
 #   aligned58 (one GPU) the aligned cut by default (level_aligned_cut): test_multi_levels on the
 #             GPU, probe files against CPU workers, then the default against the build before
 #             (hinestask_old, 37e7ffe) on the GPU alone (passive 82 M and 41 M, HH) and CPU + GPU
+#   two59     (two GPUs) the aligned cut over two GPUs against one GPU, ~82 M a GPU; probe files
 #             against round robin (the bundle's build): probe files of both builds, GPU alone at
 #             82 M and half that, CPU workers alone
 set -uo pipefail
@@ -488,6 +489,12 @@ probe_args() {
   large-hh-on) a=(--mode multi "${large[@]}" --neurons 20 --hh all --stim-start 0.5 --stim-stop 4 --task-steps 8 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   large-trunk-on) a=(--mode multi "${large[@]}" --neurons 20 --hh none --level-kernel levels --trunk-branches 2 --stim-start 0 --stim-stop 2 --probe 0:0 --probe 19:300 --probe 7:5) ;;
   esac
+}
+# tml_both: the bundle's test_multi_levels on the GPU alone (tml.txt) and beside CPU workers
+# (tml2.txt), each one line with its exit status and last line.
+tml_both() {
+  STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, GPU alone: rc=$? $(tail -1 $out/tml.txt)"
+  timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml2.txt)"
 }
 # same_probes SPEC [STEPS]: CPU workers only against the GPU only (--verify), probe files compared
 # byte for byte; returns 1 when they differ or the GPU run fails.
@@ -3098,8 +3105,7 @@ if [ "$mode" = arrange53 ]; then
   # (the one-GPU machine) after --arrange (1e2d473): test_multi_levels on the GPU alone and with
   # CPU workers beside it; the default share's tail probes against the GPU alone's; the default
   # share from fresh homes (C, B: as arranged47); --arrange on against the default, GPU alone
-  { STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, GPU alone: rc=$? $(tail -1 $out/tml.txt)"
-    timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml2.txt)"
+  { tml_both
     args_of C-11720
     share_probes arranged-C "${A[@]}" --steps 200 --probe 0:0 --probe 11719:5 --probe 11700:0 --probe 11650:30 --probe-every 0.2
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
@@ -3178,8 +3184,7 @@ if [ "$mode" = align57 ]; then
 fi
 if [ "$mode" = aligned58 ]; then
   # (the one-GPU machine) the GPUs' chunks in copies of every cell 16 at a time by default
-  { STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, GPU alone: rc=$? $(tail -1 $out/tml.txt)"
-    timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml2.txt)"
+  { tml_both
     grep "aligned_cut" $out/tml.txt $out/tml2.txt
     for spec in B-aligned six-aligned-hh; do same_probes $spec 300; done
     probe_args B-aligned
@@ -3197,5 +3202,16 @@ if [ "$mode" = aligned58 ]; then
     done
   done
   builds_share 1 2 "${MIXES:-B-8330 C-11720}" default old
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = two59 ]; then
+  # (the two-GPU machine) two GPUs against one with the aligned cut (2bf6119), GPUs alone
+  { for spec in B-aligned six-aligned-hh; do same_probes $spec 300; done; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for bb in ${PAIRS:-B-8330:B-16660 C-11720:C-23440 all15-16356:all15-32712 D-7404:D-14808 large-6643:large-13286}; do
+      row 1 ${bb%:*} gpu1 -- --steps 1000; row 2 ${bb#*:} gpu2 -- --steps 1000
+      grep -o '"aligned_neurons": [0-9]*\|"tasks_per_step": [0-9]*\|"tasks_per_gpu": [^]]*' $out/t.json | paste -sd' '
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
