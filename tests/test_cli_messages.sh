@@ -140,6 +140,7 @@ expect "CPU workers alone: every chunk laid out by morphology, in the JSON" '"ar
 run arranged_off --mode multi --morph synthetic:small-low --morph synthetic:medium-high --neurons 40 --task-neurons 10 --steps 3 --arrange off --quiet --json arranged_off.json
 expect "--arrange off: round robin, in the JSON" '"arranged_neurons": 0' arranged_off.json
 expect "--arrange off asked, in the JSON" '"arrange_asked": "off"' arranged_off.json
+expect "no GPU: no chunk cut in aligned copies, in the JSON" '"aligned_neurons": 0([^0-9]|$)' arranged_off.json
 run arrange_mono --mode mono "${tiny[@]}" --arrange on --quiet
 expect "--arrange with mono: warned" '^hinestask: warning: --arrange applies to --mode multi only' arrange_mono.err
 run priorities_off --mode multi "${tiny[@]}" --level-priorities off --quiet --json priorities_off.json
