@@ -646,8 +646,9 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                                    config->model.channels.placement != PLACE_NONE, config->window);
   /* The GPUs' chunks of the default cut, round robin, in copies of every cell that start each
    * level row on a 128-byte line (level_aligned_cut), the neurons left over in one more chunk:
-   * chunk tasks of the level kernels in one part. Measured on the H200 (align57, 1,000 steps,
-   * GPU alone, passive, eight mixes of 82-84 M): 1.086-1.110x the equal cut. */
+   * chunk tasks of the level kernels in one part. Measured on the H200 (aligned58, GPU alone,
+   * fifteen batches of 14-84 M, passive and HH): 1.049-1.153x the equal cut; over two H200s
+   * (two59) 1.94-1.99x one on the mixes that had 1.79-1.87x (BENCHMARKS.md). */
   const int aligned_cut = gpu_count > 0 && !config->level_tasks && parts == 1 &&
                           config->neurons_per_task <= 0 &&
                           config->level_kernel == LEVEL_KERNEL_LEVELS &&
@@ -750,7 +751,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   for (int c = gpu_chunks; c < batch->n_chunks; c++)
     gpu_compartments -=
         (long long)lb->element_offset[(size_t)c * (lb->n_levels + 1) + lb->n_levels];
-  /* the chunk of the neurons left over runs beside the aligned ones and decides nothing */
+  /* The chunk of the neurons left over runs beside the aligned ones: early launches and homes
+   * follow the aligned chunks; the priorities' rule counts it (as measured in aligned58). */
   const int full_gpu_chunks = gpu_chunks - batch->rest_chunk;
   batch->config.level_priorities = placement_level_priorities(
       config->level_priorities, gpu_compartments / (gpu_chunks > 0 ? gpu_chunks : 1));
