@@ -1121,21 +1121,21 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
   }
 }
 
-int level_aligned_cut(int neurons, int n_morphologies, int chunks, int *sizes, int *rest) {
+int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units, int *sizes,
+                      int *rest) {
   *rest = 0;
   if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || chunks < 1 || neurons < 1)
     return 0;
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
   const long long units = neurons / unit;
-  if (units < 1)
+  if (units < 1 || units < (long long)(min_units > 1 ? min_units : 1) * chunks)
     return 0;
-  const int aligned = units < chunks ? (int)units : chunks;
-  for (int c = 0; c < aligned; c++)
-    sizes[c] = (int)((units / aligned + (c < units % aligned)) * unit);
+  for (int c = 0; c < chunks; c++)
+    sizes[c] = (int)((units / chunks + (c < units % chunks)) * unit);
   const int left = (int)(neurons - units * unit);
   if (left > 0)
-    sizes[aligned] = left, *rest = 1;
-  return aligned;
+    sizes[chunks] = left, *rest = 1;
+  return chunks;
 }
 
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,

@@ -412,14 +412,20 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
 #define LEVEL_ALIGNED_COPIES 16
 #endif
 
+/* The units (LEVEL_ALIGNED_COPIES copies of every cell) a chunk holds at least for the runtime's
+ * default cut to align it: the rest's chunk, less than a unit, then holds less than an eighth of a
+ * chunk, so that the GPU it joins carries at most that much more (a batch of many cells, whose
+ * unit is large, keeps the equal cut). */
+#define LEVEL_ALIGNED_MIN_UNITS 8
+
 /* Cuts the first `neurons` neurons of a round-robin batch (neuron k: morphology
- * k % n_morphologies) into at most `chunks` chunks of LEVEL_ALIGNED_COPIES copies of every cell
- * times a whole number (as equal as may be), then, if neurons are left (fewer than
- * LEVEL_ALIGNED_COPIES x n_morphologies), one chunk of them: sizes[c] neurons in chunk c (room
- * for chunks + 1). Returns the number of aligned chunks (fewer than `chunks` when the batch holds
- * fewer units), *rest 1 when the chunk of the rest follows them; 0 when not one unit fits (or
- * LEVEL_ALIGNED_COPIES is 0). */
-int level_aligned_cut(int neurons, int n_morphologies, int chunks, int *sizes, int *rest);
+ * k % n_morphologies) into `chunks` chunks of LEVEL_ALIGNED_COPIES copies of every cell times a
+ * whole number (as equal as may be), then, if neurons are left (fewer than LEVEL_ALIGNED_COPIES x
+ * n_morphologies), one chunk of them: sizes[c] neurons in chunk c (room for chunks + 1). Returns
+ * `chunks`, *rest 1 when the chunk of the rest follows them; 0 (no cut) when the batch holds
+ * fewer than min_units units a chunk (or LEVEL_ALIGNED_COPIES is 0). */
+int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units, int *sizes,
+                      int *rest);
 
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */

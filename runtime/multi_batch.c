@@ -463,8 +463,8 @@ static int share_cut(const struct multi_batch_config *config,
 /* GPU chunks of aligned rows (level_aligned_cut) for a batch whose GPUs take the first
  * `gpu_neurons` neurons in round-robin order in `gpu_chunks` chunks, followed by the `after` sizes
  * of `tail` chunks (the cores' share): a new array of sizes in *sizes and its length in *count, or
- * *sizes NULL where no copy of every cell fits a chunk; *aligned_neurons and *rest_chunk as in
- * struct multi_batch. */
+ * *sizes NULL where too few copies of every cell fit a chunk; *aligned_neurons and *rest_chunk as
+ * in struct multi_batch. */
 static int aligned_sizes(const struct multi_batch_config *config, int gpu_neurons, int gpu_chunks,
                          const int *after, int tail, int **sizes, int *count, int *aligned_neurons,
                          int *rest_chunk) {
@@ -473,8 +473,8 @@ static int aligned_sizes(const struct multi_batch_config *config, int gpu_neuron
   int *cut = malloc((size_t)(gpu_chunks + 1 + tail) * sizeof *cut);
   if (!cut)
     return -1;
-  const int aligned =
-      level_aligned_cut(gpu_neurons, config->n_morphologies, gpu_chunks, cut, rest_chunk);
+  const int aligned = level_aligned_cut(gpu_neurons, config->n_morphologies, gpu_chunks,
+                                        LEVEL_ALIGNED_MIN_UNITS, cut, rest_chunk);
   if (aligned == 0) {
     free(cut);
     return 0;

@@ -1796,33 +1796,39 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
  * default cut of the GPUs' chunks): the cut covers the batch in whole units as equal as may be,
  * the rest (less than a unit) in one more chunk; in every aligned chunk each level and each of
  * its rows starts on a multiple of 16 elements (a 128-byte line), which the rest's chunk does not
- * give; the voltages are the one-chunk run's, to the bit, cut so explicitly and by default (on a
- * GPU the default cut is this one; CPU workers alone lay chunks out by morphology instead). */
+ * give; the cut refuses batches of fewer units a chunk than asked (the runtime asks
+ * LEVEL_ALIGNED_MIN_UNITS); the voltages are the one-chunk run's, to the bit, cut so explicitly
+ * and by default. */
 static void aligned_cut_starts_rows_on_lines(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
-  const int cuts[][3] = {{1000, 3, 4}, {47, 3, 4}, {48, 3, 4},   {49, 3, 1},
-                         {96, 6, 2},   {97, 6, 5}, {5000, 1, 4}, {100003, 15, 8}};
+  const int cuts[][4] = {{1000, 3, 4, 1},  {47, 3, 4, 1},    {48, 3, 4, 1},     {49, 3, 1, 1},
+                         {96, 6, 2, 1},    {97, 6, 5, 1},    {5000, 1, 4, 8},   {100003, 15, 8, 8},
+                         {4095, 1, 4, 64}, {4096, 1, 4, 64}, {30000, 256, 4, 8}};
   for (size_t t = 0; t < sizeof cuts / sizeof *cuts; t++) {
-    const int n = cuts[t][0], m = cuts[t][1], chunks = cuts[t][2], unit = LEVEL_ALIGNED_COPIES * m;
+    const int n = cuts[t][0], m = cuts[t][1], chunks = cuts[t][2], min_units = cuts[t][3],
+              unit = LEVEL_ALIGNED_COPIES * m;
     int sizes[9], rest = -1;
-    const int aligned = level_aligned_cut(n, m, chunks, sizes, &rest);
-    const int units = n / unit;
-    assert_int_equal(aligned, units < chunks ? units : chunks);
-    assert_int_equal(rest, units > 0 && n % unit != 0);
+    const int aligned = level_aligned_cut(n, m, chunks, min_units, sizes, &rest);
+    const int units = n / unit, cut = units >= min_units * chunks;
+    assert_int_equal(aligned, cut ? chunks : 0);
+    assert_int_equal(rest, cut && n % unit != 0);
     int covered = 0;
     for (int c = 0; c < aligned; c++) {
-      assert_true(sizes[c] > 0 && sizes[c] % unit == 0);
+      assert_true(sizes[c] >= min_units * unit && sizes[c] % unit == 0);
       assert_true(abs(sizes[c] - sizes[0]) <= unit);
       covered += sizes[c];
     }
     if (rest)
       covered += sizes[aligned];
-    assert_int_equal(covered, units > 0 ? n : 0);
+    assert_int_equal(covered, cut ? n : 0);
   }
+  /* the runtime's bound: a batch of 256 cells at 30,000 neurons keeps the equal cut */
+  int none[5], none_rest;
+  assert_int_equal(level_aligned_cut(30000, 256, 4, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 0);
   const int neurons = 2 * LEVEL_ALIGNED_COPIES * mix_count + 5;
   int sizes[3], rest;
-  assert_int_equal(level_aligned_cut(neurons, mix_count, 2, sizes, &rest), 2);
+  assert_int_equal(level_aligned_cut(neurons, mix_count, 2, 1, sizes, &rest), 2);
   assert_int_equal(rest, 1);
   assert_int_equal(sizes[2], 5);
   const struct level_batch_options options = {.chunk_neurons = sizes,
