@@ -1705,6 +1705,21 @@ static void each_compartment_once(const struct level_batch *lb, int neurons) {
   }
 }
 
+/* Builds `neurons` of the mix as the chunk tasks lay them out (links between levels, levels by
+ * height, subtrees of 8 and pieces of 64 compartments), with the test's own cut, tail or roots in
+ * `options`; the build must succeed. */
+static void build_chunk_batch(int neurons, struct level_batch_options options,
+                              struct level_batch *lb) {
+  options.chunk_links = 1;
+  options.order = LEVEL_ORDER_HEIGHT;
+  options.subtree_compartments = 8;
+  options.split_compartments = 64;
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, lb, &err),
+      HINES_OK);
+}
+
 /* The cores' share laid out by morphology (level_batch_options.arranged_tail): positions before
  * the tail hold their own neuron, the tail holds the same neurons grouped by morphology in number
  * order, each chunk's systems are exactly its positions' neurons, every compartment is located
@@ -1733,18 +1748,11 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
     if (llabs(per_chunk[c] - total / chunks) > largest)
       fail_msg("chunk %d holds %lld compartments, the tail's quarter %lld", c, per_chunk[c],
                total / chunks);
-  const struct level_batch_options options = {.chunk_neurons = sizes,
-                                              .n_chunk_sizes = 1 + chunks,
-                                              .chunk_links = 1,
-                                              .order = LEVEL_ORDER_HEIGHT,
-                                              .subtree_compartments = 8,
-                                              .split_compartments = 64,
-                                              .arranged_tail = tail};
   struct level_batch lb;
-  struct hines_error err;
-  assert_int_equal(
-      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
-      HINES_OK);
+  build_chunk_batch(neurons,
+                    (struct level_batch_options){
+                        .chunk_neurons = sizes, .n_chunk_sizes = 1 + chunks, .arranged_tail = tail},
+                    &lb);
   assert_non_null(lb.position_neuron);
   int *held = calloc((size_t)neurons, sizeof(int));
   for (int p = 0; p < neurons; p++) {
@@ -1831,17 +1839,9 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
   assert_int_equal(level_aligned_cut(neurons, mix_count, 2, 1, sizes, &rest), 2);
   assert_int_equal(rest, 1);
   assert_int_equal(sizes[2], 5);
-  const struct level_batch_options options = {.chunk_neurons = sizes,
-                                              .n_chunk_sizes = 3,
-                                              .chunk_links = 1,
-                                              .order = LEVEL_ORDER_HEIGHT,
-                                              .subtree_compartments = 8,
-                                              .split_compartments = 64};
   struct level_batch lb;
-  struct hines_error err;
-  assert_int_equal(
-      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
-      HINES_OK);
+  build_chunk_batch(neurons,
+                    (struct level_batch_options){.chunk_neurons = sizes, .n_chunk_sizes = 3}, &lb);
   int rest_unaligned = 0;
   for (int chunk = 0; chunk < lb.n_chunks; chunk++)
     for (int level = 0; level < lb.n_levels; level++) {
@@ -1877,17 +1877,10 @@ static void centered_roots_locate_each_compartment_once(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   const int neurons = 2 * mix_count + 1;
-  const struct level_batch_options options = {.neurons_per_chunk = neurons / 2 + 1,
-                                              .chunk_links = 1,
-                                              .order = LEVEL_ORDER_HEIGHT,
-                                              .subtree_compartments = 8,
-                                              .split_compartments = 64,
-                                              .reroot = 1};
   struct level_batch lb;
-  struct hines_error err;
-  assert_int_equal(
-      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &lb, &err),
-      HINES_OK);
+  build_chunk_batch(neurons,
+                    (struct level_batch_options){.neurons_per_chunk = neurons / 2 + 1, .reroot = 1},
+                    &lb);
   int rerooted = 0;
   for (int m = 0; m < mix_count; m++) {
     assert_int_equal(lb.user_compartment[m][lb.soma_compartment[m]], 0);
