@@ -80,13 +80,17 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
  * system by system: passive multi steps on the dev machine's 2 cores, the six cells x 6,000
  * 26.5-26.9 ms against 34.6-35.5 with gathers, the large cells x 400 8.6-8.8 against 12.0-13.2,
  * the six cells x 1,200 (branch kernel) 7.9-8.3 against 9.4-10.2. */
+#ifndef LEVEL_ROWS_RUN
 #define LEVEL_ROWS_RUN 8
+#endif
 /* ... and runs of at least this many copies of one subtree unit (a small leaf subtree solved as
  * one system, level_layout.h) go row by row across the copies instead of one copy after
  * another (dev machine, 2 cores, passive: random trees x 800 3.6-3.7 ms a step against 9.2-9.3,
  * x 3,000 12.7-14.0 against 49.6-50.3, the six cells x 6,000 23.3-24.3 against 26.9-28.1; HH
  * random trees x 400 7.9-8.1 against 10.8-11.3; the deep chains, with no subtree, even). */
+#ifndef LEVEL_TREE_ROWS_RUN
 #define LEVEL_TREE_ROWS_RUN 8
+#endif
 /* ... and a block holding a subtree sweeps its stretches of at least this many chains between
  * subtrees row by row (level_backward_systems), the rest system by system: before, one subtree
  * sent a whole block of chains system by system, scalar. Dev machine (2 cores of an AMD EPYC,

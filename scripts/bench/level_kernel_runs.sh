@@ -248,6 +248,23 @@
 #   two59     (two GPUs) the aligned cut over two GPUs against one GPU, ~82 M a GPU; probe files
 #             against round robin (the bundle's build): probe files of both builds, GPU alone at
 #             82 M and half that, CPU workers alone
+#   gaps60    (one GPU) what the aligned cut left unmeasured: test_multi_levels on the GPU (the
+#             8-unit bound), the cores' rate at the share's sizes with element constants against
+#             table gathers (hinestask_noec: -DLEVEL_ELEMENT_CONSTANTS_MAX=0), the GPU alone
+#             under eager, lws and dmda, B's and C's share with both builds; MIXES: the default
+#             share on those mixes
+#   share62   (one GPU) the default share beside the GPU's aligned chunks on the seven mixes gaps60
+#             left, then a trace of the six cells' default share (trace_share)
+#   cores63   (one GPU) the cores' subtree and row runs from fewer copies: builds with
+#             LEVEL_TREE_ROWS_RUN 2 (hinestask_trt2), 4 (trt4), and LEVEL_ROWS_RUN 3 with it at 2
+#             (rr3t2) against the default 8 and 8: 15 CPU workers alone at the share's chunk
+#             sizes, then the default share of random trees and E with each build
+#   trace64   (one GPU) traces of the default share where it gained nothing or lost in share62
+#             and cores63: random trees x 23,585, A x 8,820, E x 18,711 (trace_share)
+#   share65   (one GPU) the default share with a core's chunk predicted from the mean rate of
+#             the cores' tasks near its size (MULTI_SHARE_RATE_SPREAD): every mix, two rounds
+#   two61     (two GPUs) the aligned cut on A, the six cells, random trees and E over two GPUs
+#             against one; test_multi_levels on both GPUs; the default share over two GPUs
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3213,5 +3230,91 @@ if [ "$mode" = two59 ]; then
       grep -o '"aligned_neurons": [0-9]*\|"tasks_per_step": [0-9]*\|"tasks_per_gpu": [^]]*' $out/t.json | paste -sd' '
     done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = gaps60 ]; then
+  # (the one-GPU machine) the aligned cut's unmeasured rows: tests, the cores' rate at the share's
+  # sizes by how a core reads its constants, other schedulers, B's and C's share with both builds;
+  # MIXES: the default share on more mixes
+  { tml_both; grep -c "^\[       OK \]" $out/tml.txt; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for bt in ${CPU_MIXES:-B-120:2 C-300:5 six-720:12 D-180:3 all15-300:5 random-660:11}; do
+      b=${bt%:*}; tn=${bt#*:}
+      ROW_NCPU=15 row 0 $b tn$tn -- --steps 200 --task-neurons $tn
+      ROW_NCPU=15 row 0 $b tn$tn-noec noec -- --steps 200 --task-neurons $tn
+    done
+  done
+  rep=1
+  for b in ${SCHED_MIXES:-B-8330 six-33390}; do
+    for s in eager lws dmda; do STARPU_SCHED=$s row 1 $b gpu-$s -- --steps 1000; done
+    row 1 $b gpu -- --steps 1000
+  done
+  builds_share 1 2 "${NOEC_MIXES:-B-8330 C-11720}" default noec
+  [ -n "${MIXES:-}" ] && builds_share 1 2 "$MIXES" default
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = two61 ]; then
+  # (the two-GPU machine) two GPUs against one with the aligned cut on the mixes two59 left, the
+  # tests on both GPUs, then the default share over two GPUs
+  { for spec in B-aligned six-aligned-hh; do same_probes $spec 300; done; tml_both; } 2>&1 | tee $out/check.txt
+  for rep in 1 2; do
+    for bb in ${PAIRS:-A-8820:A-17640 six-33390:six-66780 random-23585:random-47170 E-18711:E-37422}; do
+      row 1 ${bb%:*} gpu1 -- --steps 1000; row 2 ${bb#*:} gpu2 -- --steps 1000
+      grep -o '"aligned_neurons": [0-9]*\|"tasks_per_step": [0-9]*\|"tasks_per_gpu": [^]]*' $out/t.json | paste -sd' '
+    done
+  done
+  builds_share 2 2 "${MIXES:-B-16660 all15-32712}" default
+  rm -f $out/t.json $out/t.log
+fi
+# trace_share BATCH NAME TITLE: a trace of the default share (no option) from a fresh STARPU_HOME
+# after three --calibrate runs, 80 steps, first and last neurons probed; the GPU alone's probe
+# file must be the same bits; the trace's files in $out/NAME.tar.gz
+trace_share() {
+  local b=$1 name=$2 title=$3 pass d=$out/$2 last
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+  args_of $b; last=$(( ${b##*-} - 1 ))
+  local pr=(--probe 0:0 --probe $last:5 --probe-every 0.2)
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "$title" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt | head -40
+  grep -o '"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"cpu_share": "[a-z]*"' $out/trace.json | paste -sd' '
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+  cmp -s $out/tp.csv $out/tp_gpu.csv && echo "PASS $b: the default share's probes identical to the GPU alone's" || echo "FAIL $b probes differ"
+  tar -C $out -czf $out/$name.tar.gz $name/paje.trace $name/tasks.rec $name/data.rec $name-summary.txt $(cd $out && ls $name-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/tp_gpu.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+}
+if [ "$mode" = share62 ]; then
+  # (the one-GPU machine) the default share on the mixes gaps60 left, two rounds each from a fresh
+  # STARPU_HOME; then a trace of the six cells' default share with the aligned cut
+  builds_share 1 2 "${MIXES:-six-33390 D-7404 E-18711 all15-16356 random-23585 large-6643 A-8820}" default
+  trace_share six-33390 trace-multi-cpu-gpu-six-aligned "hinestask multi, six cells x 33,390, default share beside aligned GPU chunks, H200 + 15 CPU workers, calibrated dmdas" 2>&1 | tee $out/check.txt
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cores63 ]; then
+  # (the one-GPU machine) runs of subtree copies row by row from 2 or 4 copies instead of 8, and
+  # runs of branch copies from 3: the cores at the share's chunk sizes, then the share itself
+  for rep in 1 2; do
+    for bt in ${CPU_MIXES:-random-180:3 random-660:11 E-360:6 six-900:15 C-240:4}; do
+      b=${bt%:*}; tn=${bt#*:}
+      for v in main trt2 trt4 rr3t2; do
+        bld=(); [ $v != main ] && bld=($v)
+        ROW_NCPU=15 row 0 $b tn$tn-$v "${bld[@]}" -- --steps 200 --task-neurons $tn --level-kernel levels
+      done
+    done
+  done
+  builds_share 1 2 "${MIXES:-random-23585 E-18711}" default trt2 trt4 rr3t2
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trace64 ]; then
+  # (the one-GPU machine) traces of the default share on the mixes it did not speed up
+  for b in ${MIXES:-random-23585 A-8820 E-18711}; do
+    trace_share $b trace-multi-cpu-gpu-${b%%-*}-aligned "hinestask multi, $b, default share, H200 + 15 CPU workers, calibrated dmdas"
+    rep=1; row 1 $b gpu -- --steps 1000; ROW_NCPU=all row 1 $b default -- --steps 1000; shares
+  done 2>&1 | tee $out/check.txt
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = share65 ]; then
+  # (the one-GPU machine) the default share on the nine mixes, fresh homes, two rounds each
+  builds_share 1 2 "${MIXES:-random-23585 E-18711 A-8820 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}" default
   rm -f $out/t.json $out/t.log
 fi
