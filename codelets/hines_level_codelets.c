@@ -1042,6 +1042,14 @@ double chunk_step_expected_us(const struct chunk_step_arguments *args, int steps
               : 0.0;
 }
 
+double chunk_step_rate_near_us(const struct chunk_step_arguments *args, int steps, double values,
+                               int worker, double spread) {
+  struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
+  return arch ? size_model_rate_near_us(&chunk_step_size_model, chunk_kind_of(args),
+                                        values * (steps > 1 ? steps : 1), arch, spread)
+              : 0.0;
+}
+
 double chunk_step_largest_measured(const struct chunk_step_arguments *args, int steps, int worker,
                                    double below) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);

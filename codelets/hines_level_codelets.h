@@ -67,6 +67,10 @@ double chunk_step_expected_us(const struct chunk_step_arguments *args, int steps
                               int worker);
 double chunk_step_largest_measured(const struct chunk_step_arguments *args, int steps, int worker,
                                    double below);
+/* ... and from the mean rate of every task measured within `spread` times `values` either way
+ * (size_model_rate_near_us). */
+double chunk_step_rate_near_us(const struct chunk_step_arguments *args, int steps, double values,
+                               int worker, double spread);
 /* Frees the CUDA graphs of a chunk whose tasks have all ended (its buffers are going away). */
 void chunk_step_forget(unsigned long long chunk_id);
 

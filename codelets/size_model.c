@@ -213,6 +213,24 @@ double size_model_expected_us(const struct size_model *model, uint32_t kind, dou
   return us > 0.01 ? us : 0.01;
 }
 
+double size_model_rate_near_us(const struct size_model *model, uint32_t kind, double size,
+                               struct starpu_perfmodel_arch *arch, double spread) {
+  char key[24];
+  arch_key(arch, key, sizeof key);
+  double weighted = 0.0, samples = 0.0;
+  pthread_rwlock_rdlock(&lock);
+  const struct series *s = series_find(model->symbol, kind, key);
+  for (int i = 0; s && i < s->count; i++) {
+    const struct entry *e = &s->entries[i];
+    if (e->samples > 0 && e->size >= size / spread && e->size <= size * spread) {
+      weighted += e->samples * e->mean / e->size;
+      samples += e->samples;
+    }
+  }
+  pthread_rwlock_unlock(&lock);
+  return samples > 0 ? weighted / samples * size : size_model_expected_us(model, kind, size, arch);
+}
+
 /* Home GPUs. With several GPUs and nothing measured yet (a batch size never seen, a fresh
  * STARPU_HOME) every GPU's workers get the same prediction for a chunk, and dmda, taking the first
  * of equals, put every chunk of the first step on the first GPU's streams; the data then stayed

@@ -49,6 +49,13 @@ struct size_model {
  * the cores as home (size_model_set_cpu_home) add more than a core's round on every GPU. */
 double size_model_expected_us(const struct size_model *model, uint32_t kind, double size,
                               struct starpu_perfmodel_arch *arch);
+/* The same from the mean time a unit of size of every measurement of `kind` on `arch` within
+ * `spread` times `size` either way, each size weighted by its samples (size_model_expected_us
+ * where none): tasks of nearly one size can differ in cost (the cores' share's chunks of
+ * different cells), and the line between the two nearest measured sizes then says what those
+ * two happened to cost. */
+double size_model_rate_near_us(const struct size_model *model, uint32_t kind, double size,
+                               struct starpu_perfmodel_arch *arch, double spread);
 /* Whether anything measured (not the prior) stands behind size_model_expected_us for `kind` on
  * `arch`, at any size. */
 int size_model_measured(const struct size_model *model, uint32_t kind,

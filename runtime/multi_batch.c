@@ -382,12 +382,17 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
    * calibration run from a fresh STARPU_HOME dmdas ran 94 of C's 100 GPU chunk tasks on cores,
    * which made the reach as large as a GPU chunk, and the next run gave the cores half the
    * batch, 38-41 ms a step against 1.09 for the GPU alone (share32c). */
-  const double expected = chunk_step_expected_us(&shape->args, shape->steps, values, worker);
-  if (starpu_worker_get_type(worker) != STARPU_CPU_WORKER || !(largest > 0.0) || values <= largest)
+  if (starpu_worker_get_type(worker) != STARPU_CPU_WORKER || !(largest > 0.0))
+    return chunk_step_expected_us(&shape->args, shape->steps, values, worker);
+  /* a core's chunk from the rate of the cores' tasks of about its size (MULTI_SHARE_RATE_SPREAD) */
+  const double expected =
+      chunk_step_rate_near_us(&shape->args, shape->steps, values, worker, MULTI_SHARE_RATE_SPREAD);
+  if (values <= largest)
     return expected;
   return placement_core_prediction(
-      expected, chunk_step_expected_us(&shape->args, shape->steps, largest, worker), largest,
-      values, MULTI_SHARE_REACH);
+      expected,
+      chunk_step_rate_near_us(&shape->args, shape->steps, largest, worker, MULTI_SHARE_RATE_SPREAD),
+      largest, values, MULTI_SHARE_REACH);
 }
 
 /* The cores' share arranged by morphology (level_batch_options.arranged_tail), its `chunks`

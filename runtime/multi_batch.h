@@ -130,6 +130,17 @@ struct multi_batch;
 #define MULTI_CPU_CHUNKS_PER_CORE 4
 /* ... no chunk more than this many times the largest task the cores were measured at. */
 #define MULTI_SHARE_REACH 2.0
+/* ... and a core's chunk predicted from the mean rate of the cores' tasks measured within this
+ * many times its size either way (chunk_step_rate_near_us), not the line between the two nearest:
+ * the share's chunks hold copies of one or two cells cut to equal compartments, and their costs
+ * differ by cell. Traced on the H200 (trace64, random trees x 23,585, 600 neurons on the cores in
+ * chunks of 32,035-38,161 values): 1.0-1.4 ms a task of 8 steps for two cells' chunks, 2.5-2.6
+ * for the two others'; the line between the two nearest sizes (two chunks of a fast cell) said
+ * 1.0, so the cores' rounds ended 10-22 ms after the GPU's 8 ms and the run took 1.045x the GPU
+ * alone's time. */
+#ifndef MULTI_SHARE_RATE_SPREAD
+#define MULTI_SHARE_RATE_SPREAD 1.5
+#endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

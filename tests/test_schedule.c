@@ -463,6 +463,34 @@ static void cuda_archs(int n, struct starpu_perfmodel_device *device,
  * time in proportion, whatever the line through them says: the first step's chunks of a run on
  * two GPUs once put the next tasks of 8 steps at 12 s (28 ms in proportion), and dmdas gave
  * them to CPU cores. */
+/* A core's chunk predicted from the mean rate of the tasks measured near its size: chunks of
+ * nearly one size but of different cells cost differently, and the line between the two nearest
+ * says only what those two cost. */
+static void size_model_rates_near_a_size(void **state) {
+  (void)state;
+  size_model_clear();
+  struct starpu_perfmodel_device cpu_device = {.type = STARPU_CPU_WORKER, .devid = 0, .ncores = 1};
+  struct starpu_perfmodel_arch cpu = {.ndevices = 1, .devices = &cpu_device};
+  const double sizes[] = {1000, 1000, 1040, 1100, 5000}, times[] = {10, 10, 26, 11, 50};
+  for (int i = 0; i < 5; i++) {
+    if (i != 1)
+      size_model_record("test_model", 7, sizes[i], &cpu, 999); /* each size's warm-up */
+    size_model_record("test_model", 7, sizes[i], &cpu, times[i]);
+  }
+  /* the line between 1040 (26 us) and 1100 (11 us) */
+  assert_float_equal(size_model_expected_us(&test_model, 7, 1050, &cpu), 23.5, 1e-9);
+  /* sizes 700-1575: 1000 (two samples, 0.01 us a unit), 1040 (0.025), 1100 (0.01) */
+  const double rate = (2 * 0.01 + 0.025 + 0.01) / 4;
+  assert_float_equal(size_model_rate_near_us(&test_model, 7, 1050, &cpu, 1.5), rate * 1050, 1e-9);
+  /* a wider spread takes 5000 in too */
+  const double wider = (2 * 0.01 + 0.025 + 0.01 + 0.01) / 5;
+  assert_float_equal(size_model_rate_near_us(&test_model, 7, 1050, &cpu, 5.0), wider * 1050, 1e-9);
+  /* nothing measured near: size_model_expected_us (past the largest on a core: in proportion) */
+  assert_float_equal(size_model_rate_near_us(&test_model, 7, 20000, &cpu, 1.5), 200.0, 1e-9);
+  assert_float_equal(size_model_rate_near_us(&test_model, 8, 1050, &cpu, 1.5),
+                     size_model_expected_us(&test_model, 8, 1050, &cpu), 1e-9); /* the prior */
+}
+
 static void size_model_extrapolates_within_bounds(void **state) {
   (void)state;
   size_model_clear();
@@ -1148,6 +1176,7 @@ int main(void) {
       cmocka_unit_test(share_cut_fills_the_cores_round),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_extrapolates_within_bounds),
+      cmocka_unit_test(size_model_rates_near_a_size),
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(size_model_keeps_chunks_at_given_homes),
       cmocka_unit_test(size_model_keeps_core_chunks_on_cores),
