@@ -137,7 +137,9 @@ struct multi_batch;
  * chunks of 32,035-38,161 values): 1.0-1.4 ms a task of 8 steps for two cells' chunks, 2.5-2.6
  * for the two others'; the line between the two nearest sizes (two chunks of a fast cell) said
  * 1.0, so the cores' rounds ended 10-22 ms after the GPU's 8 ms and the run took 1.045x the GPU
- * alone's time. */
+ * alone's time. With it (share65, nine mixes, two rounds each): every mix within the rounds'
+ * spread of the line's cut; random trees still cut 180 neurons and lose 3-4 %, where the rest's
+ * chunk, latency-bound on the GPU, sets the step (BENCHMARKS.md). */
 #ifndef MULTI_SHARE_RATE_SPREAD
 #define MULTI_SHARE_RATE_SPREAD 1.5
 #endif

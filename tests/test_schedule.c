@@ -459,10 +459,6 @@ static void cuda_archs(int n, struct starpu_perfmodel_device *device,
   }
 }
 
-/* Far beyond two near, noisy sizes a prediction stays between the nearest size's time and that
- * time in proportion, whatever the line through them says: the first step's chunks of a run on
- * two GPUs once put the next tasks of 8 steps at 12 s (28 ms in proportion), and dmdas gave
- * them to CPU cores. */
 /* A core's chunk predicted from the mean rate of the tasks measured near its size: chunks of
  * nearly one size but of different cells cost differently, and the line between the two nearest
  * says only what those two cost. */
@@ -491,6 +487,10 @@ static void size_model_rates_near_a_size(void **state) {
                      size_model_expected_us(&test_model, 8, 1050, &cpu), 1e-9); /* the prior */
 }
 
+/* Far beyond two near, noisy sizes a prediction stays between the nearest size's time and that
+ * time in proportion, whatever the line through them says: the first step's chunks of a run on
+ * two GPUs once put the next tasks of 8 steps at 12 s (28 ms in proportion), and dmdas gave
+ * them to CPU cores. */
 static void size_model_extrapolates_within_bounds(void **state) {
   (void)state;
   size_model_clear();
