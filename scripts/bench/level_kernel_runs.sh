@@ -513,6 +513,23 @@ tml_both() {
   STARPU_NCPU=0 timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, GPU alone: rc=$? $(tail -1 $out/tml.txt)"
   timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml2.txt)"
 }
+# trace_share BATCH NAME TITLE: a trace of the default share (no option) from a fresh STARPU_HOME
+# after three --calibrate runs, 80 steps, first and last neurons probed; the GPU alone's probe
+# file must be the same bits; the trace's files in $out/NAME.tar.gz
+trace_share() {
+  local b=$1 name=$2 title=$3 pass d=$out/$2 last
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+  args_of $b; last=$(( ${b##*-} - 1 ))
+  local pr=(--probe 0:0 --probe $last:5 --probe-every 0.2)
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "$title" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt | head -40
+  grep -o '"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"cpu_share": "[a-z]*"' $out/trace.json | paste -sd' '
+  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+  cmp -s $out/tp.csv $out/tp_gpu.csv && echo "PASS $b: the default share's probes identical to the GPU alone's" || echo "FAIL $b probes differ"
+  tar -C $out -czf $out/$name.tar.gz $name/paje.trace $name/tasks.rec $name/data.rec $name-summary.txt $(cd $out && ls $name-gantt.png 2>/dev/null) trace.json
+  rm -rf $d $out/tp.csv $out/tp_gpu.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+}
 # same_probes SPEC [STEPS]: CPU workers only against the GPU only (--verify), probe files compared
 # byte for byte; returns 1 when they differ or the GPU run fails.
 same_probes() {
@@ -2951,18 +2968,8 @@ if [ "$mode" = trace44 ]; then
   # (the one-GPU machine) a trace of the multi share by default (no option): the six cells x
   # 33,390 in a fresh STARPU_HOME after three --calibrate runs, 80 steps; then the GPU alone with
   # the same probes (the default's probe file must be the same bits)
-  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-  for pass in 1 2 3; do ROW_NCPU=all row 1 six-33390 calibrate-default -- --steps 200 --calibrate; shares; done
-  d=$out/trace-multi-cpu-gpu-six-default
-  args_of six-33390
-  pr=(--probe 0:0 --probe 33389:5 --probe-every 0.2)
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "hinestask multi, six cells x 33,390, default share, H200 + 15 CPU workers, calibrated dmdas" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt | head -40
-  grep -o '"cpu_share_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"cpu_share": "[a-z]*"' $out/trace.json | paste -sd' '
-  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
-  cmp -s $out/tp.csv $out/tp_gpu.csv && echo "PASS six: the default share's probes identical to the GPU alone's" || echo "FAIL six probes differ"
-  tar -C $out -czf $out/trace-multi-cpu-gpu-six-default.tar.gz trace-multi-cpu-gpu-six-default/paje.trace trace-multi-cpu-gpu-six-default/tasks.rec trace-multi-cpu-gpu-six-default/data.rec trace-multi-cpu-gpu-six-default-summary.txt $(cd $out && ls trace-multi-cpu-gpu-six-default-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/tp_gpu.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png $out/t.json $out/t.log
+  trace_share six-33390 trace-multi-cpu-gpu-six-default "hinestask multi, six cells x 33,390, default share, H200 + 15 CPU workers, calibrated dmdas"
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = two43 ]; then
   # (the two-GPU machine) the multi share by default over two GPUs (no option, 30 CPU workers):
@@ -3268,23 +3275,6 @@ if [ "$mode" = two61 ]; then
   builds_share 2 2 "${MIXES:-B-16660}" default
   rm -f $out/t.json $out/t.log
 fi
-# trace_share BATCH NAME TITLE: a trace of the default share (no option) from a fresh STARPU_HOME
-# after three --calibrate runs, 80 steps, first and last neurons probed; the GPU alone's probe
-# file must be the same bits; the trace's files in $out/NAME.tar.gz
-trace_share() {
-  local b=$1 name=$2 title=$3 pass d=$out/$2 last
-  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-  for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
-  args_of $b; last=$(( ${b##*-} - 1 ))
-  local pr=(--probe 0:0 --probe $last:5 --probe-every 0.2)
-  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
-  python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "$title" > $d-summary.txt 2>&1; grep -v "^CUDA 0\\|^CPU [0-9]" $d-summary.txt | head -40
-  grep -o '"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*\|"cpu_share": "[a-z]*"' $out/trace.json | paste -sd' '
-  STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" --steps 80 "${pr[@]}" --probes $out/tp_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
-  cmp -s $out/tp.csv $out/tp_gpu.csv && echo "PASS $b: the default share's probes identical to the GPU alone's" || echo "FAIL $b probes differ"
-  tar -C $out -czf $out/$name.tar.gz $name/paje.trace $name/tasks.rec $name/data.rec $name-summary.txt $(cd $out && ls $name-gantt.png 2>/dev/null) trace.json
-  rm -rf $d $out/tp.csv $out/tp_gpu.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
-}
 if [ "$mode" = share62 ]; then
   # (the one-GPU machine) the default share on the mixes gaps60 left, two rounds each from a fresh
   # STARPU_HOME; then a trace of the six cells' default share with the aligned cut
