@@ -1138,6 +1138,23 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
   return chunks;
 }
 
+int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                              int cpu_share, int cpu_chunks, double growth) {
+  const int gpu_neurons = neurons - cpu_share;
+  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || gpu_chunks < 1 || cpu_chunks < 1 ||
+      cpu_share < cpu_chunks || gpu_neurons < 1)
+    return 0;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
+  const long long units = gpu_neurons / unit;
+  const int left = (int)(gpu_neurons - units * unit);
+  if (left == 0 || units < (long long)(min_units > 1 ? min_units : 1) * gpu_chunks)
+    return 0;
+  if (left <= growth * cpu_share)
+    return left;
+  const int up = (int)(unit - left);
+  return cpu_share - up >= cpu_chunks ? -up : 0;
+}
+
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
                         int *element) {
   const struct morphology *m = &batch->morphologies[neuron % batch->n_morphologies];

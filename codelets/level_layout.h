@@ -427,6 +427,15 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
 int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units, int *sizes,
                       int *rest);
 
+/* For a batch of `neurons` whose last `cpu_share` neurons are the cores' (in `cpu_chunks`
+ * chunks) and whose first are the GPUs' in `gpu_chunks` chunks cut by level_aligned_cut: the
+ * neurons to move to the cores (negative: to the GPUs) so that the GPUs' part is whole units and
+ * no chunk of the rest is left beside the aligned ones. The cores take the rest where it adds at
+ * most `growth` times their share; else the GPUs take what completes a unit where the cores keep a
+ * neuron a chunk; 0 where neither (or where the GPUs' part is whole units, or not cut). */
+int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                              int cpu_share, int cpu_chunks, double growth);
+
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */
 int level_batch_user_compartment(const struct level_batch *batch, int neuron, int relative);

@@ -465,6 +465,13 @@ static int share_cut(const struct multi_batch_config *config,
   return HINES_OK;
 }
 
+/* The cores' `chunks` chunks cut anew to hold `neurons` neurons in all, as equal as may be
+ * (share_arrange recuts them by compartments where the share is laid out by morphology). */
+static void share_resize(int *sizes, int chunks, int neurons) {
+  for (int c = 0; c < chunks; c++)
+    sizes[c] = neurons / chunks + (c < neurons % chunks);
+}
+
 /* GPU chunks of aligned rows (level_aligned_cut) for a batch whose GPUs take the first
  * `gpu_neurons` neurons in round-robin order in `gpu_chunks` chunks, followed by the `after` sizes
  * of `tail` chunks (the cores' share): a new array of sizes in *sizes and its length in *count, or
@@ -688,6 +695,14 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     for (int c = cut_count - batch->cpu_chunks; c < cut_count; c++)
       batch->cpu_share_neurons += cut_sizes[c];
     if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
+      if (MULTI_SHARE_WHOLE_SETS) {
+        const int shift = level_aligned_share_shift(
+            config->n_neurons, config->n_morphologies, cut_count - batch->cpu_chunks,
+            LEVEL_ALIGNED_MIN_UNITS, batch->cpu_share_neurons, batch->cpu_chunks,
+            MULTI_SHARE_REST_GROWTH);
+        share_resize(cut_sizes + cut_count - batch->cpu_chunks, batch->cpu_chunks,
+                     batch->cpu_share_neurons += shift);
+      }
       int *realigned = NULL, realigned_count = 0;
       if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
                         cut_count - batch->cpu_chunks, cut_sizes + cut_count - batch->cpu_chunks,

@@ -143,6 +143,19 @@ struct multi_batch;
 #ifndef MULTI_SHARE_RATE_SPREAD
 #define MULTI_SHARE_RATE_SPREAD 1.5
 #endif
+/* With a share the GPUs' aligned chunks hold whole sets of LEVEL_ALIGNED_COPIES copies of every
+ * cell and no chunk of the rest beside them (level_aligned_share_shift): the cores take the rest
+ * where it adds at most MULTI_SHARE_REST_GROWTH of their share, else the GPUs take what completes
+ * a set. Why: traced on the H200 (trace64, random trees x 23,585, 600 neurons on the cores), the
+ * rest's chunk of 9 neurons took 7.6-8.7 ms a task of 8 steps on the GPU, as long as an aligned
+ * chunk of 5,700, latency-bound, so the cores' share shortened the aligned chunks but not the step
+ * (random trees 0.96-0.98x the GPU alone in 7 rounds of 7); E gained only where dmdas ran the
+ * rest's chunk on the cores. The growth stays inside PLACEMENT_LEVEL_SHARE_ENDS_BY's 20 % slack.
+ * MULTI_SHARE_WHOLE_SETS 0: the rest's chunk on a GPU, as before (a build to compare with). */
+#ifndef MULTI_SHARE_WHOLE_SETS
+#define MULTI_SHARE_WHOLE_SETS 1
+#endif
+#define MULTI_SHARE_REST_GROWTH 0.2
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

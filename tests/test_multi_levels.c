@@ -1871,6 +1871,63 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
   cut_count = 0;
 }
 
+/* With the cores' share the GPUs' part holds whole units (level_aligned_share_shift): over fresh
+ * random batches the shift leaves the GPUs' part a multiple of the unit the aligned cut takes
+ * with no rest, within the bounds it states (the cores grow by at most `growth` of their share,
+ * keep a neuron a chunk); it is 0 only where no shift meets them. A batch cut so runs on GPU and
+ * CPU workers to the one-chunk run's digest, to the bit. */
+static void aligned_share_leaves_no_rest(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const double growth = 0.2;
+  for (int t = 0; t < 20000; t++) {
+    const int m = 1 + (int)(testing_uniform(&seed_state) * 20), unit = LEVEL_ALIGNED_COPIES * m,
+              gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 16),
+              min_units = 1 + (int)(testing_uniform(&seed_state) * 8),
+              cpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 60),
+              share = (int)(testing_uniform(&seed_state) * 4000),
+              neurons = share + (int)(testing_uniform(&seed_state) * 40 * unit * gpu_chunks);
+    const int shift = level_aligned_share_shift(neurons, m, gpu_chunks, min_units, share,
+                                                cpu_chunks, growth),
+              gpu = neurons - share, left = gpu % unit,
+              cut = share >= cpu_chunks && gpu >= 1 && gpu / unit >= min_units * gpu_chunks,
+              up = unit - left;
+    if (!cut || left == 0) {
+      assert_int_equal(shift, 0);
+      continue;
+    }
+    const int expected = left <= growth * share ? left : share - up >= cpu_chunks ? -up : 0;
+    if (shift != expected)
+      fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d in %d: shift %d, not %d", neurons,
+               m, gpu_chunks, share, cpu_chunks, shift, expected);
+    if (shift == 0)
+      continue;
+    int sizes[17], rest = -1;
+    assert_int_equal(
+        level_aligned_cut(neurons - share - shift, m, gpu_chunks, min_units, sizes, &rest),
+        gpu_chunks);
+    assert_int_equal(rest, 0);
+    assert_true(share + shift >= cpu_chunks);
+  }
+  const int unit = LEVEL_ALIGNED_COPIES * mix_count;
+  /* the cores take 5 neurons left over (30 + 5), then the GPUs take 3 to complete a unit */
+  assert_int_equal(level_aligned_share_shift(2 * unit + 5 + 30, mix_count, 2, 1, 30, 3, growth), 5);
+  assert_int_equal(level_aligned_share_shift(3 * unit - 3 + 30, mix_count, 2, 1, 30, 3, growth),
+                   -3);
+  const int neurons = 2 * unit + 35;
+  const uint64_t one_chunk =
+      run_and_compare_trunk(0, neurons, neurons, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  const int sizes[] = {unit, unit, 12, 12, 11};
+  cut_sizes = sizes;
+  cut_count = 5;
+  cut_cpu_chunks = 3;
+  cut_pin = starpu_cuda_worker_get_count() > 0 && starpu_cpu_worker_get_count() > 0;
+  const uint64_t shifted = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  cut_sizes = NULL;
+  cut_count = cut_cpu_chunks = cut_pin = 0;
+  assert_int_equal(shifted, one_chunk);
+}
+
 /* Rooted at the centers, the blocks number compartments relative to the soma: the soma is 0
  * (what the mechanisms and the stimulus test), and every compartment maps both ways. */
 static void centered_roots_locate_each_compartment_once(void **state) {
@@ -2237,6 +2294,7 @@ int main(void) {
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(arranged_tail_groups_copies_of_a_cell),
       cmocka_unit_test(aligned_cut_starts_rows_on_lines),
+      cmocka_unit_test(aligned_share_leaves_no_rest),
       cmocka_unit_test(row_factors_match_element_factors),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(branch_rows_match_branch_systems),

@@ -263,6 +263,11 @@
 #             and cores63: random trees x 23,585, A x 8,820, E x 18,711 (trace_share)
 #   share65   (one GPU) the default share with a core's chunk predicted from the mean rate of
 #             the cores' tasks near its size (MULTI_SHARE_RATE_SPREAD): every mix, two rounds
+#   whole66   (one GPU) the share with the GPUs' part in whole sets (MULTI_SHARE_WHOLE_SETS):
+#             the share's probes against the GPU alone's on random trees, test_multi_levels on the
+#             GPU with CPU workers, then the default share on every mix, two rounds, random
+#             trees and E also with the rest's chunk on the GPU (hinestask_rest:
+#             -DMULTI_SHARE_WHOLE_SETS=0)
 #   two61     (two GPUs) the aligned cut on A, the six cells, random trees and E over two GPUs
 #             against one; test_multi_levels on both GPUs; the default share over two GPUs
 set -uo pipefail
@@ -360,7 +365,7 @@ share_start() {
 # shares: the last run's share (its JSON's cpu_share_neurons, tasks_on_cpus, tasks_per_step,
 # cpu_share_uncalibrated). share_probes NAME options...: two calibration runs with --cpu-share on,
 # then CPU + GPU with it against the GPU alone, probe files compared (PASS or FAIL).
-shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
+shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"aligned_neurons": [0-9]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
 share_probes() {
   local name=$1; shift
   for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
@@ -3308,5 +3313,15 @@ fi
 if [ "$mode" = share65 ]; then
   # (the one-GPU machine) the default share on the nine mixes, fresh homes, two rounds each
   builds_share 1 2 "${MIXES:-random-23585 E-18711 A-8820 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}" default
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = whole66 ]; then
+  # (the one-GPU machine) the share with no chunk of the rest beside the GPUs' aligned chunks
+  { args_of random-23585; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    share_probes random-23585 "${A[@]}" --probe 0:0 --probe 23584:5 --probe 11000:50 --probe-every 0.2
+    timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml.txt)"
+  } 2>&1 | tee $out/check.txt
+  builds_share 1 2 "${REST_MIXES:-random-23585 E-18711}" default rest
+  builds_share 1 2 "${MIXES:-A-8820 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}" default
   rm -f $out/t.json $out/t.log
 fi
