@@ -267,7 +267,7 @@
 #             the share's probes against the GPU alone's on random trees, test_multi_levels on the
 #             GPU with CPU workers, then the default share on every mix, two rounds, random
 #             trees and E also with the rest's chunk on the GPU (hinestask_rest:
-#             -DMULTI_SHARE_WHOLE_SETS=0)
+#             -DMULTI_SHARE_WHOLE_SETS=0); SKIP_CHECK=1: no probes or tests; REST_MIXES, MIXES
 #   two61     (two GPUs) the aligned cut on A, the six cells, random trees and E over two GPUs
 #             against one; test_multi_levels on both GPUs; the default share over two GPUs
 set -uo pipefail
@@ -3317,7 +3317,7 @@ if [ "$mode" = share65 ]; then
 fi
 if [ "$mode" = whole66 ]; then
   # (the one-GPU machine) the share with no chunk of the rest beside the GPUs' aligned chunks
-  { args_of random-23585; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  [ -z "${SKIP_CHECK:-}" ] && { args_of random-23585; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
     share_probes random-23585 "${A[@]}" --probe 0:0 --probe 23584:5 --probe 11000:50 --probe-every 0.2
     timeout 200 "$bundle/bin/test_multi_levels" > "$out/tml.txt" 2>&1; echo "test_multi_levels, CPU and GPU workers: rc=$? $(tail -1 $out/tml.txt)"
   } 2>&1 | tee $out/check.txt
