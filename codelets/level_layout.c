@@ -1147,12 +1147,9 @@ int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, i
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
   const long long units = gpu_neurons / unit;
   const int left = (int)(gpu_neurons - units * unit);
-  if (left == 0 || units < (long long)(min_units > 1 ? min_units : 1) * gpu_chunks)
+  if (units < (long long)(min_units > 1 ? min_units : 1) * gpu_chunks)
     return 0;
-  if (left <= growth * cpu_share)
-    return left;
-  const int up = (int)(unit - left);
-  return cpu_share - up >= cpu_chunks ? -up : 0;
+  return left <= growth * cpu_share ? left : 0;
 }
 
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,

@@ -143,15 +143,18 @@ struct multi_batch;
 #ifndef MULTI_SHARE_RATE_SPREAD
 #define MULTI_SHARE_RATE_SPREAD 1.5
 #endif
-/* With a share the GPUs' aligned chunks hold whole sets of LEVEL_ALIGNED_COPIES copies of every
- * cell and no chunk of the rest beside them (level_aligned_share_shift): the cores take the rest
- * where it adds at most MULTI_SHARE_REST_GROWTH of their share, else the GPUs take what completes
- * a set. Why: traced on the H200 (trace64, random trees x 23,585, 600 neurons on the cores), the
- * rest's chunk of 9 neurons took 7.6-8.7 ms a task of 8 steps on the GPU, as long as an aligned
- * chunk of 5,700, latency-bound, so the cores' share shortened the aligned chunks but not the step
- * (random trees 0.96-0.98x the GPU alone in 7 rounds of 7); E gained only where dmdas ran the
- * rest's chunk on the cores. The growth stays inside PLACEMENT_LEVEL_SHARE_ENDS_BY's 20 % slack.
- * MULTI_SHARE_WHOLE_SETS 0: the rest's chunk on a GPU, as before (a build to compare with). */
+/* With a share the cores take the neurons the GPUs' aligned chunks leave over (less than a set of
+ * LEVEL_ALIGNED_COPIES copies of every cell), so no chunk of the rest runs beside the aligned
+ * ones, where that adds at most MULTI_SHARE_REST_GROWTH of the cores' share
+ * (level_aligned_share_shift). Why: traced on the H200 (trace64, random trees x 23,585, 600
+ * neurons on the cores), the rest's chunk of 9 neurons took 7.6-8.7 ms a task of 8 steps on the
+ * GPU, as long as an aligned chunk of 5,700, latency-bound, so the cores' share shortened the
+ * aligned chunks but not the step. Measured (whole66, against a build with
+ * MULTI_SHARE_WHOLE_SETS 0 in the same calls, each round against its own GPU alone): random
+ * trees 0.981-0.992x in 4 rounds against 0.962-0.984x, all 15 cells 1.023-1.031x against
+ * 1.019-1.022x, the six cells 1.009-1.060x against 1.019-1.038x, E 0.982-1.029x against
+ * 0.992-1.019x (BENCHMARKS.md). The growth stays inside PLACEMENT_LEVEL_SHARE_ENDS_BY's 20 %
+ * slack. MULTI_SHARE_WHOLE_SETS 0: the rest's chunk on a GPU (a build to compare with). */
 #ifndef MULTI_SHARE_WHOLE_SETS
 #define MULTI_SHARE_WHOLE_SETS 1
 #endif

@@ -1872,10 +1872,10 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
 }
 
 /* With the cores' share the GPUs' part holds whole units (level_aligned_share_shift): over fresh
- * random batches the shift leaves the GPUs' part a multiple of the unit the aligned cut takes
- * with no rest, within the bounds it states (the cores grow by at most `growth` of their share,
- * keep a neuron a chunk); it is 0 only where no shift meets them. A batch cut so runs on GPU and
- * CPU workers to the one-chunk run's digest, to the bit. */
+ * random batches the cores take the neurons left over where they add at most `growth` of their
+ * share, which leaves the GPUs' part whole units that the aligned cut takes with no rest; else
+ * nothing moves. A batch cut so runs on GPU and CPU workers to the one-chunk run's digest, to the
+ * bit. */
 static void aligned_share_leaves_no_rest(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
@@ -1890,13 +1890,12 @@ static void aligned_share_leaves_no_rest(void **state) {
     const int shift = level_aligned_share_shift(neurons, m, gpu_chunks, min_units, share,
                                                 cpu_chunks, growth),
               gpu = neurons - share, left = gpu % unit,
-              cut = share >= cpu_chunks && gpu >= 1 && gpu / unit >= min_units * gpu_chunks,
-              up = unit - left;
+              cut = share >= cpu_chunks && gpu >= 1 && gpu / unit >= min_units * gpu_chunks;
     if (!cut || left == 0) {
       assert_int_equal(shift, 0);
       continue;
     }
-    const int expected = left <= growth * share ? left : share - up >= cpu_chunks ? -up : 0;
+    const int expected = left <= growth * share ? left : 0;
     if (shift != expected)
       fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d in %d: shift %d, not %d", neurons,
                m, gpu_chunks, share, cpu_chunks, shift, expected);
@@ -1910,10 +1909,9 @@ static void aligned_share_leaves_no_rest(void **state) {
     assert_true(share + shift >= cpu_chunks);
   }
   const int unit = LEVEL_ALIGNED_COPIES * mix_count;
-  /* the cores take 5 neurons left over (30 + 5), then the GPUs take 3 to complete a unit */
+  /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30) */
   assert_int_equal(level_aligned_share_shift(2 * unit + 5 + 30, mix_count, 2, 1, 30, 3, growth), 5);
-  assert_int_equal(level_aligned_share_shift(3 * unit - 3 + 30, mix_count, 2, 1, 30, 3, growth),
-                   -3);
+  assert_int_equal(level_aligned_share_shift(2 * unit + 7 + 30, mix_count, 2, 1, 30, 3, growth), 0);
   const int neurons = 2 * unit + 35;
   const uint64_t one_chunk =
       run_and_compare_trunk(0, neurons, neurons, 0, 0, LEVEL_ORDER_HEIGHT, 0);
