@@ -432,9 +432,9 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
  * neurons left over beyond whole units, which the cores take so that no chunk of the rest is left
  * beside the aligned ones, where they add at most `growth` times the cores' share; 0 where they
  * would add more, where none are left, or where the GPUs' part is not cut. The GPUs never take
- * the rest's complement: measured on the H200 (whole66, the large cells x 6,643), giving the GPUs
- * 37 of the cores' 120 neurons to complete a unit ran 1.017x the GPU alone in 4 rounds of 4,
- * against 1.030-1.033x with the rest's chunk of 43 on the GPU. */
+ * the rest's complement: that takes neurons from the cores, and on the H200 (whole66) the gain
+ * followed the cores' share (the large cells x 6,643: 1.017-1.019x the GPU alone with 60 or 83
+ * cores' neurons, 83 where the GPUs had taken 37 of 120; 1.030-1.033x with 120). */
 int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                               int cpu_share, int cpu_chunks, double growth);
 

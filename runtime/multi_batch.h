@@ -151,8 +151,8 @@ struct multi_batch;
  * GPU, as long as an aligned chunk of 5,700, latency-bound, so the cores' share shortened the
  * aligned chunks but not the step. Measured (whole66, against a build with
  * MULTI_SHARE_WHOLE_SETS 0 in the same calls, each round against its own GPU alone): random
- * trees 0.981-0.992x in 4 rounds against 0.962-0.984x, all 15 cells 1.023-1.031x against
- * 1.019-1.022x, the six cells 1.009-1.060x against 1.019-1.038x, E 0.982-1.029x against
+ * trees 0.981-0.992x in 4 rounds against 0.962-0.984x, all 15 cells 1.030-1.031x against
+ * 1.019-1.022x, the six cells 1.035-1.048x against 1.019-1.038x, E 0.982-1.029x against
  * 0.992-1.019x (BENCHMARKS.md). The growth stays inside PLACEMENT_LEVEL_SHARE_ENDS_BY's 20 %
  * slack. MULTI_SHARE_WHOLE_SETS 0: the rest's chunk on a GPU (a build to compare with). */
 #ifndef MULTI_SHARE_WHOLE_SETS
