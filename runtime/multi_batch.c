@@ -695,13 +695,18 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     for (int c = cut_count - batch->cpu_chunks; c < cut_count; c++)
       batch->cpu_share_neurons += cut_sizes[c];
     if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
-      if (MULTI_SHARE_WHOLE_SETS) {
-        const int shift = level_aligned_share_shift(
-            config->n_neurons, config->n_morphologies, cut_count - batch->cpu_chunks,
-            LEVEL_ALIGNED_MIN_UNITS, batch->cpu_share_neurons, batch->cpu_chunks,
-            MULTI_SHARE_REST_GROWTH);
+      /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS) */
+      const int rest_to_cores =
+          MULTI_SHARE_WHOLE_SETS
+              ? level_aligned_share_shift(config->n_neurons, config->n_morphologies,
+                                          cut_count - batch->cpu_chunks, LEVEL_ALIGNED_MIN_UNITS,
+                                          batch->cpu_share_neurons, batch->cpu_chunks,
+                                          MULTI_SHARE_REST_GROWTH)
+              : 0;
+      if (rest_to_cores > 0) {
+        batch->cpu_share_neurons += rest_to_cores;
         share_resize(cut_sizes + cut_count - batch->cpu_chunks, batch->cpu_chunks,
-                     batch->cpu_share_neurons += shift);
+                     batch->cpu_share_neurons);
       }
       int *realigned = NULL, realigned_count = 0;
       if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
