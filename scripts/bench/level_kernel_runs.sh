@@ -266,8 +266,9 @@
 #   whole66   (one GPU) the share with the GPUs' part in whole sets (MULTI_SHARE_WHOLE_SETS):
 #             the share's probes against the GPU alone's on random trees, test_multi_levels on the
 #             GPU with CPU workers, then the default share on every mix, two rounds, random
-#             trees and E also with the rest's chunk on the GPU (hinestask_rest:
-#             -DMULTI_SHARE_WHOLE_SETS=0); SKIP_CHECK=1: no probes or tests; REST_MIXES, MIXES
+#             trees and E also with the rest's chunk on the GPU (hinestask_rest.gz:
+#             scripts/bench/build_variants.sh .bundle/bin rest='-DMULTI_SHARE_WHOLE_SETS=0');
+#             SKIP_CHECK=1: no probes or tests; REST_MIXES, MIXES: the batches of each part
 #   two61     (two GPUs) the aligned cut on A, the six cells, random trees and E over two GPUs
 #             against one; test_multi_levels on both GPUs; the default share over two GPUs
 set -uo pipefail
