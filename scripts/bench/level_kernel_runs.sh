@@ -271,6 +271,27 @@
 #             SKIP_CHECK=1: no probes or tests; REST_MIXES, MIXES: the batches of each part
 #   two61     (two GPUs) the aligned cut on A, the six cells, random trees and E over two GPUs
 #             against one; test_multi_levels on both GPUs; the default share over two GPUs
+#   contend67 (one GPU) why the GPU's rounds slow beside the cores' share: from a fresh home and
+#             three --calibrate runs, rounds of the GPU alone, the GPU with 15 idle CPU workers
+#             (--cpu-share off), the default share with 15, 14 and 12 CPU workers and with the
+#             main thread on a core of its own (STARPU_MAIN_THREAD_BIND), and the GPU alone
+#             beside a CPU-only hinestask on 14 other cores (load_row); MIXES
+#   ceiling68 (one GPU) what the cores can add: 15 CPU workers alone, one chunk a worker of
+#             T neurons laid out by morphology (T in CHUNKS, default 4 16 48), every mix (CEILING_MIXES:
+#             name:neurons of a GPU batch, the CPU batch 15 T of the same cells), then the share
+#             with --cpu-chunks 1 and 2 against the default 4 (CHUNK_MIXES), fresh homes
+#   ceiling69 (one GPU) the most a share could give: the GPU alone at the batch less 0, 2 and 4 %
+#             in whole sets (16 copies of every cell), and 15 CPU workers alone (eager, two chunks
+#             a worker) at 1, 2 and 3 % of the batch, every mix (CEILING_MIXES: name-neurons-cells)
+#             (the call of 2026-12-01 ran with the batch's size overwritten after its first row:
+#             its GPU rows at 4 % and its cores' rows are of the size the line gives, see the log)
+#   trace70   (one GPU) traces of random trees x 23,585 and B x 8,330: the default share, the
+#             share with --cpu-chunks 2, the GPU alone, and the GPU alone at the share's GPU
+#             part (the traces' tasks.rec and summaries in trace70-*.tar.gz)
+#   steps71   (one GPU) the GPU alone's time against its neurons in whole sets: random trees
+#             23,552 - 64 k (k 0-14) and A 8,784 - 48 k (k 0-8), two rounds; then the share with
+#             --cpu-chunks 2 against the default 4 on the six cells, C, D and the large cells
+#             (K_MIXES), one round each from fresh homes
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3324,5 +3345,120 @@ if [ "$mode" = whole66 ]; then
   } 2>&1 | tee $out/check.txt
   builds_share 1 2 "${REST_MIXES:-random-23585 E-18711}" default rest
   builds_share 1 2 "${MIXES:-A-8820 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}" default
+  rm -f $out/t.json $out/t.log
+fi
+# load_row BATCH LABEL: the GPU alone (its CUDA thread on core 0) while a CPU-only hinestask of
+# random trees x 600 runs on cores 1-14 (unbound workers), started 6 s before
+load_row() {
+  local b=$1 label=$2 bg
+  args_of random-600
+  STARPU_NCUDA=0 STARPU_NCPU=14 STARPU_WORKERS_NOBIND=1 taskset -c 1-14 timeout 60 "$H" --quiet --force "${A[@]}" --steps 200000 > $out/bg.log 2>&1 &
+  bg=$!; sleep 6
+  STARPU_WORKERS_CPUID=0 row 1 $b $label -- --steps 1000
+  kill $bg 2>/dev/null; wait $bg 2>/dev/null; rm -f $out/bg.log
+}
+if [ "$mode" = contend67 ]; then
+  { lscpu | grep -E "^(Model name|Socket|Core|Thread|CPU\(s\)|NUMA node[0-9] CPU)"; nproc
+    args_of random-600
+    STARPU_DISPLAY_BINDINGS=1 STARPU_NCUDA=1 timeout 60 "$H" --quiet --force "${A[@]}" --steps 10 2>&1 | head -40
+  } 2>&1 | tee $out/check.txt
+  for b in ${MIXES:-random-23585 A-8820 E-18711}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in 1 2; do
+      row 1 $b gpu -- --steps 1000
+      ROW_NCPU=all row 1 $b idle-cpus -- --steps 1000 --cpu-share off; shares
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares
+      ROW_NCPU=14 row 1 $b share14 -- --steps 1000; shares
+      ROW_NCPU=12 row 1 $b share12 -- --steps 1000; shares
+      STARPU_MAIN_THREAD_BIND=1 ROW_NCPU=all row 1 $b mainbind -- --steps 1000; shares
+      load_row $b gpu-beside-load
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = ceiling68 ]; then
+  for rep in 1 2; do
+    for b in ${CEILING_MIXES:-random E A B C six D all15 large}; do
+      for t in ${CHUNKS:-4 16 48}; do
+        ROW_NCPU=15 row 0 $b-$((15 * t)) cores-t$t -- --steps 200 --task-neurons $t
+      done
+    done
+  done
+  for b in ${CHUNK_MIXES:-random-23585 E-18711 A-8820}; do
+    for k in 4 1 2; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --calibrate --cpu-chunks $k; shares; done
+      for rep in 1 2; do ROW_NCPU=all row 1 $b default-k$k -- --steps 1000 --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = ceiling69 ]; then
+  for rep in 1 2; do
+    for bc in ${CEILING_MIXES:-random-23585-4 E-18711-5 A-8820-3 B-8330-4 C-11720-11 six-33390-6 D-7404-4 all15-16356-15 large-6643-5}; do
+      # (args_of, inside row, sets n: the batch's size is kept in whole)
+      name=${bc%%-*}; whole=${bc#*-}; cells=${whole#*-}; whole=${whole%-*}; unit=$((16 * cells))
+      for f in 0 2 4; do
+        g=$(( whole * (100 - f) / 100 )); [ $f -gt 0 ] && g=$(( g / unit * unit ))
+        row 1 $name-$g gpu-less$f -- --steps 1000
+      done
+      for f in 1 2 3; do
+        c=$(( whole * f / 100 )); t=$(( (c + 29) / 30 ))
+        STARPU_SCHED=eager ROW_NCPU=15 row 0 $name-$c cores-$f -- --steps 200 --task-neurons $t
+      done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+# gpu_trace BATCH NAME [options]: a trace of the GPU alone, 80 steps, its summary and tasks.rec
+# in $out/NAME.tar.gz
+gpu_trace() {
+  local b=$1 name=$2 d=$out/$2; shift 2
+  args_of $b
+  STARPU_NCPU=0 PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --steps 80 "$@" --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d > $d-summary.txt 2>&1; grep -v "^CUDA 0\|^CPU [0-9]" $d-summary.txt | head -30
+  grep -o '"aligned_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_per_step": [0-9]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/$name.tar.gz $name/tasks.rec $name-summary.txt trace.json
+  rm -rf $d $out/c.log $out/trace.json $d-summary.txt
+}
+# share_trace_k BATCH NAME K: trace_share's trace of the share with --cpu-chunks K (after three
+# --calibrate runs with it, from a fresh home), without the probe comparison
+share_trace_k() {
+  local b=$1 name=$2 k=$3 pass d=$out/$2
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --calibrate --cpu-chunks $k; shares; done
+  args_of $b
+  PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet "${A[@]}" --steps 80 --cpu-chunks $k --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+  python3 $bundle/trace_report.py $d > $d-summary.txt 2>&1; grep -v "^CUDA 0\|^CPU [0-9]" $d-summary.txt | head -30
+  grep -o '"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*\|"seconds_per_step": [0-9.e-]*\|"tasks_on_cpus": [0-9]*' $out/trace.json | paste -sd' '
+  tar -C $out -czf $out/$name.tar.gz $name/tasks.rec $name-summary.txt trace.json
+  rm -rf $d $out/c.log $out/trace.json $d-summary.txt
+}
+if [ "$mode" = trace70 ]; then
+  for b in ${MIXES:-random-23585 B-8330}; do
+    n0=${b#*-}; m=${b%%-*}
+    { echo "== $b: the default share"; share_trace_k $b trace70-$m-k4 4
+      echo "== $b: the share, two chunks a core"; share_trace_k $b trace70-$m-k2 2
+      echo "== $b: the GPU alone"; gpu_trace $b trace70-$m-gpu
+      parts=$(tar -xOzf $out/trace70-$m-k2.tar.gz trace.json | grep -o '"aligned_neurons": [0-9]*' | grep -o '[0-9]*$')
+      echo "== $b: the GPU alone at the share's GPU part ($parts)"; [ -n "$parts" ] && gpu_trace $m-$parts trace70-$m-gpu-part
+      rep=1; for r in 1 2; do row 1 $b gpu -- --steps 1000; [ -n "$parts" ] && row 1 $m-$parts gpu-part -- --steps 1000; ROW_NCPU=all row 1 $b share-k2 -- --steps 1000 --cpu-chunks 2; shares; done
+    } 2>&1 | tee -a $out/check.txt
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = steps71 ]; then
+  for rep in 1 2; do
+    for k in $(seq 0 14); do row 1 random-$((23552 - 64 * k)) gpu-sets -- --steps 1000; done
+    for k in $(seq 0 8); do row 1 A-$((8784 - 48 * k)) gpu-sets -- --steps 1000; done
+  done
+  for b in ${K_MIXES:-six-33390 C-11720 D-7404 large-6643}; do
+    for k in 4 2; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --calibrate --cpu-chunks $k; shares; done
+      rep=1; ROW_NCPU=all row 1 $b default-k$k -- --steps 1000 --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
