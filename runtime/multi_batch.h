@@ -102,8 +102,9 @@ struct multi_batch_config {
   int task_steps;
   int pin; /* as mono_batch_config's */
   /* The cores' share (enum placement_share, runtime/placement.h): with CPU and GPU workers both,
-   * chunk tasks of one part at the default sizes, four CPU-sized chunks a CPU worker after the
-   * GPUs' chunks, sized by the chunk tasks' models (placement_level_share_chosen says when). */
+   * chunk tasks of one part at the default sizes, MULTI_CPU_CHUNKS_PER_CORE CPU-sized chunks a
+   * CPU worker after the GPUs' chunks, sized by the chunk tasks' models
+   * (placement_level_share_chosen says when). */
   int cpu_share;
   int cpu_chunks_per_core; /* the share's chunks a CPU worker (0: MULTI_CPU_CHUNKS_PER_CORE) */
   /* Chunks laid out by morphology (level_batch_options.arranged_tail), each the copies of one
@@ -126,8 +127,16 @@ struct multi_batch_config {
 struct multi_batch;
 
 #define MULTI_EARLY_CHUNKS_PER_GPU 4
-/* The cores' share of a multi batch: chunks a CPU worker (--cpu-chunks). */
-#define MULTI_CPU_CHUNKS_PER_CORE 4
+/* The cores' share of a multi batch: chunks a CPU worker (--cpu-chunks). Two rather than four:
+ * a core sweeps a chunk of more copies of a cell faster (15 CPU workers alone on the H200
+ * machine, random trees in chunks of 4, 16 and 48 neurons: 0.4-0.5, 1.2, 2.5 G
+ * compartment-steps/s), so the cut gives the cores more neurons in two chunks than in four. The
+ * default share beside one H200 against the GPU alone, two chunks a core against four from fresh
+ * homes in one call (BENCHMARKS.md, "Two chunks a core, and the GPU's time by neurons"): random
+ * trees 1.003, 1.010x against 0.959, 0.970x (another call: 1.010x and once 0.946x), the six cells
+ * 1.041 against 1.039, C 1.037 against 1.031, D 1.039 against 1.031, the large cells 1.031
+ * against 1.028, E 1.015-1.017 against 1.017-1.018, A 1.000-1.002 against 0.997-1.001. */
+#define MULTI_CPU_CHUNKS_PER_CORE 2
 /* ... no chunk more than this many times the largest task the cores were measured at. */
 #define MULTI_SHARE_REACH 2.0
 /* ... and a core's chunk predicted from the mean rate of the cores' tasks measured within this
