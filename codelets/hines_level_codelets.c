@@ -433,6 +433,129 @@ static double *branch_constants_make(const struct chunk_step_arguments *args,
   return memory;
 }
 
+/* A chunk's element constants (element_constants_make, branch_constants_make) kept from its first
+ * CPU task to the end of the chunk (chunk_step_forget), instead of gathered anew by every task:
+ * they depend only on the chunk's layout and the batch's constants, which no task writes. Made
+ * once per task, the gathering (stores a level's width apart) took a quarter of a core's time in
+ * tasks of 8 steps (perf, dev machine, random trees in chunks of 22 copies). Dev machine, one CPU
+ * worker, 600 steps, five runs each alternating with the build before (medians, ms a step):
+ * random trees in chunks of 22 copies 2.72 against 3.67, of 2 copies 0.85 against 0.93; all 15
+ * shared cells in chunks of 9 (6.50 against 6.70) and the six cells in chunks of 35 (4.90 against
+ * 4.90) even within the machine's spread; again against a CPU-only build of the commit before:
+ * 2.47 against 3.12, 0.77 against 0.88, all 15 6.87 against 6.81, six cells 4.42 against 5.22.
+ * The cache holds at most
+ * LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES in all (a chunk past it gathers per task as before), so a
+ * CPU-only run of a large batch does not double its memory; the cores' share beside GPUs (a few
+ * million elements) fits. Tasks of one chunk never run at once (they write its voltages), so an
+ * entry is used by one task at a time. */
+#ifndef LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES
+#define LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES ((size_t)256 << 20)
+#endif
+#define CPU_CONSTANTS_MAX 4096
+struct cpu_constants {
+  /* the key: the chunk and what its constants were made from (the step's stored pivots and row
+   * factors, as element_constants_make reads them) */
+  unsigned long long chunk;
+  const double *constants, *inverse_pivots, *row_factors;
+  const int *ints;
+  int kernel;
+  /* the constants: each part's, and the memory they lie in (NULL: none made) */
+  double *element_memory, *branch_memory;
+  size_t bytes;
+  struct level_element_constants element[MAX_CHUNK_PARTS];
+  struct branch_element_constants branch[MAX_CHUNK_PARTS];
+};
+static struct cpu_constants cpu_constants_cache[CPU_CONSTANTS_MAX];
+static int n_cpu_constants;
+static size_t cpu_constants_bytes, cpu_constants_limit = LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES;
+static pthread_mutex_t cpu_constants_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void chunk_step_cpu_cache_limit(size_t bytes) {
+  pthread_mutex_lock(&cpu_constants_lock);
+  cpu_constants_limit = bytes;
+  pthread_mutex_unlock(&cpu_constants_lock);
+}
+
+size_t chunk_step_cpu_cache_bytes(void) {
+  pthread_mutex_lock(&cpu_constants_lock);
+  const size_t bytes = cpu_constants_bytes;
+  pthread_mutex_unlock(&cpu_constants_lock);
+  return bytes;
+}
+
+static size_t parts_elements(const struct chunk_step_arguments *args) {
+  size_t elements = 0;
+  for (int p = 0; p < args->n_parts; p++)
+    elements += part_elements(&args->parts[p]);
+  return elements;
+}
+
+/* The task's constants in *c: the chunk's cached ones, or made for this task (and kept when the
+ * cache has room). Returns 1 when *c is the cache's (the task must not free it). */
+static int cpu_constants_get(const struct chunk_task *task, const struct chunk_step_arguments *args,
+                             const struct chunk_buffers *all, struct cpu_constants *c) {
+  *c = (struct cpu_constants){
+      .chunk = task->chunk_id,
+      .constants = all->constants,
+      .inverse_pivots = args->step.stored_pivots
+                            ? level_stored_pivots(all->constants, &args->step, all->gates, 0)
+                            : NULL,
+      .row_factors = level_row_factors(all->constants, &args->step, all->gates, 0),
+      .ints = all->ints,
+      .kernel = args->kernel};
+  if (args->n_parts > MAX_CHUNK_PARTS)
+    return 0;
+  /* (a task too short to make them, LEVEL_ELEMENT_CONSTANTS_STEPS, still reads them when kept) */
+  const int cacheable = task->chunk_id != 0;
+  if (cacheable) {
+    pthread_mutex_lock(&cpu_constants_lock);
+    for (int i = 0; i < n_cpu_constants; i++) {
+      const struct cpu_constants *e = &cpu_constants_cache[i];
+      if (e->chunk == c->chunk && e->constants == c->constants && e->ints == c->ints &&
+          e->kernel == c->kernel && e->inverse_pivots == c->inverse_pivots &&
+          e->row_factors == c->row_factors) {
+        *c = *e;
+        pthread_mutex_unlock(&cpu_constants_lock);
+        return 1;
+      }
+    }
+    pthread_mutex_unlock(&cpu_constants_lock);
+  }
+  c->element_memory = element_constants_make(args, all, task->steps, c->element);
+  c->branch_memory = branch_constants_make(args, all, task->steps, c->branch);
+  c->bytes = parts_elements(args) * sizeof(double) *
+             ((c->element_memory ? 5 : 0) + (c->branch_memory ? 6 : 0));
+  if (!cacheable || (!c->element_memory && !c->branch_memory))
+    return 0;
+  pthread_mutex_lock(&cpu_constants_lock);
+  const int kept =
+      n_cpu_constants < CPU_CONSTANTS_MAX && cpu_constants_bytes + c->bytes <= cpu_constants_limit;
+  if (kept) {
+    cpu_constants_cache[n_cpu_constants++] = *c;
+    cpu_constants_bytes += c->bytes;
+  }
+  pthread_mutex_unlock(&cpu_constants_lock);
+  return kept;
+}
+
+/* Frees a chunk's cached constants (chunk_step_forget). */
+static void cpu_constants_forget(unsigned long long chunk_id) {
+  pthread_mutex_lock(&cpu_constants_lock);
+  int kept = 0;
+  for (int i = 0; i < n_cpu_constants; i++) {
+    struct cpu_constants *e = &cpu_constants_cache[i];
+    if (e->chunk == chunk_id) {
+      free(e->element_memory);
+      free(e->branch_memory);
+      cpu_constants_bytes -= e->bytes;
+    } else {
+      cpu_constants_cache[kept++] = *e;
+    }
+  }
+  n_cpu_constants = kept;
+  pthread_mutex_unlock(&cpu_constants_lock);
+}
+
 static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   struct chunk_task task;
   memcpy(&task, cl_arg, sizeof task);
@@ -443,23 +566,19 @@ static void chunk_step_cpu(void *buffers[], void *cl_arg) {
   double *samples = samples_if(buffers, task.sample_row, task.spike_step);
   int n_spiking = 0;
   double *spikes = spikes_if(buffers, task.spike_step, &n_spiking);
-  struct level_element_constants element_constants[MAX_CHUNK_PARTS];
-  double *element_memory = args.n_parts <= MAX_CHUNK_PARTS
-                               ? element_constants_make(&args, &all, task.steps, element_constants)
-                               : NULL;
-  struct branch_element_constants branch_constants[MAX_CHUNK_PARTS];
-  double *branch_memory = args.n_parts <= MAX_CHUNK_PARTS
-                              ? branch_constants_make(&args, &all, task.steps, branch_constants)
-                              : NULL;
+  struct cpu_constants c;
+  const int cached = cpu_constants_get(&task, &args, &all, &c);
   for (int j = 0; j < task.steps; j++) {
     args.step.time_ms = chunk_task_time(&task, j);
-    chunk_one_step_cpu(&args, &all, threads, element_memory ? element_constants : NULL,
-                       branch_memory ? branch_constants : NULL);
+    chunk_one_step_cpu(&args, &all, threads, c.element_memory ? c.element : NULL,
+                       c.branch_memory ? c.branch : NULL);
     step_outputs_cpu(all.voltage, 0, j == task.steps - 1 ? samples : NULL, task.sample_row, spikes,
                      task.spike_step > 0 ? task.spike_step + j : 0, args.step.dt_ms);
   }
-  free(element_memory);
-  free(branch_memory);
+  if (!cached) {
+    free(c.element_memory);
+    free(c.branch_memory);
+  }
 }
 
 #ifdef HINES_CUDA_CODELETS
@@ -959,6 +1078,7 @@ static void level_forward_gpu(void *buffers[], void *cl_arg) {
 #endif
 
 void chunk_step_forget(unsigned long long chunk_id) {
+  cpu_constants_forget(chunk_id);
 #ifdef HINES_CUDA_CODELETS
   pthread_mutex_lock(&chunk_graphs_lock);
   int kept = 0;

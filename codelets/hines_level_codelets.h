@@ -71,7 +71,14 @@ double chunk_step_largest_measured(const struct chunk_step_arguments *args, int 
  * (size_model_rate_near_us). */
 double chunk_step_rate_near_us(const struct chunk_step_arguments *args, int steps, double values,
                                int worker, double spread);
-/* Frees the CUDA graphs of a chunk whose tasks have all ended (its buffers are going away). */
+/* Frees the CUDA graphs and the CPU tasks' cached element constants of a chunk whose tasks have
+ * all ended (its buffers are going away). */
 void chunk_step_forget(unsigned long long chunk_id);
+/* The most the CPU tasks keep of chunks' element constants across tasks, in bytes, in all
+ * (default LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES; 0: none kept, every task gathers its own; the
+ * same bits either way). Applies to constants made from then on. */
+void chunk_step_cpu_cache_limit(size_t bytes);
+/* What the CPU tasks keep of chunks' element constants now, in bytes. */
+size_t chunk_step_cpu_cache_bytes(void);
 
 #endif

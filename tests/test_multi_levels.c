@@ -19,6 +19,7 @@
 
 #include "branch_rows_cpu.h"
 #include "cell_block.h"
+#include "hines_level_codelets.h"
 #include "hines_level_kernels.h"
 #include "level_flow.h"
 #include "level_rows_cpu.h"
@@ -152,6 +153,10 @@ static int cut_count, cut_cpu_chunks, cut_pin;
 /* ... and the chunk kernel of the next run_and_compare_trunk (the level kernels unless set). */
 static enum level_kernel cut_kernel = LEVEL_KERNEL_LEVELS;
 
+/* What the CPU tasks kept of element constants at the end of the last run_and_compare_trunk,
+ * before its batch was destroyed. */
+static size_t cached_bytes_at_end;
+
 /* Returns a digest of every neuron's voltages. */
 static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int parts,
                                       int level_tasks, enum level_order order, int trunk_below) {
@@ -201,6 +206,7 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
         fmax(worst, compare_with_reference(got, k, neurons, steps, &stim, padded ? "CP" : "NCP"));
     free(got);
   }
+  cached_bytes_at_end = chunk_step_cpu_cache_bytes();
   multi_batch_destroy(batch);
   printf("# %s %s, levels by %s, neurons %d per task %d in %d parts, trunk below %d systems: "
          "max relative error %.3e; result digest %016llx\n",
@@ -257,6 +263,34 @@ static void level_solver_bits_do_not_depend_on_chunks(void **state) {
              "%016llx",
              pinned ? " on GPU and CPU workers" : "", (unsigned long long)hash,
              (unsigned long long)cell_hash, (unsigned long long)first);
+}
+
+/* The CPU tasks' element constants kept from a chunk's first task to its end give the bits of
+ * constants gathered by every task (none kept), with the level and the branch kernels, in tasks
+ * of 8 steps and a shorter last one (which reads what an earlier task kept); a destroyed batch
+ * leaves nothing kept. */
+static void kept_element_constants_keep_bits(void **state) {
+  (void)state;
+  const int neurons = 2 * mix_count + 3;
+  const enum level_kernel kernels[] = {LEVEL_KERNEL_LEVELS, LEVEL_KERNEL_BRANCHES};
+  const int cpus_only = starpu_cuda_worker_get_count() == 0;
+  for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+    cut_kernel = kernels[k];
+    const uint64_t kept = run_and_compare_trunk(0, neurons, 7, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+    const size_t kept_bytes = cached_bytes_at_end;
+    assert_int_equal(chunk_step_cpu_cache_bytes(), 0);
+    chunk_step_cpu_cache_limit(0);
+    const uint64_t gathered = run_and_compare_trunk(0, neurons, 7, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+    const size_t gathered_bytes = cached_bytes_at_end;
+    chunk_step_cpu_cache_limit((size_t)256 << 20);
+    cut_kernel = LEVEL_KERNEL_LEVELS;
+    if (cpus_only && kept_bytes == 0)
+      fail_msg("kernel %zu: no element constants kept on CPU workers", k);
+    assert_int_equal(gathered_bytes, 0);
+    if (kept != gathered)
+      fail_msg("kernel %zu: kept constants digest %016llx, gathered per task %016llx", k,
+               (unsigned long long)kept, (unsigned long long)gathered);
+  }
 }
 
 static void run_and_compare_parts(int padded, int neurons, int per_task, int parts, int level_tasks,
@@ -2287,6 +2321,7 @@ int main(void) {
       cmocka_unit_test(split_segments_cover_each_branch),
       cmocka_unit_test(split_systems_match_reference),
       cmocka_unit_test(level_solver_bits_do_not_depend_on_chunks),
+      cmocka_unit_test(kept_element_constants_keep_bits),
       cmocka_unit_test(centered_roots_match_reference),
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(arranged_tail_groups_copies_of_a_cell),
