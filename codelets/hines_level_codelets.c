@@ -470,10 +470,12 @@ static int n_cpu_constants;
 static size_t cpu_constants_bytes, cpu_constants_limit = LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES;
 static pthread_mutex_t cpu_constants_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void chunk_step_cpu_cache_limit(size_t bytes) {
+size_t chunk_step_cpu_cache_limit(size_t bytes) {
   pthread_mutex_lock(&cpu_constants_lock);
+  const size_t before = cpu_constants_limit;
   cpu_constants_limit = bytes;
   pthread_mutex_unlock(&cpu_constants_lock);
+  return before;
 }
 
 size_t chunk_step_cpu_cache_bytes(void) {

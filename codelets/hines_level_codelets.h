@@ -76,8 +76,8 @@ double chunk_step_rate_near_us(const struct chunk_step_arguments *args, int step
 void chunk_step_forget(unsigned long long chunk_id);
 /* The most the CPU tasks keep of chunks' element constants across tasks, in bytes, in all
  * (default LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES; 0: none kept, every task gathers its own; the
- * same bits either way). Applies to constants made from then on. */
-void chunk_step_cpu_cache_limit(size_t bytes);
+ * same bits either way). Applies to constants made from then on; returns the limit before. */
+size_t chunk_step_cpu_cache_limit(size_t bytes);
 /* What the CPU tasks keep of chunks' element constants now, in bytes. */
 size_t chunk_step_cpu_cache_bytes(void);
 

@@ -279,10 +279,10 @@ static void kept_element_constants_keep_bits(void **state) {
     const uint64_t kept = run_and_compare_trunk(0, neurons, 7, 0, 0, LEVEL_ORDER_HEIGHT, 0);
     const size_t kept_bytes = cached_bytes_at_end;
     assert_int_equal(chunk_step_cpu_cache_bytes(), 0);
-    chunk_step_cpu_cache_limit(0);
+    const size_t limit = chunk_step_cpu_cache_limit(0);
     const uint64_t gathered = run_and_compare_trunk(0, neurons, 7, 0, 0, LEVEL_ORDER_HEIGHT, 0);
     const size_t gathered_bytes = cached_bytes_at_end;
-    chunk_step_cpu_cache_limit((size_t)256 << 20);
+    chunk_step_cpu_cache_limit(limit);
     cut_kernel = LEVEL_KERNEL_LEVELS;
     if (cpus_only && kept_bytes == 0)
       fail_msg("kernel %zu: no element constants kept on CPU workers", k);
