@@ -439,6 +439,20 @@ builds_share() {
     done
   done
 }
+# chunk_counts_share "BATCHES" "COUNTS" ROUNDS PREFIX: for each batch and each count K of the
+# cores' chunks a CPU worker (--cpu-chunks K), from a fresh STARPU_HOME: three --calibrate runs
+# of 200 steps, then ROUNDS rounds of the share against the GPU alone, 1,000 steps (labels
+# calibrate-PREFIXK, default-PREFIXK, gpu)
+chunk_counts_share() {
+  local b k pass
+  for b in $1; do
+    for k in $2; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$4$k -- --steps 200 --calibrate --cpu-chunks $k; shares; done
+      for rep in $(seq $3); do ROW_NCPU=all row 1 $b default-$4$k -- --steps 1000 --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+}
 # default_share GPUS BATCH: the default (no option) from a fresh STARPU_HOME, as a new user
 # runs it: a first run, three --calibrate runs of 200 steps, then two rounds of the default run
 # against the GPUs alone, 1,000 steps (labels default-first, calibrate-default, default, gpu)
@@ -2970,13 +2984,7 @@ if [ "$mode" = chunks46 ]; then
   # and with two (--cpu-chunks 2), each from a fresh STARPU_HOME (three --calibrate runs with its
   # option, two rounds against the GPU alone), over the mixes in MIXES (default: four of the
   # eight; a call holds about four mixes)
-  for b in ${MIXES:-six-33390 C-11720 all15-16356 E-18711}; do
-    for cc in 4 2; do
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-cc$cc -- --steps 200 --calibrate --cpu-chunks $cc; shares; done
-      for rep in 1 2; do ROW_NCPU=all row 1 $b default-cc$cc -- --steps 1000 --cpu-chunks $cc; shares; row 1 $b gpu -- --steps 1000; done
-    done
-  done
+  chunk_counts_share "${MIXES:-six-33390 C-11720 all15-16356 E-18711}" "4 2" 2 cc
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = chunks45 ]; then
@@ -3385,13 +3393,7 @@ if [ "$mode" = ceiling68 ]; then
       done
     done
   done
-  for b in ${CHUNK_MIXES:-random-23585 E-18711 A-8820}; do
-    for k in 4 1 2; do
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --calibrate --cpu-chunks $k; shares; done
-      for rep in 1 2; do ROW_NCPU=all row 1 $b default-k$k -- --steps 1000 --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000; done
-    done
-  done
+  chunk_counts_share "${CHUNK_MIXES:-random-23585 E-18711 A-8820}" "4 1 2" 2 k
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = ceiling69 ]; then
@@ -3453,12 +3455,6 @@ if [ "$mode" = steps71 ]; then
     for k in $(seq 0 14); do row 1 random-$((23552 - 64 * k)) gpu-sets -- --steps 1000; done
     for k in $(seq 0 8); do row 1 A-$((8784 - 48 * k)) gpu-sets -- --steps 1000; done
   done
-  for b in ${K_MIXES:-six-33390 C-11720 D-7404 large-6643}; do
-    for k in 4 2; do
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-k$k -- --steps 200 --calibrate --cpu-chunks $k; shares; done
-      rep=1; ROW_NCPU=all row 1 $b default-k$k -- --steps 1000 --cpu-chunks $k; shares; row 1 $b gpu -- --steps 1000
-    done
-  done
+  chunk_counts_share "${K_MIXES:-six-33390 C-11720 D-7404 large-6643}" "4 2" 1 k
   rm -f $out/t.json $out/t.log
 fi
