@@ -443,11 +443,11 @@ static double *branch_constants_make(const struct chunk_step_arguments *args,
  * shared cells in chunks of 9 (6.50 against 6.70) and the six cells in chunks of 35 (4.90 against
  * 4.90) even within the machine's spread; again against a CPU-only build of the commit before:
  * 2.47 against 3.12, 0.77 against 0.88, all 15 6.87 against 6.81, six cells 4.42 against 5.22.
- * The cache holds at most
- * LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES in all (a chunk past it gathers per task as before), so a
- * CPU-only run of a large batch does not double its memory; the cores' share beside GPUs (a few
- * million elements) fits. Tasks of one chunk never run at once (they write its voltages), so an
- * entry is used by one task at a time. */
+ * The cache holds at most LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES in all (counted as five and six
+ * doubles an element of every part, an upper bound; a chunk past it gathers per task as before),
+ * so a CPU-only run of a large batch does not double its memory; the cores' share beside GPUs (a
+ * few million elements) fits. Tasks of one chunk never run at once (they write its voltages), so
+ * an entry is used by one task at a time. */
 #ifndef LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES
 #define LEVEL_ELEMENT_CONSTANTS_CACHE_BYTES ((size_t)256 << 20)
 #endif

@@ -283,7 +283,7 @@
 #   ceiling69 (one GPU) the most a share could give: the GPU alone at the batch less 0, 2 and 4 %
 #             in whole sets (16 copies of every cell), and 15 CPU workers alone (eager, two chunks
 #             a worker) at 1, 2 and 3 % of the batch, every mix (CEILING_MIXES: name-neurons-cells)
-#             (the call of 2026-12-01 ran with the batch's size overwritten after its first row:
+#             (the call of 2026-11-30 ran with the batch's size overwritten after its first row:
 #             its GPU rows at 4 % and its cores' rows are of the size the line gives, see the log)
 #   trace70   (one GPU) traces of random trees x 23,585 and B x 8,330: the default share, the
 #             share with --cpu-chunks 2, the GPU alone, and the GPU alone at the share's GPU
