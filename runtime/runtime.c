@@ -24,6 +24,12 @@ static int noted_devices[MAX_NOTED_GPUS];  /* the CUDA device number of each not
 /* Tasks each GPU's workers and the CPU workers ran, summed from StarPU's profiling counts by
  * runtime_count_tasks (-1: not read yet, or profiling off). */
 static long long tasks_on_gpu[MAX_NOTED_GPUS], tasks_on_cpus = -1;
+/* ... and each CPU worker's tasks and the time it spent executing them, in the order of StarPU's
+ * CPU workers (a share whose cores fall behind the GPU shows here as busy cores, or as one core
+ * with more than its part). */
+#define MAX_NOTED_CPUS 1024
+static long long cpu_worker_tasks[MAX_NOTED_CPUS];
+static double cpu_worker_executing_ms[MAX_NOTED_CPUS];
 static struct cluster_node_share node_share;
 
 int runtime_check_scheduler(const char *name, struct hines_error *err) {
@@ -275,14 +281,21 @@ void runtime_count_tasks(void) {
     tasks_on_cpus = 0;
     for (int g = 0; g < noted_gpus; g++)
       tasks_on_gpu[g] = 0;
+    for (int c = 0; c < MAX_NOTED_CPUS; c++)
+      cpu_worker_tasks[c] = 0, cpu_worker_executing_ms[c] = 0.0;
   }
   /* Each read returns what StarPU counted since the last one, and restarts its counts. */
-  for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
+  for (int w = 0, cpu = 0; w < (int)starpu_worker_get_count(); w++) {
     struct starpu_profiling_worker_info info;
     if (starpu_profiling_worker_get_info(w, &info) != 0)
       continue;
     if (starpu_worker_get_type(w) == STARPU_CPU_WORKER) {
       tasks_on_cpus += info.executed_tasks;
+      if (cpu < MAX_NOTED_CPUS) {
+        cpu_worker_tasks[cpu] += info.executed_tasks;
+        cpu_worker_executing_ms[cpu] += starpu_timing_timespec_to_us(&info.executing_time) / 1e3;
+      }
+      cpu++;
       continue;
     }
     for (int g = 0; g < noted_gpus; g++)
@@ -298,6 +311,14 @@ long long runtime_tasks_on_gpu(int i) {
 
 long long runtime_tasks_on_cpus(void) {
   return tasks_on_cpus;
+}
+
+int runtime_cpu_worker_load(int i, long long *tasks, double *executing_ms) {
+  if (tasks_on_cpus < 0 || i < 0 || i >= cpu_workers || i >= MAX_NOTED_CPUS)
+    return -1;
+  *tasks = cpu_worker_tasks[i];
+  *executing_ms = cpu_worker_executing_ms[i];
+  return 0;
 }
 
 void runtime_stop(void) {

@@ -81,6 +81,9 @@ const char *runtime_gpu_name(int i);
 void runtime_count_tasks(void);
 long long runtime_tasks_on_gpu(int i);
 long long runtime_tasks_on_cpus(void);
+/* CPU worker i's share of those (StarPU's CPU workers in their order): its tasks and the ms it
+ * spent executing them. Returns 0, or -1 when not counted (as above) or i is no CPU worker. */
+int runtime_cpu_worker_load(int i, long long *tasks, double *executing_ms);
 /* The logical CPU StarPU bound GPU i's driver thread to (-1 if unknown). */
 int runtime_gpu_driver_pu(int i);
 /* How this rank shares its node with the node's other ranks (runtime/cluster.h), as runtime_start

@@ -96,6 +96,26 @@ static void json_measured(FILE *f, double value) {
     fputs("null", f);
 }
 
+/* The CPU workers' task counts (executing 0) or ms executing (1) as an array, null when StarPU's
+ * profiling counted nothing (runtime_cpu_worker_load). */
+static void write_cpu_worker_load(FILE *f, int executing) {
+  if (runtime_tasks_on_cpus() < 0) {
+    fputs("null", f);
+    return;
+  }
+  fputc('[', f);
+  long long tasks;
+  double ms;
+  for (int i = 0; runtime_cpu_worker_load(i, &tasks, &ms) == 0; i++) {
+    fputs(i ? ", " : "", f);
+    if (executing)
+      fprintf(f, "%.1f", ms);
+    else
+      fprintf(f, "%lld", tasks);
+  }
+  fputc(']', f);
+}
+
 static void key_string(struct json *j, const char *key, const char *value) {
   json_key(j, key);
   if (value)
@@ -201,6 +221,12 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     fputs("null", f);
   else
     fprintf(f, "%lld", runtime_tasks_on_cpus());
+  /* Each CPU worker's tasks and ms executing them over the run (null as above): how evenly the
+   * cores shared their work, and how busy they were against the run's seconds. */
+  json_key(&j, "cpu_worker_tasks");
+  write_cpu_worker_load(f, 0);
+  json_key(&j, "cpu_worker_executing_ms");
+  write_cpu_worker_load(f, 1);
   /* The StarPU variables that choose workers and models, as the run saw them. */
   static const char *const variables[] = {
       "STARPU_SCHED",     "STARPU_NCPU",           "STARPU_NCPUS",          "STARPU_NCUDA",

@@ -87,7 +87,7 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 skip = {"command_line", "working_directory", "started_utc", "seconds_total", "seconds_per_step",
         "seconds_first_step", "compartment_solves_per_s", "default_job", "probes_file",
         "verified_neurons", "max_rel_error", "backward_error", "mode_reason",
-        "level_kernel_asked"}
+        "level_kernel_asked", "cpu_worker_tasks", "cpu_worker_executing_ms"}
 diff = [k for k in set(a) | set(b) if k not in skip and a.get(k) != b.get(k)]
 if diff:
     print("# differ:", {k: (a.get(k), b.get(k)) for k in diff})
@@ -153,6 +153,9 @@ check "a multi summary has no mono-only option" "$multi" json_check "$multi" \
 check "the summary says where the tasks ran: every step's tasks on the CPU workers, no GPU (no share beside one, none waiting for models)" "$mono" \
   json_check "$mono" \
   "j['tasks_per_gpu'] == [] and j['tasks_on_cpus'] == j['tasks_per_step'] * -(-j['steps'] // j['task_steps']) and j['cpu_share_neurons'] == 0 and j['interleaved_chunks'] == 0 and j['cpu_share_uncalibrated'] is False"
+check "each CPU worker's tasks and ms executing them: one entry a worker, adding up to tasks_on_cpus" "$mono" \
+  json_check "$mono" \
+  "len(j['cpu_worker_tasks']) == len(j['cpu_worker_executing_ms']) == j['cpu_workers'] and sum(j['cpu_worker_tasks']) == j['tasks_on_cpus'] and all(t >= 0 for t in j['cpu_worker_tasks']) and all(m >= 0 for m in j['cpu_worker_executing_ms']) and sum(j['cpu_worker_executing_ms']) > 0"
 check "the counts add up across reads (a run that prints reads them before the summary)" \
   "$tmp/mono" bash -c "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 40 --steps 30 --task-steps 1 --json counted.json >/dev/null && python3 -c \"import json,sys; j=json.load(open('counted.json')); sys.exit(j['tasks_on_cpus'] != j['tasks_per_step'] * j['steps'])\""
 # With no GPU worker tasks advance 8 steps by default (placement.h, PLACEMENT_CPU_TASK_STEPS),
