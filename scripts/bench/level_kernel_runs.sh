@@ -292,6 +292,26 @@
 #             23,552 - 64 k (k 0-14) and A 8,784 - 48 k (k 0-8), two rounds; then the share with
 #             --cpu-chunks 2 against the default 4 on the six cells, C, D and the large cells
 #             (K_MIXES), one round each from fresh homes
+#   trace73   (one GPU) the default share (two chunks a core, the chunks' kept element
+#             constants) on MIXES: a trace of it and of the GPU alone at its GPU part, two rounds
+#             of the GPU alone, the GPU alone at the share's GPU part and the share; then 15 CPU
+#             workers alone in chunks of 48 (as ceiling68) on random trees, A and E
+#   nine74    (one GPU) the default share on the nine mixes (MIXES), then the share cut to end
+#             by 90 % of a GPU chunk's task (hinestask_eb90, PLACEMENT_LEVEL_SHARE_ENDS_BY 0.9)
+#             on EB_MIXES; fresh homes, three --calibrate runs, two rounds each
+#   rounds75  (one GPU) how often the default share runs slow, and what its cores did then: from
+#             a fresh home per mix (MIXES), three --calibrate runs, then six rounds of the share
+#             (BIND_MIXES: also with the main thread on a core of its own) and the GPU alone,
+#             each share row followed by its CPU workers' task counts and ms executing
+#   steal76   (one GPU) whether the share's slow rounds are the machine's: eight rounds of the
+#             default share and the GPU alone on MIXES (fresh home, three --calibrate runs), each
+#             share row followed by its workers' load and the machine's CPU time over the row
+#             from /proc/stat (user, system, idle, steal: the hypervisor's) and the cores' mean
+#             MHz 2 s into the row
+#   pages77   (one GPU) the share's arrays on 2 MiB pages (this build) against hinestask_old
+#             (4 KiB pages): the host's transparent_hugepage settings, then per mix (MIXES) a
+#             fresh home, three --calibrate runs and five rounds of the share with each build
+#             (their workers' load; AnonHugePages 3 s into the first) and the GPU alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -388,6 +408,8 @@ share_start() {
 # cpu_share_uncalibrated). share_probes NAME options...: two calibration runs with --cpu-share on,
 # then CPU + GPU with it against the GPU alone, probe files compared (PASS or FAIL).
 shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"aligned_neurons": [0-9]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
+# worker_load: the last run's CPU workers' task counts and ms executing (its JSON)
+worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": [^]]*]' $out/t.json 2>/dev/null | paste -sd' '; }
 share_probes() {
   local name=$1; shift
   for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
@@ -3456,5 +3478,70 @@ if [ "$mode" = steps71 ]; then
     for k in $(seq 0 8); do row 1 A-$((8784 - 48 * k)) gpu-sets -- --steps 1000; done
   done
   chunk_counts_share "${K_MIXES:-six-33390 C-11720 D-7404 large-6643}" "4 2" 1 k
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trace73 ]; then
+  for b in ${MIXES:-random-23585 A-8820 E-18711 B-8330 six-33390}; do
+    m=${b%%-*}
+    { echo "== $b: the default share"; share_trace_k $b trace73-$m 2
+      parts=$(tar -xOzf $out/trace73-$m.tar.gz trace.json | grep -o '"aligned_neurons": [0-9]*' | grep -o '[0-9]*$')
+      echo "== $b: the GPU alone at the share's GPU part ($parts)"; [ -n "$parts" ] && gpu_trace $m-$parts trace73-$m-gpu-part
+      rep=1; for r in 1 2; do rep=$r; row 1 $b gpu -- --steps 1000; [ -n "$parts" ] && row 1 $m-$parts gpu-part -- --steps 1000; ROW_NCPU=all row 1 $b share -- --steps 1000; shares; done
+    } 2>&1 | tee -a $out/check.txt
+  done
+  rep=1; for b in random A E; do ROW_NCPU=15 row 0 $b-720 cores-t48 -- --steps 200 --task-neurons 48; done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = nine74 ]; then
+  builds_share 1 2 "${MIXES:-random-23585 A-8820 E-18711 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}" default
+  for b in ${EB_MIXES:-A-8820 random-23585 B-8330 C-11720 E-18711}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-eb90 eb90 -- --steps 200 --calibrate; shares; done
+    for rep in 1 2; do ROW_NCPU=all row 1 $b default-eb90 eb90 -- --steps 1000; shares; row 1 $b gpu -- --steps 1000; done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = rounds75 ]; then
+  for b in ${MIXES:-B-8330 A-8820 random-23585 E-18711}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in 1 2 3 4 5 6; do
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load
+      case " ${BIND_MIXES:-B-8330 A-8820} " in *" $b "*)
+        STARPU_MAIN_THREAD_BIND=1 ROW_NCPU=all row 1 $b mainbind -- --steps 1000; shares; worker_load ;; esac
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+# proc_cpu: the aggregate cpu line of /proc/stat (user nice system idle iowait irq softirq steal)
+proc_cpu() { awk '/^cpu /{print $2, $3, $4, $5, $6, $7, $8, $9}' /proc/stat; }
+if [ "$mode" = steal76 ]; then
+  for b in ${MIXES:-A-8820 E-18711}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in 1 2 3 4 5 6 7 8; do
+      before=$(proc_cpu)
+      (sleep 2; awk -F: '/MHz/{s+=$2; n++} END{if (n) printf "MHz %.0f\n", s/n}' /proc/cpuinfo) > $out/mhz.txt &
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load
+      wait; after=$(proc_cpu)
+      echo "$before $after $(cat $out/mhz.txt)" | awk '{for (i = 1; i <= 8; i++) d[i] = $(i + 8) - $i; t = 0; for (i = 1; i <= 8; i++) t += d[i]; printf "cpu time over the row: user %.1f %% system %.1f %% idle %.1f %% steal %.2f %% (%d ticks); %s %s\n", 100 * (d[1] + d[2]) / t, 100 * (d[3] + d[6] + d[7]) / t, 100 * (d[4] + d[5]) / t, 100 * d[8] / t, t, $17, $18}'
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log $out/mhz.txt
+fi
+if [ "$mode" = pages77 ]; then
+  { for f in enabled defrag; do echo "transparent_hugepage/$f: $(cat /sys/kernel/mm/transparent_hugepage/$f 2>&1)"; done; } | tee -a $out/check.txt
+  for b in ${MIXES:-A-8820 E-18711 random-23585}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in 1 2 3 4 5; do
+      [ $rep = 1 ] && (sleep 3; grep AnonHugePages /proc/meminfo) &
+      ROW_NCPU=all row 1 $b huge -- --steps 1000; shares; worker_load; wait
+      ROW_NCPU=all row 1 $b small old -- --steps 1000; shares; worker_load
+      row 1 $b gpu -- --steps 1000
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
