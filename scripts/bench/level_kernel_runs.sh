@@ -312,6 +312,10 @@
 #             (4 KiB pages): the host's transparent_hugepage settings, then per mix (MIXES) a
 #             fresh home, three --calibrate runs and five rounds of the share with each build
 #             (their workers' load; AnonHugePages 3 s into the first) and the GPU alone
+#   ends78    (one GPU) the share cut to end by 70 % of a GPU chunk's task (hinestask_eb70)
+#             against the default 80 %, rounds interleaved from one calibrated home per mix
+#             (MIXES; three --calibrate runs with the default), each with its workers' load, and
+#             the GPU alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3540,6 +3544,18 @@ if [ "$mode" = pages77 ]; then
       [ $rep = 1 ] && (sleep 3; grep AnonHugePages /proc/meminfo) &
       ROW_NCPU=all row 1 $b huge -- --steps 1000; shares; worker_load; wait
       ROW_NCPU=all row 1 $b small old -- --steps 1000; shares; worker_load
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = ends78 ]; then
+  for b in ${MIXES:-A-8820 E-18711 random-23585}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-4}); do
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load
+      ROW_NCPU=all row 1 $b eb70 eb70 -- --steps 1000; shares; worker_load
       row 1 $b gpu -- --steps 1000
     done
   done
