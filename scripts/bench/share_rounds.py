@@ -5,7 +5,7 @@
 
 CODELET: hines_step (mono, the default) or chunk_step (multi).
 
-A round is every chunk's k-th hines_step task (chunks told apart by the handle they write, in
+A round is every chunk's k-th CODELET task (chunks told apart by the handle they write, in
 submission order). For each round: when the last task on a GPU and on a core ended (ms since the
 first task started), the mean and longest task on the cores and the mean on the GPU, how many
 ran on each, and how many of the chunks cut for the cores (those after the first GPU_CHUNKS)
