@@ -157,7 +157,7 @@ check "each CPU worker's tasks and ms executing them: one entry a worker, adding
   json_check "$mono" \
   "len(j['cpu_worker_tasks']) == len(j['cpu_worker_executing_ms']) == j['cpu_workers'] and sum(j['cpu_worker_tasks']) == j['tasks_on_cpus'] and all(t >= 0 for t in j['cpu_worker_tasks']) and all(m >= 0 for m in j['cpu_worker_executing_ms']) and sum(j['cpu_worker_executing_ms']) > 0"
 check "the counts add up across reads (a run that prints reads them before the summary)" \
-  "$tmp/mono" bash -c "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 40 --steps 30 --task-steps 1 --json counted.json >/dev/null && python3 -c \"import json,sys; j=json.load(open('counted.json')); sys.exit(j['tasks_on_cpus'] != j['tasks_per_step'] * j['steps'])\""
+  "$tmp/mono" bash -c "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 40 --steps 30 --task-steps 1 --json counted.json >/dev/null && python3 -c \"import json,sys; j=json.load(open('counted.json')); sys.exit(j['tasks_on_cpus'] != j['tasks_per_step'] * j['steps'] or sum(j['cpu_worker_tasks']) != j['tasks_on_cpus'])\""
 # With no GPU worker tasks advance 8 steps by default (placement.h, PLACEMENT_CPU_TASK_STEPS),
 # cut where a probe sample is due: 90 steps sampled every 20 make 15 rounds (the first step
 # alone, 19 in 3, three times 20 in 3, 10 in 2), against 90 with one step a task.
