@@ -316,6 +316,20 @@
 #             against the default 80 %, rounds interleaved from one calibrated home per mix
 #             (MIXES; three --calibrate runs with the default), each with its workers' load, and
 #             the GPU alone
+#   scale79   (one GPU) whether the cores' share is bound by the host's memory: the host's copy
+#             bandwidth (PyTorch CPU tensors, 1 GiB copied, 1 to 15 threads); CPU workers alone
+#             on the share's chunk shapes (SCALE_MIXES: mix:neurons a chunk), 2 chunks a worker for
+#             1, 4, 8 and 15 workers, and 15 workers in chunks of half and twice that size; then
+#             rounds of the default share on A, each after the copy bandwidth of 15 threads
+#   fit80     (one GPU) the cores' chunks against the host's caches: 15 CPU workers alone on A, E
+#             and random trees in chunks of three sizes with this build, hinestask_noec (no
+#             element constants: rows gathered from the constants table) and hinestask_rr4 (runs of
+#             4 copies read their row's constants once); then per mix a fresh home per build
+#             (three --calibrate runs each) and rounds of the default share with each build, the
+#             default with --cpu-chunks 4, and the GPU alone
+#   one81     (one GPU) one chunk a core (--cpu-chunks 1: wider rows, the rate of a core's
+#             chunk grows with its copies) against the default two: per mix (MIXES) a fresh home
+#             per setting (three --calibrate runs each), then rounds of both and the GPU alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3559,5 +3573,97 @@ if [ "$mode" = ends78 ]; then
       row 1 $b gpu -- --steps 1000
     done
   done
+  rm -f $out/t.json $out/t.log
+fi
+# host_copy THREADS...: GB/s (bytes read and written) of a 1 GiB copy between CPU tensors, the
+# best of five, per thread count (PyTorch's threads; the device machine's python3 holds PyTorch).
+host_copy() {
+  python3 -c '
+import sys, time, torch
+src = torch.ones(1 << 27, dtype=torch.float64); dst = torch.empty_like(src)
+for t in map(int, sys.argv[1:]):
+    torch.set_num_threads(t); best = 1e9
+    for _ in range(5):
+        t0 = time.perf_counter(); dst.copy_(src); best = min(best, time.perf_counter() - t0)
+    print("host copy %d threads: %.1f GB/s" % (t, 2 * src.numel() * 8 / best / 1e9))
+' "$@" 2>&1 | tail -n 20
+}
+if [ "$mode" = scale79 ]; then
+  host_copy 1 4 8 15 | tee -a $out/check.txt
+  for spec in ${SCALE_MIXES:-A:10 E:30 random:36}; do
+    m=${spec%:*}; cn=${spec#*:}
+    for rep in 1 2; do
+      for w in 1 4 8 15; do
+        ROW_NCPU=$w row 0 $m-$((2 * w * cn)) cores$w-chunk$cn -- --task-neurons $cn --arrange on --steps 400; worker_load
+      done
+      for c in $((cn / 2)) $((2 * cn)); do
+        ROW_NCPU=15 row 0 $m-$((30 * cn)) cores15-chunk$c -- --task-neurons $c --arrange on --steps 400; worker_load
+      done
+    done
+  done
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+  for pass in 1 2 3; do ROW_NCPU=all row 1 A-8820 calibrate -- --steps 200 --calibrate; shares; done
+  for rep in $(seq ${ROUNDS:-6}); do
+    host_copy 15
+    ROW_NCPU=all row 1 A-8820 default -- --steps 1000; shares; worker_load
+    row 1 A-8820 gpu -- --steps 1000
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = fit80 ]; then
+  for rep in 1 2; do
+    for spec in ${FIT_MIXES:-A-300:3:5:10 E-900:10:15:30 random-1080:12:18:36}; do
+      b=${spec%%:*}; sizes=${spec#*:}
+      for c in ${sizes//:/ }; do
+        for v in default noec rr4; do
+          bin=(); [ $v != default ] && bin=($v)
+          ROW_NCPU=15 row 0 $b cores15-chunk$c-$v "${bin[@]}" -- --task-neurons $c --arrange on --steps 400; worker_load
+        done
+      done
+    done
+  done
+  home=$STARPU_HOME
+  for b in ${MIXES:-A-8820 E-18711 random-23585}; do
+    rep=0
+    for v in default noec rr4; do
+      bin=(); [ $v != default ] && bin=($v)
+      export STARPU_HOME=$home-$v; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bin[@]}" -- --steps 200 --calibrate; shares; done
+    done
+    export STARPU_HOME=$home-chunks4; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-chunks4 -- --steps 200 --calibrate --cpu-chunks 4; shares; done
+    for rep in $(seq ${ROUNDS:-3}); do
+      for v in default noec rr4; do
+        bin=(); [ $v != default ] && bin=($v)
+        export STARPU_HOME=$home-$v
+        ROW_NCPU=all row 1 $b $v "${bin[@]}" -- --steps 1000; shares; worker_load
+      done
+      export STARPU_HOME=$home-chunks4
+      ROW_NCPU=all row 1 $b chunks4 -- --steps 1000 --cpu-chunks 4; shares; worker_load
+      row 1 $b gpu -- --steps 1000
+    done
+    rm -rf $home-*
+  done
+  export STARPU_HOME=$home
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = one81 ]; then
+  home=$STARPU_HOME
+  for b in ${MIXES:-A-8820 E-18711 random-23585 B-8330}; do
+    rep=0
+    for k in 1 2; do
+      export STARPU_HOME=$home-$k; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-chunks$k -- --steps 200 --calibrate --cpu-chunks $k; shares; done
+    done
+    for rep in $(seq ${ROUNDS:-3}); do
+      for k in 1 2; do
+        export STARPU_HOME=$home-$k
+        ROW_NCPU=all row 1 $b chunks$k -- --steps 1000 --cpu-chunks $k; shares; worker_load
+      done
+      row 1 $b gpu -- --steps 1000
+    done
+    rm -rf $home-*
+  done
+  export STARPU_HOME=$home
   rm -f $out/t.json $out/t.log
 fi
