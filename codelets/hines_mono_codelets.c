@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -374,6 +375,15 @@ double hines_step_expected_us(const struct step_arguments *args, int steps, doub
 int hines_step_measured(const struct step_arguments *args, int steps, int worker) {
   struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
   return arch && size_model_measured(&hines_step_size_model, step_model_kind(args, steps), arch);
+}
+
+double hines_step_largest_measured(const struct step_arguments *args, int steps, int worker) {
+  struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(worker, 0);
+  const int k = steps > 1 ? steps : 1;
+  return arch ? size_model_largest_measured(&hines_step_size_model, step_model_kind(args, k), arch,
+                                            INFINITY) /
+                    k
+              : 0.0;
 }
 
 int hines_shared_block_limit_on_workers(int n_compartments, int *bytes_per_block) {

@@ -56,6 +56,9 @@ double hines_step_expected_us(const struct step_arguments *args, int steps, doub
 /* Whether the step model has measured tasks of this shape and steps on `worker`'s kind of worker
  * (at any size), rather than only its prior. */
 int hines_step_measured(const struct step_arguments *args, int steps, int worker);
+/* The largest chunk (neurons x compartments) the step model has measured tasks of this shape and
+ * steps at on `worker`'s kind of worker (0: none). */
+double hines_step_largest_measured(const struct step_arguments *args, int steps, int worker);
 
 /* The multi-morphology baseline: the mono step with one tree per neuron. neurons, topology and
  * coefficients are the concatenated tables (hines_neuron_step_cuda in hines_mono_kernels.h);

@@ -296,6 +296,47 @@ static int share_waits_for_models(const struct chunk_shape *shape, int requested
           !hines_step_measured(&shape->args, shape->steps, cuda));
 }
 
+int mono_cores_alone_chosen(const struct mono_batch_config *config) {
+  const int n = config->morphology->n_compartments, neurons = config->n_neurons;
+  const long long compartments = (long long)neurons * n;
+  const int cpus = (int)starpu_cpu_worker_get_count();
+  const int channels = config->model.channels.placement != PLACE_NONE;
+  if (config->cpu_share != PLACEMENT_SHARE_AUTO || cpus == 0 || placement_cuda_devices() == 0 ||
+      !placement_model_scheduler() || compartments >= PLACEMENT_SHARE_FROM_COMPARTMENTS ||
+      placement_share_chosen(config->cpu_share, neurons, compartments, channels, config->window))
+    return 0;
+  const int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0),
+            cuda = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+  const int steps = placement_share_task_steps(config->task_steps);
+  struct batch_layout blocks;
+  batch_layout_init(&blocks, BATCH_LAYOUT_BLOCK, n, neurons, config->block_size);
+  const struct step_arguments gpu_args = {
+      .geometry = {.n_compartments = n, .layout = config->layout, .block_size = 0},
+      .channels = config->model.channels,
+      .cpu_group = config->cpu_group,
+      .hh_rates = config->model.hh_rates,
+      .dt_ms = config->model.dt_ms};
+  struct step_arguments core_args = gpu_args;
+  core_args.geometry.layout = BATCH_LAYOUT_BLOCK;
+  core_args.geometry.block_size = blocks.block_size;
+  const double values = (double)compartments;
+  if (hines_step_largest_measured(&gpu_args, steps, cuda) < values)
+    return 0; /* (a calibration run measures the GPU alone first) */
+  if (!hines_step_measured(&core_args, steps, cpu))
+    return runtime_calibrating(); /* then the cores: the prior is a large batch's rate */
+  /* the cores' round as placement_cores_plan cuts: blocks over the chunks, a core's in turn */
+  struct placement_plan plan;
+  if (placement_cores_plan(&plan, blocks.n_blocks, cpus))
+    return 0;
+  const int chunk_blocks = plan.units[0], per_core = (plan.n_chunks + cpus - 1) / cpus;
+  placement_plan_free(&plan);
+  const double core_round_us =
+      per_core *
+      hines_step_expected_us(&core_args, steps, (double)chunk_blocks * blocks.block_size * n, cpu);
+  return placement_cores_alone(core_round_us,
+                               hines_step_expected_us(&gpu_args, steps, values, cuda));
+}
+
 int mono_batch_create(const struct mono_batch_config *config, struct mono_batch **out,
                       struct hines_error *err) {
   *out = NULL;
@@ -374,9 +415,15 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   const int share =
       placement_share_chosen(config->cpu_share, config->n_neurons, (long long)config->n_neurons * n,
                              model->channels.placement != PLACE_NONE, config->window);
-  if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
-                          plan_units(&batch->matrix, config->n_neurons),
-                          batch->matrix.neurons_per_unit, share ? predict_chunk : NULL, &proto)) {
+  const int planned =
+      config->cores_alone
+          ? placement_cores_plan(&batch->plan, plan_units(&batch->matrix, config->n_neurons),
+                                 (int)starpu_cpu_worker_get_count())
+          : placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
+                                plan_units(&batch->matrix, config->n_neurons),
+                                batch->matrix.neurons_per_unit, share ? predict_chunk : NULL,
+                                &proto);
+  if (planned) {
     mono_batch_destroy(batch);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }

@@ -35,7 +35,8 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
     int fit = n_neurons / (devices * PLACEMENT_MIN_GPU_CHUNK_NEURONS);
     gpu_chunks = (fit < 1 ? 1 : fit < chunks_per_gpu ? fit : chunks_per_gpu) * devices;
   }
-  int chunks = gpu_chunks > 0 ? gpu_chunks : 4 * (cpu > 0 ? cpu : 1);
+  int chunks =
+      gpu_chunks > 0 ? gpu_chunks : PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE * (cpu > 0 ? cpu : 1);
   int per_task = (n_neurons + chunks - 1) / chunks;
   if (granule > 1)
     per_task = (per_task + granule - 1) / granule * granule;
@@ -223,6 +224,22 @@ int placement_plan_make_for(struct placement_plan *plan, const struct placement_
   split_equal(plan, 0, gpu_chunks, gpu_units, STARPU_CUDA);
   split_equal(plan, gpu_chunks, cpu_chunks, cpu_units * cpu, STARPU_CPU);
   plan->cpu_chunks = cpu_chunks;
+  return 0;
+}
+
+int placement_cores_alone(double core_round_us, double gpu_us) {
+  return isfinite(core_round_us) && isfinite(gpu_us) && core_round_us > 0.0 &&
+         core_round_us <= PLACEMENT_CORES_ALONE_BY * gpu_us;
+}
+
+int placement_cores_plan(struct placement_plan *plan, int n_units, int cpus) {
+  *plan = (struct placement_plan){0};
+  const int wanted = PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE * (cpus > 0 ? cpus : 1);
+  const int chunks = n_units < wanted ? (n_units > 0 ? n_units : 1) : wanted;
+  if (plan_alloc(plan, chunks))
+    return -1;
+  split_equal(plan, 0, chunks, n_units, STARPU_CPU);
+  plan->cpu_chunks = chunks;
   return 0;
 }
 

@@ -237,6 +237,31 @@ int placement_share_chosen(int asked, long long neurons, long long compartments,
  * placement_gpu_chunks(): one chunk a GPU instead (c3c465b, reverted) gave the cores 27,360
  * neurons of 256,000 against 13,440 and ran 0.87-0.88x. */
 #define PLACEMENT_CPU_CHUNKS_PER_CORE 4
+struct placement_plan;
+/* A small mono batch beside GPUs runs on the CPU workers alone when they finish a step sooner
+ * (placement_cores_alone): one GPU thread a neuron walks its whole tree, so a small batch's step
+ * is that chain's latency whatever the neurons, while the cores' time shrinks with them. Measured
+ * on the H200 machine (small82, b13f50e, calibrated dmdas, 1,000 steps, ms a step): medium-high
+ * x 1,000 the GPU alone 0.282, 16 CPU workers alone 0.056-0.062; x 4,000 0.285-0.287 against
+ * 0.193-0.197; big-high x 2,000 0.612 against 0.210-0.216; but x 16,000 0.330 against
+ * 0.710-0.718 and HH medium-high x 4,000 0.605 against 0.688-0.729. The default put every one
+ * on the GPU (one task a step). Only below PLACEMENT_SHARE_FROM_COMPARTMENTS, where no share is
+ * cut, and only when the cores' round is predicted at most PLACEMENT_CORES_ALONE_BY of the GPU's
+ * task. With it (alone83, two --calibrate runs, two rounds): medium-high x 1,000 0.151-0.206
+ * against 0.284 for the GPU alone, big-high x 2,000 0.265-0.298 against 0.613-0.619, HH x 1,000
+ * 0.240-0.251 against 0.548-0.549; x 4,000 (cores alone 0.243-0.248 against 0.287-0.290), 8,000,
+ * 16,000, small-low x 20,000 and HH x 4,000 kept on the GPU. */
+#define PLACEMENT_CORES_ALONE_BY 0.8
+/* Whether a round of the cores' chunks (predicted `core_round_us`: a core's chunks one after
+ * another) beats the GPU's task over the whole batch (`gpu_us`) by PLACEMENT_CORES_ALONE_BY;
+ * NAN or infinite predictions never do. */
+int placement_cores_alone(double core_round_us, double gpu_us);
+/* The cut of a batch of n_units units for `cpus` CPU workers alone, as a run without GPUs cuts
+ * it (PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE chunks a worker, fewer where there are fewer units):
+ * every chunk sized for CPU cores (plan->cpu_chunks = plan->n_chunks). Returns -1 when out of
+ * memory. */
+int placement_cores_plan(struct placement_plan *plan, int n_units, int cpus);
+#define PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE 4
 /* --cpu-share: CPU workers' chunks of a mono batch beside GPUs by the rule above (auto), always
  * (on) or never (off). Auto is 0 so that a zeroed configuration takes the rule. */
 enum placement_share { PLACEMENT_SHARE_AUTO = 0, PLACEMENT_SHARE_ON, PLACEMENT_SHARE_OFF };

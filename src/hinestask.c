@@ -383,10 +383,7 @@ int main(int argc, char **argv) {
       o.mode_reason = "automatic: another rank's share has fewer than 50,000 neurons per GPU";
     }
   }
-  simulation_choose_layout(&o, strcmp(o.mode, "mono") == 0
-                                   ? (long long)simulation_local_neurons(&o) *
-                                         morphologies[0].n_compartments
-                                   : 0);
+  simulation_choose_layout(&o, &morphologies[0]);
   const int multi = strcmp(o.mode, "multi") == 0;
   /* A greedy scheduler hands the next ready task to whichever worker is idle: with CPU workers
    * beside GPUs, a core takes a GPU-sized chunk (H200 machine, robust27, 256,000 medium-high with

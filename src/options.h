@@ -48,6 +48,9 @@ struct options {
   int mono_option_given, multi_option_given; /* an option that applies to one mode only */
   enum batch_layout_kind layout;
   int layout_auto; /* neither --layout nor --block-size given: simulation_choose_layout picks */
+  /* mono: the CPU workers take the whole batch beside the GPUs (simulation_choose_layout,
+   * mono_cores_alone_chosen), in blocks */
+  int cores_alone;
   int block_size;
   int neurons_per_task;
   int parts_per_task;    /* multi: 0 for the default */

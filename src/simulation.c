@@ -53,9 +53,11 @@ void simulation_choose_mode(struct options *o) {
  * commit f6411ca: medium-high 25,600 0.69-0.74 ms a step against 0.34 for the GPU alone, 256,000
  * with HH 2.66-2.76 against 2.04; in blocks 0.344 and 2.00). Both layouts give the same bits.
  * `compartments`: this process's share of the batch. */
-void simulation_choose_layout(struct options *o, long long compartments) {
+void simulation_choose_layout(struct options *o, const struct morphology *morphology) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
+  const long long compartments =
+      (long long)simulation_local_neurons(o) * morphology->n_compartments;
   const int channels = o->model.channels.placement != PLACE_NONE;
   const int share = placement_share_chosen(o->cpu_share, simulation_local_neurons(o), compartments,
                                            channels, o->window)
@@ -64,6 +66,22 @@ void simulation_choose_layout(struct options *o, long long compartments) {
   o->layout = placement_mono_blocks(compartments, runtime_gpu_count(), channels, share)
                   ? BATCH_LAYOUT_BLOCK
                   : BATCH_LAYOUT_INTERLEAVED;
+  /* A small batch the GPU alone would run interleaved, one latency-bound thread a neuron, runs
+   * on the cores alone, in blocks, when the models say they finish its step sooner
+   * (mono_cores_alone_chosen; runtime/placement.h, PLACEMENT_CORES_ALONE_BY, says what it
+   * measured). */
+  const struct mono_batch_config as_gpu = {.morphology = morphology,
+                                           .layout = o->layout,
+                                           .n_neurons = simulation_local_neurons(o),
+                                           .block_size = o->block_size,
+                                           .cpu_group = o->cpu_group,
+                                           .window = o->window,
+                                           .task_steps = o->task_steps,
+                                           .cpu_share = o->cpu_share,
+                                           .model = o->model};
+  o->cores_alone = o->layout == BATCH_LAYOUT_INTERLEAVED && mono_cores_alone_chosen(&as_gpu);
+  if (o->cores_alone)
+    o->layout = BATCH_LAYOUT_BLOCK;
 }
 
 int simulation_local_neurons(const struct options *o) {
@@ -470,6 +488,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                      .task_steps = o->task_steps,
                                      .pin = o->pin,
                                      .cpu_share = o->cpu_share,
+                                     .cores_alone = o->cores_alone,
                                      .model = o->model};
   /* A layout chosen for the cores' share keeps the GPU's chunks in the layout it would take
    * alone (runtime/placement.h, placement_mono_blocks). */

@@ -113,11 +113,12 @@ double now_seconds(void);
  * o->mode_reason); leaves a given mode alone. */
 void simulation_choose_mode(struct options *o);
 /* Settles the mono layout when neither --layout nor --block-size was given: Block-Interleaved
- * (o->block_size) on CPU workers only, for large passive batches on GPUs (a GPU's share of
- * `compartments`, this process's, at least PLACEMENT_LARGE_BATCH_COMPARTMENTS) and with the
- * cores' share (--cpu-share on, or chosen by placement_share_chosen), Full-Interleaved
- * elsewhere. Call after simulation_choose_mode. */
-void simulation_choose_layout(struct options *o, long long compartments);
+ * (o->block_size) on CPU workers only, for large passive batches on GPUs (a GPU's share of this
+ * process's neurons of `morphology`, at least PLACEMENT_LARGE_BATCH_COMPARTMENTS), with the
+ * cores' share (--cpu-share on, or chosen by placement_share_chosen) and for a small batch the
+ * CPU workers take alone (o->cores_alone, mono_cores_alone_chosen), Full-Interleaved elsewhere.
+ * Call after simulation_choose_mode, with StarPU started (the models decide). */
+void simulation_choose_layout(struct options *o, const struct morphology *morphology);
 
 /* Creates the batch the options describe; HINES_OK or a status with err set. */
 int simulation_create(const struct options *o, const struct morphology *morphologies,

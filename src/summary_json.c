@@ -249,6 +249,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     key_string(&j, "layout", batch_layout_name(o->layout));
     /* auto: neither --layout nor --block-size given (simulation_choose_layout) */
     key_string(&j, "layout_asked", o->layout_auto ? "auto" : batch_layout_name(o->layout));
+    /* a small batch beside GPUs run by the CPU workers alone (simulation_choose_layout) */
+    key_bool(&j, "cores_alone", o->cores_alone);
     if (options_block_layout(o))
       key_int(&j, "block_size", o->block_size);
     key_int(&j, "cpu_group", o->cpu_group);

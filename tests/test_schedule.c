@@ -73,6 +73,10 @@ static int run_multi(void *b, int steps, double t0, int row) {
   return multi_batch_run_sampled(b, steps, t0, row);
 }
 
+/* mono_outcome_stored's cores_alone (runtime/mono_batch.h), and its last batch's chunks and
+ * neurons cut for the cores. */
+static int mono_cores_alone, mono_chunks, mono_core_neurons;
+
 /* interleaved: the batch's interleaved_chunks (runtime/mono_batch.h). */
 static struct outcome mono_outcome_stored(const struct morphology *m, enum batch_layout_kind layout,
                                           int per_task, int window, int task_steps,
@@ -85,11 +89,14 @@ static struct outcome mono_outcome_stored(const struct morphology *m, enum batch
                                      .window = window,
                                      .task_steps = task_steps,
                                      .interleaved_chunks = interleaved,
+                                     .cores_alone = mono_cores_alone,
                                      .model = hh_model()};
   config.model.stimulus.n_neurons_total = NEURONS;
   struct mono_batch *batch;
   struct hines_error err;
   assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
+  mono_chunks = mono_batch_chunks(batch);
+  mono_core_neurons = mono_batch_cpu_share_neurons(batch);
   assert_int_equal(mono_batch_probes(batch, PROBES, probe_neuron, probe_compartment, ROWS, &err),
                    HINES_OK);
   assert_int_equal(mono_batch_spikes(batch, 0.0, &err), HINES_OK);
@@ -216,6 +223,20 @@ static void mono_tasks_and_windows_give_identical_bits(void **state) {
       char what[96];
       snprintf(what, sizeof what, "mono layout %d, %d steps per task", layouts[l], task_steps[s]);
       assert_same_bits(&reference, &o, what);
+      outcome_free(&o);
+    }
+    /* The whole batch cut for the CPU workers alone (a small batch beside GPUs,
+     * placement_cores_plan): PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE chunks a worker, at most one a
+     * block, every neuron the cores'; the same bits. */
+    if (layouts[l] == BATCH_LAYOUT_BLOCK) {
+      mono_cores_alone = 1;
+      struct outcome o = mono_outcome(&m, layouts[l], 0, windows[1], 0);
+      mono_cores_alone = 0;
+      const int cpus = (int)starpu_cpu_worker_get_count(), blocks = NEURONS / 8,
+                wanted = PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE * cpus;
+      assert_int_equal(mono_chunks, wanted < blocks ? wanted : blocks);
+      assert_int_equal(mono_core_neurons, NEURONS);
+      assert_same_bits(&reference, &o, "mono blocks cut for the cores alone");
       outcome_free(&o);
     }
     /* Blocks whose first chunks are stored interleaved (the GPU's chunks beside the cores'
@@ -1135,6 +1156,40 @@ static void share_cut_fills_the_cores_round(void **state) {
 /* Equal chunks of at least PLACEMENT_ALIGNED_FROM neurons start on whole warps (placement.h):
  * 256,000 neurons asked in tasks of 21,334 give 12 chunks of 21,344 and the rest; tiny tasks
  * keep the size asked for. */
+/* A small batch goes to the cores alone when their round is predicted at most
+ * PLACEMENT_CORES_ALONE_BY of the GPU's task, never on a prediction that is not a number; their
+ * cut is a run without GPUs' (PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE chunks a worker, near-equal,
+ * every unit covered once, all sized for cores). */
+static void cores_alone_rule_and_cut(void **state) {
+  (void)state;
+  const double gpu = 2000.0 + 1000.0 * testing_uniform(&seed_state);
+  assert_true(placement_cores_alone(PLACEMENT_CORES_ALONE_BY * gpu * 0.999, gpu));
+  assert_false(placement_cores_alone(PLACEMENT_CORES_ALONE_BY * gpu * 1.001, gpu));
+  assert_false(placement_cores_alone(NAN, gpu));
+  assert_false(placement_cores_alone(100.0, NAN));
+  assert_false(placement_cores_alone(100.0, INFINITY));
+  assert_false(placement_cores_alone(INFINITY, gpu));
+  assert_false(placement_cores_alone(0.0, gpu));
+  const struct { int units, cpus; } cuts[] = {{32, 15}, {1000, 15}, {61, 15}, {1, 16}, {7, 1}};
+  for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+    struct placement_plan plan;
+    assert_int_equal(placement_cores_plan(&plan, cuts[k].units, cuts[k].cpus), 0);
+    const int wanted = PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE * cuts[k].cpus;
+    assert_int_equal(plan.n_chunks, cuts[k].units < wanted ? cuts[k].units : wanted);
+    assert_int_equal(plan.cpu_chunks, plan.n_chunks);
+    int total = 0, low = cuts[k].units, high = 0;
+    for (int c = 0; c < plan.n_chunks; c++) {
+      assert_int_equal(plan.sized_for[c], STARPU_CPU);
+      total += plan.units[c];
+      low = plan.units[c] < low ? plan.units[c] : low;
+      high = plan.units[c] > high ? plan.units[c] : high;
+    }
+    assert_int_equal(total, cuts[k].units);
+    assert_true(low >= 1 && high - low <= 1);
+    placement_plan_free(&plan);
+  }
+}
+
 static void chunks_start_on_whole_warps(void **state) {
   (void)state;
   struct placement_plan plan;
@@ -1173,6 +1228,7 @@ int main(void) {
       cmocka_unit_test(workers_per_gpu_follow_tasks),
       cmocka_unit_test(greedy_schedulers_leave_every_gpu_a_share),
       cmocka_unit_test(chunks_start_on_whole_warps),
+      cmocka_unit_test(cores_alone_rule_and_cut),
       cmocka_unit_test(share_cut_fills_the_cores_round),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_extrapolates_within_bounds),
