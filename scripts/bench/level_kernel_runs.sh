@@ -330,6 +330,15 @@
 #   one81     (one GPU) one chunk a core (--cpu-chunks 1: wider rows, the rate of a core's
 #             chunk grows with its copies) against the default two: per mix (MIXES) a fresh home
 #             per setting (three --calibrate runs each), then rounds of both and the GPU alone
+#   small82   (one GPU) small mono batches, where the GPU alone is latency-bound: per batch
+#             (SMALL) a fresh home, two --calibrate runs of CPU + GPU, then rounds of the GPU alone,
+#             the CPU workers alone (16: STARPU_NCUDA=0) and CPU + GPU by default, with the
+#             tasks each kind of worker ran
+#   alone83   (one GPU) small mono batches on the cores alone (mono_cores_alone_chosen): per
+#             batch (SMALL) a fresh home, two --calibrate runs, then rounds of the default, the GPU
+#             alone and the CPU workers alone, each default row followed by its JSON's cores_alone
+#             and cpu_share_neurons; then the probes of the default (cores alone) against the GPU
+#             alone's, medium-high x 1,000 passive and HH (SMALL= for the probes alone)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3665,5 +3674,40 @@ if [ "$mode" = one81 ]; then
     rm -rf $home-*
   done
   export STARPU_HOME=$home
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = small82 ]; then
+  for b in ${SMALL:-monoc-medium-high-1000 monoc-medium-high-4000 monoc-medium-high-16000 monoc-big-high-2000 monoc-medium-high-4000-hh}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 400 --calibrate; shares; done
+    for rep in 1 2; do
+      row 1 $b gpu -- --steps 1000
+      ROW_NCPU=16 row 0 $b cpu16 -- --steps 1000
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = alone83 ]; then
+  alone() { grep -o '"cores_alone": [a-z]*\|"cpu_share_neurons": [0-9-]*\|"tasks_per_step": [0-9]*\|"layout": "[a-z-]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in ${SMALL-monoc-medium-high-1000 monoc-medium-high-4000 monoc-medium-high-8000 monoc-medium-high-16000 monoc-big-high-2000 monoc-small-low-20000 monoc-medium-high-1000-hh monoc-medium-high-4000-hh}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    ROW_NCPU=all row 1 $b first -- --steps 400; alone
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 400 --calibrate; alone; done
+    for rep in 1 2; do
+      ROW_NCPU=all row 1 $b default -- --steps 1000; alone
+      row 1 $b gpu -- --steps 1000
+      ROW_NCPU=16 row 0 $b cpu16 -- --steps 1000
+    done
+  done
+  for hh in none all; do
+    pa=(--mode mono --morph synthetic:medium-high --neurons 1000 --hh $hh --steps 400 --probe 0:0 --probe 500:5 --probe 999:300 --probe-every 0.2 --stim-amp 1)
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    for pass in 1 2; do timeout 120 "$H" --quiet --force "${pa[@]}" --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $(tail -1 $out/c.log)"; echo "hh $hh calibration $pass: $(alone)"; done
+    timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_both.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL default probes $(tail -1 $out/c.log)"; echo "hh $hh default: $(alone)"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
+    cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS hh $hh: default probes identical to the GPU alone's" || echo "FAIL hh $hh probes differ"
+    rm -f $out/p_*.csv $out/c.log
+  done
   rm -f $out/t.json $out/t.log
 fi
