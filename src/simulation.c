@@ -40,6 +40,25 @@ void simulation_choose_mode(struct options *o) {
   }
 }
 
+/* The mono batch the options describe over this process's n_neurons neurons of `morphology`. */
+static struct mono_batch_config mono_config_of(const struct options *o,
+                                               const struct morphology *morphology, int n_neurons) {
+  return (struct mono_batch_config){.morphology = morphology,
+                                    .layout = o->layout,
+                                    .n_neurons = n_neurons,
+                                    .first_neuron = o->first_neuron,
+                                    .total_neurons = o->neurons,
+                                    .block_size = o->block_size,
+                                    .neurons_per_task = o->neurons_per_task,
+                                    .cpu_group = o->cpu_group,
+                                    .window = o->window,
+                                    .task_steps = o->task_steps,
+                                    .pin = o->pin,
+                                    .cpu_share = o->cpu_share,
+                                    .cores_alone = o->cores_alone,
+                                    .model = o->model};
+}
+
 /* On CPU workers only the block layout runs 1.1-4.0x faster than interleaved (the dev machine's
  * 2 cores, every class, passive and HH: BENCHMARKS.md, "The block layout on CPU workers"): a
  * task's neurons then lie in one contiguous range that its cores' caches stream through, instead
@@ -52,7 +71,7 @@ void simulation_choose_mode(struct options *o) {
  * interleaved rows ran far slower than the models predicted from calibration (H200 machine,
  * commit f6411ca: medium-high 25,600 0.69-0.74 ms a step against 0.34 for the GPU alone, 256,000
  * with HH 2.66-2.76 against 2.04; in blocks 0.344 and 2.00). Both layouts give the same bits.
- * `compartments`: this process's share of the batch. */
+ * The sizes are this process's share of the batch. */
 void simulation_choose_layout(struct options *o, const struct morphology *morphology) {
   if (!o->layout_auto || strcmp(o->mode, "mono") != 0)
     return;
@@ -70,15 +89,8 @@ void simulation_choose_layout(struct options *o, const struct morphology *morpho
    * on the cores alone, in blocks, when the models say they finish its step sooner
    * (mono_cores_alone_chosen; runtime/placement.h, PLACEMENT_CORES_ALONE_BY, says what it
    * measured). */
-  const struct mono_batch_config as_gpu = {.morphology = morphology,
-                                           .layout = o->layout,
-                                           .n_neurons = simulation_local_neurons(o),
-                                           .block_size = o->block_size,
-                                           .cpu_group = o->cpu_group,
-                                           .window = o->window,
-                                           .task_steps = o->task_steps,
-                                           .cpu_share = o->cpu_share,
-                                           .model = o->model};
+  const struct mono_batch_config as_gpu =
+      mono_config_of(o, morphology, simulation_local_neurons(o));
   o->cores_alone = o->layout == BATCH_LAYOUT_INTERLEAVED && mono_cores_alone_chosen(&as_gpu);
   if (o->cores_alone)
     o->layout = BATCH_LAYOUT_BLOCK;
@@ -476,20 +488,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
     return HINES_OK;
   }
-  struct mono_batch_config config = {.morphology = &morphologies[0],
-                                     .layout = o->layout,
-                                     .n_neurons = ops->n_neurons,
-                                     .first_neuron = o->first_neuron,
-                                     .total_neurons = o->neurons,
-                                     .block_size = o->block_size,
-                                     .neurons_per_task = o->neurons_per_task,
-                                     .cpu_group = o->cpu_group,
-                                     .window = o->window,
-                                     .task_steps = o->task_steps,
-                                     .pin = o->pin,
-                                     .cpu_share = o->cpu_share,
-                                     .cores_alone = o->cores_alone,
-                                     .model = o->model};
+  struct mono_batch_config config = mono_config_of(o, &morphologies[0], ops->n_neurons);
   /* A layout chosen for the cores' share keeps the GPU's chunks in the layout it would take
    * alone (runtime/placement.h, placement_mono_blocks). */
   const long long compartments = (long long)ops->n_neurons * morphologies[0].n_compartments;
