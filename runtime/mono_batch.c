@@ -301,8 +301,9 @@ int mono_cores_alone_chosen(const struct mono_batch_config *config) {
   const long long compartments = (long long)neurons * n;
   const int cpus = (int)starpu_cpu_worker_get_count();
   const int channels = config->model.channels.placement != PLACE_NONE;
-  if (config->cpu_share != PLACEMENT_SHARE_AUTO || cpus == 0 || placement_cuda_devices() == 0 ||
-      !placement_model_scheduler() || compartments >= PLACEMENT_SHARE_FROM_COMPARTMENTS ||
+  if (config->cpu_share != PLACEMENT_SHARE_AUTO || config->neurons_per_task > 0 || cpus == 0 ||
+      placement_cuda_devices() == 0 || !placement_model_scheduler() ||
+      compartments >= PLACEMENT_SHARE_FROM_COMPARTMENTS ||
       placement_share_chosen(config->cpu_share, neurons, compartments, channels, config->window))
     return 0;
   const int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0),

@@ -51,14 +51,15 @@ struct mono_batch_config {
 struct mono_batch;
 
 /* Whether `config`'s batch (its layout the one GPUs would run) should run on the CPU workers
- * alone beside the GPUs (placement_cores_alone, runtime/placement.h): --cpu-share auto, a dm*
- * scheduler, CPU and CUDA workers both, below PLACEMENT_SHARE_FROM_COMPARTMENTS with no share
- * chosen, and the models' cores' round in the block layout (config->block_size) against the GPU's
- * one task over the batch. Both predictions must stand on measurements, the GPU's at this size
- * or larger (the size model's line would otherwise carry a small batch's latency up to any
- * size): without them the GPU runs it, and a calibration run measures what is missing, the GPU
- * alone first, then the cores alone whatever their prior says (a core's prior is a large
- * batch's rate, a third of a small one's): two --calibrate runs from an empty STARPU_HOME. */
+ * alone beside the GPUs (placement_cores_alone, runtime/placement.h): --cpu-share auto, no
+ * --task-neurons, a dm* scheduler, CPU and CUDA workers both, below
+ * PLACEMENT_SHARE_FROM_COMPARTMENTS with no share chosen, and the models' cores' round in the block
+ * layout (config->block_size) against the GPU's one task over the batch. Both predictions must
+ * stand on measurements, the GPU's at this size or larger (the size model's line would otherwise
+ * carry a small batch's latency up to any size): without them the GPU runs it, and a calibration
+ * run measures what is missing, the GPU alone first, then the cores alone whatever their prior says
+ * (a core's prior is a large batch's rate, a third of a small one's): two --calibrate runs from an
+ * empty STARPU_HOME. */
 int mono_cores_alone_chosen(const struct mono_batch_config *config);
 /* Allocates and registers the batch (voltage at initial_mV); HINES_BAD_INPUT for bad sizes. */
 int mono_batch_create(const struct mono_batch_config *config, struct mono_batch **out,
