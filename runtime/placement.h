@@ -247,10 +247,10 @@ struct placement_plan;
  * 0.710-0.718 and HH medium-high x 4,000 0.605 against 0.688-0.729. The default put every one
  * on the GPU (one task a step). Only below PLACEMENT_SHARE_FROM_COMPARTMENTS, where no share is
  * cut, and only when the cores' round is predicted at most PLACEMENT_CORES_ALONE_BY of the GPU's
- * task. With it (alone83, two --calibrate runs, two rounds): medium-high x 1,000 0.151-0.206
- * against 0.284 for the GPU alone, big-high x 2,000 0.265-0.298 against 0.613-0.619, HH x 1,000
- * 0.240-0.251 against 0.548-0.549; x 4,000 (cores alone 0.243-0.248 against 0.287-0.290), 8,000,
- * 16,000, small-low x 20,000 and HH x 4,000 kept on the GPU. */
+ * task. With it (alone83, two calls, two --calibrate runs, two rounds): medium-high x 1,000
+ * 0.077-0.206 against 0.284-0.287 for the GPU alone, big-high x 2,000 0.220-0.298 against
+ * 0.613-0.619, HH x 1,000 0.240-0.251 against 0.548-0.549; x 4,000 (cores alone 0.243-0.248
+ * against 0.287-0.290), 8,000, 16,000, small-low x 20,000 and HH x 4,000 kept on the GPU. */
 #define PLACEMENT_CORES_ALONE_BY 0.8
 /* Whether a round of the cores' chunks (predicted `core_round_us`: a core's chunks one after
  * another) beats the GPU's task over the whole batch (`gpu_us`) by PLACEMENT_CORES_ALONE_BY;
