@@ -339,6 +339,10 @@
 #             alone and the CPU workers alone, each default row followed by its JSON's cores_alone
 #             and cpu_share_neurons; then the probes of the default (cores alone) against the GPU
 #             alone's, medium-high x 1,000 passive and HH (SMALL= for the probes alone)
+#   auto84    (one GPU) the same small batches with --mode auto (the default: the level solver
+#             on GPUs below 50,000 neurons a GPU) against --mode mono (the cores alone where the
+#             rule says): per batch (SMALL) a fresh home, two --calibrate runs of each, then rounds
+#             of both, and of each on the GPU alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -387,6 +391,7 @@ args_of() {
   all15-*) n=${1#all15-}; A=(--mode multi "${shared[@]}" --neurons "${n%-hh}" --steps 100) ;;
   deep-*) n=${1#deep-}; A=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons "${n%-hh}" --steps 100) ;;
   monoc-*) c=${1#monoc-}; c=${c%-hh}; n=${c##*-}; c=${c%-*}; A=(--mode mono --morph synthetic:$c --neurons $n --steps 1000) ;;
+  autoc-*) c=${1#autoc-}; c=${c%-hh}; n=${c##*-}; c=${c%-*}; A=(--morph synthetic:$c --neurons $n --steps 1000) ;;
   mono*) A=(--mode mono --morph synthetic:medium-high --neurons 256000 --steps 100) ;;
   esac
   case $1 in *-hh) A+=(--hh all) ;; *) A+=(--hh none) ;; esac
@@ -3708,6 +3713,23 @@ if [ "$mode" = alone83 ]; then
     STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
     cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS hh $hh: default probes identical to the GPU alone's" || echo "FAIL hh $hh probes differ"
     rm -f $out/p_*.csv $out/c.log
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = auto84 ]; then
+  alone() { grep -o '"cores_alone": [a-z]*\|"mode": "[a-z]*"\|"tasks_per_step": [0-9]*\|"layout": "[a-z-]*"' $out/t.json 2>/dev/null | paste -sd' '; }
+  for sb in ${SMALL:-medium-high-1000 medium-high-4000 big-high-2000 medium-high-1000-hh}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do
+      ROW_NCPU=all row 1 autoc-$sb calibrate-auto -- --steps 400 --calibrate; alone
+      ROW_NCPU=all row 1 monoc-$sb calibrate-mono -- --steps 400 --calibrate; alone
+    done
+    for rep in 1 2; do
+      ROW_NCPU=all row 1 autoc-$sb auto; alone
+      ROW_NCPU=all row 1 monoc-$sb mono; alone
+      row 1 autoc-$sb auto-gpu
+      row 1 monoc-$sb mono-gpu
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
