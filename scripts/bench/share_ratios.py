@@ -7,7 +7,8 @@ Each share row (its label among --labels; default: share, default, default-defau
 small, huge) is paired with the first later row of the same batch labelled gpu, the GPU alone of
 the same round; the ratio is the GPU alone's ms a step over the share's. Prints each mix's rounds
 (min, median, max, how many below 1.00x and at 1.03x or more), then the totals. BENCHMARKS.md,
-"The kept constants beside the GPU, and the share's slow runs", counts its 105 rounds with it.
+"The kept constants beside the GPU, and the share's slow runs", counts the default's 99 rounds
+with --labels share,default,default-default,mainbind,small ("huge" is pages77's 2 MiB build).
 """
 import collections
 import csv
