@@ -55,6 +55,10 @@ struct multi_batch {
   /* The GPUs' chunks cut in copies of every cell (level_aligned_cut): aligned_neurons neurons in
    * them, rest_chunk 1 when the last GPU chunk holds the neurons left over. */
   int aligned_neurons, rest_chunk;
+  /* The share's probe (share_probe): its first cut's neurons, the cores' time over a round
+   * measured and predicted (0: no probe). */
+  int probed_neurons;
+  double probe_measured_us, probe_predicted_us;
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
   struct probe_set probes;
@@ -360,6 +364,9 @@ struct share_shape {
    * gives a core at most half the batch over the cores, placement.c): a GPU chunk that dmdas ran
    * on a core, which says nothing of the cores' chunks' sizes. */
   double core_chunk_values;
+  /* The cores' predictions times this (share_probe: what the cores measured over what the models
+   * predicted for the share's round, where the two differ; 1 otherwise). */
+  double core_scale;
 };
 
 static double predict_chunk_task(const void *context, int neurons, int worker) {
@@ -382,17 +389,20 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
    * calibration run from a fresh STARPU_HOME dmdas ran 94 of C's 100 GPU chunk tasks on cores,
    * which made the reach as large as a GPU chunk, and the next run gave the cores half the
    * batch, 38-41 ms a step against 1.09 for the GPU alone (share32c). */
-  if (starpu_worker_get_type(worker) != STARPU_CPU_WORKER || !(largest > 0.0))
+  if (starpu_worker_get_type(worker) != STARPU_CPU_WORKER)
     return chunk_step_expected_us(&shape->args, shape->steps, values, worker);
+  if (!(largest > 0.0))
+    return shape->core_scale * chunk_step_expected_us(&shape->args, shape->steps, values, worker);
   /* a core's chunk from the rate of the cores' tasks of about its size (MULTI_SHARE_RATE_SPREAD) */
   const double expected =
       chunk_step_rate_near_us(&shape->args, shape->steps, values, worker, MULTI_SHARE_RATE_SPREAD);
   if (values <= largest)
-    return expected;
-  return placement_core_prediction(
-      expected,
-      chunk_step_rate_near_us(&shape->args, shape->steps, largest, worker, MULTI_SHARE_RATE_SPREAD),
-      largest, values, MULTI_SHARE_REACH);
+    return shape->core_scale * expected;
+  return shape->core_scale *
+         placement_core_prediction(expected,
+                                   chunk_step_rate_near_us(&shape->args, shape->steps, largest,
+                                                           worker, MULTI_SHARE_RATE_SPREAD),
+                                   largest, values, MULTI_SHARE_REACH);
 }
 
 /* The cores' share arranged by morphology (level_batch_options.arranged_tail), its `chunks`
@@ -407,46 +417,57 @@ static int share_arrange(const struct multi_batch_config *config, int *sizes, in
   return cpu_share;
 }
 
-/* The chunk sizes of a batch with the cores' share: *sizes (gpu_chunks GPU chunks, then the
- * cores'), *count and *cpu_chunks; *sizes NULL when no share could be cut, and then
- * *waits_for_models 1 when that is because the models have measured no chunk task of the
- * batch's kind on the cores or on a GPU (not because no core's chunk would end in time). The task
- * kind needs the batch's levels, which a batch of one neuron of each morphology has too. */
-static int share_cut(const struct multi_batch_config *config,
-                     const struct level_batch_options *options, enum gpu_launch launch, int steps,
-                     long long compartments, int gpu_chunks, int **sizes, int *count,
-                     int *cpu_chunks, int *waits_for_models, struct hines_error *err) {
-  *sizes = NULL;
-  *count = *cpu_chunks = *waits_for_models = 0;
+/* What the share's cut predicts by (struct share_shape) for chunk tasks of `steps` steps over
+ * `compartments` in all. The task kind needs the batch's levels, which a batch of one neuron of
+ * each morphology has too. */
+static int share_shape_init(const struct multi_batch_config *config,
+                            const struct level_batch_options *options, enum gpu_launch launch,
+                            int steps, long long compartments, struct share_shape *shape,
+                            struct hines_error *err) {
   struct level_batch sample;
   struct level_batch_options one_chunk = *options;
   const int sample_neurons =
       config->n_neurons < config->n_morphologies ? config->n_neurons : config->n_morphologies;
   one_chunk.neurons_per_chunk = sample_neurons;
+  one_chunk.chunk_neurons = NULL, one_chunk.n_chunk_sizes = 0, one_chunk.arranged_tail = 0;
   int status =
       level_batch_build(config->morphologies, config->n_morphologies, sample_neurons, &one_chunk,
                         &config->model.cable, config->model.dt_ms, &sample, err);
   if (status)
     return status;
   const unsigned cores = starpu_cpu_worker_get_count();
-  struct share_shape shape = {.part = {.n_levels = sample.n_levels},
-                              .steps = steps,
-                              .compartments_per_neuron = (double)compartments / config->n_neurons,
-                              .core_chunk_values =
-                                  (config->n_neurons / (2.0 * (cores > 0 ? cores : 1)) + 1.0) *
-                                  compartments / config->n_neurons};
+  *shape = (struct share_shape){.part = {.n_levels = sample.n_levels},
+                                .steps = steps,
+                                .compartments_per_neuron = (double)compartments / config->n_neurons,
+                                .core_chunk_values =
+                                    (config->n_neurons / (2.0 * (cores > 0 ? cores : 1)) + 1.0) *
+                                    compartments / config->n_neurons,
+                                .core_scale = 1.0};
   level_batch_free(&sample);
-  shape.args = (struct chunk_step_arguments){
+  shape->args = (struct chunk_step_arguments){
       .step = {.channels = config->model.channels, .hh_rates = config->model.hh_rates},
       .gpu_launch = launch,
       .kernel = config->level_kernel,
       .n_parts = 1,
-      .parts = &shape.part};
+      .parts = &shape->part};
+  return HINES_OK;
+}
+
+/* The chunk sizes of a batch with the cores' share, cut by `shape`'s predictions: *sizes
+ * (gpu_chunks GPU chunks, then the cores'), *count and *cpu_chunks; *sizes NULL when no share
+ * could be cut, and then *waits_for_models 1 when that is because the models have measured no
+ * chunk task of the batch's kind on the cores or on a GPU (not because no core's chunk would end
+ * in time). */
+static int share_cut(const struct multi_batch_config *config, const struct share_shape *shape,
+                     int gpu_chunks, int **sizes, int *count, int *cpu_chunks,
+                     int *waits_for_models, struct hines_error *err) {
+  *sizes = NULL;
+  *count = *cpu_chunks = *waits_for_models = 0;
   struct placement_plan plan;
   const int per_core =
       config->cpu_chunks_per_core > 0 ? config->cpu_chunks_per_core : MULTI_CPU_CHUNKS_PER_CORE;
   if (placement_level_share_plan(&plan, config->n_neurons, gpu_chunks, per_core, predict_chunk_task,
-                                 &shape))
+                                 shape))
     return hines_fail(err, HINES_FAILURE, "out of memory");
   if (plan.cpu_chunks > 0) {
     *sizes = plan.units;
@@ -458,8 +479,9 @@ static int share_cut(const struct multi_batch_config *config,
               cuda = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
     *waits_for_models =
         cpu >= 0 && cuda >= 0 &&
-        (chunk_step_largest_measured(&shape.args, steps, cpu, shape.core_chunk_values) == 0.0 ||
-         chunk_step_largest_measured(&shape.args, steps, cuda, INFINITY) == 0.0);
+        (chunk_step_largest_measured(&shape->args, shape->steps, cpu, shape->core_chunk_values) ==
+             0.0 ||
+         chunk_step_largest_measured(&shape->args, shape->steps, cuda, INFINITY) == 0.0);
   }
   placement_plan_free(&plan);
   return HINES_OK;
@@ -498,6 +520,170 @@ static int aligned_sizes(const struct multi_batch_config *config, int gpu_neuron
   *sizes = cut;
   *count = aligned + *rest_chunk + tail;
   return 0;
+}
+
+/* The cores' share of a batch cut by `shape`: its chunk sizes (*cut_sizes, *cut_count; the
+ * batch's layout options point to them), and the batch's cpu_chunks, cpu_share_neurons,
+ * share_uncalibrated, aligned_neurons and rest_chunk; the GPUs' part in aligned chunks where
+ * `aligned_cut` (all of them where no share is cut), the share laid out by morphology where
+ * placement_level_arranged says. */
+static int share_layout(const struct multi_batch_config *config, const struct share_shape *shape,
+                        int level_chunks, int gpu_count, int aligned_cut, struct multi_batch *batch,
+                        struct level_batch_options *options, int **cut_sizes, int *cut_count,
+                        struct hines_error *err) {
+  batch->cpu_chunks = batch->cpu_share_neurons = batch->share_uncalibrated = 0;
+  batch->aligned_neurons = batch->rest_chunk = 0;
+  options->chunk_neurons = NULL, options->n_chunk_sizes = 0, options->arranged_tail = 0;
+  int status = share_cut(config, shape, level_chunks, cut_sizes, cut_count, &batch->cpu_chunks,
+                         &batch->share_uncalibrated, err);
+  if (status)
+    return status;
+  for (int c = *cut_count - batch->cpu_chunks; c < *cut_count; c++)
+    batch->cpu_share_neurons += (*cut_sizes)[c];
+  if (aligned_cut && batch->cpu_chunks == 0) { /* no share cut: the GPUs' aligned chunks alone */
+    free(*cut_sizes);
+    *cut_sizes = NULL, *cut_count = 0;
+    if (aligned_sizes(config, config->n_neurons, level_chunks, NULL, 0, cut_sizes, cut_count,
+                      &batch->aligned_neurons, &batch->rest_chunk))
+      return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
+    /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS) */
+    const int rest_to_cores =
+        MULTI_SHARE_WHOLE_SETS
+            ? level_aligned_share_shift(config->n_neurons, config->n_morphologies,
+                                        *cut_count - batch->cpu_chunks, LEVEL_ALIGNED_MIN_UNITS,
+                                        batch->cpu_share_neurons, batch->cpu_chunks,
+                                        MULTI_SHARE_REST_GROWTH)
+            : 0;
+    if (rest_to_cores > 0) {
+      batch->cpu_share_neurons += rest_to_cores;
+      share_resize(*cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks,
+                   batch->cpu_share_neurons);
+    }
+    int *realigned = NULL, realigned_count = 0;
+    if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
+                      *cut_count - batch->cpu_chunks, *cut_sizes + *cut_count - batch->cpu_chunks,
+                      batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
+                      &batch->rest_chunk))
+      return hines_fail(err, HINES_FAILURE, "out of memory");
+    if (realigned) {
+      free(*cut_sizes);
+      *cut_sizes = realigned, *cut_count = realigned_count;
+    }
+  }
+  options->chunk_neurons = *cut_sizes;
+  options->n_chunk_sizes = *cut_count;
+  if (placement_level_arranged(config->arrange, gpu_count, 1) && batch->cpu_chunks > 0)
+    options->arranged_tail = share_arrange(config, *cut_sizes + *cut_count - batch->cpu_chunks,
+                                           batch->cpu_chunks, batch->cpu_share_neurons);
+  return HINES_OK;
+}
+
+/* The level-step arguments of a batch's tasks (the stimulus' time left to the caller). */
+static struct level_step_arguments step_arguments_of(const struct multi_batch *batch) {
+  const struct step_model *model = &batch->config.model;
+  return (struct level_step_arguments){
+      .stimulus = model->stimulus,
+      .channels = model->channels,
+      .hh_rates = model->hh_rates,
+      .dt_ms = model->dt_ms,
+      .constant_rows = batch->levels.constant_rows,
+      /* passive rows' pivots never change (level_layout.h) */
+      .stored_pivots =
+          model->channels.placement == PLACE_NONE ? batch->config.stored_pivots_below : 0,
+      /* with channels the lean forward sweeps measured 0-2 % slower (BENCHMARKS.md) */
+      .lean_sweeps = model->channels.placement == PLACE_NONE ? batch->config.level_lean : 0,
+      /* the cell, flow and on-chip kernels, and per-level tasks, keep their factors */
+      .row_factors = model->channels.placement == PLACE_NONE &&
+                     batch->config.level_kernel == LEVEL_KERNEL_LEVELS &&
+                     !batch->config.level_tasks && batch->config.level_row_factors};
+}
+
+static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
+                             const struct level_step_arguments *step, int sample_row,
+                             int step_number, int steps, int run_step, double t0_ms);
+
+/* The CPU workers' time executing tasks since the last read (StarPU restarts its counts at each
+ * read; runtime_count_tasks reads after the run). */
+static double cpu_workers_executing_us(void) {
+  double us = 0.0;
+  for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
+    struct starpu_profiling_worker_info info;
+    if (starpu_worker_get_type(w) == STARPU_CPU_WORKER &&
+        starpu_profiling_worker_get_info(w, &info) == 0)
+      us += starpu_timing_timespec_to_us(&info.executing_time);
+  }
+  return us;
+}
+
+/* The cores' share as cut (its `chunks` chunks of `sizes` neurons, `neurons` in all) measured
+ * before the batch is built: the same chunks (the copies of the same cells, laid out by morphology
+ * where the share is) built apart and run on the CPU workers alone, a round to warm up and
+ * MULTI_SHARE_PROBE_ROUNDS rounds of every chunk's task of shape->steps steps. *measured_us: the
+ * CPU workers' time executing a round's tasks (StarPU's profiling); *predicted_us: the same
+ * predicted by the models the cut went by. Both 0 where no probe could be made (profiling off, a
+ * share too small to lay out apart). Why: the cores' tasks ran up to 45 % longer in some runs
+ * than in others on the H200 machine, in streaks of several runs, while the GPU's time held
+ * (BENCHMARKS.md, "The kept constants beside the GPU, and the share's slow runs"); a cut from the
+ * models' mean over past runs then made the cores late every round. */
+static int share_probe(const struct multi_batch_config *config, const struct share_shape *shape,
+                       const int *sizes, int chunks, int neurons, double *measured_us,
+                       double *predicted_us, struct hines_error *err) {
+  *measured_us = *predicted_us = 0.0;
+  const int cpu_worker = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
+  if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE || cpu_worker < 0 || chunks < 1)
+    return HINES_OK;
+  /* a first chunk of one copy of each cell (for the GPUs, never run), then the share's: the
+   * arrangement leaves the first copies in place, as in the batch */
+  const int n_morphologies = config->n_morphologies;
+  int *probe_sizes = malloc((size_t)(chunks + 1) * sizeof *probe_sizes);
+  if (!probe_sizes)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  probe_sizes[0] = n_morphologies;
+  const int arranged = placement_level_arranged(config->arrange, placement_cuda_devices(), 1);
+  if (arranged)
+    level_arranged_cut(config->morphologies, n_morphologies, neurons + n_morphologies, neurons,
+                       chunks, probe_sizes + 1);
+  else
+    memcpy(probe_sizes + 1, sizes, (size_t)chunks * sizeof *sizes);
+  struct multi_batch_config probe = *config;
+  probe.n_neurons = neurons + n_morphologies;
+  probe.first_neuron = probe.total_neurons = 0;
+  probe.chunk_sizes = probe_sizes;
+  probe.n_chunk_sizes = chunks + 1;
+  probe.cpu_sized_chunks = chunks;
+  probe.task_steps = shape->steps;
+  struct multi_batch *sample = NULL;
+  int status = multi_batch_create(&probe, &sample, err);
+  free(probe_sizes);
+  if (status)
+    return status;
+  struct level_step_arguments args = step_arguments_of(sample);
+  const int first = sample->n_chunks - sample->cpu_chunks;
+  cpu_workers_executing_us(); /* what ran before */
+  for (int round = 0; round <= MULTI_SHARE_PROBE_ROUNDS && !status; round++) {
+    if (round == 1)
+      cpu_workers_executing_us(); /* the warm-up round's */
+    for (int c = first; c < sample->n_chunks && !status; c++) {
+      sample->chunks[c].where = STARPU_CPU;
+      status = submit_chunk_task(sample, &sample->chunks[c], c, &args, -1, round * shape->steps + 1,
+                                 shape->steps, 0, 0.0);
+    }
+    starpu_task_wait_for_all();
+  }
+  const double executing_us = cpu_workers_executing_us();
+  multi_batch_destroy(sample);
+  if (status)
+    return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
+  double predicted = 0.0;
+  for (int c = 0; c < chunks; c++)
+    predicted += predict_chunk_task(shape, sizes[c], cpu_worker);
+  if (isfinite(predicted) && predicted > 0.0 && executing_us > 0.0) {
+    *measured_us = executing_us / MULTI_SHARE_PROBE_ROUNDS;
+    *predicted_us = predicted;
+  }
+  return HINES_OK;
 }
 
 int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,
@@ -684,49 +870,34 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
         batch->cpu_share_neurons <= config->n_neurons - config->n_morphologies)
       options.arranged_tail = batch->cpu_share_neurons;
   } else if (share) {
-    status = share_cut(config, &options, launch_for(config, (int)level_chunks, gpu_count),
-                       placement_share_task_steps(config->task_steps), all_compartments,
-                       (int)level_chunks, &cut_sizes, &cut_count, &batch->cpu_chunks,
-                       &batch->share_uncalibrated, err);
+    struct share_shape shape;
+    status = share_shape_init(config, &options, launch_for(config, (int)level_chunks, gpu_count),
+                              placement_share_task_steps(config->task_steps), all_compartments,
+                              &shape, err);
+    if (!status)
+      status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
+                            &options, &cut_sizes, &cut_count, err);
+    if (!status && MULTI_SHARE_PROBE && batch->cpu_chunks > 0 && !runtime_calibrating()) {
+      /* The cores' speed from run to run (share_probe): the cut again where it differs. */
+      batch->probed_neurons = batch->cpu_share_neurons;
+      status = share_probe(config, &shape, cut_sizes + cut_count - batch->cpu_chunks,
+                           batch->cpu_chunks, batch->cpu_share_neurons, &batch->probe_measured_us,
+                           &batch->probe_predicted_us, err);
+      const double scale =
+          placement_share_probe_scale(batch->probe_measured_us, batch->probe_predicted_us);
+      if (!status && MULTI_SHARE_PROBE > 1 && scale != 1.0) {
+        shape.core_scale = scale;
+        free(cut_sizes);
+        cut_sizes = NULL, cut_count = 0;
+        status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
+                              &options, &cut_sizes, &cut_count, err);
+      }
+    }
     if (status) {
+      free(cut_sizes);
       free(batch);
       return status;
     }
-    for (int c = cut_count - batch->cpu_chunks; c < cut_count; c++)
-      batch->cpu_share_neurons += cut_sizes[c];
-    if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
-      /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS) */
-      const int rest_to_cores =
-          MULTI_SHARE_WHOLE_SETS
-              ? level_aligned_share_shift(config->n_neurons, config->n_morphologies,
-                                          cut_count - batch->cpu_chunks, LEVEL_ALIGNED_MIN_UNITS,
-                                          batch->cpu_share_neurons, batch->cpu_chunks,
-                                          MULTI_SHARE_REST_GROWTH)
-              : 0;
-      if (rest_to_cores > 0) {
-        batch->cpu_share_neurons += rest_to_cores;
-        share_resize(cut_sizes + cut_count - batch->cpu_chunks, batch->cpu_chunks,
-                     batch->cpu_share_neurons);
-      }
-      int *realigned = NULL, realigned_count = 0;
-      if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
-                        cut_count - batch->cpu_chunks, cut_sizes + cut_count - batch->cpu_chunks,
-                        batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
-                        &batch->rest_chunk)) {
-        free(cut_sizes);
-        free(batch);
-        return hines_fail(err, HINES_FAILURE, "out of memory");
-      }
-      if (realigned) {
-        free(cut_sizes);
-        cut_sizes = realigned, cut_count = realigned_count;
-      }
-    }
-    options.chunk_neurons = cut_sizes;
-    options.n_chunk_sizes = cut_count;
-    if (placement_level_arranged(config->arrange, gpu_count, 1) && batch->cpu_chunks > 0)
-      options.arranged_tail = share_arrange(config, cut_sizes + cut_count - batch->cpu_chunks,
-                                            batch->cpu_chunks, batch->cpu_share_neurons);
   } else if (placement_level_arranged(config->arrange, gpu_count, 0) && parts == 1 &&
              level_chunks > 1 && config->n_neurons - config->n_morphologies >= level_chunks) {
     /* Every chunk laid out by morphology: all but the first neuron of each cell (the
@@ -889,6 +1060,13 @@ int multi_batch_cpu_share_neurons(const struct multi_batch *batch) {
   return batch->cpu_share_neurons;
 }
 
+void multi_batch_share_probe(const struct multi_batch *batch, int *first_neurons,
+                             double *measured_us, double *predicted_us) {
+  *first_neurons = batch->probed_neurons;
+  *measured_us = batch->probe_measured_us;
+  *predicted_us = batch->probe_predicted_us;
+}
+
 int multi_batch_share_uncalibrated(const struct multi_batch *batch) {
   return batch->share_uncalibrated;
 }
@@ -967,23 +1145,8 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
 }
 
 int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
-  const struct level_batch *lb = &batch->levels;
   const struct step_model *model = &batch->config.model;
-  struct level_step_arguments args = {
-      .stimulus = model->stimulus,
-      .channels = model->channels,
-      .hh_rates = model->hh_rates,
-      .dt_ms = model->dt_ms,
-      .constant_rows = lb->constant_rows,
-      /* passive rows' pivots never change (level_layout.h) */
-      .stored_pivots =
-          model->channels.placement == PLACE_NONE ? batch->config.stored_pivots_below : 0,
-      /* with channels the lean forward sweeps measured 0-2 % slower (BENCHMARKS.md) */
-      .lean_sweeps = model->channels.placement == PLACE_NONE ? batch->config.level_lean : 0,
-      /* the cell, flow and on-chip kernels, and per-level tasks, keep their factors */
-      .row_factors = model->channels.placement == PLACE_NONE &&
-                     batch->config.level_kernel == LEVEL_KERNEL_LEVELS &&
-                     !batch->config.level_tasks && batch->config.level_row_factors};
+  struct level_step_arguments args = step_arguments_of(batch);
   const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
   const int per_task = batch->task_steps;
   for (int s = 0; s < steps; s += per_task) {

@@ -168,6 +168,15 @@ struct multi_batch;
 #define MULTI_SHARE_WHOLE_SETS 1
 #endif
 #define MULTI_SHARE_REST_GROWTH 0.2
+/* The cores' share is measured before the batch is built (share_probe in multi_batch.c: the
+ * share's chunks built apart and run on the CPU workers alone for MULTI_SHARE_PROBE_ROUNDS rounds
+ * after one to warm up), outside calibration runs, and cut again where the cores' time differs
+ * from what the models predicted (placement_share_probe_scale). MULTI_SHARE_PROBE 0: no probe;
+ * 1: measured and reported, the cut kept (a build to compare with); 2: the cut made again. */
+#ifndef MULTI_SHARE_PROBE
+#define MULTI_SHARE_PROBE 2
+#endif
+#define MULTI_SHARE_PROBE_ROUNDS 3
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).
@@ -224,6 +233,10 @@ int multi_batch_task_steps(const struct multi_batch *batch);
  * of the batch's kind on the cores or on a GPU to cut it by (as mono_batch's). */
 int multi_batch_cpu_share_neurons(const struct multi_batch *batch);
 int multi_batch_share_uncalibrated(const struct multi_batch *batch);
+/* The share's probe (MULTI_SHARE_PROBE): the neurons of its first cut, and the cores' time
+ * executing a round of it, measured and predicted (microseconds; 0 and 0: no probe ran). */
+void multi_batch_share_probe(const struct multi_batch *batch, int *first_neurons,
+                             double *measured_us, double *predicted_us);
 /* The neurons laid out by morphology (multi_batch_config.arrange, resolved): the batch's last
  * this many, 0 for round robin. */
 int multi_batch_arranged_neurons(const struct multi_batch *batch);

@@ -259,6 +259,16 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
   return placement_plan_make_for(plan, &workers, 0, n_neurons, n_neurons, 1, predict, context);
 }
 
+double placement_share_probe_scale(double measured_us, double predicted_us) {
+  if (!(measured_us > 0.0) || !(predicted_us > 0.0) || !isfinite(measured_us) ||
+      !isfinite(predicted_us))
+    return 1.0;
+  const double ratio = measured_us / predicted_us;
+  if (fabs(ratio - 1.0) <= PLACEMENT_SHARE_PROBE_BAND)
+    return 1.0;
+  return ratio < PLACEMENT_SHARE_PROBE_LEAST ? PLACEMENT_SHARE_PROBE_LEAST : ratio;
+}
+
 int placement_level_cpus_share(long long compartments, int gpus, int channels, int window) {
   return gpus > 0 && !channels && window != 1 &&
          compartments / gpus >= PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS;

@@ -373,6 +373,17 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
  * the GPU alone at 82 M gained 0-3.9 % (six cells) but at 41 M lost up to 5.4 % (B x 4,165), and
  * two GPUs at 82 M each lost up to 6.4 % (the six cells; C gained 1 %). */
 int placement_level_arranged(int asked, int gpus, int share);
+/* What the multi share's cut scales the cores' predictions by once its probe measured a round
+ * of the cores' chunks (`measured_us`) against the models' prediction (`predicted_us`): 1 where
+ * either is not positive or they agree within PLACEMENT_SHARE_PROBE_BAND either way, else their
+ * ratio, no less than PLACEMENT_SHARE_PROBE_LEAST (a probe that ran fast gives the cores more
+ * only as far as the cut's slack, PLACEMENT_LEVEL_SHARE_ENDS_BY, covers if the run is not as
+ * fast). */
+double placement_share_probe_scale(double measured_us, double predicted_us);
+#ifndef PLACEMENT_SHARE_PROBE_BAND
+#define PLACEMENT_SHARE_PROBE_BAND 0.1
+#endif
+#define PLACEMENT_SHARE_PROBE_LEAST 0.8
 /* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
  * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`
  * as it is); past it at least `at_largest` (the model's prediction there) in proportion to size,

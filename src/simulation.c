@@ -486,6 +486,8 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->arranged_neurons = multi_batch_arranged_neurons(batch);
     ops->aligned_neurons = multi_batch_aligned_neurons(batch);
     ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
+    multi_batch_share_probe(batch, &ops->probed_neurons, &ops->probe_measured_us,
+                            &ops->probe_predicted_us);
     return HINES_OK;
   }
   struct mono_batch_config config = mono_config_of(o, &morphologies[0], ops->n_neurons);
@@ -662,6 +664,9 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->aligned_neurons = ops->aligned_neurons;
   result->interleaved_chunks = ops->interleaved_chunks;
   result->share_uncalibrated = ops->share_uncalibrated;
+  result->probed_neurons = ops->probed_neurons;
+  result->probe_measured_us = ops->probe_measured_us;
+  result->probe_predicted_us = ops->probe_predicted_us;
   result->cell_neurons = ops->cell_neurons;
   result->level_kernel = ops->level_kernel;
   result->rows_apart_below = ops->rows_apart_below;

@@ -38,6 +38,8 @@ struct batch_ops {
   int aligned_neurons;    /* multi: neurons in GPU chunks of aligned rows (0: none) */
   int interleaved_chunks; /* mono: block-layout chunks stored interleaved (the GPU's) */
   int share_uncalibrated; /* mono: a share chosen, none cut: the models lack measurements */
+  int probed_neurons;     /* multi: the share's first cut, probed (multi_batch_share_probe) */
+  double probe_measured_us, probe_predicted_us; /* ... a round of it on the cores (0: none) */
   int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
   int level_kernel;       /* multi: the chunk tasks' enum level_kernel (auto resolved) */
   int rows_apart_below;   /* multi: levels of fewer systems build their rows apart on GPUs */
@@ -79,6 +81,8 @@ struct run_result {
   int aligned_neurons;    /* batch_ops' */
   int interleaved_chunks; /* batch_ops' */
   int share_uncalibrated; /* batch_ops' */
+  int probed_neurons;     /* batch_ops' */
+  double probe_measured_us, probe_predicted_us;
   int cell_neurons;       /* batch_ops' */
   int level_kernel;       /* batch_ops' */
   int rows_apart_below;   /* batch_ops' */

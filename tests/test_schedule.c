@@ -1190,6 +1190,28 @@ static void cores_alone_rule_and_cut(void **state) {
   }
 }
 
+/* The multi share's probe: the cut kept where the cores ran as predicted, else the cores'
+ * predictions scaled by what they measured, never below PLACEMENT_SHARE_PROBE_LEAST. */
+static void share_probe_scales_the_cores(void **state) {
+  (void)state;
+  const double predicted = 1000.0 + 9000.0 * testing_uniform(&seed_state);
+  const double band = PLACEMENT_SHARE_PROBE_BAND;
+  assert_true(placement_share_probe_scale(predicted * (1.0 + 0.99 * band), predicted) == 1.0);
+  assert_true(placement_share_probe_scale(predicted * (1.0 - 0.99 * band), predicted) == 1.0);
+  const double slow = 1.0 + band + (1.0 - band) * testing_uniform(&seed_state);
+  assert_true(fabs(placement_share_probe_scale(predicted * slow, predicted) - slow) < 1e-12);
+  const double fast = PLACEMENT_SHARE_PROBE_LEAST +
+                      (1.0 - band - PLACEMENT_SHARE_PROBE_LEAST) * testing_uniform(&seed_state);
+  assert_true(fabs(placement_share_probe_scale(predicted * fast, predicted) - fast) < 1e-12);
+  assert_true(placement_share_probe_scale(0.3 * predicted, predicted) ==
+              PLACEMENT_SHARE_PROBE_LEAST);
+  /* nothing measured or predicted: the cut as it was */
+  assert_true(placement_share_probe_scale(0.0, predicted) == 1.0);
+  assert_true(placement_share_probe_scale(predicted, 0.0) == 1.0);
+  assert_true(placement_share_probe_scale(NAN, predicted) == 1.0);
+  assert_true(placement_share_probe_scale(predicted, INFINITY) == 1.0);
+}
+
 static void chunks_start_on_whole_warps(void **state) {
   (void)state;
   struct placement_plan plan;
@@ -1229,6 +1251,7 @@ int main(void) {
       cmocka_unit_test(greedy_schedulers_leave_every_gpu_a_share),
       cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(cores_alone_rule_and_cut),
+      cmocka_unit_test(share_probe_scales_the_cores),
       cmocka_unit_test(share_cut_fills_the_cores_round),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_extrapolates_within_bounds),

@@ -343,6 +343,11 @@
 #             on GPUs below 50,000 neurons a GPU) against --mode mono (the cores alone where the
 #             rule says): per batch (SMALL) a fresh home, two --calibrate runs of each, then rounds
 #             of both, and of each on the GPU alone
+#   probe85   (one GPU) the multi share's probe (MULTI_SHARE_PROBE): the probes of a share that
+#             ran it against the GPU alone's (six cells x 4,000, --cpu-share on); then per mix
+#             (MIXES) a fresh home, three --calibrate runs, and rounds of the default (the cut made
+#             again where the probe says), hinestask_report (probe measured, cut kept) and the GPU
+#             alone, each share row followed by its JSON's probe keys and the cores' loads
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3713,6 +3718,22 @@ if [ "$mode" = alone83 ]; then
     STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${pa[@]}" --probes $out/p_gpu.csv > $out/c.log 2>&1 || echo "FAIL gpu probes $(tail -1 $out/c.log)"
     cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS hh $hh: default probes identical to the GPU alone's" || echo "FAIL hh $hh probes differ"
     rm -f $out/p_*.csv $out/c.log
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = probe85 ]; then
+  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
+  echo "six-4000 cpu+gpu probe: $(probe_keys)"
+  for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-3}); do
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; probe_keys; worker_load
+      ROW_NCPU=all row 1 $b report report -- --steps 1000; shares; probe_keys; worker_load
+      row 1 $b gpu -- --steps 1000
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
