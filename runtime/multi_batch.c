@@ -369,9 +369,7 @@ struct share_shape {
   double core_scale;
 };
 
-static double predict_chunk_task(const void *context, int neurons, int worker) {
-  const struct share_shape *shape = context;
-  const double values = neurons * shape->compartments_per_neuron;
+static double predict_chunk_values(const struct share_shape *shape, double values, int worker) {
   const double largest = chunk_step_largest_measured(
       &shape->args, shape->steps, worker,
       starpu_worker_get_type(worker) == STARPU_CPU_WORKER ? shape->core_chunk_values : INFINITY);
@@ -403,6 +401,11 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
                                    chunk_step_rate_near_us(&shape->args, shape->steps, largest,
                                                            worker, MULTI_SHARE_RATE_SPREAD),
                                    largest, values, MULTI_SHARE_REACH);
+}
+
+static double predict_chunk_task(const void *context, int neurons, int worker) {
+  const struct share_shape *shape = context;
+  return predict_chunk_values(shape, neurons * shape->compartments_per_neuron, worker);
 }
 
 /* The cores' share arranged by morphology (level_batch_options.arranged_tail), its `chunks`
@@ -673,12 +676,16 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     starpu_task_wait_for_all();
   }
   const double executing_us = cpu_workers_executing_us();
+  /* each chunk by its values (a chunk of copies of a small cell holds more neurons) */
+  const struct level_batch *lb = &sample->levels;
+  double predicted = 0.0;
+  for (int c = first; c < sample->n_chunks; c++)
+    predicted += predict_chunk_values(
+        shape, (double)lb->element_offset[(size_t)c * (lb->n_levels + 1) + lb->n_levels],
+        cpu_worker);
   multi_batch_destroy(sample);
   if (status)
     return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
-  double predicted = 0.0;
-  for (int c = 0; c < chunks; c++)
-    predicted += predict_chunk_task(shape, sizes[c], cpu_worker);
   if (isfinite(predicted) && predicted > 0.0 && executing_us > 0.0) {
     *measured_us = executing_us / MULTI_SHARE_PROBE_ROUNDS;
     *predicted_us = predicted;

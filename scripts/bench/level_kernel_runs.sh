@@ -348,6 +348,9 @@
 #             (MIXES) a fresh home, three --calibrate runs, and rounds of the default (the cut made
 #             again where the probe says), hinestask_report (probe measured, cut kept) and the GPU
 #             alone, each share row followed by its JSON's probe keys and the cores' loads
+#   probe86   (one GPU) probe85 with the probe's values fixed, and each round also run beside
+#             HOGS (default 3) other processes copying 512 MiB arrays on the host (PyTorch, one
+#             thread each: cores slower than the models say, as in the share's slow runs)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3733,6 +3736,35 @@ if [ "$mode" = probe85 ]; then
       ROW_NCPU=all row 1 $b default -- --steps 1000; shares; probe_keys; worker_load
       ROW_NCPU=all row 1 $b report report -- --steps 1000; shares; probe_keys; worker_load
       row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = probe86 ]; then
+  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  hog_pids=()
+  hogs_on() {
+    for h in $(seq ${HOGS:-3}); do
+      python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
+while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
+    done
+    sleep 4
+  }
+  hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
+  echo "six-4000 cpu+gpu probe: $(probe_keys)"
+  for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-3}); do
+      for load in quiet hogs; do
+        [ $load = hogs ] && hogs_on
+        ROW_NCPU=all row 1 $b default-$load -- --steps 1000; shares; probe_keys; worker_load
+        ROW_NCPU=all row 1 $b report-$load report -- --steps 1000; shares; probe_keys; worker_load
+        row 1 $b gpu-$load -- --steps 1000
+        [ $load = hogs ] && hogs_off
+      done
     done
   done
   rm -f $out/t.json $out/t.log
