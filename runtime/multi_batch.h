@@ -172,7 +172,11 @@ struct multi_batch;
  * share's chunks built apart and run on the CPU workers alone for MULTI_SHARE_PROBE_ROUNDS rounds
  * after one to warm up), outside calibration runs, and cut again where the cores' time differs
  * from what the models predicted (placement_share_probe_scale). MULTI_SHARE_PROBE 0: no probe;
- * 1: measured and reported, the cut kept (a build to compare with); 2: the cut made again. */
+ * 1: measured and reported, the cut kept (a build to compare with); 2: the cut made again.
+ * Measured on the H200 machine against the cut kept (probe86, BENCHMARKS.md, "The multi share
+ * measured before it is cut"; nine mixes of ~82 M, fresh homes, three calibration runs): 37 quiet
+ * rounds 0.978-1.063x the GPU alone, 3 below 1.00x, against 0.805-1.061x and 5 below; beside three
+ * memory-copying processes, 22 rounds 0.908-1.065x (5 below) against 0.719-1.059x (11 below). */
 #ifndef MULTI_SHARE_PROBE
 #define MULTI_SHARE_PROBE 2
 #endif

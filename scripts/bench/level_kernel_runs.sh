@@ -350,7 +350,8 @@
 #             alone, each share row followed by its JSON's probe keys and the cores' loads
 #   probe86   (one GPU) probe85 with the probe's values fixed, and each round also run beside
 #             HOGS (default 3) other processes copying 512 MiB arrays on the host (PyTorch, one
-#             thread each: cores slower than the models say, as in the share's slow runs)
+#             thread each: cores slower than the models say, as in the share's slow runs;
+#             LOADS=quiet for the quiet rounds alone)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3724,23 +3725,7 @@ if [ "$mode" = alone83 ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
-if [ "$mode" = probe85 ]; then
-  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
-  share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
-  echo "six-4000 cpu+gpu probe: $(probe_keys)"
-  for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330}; do
-    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
-    for rep in $(seq ${ROUNDS:-3}); do
-      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; probe_keys; worker_load
-      ROW_NCPU=all row 1 $b report report -- --steps 1000; shares; probe_keys; worker_load
-      row 1 $b gpu -- --steps 1000
-    done
-  done
-  rm -f $out/t.json $out/t.log
-fi
-if [ "$mode" = probe86 ]; then
+if [ "$mode" = probe85 ] || [ "$mode" = probe86 ]; then
   probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   hog_pids=()
   hogs_on() {
@@ -3754,15 +3739,17 @@ while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
   share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
   echo "six-4000 cpu+gpu probe: $(probe_keys)"
+  loads=(${LOADS:-quiet hogs}); [ $mode = probe85 ] && loads=(plain) # probe85: no load, labels without one
   for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
     for rep in $(seq ${ROUNDS:-3}); do
-      for load in quiet hogs; do
+      for load in "${loads[@]}"; do
+        sfx=-$load; [ $load = plain ] && sfx=
         [ $load = hogs ] && hogs_on
-        ROW_NCPU=all row 1 $b default-$load -- --steps 1000; shares; probe_keys; worker_load
-        ROW_NCPU=all row 1 $b report-$load report -- --steps 1000; shares; probe_keys; worker_load
-        row 1 $b gpu-$load -- --steps 1000
+        ROW_NCPU=all row 1 $b default$sfx -- --steps 1000; shares; probe_keys; worker_load
+        ROW_NCPU=all row 1 $b report$sfx report -- --steps 1000; shares; probe_keys; worker_load
+        row 1 $b gpu$sfx -- --steps 1000
         [ $load = hogs ] && hogs_off
       done
     done
