@@ -1356,8 +1356,13 @@ void multi_batch_destroy(struct multi_batch *batch) {
     struct chunk *k = &batch->chunks[c];
     if (k->id)
       chunk_step_forget(k->id);
-    if (c >= batch->n_chunks - batch->cpu_chunks && k->voltage_handle)
-      placement_forget_home(k->voltage_handle);
+    /* no handle keeps a home once unregistered (StarPU may reuse it: the share's probe makes and
+     * unregisters a batch before the run's) */
+    const starpu_data_handle_t homed[] = {k->ints_handle, k->voltage_handle, k->factor_handle,
+                                          k->contribution_handle, k->gates_handle};
+    for (size_t h = 0; h < sizeof homed / sizeof homed[0]; h++)
+      for (int p = 0; homed[h] && p < (partitioned ? batch->levels.n_levels : 1); p++)
+        placement_forget_home(partitioned ? starpu_data_get_sub_data(homed[h], 1, p) : homed[h]);
     unregister(k->ints_handle, partitioned, 0);
     unregister(k->voltage_handle, partitioned, 1);
     unregister(k->factor_handle, partitioned, 0);
