@@ -519,6 +519,16 @@ int main(int argc, char **argv) {
         printf(" GPU %d %lld,", g, runtime_tasks_on_gpu(g));
       printf(" CPU cores %lld\n", runtime_tasks_on_cpus());
     }
+    /* The cores' own chunks, and what the multi share's probe found (runtime/multi_batch.h) */
+    if (ops.cpu_share_neurons > 0 && runtime_gpu_count() > 0) {
+      printf("CPU cores' share: %d neurons", ops.cpu_share_neurons);
+      if (ops.probe_predicted_us > 0.0)
+        printf(" (probed before the run: a round of %d neurons kept the cores %.1f ms against "
+               "%.1f predicted%s)",
+               ops.probed_neurons, ops.probe_measured_us / 1e3, ops.probe_predicted_us / 1e3,
+               ops.probed_neurons != ops.cpu_share_neurons ? ", so cut again" : "");
+      printf("\n");
+    }
     double *v = malloc((size_t)morphologies[0].n_compartments * sizeof(double));
     ops.voltage(ops.batch, 0, v);
     printf("soma of neuron 0 (%s) at t = %g ms: %.6f mV\n", morphologies[0].name,
