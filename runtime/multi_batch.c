@@ -607,19 +607,6 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                              const struct level_step_arguments *step, int sample_row,
                              int step_number, int steps, int run_step, double t0_ms);
 
-/* The CPU workers' time executing tasks since the last read (StarPU restarts its counts at each
- * read; runtime_count_tasks reads after the run). */
-static double cpu_workers_executing_us(void) {
-  double us = 0.0;
-  for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
-    struct starpu_profiling_worker_info info;
-    if (starpu_worker_get_type(w) == STARPU_CPU_WORKER &&
-        starpu_profiling_worker_get_info(w, &info) == 0)
-      us += starpu_timing_timespec_to_us(&info.executing_time);
-  }
-  return us;
-}
-
 /* The cores' share as cut (its `chunks` chunks of `sizes` neurons, `neurons` in all) measured
  * before the batch is built: the same chunks (the copies of the same cells, laid out by morphology
  * where the share is) built apart and run on the CPU workers alone, a round to warm up and
@@ -664,10 +651,10 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     return status;
   struct level_step_arguments args = step_arguments_of(sample);
   const int first = sample->n_chunks - sample->cpu_chunks;
-  cpu_workers_executing_us(); /* what ran before */
+  runtime_cpu_executing_us(); /* what ran before */
   for (int round = 0; round <= MULTI_SHARE_PROBE_ROUNDS && !status; round++) {
     if (round == 1)
-      cpu_workers_executing_us(); /* the warm-up round's */
+      runtime_cpu_executing_us(); /* the warm-up round's */
     for (int c = first; c < sample->n_chunks && !status; c++) {
       sample->chunks[c].where = STARPU_CPU;
       status = submit_chunk_task(sample, &sample->chunks[c], c, &args, -1, round * shape->steps + 1,
@@ -675,7 +662,7 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     }
     starpu_task_wait_for_all();
   }
-  const double executing_us = cpu_workers_executing_us();
+  const double executing_us = runtime_cpu_executing_us();
   /* each chunk by its values (a chunk of copies of a small cell holds more neurons) */
   const struct level_batch *lb = &sample->levels;
   double predicted = 0.0;

@@ -305,6 +305,17 @@ void runtime_count_tasks(void) {
   }
 }
 
+double runtime_cpu_executing_us(void) {
+  double us = 0.0;
+  for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
+    struct starpu_profiling_worker_info info;
+    if (starpu_worker_get_type(w) == STARPU_CPU_WORKER &&
+        starpu_profiling_worker_get_info(w, &info) == 0)
+      us += starpu_timing_timespec_to_us(&info.executing_time);
+  }
+  return us;
+}
+
 long long runtime_tasks_on_gpu(int i) {
   return tasks_on_cpus < 0 || i < 0 || i >= noted_gpus ? -1 : tasks_on_gpu[i];
 }

@@ -81,6 +81,11 @@ const char *runtime_gpu_name(int i);
 void runtime_count_tasks(void);
 long long runtime_tasks_on_gpu(int i);
 long long runtime_tasks_on_cpus(void);
+/* The CPU workers' time executing tasks (microseconds, all of them) since StarPU's profiling
+ * counts were last read, which this reads: the tasks it covers are left out of
+ * runtime_count_tasks's counts (the multi share's probe, before a run). 0 with STARPU_PROFILING=0.
+ */
+double runtime_cpu_executing_us(void);
 /* CPU worker i's share of those (StarPU's CPU workers in their order): its tasks and the ms it
  * spent executing them. Returns 0, or -1 when not counted (as above) or i is no CPU worker. */
 int runtime_cpu_worker_load(int i, long long *tasks, double *executing_ms);
