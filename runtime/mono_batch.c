@@ -150,6 +150,10 @@ struct mono_batch {
   int *chunk_first;
   int interleaved_chunks; /* the first chunks, stored interleaved (interleaved_chunks_of) */
   int share_uncalibrated; /* a share was chosen, but the models cannot cut it yet */
+  /* The share's probe (share_probe): its first cut's neurons, the cores' time over a round of
+   * its chunks measured and predicted (microseconds; 0 and 0: no probe ran). */
+  int probed_neurons;
+  double probe_measured_us, probe_predicted_us;
   struct probe_set probes;
   struct spike_set spikes; /* with spike detection: one record per chunk */
   int steps_done;          /* steps submitted so far: the number of the next one less 1 */
@@ -275,14 +279,83 @@ static int own_values_make(struct mono_batch *batch, const struct mono_batch_con
 struct chunk_shape {
   struct step_arguments args;
   int steps; /* the steps a task of a CPU-sized chunk would advance */
+  /* The cores' predictions times this (share_probe: what the cores measured over what the models
+   * predicted for the share's round, where the two differ; 1 otherwise). */
+  double core_scale;
 };
 
 static double predict_chunk(const void *context, int neurons, int worker) {
   const struct chunk_shape *shape = context;
   if (!runtime_calibrating() && !hines_step_measured(&shape->args, shape->steps, worker))
     return NAN;
-  return hines_step_expected_us(&shape->args, shape->steps,
-                                (double)neurons * shape->args.geometry.n_compartments, worker);
+  const double us = hines_step_expected_us(
+      &shape->args, shape->steps, (double)neurons * shape->args.geometry.n_compartments, worker);
+  return starpu_worker_get_type(worker) == STARPU_CPU_WORKER ? shape->core_scale * us : us;
+}
+
+/* The cores' share as cut (the plan's CPU chunks, `neurons` neurons) measured before the batch
+ * runs, as the multi share's is (multi_batch.c, share_probe): a batch of those neurons in the
+ * same layout, cut as the cores' chunks are (placement_cores_plan: equal chunks, as many a CPU
+ * worker as the share's), run on the CPU workers alone, a round to warm up and
+ * PLACEMENT_SHARE_PROBE_ROUNDS rounds of tasks of shape->steps steps. *measured_us: the CPU
+ * workers' time executing a round (StarPU's profiling); *predicted_us: the same predicted by the
+ * models the cut went by, before the rounds ran (the size model records the probe's tasks too).
+ * Both 0 where no probe could be made (profiling off, no CPU worker). Why: the cores' speed
+ * changes from run to run and with what else runs on the host, while the GPU's holds; a cut from
+ * the models' mean over past runs then makes the cores late every round. */
+_Static_assert(PLACEMENT_CPU_ALONE_CHUNKS_PER_CORE == PLACEMENT_CPU_CHUNKS_PER_CORE,
+               "the share's probe cuts its chunks as the cores alone do");
+static int share_probe(const struct mono_batch_config *config, const struct chunk_shape *shape,
+                       int neurons, double *measured_us, double *predicted_us,
+                       struct hines_error *err) {
+  *measured_us = *predicted_us = 0.0;
+  const int cpu_worker = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
+  if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE || cpu_worker < 0 || neurons < 1)
+    return HINES_OK;
+  struct mono_batch_config probe = *config;
+  probe.n_neurons = neurons;
+  probe.first_neuron = probe.total_neurons = 0;
+  probe.neurons_per_task = 0;
+  probe.cores_alone = 1;
+  probe.cpu_share = PLACEMENT_SHARE_OFF;
+  probe.interleaved_chunks = 0;
+  probe.task_steps = shape->steps;
+  struct mono_batch *sample = NULL;
+  int status = mono_batch_create(&probe, &sample, err);
+  if (status)
+    return status;
+  double predicted = 0.0;
+  for (int c = 0; c < sample->n_chunks; c++) {
+    sample->where[c] = STARPU_CPU;
+    const int last = c + 1 < sample->n_chunks ? sample->chunk_first[c + 1] : neurons;
+    predicted += predict_chunk(shape, last - sample->chunk_first[c], cpu_worker);
+  }
+  runtime_cpu_executing_us(); /* what ran before */
+  status = mono_batch_run(sample, shape->steps, 0.0);
+  starpu_task_wait_for_all();
+  runtime_cpu_executing_us(); /* the warm-up round's */
+  if (!status)
+    status = mono_batch_run(sample, PLACEMENT_SHARE_PROBE_ROUNDS * shape->steps, 0.0);
+  starpu_task_wait_for_all();
+  const double executing_us = runtime_cpu_executing_us();
+  mono_batch_destroy(sample);
+  if (status)
+    return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
+  if (isfinite(predicted) && predicted > 0.0 && executing_us > 0.0) {
+    *measured_us = executing_us / PLACEMENT_SHARE_PROBE_ROUNDS;
+    *predicted_us = predicted;
+  }
+  return HINES_OK;
+}
+
+/* Neurons in a plan's CPU chunks, the batch's last (padding units counted out). */
+static int plan_cpu_neurons(const struct placement_plan *plan, const struct layout_matrix *m,
+                            int n_neurons) {
+  int gpu_units = 0;
+  for (int c = 0; c < plan->n_chunks - plan->cpu_chunks; c++)
+    gpu_units += plan->units[c];
+  const long long left = (long long)n_neurons - (long long)gpu_units * m->neurons_per_unit;
+  return plan->cpu_chunks > 0 && left > 0 ? (int)left : 0;
 }
 
 /* Whether a share chosen for `shape` got no chunk because the models have not measured its
@@ -412,7 +485,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   }
 
   const struct chunk_shape proto = {.args = step_arguments_of(batch),
-                                    .steps = placement_share_task_steps(config->task_steps)};
+                                    .steps = placement_share_task_steps(config->task_steps),
+                                    .core_scale = 1.0};
   const int share =
       placement_share_chosen(config->cpu_share, config->n_neurons, (long long)config->n_neurons * n,
                              model->channels.placement != PLACE_NONE, config->window);
@@ -427,6 +501,29 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   if (planned) {
     mono_batch_destroy(batch);
     return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
+  if (share && MONO_SHARE_PROBE && !config->cores_alone && batch->plan.cpu_chunks > 0 &&
+      !runtime_calibrating()) {
+    /* The cores' speed in this run (share_probe): the cut again where it differs. */
+    batch->probed_neurons = plan_cpu_neurons(&batch->plan, &batch->matrix, config->n_neurons);
+    status = share_probe(config, &proto, batch->probed_neurons, &batch->probe_measured_us,
+                         &batch->probe_predicted_us, err);
+    if (status) {
+      mono_batch_destroy(batch);
+      return status;
+    }
+    struct chunk_shape scaled = proto;
+    scaled.core_scale =
+        placement_share_probe_scale(batch->probe_measured_us, batch->probe_predicted_us);
+    if (MONO_SHARE_PROBE > 1 && scaled.core_scale != 1.0) {
+      placement_plan_free(&batch->plan);
+      if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,
+                              plan_units(&batch->matrix, config->n_neurons),
+                              batch->matrix.neurons_per_unit, predict_chunk, &scaled)) {
+        mono_batch_destroy(batch);
+        return hines_fail(err, HINES_FAILURE, "out of memory");
+      }
+    }
   }
   plan_cover_padding(&batch->plan, &batch->matrix, config->n_neurons);
   batch->share_uncalibrated = share && batch->plan.cpu_chunks == 0 &&
@@ -531,6 +628,13 @@ int mono_batch_task_steps(const struct mono_batch *batch) {
 int mono_batch_cpu_share_neurons(const struct mono_batch *batch) {
   const int first = batch->n_chunks - batch->plan.cpu_chunks;
   return batch->plan.cpu_chunks ? batch->config.n_neurons - batch->chunk_first[first] : 0;
+}
+
+void mono_batch_share_probe(const struct mono_batch *batch, int *first_neurons, double *measured_us,
+                            double *predicted_us) {
+  *first_neurons = batch->probed_neurons;
+  *measured_us = batch->probe_measured_us;
+  *predicted_us = batch->probe_predicted_us;
 }
 
 int mono_batch_interleaved_chunks(const struct mono_batch *batch) {

@@ -94,6 +94,20 @@ int mono_batch_task_steps(const struct mono_batch *batch);
 /* Neurons in the chunks cut for CPU cores beside the GPUs (the trailing chunks; 0 without a
  * share). */
 int mono_batch_cpu_share_neurons(const struct mono_batch *batch);
+/* The cores' share is measured before the batch runs (share_probe in mono_batch.c: a batch of
+ * the share's neurons cut as the cores' chunks are, run on the CPU workers alone for
+ * PLACEMENT_SHARE_PROBE_ROUNDS rounds after one to warm up), outside calibration runs, and cut
+ * again where the cores' time differs from what the models predicted
+ * (placement_share_probe_scale), as the multi share's (multi_batch.h, MULTI_SHARE_PROBE).
+ * MONO_SHARE_PROBE 0: no probe; 1: measured and reported, the cut kept (a build to compare with);
+ * 2: the cut made again. */
+#ifndef MONO_SHARE_PROBE
+#define MONO_SHARE_PROBE 2
+#endif
+/* The share's probe: the neurons of its first cut, and the cores' time executing a round of it,
+ * measured and predicted (microseconds; 0 and 0: no probe ran). */
+void mono_batch_share_probe(const struct mono_batch *batch, int *first_neurons, double *measured_us,
+                            double *predicted_us);
 /* The chunks stored interleaved in a block-layout batch (interleaved_chunks). */
 int mono_batch_interleaved_chunks(const struct mono_batch *batch);
 /* 1 when the cores' share was chosen (placement_share_chosen) beside GPUs but none was cut

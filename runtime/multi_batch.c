@@ -610,8 +610,8 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
 /* The cores' share as cut (its `chunks` chunks of `sizes` neurons, `neurons` in all) measured
  * before the batch is built: the same chunks (the copies of the same cells, laid out by morphology
  * where the share is) built apart and run on the CPU workers alone, a round to warm up and
- * MULTI_SHARE_PROBE_ROUNDS rounds of every chunk's task of shape->steps steps. *measured_us: the
- * CPU workers' time executing a round's tasks (StarPU's profiling); *predicted_us: the same
+ * PLACEMENT_SHARE_PROBE_ROUNDS rounds of every chunk's task of shape->steps steps. *measured_us:
+ * the CPU workers' time executing a round's tasks (StarPU's profiling); *predicted_us: the same
  * predicted by the models the cut went by. Both 0 where no probe could be made (profiling off, a
  * share too small to lay out apart). Why: the cores' tasks ran up to 45 % longer in some runs
  * than in others on the H200 machine, in streaks of several runs, while the GPU's time held
@@ -651,8 +651,18 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     return status;
   struct level_step_arguments args = step_arguments_of(sample);
   const int first = sample->n_chunks - sample->cpu_chunks;
+  /* Predicted before the rounds run: the size model records every task it sees, and the probe's
+   * own tasks, at the very sizes predicted, would pull the prediction toward what they measure
+   * (all the way where those sizes had no measurement yet). Each chunk by its values (a chunk of
+   * copies of a small cell holds more neurons). */
+  const struct level_batch *lb = &sample->levels;
+  double predicted = 0.0;
+  for (int c = first; c < sample->n_chunks; c++)
+    predicted += predict_chunk_values(
+        shape, (double)lb->element_offset[(size_t)c * (lb->n_levels + 1) + lb->n_levels],
+        cpu_worker);
   runtime_cpu_executing_us(); /* what ran before */
-  for (int round = 0; round <= MULTI_SHARE_PROBE_ROUNDS && !status; round++) {
+  for (int round = 0; round <= PLACEMENT_SHARE_PROBE_ROUNDS && !status; round++) {
     if (round == 1)
       runtime_cpu_executing_us(); /* the warm-up round's */
     for (int c = first; c < sample->n_chunks && !status; c++) {
@@ -663,18 +673,11 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     starpu_task_wait_for_all();
   }
   const double executing_us = runtime_cpu_executing_us();
-  /* each chunk by its values (a chunk of copies of a small cell holds more neurons) */
-  const struct level_batch *lb = &sample->levels;
-  double predicted = 0.0;
-  for (int c = first; c < sample->n_chunks; c++)
-    predicted += predict_chunk_values(
-        shape, (double)lb->element_offset[(size_t)c * (lb->n_levels + 1) + lb->n_levels],
-        cpu_worker);
   multi_batch_destroy(sample);
   if (status)
     return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
   if (isfinite(predicted) && predicted > 0.0 && executing_us > 0.0) {
-    *measured_us = executing_us / MULTI_SHARE_PROBE_ROUNDS;
+    *measured_us = executing_us / PLACEMENT_SHARE_PROBE_ROUNDS;
     *predicted_us = predicted;
   }
   return HINES_OK;

@@ -169,10 +169,10 @@ struct multi_batch;
 #endif
 #define MULTI_SHARE_REST_GROWTH 0.2
 /* The cores' share is measured before the batch is built (share_probe in multi_batch.c: the
- * share's chunks built apart and run on the CPU workers alone for MULTI_SHARE_PROBE_ROUNDS rounds
- * after one to warm up), outside calibration runs, and cut again where the cores' time differs
- * from what the models predicted (placement_share_probe_scale). MULTI_SHARE_PROBE 0: no probe;
- * 1: measured and reported, the cut kept (a build to compare with); 2: the cut made again.
+ * share's chunks built apart and run on the CPU workers alone for PLACEMENT_SHARE_PROBE_ROUNDS
+ * rounds after one to warm up), outside calibration runs, and cut again where the cores' time
+ * differs from what the models predicted (placement_share_probe_scale). MULTI_SHARE_PROBE 0: no
+ * probe; 1: measured and reported, the cut kept (a build to compare with); 2: the cut made again.
  * Measured on the H200 machine against the cut kept (probe86, BENCHMARKS.md, "The multi share
  * measured before it is cut"; nine mixes of ~82 M, fresh homes, three calibration runs): 37 quiet
  * rounds 0.978-1.063x the GPU alone, 3 below 1.00x, against 0.805-1.061x and 5 below; beside three
@@ -180,7 +180,6 @@ struct multi_batch;
 #ifndef MULTI_SHARE_PROBE
 #define MULTI_SHARE_PROBE 2
 #endif
-#define MULTI_SHARE_PROBE_ROUNDS 3
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

@@ -373,10 +373,10 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
  * the GPU alone at 82 M gained 0-3.9 % (six cells) but at 41 M lost up to 5.4 % (B x 4,165), and
  * two GPUs at 82 M each lost up to 6.4 % (the six cells; C gained 1 %). */
 int placement_level_arranged(int asked, int gpus, int share);
-/* What the multi share's cut scales the cores' predictions by once its probe measured a round
- * of the cores' chunks (`measured_us`) against the models' prediction (`predicted_us`): 1 where
- * either is not positive or they agree within PLACEMENT_SHARE_PROBE_BAND either way, else their
- * ratio, no less than PLACEMENT_SHARE_PROBE_LEAST (a probe that ran fast gives the cores more
+/* What a share's cut (multi or mono) scales the cores' predictions by once its probe measured a
+ * round of the cores' chunks (`measured_us`) against the models' prediction (`predicted_us`): 1
+ * where either is not positive or they agree within PLACEMENT_SHARE_PROBE_BAND either way, else
+ * their ratio, no less than PLACEMENT_SHARE_PROBE_LEAST (a probe that ran fast gives the cores more
  * only as far as the cut's slack, PLACEMENT_LEVEL_SHARE_ENDS_BY, covers if the run is not as
  * fast). In the quiet rounds of probe86 (H200 machine, nine mixes) 48 of 74 probes read
  * within 10 % of the prediction, the cut then kept. */
@@ -385,6 +385,9 @@ double placement_share_probe_scale(double measured_us, double predicted_us);
 #define PLACEMENT_SHARE_PROBE_BAND 0.1
 #endif
 #define PLACEMENT_SHARE_PROBE_LEAST 0.8
+/* Rounds of the cores' chunks a share's probe times (multi_batch.c and mono_batch.c, share_probe),
+ * after one to warm up. */
+#define PLACEMENT_SHARE_PROBE_ROUNDS 3
 /* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
  * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`
  * as it is); past it at least `at_largest` (the model's prediction there) in proportion to size,

@@ -511,6 +511,8 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
   ops->cpu_share_neurons = mono_batch_cpu_share_neurons(batch);
   ops->interleaved_chunks = mono_batch_interleaved_chunks(batch);
   ops->share_uncalibrated = mono_batch_share_uncalibrated(batch);
+  mono_batch_share_probe(batch, &ops->probed_neurons, &ops->probe_measured_us,
+                         &ops->probe_predicted_us);
   return HINES_OK;
 }
 

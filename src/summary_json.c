@@ -504,9 +504,9 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   /* a share chosen, none cut yet: the models lack this batch's measurements (--calibrate) */
   key_bool(&j, "cpu_share_uncalibrated", r->share_uncalibrated);
   if (r->probe_predicted_us > 0.0) {
-    /* multi: the cores' share measured before the batch was built (runtime/multi_batch.h,
-     * MULTI_SHARE_PROBE): a round of its chunks on the cores, measured and predicted, and the
-     * neurons of the cut before it (cpu_share_neurons: after) */
+    /* the cores' share measured before the batch ran (runtime/multi_batch.h, MULTI_SHARE_PROBE;
+     * runtime/mono_batch.h, MONO_SHARE_PROBE): a round of its chunks on the cores, measured and
+     * predicted, and the neurons of the cut before it (cpu_share_neurons: after) */
     key_measured(&j, "share_probe_measured_ms", r->probe_measured_us / 1e3);
     key_measured(&j, "share_probe_predicted_ms", r->probe_predicted_us / 1e3);
     key_int(&j, "share_probed_neurons", r->probed_neurons);

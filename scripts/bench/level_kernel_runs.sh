@@ -352,6 +352,13 @@
 #             HOGS (default 3) other processes copying 512 MiB arrays on the host (PyTorch, one
 #             thread each: cores slower than the models say, as in the share's slow runs;
 #             LOADS=quiet for the quiet rounds alone)
+#   probe87   (one GPU) the mono share's probe (MONO_SHARE_PROBE) and the multi probe's
+#             prediction made before its rounds: the probes of a mono share that ran it against
+#             the GPU alone's (medium-high x 100,000, --cpu-share on); then per mono batch (MONO;
+#             SHARE_ON=1 adds --cpu-share on) a fresh home, two --calibrate runs, and ROUNDS rounds
+#             of the default, hinestask_report (probes measured, cuts kept) and the GPU alone,
+#             quiet and beside HOGS memory-copying processes (LOADS); then the multi mixes
+#             (MIXES, probe86's rows, quiet)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3725,7 +3732,7 @@ if [ "$mode" = alone83 ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
-if [ "$mode" = probe85 ] || [ "$mode" = probe86 ]; then
+if [ "$mode" = probe85 ] || [ "$mode" = probe86 ] || [ "$mode" = probe87 ]; then
   probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   hog_pids=()
   hogs_on() {
@@ -3736,11 +3743,33 @@ while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
     sleep 4
   }
   hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
+  loads=(${LOADS:-quiet hogs}); [ $mode = probe85 ] && loads=(plain) # probe85: no load, labels without one
+  if [ $mode = probe87 ]; then
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    share_probes mono-100000 --mode mono --morph synthetic:medium-high --neurons 100000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 60000:5 --probe 99999:300 --probe-every 0.2
+    echo "mono-100000 cpu+gpu probe: $(probe_keys)"
+    for b in ${MONO-monoc-medium-high-256000 monoc-medium-high-256000-hh monoc-medium-high-128000-hh monoc-small-high-1000000 monoc-medium-high-200000-hh}; do
+      on=(); [ "${SHARE_ON:-0}" = 1 ] && on=(--cpu-share on)
+      st=(--steps 1000); case $b in *-hh) st=(--steps 300) ;; esac
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate "${on[@]}"; shares; done
+      for rep in $(seq ${ROUNDS:-3}); do
+        for load in "${loads[@]}"; do
+          [ $load = hogs ] && hogs_on
+          ROW_NCPU=all row 1 $b default-$load -- "${st[@]}" "${on[@]}"; shares; probe_keys; worker_load
+          ROW_NCPU=all row 1 $b report-$load report -- "${st[@]}" "${on[@]}"; shares; probe_keys; worker_load
+          row 1 $b gpu-$load -- "${st[@]}"
+          [ $load = hogs ] && hogs_off
+        done
+      done
+    done
+    loads=(quiet)
+  else
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
   share_probes six-4000 --mode multi "${six[@]}" --neurons 4000 --hh none --steps 160 --stim-amp 1 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
   echo "six-4000 cpu+gpu probe: $(probe_keys)"
-  loads=(${LOADS:-quiet hogs}); [ $mode = probe85 ] && loads=(plain) # probe85: no load, labels without one
-  for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330}; do
+  fi
+  for b in ${MIXES-A-8820 random-23585 E-18711 B-8330}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
     for rep in $(seq ${ROUNDS:-3}); do
