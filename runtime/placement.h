@@ -384,7 +384,9 @@ double placement_share_probe_scale(double measured_us, double predicted_us);
 #ifndef PLACEMENT_SHARE_PROBE_BAND
 #define PLACEMENT_SHARE_PROBE_BAND 0.1
 #endif
+#ifndef PLACEMENT_SHARE_PROBE_LEAST
 #define PLACEMENT_SHARE_PROBE_LEAST 0.8
+#endif
 /* Rounds of the cores' chunks a share's probe times (multi_batch.c and mono_batch.c, share_probe),
  * after one to warm up. */
 #define PLACEMENT_SHARE_PROBE_ROUNDS 3

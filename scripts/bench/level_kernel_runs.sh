@@ -356,7 +356,8 @@
 #             prediction made before its rounds: the probes of a mono share that ran it against
 #             the GPU alone's (medium-high x 100,000, --cpu-share on); then per mono batch (MONO;
 #             SHARE_ON=1 adds --cpu-share on) a fresh home, two --calibrate runs, and ROUNDS rounds
-#             of the default, hinestask_report (probes measured, cuts kept) and the GPU alone,
+#             of the default, hinestask_report (probes measured, cuts kept; VARIANTS: the
+#             builds, default report) and the GPU alone,
 #             quiet and beside HOGS memory-copying processes (LOADS); then the multi mixes
 #             (MIXES, probe86's rows, quiet)
 set -uo pipefail
@@ -3757,7 +3758,9 @@ while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
         for load in "${loads[@]}"; do
           [ $load = hogs ] && hogs_on
           ROW_NCPU=all row 1 $b default-$load -- "${st[@]}" "${on[@]}"; shares; probe_keys; worker_load
-          ROW_NCPU=all row 1 $b report-$load report -- "${st[@]}" "${on[@]}"; shares; probe_keys; worker_load
+          for v in ${VARIANTS:-report}; do
+            ROW_NCPU=all row 1 $b $v-$load $v -- "${st[@]}" "${on[@]}"; shares; probe_keys; worker_load
+          done
           row 1 $b gpu-$load -- "${st[@]}"
           [ $load = hogs ] && hogs_off
         done

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The multi share's probe rounds (scripts/bench/level_kernel_runs.sh modes probe85, probe86).
+"""The shares' probe rounds (scripts/bench/level_kernel_runs.sh modes probe85, probe86, probe87).
 
 Usage: scripts/bench/probe_rounds.py LOG... (the modes' logs: CSV rows, each share row followed
 by its JSON's shares, probe keys and CPU workers' loads)
@@ -7,8 +7,10 @@ by its JSON's shares, probe keys and CPU workers' loads)
 Prints, per share row, its ms a step, the GPU alone's of the same round and load, their ratio
 (the GPU alone's ms over the share's), the cores' neurons as run and as probed, the probe's
 measured over predicted, and the median CPU worker's ms executing; then, per label kind
-(default: the cut made again, report: the probe measured and the cut kept) and load (quiet, hogs),
-the rounds, min, median, max, rounds at 1.03x or more and below 1.00x.
+and load (quiet, hogs),
+the rounds, min, median, max, rounds at 1.03x or more and below 1.00x; mono batches (monoc-) and
+multi mixes apart. Kinds: default (the cut made again), report (the probe measured and the cut
+kept), shrink (probe87's build whose probe only shrinks the cut).
 """
 import re
 import statistics
@@ -48,7 +50,7 @@ def main():
                 load = r["label"].split("-")[1] if "-" in r["label"] else "quiet"
                 gpu[(r["batch"], r["rep"], load)] = r["ms"]
         for r in rows:
-            if not r["label"].startswith(("default", "report")):
+            if not r["label"].startswith(("default", "report", "shrink")):
                 continue
             kind, _, load = r["label"].partition("-")
             load = load or "quiet"
@@ -56,15 +58,16 @@ def main():
             if not g:
                 continue
             ratio = g / r["ms"]
-            kinds[(kind, load)].append((ratio, r["batch"]))
+            solver = "mono" if r["batch"].startswith("monoc-") else "multi"
+            kinds[(solver, kind, load)].append((ratio, r["batch"]))
             print("%-13s %-14s %s %.4f gpu %.4f %.3fx cores %s probed %s probe %s executing %s" % (
                 r["batch"], r["label"], r["rep"], r["ms"], g, ratio, r.get("share"), r.get("probed"),
                 "%.3f" % r["probe"] if "probe" in r else "-",
                 "%.0f" % r["executing"] if "executing" in r else "-"))
     for key in sorted(kinds):
         v = sorted(x for x, _ in kinds[key])
-        print("%s %s: %d rounds, min %.3f median %.3f max %.3f, %d at 1.03x or more, %d below 1.00x (%s)" % (
-            key[0], key[1], len(v), v[0], statistics.median(v), v[-1], sum(x >= 1.03 for x in v),
+        print("%s %s %s: %d rounds, min %.3f median %.3f max %.3f, %d at 1.03x or more, %d below 1.00x (%s)" % (
+            key[0], key[1], key[2], len(v), v[0], statistics.median(v), v[-1], sum(x >= 1.03 for x in v),
             sum(x < 1.0 for x in v),
             ", ".join("%s %.3f" % (b, x) for x, b in sorted(kinds[key]) if x < 1.0)))
 
