@@ -676,10 +676,7 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
   multi_batch_destroy(sample);
   if (status)
     return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
-  if (isfinite(predicted) && predicted > 0.0 && executing_us > 0.0) {
-    *measured_us = executing_us / PLACEMENT_SHARE_PROBE_ROUNDS;
-    *predicted_us = predicted;
-  }
+  placement_share_probe_round(executing_us, predicted, measured_us, predicted_us);
   return HINES_OK;
 }
 

@@ -390,6 +390,12 @@ double placement_share_probe_scale(double measured_us, double predicted_us);
 /* Rounds of the cores' chunks a share's probe times (multi_batch.c and mono_batch.c, share_probe),
  * after one to warm up. */
 #define PLACEMENT_SHARE_PROBE_ROUNDS 3
+/* A share's probe's result from the CPU workers' time executing its PLACEMENT_SHARE_PROBE_ROUNDS
+ * rounds (`executing_us`, all workers) and the models' prediction for one round
+ * (`predicted_us`): *round_measured_us a round's, *round_predicted_us the prediction; 0 and 0
+ * (no probe) where either is not a positive finite number. */
+void placement_share_probe_round(double executing_us, double predicted_us,
+                                 double *round_measured_us, double *round_predicted_us);
 /* What the multi share's cut trusts of a core's prediction for a task of `size`: `expected` (the
  * model's) up to `largest`, the largest size the cores were measured at (0: none, `expected`
  * as it is); past it at least `at_largest` (the model's prediction there) in proportion to size,

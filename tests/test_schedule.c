@@ -1212,6 +1212,21 @@ static void share_probe_scales_the_cores(void **state) {
   assert_true(placement_share_probe_scale(predicted, 0.0) == 1.0);
   assert_true(placement_share_probe_scale(NAN, predicted) == 1.0);
   assert_true(placement_share_probe_scale(predicted, INFINITY) == 1.0);
+  /* a probe's rounds: the CPU workers' executing time over its rounds, a round's against the
+   * prediction for one; nothing where either is missing (profiling off, no model) */
+  double round_measured = -1.0, round_predicted = -1.0;
+  placement_share_probe_round(PLACEMENT_SHARE_PROBE_ROUNDS * slow * predicted, predicted,
+                              &round_measured, &round_predicted);
+  assert_true(fabs(round_measured - slow * predicted) < 1e-9 * predicted);
+  assert_true(round_predicted == predicted);
+  assert_true(fabs(placement_share_probe_scale(round_measured, round_predicted) - slow) < 1e-12);
+  const double missing[][2] = {{0.0, predicted}, {predicted, 0.0},      {predicted, NAN},
+                               {NAN, predicted}, {INFINITY, predicted}, {-predicted, predicted}};
+  for (size_t k = 0; k < sizeof missing / sizeof missing[0]; k++) {
+    placement_share_probe_round(missing[k][0], missing[k][1], &round_measured, &round_predicted);
+    assert_true(round_measured == 0.0 && round_predicted == 0.0);
+    assert_true(placement_share_probe_scale(round_measured, round_predicted) == 1.0);
+  }
 }
 
 static void chunks_start_on_whole_warps(void **state) {
