@@ -132,8 +132,13 @@ static int interleaved_chunks_of(const struct mono_batch_config *config,
                                  const struct placement_plan *plan) {
   if (config->layout != BATCH_LAYOUT_BLOCK)
     return 0;
+  /* The GPUs' chunks; every chunk where the cores got none (a share the models could not cut
+   * yet, or one the probe left nothing), as the GPU alone would store them (with HH 1.3-6.6 %
+   * faster than blocks), but for chunks of a --task-neurons size, which a core may run. */
   if (config->interleaved_chunks == MONO_INTERLEAVE_GPU_CHUNKS)
-    return plan->cpu_chunks > 0 ? plan->n_chunks - plan->cpu_chunks : 0;
+    return plan->cpu_chunks > 0           ? plan->n_chunks - plan->cpu_chunks
+           : config->neurons_per_task > 0 ? 0
+                                          : plan->n_chunks;
   if (config->interleaved_chunks < 0)
     return 0;
   return config->interleaved_chunks < plan->n_chunks ? config->interleaved_chunks : plan->n_chunks;

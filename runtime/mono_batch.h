@@ -30,7 +30,8 @@ struct mono_batch_config {
   int cores_alone;
   /* Chunks of a block-layout batch stored interleaved instead, each one block as wide as the
    * chunk (what a GPU runs fastest with channels, while the cores keep their cache-sized
-   * blocks): MONO_INTERLEAVE_GPU_CHUNKS the chunks cut for GPUs when the cores have a share,
+   * blocks): MONO_INTERLEAVE_GPU_CHUNKS the chunks cut for GPUs when the cores have a share
+   * (every chunk when none was cut, unless --task-neurons sized them),
    * k > 0 the first k chunks (tests: the storage never changes the bits), 0 none. */
   int interleaved_chunks;
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
