@@ -259,17 +259,20 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
   return placement_plan_make_for(plan, &workers, 0, n_neurons, n_neurons, 1, predict, context);
 }
 
+/* Both a probe's times are numbers it can go by: positive and finite. */
+static int probe_times_usable(double measured_us, double predicted_us) {
+  return isfinite(measured_us) && measured_us > 0.0 && isfinite(predicted_us) && predicted_us > 0.0;
+}
+
 void placement_share_probe_round(double executing_us, double predicted_us,
                                  double *round_measured_us, double *round_predicted_us) {
-  const int usable =
-      isfinite(executing_us) && executing_us > 0.0 && isfinite(predicted_us) && predicted_us > 0.0;
+  const int usable = probe_times_usable(executing_us, predicted_us);
   *round_measured_us = usable ? executing_us / PLACEMENT_SHARE_PROBE_ROUNDS : 0.0;
   *round_predicted_us = usable ? predicted_us : 0.0;
 }
 
 double placement_share_probe_scale(double measured_us, double predicted_us) {
-  if (!(measured_us > 0.0) || !(predicted_us > 0.0) || !isfinite(measured_us) ||
-      !isfinite(predicted_us))
+  if (!probe_times_usable(measured_us, predicted_us))
     return 1.0;
   const double ratio = measured_us / predicted_us;
   if (fabs(ratio - 1.0) <= PLACEMENT_SHARE_PROBE_BAND)

@@ -519,8 +519,7 @@ int main(int argc, char **argv) {
         printf(" GPU %d %lld,", g, runtime_tasks_on_gpu(g));
       printf(" CPU cores %lld\n", runtime_tasks_on_cpus());
     }
-    /* The cores' own chunks, and what the share's probe found (runtime/mono_batch.h, multi_batch.h)
-     */
+    /* The cores' own chunks, and what the share's probe found (mono_batch.h, multi_batch.h) */
     if (ops.cpu_share_neurons > 0 && runtime_gpu_count() > 0) {
       printf("CPU cores' share: %d neurons", ops.cpu_share_neurons);
       if (ops.probe_predicted_us > 0.0)

@@ -38,7 +38,7 @@ struct batch_ops {
   int aligned_neurons;    /* multi: neurons in GPU chunks of aligned rows (0: none) */
   int interleaved_chunks; /* mono: block-layout chunks stored interleaved (the GPU's) */
   int share_uncalibrated; /* mono: a share chosen, none cut: the models lack measurements */
-  int probed_neurons;     /* multi: the share's first cut, probed (multi_batch_share_probe) */
+  int probed_neurons;     /* the cores' share's first cut, probed (*_batch_share_probe) */
   double probe_measured_us, probe_predicted_us; /* ... a round of it on the cores (0: none) */
   int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
   int level_kernel;       /* multi: the chunk tasks' enum level_kernel (auto resolved) */
