@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 #include <string.h>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include "mechanisms.h"
 
@@ -29,6 +32,94 @@ static inline int channel_shapes_are_constant(const struct channel_set *set) {
   return 1;
 }
 
+/* The rate table's values of `width` lanes as columns: columns[j][k] = table[entry[k] + first +
+ * j] for j < n_values, a copy of what each lane reads from its own entry. The gates' update then
+ * reads a column with one vector load where it read each lane's value through a gather (or,
+ * where GCC's tuning has no gathers, -mtune=generic, a scalar load per lane inserted into the
+ * vector): HH on the CPU workers spent about 60 % of its time in those loads (perf, dev
+ * machine, mono medium-high x 8,000, blocks). With AVX-512 a lane's four values of a gate are
+ * one 32-byte load and eight lanes' loads are turned into four columns by a transposition in
+ * registers (with AVX alone, four lanes' loads into four columns); the lanes past the last such
+ * group, and machines without AVX, copy value by value. The same numbers are read either way,
+ * so the same bits follow. */
+static inline __attribute__((always_inline)) void
+rate_table_columns_scalar(const double *restrict table, const size_t *restrict entry, size_t first,
+                          int n_values, int begin, int width,
+                          double (*restrict columns)[CHANNEL_LANES_MAX]) {
+  for (int k = begin; k < width; k++)
+    for (int j = 0; j < n_values; j++)
+      columns[j][k] = table[entry[k] + first + (size_t)j];
+}
+
+static inline __attribute__((always_inline)) void
+rate_table_columns(const double *restrict table, const size_t *restrict entry, size_t first,
+                   int n_values, int width, double (*restrict columns)[CHANNEL_LANES_MAX]) {
+  int k = 0;
+#if defined(__AVX512F__)
+  if (n_values % 4 == 0) {
+    /* rows R0..R7 (a lane's 4 values each): Z_i = [R_i | R_i+4], the pairs' unpacks give
+     * T0 = [R0_0 R1_0 R0_2 R1_2 R4_0 R5_0 R4_2 R5_2] and its kin, and a two-source permutation
+     * picks each column's 128-bit pieces from two of them */
+    const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+    const __m512i odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    for (; k + 8 <= width; k += 8) {
+      const double *row[8];
+      for (int i = 0; i < 8; i++)
+        row[i] = table + entry[k + i] + first;
+      for (int j = 0; j < n_values; j += 4) {
+        __m512d z[4];
+        for (int i = 0; i < 4; i++)
+          z[i] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(row[i] + j)),
+                                    _mm256_loadu_pd(row[i + 4] + j), 1);
+        const __m512d t0 = _mm512_unpacklo_pd(z[0], z[1]), t1 = _mm512_unpackhi_pd(z[0], z[1]);
+        const __m512d t2 = _mm512_unpacklo_pd(z[2], z[3]), t3 = _mm512_unpackhi_pd(z[2], z[3]);
+        _mm512_storeu_pd(&columns[j + 0][k], _mm512_permutex2var_pd(t0, even, t2));
+        _mm512_storeu_pd(&columns[j + 1][k], _mm512_permutex2var_pd(t1, even, t3));
+        _mm512_storeu_pd(&columns[j + 2][k], _mm512_permutex2var_pd(t0, odd, t2));
+        _mm512_storeu_pd(&columns[j + 3][k], _mm512_permutex2var_pd(t1, odd, t3));
+      }
+    }
+  }
+#endif
+#if defined(__AVX__)
+  if (n_values % 4 == 0) {
+    /* four lanes: the pairs' unpacks, then each column's two 128-bit halves */
+    for (; k + 4 <= width; k += 4) {
+      const double *row[4];
+      for (int i = 0; i < 4; i++)
+        row[i] = table + entry[k + i] + first;
+      for (int j = 0; j < n_values; j += 4) {
+        const __m256d r0 = _mm256_loadu_pd(row[0] + j), r1 = _mm256_loadu_pd(row[1] + j);
+        const __m256d r2 = _mm256_loadu_pd(row[2] + j), r3 = _mm256_loadu_pd(row[3] + j);
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        _mm256_storeu_pd(&columns[j + 0][k], _mm256_permute2f128_pd(t0, t2, 0x20));
+        _mm256_storeu_pd(&columns[j + 1][k], _mm256_permute2f128_pd(t1, t3, 0x20));
+        _mm256_storeu_pd(&columns[j + 2][k], _mm256_permute2f128_pd(t0, t2, 0x31));
+        _mm256_storeu_pd(&columns[j + 3][k], _mm256_permute2f128_pd(t1, t3, 0x31));
+      }
+    }
+  }
+#endif
+  rate_table_columns_scalar(table, entry, first, n_values, k, width, columns);
+}
+
+/* mechanism_gates_table with lane k's values read from columns (rate_table_columns): the same
+ * fmas on the same numbers. */
+static inline __attribute__((always_inline)) void
+mechanism_gates_columns(const struct mechanism_shape shape,
+                        const double (*restrict columns)[CHANNEL_LANES_MAX], int k, double theta,
+                        double *gates, size_t gate_step) {
+  MECHANISM_UNROLL
+  for (int g = 0; g < MECHANISM_MAX_GATES; g++)
+    if (g < shape.n_gates) {
+      const int at = RATE_TABLE_PER_GATE * g;
+      double *x = &MECHANISM_GATE(gates, g, gate_step);
+      *x = fma(*x, fma(theta, columns[at + 1][k], columns[at + 0][k]),
+               fma(theta, columns[at + 3][k], columns[at + 2][k]));
+    }
+}
+
 /* One mechanism of the set at one compartment over `width` lanes, its shape a constant: the
  * body of channels_row's loop for that mechanism, lane by lane (gates advanced, then its
  * conductance and current added to the lane's row). gates: the mechanism's first gate of lane
@@ -42,10 +133,15 @@ mechanism_lanes(const struct channel_mechanism *mechanism, const struct mechanis
                 size_t gate_step, double *restrict d, double *restrict r, int width) {
   const struct channel_mechanism m = *mechanism; /* a local: the loop's stores cannot change it */
   const size_t first = RATE_TABLE_PER_GATE * (size_t)m.first_gate;
+  double columns[RATE_TABLE_PER_GATE * MECHANISM_MAX_GATES][CHANNEL_LANES_MAX];
+  if (table)
+    rate_table_columns(rate_table, entry, first, RATE_TABLE_PER_GATE * shape.n_gates, width,
+                       columns);
 #pragma omp simd
   for (int k = 0; k < width; k++) {
     if (table)
-      mechanism_gates_table(shape, rate_table, entry[k] + first, theta[k], gates + k, gate_step);
+      mechanism_gates_columns(shape, (const double(*)[CHANNEL_LANES_MAX])columns, k, theta[k],
+                              gates + k, gate_step);
     else
       mechanism_gates_exact(&m, shape, vi[k], dt_ms, gates + k, gate_step);
     double conductance, driven;

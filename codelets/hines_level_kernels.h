@@ -570,16 +570,19 @@ static inline HINES_HOST_DEVICE void level_backward_system(
  * row keeps a private copy of each element's gates (the padding's and the stimulated element's
  * must stay as they are), which keeps GCC 12 from vectorising it ("no vectype"); the
  * multi-morphology HH step on CPU workers spent 60 % of its time there (perf, dev machine, the
- * six cells x 600). hh alone vectorises here; another set placed everywhere (lanes_any) goes
- * through channel_lanes_any in blocks of lanes. */
+ * six cells x 600). hh alone with exact rates vectorises here; hh alone from the table and any
+ * other set placed everywhere (lanes_any) go through channel_lanes_any in blocks of lanes. */
 static inline __attribute__((always_inline)) void level_assemble_row_run(
     int j, int first, int begin, int end, const int *LEVEL_RESTRICT first_rows,
     const int *LEVEL_RESTRICT first_compartments, const double *LEVEL_RESTRICT constants,
     const double *LEVEL_RESTRICT hh_scale, const struct channel_set *channels, double dt_ms,
     double *LEVEL_RESTRICT voltage, double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT gates,
     size_t gate_step, const double *LEVEL_RESTRICT rate_table, int variant, int lanes_any) {
-  if (lanes_any && (variant == CHANNELS_ANY_EXACT || variant == CHANNELS_ANY_TABLE)) {
-    /* any set placed everywhere: blocks of lanes, each mechanism a loop of its own */
+  if (lanes_any && (variant == CHANNELS_ANY_EXACT || variant == CHANNELS_ANY_TABLE ||
+                    variant == CHANNELS_HH_TABLE)) {
+    /* any set placed everywhere, and hh alone from the table (channel_lanes_any reads the
+     * lanes' entries as columns, rate_table_columns): blocks of lanes, each mechanism a loop of
+     * its own */
     for (int block = begin; block < end; block += CHANNEL_LANES_MAX) {
       const int width = end - block < CHANNEL_LANES_MAX ? end - block : CHANNEL_LANES_MAX;
       const int e0 = first + block;
@@ -593,7 +596,7 @@ static inline __attribute__((always_inline)) void level_assemble_row_run(
         membrane_row(constants[at + CONST_DIAGONAL_BASE], constants[at + CONST_C_OVER_DT],
                      constants[at + CONST_LEAK_CURRENT], old_voltage[k], 0.0, &d[k], &r[k]);
       }
-      channel_lanes_any(channels, variant == CHANNELS_ANY_TABLE, rate_table, 1, old_voltage, dt_ms,
+      channel_lanes_any(channels, variant != CHANNELS_ANY_EXACT, rate_table, 1, old_voltage, dt_ms,
                         scale, 1, gates + e0, gate_step, d, r, width);
 #pragma omp simd
       for (int k = 0; k < width; k++) {

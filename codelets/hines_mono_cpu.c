@@ -50,9 +50,12 @@ static void channel_lanes(const struct channel_set *channels, const struct chann
                           double *restrict gates, size_t gate_step, double *restrict d,
                           double *restrict r, int width) {
   const int variant = channel_variant_of(channels, rate_table);
+  /* hh alone from the table too: channel_lanes_any reads the lanes' entries as columns
+   * (rate_table_columns), which channels_row's per-lane loads cannot */
   if (!lanes && constant_shapes &&
-      (variant == CHANNELS_ANY_EXACT || variant == CHANNELS_ANY_TABLE)) {
-    if (variant == CHANNELS_ANY_TABLE)
+      (variant == CHANNELS_ANY_EXACT || variant == CHANNELS_ANY_TABLE ||
+       variant == CHANNELS_HH_TABLE)) {
+    if (variant != CHANNELS_ANY_EXACT)
       channel_lanes_any(channels, 1, rate_table, compartment, vi, dt_ms, &scale, 0, gates,
                         gate_step, d, r, width);
     else

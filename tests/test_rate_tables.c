@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "channel_lanes_cpu.h"
 #include "mechanisms.h"
 #include "testing.h"
 
@@ -237,12 +238,44 @@ static void table_forms_are_the_mod_files(void **state) {
   assert_true(1.0 / (a80 + b80) > 50.0 && 1.0 / (a80 + b80) < 60.0);
 }
 
+/* rate_table_columns, which the CPU kernels' table forms read instead of each lane's entry
+ * (the AVX-512 and AVX transpositions and the copy of the lanes past them), against the table
+ * itself: every lane's values in their columns, for any width, offset and number of values
+ * (4 per gate, 1 to 4 gates: a mechanism's or a whole set's). The table holds distinct values,
+ * so a value from the wrong lane or place fails. */
+static void columns_hold_each_lanes_entry(void **state) {
+  (void)state;
+  enum { table_size = 4096 };
+  double *table = malloc(table_size * sizeof *table);
+  assert_non_null(table);
+  for (int i = 0; i < table_size; i++)
+    table[i] = 1.0 + i + testing_uniform(&seed_state) * 0.5;
+  static double columns[RATE_TABLE_PER_GATE * MECHANISM_MAX_GATES][CHANNEL_LANES_MAX];
+  size_t entry[CHANNEL_LANES_MAX];
+  for (int trial = 0; trial < 400; trial++) {
+    const int width = 1 + testing_below(&seed_state, CHANNEL_LANES_MAX);
+    const int n_values = RATE_TABLE_PER_GATE * (1 + testing_below(&seed_state, 4));
+    const size_t first = RATE_TABLE_PER_GATE * (size_t)testing_below(&seed_state, 4);
+    for (int k = 0; k < width; k++)
+      entry[k] = RATE_TABLE_HEADER + (size_t)testing_below(&seed_state, 3000);
+    memset(columns, 0, sizeof columns);
+    rate_table_columns(table, entry, first, n_values, width, columns);
+    for (int j = 0; j < n_values; j++)
+      for (int k = 0; k < width; k++)
+        if (columns[j][k] != table[entry[k] + first + (size_t)j])
+          fail_msg("width %d, %d values: column %d lane %d holds %.17g, its entry %.17g", width,
+                   n_values, j, k, columns[j][k], table[entry[k] + first + (size_t)j]);
+  }
+  free(table);
+}
+
 int main(void) {
   seed_state = testing_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(table_step_is_close_to_exact),
       cmocka_unit_test(grid_points_and_clamping),
       cmocka_unit_test(table_forms_are_the_mod_files),
+      cmocka_unit_test(columns_hold_each_lanes_entry),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
