@@ -360,6 +360,9 @@
 #             builds, default report) and the GPU alone,
 #             quiet and beside HOGS memory-copying processes (LOADS); then the multi mixes
 #             (MIXES, probe86's rows, quiet)
+#   columns89 (one GPU) the rate table's columns against hinestask_old (the build before them):
+#             CPU workers alone (CPU_BATCHES, CPU_ROUNDS), then the mono HH share (MONO, ROUNDS),
+#             each build calibrated in a home of its own
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3784,6 +3787,37 @@ while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
         row 1 $b gpu$sfx -- --steps 1000
         [ $load = hogs ] && hogs_off
       done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = columns89 ]; then
+  # the rate table's columns (rate_table_columns: each lane's entry read with one load per gate and
+  # transposed, not gathered) against the build before them (hinestask_old): the CPU workers
+  # alone, alternating the builds (HH mono and multi, passive mono as the control, whose code is
+  # the same); then the mono HH share, each build calibrated in its own home, rounds of the
+  # share with the new build, the old one, and the GPU alone
+  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for rep in $(seq ${CPU_ROUNDS:-3}); do
+    for b in ${CPU_BATCHES:-monoc-medium-high-64000-hh six-2000-hh monoc-medium-high-64000}; do
+      ROW_NCPU=all row 0 $b cpu-new -- --steps 100; worker_load
+      ROW_NCPU=all row 0 $b cpu-old old -- --steps 100; worker_load
+    done
+  done
+  for b in ${MONO-monoc-medium-high-128000-hh monoc-medium-high-200000-hh}; do
+    rep=0
+    for v in new old; do
+      export STARPU_HOME=$out/starpu-home-$v; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+      bin=(); [ $v = old ] && bin=(old)
+      for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate-$v "${bin[@]}" -- --steps 200 --calibrate; shares; done
+    done
+    for rep in $(seq ${ROUNDS:-3}); do
+      export STARPU_HOME=$out/starpu-home-new
+      ROW_NCPU=all row 1 $b share-new -- --steps 300; shares; probe_keys; worker_load
+      export STARPU_HOME=$out/starpu-home-old
+      ROW_NCPU=all row 1 $b share-old old -- --steps 300; shares; probe_keys; worker_load
+      export STARPU_HOME=$out/starpu-home-new
+      row 1 $b gpu -- --steps 300
     done
   done
   rm -f $out/t.json $out/t.log
