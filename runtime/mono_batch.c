@@ -375,11 +375,10 @@ int mono_cores_alone_chosen(const struct mono_batch_config *config) {
   const int n = config->morphology->n_compartments, neurons = config->n_neurons;
   const long long compartments = (long long)neurons * n;
   const int cpus = (int)starpu_cpu_worker_get_count();
-  const int channels = config->model.channels.placement != PLACE_NONE;
   if (config->cpu_share != PLACEMENT_SHARE_AUTO || config->neurons_per_task > 0 || cpus == 0 ||
       placement_cuda_devices() == 0 || !placement_model_scheduler() ||
       compartments >= PLACEMENT_SHARE_FROM_COMPARTMENTS ||
-      placement_share_chosen(config->cpu_share, neurons, compartments, channels, config->window))
+      placement_share_chosen(config->cpu_share, neurons, compartments, config->window))
     return 0;
   const int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0),
             cuda = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
@@ -489,9 +488,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   const struct chunk_shape proto = {.args = step_arguments_of(batch),
                                     .steps = placement_share_task_steps(config->task_steps),
                                     .core_scale = 1.0};
-  const int share =
-      placement_share_chosen(config->cpu_share, config->n_neurons, (long long)config->n_neurons * n,
-                             model->channels.placement != PLACE_NONE, config->window);
+  const int share = placement_share_chosen(config->cpu_share, config->n_neurons,
+                                           (long long)config->n_neurons * n, config->window);
   const int planned =
       config->cores_alone
           ? placement_cores_plan(&batch->plan, plan_units(&batch->matrix, config->n_neurons),

@@ -133,12 +133,10 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
   return low;
 }
 
-int placement_cpus_share(long long neurons, long long compartments, int gpus, int channels,
-                         int window) {
+int placement_cpus_share(long long neurons, long long compartments, int gpus, int window) {
   if (gpus != 1 || window == 1)
     return 0;
-  const int large = compartments >= PLACEMENT_LARGE_BATCH_COMPARTMENTS &&
-                    (!channels || compartments <= PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS);
+  const int large = compartments >= PLACEMENT_LARGE_BATCH_COMPARTMENTS;
   const int many_neurons = neurons >= PLACEMENT_SHARE_NEURONS &&
                            compartments >= PLACEMENT_SHARE_FROM_COMPARTMENTS &&
                            compartments < PLACEMENT_LARGE_BATCH_COMPARTMENTS;
@@ -149,11 +147,10 @@ int placement_share_gpu_interleaved(long long compartments, int gpus, int channe
   return gpus > 0 && !placement_large_passive_batch(compartments, gpus, channels);
 }
 
-int placement_share_chosen(int asked, long long neurons, long long compartments, int channels,
-                           int window) {
+int placement_share_chosen(int asked, long long neurons, long long compartments, int window) {
   if (asked != PLACEMENT_SHARE_AUTO)
     return asked == PLACEMENT_SHARE_ON;
-  return placement_cpus_share(neurons, compartments, placement_cuda_devices(), channels, window) &&
+  return placement_cpus_share(neurons, compartments, placement_cuda_devices(), window) &&
          starpu_cpu_worker_get_count() > 0 && placement_model_scheduler();
 }
 

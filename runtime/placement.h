@@ -161,8 +161,8 @@ int placement_large_passive_batch(long long compartments, int gpus, int channels
 int placement_mono_blocks(long long compartments, int gpus, int channels, int share);
 /* CPU workers beside a GPU get a share of a mono batch (CPU-sized chunks, tasks of
  * PLACEMENT_SHARE_TASK_STEPS steps, in blocks) by default when the batch holds
- * PLACEMENT_LARGE_BATCH_COMPARTMENTS (64 M) compartments or more on one GPU, passive, or with
- * channels up to PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS (180 M). Every share is sized by the
+ * PLACEMENT_LARGE_BATCH_COMPARTMENTS (64 M) compartments or more on one GPU, passive or with
+ * channels (with channels, above 180 M only since 2026-12-01, below). Every share is sized by the
  * models to finish with the GPU's chunks, and the cores are its chunks' home in the models
  * (placement_cpu_home), so dmdas leaves them to the cores. Measured on the H200 machine (15 cores
  * and the GPU, calibrated dmdas, against the GPU alone in its default layout), worst beside best:
@@ -204,29 +204,30 @@ int placement_mono_blocks(long long compartments, int gpus, int channels, int sh
  * once 1.003x, with channels 1.020-1.169x but 0.967x, 0.984x and 0.997x once each (HH and hh +
  * km medium-high 128,000, HH 200,000), which in weak29 ran 1.041-1.056x in every round of four:
  * each call cuts the share from its own calibration, and one cut ran 1.027x and 0.997x.
+ * With channels above 180 M there was no default share until the share was measured before it
+ * runs (MONO_SHARE_PROBE) and the cores' HH kernel read the rate table as columns
+ * (codelets/channel_lanes_cpu.h, 1.33-1.36x the cores' HH rate): at 354 M (big-high 512,000 HH)
+ * the share had run 1.029x and 1.044x in two rounds, about 0.97x and 0.89x in two other runs
+ * (robust28, big28: the cut the same in every round, its time varying by 7 % from run to run,
+ * against a gain of 5 %); with the probe 1.030-1.035x (probe87, 390dece), and with the probe and
+ * the columns 1.039-1.048x in four rounds of two calls and medium-high 640,000 HH (204 M)
+ * 1.039-1.048x in two (probe87 at 446e54c, H200 machine, --cpu-share on).
  * `neurons`, `compartments`: the GPU's process's share of the batch. */
-int placement_cpus_share(long long neurons, long long compartments, int gpus, int channels,
-                         int window);
+int placement_cpus_share(long long neurons, long long compartments, int gpus, int window);
 #define PLACEMENT_SHARE_NEURONS 100000LL
 #define PLACEMENT_SHARE_FROM_COMPARTMENTS 30000000LL
-/* ... with channels, only up to this many compartments: measured to 177 M (big-high 256,000 HH,
- * 1.050-1.052x); at 354 M (big-high 512,000 HH) the share ran 1.029x and 1.044x in two rounds,
- * about 0.97x and 0.89x in two other runs (robust28, big28; in big28 the cores' share was cut the
- * same in every round and its time varied by 7 % from run to run, against a gain of 5 %). */
-#define PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS 180000000LL
 /* Whether, beside the cores' share, the GPU's chunks of a batch whose layout was chosen for the
  * share are stored interleaved (runtime/mono_batch.h, interleaved_chunks): where the GPU alone
  * would run interleaved (with channels, and below PLACEMENT_LARGE_BATCH_COMPARTMENTS a GPU). With
  * HH the GPU ran 1.3-6.6 % slower in blocks than interleaved (hh27, H200 machine). */
 int placement_share_gpu_interleaved(long long compartments, int gpus, int channels);
-/* Whether a mono batch of `neurons` and `compartments` (this process's), with (not 0) or without
- * channels, submitted `window` steps ahead (0: the default), gets the cores' share: as `asked`
+/* Whether a mono batch of `neurons` and `compartments` (this process's), submitted `window`
+ * steps ahead (0: the default), gets the cores' share: as `asked`
  * (enum placement_share) when on or off; by default when placement_cpus_share says so for StarPU's
  * GPUs, there are CPU workers, and the scheduler is a dm* one (the share is sized by the models,
  * and its tasks of 8 steps would make a greedy scheduler's GPU-sized chunk on a core 8 times as
  * long). */
-int placement_share_chosen(int asked, long long neurons, long long compartments, int channels,
-                           int window);
+int placement_share_chosen(int asked, long long neurons, long long compartments, int window);
 /* The cores' share is cut into this many chunks a core. With one, each core kept its chunk (the
  * next task of a chunk is ready when the last ends, on the core that just freed), so the slowest
  * core set the step, while the cut is sized for the mean: in a trace of 256,000 medium-high (H200

@@ -94,7 +94,7 @@ static void usage(FILE *out) {
       "                       worker, multi --cpu-chunks) beside the GPUs' chunks, sized by\n"
       "                       the performance models (on), none (off), or (auto, the\n"
       "                       default) for mono batches of 64 M compartments or more on\n"
-      "                       one GPU (with channels up to 180 M), or of 30 M with 100,000\n"
+      "                       one GPU, passive or with channels, or of 30 M with 100,000\n"
       "                       neurons or more, under a dm* scheduler, --window not 1; multi chunk\n"
       "                       tasks (one part, default sizes) when passive, 80 M\n"
       "                       compartments a GPU or more\n"

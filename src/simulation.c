@@ -78,10 +78,10 @@ void simulation_choose_layout(struct options *o, const struct morphology *morpho
   const long long compartments =
       (long long)simulation_local_neurons(o) * morphology->n_compartments;
   const int channels = o->model.channels.placement != PLACE_NONE;
-  const int share = placement_share_chosen(o->cpu_share, simulation_local_neurons(o), compartments,
-                                           channels, o->window)
-                        ? PLACEMENT_SHARE_ON
-                        : o->cpu_share;
+  const int share =
+      placement_share_chosen(o->cpu_share, simulation_local_neurons(o), compartments, o->window)
+          ? PLACEMENT_SHARE_ON
+          : o->cpu_share;
   o->layout = placement_mono_blocks(compartments, runtime_gpu_count(), channels, share)
                   ? BATCH_LAYOUT_BLOCK
                   : BATCH_LAYOUT_INTERLEAVED;

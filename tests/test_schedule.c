@@ -838,8 +838,8 @@ static void level_priorities_follow_chunk_size(void **state) {
 /* Large passive batches (placement.h: blocks on GPUs): 256,000 medium-high neurons (319
  * compartments) on one GPU, 512,000 over two, not 256,000 over two, not 25,600, not small-high (76
  * compartments) x 256,000, not with channels, never without a GPU. The CPU workers' share by
- * default: batches of 64 M compartments or more on one GPU, passive (of any size above: 177 M,
- * 327 M) or HH up to 180 M, not over two GPUs, not without one (this test's StarPU has none: the
+ * default: batches of 64 M compartments or more on one GPU, passive or HH (of any size above:
+ * 177 M, 204 M, 327 M, 354 M), not over two GPUs, not without one (this test's StarPU has none: the
  * default asks for none, on and off are taken as asked); the share's tasks take 8 steps unless
  * asked; the default mono layout (placement_mono_blocks). */
 static void large_passive_batches(void **state) {
@@ -865,9 +865,9 @@ static void large_passive_batches(void **state) {
       {1000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000 - 1, 1, 1, 0, 0},
       {1000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000, 1, 1, 0, 1},
       {256000, 691, 1, 1, 0, 1},  /* big-high 256,000 HH: 177 M */
-      {512000, 691, 1, 1, 0, 0},  /* big-high 512,000 HH: 354 M, past the channels' bound */
-      {1024000, 319, 1, 1, 0, 0}, /* 327 M HH, many neurons: past the bound all the same */
-      {1, PLACEMENT_CHANNELS_SHARE_UP_TO_COMPARTMENTS + 1, 1, 1, 0, 0},
+      {512000, 691, 1, 1, 0, 1},  /* big-high 512,000 HH: 354 M */
+      {1024000, 319, 1, 1, 0, 1}, /* 327 M HH */
+      {640000, 319, 1, 1, 0, 1},  /* medium-high 640,000 HH: 204 M */
       {2000, PLACEMENT_LARGE_BATCH_COMPARTMENTS / 1000, 2, 0, 1, 0},
       {256000, 691, 1, 0, 1, 1},  /* big-high 256,000: 177 M */
       {1024000, 319, 1, 0, 1, 1}, /* 327 M */
@@ -889,14 +889,10 @@ static void large_passive_batches(void **state) {
                     compartments = cases[i].neurons * cases[i].per_neuron;
     assert_int_equal(placement_large_passive_batch(compartments, cases[i].gpus, cases[i].channels),
                      cases[i].large);
-    assert_int_equal(
-        placement_cpus_share(neurons, compartments, cases[i].gpus, cases[i].channels, 0),
-        cases[i].share);
-    assert_int_equal(
-        placement_cpus_share(neurons, compartments, cases[i].gpus, cases[i].channels, 4),
-        cases[i].share);
+    assert_int_equal(placement_cpus_share(neurons, compartments, cases[i].gpus, 0), cases[i].share);
+    assert_int_equal(placement_cpus_share(neurons, compartments, cases[i].gpus, 4), cases[i].share);
     /* a window of 1 waits after every round: never a share by default */
-    assert_false(placement_cpus_share(neurons, compartments, cases[i].gpus, cases[i].channels, 1));
+    assert_false(placement_cpus_share(neurons, compartments, cases[i].gpus, 1));
   }
   /* the default layout: blocks without GPUs, for large passive batches, and with a share asked */
   const struct {
@@ -925,9 +921,9 @@ static void large_passive_batches(void **state) {
   assert_false(placement_share_gpu_interleaved(256000LL * 319, 0, 1));
   /* On and off as asked; by default none without a GPU (ctest runs this with STARPU_NCUDA=0) */
   if (starpu_cuda_worker_get_count() == 0)
-    assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000, 256000LL * 319, 0, 0), 0);
-  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600, 25600LL * 319, 1, 1), 1);
-  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000, 256000LL * 319, 0, 0), 0);
+    assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000, 256000LL * 319, 0), 0);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600, 25600LL * 319, 1), 1);
+  assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000, 256000LL * 319, 0), 0);
   /* The multi share by default: passive, from 80 M a GPU (the eight mixes measured at 82-84 M
    * and the six cells at 253 M gained, 20 M lost), a window of more than one step */
   const struct {
