@@ -363,6 +363,8 @@
 #   columns89 (one GPU) the rate table's columns against hinestask_old (the build before them):
 #             CPU workers alone (CPU_BATCHES, CPU_ROUNDS), then the mono HH share (MONO, ROUNDS),
 #             each build calibrated in a home of its own
+#   hhcheck89 (one GPU) HH probes of CPU + GPU against the GPU alone's (mono and multi, the cores'
+#             share on), then the mono HH share beside memory-copying processes (MONO, ROUNDS)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3818,6 +3820,37 @@ if [ "$mode" = columns89 ]; then
       ROW_NCPU=all row 1 $b share-old old -- --steps 300; shares; probe_keys; worker_load
       export STARPU_HOME=$out/starpu-home-new
       row 1 $b gpu -- --steps 300
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = hhcheck89 ]; then
+  # the rate table's columns on a GPU machine: HH probes of CPU + GPU (the cores' share, --cpu-share
+  # on) against the GPU alone's, mono and multi (PASS or FAIL); then the mono HH share beside
+  # HOGS memory-copying processes (MONO, ROUNDS), the share against the GPU alone
+  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  hog_pids=()
+  hogs_on() {
+    for h in $(seq ${HOGS:-3}); do
+      python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
+while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
+    done
+    sleep 4
+  }
+  hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  share_probes mono-hh-128000 --mode mono --morph synthetic:medium-high --neurons 128000 --hh all --steps 160 --probe 0:0 --probe 70000:5 --probe 127999:300 --probe-every 0.2
+  echo "mono-hh-128000 cpu+gpu probe: $(probe_keys)"
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+  share_probes six-4000-hh --mode multi "${six[@]}" --neurons 4000 --hh all --steps 160 --probe 0:0 --probe 3999:5 --probe 3990:200 --probe-every 0.2
+  for b in ${MONO-monoc-medium-high-128000-hh monoc-medium-high-200000-hh monoc-medium-high-256000-hh}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-2}); do
+      hogs_on
+      ROW_NCPU=all row 1 $b default-hogs -- --steps 300; shares; probe_keys; worker_load
+      row 1 $b gpu-hogs -- --steps 300
+      hogs_off
     done
   done
   rm -f $out/t.json $out/t.log
