@@ -5,6 +5,8 @@
 #include <starpu.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cluster.h"
 #include "size_model.h"
@@ -172,6 +174,63 @@ static int gpus_alike(void) {
 #endif
 }
 
+double runtime_busy_processors(const char *before, const char *after, int processors) {
+  unsigned long long a[8] = {0}, b[8] = {0};
+  const char *format = "cpu %llu %llu %llu %llu %llu %llu %llu %llu";
+  if (processors < 1 ||
+      sscanf(before, format, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]) < 4 ||
+      sscanf(after, format, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7]) < 4)
+    return -1.0;
+  /* user nice system idle iowait irq softirq steal */
+  double total = 0.0, idle = 0.0;
+  for (int i = 0; i < 8; i++) {
+    if (b[i] < a[i])
+      return -1.0;
+    total += (double)(b[i] - a[i]);
+  }
+  idle = (double)(b[3] - a[3]) + (double)(b[4] - a[4]);
+  return total > 0.0 ? (total - idle) / total * processors : -1.0;
+}
+
+int runtime_cores_to_leave(double busy, int cores, int gpus) {
+  if (gpus <= 0 || cores <= 1 || !(busy >= 0.5))
+    return 0;
+  const int rounded = (int)(busy + 0.5);
+  return rounded < cores - 1 ? rounded : cores - 1;
+}
+
+static int cores_left;
+static double busy_measured = -1.0;
+int runtime_cores_left(void) {
+  return cores_left;
+}
+double runtime_busy_measured(void) {
+  return busy_measured;
+}
+
+/* /proc/stat's first line into `line` (0), or -1. */
+static int read_cpu_line(char *line, size_t size) {
+  FILE *stat = fopen("/proc/stat", "r");
+  if (!stat)
+    return -1;
+  const int ok = fgets(line, (int)size, stat) != NULL;
+  fclose(stat);
+  return ok ? 0 : -1;
+}
+
+/* What other processes keep busy, over 100 ms in which this one sleeps (runtime_cores_to_leave
+ * says why); -1 where /proc/stat cannot be read. */
+static double measure_busy_processors(void) {
+  char before[256], after[256];
+  if (read_cpu_line(before, sizeof before))
+    return -1.0;
+  const struct timespec pause = {0, 100 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  if (read_cpu_line(after, sizeof after))
+    return -1.0;
+  return runtime_busy_processors(before, after, (int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 int runtime_start(const struct runtime_options *options, struct hines_error *err) {
   /* Before the first CUDA call below: the driver takes its hardware queues per GPU from the
    * environment when CUDA starts in the process. Set with the other defaults, after a first
@@ -201,6 +260,18 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
     hines_codelets_use_history_models();
   struct starpu_conf conf;
   starpu_conf_init(&conf);
+  /* Beside GPUs, cores other processes keep busy are left to them (runtime_cores_to_leave),
+   * unless the user set the CPU workers' count */
+  cores_left = 0;
+  busy_measured = -1.0;
+  if (!(options && options->distributed) && gpus_to_drive() > 0 && !getenv("STARPU_NCPU") &&
+      !getenv("STARPU_NCPUS")) {
+    busy_measured = measure_busy_processors();
+    cores_left =
+        runtime_cores_to_leave(busy_measured, (int)sysconf(_SC_NPROCESSORS_ONLN), gpus_to_drive());
+    if (cores_left > 0)
+      conf.reserve_ncpus = cores_left;
+  }
   if (!(options && options->tracing)) {
     /* A FxT-enabled StarPU 1.3 traces every run into /tmp unless told not to. */
     setenv("STARPU_FXT_TRACE", "0", 0);
@@ -391,6 +462,9 @@ void runtime_describe(FILE *out) {
           STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION, runtime_scheduler(),
           runtime_cpu_workers(), runtime_cpu_workers() == 1 ? "" : "s", runtime_cuda_workers(),
           runtime_cuda_workers() == 1 ? "" : "s");
+  if (cores_left > 0)
+    fprintf(out, "  %d core%s left to other processes (%.1f processors were busy with them)\n",
+            cores_left, cores_left == 1 ? "" : "s", busy_measured);
   fprintf(out, "  settings:");
   for (size_t i = 0; i < sizeof defaults / sizeof *defaults; i++) {
     const char *value = getenv(defaults[i].name);

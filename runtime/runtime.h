@@ -42,6 +42,24 @@ int runtime_workers_per_gpu(long long tasks, int gpus);
 void runtime_greedy_workers(const char *scheduler, long long tasks, int gpus, int *workers,
                             int *pipeline);
 
+/* Processors busy with other processes, from two readings of /proc/stat's first ("cpu") line
+ * (`before`, `after`: the lines' text) over an interval in which this process was idle, and the
+ * number of online processors: the busy share of the interval's time (user, nice, system, irq,
+ * softirq, steal; not idle nor iowait) times the processors. -1 when a line cannot be read. */
+double runtime_busy_processors(const char *before, const char *after, int processors);
+/* The cores to leave to other processes beside GPUs: the busy processors, rounded to the
+ * nearest, none under half of one, never more than `cores` - 1 (0 without GPU). StarPU binds a
+ * worker to every core it uses, the GPU's driver thread included: where another process takes a
+ * core, the worker there runs at its pace, and a GPU whose driver thread waits idles. Measured
+ * on the H200 machine (three processes copying 512 MiB arrays, the mono HH share against the
+ * GPU alone, e447225): medium-high x 128,000 ran 0.936-0.977x with 15 CPU workers, the GPU's
+ * part of the step 7-11 % longer than quiet. */
+int runtime_cores_to_leave(double busy, int cores, int gpus);
+/* The cores runtime_start left to other processes (conf.reserve_ncpus; 0 when none, or STARPU_NCPU
+ * was set, or no GPU), and the busy processors it measured (-1: not measured). */
+int runtime_cores_left(void);
+double runtime_busy_measured(void);
+
 /* Sets hinestask's defaults for the StarPU variables the user has not set (runtime.c lists them
  * with the reason for each; runtime_describe prints the values in effect). runtime_start calls
  * it; programs that call starpu_init themselves may call it first, before any CUDA call (the

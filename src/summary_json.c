@@ -204,6 +204,12 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_string(&j, "starpu_version", runtime_starpu_version());
   key_string(&j, "scheduler", runtime_scheduler());
   key_int(&j, "cpu_workers", runtime_cpu_workers());
+  /* beside GPUs, cores other processes kept busy at start-up are left to them (runtime.h) */
+  key_int(&j, "cores_left_to_others", runtime_cores_left());
+  if (runtime_busy_measured() >= 0.0)
+    key_measured(&j, "host_busy_processors", runtime_busy_measured());
+  else
+    key_string(&j, "host_busy_processors", NULL);
   key_int(&j, "cuda_workers", runtime_cuda_workers());
   /* Where StarPU ran the tasks: per GPU (in the order of "gpus") and on CPU cores; null when
    * StarPU's profiling was off (STARPU_PROFILING=0). */

@@ -746,6 +746,36 @@ static void size_model_pools_alike_gpus(void **state) {
   size_model_clear();
 }
 
+#define assert_close(got, want, tolerance) assert_true(fabs((got) - (want)) <= (tolerance))
+
+/* Beside GPUs, the cores other processes keep busy are left to them (runtime.h): the busy share
+ * of /proc/stat's counters between two readings, times the processors; rounded to the nearest
+ * core, none under half of one, one core kept, none without a GPU; unreadable lines give -1. */
+static void busy_cores_are_left_to_others(void **state) {
+  (void)state;
+  /* 300 ticks of user time in 900 over 16 processors: 5.33 busy */
+  const char *before = "cpu  100 0 50 800 50 0 0 0 0 0\n",
+             *after = "cpu  400 0 50 1400 50 0 0 0 0 0\n";
+  assert_close(runtime_busy_processors(before, after, 16), 300.0 / 900.0 * 16, 1e-12);
+  /* iowait counts as idle, steal and irq as busy */
+  assert_close(runtime_busy_processors("cpu 0 0 0 0 0 0 0 0", "cpu 0 0 0 50 50 0 0 100", 2), 1.0,
+               1e-12);
+  assert_close(runtime_busy_processors(before, before, 16), -1.0, 0.0); /* no time */
+  assert_close(runtime_busy_processors(after, before, 16), -1.0, 0.0);  /* backwards */
+  assert_close(runtime_busy_processors("intr 1 2 3", after, 16), -1.0, 0.0);
+  assert_close(runtime_busy_processors(before, after, 0), -1.0, 0.0);
+  assert_int_equal(runtime_cores_to_leave(3.02, 16, 1), 3); /* three copying processes */
+  assert_int_equal(runtime_cores_to_leave(2.6, 16, 1), 3);
+  assert_int_equal(runtime_cores_to_leave(2.4, 16, 2), 2);
+  assert_int_equal(runtime_cores_to_leave(0.6, 16, 1), 1);
+  assert_int_equal(runtime_cores_to_leave(0.45, 16, 1), 0); /* a quiet host's daemons */
+  assert_int_equal(runtime_cores_to_leave(40.0, 16, 1), 15);
+  assert_int_equal(runtime_cores_to_leave(3.0, 16, 0), 0); /* CPU workers alone: all of them */
+  assert_int_equal(runtime_cores_to_leave(-1.0, 16, 1), 0);
+  assert_int_equal(runtime_cores_to_leave(NAN, 16, 1), 0);
+  assert_int_equal(runtime_cores_to_leave(3.0, 1, 1), 0);
+}
+
 /* CUDA workers per GPU follow the tasks a GPU gets where that is 5 to 15 (runtime.h), and stay
  * at hinestask's default (0 here) elsewhere. */
 static void workers_per_gpu_follow_tasks(void **state) {
@@ -1277,6 +1307,7 @@ int main(void) {
       cmocka_unit_test(core_predictions_grow_past_what_was_measured),
       cmocka_unit_test(level_priorities_follow_chunk_size),
       cmocka_unit_test(large_passive_batches),
+      cmocka_unit_test(busy_cores_are_left_to_others),
       cmocka_unit_test(step_model_keeps_one_step_apart),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
