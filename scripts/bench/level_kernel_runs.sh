@@ -363,6 +363,8 @@
 #   columns89 (one GPU) the rate table's columns against hinestask_old (the build before them):
 #             CPU workers alone (CPU_BATCHES, CPU_ROUNDS), then the mono HH share (MONO, ROUNDS),
 #             each build calibrated in a home of its own
+#   leave90   (one GPU) cores busy with other processes left to them: the mono HH share beside
+#             memory-copying processes (MONO, ROUNDS) and once quiet, against the GPU alone
 #   hhcheck89 (one GPU) HH probes of CPU + GPU against the GPU alone's (mono and multi, the cores'
 #             share on), then the mono HH share beside memory-copying processes (MONO, ROUNDS)
 set -uo pipefail
@@ -3852,6 +3854,34 @@ while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
       row 1 $b gpu-hogs -- --steps 300
       hogs_off
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = leave90 ]; then
+  # cores other processes keep busy left to them (runtime_cores_to_leave): the mono HH share beside
+  # HOGS memory-copying processes against the GPU alone (ROUNDS), then one quiet round; each share
+  # row's JSON says how many cores it left and how busy it found the host
+  left() { grep -o '"cores_left_to_others": [0-9]*\|"host_busy_processors": [0-9.null]*\|"cpu_workers": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  hog_pids=()
+  hogs_on() {
+    for h in $(seq ${HOGS:-3}); do
+      python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
+while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
+    done
+    sleep 4
+  }
+  hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
+  for b in ${MONO-monoc-medium-high-128000-hh monoc-medium-high-200000-hh}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; left; done
+    for rep in $(seq ${ROUNDS:-2}); do
+      hogs_on
+      ROW_NCPU=all row 1 $b default-hogs -- --steps 300; shares; left; worker_load
+      row 1 $b gpu-hogs -- --steps 300
+      hogs_off
+    done
+    rep=1; ROW_NCPU=all row 1 $b default-quiet -- --steps 300; shares; left
+    row 1 $b gpu-quiet -- --steps 300
   done
   rm -f $out/t.json $out/t.log
 fi
