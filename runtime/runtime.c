@@ -1,12 +1,14 @@
+/* sched_getaffinity and the CPU_* macros (runtime_start reads the processors it may use) */
+#define _GNU_SOURCE
 #include "runtime.h"
 
 #include "hines_codelet.h"
 
+#include <sched.h>
 #include <starpu.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cluster.h"
 #include "size_model.h"
@@ -174,22 +176,47 @@ static int gpus_alike(void) {
 #endif
 }
 
-double runtime_busy_processors(const char *before, const char *after, int processors) {
-  unsigned long long a[8] = {0}, b[8] = {0};
-  const char *format = "cpu %llu %llu %llu %llu %llu %llu %llu %llu";
-  if (processors < 1 ||
-      sscanf(before, format, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]) < 4 ||
-      sscanf(after, format, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7]) < 4)
-    return -1.0;
-  /* user nice system idle iowait irq softirq steal */
-  double total = 0.0, idle = 0.0;
-  for (int i = 0; i < 8; i++) {
-    if (b[i] < a[i])
-      return -1.0;
-    total += (double)(b[i] - a[i]);
+/* Processor `cpu`'s counters in a /proc/stat text (its "cpuN" line), into t[8]: 0, or -1. */
+static int cpu_counters(const char *text, int cpu, unsigned long long t[8]) {
+  char name[24];
+  snprintf(name, sizeof name, "cpu%d ", cpu);
+  const size_t length = strlen(name);
+  for (const char *line = text; line && *line;) {
+    if (strncmp(line, name, length) == 0) {
+      memset(t, 0, 8 * sizeof *t);
+      return sscanf(line + length, "%llu %llu %llu %llu %llu %llu %llu %llu", &t[0], &t[1], &t[2],
+                    &t[3], &t[4], &t[5], &t[6], &t[7]) >= 4
+                 ? 0
+                 : -1;
+    }
+    line = strchr(line, '\n');
+    line = line ? line + 1 : NULL;
   }
-  idle = (double)(b[3] - a[3]) + (double)(b[4] - a[4]);
-  return total > 0.0 ? (total - idle) / total * processors : -1.0;
+  return -1;
+}
+
+double runtime_busy_processors(const char *before, const char *after, const unsigned char *allowed,
+                               int n_allowed) {
+  double busy = 0.0;
+  int counted = 0;
+  for (int cpu = 0; cpu < n_allowed; cpu++) {
+    unsigned long long a[8], b[8];
+    if (!allowed[cpu] || cpu_counters(before, cpu, a) || cpu_counters(after, cpu, b))
+      continue;
+    /* user nice system idle iowait irq softirq steal */
+    double total = 0.0;
+    int backwards = 0;
+    for (int i = 0; i < 8; i++) {
+      backwards |= b[i] < a[i];
+      total += (double)(b[i] - a[i]);
+    }
+    if (backwards || total <= 0.0)
+      continue;
+    const double idle = (double)(b[3] - a[3]) + (double)(b[4] - a[4]);
+    busy += (total - idle) / total;
+    counted++;
+  }
+  return counted ? busy : -1.0;
 }
 
 int runtime_cores_to_leave(double busy, int cores, int gpus) {
@@ -208,27 +235,42 @@ double runtime_busy_measured(void) {
   return busy_measured;
 }
 
-/* /proc/stat's first line into `line` (0), or -1. */
-static int read_cpu_line(char *line, size_t size) {
+/* /proc/stat's "cpu" lines (they come first) into `text`, or -1. */
+static int read_cpu_lines(char *text, size_t size) {
   FILE *stat = fopen("/proc/stat", "r");
   if (!stat)
     return -1;
-  const int ok = fgets(line, (int)size, stat) != NULL;
+  size_t used = 0;
+  text[0] = '\0';
+  while (used + 1 < size && fgets(text + used, (int)(size - used), stat) &&
+         strncmp(text + used, "cpu", 3) == 0)
+    used += strlen(text + used);
+  text[used] = '\0';
   fclose(stat);
-  return ok ? 0 : -1;
+  return used ? 0 : -1;
 }
 
-/* What other processes keep busy, over 100 ms in which this one sleeps (runtime_cores_to_leave
- * says why); -1 where /proc/stat cannot be read. */
-static double measure_busy_processors(void) {
-  char before[256], after[256];
-  if (read_cpu_line(before, sizeof before))
+double runtime_measure_busy_processors(int *allowed_count) {
+  *allowed_count = 0;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
     return -1.0;
-  const struct timespec pause = {0, 100 * 1000 * 1000};
-  nanosleep(&pause, NULL);
-  if (read_cpu_line(after, sizeof after))
-    return -1.0;
-  return runtime_busy_processors(before, after, (int)sysconf(_SC_NPROCESSORS_ONLN));
+  static unsigned char allowed[CPU_SETSIZE];
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+    allowed[cpu] = CPU_ISSET(cpu, &set) ? 1 : 0;
+  *allowed_count = CPU_COUNT(&set);
+  const size_t size = 1 << 18; /* 1,024 processors' lines and more */
+  char *before = malloc(size), *after = malloc(size);
+  double busy = -1.0;
+  if (before && after && read_cpu_lines(before, size) == 0) {
+    const struct timespec pause = {0, 100 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    if (read_cpu_lines(after, size) == 0)
+      busy = runtime_busy_processors(before, after, allowed, CPU_SETSIZE);
+  }
+  free(before);
+  free(after);
+  return busy;
 }
 
 int runtime_start(const struct runtime_options *options, struct hines_error *err) {
@@ -266,9 +308,9 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
   busy_measured = -1.0;
   if (!(options && options->distributed) && gpus_to_drive() > 0 && !getenv("STARPU_NCPU") &&
       !getenv("STARPU_NCPUS")) {
-    busy_measured = measure_busy_processors();
-    cores_left =
-        runtime_cores_to_leave(busy_measured, (int)sysconf(_SC_NPROCESSORS_ONLN), gpus_to_drive());
+    int processors;
+    busy_measured = runtime_measure_busy_processors(&processors);
+    cores_left = runtime_cores_to_leave(busy_measured, processors, gpus_to_drive());
     if (cores_left > 0)
       conf.reserve_ncpus = cores_left;
   }

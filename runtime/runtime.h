@@ -42,13 +42,22 @@ int runtime_workers_per_gpu(long long tasks, int gpus);
 void runtime_greedy_workers(const char *scheduler, long long tasks, int gpus, int *workers,
                             int *pipeline);
 
-/* Processors busy with other processes, from two readings of /proc/stat's first ("cpu") line
- * (`before`, `after`: the lines' text) over an interval in which this process was idle, and the
- * number of online processors: the busy share of the interval's time (user, nice, system, irq,
- * softirq, steal; not idle nor iowait) times the processors. -1 when a line cannot be read. */
-double runtime_busy_processors(const char *before, const char *after, int processors);
+/* Processors busy with other processes, from two readings of /proc/stat (`before`, `after`: the
+ * files' text, or their "cpuN" lines) over an interval in which this process was idle: the busy
+ * share of each processor's time (user, nice, system, irq, softirq, steal; not idle nor iowait),
+ * summed over the processors this process may run on (allowed[i] not 0, i < n_allowed; a
+ * container's /proc/stat is often the whole host's). -1 when no such processor's lines can be
+ * read or compared. */
+double runtime_busy_processors(const char *before, const char *after, const unsigned char *allowed,
+                               int n_allowed);
+/* What keeps the processors this process may use busy over the next 100 ms, in which the
+ * calling thread sleeps (runtime_busy_processors over two readings of /proc/stat; its other
+ * threads count too: runtime_start reads it before StarPU's start); -1 where /proc/stat or the
+ * affinity cannot be read. *allowed_count: those processors. */
+double runtime_measure_busy_processors(int *allowed_count);
 /* The cores to leave to other processes beside GPUs: the busy processors, rounded to the
- * nearest, none under half of one, never more than `cores` - 1 (0 without GPU). StarPU binds a
+ * nearest, none under half of one, never more than `cores` - 1 (0 without GPU; `cores`: the
+ * processors this process may run on). StarPU binds a
  * worker to every core it uses, the GPU's driver thread included: where another process takes a
  * core, the worker there runs at its pace, and a GPU whose driver thread waits idles. Measured
  * on the H200 machine (three processes copying 512 MiB arrays, the mono HH share against the

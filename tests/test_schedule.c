@@ -4,12 +4,15 @@
  * tasks). And the size models (codelets/size_model.h) predict what they should: measured sizes,
  * interpolation, extrapolation, priors, and their file round trip. CPU workers only (ctest). */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -749,21 +752,42 @@ static void size_model_pools_alike_gpus(void **state) {
 #define assert_close(got, want, tolerance) assert_true(fabs((got) - (want)) <= (tolerance))
 
 /* Beside GPUs, the cores other processes keep busy are left to them (runtime.h): the busy share
- * of /proc/stat's counters between two readings, times the processors; rounded to the nearest
- * core, none under half of one, one core kept, none without a GPU; unreadable lines give -1. */
+ * of each allowed processor's /proc/stat counters between two readings, summed; rounded to the
+ * nearest core, none under half of one, one core kept, none without a GPU; no readable allowed
+ * processor gives -1. */
 static void busy_cores_are_left_to_others(void **state) {
   (void)state;
-  /* 300 ticks of user time in 900 over 16 processors: 5.33 busy */
-  const char *before = "cpu  100 0 50 800 50 0 0 0 0 0\n",
-             *after = "cpu  400 0 50 1400 50 0 0 0 0 0\n";
-  assert_close(runtime_busy_processors(before, after, 16), 300.0 / 900.0 * 16, 1e-12);
-  /* iowait counts as idle, steal and irq as busy */
-  assert_close(runtime_busy_processors("cpu 0 0 0 0 0 0 0 0", "cpu 0 0 0 50 50 0 0 100", 2), 1.0,
-               1e-12);
-  assert_close(runtime_busy_processors(before, before, 16), -1.0, 0.0); /* no time */
-  assert_close(runtime_busy_processors(after, before, 16), -1.0, 0.0);  /* backwards */
-  assert_close(runtime_busy_processors("intr 1 2 3", after, 16), -1.0, 0.0);
-  assert_close(runtime_busy_processors(before, after, 0), -1.0, 0.0);
+  /* cpu0 busy all along (user), cpu1 half (system, the rest idle), cpu2 iowait and idle, cpu3
+   * steal and irq; the aggregate "cpu" line and others are not read */
+  const char *before = "cpu  9 9 9 9 9 9 9 9 0 0\n"
+                       "cpu0 100 0 0 0 0 0 0 0 0 0\n"
+                       "cpu1 0 0 100 100 0 0 0 0 0 0\n"
+                       "cpu2 0 0 0 100 100 0 0 0 0 0\n"
+                       "cpu3 0 0 0 0 0 100 0 100 0 0\n"
+                       "intr 12345\n";
+  const char *after = "cpu  1 1 1 1 1 1 1 1 0 0\n"
+                      "cpu0 200 0 0 0 0 0 0 0 0 0\n"
+                      "cpu1 0 0 150 150 0 0 0 0 0 0\n"
+                      "cpu2 0 0 0 150 150 0 0 0 0 0\n"
+                      "cpu3 0 0 0 0 0 150 0 150 0 0\n";
+  const unsigned char all[4] = {1, 1, 1, 1}, first_two[4] = {1, 1, 0, 0}, third[4] = {0, 0, 1, 0},
+                      none[4] = {0};
+  assert_close(runtime_busy_processors(before, after, all, 4), 1.0 + 0.5 + 0.0 + 1.0, 1e-12);
+  assert_close(runtime_busy_processors(before, after, first_two, 4), 1.5, 1e-12);
+  assert_close(runtime_busy_processors(before, after, third, 4), 0.0, 1e-12);
+  /* a processor past the text's, one with no time, counters that went back: not counted */
+  const unsigned char five[5] = {1, 1, 1, 1, 1};
+  assert_close(runtime_busy_processors(before, after, five, 5), 2.5, 1e-12);
+  assert_close(runtime_busy_processors(before, before, all, 4), -1.0, 0.0);
+  assert_close(runtime_busy_processors(after, before, all, 4), -1.0, 0.0);
+  assert_close(runtime_busy_processors(before, after, none, 4), -1.0, 0.0);
+  assert_close(runtime_busy_processors("intr 1 2 3\n", after, all, 4), -1.0, 0.0);
+  /* "cpu1" is not "cpu12" */
+  const unsigned char twelve[13] = {[12] = 1};
+  assert_close(runtime_busy_processors("cpu1 0 0 0 0 0 0 0 0\ncpu12 0 0 0 10 0 0 0 0\n",
+                                       "cpu1 50 0 0 0 0 0 0 0\ncpu12 0 0 0 20 0 0 0 0\n", twelve,
+                                       13),
+               0.0, 1e-12);
   assert_int_equal(runtime_cores_to_leave(3.02, 16, 1), 3); /* three copying processes */
   assert_int_equal(runtime_cores_to_leave(2.6, 16, 1), 3);
   assert_int_equal(runtime_cores_to_leave(2.4, 16, 2), 2);
@@ -774,6 +798,38 @@ static void busy_cores_are_left_to_others(void **state) {
   assert_int_equal(runtime_cores_to_leave(-1.0, 16, 1), 0);
   assert_int_equal(runtime_cores_to_leave(NAN, 16, 1), 0);
   assert_int_equal(runtime_cores_to_leave(3.0, 1, 1), 0);
+}
+
+/* runtime_measure_busy_processors on this machine: a thread of this process spinning through the
+ * reading counts as about one busy processor (others' load may add to it), never more than the
+ * processors this process may use (this test's StarPU workers may add theirs). Skipped where
+ * /proc/stat cannot be read. */
+static atomic_int spinning;
+static void *spin(void *unused) {
+  (void)unused;
+  volatile double x = 1.0;
+  while (atomic_load(&spinning))
+    x = x * 1.0000001 + 1e-9;
+  return NULL;
+}
+static void busy_processors_are_measured(void **state) {
+  (void)state;
+  int allowed = 0;
+  if (access("/proc/stat", R_OK) != 0)
+    skip();
+  assert_true(runtime_measure_busy_processors(&allowed) >= 0.0);
+  assert_true(allowed >= 1);
+  atomic_store(&spinning, 1);
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, spin, NULL), 0);
+  const struct timespec settle = {0, 20 * 1000 * 1000};
+  nanosleep(&settle, NULL);
+  const double busy = runtime_measure_busy_processors(&allowed);
+  atomic_store(&spinning, 0);
+  pthread_join(thread, NULL);
+  print_message("busy processors with one spinning thread: %.2f of %d\n", busy, allowed);
+  assert_true(busy >= 0.7);
+  assert_true(busy <= allowed + 1e-9);
 }
 
 /* CUDA workers per GPU follow the tasks a GPU gets where that is 5 to 15 (runtime.h), and stay
@@ -1308,6 +1364,7 @@ int main(void) {
       cmocka_unit_test(level_priorities_follow_chunk_size),
       cmocka_unit_test(large_passive_batches),
       cmocka_unit_test(busy_cores_are_left_to_others),
+      cmocka_unit_test(busy_processors_are_measured),
       cmocka_unit_test(step_model_keeps_one_step_apart),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
