@@ -466,6 +466,19 @@ share_start() {
 shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"aligned_neurons": [0-9]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
 # worker_load: the last run's CPU workers' task counts and ms executing (its JSON)
 worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": [^]]*]' $out/t.json 2>/dev/null | paste -sd' '; }
+# probe_keys: the last run's share probe (its JSON's share_probe_* keys). hogs_on, hogs_off: HOGS
+# (default 3) processes copying 512 MiB arrays, one thread each, started (and 4 s to settle) and
+# stopped.
+probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+hog_pids=()
+hogs_on() {
+  for h in $(seq ${HOGS:-3}); do
+    python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
+while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
+  done
+  sleep 4
+}
+hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
 share_probes() {
   local name=$1; shift
   for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
@@ -3741,16 +3754,6 @@ if [ "$mode" = alone83 ]; then
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = probe85 ] || [ "$mode" = probe86 ] || [ "$mode" = probe87 ]; then
-  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  hog_pids=()
-  hogs_on() {
-    for h in $(seq ${HOGS:-3}); do
-      python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
-while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
-    done
-    sleep 4
-  }
-  hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
   loads=(${LOADS:-quiet hogs}); [ $mode = probe85 ] && loads=(plain) # probe85: no load, labels without one
   if [ $mode = probe87 ]; then
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
@@ -3801,7 +3804,6 @@ if [ "$mode" = columns89 ]; then
   # alone, alternating the builds (HH mono and multi, passive mono as the control, whose code is
   # the same); then the mono HH share, each build calibrated in its own home, rounds of the
   # share with the new build, the old one, and the GPU alone
-  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for rep in $(seq ${CPU_ROUNDS:-3}); do
     for b in ${CPU_BATCHES:-monoc-medium-high-64000-hh six-2000-hh monoc-medium-high-64000}; do
       ROW_NCPU=all row 0 $b cpu-new -- --steps 100; worker_load
@@ -3830,16 +3832,6 @@ if [ "$mode" = hhcheck89 ]; then
   # the rate table's columns on a GPU machine: HH probes of CPU + GPU (the cores' share, --cpu-share
   # on) against the GPU alone's, mono and multi (PASS or FAIL); then the mono HH share beside
   # HOGS memory-copying processes (MONO, ROUNDS), the share against the GPU alone
-  probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  hog_pids=()
-  hogs_on() {
-    for h in $(seq ${HOGS:-3}); do
-      python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
-while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
-    done
-    sleep 4
-  }
-  hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
   rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
   share_probes mono-hh-128000 --mode mono --morph synthetic:medium-high --neurons 128000 --hh all --steps 160 --probe 0:0 --probe 70000:5 --probe 127999:300 --probe-every 0.2
   echo "mono-hh-128000 cpu+gpu probe: $(probe_keys)"
@@ -3862,15 +3854,6 @@ if [ "$mode" = leave90 ]; then
   # HOGS memory-copying processes against the GPU alone (ROUNDS), then one quiet round; each share
   # row's JSON says how many cores it left and how busy it found the host
   left() { grep -o '"cores_left_to_others": [0-9]*\|"host_busy_processors": [0-9.null]*\|"cpu_workers": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
-  hog_pids=()
-  hogs_on() {
-    for h in $(seq ${HOGS:-3}); do
-      python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
-while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
-    done
-    sleep 4
-  }
-  hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
   for b in ${MONO-monoc-medium-high-128000-hh monoc-medium-high-200000-hh}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; left; done
