@@ -479,6 +479,17 @@ while True: d.copy_(s)' > /dev/null 2>&1 & hog_pids+=($!)
   sleep 4
 }
 hogs_off() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
+# hogs_rounds BATCH WHAT: ROUNDS (default 2) rounds beside the copying processes of the default
+# (CPU + GPU, 300 steps, then its shares, WHAT and its workers' load) and the GPU alone.
+hogs_rounds() {
+  local b=$1 what=$2
+  for rep in $(seq ${ROUNDS:-2}); do
+    hogs_on
+    ROW_NCPU=all row 1 $b default-hogs -- --steps 300; shares; $what; worker_load
+    row 1 $b gpu-hogs -- --steps 300
+    hogs_off
+  done
+}
 share_probes() {
   local name=$1; shift
   for pass in 1 2; do timeout 120 "$H" --quiet --force "$@" --cpu-share on --calibrate --probes $out/p_cal.csv --json $out/t.json > $out/c.log 2>&1 || echo "FAIL calibration $name $(tail -1 $out/c.log)"; echo "calibration $pass: $(shares)"; done
@@ -3840,12 +3851,7 @@ if [ "$mode" = hhcheck89 ]; then
   for b in ${MONO-monoc-medium-high-128000-hh monoc-medium-high-200000-hh monoc-medium-high-256000-hh}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
-    for rep in $(seq ${ROUNDS:-2}); do
-      hogs_on
-      ROW_NCPU=all row 1 $b default-hogs -- --steps 300; shares; probe_keys; worker_load
-      row 1 $b gpu-hogs -- --steps 300
-      hogs_off
-    done
+    hogs_rounds $b probe_keys
   done
   rm -f $out/t.json $out/t.log
 fi
@@ -3857,12 +3863,7 @@ if [ "$mode" = leave90 ]; then
   for b in ${MONO-monoc-medium-high-128000-hh monoc-medium-high-200000-hh}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; left; done
-    for rep in $(seq ${ROUNDS:-2}); do
-      hogs_on
-      ROW_NCPU=all row 1 $b default-hogs -- --steps 300; shares; left; worker_load
-      row 1 $b gpu-hogs -- --steps 300
-      hogs_off
-    done
+    hogs_rounds $b left
     rep=1; ROW_NCPU=all row 1 $b default-quiet -- --steps 300; shares; left
     row 1 $b gpu-quiet -- --steps 300
   done
