@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cluster.h"
 #include "size_model.h"
@@ -250,15 +251,30 @@ static int read_cpu_lines(char *text, size_t size) {
   return used ? 0 : -1;
 }
 
-double runtime_measure_busy_processors(int *allowed_count) {
-  *allowed_count = 0;
+int runtime_usable_processors(unsigned char *allowed) {
+  _Static_assert(RUNTIME_MAX_PROCESSORS == CPU_SETSIZE, "one flag per processor of a cpu_set_t");
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0)
+  int count;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    count = CPU_COUNT(&set);
+  } else {
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    count = online > 0 ? (int)(online < CPU_SETSIZE ? online : CPU_SETSIZE) : 0;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < count; cpu++)
+      CPU_SET(cpu, &set);
+  }
+  if (allowed)
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+      allowed[cpu] = CPU_ISSET(cpu, &set) ? 1 : 0;
+  return count;
+}
+
+double runtime_measure_busy_processors(int *allowed_count) {
+  static unsigned char allowed[RUNTIME_MAX_PROCESSORS];
+  *allowed_count = runtime_usable_processors(allowed);
+  if (*allowed_count == 0)
     return -1.0;
-  static unsigned char allowed[CPU_SETSIZE];
-  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-    allowed[cpu] = CPU_ISSET(cpu, &set) ? 1 : 0;
-  *allowed_count = CPU_COUNT(&set);
   const size_t size = 1 << 18; /* 1,024 processors' lines and more */
   char *before = malloc(size), *after = malloc(size);
   double busy = -1.0;
@@ -266,7 +282,7 @@ double runtime_measure_busy_processors(int *allowed_count) {
     const struct timespec pause = {0, 100 * 1000 * 1000};
     nanosleep(&pause, NULL);
     if (read_cpu_lines(after, size) == 0)
-      busy = runtime_busy_processors(before, after, allowed, CPU_SETSIZE);
+      busy = runtime_busy_processors(before, after, allowed, RUNTIME_MAX_PROCESSORS);
   }
   free(before);
   free(after);

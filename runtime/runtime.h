@@ -50,6 +50,11 @@ void runtime_greedy_workers(const char *scheduler, long long tasks, int gpus, in
  * read or compared. */
 double runtime_busy_processors(const char *before, const char *after, const unsigned char *allowed,
                                int n_allowed);
+/* The processors this process may run on (its affinity mask; where that cannot be read, the
+ * first of the online ones): their number, 0 if unknown; allowed (NULL: not wanted) gets
+ * allowed[i] = 1 for each, 0 for the others, i < RUNTIME_MAX_PROCESSORS. */
+#define RUNTIME_MAX_PROCESSORS 1024
+int runtime_usable_processors(unsigned char *allowed);
 /* What keeps the processors this process may use busy over the next 100 ms, in which the
  * calling thread sleeps (runtime_busy_processors over two readings of /proc/stat; its other
  * threads count too: runtime_start reads it before StarPU's start); -1 where /proc/stat or the

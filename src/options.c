@@ -1,11 +1,9 @@
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +13,7 @@
 #include "hinestask_commit.h"
 #include "multi_batch.h"
 #include "placement.h"
+#include "runtime.h"
 #include "synthetic.h"
 
 const char *const program = "hinestask";
@@ -1270,15 +1269,6 @@ static void warn_ignored(FILE *out, const char *option, const char *why) {
   fprintf(out, "%s: warning: %s %s; ignored\n", program, option, why);
 }
 
-/* Cores this process may run on (its affinity mask), 0 if unknown. */
-static int usable_cores(void) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    return CPU_COUNT(&set);
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  return online > 0 ? (int)online : 0;
-}
-
 void options_warn(const struct options *o, FILE *out) {
   static const struct {
     int option;
@@ -1415,7 +1405,7 @@ void options_warn(const struct options *o, FILE *out) {
   }
   /* StarPU starts as many CPU workers as asked, one thread each, cores or not. */
   const char *variables[] = {"STARPU_NCPU", "STARPU_NCPUS"};
-  int cores = usable_cores();
+  int cores = runtime_usable_processors(NULL);
   for (size_t i = 0; i < sizeof variables / sizeof *variables; i++) {
     const char *value = getenv(variables[i]);
     long workers = value && *value ? strtol(value, NULL, 10) : 0;

@@ -819,6 +819,13 @@ static void busy_processors_are_measured(void **state) {
     skip();
   assert_true(runtime_measure_busy_processors(&allowed) >= 0.0);
   assert_true(allowed >= 1);
+  unsigned char flags[RUNTIME_MAX_PROCESSORS];
+  int flagged = 0;
+  assert_int_equal(runtime_usable_processors(flags), allowed);
+  for (int cpu = 0; cpu < RUNTIME_MAX_PROCESSORS; cpu++)
+    flagged += flags[cpu];
+  assert_int_equal(flagged, allowed);
+  assert_int_equal(runtime_usable_processors(NULL), allowed);
   atomic_store(&spinning, 1);
   pthread_t thread;
   assert_int_equal(pthread_create(&thread, NULL, spin, NULL), 0);
