@@ -367,6 +367,11 @@
 #             memory-copying processes (MONO, ROUNDS) and once quiet, against the GPU alone
 #   hhcheck89 (one GPU) HH probes of CPU + GPU against the GPU alone's (mono and multi, the cores'
 #             share on), then the mono HH share beside memory-copying processes (MONO, ROUNDS)
+#   leave91   (one GPU) the busy-cores rule with the multi share and the mono passive share: per
+#             batch (BATCHES) a fresh home, two calibration runs, ROUNDS rounds beside HOGS
+#             memory-copying processes, one quiet round of 1,000 steps, and the GPU alone at the
+#             quiet share's GPU part (the batch less the cores' neurons: how the GPU's time falls
+#             with its neurons, the share's ceiling)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -471,6 +476,9 @@ worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": 
 # stopped.
 probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
 hog_pids=()
+# left: how many cores the last row's run left to other processes, how busy it found the host, its
+# CPU workers (its JSON's cores_left_to_others, host_busy_processors, cpu_workers).
+left() { grep -o '"cores_left_to_others": [0-9]*\|"host_busy_processors": [0-9.null]*\|"cpu_workers": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
 hogs_on() {
   for h in $(seq ${HOGS:-3}); do
     python3 -c 'import torch; torch.set_num_threads(1); s = torch.ones(1 << 26, dtype=torch.float64); d = torch.empty_like(s)
@@ -3859,13 +3867,24 @@ if [ "$mode" = leave90 ]; then
   # cores other processes keep busy left to them (runtime_cores_to_leave): the mono HH share beside
   # HOGS memory-copying processes against the GPU alone (ROUNDS), then one quiet round; each share
   # row's JSON says how many cores it left and how busy it found the host
-  left() { grep -o '"cores_left_to_others": [0-9]*\|"host_busy_processors": [0-9.null]*\|"cpu_workers": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in ${MONO-monoc-medium-high-128000-hh monoc-medium-high-200000-hh}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; left; done
     hogs_rounds $b left
     rep=1; ROW_NCPU=all row 1 $b default-quiet -- --steps 300; shares; left
     row 1 $b gpu-quiet -- --steps 300
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = leave91 ]; then
+  for b in ${BATCHES-A-8820 random-23585 E-18711 B-8330 monoc-medium-high-256000}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; left; done
+    hogs_rounds $b left
+    rep=1; ROW_NCPU=all row 1 $b default-quiet -- --steps 1000; shares; left; probe_keys; worker_load
+    cut=$(grep -o '"cpu_share_neurons": [0-9]*' $out/t.json 2>/dev/null | grep -o '[0-9]*$')
+    row 1 $b gpu-quiet -- --steps 1000
+    [ "${cut:-0}" -gt 0 ] && row 1 ${b%-*}-$(( ${b##*-} - cut )) gpu-part -- --steps 1000
   done
   rm -f $out/t.json $out/t.log
 fi
