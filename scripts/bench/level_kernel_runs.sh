@@ -372,6 +372,10 @@
 #             memory-copying processes, one quiet round of 1,000 steps, and the GPU alone at the
 #             quiet share's GPU part (the batch less the cores' neurons: how the GPU's time falls
 #             with its neurons, the share's ceiling)
+#   ceiling92 (one GPU) the GPU alone's time by its neurons (BATCHES at 100, 97, 94 and 88 % of
+#             their neurons, two rounds): how far the GPU's step falls when the cores take
+#             neurons; then CPU workers alone at the share's chunk shapes (CPU_SHAPES,
+#             BATCH:NEURONS_A_CHUNK), this build against hinestask_CPU_BUILD, three rounds
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3887,6 +3891,19 @@ if [ "$mode" = leave91 ]; then
     [ "${cut:-0}" -gt 0 ] && row 1 ${b%-*}-$(( ${b##*-} - cut )) gpu-part -- --steps 1000
   done
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = ceiling92 ]; then
+  for b in ${BATCHES-A-8820 B-8330 random-23585 E-18711 C-11720 six-33390}; do
+    for rep in 1 2; do
+      for f in 100 97 94 88; do row 1 ${b%-*}-$(( ${b##*-} * f / 100 )) gpu$f -- --steps 1000; done
+    done
+  done
+  for rep in 1 2 3; do
+    for bt in ${CPU_SHAPES-A-552:6 A-552:12 B-540:9 random-1730:29 E-1100:18}; do
+      ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:} -- --steps 400 --task-neurons ${bt#*:}
+      [ -n "${CPU_BUILD:-}" ] && ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:}-$CPU_BUILD $CPU_BUILD -- --steps 400 --task-neurons ${bt#*:}
+    done
+  done
 fi
 if [ "$mode" = auto84 ]; then
   alone() { grep -o '"cores_alone": [a-z]*\|"mode": "[a-z]*"\|"tasks_per_step": [0-9]*\|"layout": "[a-z-]*"' $out/t.json 2>/dev/null | paste -sd' '; }
