@@ -376,6 +376,10 @@
 #             their neurons, two rounds): how far the GPU's step falls when the cores take
 #             neurons; then CPU workers alone at the share's chunk shapes (CPU_SHAPES,
 #             BATCH:NEURONS_A_CHUNK), this build against hinestask_CPU_BUILD, three rounds
+#   ends93    (one GPU) the multi share's cut with more of the cores' time against the default:
+#             for each mix (MIXES) this build and hinestask_eb90 (PLACEMENT_LEVEL_SHARE_ENDS_BY
+#             0.9: scripts/bench/build_variants.sh), each in a fresh home, three calibration runs,
+#             ROUNDS rounds against the GPU alone (builds_share)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3904,6 +3908,9 @@ if [ "$mode" = ceiling92 ]; then
       [ -n "${CPU_BUILD:-}" ] && ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:}-$CPU_BUILD $CPU_BUILD -- --steps 400 --task-neurons ${bt#*:}
     done
   done
+fi
+if [ "$mode" = ends93 ]; then
+  builds_share 1 ${ROUNDS:-2} "${MIXES:-A-8820 random-23585 B-8330 E-18711}" default eb90
 fi
 if [ "$mode" = auto84 ]; then
   alone() { grep -o '"cores_alone": [a-z]*\|"mode": "[a-z]*"\|"tasks_per_step": [0-9]*\|"layout": "[a-z-]*"' $out/t.json 2>/dev/null | paste -sd' '; }
