@@ -309,7 +309,10 @@ struct placement_workers {
  * to run than mono's: with 0.95, C x 11,720 got 300 neurons in one call and ran 0.867x and 0.970x
  * the GPU alone (share37), where cuts of 180-240 had gained 1.013-1.020x (share33, share34); with
  * 0.8 (share38, H200 machine, fresh STARPU_HOMEs) C 1.020-1.024x, the six cells x 33,390
- * 1.025-1.027x, all 15 x 16,356 1.013-1.014x, 6 rounds of 6. */
+ * 1.025-1.027x, all 15 x 16,356 1.013-1.014x, 6 rounds of 6. With the cut measured before it runs
+ * (share_probe), 0.9 again lost (ends93, 837e95d, two rounds each against 0.8's in the same
+ * call): random trees 0.929-0.944x against 0.980-1.034x, B 1.012-1.016x against 1.020-1.021x,
+ * A 1.025-1.026x (the same 276 neurons) against 1.017-1.029x, E 1.026-1.059x against 1.044-1.047x. */
 #ifndef PLACEMENT_LEVEL_SHARE_ENDS_BY
 #define PLACEMENT_LEVEL_SHARE_ENDS_BY 0.8
 #endif

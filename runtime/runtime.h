@@ -67,7 +67,10 @@ double runtime_measure_busy_processors(int *allowed_count);
  * core, the worker there runs at its pace, and a GPU whose driver thread waits idles. Measured
  * on the H200 machine (three processes copying 512 MiB arrays, the mono HH share against the
  * GPU alone, e447225): medium-high x 128,000 ran 0.936-0.977x with 15 CPU workers, the GPU's
- * part of the step 7-11 % longer than quiet. */
+ * part of the step 7-11 % longer than quiet; with the three cores left 1.038-1.040x (leave90),
+ * the passive share of x 256,000 1.048-1.061x (leave91). The multi share stays at risk there:
+ * A, B, E and random trees 0.879-1.026x in eight rounds (leave91), a core another process took
+ * running its tasks 3.5 times as long. */
 int runtime_cores_to_leave(double busy, int cores, int gpus);
 /* The cores runtime_start left to other processes (conf.reserve_ncpus; 0 when none, or STARPU_NCPU
  * was set, or no GPU), and the busy processors it measured (-1: not measured). */
