@@ -312,7 +312,8 @@ struct placement_workers {
  * 1.025-1.027x, all 15 x 16,356 1.013-1.014x, 6 rounds of 6. With the cut measured before it runs
  * (share_probe), 0.9 again lost (ends93, 837e95d, two rounds each against 0.8's in the same
  * call): random trees 0.929-0.944x against 0.980-1.034x, B 1.012-1.016x against 1.020-1.021x,
- * A 1.025-1.026x (the same 276 neurons) against 1.017-1.029x, E 1.026-1.059x against 1.044-1.047x. */
+ * A 1.025-1.026x (the same 276 neurons) against 1.017-1.029x, E 1.026-1.059x against
+ * 1.044-1.047x. */
 #ifndef PLACEMENT_LEVEL_SHARE_ENDS_BY
 #define PLACEMENT_LEVEL_SHARE_ENDS_BY 0.8
 #endif
