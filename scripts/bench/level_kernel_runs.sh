@@ -380,6 +380,10 @@
 #             for each mix (MIXES) this build and hinestask_eb90 (PLACEMENT_LEVEL_SHARE_ENDS_BY
 #             0.9: scripts/bench/build_variants.sh), each in a fresh home, three calibration runs,
 #             ROUNDS rounds against the GPU alone (builds_share)
+#   window94  (one GPU) the share with every step submitted at once (--window WIDE, default 128)
+#             against the default window of 4: per mix (MIXES) a fresh home, two calibration
+#             runs, ROUNDS quiet rounds of 1,000 steps and ROUNDS rounds of 300 beside HOGS
+#             memory-copying processes, each the default, the wide window and the GPU alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3911,6 +3915,25 @@ if [ "$mode" = ceiling92 ]; then
 fi
 if [ "$mode" = ends93 ]; then
   builds_share 1 ${ROUNDS:-2} "${MIXES:-A-8820 random-23585 B-8330 E-18711}" default eb90
+fi
+if [ "$mode" = window94 ]; then
+  for b in ${MIXES:-A-8820 random-23585 B-8330 E-18711}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-2}); do
+      ROW_NCPU=all row 1 $b default-quiet -- --steps 1000; shares; worker_load
+      ROW_NCPU=all row 1 $b wide-quiet -- --steps 1000 --window ${WIDE:-128}; shares; worker_load
+      row 1 $b gpu-quiet -- --steps 1000
+    done
+    for rep in $(seq ${ROUNDS:-2}); do
+      hogs_on
+      ROW_NCPU=all row 1 $b default-hogs -- --steps 300; shares; left; worker_load
+      ROW_NCPU=all row 1 $b wide-hogs -- --steps 300 --window ${WIDE:-128}; shares; worker_load
+      row 1 $b gpu-hogs -- --steps 300
+      hogs_off
+    done
+  done
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = auto84 ]; then
   alone() { grep -o '"cores_alone": [a-z]*\|"mode": "[a-z]*"\|"tasks_per_step": [0-9]*\|"layout": "[a-z-]*"' $out/t.json 2>/dev/null | paste -sd' '; }
