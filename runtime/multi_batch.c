@@ -1050,6 +1050,10 @@ int multi_batch_task_steps(const struct multi_batch *batch) {
   return batch->task_steps;
 }
 
+int multi_batch_window(const struct multi_batch *batch) {
+  return placement_level_window(batch->config.window, batch->cpu_chunks > 0);
+}
+
 int multi_batch_cpu_share_neurons(const struct multi_batch *batch) {
   return batch->cpu_share_neurons;
 }
@@ -1141,7 +1145,7 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
 int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
   const struct step_model *model = &batch->config.model;
   struct level_step_arguments args = step_arguments_of(batch);
-  const int window = batch->config.window > 0 ? batch->config.window : RUNTIME_DEFAULT_WINDOW;
+  const int window = multi_batch_window(batch);
   const int per_task = batch->task_steps;
   for (int s = 0; s < steps; s += per_task) {
     /* The window counts rounds of tasks, each round per_task steps. */

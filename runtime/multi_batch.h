@@ -235,6 +235,9 @@ int multi_batch_task_steps(const struct multi_batch *batch);
  * asked for (or chosen: placement_level_share_chosen) but the models had measured no chunk task
  * of the batch's kind on the cores or on a GPU to cut it by (as mono_batch's). */
 int multi_batch_cpu_share_neurons(const struct multi_batch *batch);
+/* Steps the batch keeps submitted ahead (placement_level_window: the config's, or the default for
+ * a batch with or without the cores' share). */
+int multi_batch_window(const struct multi_batch *batch);
 int multi_batch_share_uncalibrated(const struct multi_batch *batch);
 /* The share's probe (MULTI_SHARE_PROBE): the neurons of its first cut, and the cores' time
  * executing a round of it, measured and predicted (microseconds; 0 and 0: no probe ran). */

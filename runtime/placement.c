@@ -289,6 +289,12 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
          starpu_cpu_worker_get_count() > 0 && placement_model_scheduler();
 }
 
+int placement_level_window(int requested, int share) {
+  if (requested > 0)
+    return requested;
+  return share ? PLACEMENT_LEVEL_SHARE_WINDOW : RUNTIME_DEFAULT_WINDOW;
+}
+
 int placement_level_arranged(int asked, int gpus, int share) {
   if (asked != PLACEMENT_SHARE_AUTO)
     return asked == PLACEMENT_SHARE_ON;

@@ -364,6 +364,22 @@ int placement_level_cpus_share(long long compartments, int gpus, int channels, i
  * or off; by default when placement_level_cpus_share says so for StarPU's GPUs, there are CPU
  * workers, and the scheduler is a dm* one (the share is cut by the models). */
 int placement_level_share_chosen(int asked, long long compartments, int channels, int window);
+/* Steps a level-solved batch keeps submitted ahead of the computed ones (--window): `requested`
+ * when positive, else PLACEMENT_LEVEL_SHARE_WINDOW with the cores' share (`share` not 0),
+ * RUNTIME_DEFAULT_WINDOW without. The window counts every chunk's tasks together, so with a
+ * share the GPU could run only a few rounds ahead of the cores' slowest chunks: when a core
+ * slowed for a while (another process on its core, the shared L3), the GPU waited with it, and
+ * the cut's slack (PLACEMENT_LEVEL_SHARE_ENDS_BY) could not take it back once the core recovered.
+ * Submitted (almost) all at once, the GPU's chunks and the cores' go at their own pace and meet
+ * at the end. Measured on the H200 machine (window94, 837e95d, calibrated dmdas, A, random
+ * trees, B, E, rows of one round): against the window of 4, quiet 1.005-1.034x against
+ * 0.955-1.033x (8 rounds each), beside three memory-copying processes 0.979-1.032x against
+ * 0.964-1.036x (8); 3 rounds of 16 below 1.00x against 4, mean 1.012x against 1.004x; random
+ * trees loaded 1.009x and 1.032x against 0.964x and 0.972x, E's slow quiet round 1.022x against
+ * 0.955x, A's second loaded round 0.979x against 1.004x. The same bits whatever the window
+ * (test_schedule). */
+int placement_level_window(int requested, int share);
+#define PLACEMENT_LEVEL_SHARE_WINDOW 128
 /* Whether a level-solved batch's chunks (the cores' share aside, `share` 0) or its cores' share
  * (`share` 1) are laid out by morphology, each chunk the copies of one or two cells
  * (level_batch_options.arranged_tail), on `gpus` GPUs: as `asked` (enum placement_share's

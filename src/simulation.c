@@ -483,6 +483,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->warp_systems = multi_batch_warp_systems(batch);
     ops->level_priorities = multi_batch_level_priorities(batch);
     ops->cpu_share_neurons = multi_batch_cpu_share_neurons(batch);
+    ops->window = multi_batch_window(batch);
     ops->arranged_neurons = multi_batch_arranged_neurons(batch);
     ops->aligned_neurons = multi_batch_aligned_neurons(batch);
     ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
@@ -662,6 +663,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->tasks_per_step = ops->tasks_per_step;
   result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
   result->cpu_share_neurons = ops->cpu_share_neurons;
+  result->window = ops->window;
   result->arranged_neurons = ops->arranged_neurons;
   result->aligned_neurons = ops->aligned_neurons;
   result->interleaved_chunks = ops->interleaved_chunks;

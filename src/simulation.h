@@ -34,6 +34,7 @@ struct batch_ops {
   int tasks_per_step;
   int task_steps;         /* steps per step task (mono; 1 otherwise) */
   int cpu_share_neurons;  /* mono: neurons in the chunks cut for CPU cores (0: no share) */
+  int window;             /* steps submitted ahead (0: the runtime's default) */
   int arranged_neurons;   /* multi: neurons laid out by morphology (0: round robin) */
   int aligned_neurons;    /* multi: neurons in GPU chunks of aligned rows (0: none) */
   int interleaved_chunks; /* mono: block-layout chunks stored interleaved (the GPU's) */
@@ -77,6 +78,7 @@ struct run_result {
   int tasks_per_step;
   int task_steps;         /* steps each step task advanced */
   int cpu_share_neurons;  /* batch_ops' */
+  int window;             /* batch_ops' */
   int arranged_neurons;   /* batch_ops' */
   int aligned_neurons;    /* batch_ops' */
   int interleaved_chunks; /* batch_ops' */

@@ -315,7 +315,10 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     }
   }
   /* How the runtime ran the steps (runtime.h): steps in flight, where-masks, GPU streams. */
-  key_int(&j, "window", o->window > 0 ? o->window : RUNTIME_DEFAULT_WINDOW);
+  key_int(&j, "window",
+          r->window > 0   ? r->window
+          : o->window > 0 ? o->window
+                          : RUNTIME_DEFAULT_WINDOW);
   json_key(&j, "pin");
   fputs(o->pin ? "true" : "false", f);
   key_string(&j, "cpu_share",

@@ -190,7 +190,9 @@ static void assert_same_bits(const struct outcome *a, const struct outcome *b, c
 
 /* 1, 4 and 16 tasks per step, windows 1 (a wait after every step), 4 and 8: one set of bits. */
 static const int per_task[] = {NEURONS, NEURONS / 4, NEURONS / 16};
-static const int windows[] = {1, 4, 8};
+/* a wait after every step, the default window, and a multi share's (placement_level_window):
+ * every step of these runs submitted at once */
+static const int windows[] = {1, RUNTIME_DEFAULT_WINDOW, PLACEMENT_LEVEL_SHARE_WINDOW};
 
 static void mono_tasks_and_windows_give_identical_bits(void **state) {
   (void)state;
@@ -300,6 +302,20 @@ static void step_model_keeps_one_step_apart(void **state) {
   assert_false(mono_batch_steps_measured(batch, 1, cpu));
   mono_batch_destroy(batch);
   morphology_free(&m);
+}
+
+/* The window a level-solved batch keeps (placement_level_window): the one asked for, else the
+ * default, and with the cores' share one that submits a run of 1,000 steps in tasks of 8 at once
+ * (so the GPU's chunks never wait for a core that slowed). */
+static void share_window_submits_the_run_ahead(void **state) {
+  (void)state;
+  assert_int_equal(placement_level_window(0, 0), RUNTIME_DEFAULT_WINDOW);
+  assert_int_equal(placement_level_window(0, 1), PLACEMENT_LEVEL_SHARE_WINDOW);
+  assert_true(placement_level_window(0, 1) * PLACEMENT_SHARE_TASK_STEPS >= 1000);
+  for (int asked = 1; asked <= 9; asked += 4) {
+    assert_int_equal(placement_level_window(asked, 0), asked);
+    assert_int_equal(placement_level_window(asked, 1), asked);
+  }
 }
 
 static void multi_tasks_and_windows_give_identical_bits(void **state) {
@@ -1375,6 +1391,7 @@ int main(void) {
       cmocka_unit_test(step_model_keeps_one_step_apart),
       cmocka_unit_test(mono_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
+      cmocka_unit_test(share_window_submits_the_run_ahead),
       cmocka_unit_test(arranged_chunks_give_identical_bits),
   };
   return cmocka_run_group_tests(tests, testing_starpu_start, testing_starpu_stop);
