@@ -384,6 +384,10 @@
 #             against the default window of 4: per mix (MIXES) a fresh home, two calibration
 #             runs, ROUNDS quiet rounds of 1,000 steps and ROUNDS rounds of 300 beside HOGS
 #             memory-copying processes, each the default, the wide window and the GPU alone
+#   window95  (one GPU) the default since the share's window (placement_level_window) against
+#             --window 4 (the window before it) and the GPU alone: per mix (MIXES) a fresh home,
+#             two calibration runs, one quiet round of 1,000 steps, and for the mixes in LOADED
+#             one round of 300 beside HOGS memory-copying processes
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3932,6 +3936,24 @@ if [ "$mode" = window94 ]; then
       row 1 $b gpu-hogs -- --steps 300
       hogs_off
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = window95 ]; then
+  for b in ${MIXES:-A-8820 random-23585 B-8330 E-18711 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    rep=1
+    ROW_NCPU=all row 1 $b default-quiet -- --steps 1000; shares; worker_load
+    ROW_NCPU=all row 1 $b narrow-quiet -- --steps 1000 --window 4; shares; worker_load
+    row 1 $b gpu-quiet -- --steps 1000
+    case " ${LOADED-A-8820 random-23585 B-8330 E-18711} " in *" $b "*)
+      hogs_on
+      ROW_NCPU=all row 1 $b default-hogs -- --steps 300; shares; left; worker_load
+      ROW_NCPU=all row 1 $b narrow-hogs -- --steps 300 --window 4; shares; worker_load
+      row 1 $b gpu-hogs -- --steps 300
+      hogs_off ;;
+    esac
   done
   rm -f $out/t.json $out/t.log
 fi
