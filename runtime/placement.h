@@ -372,12 +372,14 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
  * the cut's slack (PLACEMENT_LEVEL_SHARE_ENDS_BY) could not take it back once the core recovered.
  * Submitted (almost) all at once, the GPU's chunks and the cores' go at their own pace and meet
  * at the end. Measured on the H200 machine (window94, 837e95d, calibrated dmdas, A, random
- * trees, B, E, rows of one round): against the window of 4, quiet 1.005-1.034x against
+ * trees, B, E, rows of one round): against the window of 4, quiet 0.990-1.034x against
  * 0.955-1.033x (8 rounds each), beside three memory-copying processes 0.979-1.032x against
  * 0.964-1.036x (8); 3 rounds of 16 below 1.00x against 4, mean 1.012x against 1.004x; random
  * trees loaded 1.009x and 1.032x against 0.964x and 0.972x, E's slow quiet round 1.022x against
- * 0.955x, A's second loaded round 0.979x against 1.004x. The same bits whatever the window
- * (test_schedule). */
+ * 0.955x, A's second loaded round 0.979x against 1.004x. As the default (window95, 7d9f676,
+ * nine mixes quiet, four loaded, against --window 4): 0.988-1.061x against 0.960-1.051x, random
+ * trees loaded 1.017x against 0.960x; 29 rounds in all, mean 1.017x against 1.011x. The same
+ * bits whatever the window (test_schedule). */
 int placement_level_window(int requested, int share);
 #define PLACEMENT_LEVEL_SHARE_WINDOW 128
 /* Whether a level-solved batch's chunks (the cores' share aside, `share` 0) or its cores' share
