@@ -188,7 +188,7 @@ static void assert_same_bits(const struct outcome *a, const struct outcome *b, c
       fail_msg("%s: spike %zu differs", what, j);
 }
 
-/* 1, 4 and 16 tasks per step, windows 1 (a wait after every step), 4 and 8: one set of bits. */
+/* 1, 4 and 16 tasks per step, windows 1 (a wait after every step), 4 and 128: one set of bits. */
 static const int per_task[] = {NEURONS, NEURONS / 4, NEURONS / 16};
 /* a wait after every step, the default window, and a multi share's (placement_level_window):
  * every step of these runs submitted at once */
