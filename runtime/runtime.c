@@ -394,6 +394,10 @@ const char *runtime_size_model_path(void) {
   return path;
 }
 
+int runtime_tasks_in_flight(void) {
+  return starpu_task_nsubmitted();
+}
+
 void runtime_window_wait(int window, int tasks_per_step) {
   if (window <= 1)
     starpu_task_wait_for_all();

@@ -94,6 +94,9 @@ void runtime_stop(void);
 /* Called before a batch submits a step: waits until at most window - 1 earlier steps are still
  * in flight (window <= 1: until none is, a wait after every step). */
 void runtime_window_wait(int window, int tasks_per_step);
+/* Tasks submitted and not yet done (StarPU's count): about a window of steps while a run's steps
+ * are in flight. */
+int runtime_tasks_in_flight(void);
 
 /* STARPU_SCHED and the worker counts of the environment; HINES_BAD_INPUT if unusable. */
 int runtime_check_environment(struct hines_error *err);

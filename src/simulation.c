@@ -548,7 +548,7 @@ struct progress {
 
 static void progress_report(struct progress *p, int done, int steps, int first_done) {
   double now = now_seconds();
-  if (!p->on || now - p->last < p->every)
+  if (!p->on || now - p->last < p->every || done <= first_done)
     return;
   p->last = now;
   double elapsed = now - p->start;
@@ -589,6 +589,16 @@ static int spike_report_make(const struct options *o, const struct batch_ops *op
   return HINES_OK;
 }
 
+/* The steps of the `submitted` the batch has computed: those whose tasks are still in flight (a
+ * window of them, runtime_window_wait) counted off, so that progress does not run ahead of the
+ * run (a multi batch with the cores' share submits about all of a run's steps at once). */
+static int steps_computed(const struct batch_ops *ops, int submitted) {
+  const long long tasks = ops->tasks_per_step > 0 ? ops->tasks_per_step : 1;
+  const long long per_task = ops->task_steps > 1 ? ops->task_steps : 1;
+  const long long in_flight = (runtime_tasks_in_flight() + tasks - 1) / tasks * per_task;
+  return in_flight < submitted ? submitted - (int)in_flight : 0;
+}
+
 int simulation_run(const struct options *o, const struct batch_ops *ops,
                    struct probe_record *probes, struct spike_report *spikes,
                    struct run_result *result) {
@@ -623,15 +633,21 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   double loop_start = now_seconds();
   progress.start = progress.last = loop_start;
   /* Steps go in without waiting (the batch keeps a window of them in flight). Without progress
-   * lines one call submits them all; with them, a call covers about SLICE_TARGET_S, sized from
-   * the steps so far. A call also ends where a probe sample is due, so that its last step fills
-   * the sample's row. */
+   * lines one call submits them all; with them, a call covers about SLICE_TARGET_S, in whole
+   * tasks, sized from the steps computed so far (not those submitted: with a window of steps in
+   * flight the first calls return at once, and sizing by them gave one call the whole run, its
+   * progress 100 % from the start). A call also ends where a probe sample is due, so that its
+   * last step fills the sample's row. */
   const double SLICE_TARGET_S = progress.every / 2 < 1.0 ? progress.every / 2 : 1.0;
+  const int per_task = ops->task_steps > 1 ? ops->task_steps : 1;
   double seconds_per_step = first_seconds;
   while (done < o->steps && status == HINES_OK) {
     int count = o->steps - done;
-    if (progress.on && seconds_per_step > 0 && SLICE_TARGET_S / seconds_per_step < count)
-      count = SLICE_TARGET_S / seconds_per_step < 1 ? 1 : (int)(SLICE_TARGET_S / seconds_per_step);
+    if (progress.on && seconds_per_step > 0 && SLICE_TARGET_S / seconds_per_step < count) {
+      const double slice = SLICE_TARGET_S / seconds_per_step;
+      count = slice < per_task ? per_task : (int)slice / per_task * per_task;
+      count = count < o->steps - done ? count : o->steps - done;
+    }
     if (o->n_probes && probes->every - done % probes->every < count)
       count = probes->every - done % probes->every;
     if (spike_every && spike_every - done % spike_every < count)
@@ -643,8 +659,10 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
      * behind the read; the last read, after the last step, waits. */
     if (status == HINES_OK && spike_every && done % spike_every == 0 && done < o->steps)
       spike_set_request(spike_set);
-    seconds_per_step = (now_seconds() - loop_start) / (done - 1);
-    progress_report(&progress, done, o->steps, 1);
+    const int computed = steps_computed(ops, done);
+    if (computed > 1)
+      seconds_per_step = (now_seconds() - loop_start) / (computed - 1);
+    progress_report(&progress, computed, o->steps, 1);
   }
   ops->sync(ops->batch);
   double loop_end = now_seconds();
