@@ -589,12 +589,12 @@ static int spike_report_make(const struct options *o, const struct batch_ops *op
   return HINES_OK;
 }
 
-/* The steps of the `submitted` the batch has computed: those whose tasks are still in flight (a
- * window of them, runtime_window_wait) counted off, so that progress does not run ahead of the
- * run (a multi batch with the cores' share submits about all of a run's steps at once). */
-static int steps_computed(const struct batch_ops *ops, int submitted) {
+/* The steps of the `submitted` the batch has computed (`per_task` steps a task): those whose
+ * tasks are still in flight (a window of them, runtime_window_wait) counted off, so that progress
+ * does not run ahead of the run (a multi batch with the cores' share submits about all of a run's
+ * steps at once). */
+static int steps_computed(const struct batch_ops *ops, int per_task, int submitted) {
   const long long tasks = ops->tasks_per_step > 0 ? ops->tasks_per_step : 1;
-  const long long per_task = ops->task_steps > 1 ? ops->task_steps : 1;
   const long long in_flight = (runtime_tasks_in_flight() + tasks - 1) / tasks * per_task;
   return in_flight < submitted ? submitted - (int)in_flight : 0;
 }
@@ -659,7 +659,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
      * behind the read; the last read, after the last step, waits. */
     if (status == HINES_OK && spike_every && done % spike_every == 0 && done < o->steps)
       spike_set_request(spike_set);
-    const int computed = steps_computed(ops, done);
+    const int computed = steps_computed(ops, per_task, done);
     if (computed > 1)
       seconds_per_step = (now_seconds() - loop_start) / (computed - 1);
     progress_report(&progress, computed, o->steps, 1);
@@ -679,7 +679,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->timed_steps = o->steps > 1 ? o->steps - 1 : 1;
   result->seconds_first_step = first_seconds;
   result->tasks_per_step = ops->tasks_per_step;
-  result->task_steps = ops->task_steps > 1 ? ops->task_steps : 1;
+  result->task_steps = per_task;
   result->cpu_share_neurons = ops->cpu_share_neurons;
   result->window = ops->window;
   result->arranged_neurons = ops->arranged_neurons;
