@@ -55,7 +55,7 @@ static inline void branch_element_constants_fill(const struct level_block_view *
     }
 }
 
-/* Phase A for systems [begin, end) of v, at most LEVEL_ROWS_BLOCK: the grounded voltages X in
+/* Phase A for systems [begin, end) of v, at most LEVEL_ROWS_BLOCK_MAX: the grounded voltages X in
  * `voltage`, and system s's XL and KR in contribution[2s], [2s + 1] (contribution: the level's
  * pairs). `ec`: the level's element constants (from its base), or NULL to read the table. */
 static inline void branch_grounded_rows(const struct level_block_view *v, int begin, int end,
@@ -63,7 +63,7 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
                                         const struct level_step_arguments *args, double *voltage,
                                         double *LEVEL_RESTRICT contribution,
                                         const struct branch_element_constants *ec) {
-  if (end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
+  if (end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     for (int s = begin; s < end; s++)
       branch_grounded_system(v, s, constants, args, voltage, &contribution[2 * s + 1],
                              &contribution[2 * s]);
@@ -72,9 +72,9 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
   const int n = end - begin;
   const double *LEVEL_RESTRICT inverse = constants + CONST_INVERSE_PIVOT(args->constant_rows);
   const double *LEVEL_RESTRICT row_factor = constants + CONST_ROW_FACTOR(args->constant_rows);
-  double previous_factor[LEVEL_ROWS_BLOCK], previous_rhs[LEVEL_ROWS_BLOCK],
-      injected[LEVEL_ROWS_BLOCK], x[LEVEL_ROWS_BLOCK];
-  int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
+  double previous_factor[LEVEL_ROWS_BLOCK_MAX], previous_rhs[LEVEL_ROWS_BLOCK_MAX],
+      injected[LEVEL_ROWS_BLOCK_MAX], x[LEVEL_ROWS_BLOCK_MAX];
+  int stimulated[LEVEL_ROWS_BLOCK_MAX], first_row[LEVEL_ROWS_BLOCK_MAX];
   level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
   struct level_rows_segments segments; /* runs of copies: their row's constants read once */
   level_rows_segments_of(first_row, n, &segments);
@@ -138,7 +138,7 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
   }
 }
 
-/* Phase C for systems [begin, end) of v, at most LEVEL_ROWS_BLOCK: every element but a chain's
+/* Phase C for systems [begin, end) of v, at most LEVEL_ROWS_BLOCK_MAX: every element but a chain's
  * far end from its X, given the system's u and C in contribution[2s], [2s + 1]. `ec` as phase
  * A's. */
 static inline void branch_response_rows(const struct level_block_view *v, int begin, int end,
@@ -146,7 +146,7 @@ static inline void branch_response_rows(const struct level_block_view *v, int be
                                         const struct level_step_arguments *args, double *voltage,
                                         const double *LEVEL_RESTRICT contribution,
                                         const struct branch_element_constants *ec) {
-  if (end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
+  if (end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     for (int s = begin; s < end; s++)
       branch_response_system(v, s, constants, args, voltage, contribution[2 * s],
                              contribution[2 * s + 1]);
@@ -155,8 +155,8 @@ static inline void branch_response_rows(const struct level_block_view *v, int be
   const int n = end - begin;
   const double *LEVEL_RESTRICT p = constants + CONST_BRANCH_P(args->constant_rows);
   const double *LEVEL_RESTRICT q = constants + CONST_BRANCH_Q(args->constant_rows);
-  double u[LEVEL_ROWS_BLOCK], c[LEVEL_ROWS_BLOCK];
-  int first_row[LEVEL_ROWS_BLOCK];
+  double u[LEVEL_ROWS_BLOCK_MAX], c[LEVEL_ROWS_BLOCK_MAX];
+  int first_row[LEVEL_ROWS_BLOCK_MAX];
   for (int k = 0; k < n; k++) {
     u[k] = contribution[2 * (begin + k)];
     c[k] = contribution[2 * (begin + k) + 1];

@@ -84,8 +84,7 @@ static int assemble_rows(const struct level_block_view *v, const double *constan
 
 /* The end of block `block` of the row sweeps (level_rows_cpu.h) over v's systems. */
 static int rows_block_end(const struct level_block_view *v, int block) {
-  const int end = (block + 1) * LEVEL_ROWS_BLOCK;
-  return end < v->systems ? end : v->systems;
+  return level_rows_block_begin(v, block + 1);
 }
 
 static void level_backward_cpu(void *buffers[], void *cl_arg) {
@@ -99,7 +98,7 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
   const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
   for (int block = 0; block < blocks; block++)
-    level_backward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block),
+    level_backward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
                         VECTOR(1, const double), &args, VECTOR(2, double), VECTOR(3, double),
                         VECTOR(4, double), VECTOR(5, const double), gates, assembled,
                         args.stored_pivots != 0, NULL);
@@ -112,8 +111,9 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
   const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
 #pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(dynamic)
   for (int block = 0; block < blocks; block++)
-    level_forward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), VECTOR(1, double),
-                       VECTOR(2, const double), NULL, VECTOR(3, const double), NULL);
+    level_forward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
+                       VECTOR(1, double), VECTOR(2, const double), NULL, VECTOR(3, const double),
+                       NULL);
   int n_spiking = 0;
   step_outputs_cpu(VECTOR(1, const double), 0,
                    samples_if(buffers, task.sample_row, task.spike_step), task.sample_row,
@@ -172,11 +172,11 @@ static void branch_phase_cpu(const struct chunk_buffers *b, const struct cell_sc
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
     for (int block = 0; block < blocks; block++) {
       if (response)
-        branch_response_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b->constants,
-                             step, voltage, pairs, ec ? &level_ec : NULL);
+        branch_response_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
+                             b->constants, step, voltage, pairs, ec ? &level_ec : NULL);
       else
-        branch_grounded_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b->constants,
-                             step, voltage, pairs, ec ? &level_ec : NULL);
+        branch_grounded_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
+                             b->constants, step, voltage, pairs, ec ? &level_ec : NULL);
     }
   }
 }
@@ -284,8 +284,8 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
       const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
       for (int block = 0; block < blocks; block++)
-        level_backward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b.constants,
-                            &args.step, b.voltage + e, b.factor + e,
+        level_backward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
+                            b.constants, &args.step, b.voltage + e, b.factor + e,
                             b.contribution + 2 * levels->system_offset[level], b.contribution,
                             gates, assembled, args.step.stored_pivots != 0,
                             part_constants ? &level_constants : NULL);
@@ -312,8 +312,8 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
       const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
       for (int block = 0; block < blocks; block++)
-        level_forward_rows(&v, block * LEVEL_ROWS_BLOCK, rows_block_end(&v, block), b.voltage + e,
-                           b.factor + e, row_factor, b.voltage,
+        level_forward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
+                           b.voltage + e, b.factor + e, row_factor, b.voltage,
                            part_constants ? &level_constants : NULL);
     }
     free(scratch);

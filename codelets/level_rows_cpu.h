@@ -17,10 +17,30 @@
 #define HINES_LEVEL_ROWS_CPU_H
 
 #include "hines_level_kernels.h"
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#include <immintrin.h>
+#define LEVEL_RUN_LANES 8 /* the copies of a run a vector of registers holds */
+#endif
 
 /* Systems a block of the row sweeps holds: its state (three doubles a system backward, one
  * forward) stays in L1 while the rows stream through. */
 #define LEVEL_ROWS_BLOCK 128
+/* ... but a block starts where a run of copies of one branch (or subtree) starts, if that is
+ * fewer than LEVEL_ROWS_BLOCK / 2 systems back, so that the runs are not cut into pieces too
+ * short to go along (LEVEL_ROWS_RUN): a block holds up to this many. */
+#define LEVEL_ROWS_BLOCK_MAX (LEVEL_ROWS_BLOCK + LEVEL_ROWS_BLOCK / 2)
+
+/* Where block `block` of v's systems starts (v->systems past the last): block b holds
+ * [level_rows_block_begin(v, b), level_rows_block_begin(v, b + 1)). */
+static inline int level_rows_block_begin(const struct level_block_view *v, int block) {
+  const int at = block * LEVEL_ROWS_BLOCK;
+  if (at <= 0 || at >= v->systems)
+    return at <= 0 ? 0 : v->systems;
+  for (int s = at; s > at - LEVEL_ROWS_BLOCK / 2; s--)
+    if (v->first_row[s - 1] != v->first_row[at])
+      return s;
+  return at; /* a longer run: cut where it was */
+}
 
 /* Whether channels computed inside a sweep (not assembled apart) reach an element of systems
  * [begin, end) of v: with mechanisms on the soma alone (PLACE_SOMA, compartment 0) only the
@@ -79,9 +99,12 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
  * level_layout.c puts side by side) are swept with their row's constants read once, not gathered
  * system by system: passive multi steps on the dev machine's 2 cores, the six cells x 6,000
  * 26.5-26.9 ms against 34.6-35.5 with gathers, the large cells x 400 8.6-8.8 against 12.0-13.2,
- * the six cells x 1,200 (branch kernel) 7.9-8.3 against 9.4-10.2. */
+ * the six cells x 1,200 (branch kernel) 7.9-8.3 against 9.4-10.2. Since the runs go along
+ * their own rows (LEVEL_RUNS_ALONG) runs of 4 pay too (dev machine, one core, the level kernels,
+ * 48 copies of one large cell (041018-zA) in chunks of 4 and 6 neurons: 0.32-0.43 G compartment
+ * steps/s against 0.24-0.29 with runs of 8 or more; in chunks of 2, runs of 2 no faster). */
 #ifndef LEVEL_ROWS_RUN
-#define LEVEL_ROWS_RUN 8
+#define LEVEL_ROWS_RUN 4
 #endif
 /* ... and runs of at least this many copies of one subtree unit (a small leaf subtree solved as
  * one system, level_layout.h) go row by row across the copies instead of one copy after
@@ -168,7 +191,7 @@ level_element_constants_fill(const struct level_block_view *v, const double *con
  * shorter runs whose rows are gathered. */
 struct level_rows_segments {
   int count;
-  int end[LEVEL_ROWS_BLOCK], row[LEVEL_ROWS_BLOCK];
+  int end[LEVEL_ROWS_BLOCK_MAX], row[LEVEL_ROWS_BLOCK_MAX];
 };
 
 static inline void level_rows_segments_of(const int *first_row, int n,
@@ -324,9 +347,10 @@ static inline void level_backward_tree_rows(const struct level_block_view *v, in
                                             double *voltage, double *factor, double *contribution,
                                             int rows_assembled, const double *inverse_pivots,
                                             const double *row_factor) {
-  double below_factor[LEVEL_ROWS_BLOCK], below_rhs[LEVEL_ROWS_BLOCK], injected[LEVEL_ROWS_BLOCK];
-  double dj[LEVEL_ROWS_BLOCK], rj[LEVEL_ROWS_BLOCK];
-  int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
+  double below_factor[LEVEL_ROWS_BLOCK_MAX], below_rhs[LEVEL_ROWS_BLOCK_MAX],
+      injected[LEVEL_ROWS_BLOCK_MAX];
+  double dj[LEVEL_ROWS_BLOCK_MAX], rj[LEVEL_ROWS_BLOCK_MAX];
+  int stimulated[LEVEL_ROWS_BLOCK_MAX], first_row[LEVEL_ROWS_BLOCK_MAX];
   level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
   const int size = v->size[begin], row0 = v->first_row[begin];
   double below_off_diagonal = 0.0; /* one shape: these two are the run's */
@@ -400,7 +424,7 @@ static inline void level_forward_tree_rows(const struct level_block_view *v, int
                                            double *voltage, const double *LEVEL_RESTRICT factor,
                                            const double *LEVEL_RESTRICT row_factor,
                                            const double *parent_voltage) {
-  double x[LEVEL_ROWS_BLOCK]; /* each copy's element solved last: first its junction's */
+  double x[LEVEL_ROWS_BLOCK_MAX]; /* each copy's element solved last: first its junction's */
   for (int k = 0; k < n; k++) {
     const int junction = v->junction[begin + k];
     x[k] = junction >= 0 ? parent_voltage[junction] : 0.0;
@@ -465,7 +489,7 @@ static __attribute__((noinline, unused)) void level_backward_systems(
       stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
   const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
   const int tree_runs =
-      !v->padded && end - begin <= LEVEL_ROWS_BLOCK &&
+      !v->padded && end - begin <= LEVEL_ROWS_BLOCK_MAX &&
       !(gates && !rows_assembled && level_rows_channels_in(v, begin, end, &args->channels));
   for (int s = begin, t; s < end; s = t) {
     t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
@@ -492,7 +516,7 @@ static __attribute__((noinline, unused)) void
 level_forward_systems(const struct level_block_view *v, int begin, int end, double *voltage,
                       const double *LEVEL_RESTRICT factor, const double *LEVEL_RESTRICT row_factor,
                       const double *parent_voltage, const struct level_element_constants *ec) {
-  const int tree_runs = !v->padded && end - begin <= LEVEL_ROWS_BLOCK;
+  const int tree_runs = !v->padded && end - begin <= LEVEL_ROWS_BLOCK_MAX;
   for (int s = begin, t; s < end; s = t) {
     t = tree_runs ? level_rows_tree_run_end(v, s, end) : s + 1;
     if (t - s >= LEVEL_TREE_ROWS_RUN) {
@@ -509,7 +533,163 @@ level_forward_systems(const struct level_block_view *v, int begin, int end, doub
   }
 }
 
-/* The backward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK, row by row: what
+/* Runs of LEVEL_ROWS_RUN or more copies of one branch (one first row, so one size) are walked
+ * down their own rows, one run after another, instead of row by row across the whole block:
+ * each row of a run is then one loop over its copies with the row's constants read once, and
+ * the block's other systems (stretches of shorter runs) are not visited at every row. Same calls
+ * for each element in the same order (systems do not depend on one another in a level), so the
+ * same bits. With AVX-512 a run's elimination state stays in registers down its rows
+ * (level_backward_run_lanes: LEVEL_RUN_LANES copies a vector, masked) where the rows across the
+ * block loaded and stored it for every element. Dev machine (2 cores of an Intel Xeon,
+ * cooperlake), one core, the level kernels, passive: 96 copies of 041018-zA in chunks of 8
+ * 0.42-0.50 G compartment steps/s against 0.28-0.31; mix A (041018-zA, ri05, the Allen cell) x
+ * 72 in chunks of 9 and 12 neurons (the cores' share's shapes) 0.21 and 0.25 against 0.17 and
+ * 0.15 (medians of three). 0: every system row by row across the block, as before. */
+#ifndef LEVEL_RUNS_ALONG
+#define LEVEL_RUNS_ALONG 1
+#endif
+
+/* Element j of block system k that starts at row j (its far end): the membrane's row, its
+ * children's contributions, the pivot. */
+static inline __attribute__((always_inline)) void level_rows_far_end(
+    const struct level_block_view *v, int begin, int k, int j,
+    const double *LEVEL_RESTRICT constants, const double *LEVEL_RESTRICT inverse_pivots,
+    int row_factors_read, const int *LEVEL_RESTRICT first_row, const int *LEVEL_RESTRICT stimulated,
+    const double *LEVEL_RESTRICT injected, double *LEVEL_RESTRICT row_voltage,
+    double *LEVEL_RESTRICT row_factor_out, const double *LEVEL_RESTRICT child_contribution,
+    double *LEVEL_RESTRICT previous_factor, double *LEVEL_RESTRICT previous_rhs,
+    double *LEVEL_RESTRICT previous_off_diagonal, int rows_assembled) {
+  const int s = begin + k;
+  const double *row = constants + (size_t)(first_row[k] + j) * CONST_STRIDE;
+  const double off_diagonal = row[CONST_OFF_DIAGONAL];
+  double dj, rj;
+  if (rows_assembled) {
+    dj = row_factor_out[k];
+    rj = row_voltage[k];
+  } else {
+    membrane_row(inverse_pivots ? inverse_pivots[first_row[k] + j] : row[CONST_DIAGONAL_BASE],
+                 row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT], row_voltage[k],
+                 j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);
+  }
+  double scaled_rhs, eliminated_factor;
+  if (inverse_pivots) {
+    level_gather_children_rhs(v, s, child_contribution, &rj);
+    level_pivot_stored(off_diagonal, rj, inverse_pivots[first_row[k] + j], &eliminated_factor,
+                       &scaled_rhs);
+  } else {
+    level_gather_children(v, s, child_contribution, &dj, &rj);
+    level_pivot(off_diagonal, rj, dj, &eliminated_factor, &scaled_rhs);
+  }
+  if (!row_factors_read)
+    row_factor_out[k] = eliminated_factor;
+  row_voltage[k] = scaled_rhs;
+  previous_factor[k] = eliminated_factor;
+  previous_rhs[k] = rj;
+  previous_off_diagonal[k] = off_diagonal;
+}
+
+#if defined(LEVEL_RUN_LANES)
+/* Rows j = size - 2 down to 0 of the run's copies [k, k + lanes in m) with their elimination's
+ * state in registers across the rows (previous_*: the far end's, and left there after row 0).
+ * level_rows_going_on_element's operations lane by lane, each rounded as there (fnmadd(a, b, c)
+ * is fma(-a, b, c); the stimulus added as + 0.0 where it does not enter), so the same bits. */
+static inline __attribute__((always_inline)) void level_backward_run_lanes(
+    const struct level_block_view *v, int begin, int k, __mmask8 m, int row, int size,
+    const double *LEVEL_RESTRICT constants, const double *LEVEL_RESTRICT inverse_pivots,
+    const int *LEVEL_RESTRICT stimulated, const double *LEVEL_RESTRICT injected, double *voltage,
+    double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT previous_factor,
+    double *LEVEL_RESTRICT previous_rhs, double *LEVEL_RESTRICT previous_off_diagonal,
+    const int rows_assembled, const int pivots, const int store_factor) {
+  __m512d below_factor = _mm512_maskz_loadu_pd(m, previous_factor + k);
+  __m512d below_rhs = _mm512_maskz_loadu_pd(m, previous_rhs + k);
+  __m512d below_off_diagonal = _mm512_maskz_loadu_pd(m, previous_off_diagonal + k);
+  const __m256i stimulated_row = _mm256_maskz_loadu_epi32(m, stimulated + k);
+  const __m512d injected_current = _mm512_maskz_loadu_pd(m, injected + k);
+  for (int j = size - 2; j >= 0; j--) {
+    const size_t at = (size_t)v->row_offset[j] + (size_t)(begin + k);
+    const int r = row + j;
+    const double *c = constants + (size_t)r * CONST_STRIDE;
+    const __m512d off_diagonal = _mm512_set1_pd(c[CONST_OFF_DIAGONAL]);
+    __m512d dj, rj;
+    if (rows_assembled) {
+      dj = _mm512_maskz_loadu_pd(m, factor + at);
+      rj = _mm512_maskz_loadu_pd(m, voltage + at);
+    } else {
+      dj = _mm512_set1_pd(pivots ? inverse_pivots[r] : c[CONST_DIAGONAL_BASE]);
+      const __mmask8 entered =
+          _mm256_mask_cmpeq_epi32_mask(m, stimulated_row, _mm256_set1_epi32(j));
+      rj = _mm512_add_pd(_mm512_fmadd_pd(_mm512_set1_pd(c[CONST_C_OVER_DT]),
+                                         _mm512_maskz_loadu_pd(m, voltage + at),
+                                         _mm512_set1_pd(c[CONST_LEAK_CURRENT])),
+                         _mm512_maskz_mov_pd(entered, injected_current));
+    }
+    dj = _mm512_fnmadd_pd(below_factor, below_off_diagonal, dj);
+    rj = _mm512_fnmadd_pd(below_factor, below_rhs, rj);
+    const __m512d inverse =
+        pivots ? _mm512_set1_pd(inverse_pivots[r]) : _mm512_div_pd(_mm512_set1_pd(1.0), dj);
+    const __m512d eliminated_factor = _mm512_mul_pd(off_diagonal, inverse);
+    if (store_factor)
+      _mm512_mask_storeu_pd(factor + at, m, eliminated_factor);
+    _mm512_mask_storeu_pd(voltage + at, m, _mm512_mul_pd(rj, inverse));
+    below_factor = eliminated_factor;
+    below_rhs = rj;
+    below_off_diagonal = off_diagonal;
+  }
+  _mm512_mask_storeu_pd(previous_factor + k, m, below_factor);
+  _mm512_mask_storeu_pd(previous_rhs + k, m, below_rhs);
+  _mm512_mask_storeu_pd(previous_off_diagonal + k, m, below_off_diagonal);
+}
+
+/* The lanes' mask of copies [k, k1). */
+static inline __mmask8 level_run_mask(int k, int k1) {
+  const int lanes = k1 - k < LEVEL_RUN_LANES ? k1 - k : LEVEL_RUN_LANES;
+  return (__mmask8)((1u << lanes) - 1u);
+}
+#endif
+
+/* The backward sweep of the run of copies [k0, k1) of one branch whose first row is `row`:
+ * its far ends, then its rows toward the junction (LEVEL_RUNS_ALONG). */
+static inline __attribute__((always_inline)) void level_backward_run(
+    const struct level_block_view *v, int begin, int k0, int k1, int row,
+    const double *LEVEL_RESTRICT constants, const double *LEVEL_RESTRICT inverse_pivots,
+    int row_factors_read, const int *LEVEL_RESTRICT first_row, const int *LEVEL_RESTRICT stimulated,
+    const double *LEVEL_RESTRICT injected, double *voltage, double *LEVEL_RESTRICT factor,
+    const double *LEVEL_RESTRICT child_contribution, double *LEVEL_RESTRICT previous_factor,
+    double *LEVEL_RESTRICT previous_rhs, double *LEVEL_RESTRICT previous_off_diagonal,
+    const int rows_assembled, const int pivots, const int store_factor) {
+  const int size = v->size[begin + k0];
+  for (int k = k0, j = size - 1; k < k1; k++)
+    level_rows_far_end(v, begin, k, j, constants, inverse_pivots, row_factors_read, first_row,
+                       stimulated, injected, voltage + v->row_offset[j] + begin,
+                       factor + v->row_offset[j] + begin, child_contribution, previous_factor,
+                       previous_rhs, previous_off_diagonal, rows_assembled);
+#if defined(LEVEL_RUN_LANES)
+  for (int k = k0; k < k1; k += LEVEL_RUN_LANES)
+    level_backward_run_lanes(v, begin, k, level_run_mask(k, k1), row, size, constants,
+                             inverse_pivots, stimulated, injected, voltage, factor, previous_factor,
+                             previous_rhs, previous_off_diagonal, rows_assembled, pivots,
+                             store_factor);
+#else
+  for (int j = size - 2; j >= 0; j--)
+    level_rows_going_on(k0, k1, row, j, constants, inverse_pivots, first_row, stimulated, injected,
+                        voltage + v->row_offset[j] + begin, factor + v->row_offset[j] + begin,
+                        previous_factor, previous_rhs, previous_off_diagonal, 0, rows_assembled,
+                        pivots, store_factor);
+#endif
+}
+
+/* The rows the block's systems outside the runs walked along (LEVEL_RUNS_ALONG) reach: the size
+ * of the first of them (sizes do not increase in a block), 0 when there is none. */
+static inline int level_rows_across_top(const struct level_block_view *v, int begin,
+                                        const struct level_rows_segments *segments,
+                                        int runs_along) {
+  for (int g = 0, k0 = 0; g < segments->count; k0 = segments->end[g++])
+    if (!runs_along || segments->row[g] < 0)
+      return v->size[begin + k0];
+  return 0;
+}
+
+/* The backward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK_MAX, row by row: what
  * level_backward_system_in_groups leaves for each of them (voltage, factor, contribution). Blocks
  * where channels reach an element inside the sweep (gates without rows_assembled) go branch by
  * branch. */
@@ -520,7 +700,7 @@ static inline void level_backward_rows(
     double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots,
     const struct level_element_constants *ec) {
   if ((gates && !rows_assembled && level_rows_channels_in(v, begin, end, &args->channels)) ||
-      end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
+      end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     level_backward_systems(v, begin, end, constants, args, voltage, factor, contribution,
                            child_contribution, gates, rows_assembled, stored_pivots, ec);
     return;
@@ -532,15 +712,37 @@ static inline void level_backward_rows(
   /* the element constants where they hold what these rows read (not with rows assembled apart) */
   const int by_element = ec && !rows_assembled && ec->pivots == (inverse_pivots != 0);
   /* of each system's element eliminated last (one further from the junction) */
-  double previous_factor[LEVEL_ROWS_BLOCK], previous_rhs[LEVEL_ROWS_BLOCK],
-      previous_off_diagonal[LEVEL_ROWS_BLOCK], injected[LEVEL_ROWS_BLOCK];
-  int stimulated[LEVEL_ROWS_BLOCK], first_row[LEVEL_ROWS_BLOCK];
+  double previous_factor[LEVEL_ROWS_BLOCK_MAX], previous_rhs[LEVEL_ROWS_BLOCK_MAX],
+      previous_off_diagonal[LEVEL_ROWS_BLOCK_MAX], injected[LEVEL_ROWS_BLOCK_MAX];
+  int stimulated[LEVEL_ROWS_BLOCK_MAX], first_row[LEVEL_ROWS_BLOCK_MAX];
   level_rows_systems(v, begin, n, args, first_row, stimulated, injected);
   struct level_rows_segments segments;
   level_rows_segments_of(first_row, n, &segments);
   for (int k = 0; k < n; k++)
     previous_factor[k] = previous_rhs[k] = previous_off_diagonal[k] = 0.0;
-  const int top = n > 0 ? v->size[begin] : 0; /* the block's longest system */
+  const int runs_along = LEVEL_RUNS_ALONG;
+#define RUN(ASSEMBLED, PIVOTS, STORE)                                                              \
+  level_backward_run(v, begin, k0, segments.end[g], segments.row[g], constants, inverse_pivots,    \
+                     row_factor != 0, first_row, stimulated, injected, voltage, factor,            \
+                     child_contribution, previous_factor, previous_rhs, previous_off_diagonal,     \
+                     ASSEMBLED, PIVOTS, STORE)
+  for (int g = 0, k0 = 0; runs_along && g < segments.count; k0 = segments.end[g++]) {
+    if (segments.row[g] < 0)
+      continue;
+    if (rows_assembled)
+      RUN(1, 0, 1);
+    else if (inverse_pivots && row_factor)
+      RUN(0, 1, 0);
+    else if (inverse_pivots)
+      RUN(0, 1, 1);
+    else if (row_factor)
+      RUN(0, 0, 0);
+    else
+      RUN(0, 0, 1);
+  }
+#undef RUN
+  /* the rest row by row across the block, from its longest system */
+  const int top = n > 0 ? level_rows_across_top(v, begin, &segments, runs_along) : 0;
   for (int j = top - 1; j >= 0; j--) {
     const int holding = level_rows_holding(v, j, begin, n);
     /* systems [0, going_on) continue from row j + 1; [going_on, holding) start at row j */
@@ -556,6 +758,8 @@ static inline void level_backward_rows(
                       previous_rhs, previous_off_diagonal, by_element ? &rc : 0, ASSEMBLED,        \
                       PIVOTS, STORE)
     for (int g = 0, k0 = 0, k1; g < segments.count && k0 < going_on; k0 = segments.end[g++]) {
+      if (runs_along && segments.row[g] >= 0)
+        continue;
       k1 = level_rows_segment_end(&segments, g, going_on);
       if (rows_assembled) /* (no stored pivots nor row factors then) */
         GOING_ON(1, 0, 1);
@@ -569,34 +773,15 @@ static inline void level_backward_rows(
         GOING_ON(0, 0, 1);
     }
 #undef GOING_ON
-    for (int k = going_on; k < holding; k++) { /* far ends: the children's contributions */
-      const int s = begin + k;
-      const double *row = constants + (size_t)(first_row[k] + j) * CONST_STRIDE;
-      const double off_diagonal = row[CONST_OFF_DIAGONAL];
-      double dj, rj;
-      if (rows_assembled) {
-        dj = row_factor_out[k];
-        rj = row_voltage[k];
-      } else {
-        membrane_row(inverse_pivots ? inverse_pivots[first_row[k] + j] : row[CONST_DIAGONAL_BASE],
-                     row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT], row_voltage[k],
-                     j == stimulated[k] ? injected[k] : 0.0, &dj, &rj);
-      }
-      double scaled_rhs, eliminated_factor;
-      if (inverse_pivots) {
-        level_gather_children_rhs(v, s, child_contribution, &rj);
-        level_pivot_stored(off_diagonal, rj, inverse_pivots[first_row[k] + j], &eliminated_factor,
-                           &scaled_rhs);
-      } else {
-        level_gather_children(v, s, child_contribution, &dj, &rj);
-        level_pivot(off_diagonal, rj, dj, &eliminated_factor, &scaled_rhs);
-      }
-      if (!row_factor)
-        row_factor_out[k] = eliminated_factor;
-      row_voltage[k] = scaled_rhs;
-      previous_factor[k] = eliminated_factor;
-      previous_rhs[k] = rj;
-      previous_off_diagonal[k] = off_diagonal;
+    /* far ends: the children's contributions */
+    for (int g = 0, k0 = 0; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
+      if (runs_along && segments.row[g] >= 0)
+        continue;
+      const int k1 = level_rows_segment_end(&segments, g, holding);
+      for (int k = k0 > going_on ? k0 : going_on; k < k1; k++)
+        level_rows_far_end(v, begin, k, j, constants, inverse_pivots, row_factor != 0, first_row,
+                           stimulated, injected, row_voltage, row_factor_out, child_contribution,
+                           previous_factor, previous_rhs, previous_off_diagonal, rows_assembled);
     }
   }
   for (int k = 0; k < n; k++) {
@@ -605,21 +790,21 @@ static inline void level_backward_rows(
   }
 }
 
-/* The forward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK, row by row: what
+/* The forward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK_MAX, row by row: what
  * level_forward_system_rows leaves (row_factor: level_row_factors, or NULL). */
 static inline void level_forward_rows(const struct level_block_view *v, int begin, int end,
                                       double *voltage, const double *LEVEL_RESTRICT factor,
                                       const double *LEVEL_RESTRICT row_factor,
                                       const double *parent_voltage,
                                       const struct level_element_constants *ec) {
-  if (end - begin > LEVEL_ROWS_BLOCK || !level_rows_cover(v, begin, end)) {
+  if (end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     level_forward_systems(v, begin, end, voltage, factor, row_factor, parent_voltage, ec);
     return;
   }
   const int by_element = ec && ec->row_factor && row_factor;
   const int n = end - begin;
-  double x[LEVEL_ROWS_BLOCK]; /* each system's last solved element: first its junction's */
-  int first_row[LEVEL_ROWS_BLOCK];
+  double x[LEVEL_ROWS_BLOCK_MAX]; /* each system's last solved element: first its junction's */
+  int first_row[LEVEL_ROWS_BLOCK_MAX];
   for (int k = 0; k < n; k++) {
     const int junction = v->junction[begin + k];
     x[k] = junction >= 0 ? parent_voltage[junction] : 0.0;
@@ -627,22 +812,82 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
   }
   struct level_rows_segments segments;
   level_rows_segments_of(first_row, n, &segments);
-  const int top = n > 0 ? v->size[begin] : 0;
+  const int runs_along = LEVEL_RUNS_ALONG;
+  for (int g = 0, k0 = 0; runs_along && g < segments.count; k0 = segments.end[g++]) {
+    if (segments.row[g] < 0)
+      continue;
+    const int k1 = segments.end[g], row = segments.row[g], size = v->size[begin + k0];
+#if defined(LEVEL_RUN_LANES)
+    for (int k = k0; k < k1; k += LEVEL_RUN_LANES) { /* x in registers across the rows */
+      const __mmask8 m = level_run_mask(k, k1);
+      __m512d solved = _mm512_maskz_loadu_pd(m, x + k);
+      for (int j = 0; j < size; j++) {
+        const size_t at = (size_t)v->row_offset[j] + (size_t)(begin + k);
+        const __m512d f = row_factor ? _mm512_set1_pd(row_factor[row + j])
+                                     : _mm512_maskz_loadu_pd(m, factor + at);
+        solved = _mm512_fnmadd_pd(f, solved, _mm512_maskz_loadu_pd(m, voltage + at));
+        _mm512_mask_storeu_pd(voltage + at, m, solved);
+      }
+    }
+    continue;
+#endif
+    for (int j = 0; j < size; j++) {
+      double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
+      const double *LEVEL_RESTRICT row_factors = factor + v->row_offset[j] + begin;
+      if (row_factor) {
+        const double f = row_factor[row + j];
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-f, x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      } else {
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-row_factors[k], x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      }
+    }
+  }
+  const int top = n > 0 ? level_rows_across_top(v, begin, &segments, runs_along) : 0;
   for (int j = 0; j < top; j++) {
     const int holding = level_rows_holding(v, j, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
     const double *LEVEL_RESTRICT row_factors = factor + v->row_offset[j] + begin;
-    if (!row_factor) {
+    for (int g = 0, k0 = 0, k1; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
+      if (runs_along && segments.row[g] >= 0)
+        continue;
+      k1 = level_rows_segment_end(&segments, g, holding);
+      if (!row_factor) {
 #pragma omp simd
-      for (int k = 0; k < holding; k++) {
-        x[k] = fma(-row_factors[k], x[k], row_voltage[k]);
-        row_voltage[k] = x[k];
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-row_factors[k], x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      } else if (segments.row[g] >= 0) {
+        const double f = row_factor[segments.row[g] + j];
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-f, x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      } else if (by_element) { /* each its own, read in a row (level_element_constants) */
+        const double *LEVEL_RESTRICT element_row_factor =
+            ec->row_factor + v->row_offset[j] + (size_t)begin;
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-element_row_factor[k], x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
+      } else {
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+          x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
+          row_voltage[k] = x[k];
+        }
       }
-      continue;
     }
-    level_rows_substitute(&segments, holding, j, first_row, row_factor,
-                          by_element ? ec->row_factor + v->row_offset[j] + (size_t)begin : 0, x,
-                          row_voltage);
   }
 }
 

@@ -1145,7 +1145,7 @@ static void build_batch(const struct morphology *cells, int n_cells, int neurons
  * sweeps of systems [begin, end) of v read their constants once for, when the rows cover them;
  * else the runs of subtree copies they sweep row by row. */
 static int copy_runs(const struct level_block_view *v, int begin, int end) {
-  if (end - begin > LEVEL_ROWS_BLOCK)
+  if (end - begin > LEVEL_ROWS_BLOCK_MAX)
     return 0;
   if (!level_rows_cover(v, begin, end)) {
     int tree_runs = 0;
@@ -1166,7 +1166,7 @@ static int copy_runs(const struct level_block_view *v, int begin, int end) {
 /* The stretches of chains between subtrees (LEVEL_CHAIN_ROWS_STRETCH or more) that the row
  * sweeps of systems [begin, end) of v take row by row in a block the rows do not cover. */
 static int chain_stretches(const struct level_block_view *v, int begin, int end) {
-  if (end - begin > LEVEL_ROWS_BLOCK || v->padded || level_rows_cover(v, begin, end))
+  if (end - begin > LEVEL_ROWS_BLOCK_MAX || v->padded || level_rows_cover(v, begin, end))
     return 0;
   int stretches = 0;
   for (int s = begin, t; s < end; s = t) {
@@ -1182,14 +1182,36 @@ static int chain_stretches(const struct level_block_view *v, int begin, int end)
   return stretches;
 }
 
+/* Block `b` of v's systems in blocks of `block` (> 0), or (ROWS_BLOCKS_OF_CODELETS) in the
+ * codelets' blocks, which start where a run of copies starts (level_rows_block_begin): checks
+ * that those cover the systems in order, hold at most LEVEL_ROWS_BLOCK_MAX, and cut no run of
+ * fewer than LEVEL_ROWS_BLOCK / 2 copies. */
+#define ROWS_BLOCKS_OF_CODELETS (-1)
+static int rows_block_begin(const struct level_block_view *v, int block, int b) {
+  if (block >= 0)
+    return b == 0 ? 0 : block > 0 && b * block < v->systems ? b * block : v->systems;
+  const int begin = level_rows_block_begin(v, b), end = level_rows_block_begin(v, b + 1);
+  if (begin >= v->systems)
+    return begin;
+  assert_true(begin < end && end <= v->systems && end - begin <= LEVEL_ROWS_BLOCK_MAX);
+  if (begin > 0 && v->first_row[begin - 1] == v->first_row[begin]) {
+    int run = begin - 1;
+    while (run > 0 && v->first_row[run - 1] == v->first_row[begin])
+      run--;
+    assert_true(begin - run >= LEVEL_ROWS_BLOCK / 2); /* cut only a long run */
+  }
+  return begin;
+}
+
 /* One step of one chunk as the CPU chunk codelet sweeps it: level by level, rows assembled first
  * with channels everywhere; each level's systems branch by branch (block 0) or row by row in
- * blocks of `block` systems (level_rows_cpu.h). Links to the chunk's arrays or to the adjacent
- * level's. Counts in *covered the blocks the row sweeps took (not branch by branch), in *runs
- * the runs of copies among them or of subtree copies elsewhere, the latter in *tree_runs, in
- * *soma_rows the blocks with gates that went row by row (channels on the soma alone, not there),
- * in *stretches the stretches of chains between subtrees that went row by row. `ec`: the chunk's
- * element constants for the row sweeps (level_rows_cpu.h), or NULL: gathered. */
+ * blocks of `block` systems or the codelets' blocks (ROWS_BLOCKS_OF_CODELETS; level_rows_cpu.h).
+ * Links to the chunk's arrays or to the adjacent level's. Counts in *covered the blocks the row
+ * sweeps took (not branch by branch), in *runs the runs of copies among them or of subtree copies
+ * elsewhere, the latter in *tree_runs, in *soma_rows the blocks with gates that went row by row
+ * (channels on the soma alone, not there), in *stretches the stretches of chains between subtrees
+ * that went row by row. `ec`: the chunk's element constants for the row sweeps (level_rows_cpu.h),
+ * or NULL: gathered. */
 static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *part_ints,
                             const struct level_step_arguments *args, int block, double *voltage,
                             double *factor, double *contribution, double *gates, int *covered,
@@ -1208,8 +1230,8 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
     double *own = contribution + 2 * lb->system_offset[at + level];
     const double *children =
         contribution + (lb->chunk_links ? 0 : 2 * lb->system_offset[at + level + 1]);
-    for (int begin = 0; begin < v.systems; begin += block ? block : v.systems) {
-      const int end = block && begin + block < v.systems ? begin + block : v.systems;
+    for (int b = 0, begin = 0; begin < v.systems; begin = rows_block_begin(&v, block, ++b)) {
+      const int end = block ? rows_block_begin(&v, block, b + 1) : v.systems;
       if (!block) {
         for (int s = begin; s < end; s++)
           level_backward_system_in_groups(&v, s, lb->constants, args, voltage + e, factor + e, own,
@@ -1239,8 +1261,8 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
     const size_t e = lb->element_offset[at + level];
     const double *parents =
         voltage + (lb->chunk_links || level == 0 ? 0 : lb->element_offset[at + level - 1]);
-    for (int begin = 0; begin < v.systems; begin += block ? block : v.systems) {
-      const int end = block && begin + block < v.systems ? begin + block : v.systems;
+    for (int b = 0, begin = 0; begin < v.systems; begin = rows_block_begin(&v, block, ++b)) {
+      const int end = block ? rows_block_begin(&v, block, b + 1) : v.systems;
       const struct level_element_constants level_ec =
           ec ? level_element_constants_from(ec, e) : (struct level_element_constants){0};
       if (block)
@@ -1285,9 +1307,11 @@ static double *chunk_element_constants(const struct level_batch *lb, int chunk,
  * (rows) and CP (branch by branch), subtrees and cut branches or none, height order with chunk
  * links and depth order with level links, passive with pivots computed, read and row factors,
  * HH everywhere (rows assembled first) and on the somas only (channels in the sweep: branch by
- * branch), the stimulus at the root and inside a branch, blocks of LEVEL_ROWS_BLOCK and of 7
- * systems (a block's edge inside a row), fewer neurons than cells, runs of copies whose
- * constants are read once among systems gathered one by one (passive with each pivot form,
+ * branch), the stimulus at the root and inside a branch, blocks of LEVEL_ROWS_BLOCK, of 7
+ * systems (a block's edge inside a row) and the codelets' (starting at runs of copies), fewer
+ * neurons than cells, runs of copies walked along their own rows (LEVEL_RUNS_ALONG: their
+ * constants read once, 1 to 15 copies a lane group) among systems gathered one by one (passive
+ * with each pivot form,
  * with the row factors, HH), and with the chunk's element constants read in rows instead of
  * gathered (every other step). */
 static void row_sweeps_match_branch_sweeps(void **state) {
@@ -1337,7 +1361,9 @@ static void row_sweeps_match_branch_sweeps(void **state) {
                                                     n_gates ? c.state[1][3] : NULL, &ec);
         for (int step = 0; step < 5; step++) {
           /* (a step's bits do not depend on the blocks the previous one took) */
-          const int block = variant % 2 && step % 2 == 0 ? 7 : LEVEL_ROWS_BLOCK;
+          const int block = variant % 2 && step % 2 == 0 ? 7
+                            : step % 3 == 1              ? LEVEL_ROWS_BLOCK
+                                                         : ROWS_BLOCKS_OF_CODELETS;
           args.time_ms = step * dt_ms;
           cpu_step_sweeps(&lb, chunk, c.part_ints, &args, 0, c.state[0][0], c.state[0][1],
                           c.state[0][2], c.state[0][3], &covered, &runs, &tree_runs, &soma_rows,
@@ -1376,8 +1402,8 @@ static void row_sweeps_match_branch_sweeps(void **state) {
  * or the element constants, give the bits of the system-by-system ones: voltages and the
  * systems' pairs (XL and KR after A), every level of
  * random trees and the mix, subtrees and cut branches or none, the stimulus at the root and
- * inside a branch, blocks of LEVEL_ROWS_BLOCK and of 7 systems, random voltages and junction
- * values. */
+ * inside a branch, blocks of LEVEL_ROWS_BLOCK, of 7 systems and the codelets' (starting at runs),
+ * random voltages and junction values. */
 static void branch_rows_match_branch_systems(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
@@ -1423,12 +1449,12 @@ static void branch_rows_match_branch_systems(void **state) {
         branch_element_constants_fill(&v, lb.constants, lb.constant_rows, &ec, 0);
         for (int e = 0; e < v.elements; e++)
           voltage[0][e] = voltage[1][e] = voltage[2][e] = -70 + 10 * testing_uniform(&seed_state);
-        const int block = variant % 2 ? 7 : LEVEL_ROWS_BLOCK;
+        const int block = variant % 2 ? 7 : variant ? LEVEL_ROWS_BLOCK : ROWS_BLOCKS_OF_CODELETS;
         for (int s = 0; s < v.systems; s++) /* phase A, system by system */
           branch_grounded_system(&v, s, lb.constants, &args, voltage[0], &pairs[0][2 * s + 1],
                                  &pairs[0][2 * s]);
-        for (int begin = 0; begin < v.systems; begin += block) {
-          const int end = begin + block < v.systems ? begin + block : v.systems;
+        for (int b = 0, begin = 0; begin < v.systems; begin = rows_block_begin(&v, block, ++b)) {
+          const int end = rows_block_begin(&v, block, b + 1);
           covered += level_rows_cover(&v, begin, end);
           runs += copy_runs(&v, begin, end);
           branch_grounded_rows(&v, begin, end, lb.constants, &args, voltage[1], pairs[1], NULL);
@@ -1446,8 +1472,8 @@ static void branch_rows_match_branch_systems(void **state) {
         for (int s = 0; s < v.systems; s++)
           branch_response_system(&v, s, lb.constants, &args, voltage[0], pairs[0][2 * s],
                                  pairs[0][2 * s + 1]);
-        for (int begin = 0; begin < v.systems; begin += block) {
-          const int end = begin + block < v.systems ? begin + block : v.systems;
+        for (int b = 0, begin = 0; begin < v.systems; begin = rows_block_begin(&v, block, ++b)) {
+          const int end = rows_block_begin(&v, block, b + 1);
           branch_response_rows(&v, begin, end, lb.constants, &args, voltage[1], pairs[1], NULL);
           branch_response_rows(&v, begin, end, lb.constants, &args, voltage[2], pairs[2], &ec);
         }
