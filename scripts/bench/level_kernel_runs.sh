@@ -388,6 +388,12 @@
 #             --window 4 (the window before it) and the GPU alone: per mix (MIXES) a fresh home,
 #             two calibration runs, one quiet round of 1,000 steps, and for the mixes in LOADED
 #             one round of 300 beside HOGS memory-copying processes
+#   along96   (one GPU) the cores' level kernels walking runs of copies along their own rows
+#             (LEVEL_RUNS_ALONG, blocks starting at runs, runs of 4) against the build before
+#             (hinestask_base): the share's probes against the GPU alone's (A), CPU workers alone
+#             at the share's chunk shapes (CPU_SHAPES, ROUNDS_CPU rounds), then per mix (MIXES)
+#             both builds from fresh homes, three calibration runs, ROUNDS rounds against the GPU
+#             alone (builds_share)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3955,6 +3961,17 @@ if [ "$mode" = window95 ]; then
       hogs_off ;;
     esac
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = along96 ]; then
+  share_probes A-8820 --mode multi "${mixA[@]}" --neurons 8820 --steps 100 --probe 0:0 --probe 4000:100 --probe 8819:7
+  for rep in $(seq ${ROUNDS_CPU:-1}); do
+    for bt in ${CPU_SHAPES-A-552:6 A-552:12 B-540:9 random-1730:29 E-1100:18}; do
+      ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:} -- --steps 400 --task-neurons ${bt#*:}
+      ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:}-base base -- --steps 400 --task-neurons ${bt#*:}
+    done
+  done
+  builds_share 1 ${ROUNDS:-2} "${MIXES:-A-8820 random-23585 E-18711 B-8330}" default base
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = auto84 ]; then
