@@ -394,6 +394,13 @@
 #             at the share's chunk shapes (CPU_SHAPES, ROUNDS_CPU rounds), then per mix (MIXES)
 #             both builds from fresh homes, three calibration runs, ROUNDS rounds against the GPU
 #             alone (builds_share)
+#   nine98    (one GPU) the share by default on every mix (MIXES): per mix a fresh home, three
+#             calibration runs, ROUNDS quiet rounds of 1,000 steps against the GPU alone
+#             (builds_share), then for the mixes in LOADED one round of 300 beside HOGS
+#             memory-copying processes (hogs_rounds, ROUNDS_LOADED)
+#   shapes97  (no GPU) CPU workers alone (16) at the share's chunk shapes (CPU_SHAPES,
+#             BATCH:NEURONS_A_CHUNK), this build and each hinestask_BUILD (BUILDS), ROUNDS
+#             interleaved rounds of 400 steps
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -3972,6 +3979,20 @@ if [ "$mode" = along96 ]; then
     done
   done
   builds_share 1 ${ROUNDS:-2} "${MIXES:-A-8820 random-23585 E-18711 B-8330}" default base
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = nine98 ]; then
+  builds_share 1 ${ROUNDS:-2} "${MIXES:-A-8820 random-23585 E-18711 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}" default
+  for b in ${LOADED-A-8820 random-23585 E-18711 B-8330}; do ROUNDS=${ROUNDS_LOADED:-1} hogs_rounds $b left; done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = shapes97 ]; then
+  for rep in $(seq ${ROUNDS:-2}); do
+    for bt in ${CPU_SHAPES-A-552:6 A-552:9 A-552:12 A-552:17 B-540:9 E-1100:18 random-1730:29 C-400:13 six-1100:37}; do
+      ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:} -- --steps 400 --task-neurons ${bt#*:}
+      for v in ${BUILDS-}; do ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:}-$v $v -- --steps 400 --task-neurons ${bt#*:}; done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = auto84 ]; then
