@@ -396,8 +396,8 @@
 #             alone (builds_share)
 #   nine98    (one GPU) the share by default on every mix (MIXES): per mix a fresh home, three
 #             calibration runs, ROUNDS quiet rounds of 1,000 steps against the GPU alone
-#             (builds_share), then for the mixes in LOADED one round of 300 beside HOGS
-#             memory-copying processes (hogs_rounds, ROUNDS_LOADED)
+#             (builds_share), then for the mixes in LOADED, in the same home, one round of 300
+#             beside HOGS memory-copying processes (hogs_rounds, ROUNDS_LOADED)
 #   shapes97  (no GPU) CPU workers alone (16) at the share's chunk shapes (CPU_SHAPES,
 #             BATCH:NEURONS_A_CHUNK), this build and each hinestask_BUILD (BUILDS), ROUNDS
 #             interleaved rounds of 400 steps
@@ -3982,8 +3982,10 @@ if [ "$mode" = along96 ]; then
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = nine98 ]; then
-  builds_share 1 ${ROUNDS:-2} "${MIXES:-A-8820 random-23585 E-18711 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}" default
-  for b in ${LOADED-A-8820 random-23585 E-18711 B-8330}; do ROUNDS=${ROUNDS_LOADED:-1} hogs_rounds $b left; done
+  for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
+    builds_share 1 ${ROUNDS:-2} $b default
+    case " ${LOADED-A-8820 random-23585 E-18711 B-8330} " in *" $b "*) ROUNDS=${ROUNDS_LOADED:-1} hogs_rounds $b left ;; esac
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = shapes97 ]; then
