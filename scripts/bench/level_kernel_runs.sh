@@ -398,6 +398,9 @@
 #             calibration runs, ROUNDS quiet rounds of 1,000 steps against the GPU alone
 #             (builds_share), then for the mixes in LOADED, in the same home, one round of 300
 #             beside HOGS memory-copying processes (hogs_rounds, ROUNDS_LOADED)
+#   slow99    (one GPU) the cores' time round by round, this build against hinestask_base:
+#             per mix (MIXES) and build a fresh home, three calibration runs, ROUNDS rounds of
+#             the default (its workers' load) against the GPU alone (builds_share)
 #   shapes97  (no GPU) CPU workers alone (16) at the share's chunk shapes (CPU_SHAPES,
 #             BATCH:NEURONS_A_CHUNK), this build and each hinestask_BUILD (BUILDS), ROUNDS
 #             interleaved rounds of 400 steps
@@ -574,7 +577,7 @@ builds_share() {
       bld=(); [ $v != $main ] && bld=($v)
       rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
       for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      for rep in $(seq $rounds); do ROW_NCPU=all row $g $b default-$v "${bld[@]}" -- --steps 1000; shares; row $g $b gpu -- --steps 1000; done
+      for rep in $(seq $rounds); do ROW_NCPU=all row $g $b default-$v "${bld[@]}" -- --steps 1000; shares; [ -n "${BUILDS_LOAD:-}" ] && worker_load; row $g $b gpu -- --steps 1000; done
     done
   done
 }
@@ -3986,6 +3989,10 @@ if [ "$mode" = nine98 ]; then
     builds_share 1 ${ROUNDS:-2} $b default
     case " ${LOADED-A-8820 random-23585 E-18711 B-8330} " in *" $b "*) ROUNDS=${ROUNDS_LOADED:-1} hogs_rounds $b left ;; esac
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = slow99 ]; then
+  BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-4} "${MIXES:-A-8820 E-18711}" default base
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = shapes97 ]; then
