@@ -401,6 +401,10 @@
 #   slow99    (one GPU) the cores' time round by round, this build against hinestask_base:
 #             per mix (MIXES) and build a fresh home, three calibration runs, ROUNDS rounds of
 #             the default (its workers' load) against the GPU alone (builds_share)
+#   contend100 (one GPU) the GPU alone at A's GPU part (A-8400, cores 0-1) beside CPU workers
+#             sweeping the cores' share's shapes (A x 420 in chunks of 14, 14 workers on cores
+#             2-15) with this build and with hinestask_base, and with nothing beside; ROUNDS
+#             rounds: whether the cores' kernels slow the GPU's step
 #   shapes97  (no GPU) CPU workers alone (16) at the share's chunk shapes (CPU_SHAPES,
 #             BATCH:NEURONS_A_CHUNK), this build and each hinestask_BUILD (BUILDS), ROUNDS
 #             interleaved rounds of 400 steps
@@ -3994,6 +3998,21 @@ fi
 if [ "$mode" = slow99 ]; then
   BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-4} "${MIXES:-A-8820 E-18711}" default base
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = contend100 ]; then
+  beside() { # beside LABEL BIN: the GPU row with a CPU-only load of BIN on cores 2-15
+    local lb=$1 bin=$2 pid
+    STARPU_NCUDA=0 STARPU_NCPU=14 STARPU_WORKERS_CPUID=2-15 taskset -c 2-15 timeout 40 "$bin" --quiet --force --mode multi "${mixA[@]}" --neurons 420 --task-neurons 14 --steps 1000000 --json $out/load.json > $out/load.log 2>&1 & pid=$!
+    sleep 6
+    STARPU_WORKERS_CPUID=0-1 row 1 A-8400 $lb -- --steps 1000
+    kill $pid 2>/dev/null; wait $pid 2>/dev/null
+  }
+  for rep in $(seq ${ROUNDS:-2}); do
+    row 1 A-8400 gpu-alone -- --steps 1000
+    beside gpu-beside-new $H
+    beside gpu-beside-base $out/hinestask_base
+  done
+  rm -f $out/t.json $out/t.log $out/load.json $out/load.log
 fi
 if [ "$mode" = shapes97 ]; then
   for rep in $(seq ${ROUNDS:-2}); do
