@@ -544,7 +544,10 @@ level_forward_systems(const struct level_block_view *v, int begin, int end, doub
  * cooperlake), one core, the level kernels, passive: 96 copies of 041018-zA in chunks of 8
  * 0.42-0.50 G compartment steps/s against 0.28-0.31; mix A (041018-zA, ri05, the Allen cell) x
  * 72 in chunks of 9 and 12 neurons (the cores' share's shapes) 0.21 and 0.25 against 0.17 and
- * 0.15 (medians of three). 0: every system row by row across the block, as before. */
+ * 0.15 (medians of three). H200 machine, 16 CPU workers alone at the cores' share's chunk
+ * shapes (BENCHMARKS.md, "Runs of copies along their own rows"): A, B and E 1.3-1.9x faster, C
+ * and random trees (runs of one or two copies, subtree copies) even. 0: every system row by row
+ * across the block, as before. */
 #ifndef LEVEL_RUNS_ALONG
 #define LEVEL_RUNS_ALONG 1
 #endif
