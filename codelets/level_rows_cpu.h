@@ -692,6 +692,22 @@ static inline int level_rows_across_top(const struct level_block_view *v, int be
   return 0;
 }
 
+/* CALL(rows_assembled, pivots read, factors stored) with the constants of the sweep at hand, each
+ * combination a loop of its own (with rows assembled: no stored pivots nor row factors). */
+#define LEVEL_ROWS_SPECIALISED(CALL)                                                               \
+  do {                                                                                             \
+    if (rows_assembled)                                                                            \
+      CALL(1, 0, 1);                                                                               \
+    else if (inverse_pivots && row_factor)                                                         \
+      CALL(0, 1, 0);                                                                               \
+    else if (inverse_pivots)                                                                       \
+      CALL(0, 1, 1);                                                                               \
+    else if (row_factor)                                                                           \
+      CALL(0, 0, 0);                                                                               \
+    else                                                                                           \
+      CALL(0, 0, 1);                                                                               \
+  } while (0)
+
 /* The backward sweep of systems [begin, end) of v, at most LEVEL_ROWS_BLOCK_MAX, row by row: what
  * level_backward_system_in_groups leaves for each of them (voltage, factor, contribution). Blocks
  * where channels reach an element inside the sweep (gates without rows_assembled) go branch by
@@ -729,20 +745,9 @@ static inline void level_backward_rows(
                      row_factor != 0, first_row, stimulated, injected, voltage, factor,            \
                      child_contribution, previous_factor, previous_rhs, previous_off_diagonal,     \
                      ASSEMBLED, PIVOTS, STORE)
-  for (int g = 0, k0 = 0; runs_along && g < segments.count; k0 = segments.end[g++]) {
-    if (segments.row[g] < 0)
-      continue;
-    if (rows_assembled)
-      RUN(1, 0, 1);
-    else if (inverse_pivots && row_factor)
-      RUN(0, 1, 0);
-    else if (inverse_pivots)
-      RUN(0, 1, 1);
-    else if (row_factor)
-      RUN(0, 0, 0);
-    else
-      RUN(0, 0, 1);
-  }
+  for (int g = 0, k0 = 0; runs_along && g < segments.count; k0 = segments.end[g++])
+    if (segments.row[g] >= 0)
+      LEVEL_ROWS_SPECIALISED(RUN);
 #undef RUN
   /* the rest row by row across the block, from its longest system */
   const int top = n > 0 ? level_rows_across_top(v, begin, &segments, runs_along) : 0;
@@ -764,16 +769,7 @@ static inline void level_backward_rows(
       if (runs_along && segments.row[g] >= 0)
         continue;
       k1 = level_rows_segment_end(&segments, g, going_on);
-      if (rows_assembled) /* (no stored pivots nor row factors then) */
-        GOING_ON(1, 0, 1);
-      else if (inverse_pivots && row_factor)
-        GOING_ON(0, 1, 0);
-      else if (inverse_pivots)
-        GOING_ON(0, 1, 1);
-      else if (row_factor)
-        GOING_ON(0, 0, 0);
-      else
-        GOING_ON(0, 0, 1);
+      LEVEL_ROWS_SPECIALISED(GOING_ON);
     }
 #undef GOING_ON
     /* far ends: the children's contributions */
