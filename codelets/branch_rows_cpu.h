@@ -130,7 +130,7 @@ static inline void branch_grounded_rows(const struct level_block_view *v, int be
     const int holding = level_rows_holding(v, j, begin, n);
     const size_t row_at = (size_t)v->row_offset[j] + (size_t)begin;
     level_rows_substitute(&segments, holding, j, first_row, row_factor,
-                          ec ? ec->row_factor + row_at : 0, x, voltage + row_at);
+                          ec ? ec->row_factor + row_at : 0, x, voltage + row_at, 0);
   }
   for (int k = 0; k < n; k++) {
     contribution[2 * (begin + k)] = x[k];                                     /* XL */

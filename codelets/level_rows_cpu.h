@@ -219,13 +219,15 @@ static inline int level_rows_segment_end(const struct level_rows_segments *segme
 
 /* Row j of a forward substitution for the block's systems [0, holding) with the constants' row
  * factors: x[k] (system k's element solved last) becomes element j's solution, stored in
- * row_voltage[k]. */
+ * row_voltage[k]; skip_runs: not the runs of copies (segments with a row; LEVEL_RUNS_ALONG). */
 static inline __attribute__((always_inline)) void
 level_rows_substitute(const struct level_rows_segments *segments, int holding, int j,
                       const int *LEVEL_RESTRICT first_row, const double *LEVEL_RESTRICT row_factor,
                       const double *LEVEL_RESTRICT element_row_factor, double *LEVEL_RESTRICT x,
-                      double *LEVEL_RESTRICT row_voltage) {
+                      double *LEVEL_RESTRICT row_voltage, int skip_runs) {
   for (int g = 0, k0 = 0, k1; g < segments->count && k0 < holding; k0 = segments->end[g++]) {
+    if (skip_runs && segments->row[g] >= 0)
+      continue;
     k1 = level_rows_segment_end(segments, g, holding);
     if (segments->row[g] >= 0) {
       const double f = row_factor[segments->row[g] + j];
@@ -854,37 +856,20 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
     const int holding = level_rows_holding(v, j, begin, n);
     double *LEVEL_RESTRICT row_voltage = voltage + v->row_offset[j] + begin;
     const double *LEVEL_RESTRICT row_factors = factor + v->row_offset[j] + begin;
+    if (row_factor) {
+      level_rows_substitute(&segments, holding, j, first_row, row_factor,
+                            by_element ? ec->row_factor + v->row_offset[j] + (size_t)begin : 0, x,
+                            row_voltage, runs_along);
+      continue;
+    }
     for (int g = 0, k0 = 0, k1; g < segments.count && k0 < holding; k0 = segments.end[g++]) {
       if (runs_along && segments.row[g] >= 0)
         continue;
       k1 = level_rows_segment_end(&segments, g, holding);
-      if (!row_factor) {
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-row_factors[k], x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
-      } else if (segments.row[g] >= 0) {
-        const double f = row_factor[segments.row[g] + j];
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-f, x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
-      } else if (by_element) { /* each its own, read in a row (level_element_constants) */
-        const double *LEVEL_RESTRICT element_row_factor =
-            ec->row_factor + v->row_offset[j] + (size_t)begin;
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-element_row_factor[k], x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
-      } else {
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-          x[k] = fma(-row_factor[first_row[k] + j], x[k], row_voltage[k]);
-          row_voltage[k] = x[k];
-        }
+#pragma omp simd /* each element's factor, stored by the backward sweep */
+      for (int k = k0; k < k1; k++) {
+        x[k] = fma(-row_factors[k], x[k], row_voltage[k]);
+        row_voltage[k] = x[k];
       }
     }
   }
