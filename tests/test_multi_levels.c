@@ -1310,10 +1310,9 @@ static double *chunk_element_constants(const struct level_batch *lb, int chunk,
  * branch), the stimulus at the root and inside a branch, blocks of LEVEL_ROWS_BLOCK, of 7
  * systems (a block's edge inside a row) and the codelets' (starting at runs of copies), fewer
  * neurons than cells, runs of copies walked along their own rows (LEVEL_RUNS_ALONG: their
- * constants read once, 1 to 15 copies a lane group) among systems gathered one by one (passive
- * with each pivot form,
- * with the row factors, HH), and with the chunk's element constants read in rows instead of
- * gathered (every other step). */
+ * constants read once; runs of 8 to 16 copies, so masked lane groups of 8, 7 and 1) among
+ * systems gathered one by one (passive with each pivot form, with the row factors, HH), and with
+ * the chunk's element constants read in rows instead of gathered (every other step). */
 static void row_sweeps_match_branch_sweeps(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
