@@ -102,7 +102,7 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
  * the six cells x 1,200 (branch kernel) 7.9-8.3 against 9.4-10.2. Since the runs go along
  * their own rows (LEVEL_RUNS_ALONG) runs of 4 pay too (dev machine, one core, the level kernels,
  * 48 copies of one large cell (041018-zA) in chunks of 4 and 6 neurons: 0.32-0.43 G compartment
- * steps/s against 0.24-0.29 with runs of 8 or more; in chunks of 2, runs of 2 no faster). */
+ * steps/s against 0.23-0.29 with runs of 8 or more; in chunks of 2, runs of 2 no faster). */
 #ifndef LEVEL_ROWS_RUN
 #define LEVEL_ROWS_RUN 4
 #endif
@@ -547,7 +547,7 @@ level_forward_systems(const struct level_block_view *v, int begin, int end, doub
  * 0.42-0.50 G compartment steps/s against 0.28-0.31; mix A (041018-zA, ri05, the Allen cell) x
  * 72 in chunks of 9 and 12 neurons (the cores' share's shapes) 0.21 and 0.25 against 0.17 and
  * 0.15 (medians of three). H200 machine, 16 CPU workers alone at the cores' share's chunk
- * shapes (BENCHMARKS.md, "Runs of copies along their own rows"): A, B and E 1.3-1.9x faster, C
+ * shapes (BENCHMARKS.md, "Runs of copies along their own rows"): A, B and E 1.2-1.9x faster, C
  * and random trees (runs of one or two copies, subtree copies) even. 0: every system row by row
  * across the block, as before. */
 #ifndef LEVEL_RUNS_ALONG
