@@ -408,6 +408,11 @@
 #   shapes97  (no GPU) CPU workers alone (16) at the share's chunk shapes (CPU_SHAPES,
 #             BATCH:NEURONS_A_CHUNK), this build and each hinestask_BUILD (BUILDS), ROUNDS
 #             interleaved rounds of 400 steps
+#   trace101  (one GPU) where the share's time goes on A: the host's CPU topology; per mix
+#             (MIXES) a fresh home, three calibration runs, ROUNDS rounds of the default (its
+#             workers' load), of 14 CPU workers (a core left to the submitting thread and the
+#             drivers' helpers) and of the GPU alone; then 1,000-step traces of the default share
+#             and of the GPU alone at the share's GPU part (tasks.rec and summaries kept)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -4039,4 +4044,32 @@ if [ "$mode" = auto84 ]; then
     done
   done
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trace101 ]; then
+  lscpu | grep -i "^CPU(s)\|Thread(s) per core\|Core(s) per socket\|Socket(s)\|NUMA node" ; nproc
+  for c in 0 1 2 8 15; do echo "cpu$c siblings $(cat /sys/devices/system/cpu/cpu$c/topology/thread_siblings_list 2>/dev/null)"; done
+  # trace_long BATCH NAME [env...]: a traced 1,000-step run of BATCH (default, CPU workers beside
+  # the GPU), its tasks.rec and summary into NAME.tar.gz
+  trace_long() {
+    local b=$1 name=$2 d=$out/$2; shift 2
+    args_of $b
+    env "$@" timeout 200 "$H" --quiet --force "${A[@]}" --steps 1000 --json $out/tr.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $name $(tail -2 $out/c.log)"
+    echo "trace $name: $(grep -o '"seconds_per_step": [0-9.e-]*\|"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*\|"tasks_on_cpus": [0-9]*' $out/tr.json | paste -sd' ')"
+    python3 $bundle/trace_report.py $d > $d-summary.txt 2>&1; grep -v "^CPU [0-9]" $d-summary.txt | head -30
+    tar -C $out -czf $out/$name.tar.gz $name/tasks.rec $name-summary.txt tr.json
+    rm -rf $d $d-summary.txt $out/c.log
+  }
+  for b in ${MIXES:-A-8820 E-18711}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-2}); do
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load
+      ROW_NCPU=14 row 1 $b ncpu14 -- --steps 1000; shares; worker_load
+      row 1 $b gpu -- --steps 1000
+    done
+    trace_long $b trace101-${b%%-*}-share -u STARPU_NCPU
+    aligned=$(grep -o '"aligned_neurons": [0-9]*' $out/tr.json | grep -o '[0-9]*$')
+    [ -n "$aligned" ] && trace_long ${b%%-*}-$aligned trace101-${b%%-*}-gpu-part STARPU_NCPU=0
+  done
+  rm -f $out/t.json $out/t.log $out/tr.json
 fi
