@@ -4053,15 +4053,44 @@ if [ "$mode" = trace101 ]; then
   trace_long() {
     local b=$1 name=$2 d=$out/$2; shift 2
     args_of $b
-    env "$@" timeout 200 "$H" --quiet --force "${A[@]}" --steps 1000 --json $out/tr.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $name $(tail -2 $out/c.log)"
+    PATH="$bundle/bin:$PATH" env "$@" timeout 200 "$H" --quiet --force "${A[@]}" --steps 1000 --json $out/tr.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $name $(tail -2 $out/c.log)"
     echo "trace $name: $(grep -o '"seconds_per_step": [0-9.e-]*\|"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*\|"tasks_on_cpus": [0-9]*' $out/tr.json | paste -sd' ')"
     python3 $bundle/trace_report.py $d > $d-summary.txt 2>&1; grep -v "^CPU [0-9]" $d-summary.txt | head -30
     tar -C $out -czf $out/$name.tar.gz $name/tasks.rec $name-summary.txt tr.json
     rm -rf $d $d-summary.txt $out/c.log
   }
+  # threads_seen BATCH: a default run of BATCH with, half a second in, its threads' cores and CPU
+  # use, the host's busiest threads and the interrupts each core took during the run
+  threads_seen() {
+    local pid; args_of $1
+    cp /proc/interrupts $out/irq0
+    timeout 60 "$H" --quiet --force "${A[@]}" --steps 3000 > /dev/null 2>&1 & pid=$!
+    sleep 1.5
+    ps -L -p $pid -o tid,psr,pcpu,comm | sort -k3 -n -r | head -24
+    ps -eLo psr,pcpu,comm --sort=-pcpu | head -24
+    wait $pid
+    cp /proc/interrupts $out/irq1
+    python3 - $out/irq0 $out/irq1 <<'PY' 2>&1 | tail -1
+import sys
+def counts(path):
+    lines = open(path).read().splitlines()
+    n = len(lines[0].split())
+    rows = {}
+    for line in lines[1:]:
+        f = line.split()
+        if f and f[0].endswith(":"):
+            rows[f[0]] = [int(x) for x in f[1:1 + n] if x.isdigit()]
+    return n, rows
+n, a = counts(sys.argv[1])
+_, b = counts(sys.argv[2])
+print("interrupts per core during the run:", [sum(b[k][c] - a[k][c] for k in a if k in b and len(a[k]) == len(b[k]) == n) for c in range(n)])
+PY
+    rm -f $out/irq0 $out/irq1
+  }
   for b in ${MIXES:-A-8820 E-18711}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+    [ -n "${THREADS:-}" ] && threads_seen $b
     for rep in $(seq ${ROUNDS:-2}); do
       ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load
       ROW_NCPU=14 row 1 $b ncpu14 -- --steps 1000; shares; worker_load
