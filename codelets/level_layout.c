@@ -1093,32 +1093,109 @@ static int arranged_walk_take(struct arranged_walk *w) {
   return compartments;
 }
 
+/* The tail's cells in order (as arranged_walk visits them): morphology m's copies at positions
+ * [first[m], first[m + 1]) of the tail, and the compartments of the positions before p. */
+struct arranged_cells {
+  const struct morphology *morphologies;
+  int n_morphologies;
+  int *first; /* n_morphologies + 1 */
+};
+
+static long long arranged_compartments_before(const struct arranged_cells *cells, int p) {
+  long long before = 0;
+  for (int m = 0; m < cells->n_morphologies && cells->first[m] < p; m++) {
+    const int end = cells->first[m + 1] < p ? cells->first[m + 1] : p;
+    before += (long long)(end - cells->first[m]) * cells->morphologies[m].n_compartments;
+  }
+  return before;
+}
+
+/* The cell whose copies hold tail position p (p < the tail). */
+static int arranged_cell_at(const struct arranged_cells *cells, int p) {
+  int m = 0;
+  while (cells->first[m + 1] <= p)
+    m++;
+  return m;
+}
+
+/* Where the chunk from `start` ends instead of `p` (its equal cut) when p leaves fewer than
+ * LEVEL_ARRANGED_RUN copies of a cell beside another cell's in a chunk: the cell's first or last
+ * position, whichever holds closer to the chunk's `target` compartments, that leaves the chunk a
+ * neuron and the `after` chunks behind it one each; p where none does, or where the cell has
+ * fewer copies than that in the tail (no cut makes its copies a run). */
+static int arranged_snap(const struct arranged_cells *cells, int tail, int start, int p, int after,
+                         long long target) {
+  if (p >= tail)
+    return p;
+  const int m = arranged_cell_at(cells, p);
+  const int lo = cells->first[m], hi = cells->first[m + 1];
+  if (hi - lo < LEVEL_ARRANGED_RUN)
+    return p;
+  const int before = p - (start > lo ? start : lo), rest = hi - p; /* m's copies either side */
+  const int fragment = (before > 0 && before < LEVEL_ARRANGED_RUN && start < lo) ||
+                       (rest < LEVEL_ARRANGED_RUN && p > lo);
+  if (!fragment)
+    return p;
+  int best = p;
+  long long best_off = -1;
+  const int candidates[2] = {lo, hi};
+  for (int i = 0; i < 2; i++) {
+    const int q = candidates[i];
+    if (q <= start || q > tail - after || q == p)
+      continue;
+    const long long off = llabs(arranged_compartments_before(cells, q) - target);
+    if (best_off < 0 || off < best_off)
+      best = q, best_off = off;
+  }
+  return best;
+}
+
 void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                         int tail, int chunks, int *sizes) {
   if (chunks < 1 || tail < chunks)
     return;
-  const struct arranged_walk start = {
+  const int from = n_neurons - tail;
+  int *first = malloc((size_t)(n_morphologies + 1) * sizeof *first);
+  struct arranged_cells cells = {morphologies, n_morphologies, first};
+  if (first) { /* as arranged_walk_peek counts each cell's copies */
+    first[0] = 0;
+    for (int m = 0; m < n_morphologies; m++) {
+      const int at = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
+      first[m + 1] = first[m] + (at < n_neurons ? (n_neurons - 1 - at) / n_morphologies + 1 : 0);
+    }
+  }
+  const struct arranged_walk walk_start = {
       morphologies, n_morphologies, n_neurons, n_neurons - tail, -1, 0};
-  struct arranged_walk walk = start;
+  struct arranged_walk walk = walk_start;
   long long total = 0;
   for (int p = n_neurons - tail; p < n_neurons; p++)
     total += arranged_walk_take(&walk);
-  walk = start;
+  walk = walk_start;
   long long before = 0; /* compartments of the chunks cut so far */
-  for (int c = 0, p = n_neurons - tail; c < chunks; c++) {
+  for (int c = 0, p = 0, start = 0; c < chunks; c++, start = p) {
     const int after = chunks - c - 1; /* chunks after this one, a neuron each at least */
     const long long target = total * (c + 1) / chunks;
-    int size = 0;
     /* a neuron joins the chunk where at least half of it lies before the chunk's target */
-    while (p < n_neurons - after) {
+    while (p < tail - after) {
       const int compartments = arranged_walk_peek(&walk);
-      if (size > 0 && after > 0 && before + compartments / 2 > target)
+      if (p > start && after > 0 && before + compartments / 2 > target)
         break;
       before += arranged_walk_take(&walk);
-      p++, size++;
+      p++;
     }
-    sizes[c] = size;
+    if (first && after > 0) {
+      const int snapped = arranged_snap(&cells, tail, start, p, after, target);
+      if (snapped != p) {
+        p = snapped;
+        before = arranged_compartments_before(&cells, p);
+        walk = walk_start;
+        for (int q = 0; q < p; q++)
+          arranged_walk_take(&walk);
+      }
+    }
+    sizes[c] = p - start;
   }
+  free(first);
 }
 
 int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units, int *sizes,

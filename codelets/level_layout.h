@@ -397,9 +397,18 @@ void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_
 /* Cuts such a tail (tail neurons, at least `chunks`) into `chunks` chunks of consecutive
  * positions holding about as many compartments each, a neuron at least: sizes[c] neurons in
  * chunk c. Arranged, a chunk of copies of a large cell holds many times the compartments of one
- * of a small cell, so chunks of equal neurons would give cores unequal work. */
+ * of a small cell, so chunks of equal neurons would give cores unequal work. Where a cut would
+ * leave a chunk fewer than LEVEL_ARRANGED_RUN copies of a cell beside another cell's, it moves to
+ * that cell's first or last copy (whichever is nearer the chunk's part), for cells with as many
+ * copies in the tail: a core sweeps such a fragment's branches one system at a time between the
+ * other cell's runs (codelets/level_rows_cpu.h), and a chunk of 7 copies of one large cell and 1
+ * of another took 3.1-3.5 times as long a compartment as one of 8 copies (dev machine, one core).
+ * In the share's traces on the H200 machine (trace101) those chunks were its slowest, and on A
+ * their chain of tasks ended after the GPU's. */
 void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                         int tail, int chunks, int *sizes);
+/* (LEVEL_ROWS_RUN of codelets/level_rows_cpu.h: the copies a core walks along their own rows) */
+#define LEVEL_ARRANGED_RUN 4
 
 /* Copies of every cell in a chunk that make each of its level rows start on a 128-byte line.
  * A row holds the systems longer than its element (copies of one branch side by side), so when a

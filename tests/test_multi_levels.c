@@ -1779,6 +1779,48 @@ static void build_chunk_batch(int neurons, struct level_batch_options options,
       HINES_OK);
 }
 
+/* level_arranged_cut leaves no chunk fewer than LEVEL_ARRANGED_RUN copies of a cell beside
+ * another cell's where the chunks hold room for that (a fragment's branches are swept one system
+ * at a time between the other cell's runs), and each chunk stays within that many of the largest
+ * cell of its fair part of the compartments: tails of 6-140 copies of each cell in 3-30 chunks. */
+static void arranged_cut_keeps_copies_together(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const int shapes[][2] = {{6, 3}, {9, 4}, {14, 5}, {40, 3}, {40, 8}, {140, 30}, {57, 11}};
+  int largest = 0;
+  for (int m = 0; m < mix_count; m++)
+    largest = mix[m].n_compartments > largest ? mix[m].n_compartments : largest;
+  for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+    const int copies = shapes[t][0], chunks = shapes[t][1];
+    const int tail = copies * mix_count + 1, neurons = tail + mix_count;
+    int sizes[32];
+    level_arranged_cut(mix, mix_count, neurons, tail, chunks, sizes);
+    long long total = 0;
+    for (int p = neurons - tail; p < neurons; p++)
+      total += mix[level_arranged_neuron(neurons, mix_count, tail, p) % mix_count].n_compartments;
+    for (int c = 0, p = neurons - tail; c < chunks; c++) {
+      assert_true(sizes[c] >= 1);
+      int held[MAX_MIX] = {0}, cells = 0;
+      long long compartments = 0;
+      for (int i = 0; i < sizes[c]; i++, p++) {
+        const int m = level_arranged_neuron(neurons, mix_count, tail, p) % mix_count;
+        cells += held[m]++ == 0;
+        compartments += mix[m].n_compartments;
+      }
+      for (int m = 0; m < mix_count && cells > 1; m++)
+        if (held[m] > 0 && held[m] < LEVEL_ARRANGED_RUN)
+          fail_msg("%d copies a cell in %d chunks: chunk %d holds %d copies of cell %d beside "
+                   "other cells",
+                   copies, chunks, c, held[m], m);
+      if (llabs(compartments - total / chunks) > (long long)LEVEL_ARRANGED_RUN * largest)
+        fail_msg("%d copies a cell in %d chunks: chunk %d holds %lld compartments, its part %lld",
+                 copies, chunks, c, compartments, total / chunks);
+      if (c == chunks - 1)
+        assert_int_equal(p, neurons); /* the cut covers the tail */
+    }
+  }
+}
+
 /* The cores' share laid out by morphology (level_batch_options.arranged_tail): positions before
  * the tail hold their own neuron, the tail holds the same neurons grouped by morphology in number
  * order, each chunk's systems are exactly its positions' neurons, every compartment is located
@@ -2350,6 +2392,7 @@ int main(void) {
       cmocka_unit_test(centered_roots_match_reference),
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(arranged_tail_groups_copies_of_a_cell),
+      cmocka_unit_test(arranged_cut_keeps_copies_together),
       cmocka_unit_test(aligned_cut_starts_rows_on_lines),
       cmocka_unit_test(aligned_share_leaves_no_rest),
       cmocka_unit_test(row_factors_match_element_factors),
