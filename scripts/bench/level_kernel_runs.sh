@@ -408,6 +408,10 @@
 #   shapes97  (no GPU) CPU workers alone (16) at the share's chunk shapes (CPU_SHAPES,
 #             BATCH:NEURONS_A_CHUNK), this build and each hinestask_BUILD (BUILDS), ROUNDS
 #             interleaved rounds of 400 steps
+#   chain102  (one GPU) the share with the arranged cut that keeps a cell's copies together
+#             against hinestask_base (the cut before): per mix (MIXES; BASE_MIXES also with the
+#             base build) a fresh home, three calibration runs, ROUNDS rounds against the GPU
+#             alone (builds_share, workers' load), then a 1,000-step trace of A's share
 #   trace101  (one GPU) where the share's time goes on A: the host's CPU topology; per mix
 #             (MIXES) a fresh home, three calibration runs, ROUNDS rounds of the default (its
 #             workers' load), of 14 CPU workers (a core left to the submitting thread and the
@@ -4101,4 +4105,22 @@ PY
     [ -n "$aligned" ] && trace_long ${b%%-*}-$aligned trace101-${b%%-*}-gpu-part STARPU_NCPU=0
   done
   rm -f $out/t.json $out/t.log $out/tr.json
+fi
+if [ "$mode" = chain102 ]; then
+  for b in ${MIXES:-A-8820 E-18711 random-23585 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
+    case " ${BASE_MIXES-A-8820 E-18711 random-23585 B-8330} " in
+    *" $b "*) BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default base ;;
+    *) BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default ;;
+    esac
+  done
+  if [ -n "${TRACE_MIX:-A-8820}" ]; then
+    b=${TRACE_MIX:-A-8820}; args_of $b; d=$out/chain102-trace
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-trace -- --steps 200 --calibrate; shares; done
+    PATH="$bundle/bin:$PATH" timeout 200 "$H" --quiet --force "${A[@]}" --steps 1000 --json $out/tr.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $(tail -2 $out/c.log)"
+    echo "trace: $(grep -o '"seconds_per_step": [0-9.e-]*\|"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*' $out/tr.json | paste -sd' ')"
+    tar -C $out -czf $out/chain102-trace.tar.gz chain102-trace/tasks.rec tr.json
+    rm -rf $d $out/c.log $out/tr.json
+  fi
+  rm -f $out/t.json $out/t.log
 fi
