@@ -18,21 +18,7 @@ the GPU tasks in flight.
 import collections
 import sys
 
-
-def records(path):
-    current = {}
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                if current:
-                    yield current
-                current = {}
-                continue
-            key, _, value = line.partition(": ")
-            current[key] = value
-    if current:
-        yield current
+from share_rounds import records  # tasks.rec's records (this folder)
 
 
 def main():
