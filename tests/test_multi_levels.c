@@ -1781,8 +1781,9 @@ static void build_chunk_batch(int neurons, struct level_batch_options options,
 
 /* level_arranged_cut leaves no chunk fewer than LEVEL_ARRANGED_RUN copies of a cell beside
  * another cell's where the chunks hold room for that (a fragment's branches are swept one system
- * at a time between the other cell's runs), and each chunk stays within that many of the largest
- * cell of its fair part of the compartments: tails of 6-140 copies of each cell in 3-30 chunks. */
+ * at a time between the other cell's runs), and each chunk stays within a neuron of its fair part
+ * of the compartments and fewer than that many copies at each end (each end's cut moves by fewer):
+ * tails of 6-140 copies of each cell (the random trees' sizes fresh each run) in 3-30 chunks. */
 static void arranged_cut_keeps_copies_together(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
@@ -1812,7 +1813,7 @@ static void arranged_cut_keeps_copies_together(void **state) {
           fail_msg("%d copies a cell in %d chunks: chunk %d holds %d copies of cell %d beside "
                    "other cells",
                    copies, chunks, c, held[m], m);
-      if (llabs(compartments - total / chunks) > (long long)LEVEL_ARRANGED_RUN * largest)
+      if (llabs(compartments - total / chunks) > 2LL * LEVEL_ARRANGED_RUN * largest)
         fail_msg("%d copies a cell in %d chunks: chunk %d holds %lld compartments, its part %lld",
                  copies, chunks, c, compartments, total / chunks);
       if (c == chunks - 1)
@@ -1845,8 +1846,10 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
     if (c == chunks - 1)
       assert_int_equal(p, neurons); /* the cut covers the tail */
   }
-  for (int c = 0; c < chunks; c++) /* within a neuron of the chunk's fair part */
-    if (llabs(per_chunk[c] - total / chunks) > largest)
+  /* within a neuron of the chunk's fair part, and fewer than LEVEL_ARRANGED_RUN copies more at
+   * each end where the cut moved off a fragment (arranged_cut_keeps_copies_together) */
+  for (int c = 0; c < chunks; c++)
+    if (llabs(per_chunk[c] - total / chunks) > 2LL * LEVEL_ARRANGED_RUN * largest)
       fail_msg("chunk %d holds %lld compartments, the tail's quarter %lld", c, per_chunk[c],
                total / chunks);
   struct level_batch lb;
