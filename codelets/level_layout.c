@@ -1094,13 +1094,14 @@ static int arranged_walk_take(struct arranged_walk *w) {
 }
 
 /* The tail's cells in order (as arranged_walk visits them): morphology m's copies at positions
- * [first[m], first[m + 1]) of the tail, and the compartments of the positions before p. */
+ * [first[m], first[m + 1]) of the tail. */
 struct arranged_cells {
   const struct morphology *morphologies;
   int n_morphologies;
   int *first; /* n_morphologies + 1 */
 };
 
+/* The compartments of the tail's positions before p. */
 static long long arranged_compartments_before(const struct arranged_cells *cells, int p) {
   long long before = 0;
   for (int m = 0; m < cells->n_morphologies && cells->first[m] < p; m++) {
@@ -1131,9 +1132,10 @@ static int arranged_snap(const struct arranged_cells *cells, int tail, int start
   const int lo = cells->first[m], hi = cells->first[m + 1];
   if (hi - lo < LEVEL_ARRANGED_RUN)
     return p;
-  const int before = p - (start > lo ? start : lo), rest = hi - p; /* m's copies either side */
-  const int fragment = (before > 0 && before < LEVEL_ARRANGED_RUN && start < lo) ||
-                       (rest < LEVEL_ARRANGED_RUN && p > lo);
+  /* m's copies in the chunk (beside another cell's where it started before m) and after it */
+  const int copies_in = p - (start > lo ? start : lo), copies_after = hi - p;
+  const int fragment = (copies_in > 0 && copies_in < LEVEL_ARRANGED_RUN && start < lo) ||
+                       (copies_after < LEVEL_ARRANGED_RUN && p > lo);
   if (!fragment)
     return p;
   int best = p;

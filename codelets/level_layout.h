@@ -402,7 +402,8 @@ void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_
  * that cell's first or last copy (whichever is nearer the chunk's part), for cells with as many
  * copies in the tail: a core sweeps such a fragment's branches one system at a time between the
  * other cell's runs (codelets/level_rows_cpu.h), and a chunk of 7 copies of one large cell and 1
- * of another took 3.1-3.5 times as long a compartment as one of 8 copies (dev machine, one core).
+ * of another took 3.1-3.5 times as long a compartment as one of 8 copies (dev machine, one core;
+ * about 2.7 times since those sweeps visit only the gathered stretches).
  * In the share's traces on the H200 machine (trace101) those chunks were its slowest, and on A
  * their chain of tasks ended after the GPU's. */
 void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
