@@ -1783,7 +1783,8 @@ static void build_chunk_batch(int neurons, struct level_batch_options options,
  * another cell's where the chunks hold room for that (a fragment's branches are swept one system
  * at a time between the other cell's runs), and each chunk stays within a neuron of its fair part
  * of the compartments and fewer than that many copies at each end (each end's cut moves by fewer):
- * tails of 6-140 copies of each cell (the random trees' sizes fresh each run) in 3-30 chunks. */
+ * tails of 6-140 copies of each cell (the random trees' sizes fresh each run) in 3-30 chunks,
+ * then fresh random tails of cells of random sizes. */
 static void arranged_cut_keeps_copies_together(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
@@ -1818,6 +1819,51 @@ static void arranged_cut_keeps_copies_together(void **state) {
                  copies, chunks, c, compartments, total / chunks);
       if (c == chunks - 1)
         assert_int_equal(p, neurons); /* the cut covers the tail */
+    }
+  }
+  /* fresh random tails: 1-16 cells of 50-20,050 compartments (the cut reads only their sizes),
+   * tails of 1-600, 1-64 chunks; a cell of LEVEL_ARRANGED_RUN copies or more never left a
+   * fragment beside another cell's */
+  for (int trial = 0; trial < 5000; trial++) {
+    struct morphology cells[16];
+    memset(cells, 0, sizeof cells);
+    const int n_cells = 1 + (int)(testing_uniform(&seed_state) * 16);
+    int large = 0;
+    for (int m = 0; m < n_cells; m++) {
+      cells[m].n_compartments = 50 + (int)(testing_uniform(&seed_state) * 20000);
+      large = cells[m].n_compartments > large ? cells[m].n_compartments : large;
+    }
+    const int tail = 1 + (int)(testing_uniform(&seed_state) * 600);
+    const int neurons = tail + n_cells + (int)(testing_uniform(&seed_state) * 50);
+    const int chunks = 1 + (int)(testing_uniform(&seed_state) * 64);
+    if (tail < chunks)
+      continue;
+    int sizes[64], copies[16] = {0};
+    level_arranged_cut(cells, n_cells, neurons, tail, chunks, sizes);
+    long long total = 0;
+    for (int p = neurons - tail; p < neurons; p++) {
+      const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
+      copies[m]++, total += cells[m].n_compartments;
+    }
+    for (int c = 0, p = neurons - tail; c < chunks; c++) {
+      assert_true(sizes[c] >= 1);
+      int held[16] = {0}, kinds = 0;
+      long long compartments = 0;
+      for (int i = 0; i < sizes[c]; i++, p++) {
+        const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
+        kinds += held[m]++ == 0;
+        compartments += cells[m].n_compartments;
+      }
+      for (int m = 0; m < n_cells && kinds > 1; m++)
+        if (held[m] > 0 && held[m] < LEVEL_ARRANGED_RUN && copies[m] >= LEVEL_ARRANGED_RUN)
+          fail_msg("%d cells, tail %d in %d chunks: chunk %d holds %d of cell %d's %d copies "
+                   "beside other cells",
+                   n_cells, tail, chunks, c, held[m], m, copies[m]);
+      if (llabs(compartments - total / chunks) > 2LL * LEVEL_ARRANGED_RUN * large)
+        fail_msg("%d cells, tail %d in %d chunks: chunk %d holds %lld compartments, its part %lld",
+                 n_cells, tail, chunks, c, compartments, total / chunks);
+      if (c == chunks - 1)
+        assert_int_equal(p, neurons);
     }
   }
 }
