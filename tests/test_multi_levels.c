@@ -1779,92 +1779,66 @@ static void build_chunk_batch(int neurons, struct level_batch_options options,
       HINES_OK);
 }
 
-/* level_arranged_cut leaves no chunk fewer than LEVEL_ARRANGED_RUN copies of a cell beside
- * another cell's where the chunks hold room for that (a fragment's branches are swept one system
- * at a time between the other cell's runs), and each chunk stays within a neuron of its fair part
- * of the compartments and fewer than that many copies at each end (each end's cut moves by fewer):
- * tails of 6-140 copies of each cell (the random trees' sizes fresh each run) in 3-30 chunks,
- * then fresh random tails of cells of random sizes. */
+/* level_arranged_cut's chunks for a tail of `tail` of `neurons` over n_cells cells (at most 64
+ * chunks, 16 cells or MAX_MIX): each a neuron at least, together the tail; none holds fewer than
+ * LEVEL_ARRANGED_RUN copies of a cell that has as many in the tail beside another cell's; each
+ * within a neuron of its fair part of the compartments and fewer than that many copies at each
+ * end (each end's cut moves by fewer). */
+static void check_arranged_cut(const struct morphology *cells, int n_cells, int neurons, int tail,
+                               int chunks) {
+  int sizes[64], copies[MAX_MIX] = {0}, largest = 0;
+  level_arranged_cut(cells, n_cells, neurons, tail, chunks, sizes);
+  long long total = 0;
+  for (int p = neurons - tail; p < neurons; p++) {
+    const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
+    copies[m]++, total += cells[m].n_compartments;
+  }
+  for (int m = 0; m < n_cells; m++)
+    largest = cells[m].n_compartments > largest ? cells[m].n_compartments : largest;
+  for (int c = 0, p = neurons - tail; c < chunks; c++) {
+    assert_true(sizes[c] >= 1);
+    int held[MAX_MIX] = {0}, kinds = 0;
+    long long compartments = 0;
+    for (int i = 0; i < sizes[c]; i++, p++) {
+      const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
+      kinds += held[m]++ == 0;
+      compartments += cells[m].n_compartments;
+    }
+    for (int m = 0; m < n_cells && kinds > 1; m++)
+      if (held[m] > 0 && held[m] < LEVEL_ARRANGED_RUN && copies[m] >= LEVEL_ARRANGED_RUN)
+        fail_msg("%d cells, tail %d in %d chunks: chunk %d holds %d of cell %d's %d copies beside "
+                 "other cells",
+                 n_cells, tail, chunks, c, held[m], m, copies[m]);
+    if (llabs(compartments - total / chunks) > 2LL * LEVEL_ARRANGED_RUN * largest)
+      fail_msg("%d cells, tail %d in %d chunks: chunk %d holds %lld compartments, its part %lld",
+               n_cells, tail, chunks, c, compartments, total / chunks);
+    if (c == chunks - 1)
+      assert_int_equal(p, neurons); /* the cut covers the tail */
+  }
+}
+
+/* check_arranged_cut on tails of 6-140 copies of each cell of the mix (the random trees' sizes
+ * fresh each run) in 3-30 chunks, then on 5,000 fresh random tails: 1-16 cells of 50-20,050
+ * compartments (the cut reads only their sizes), tails of 1-600, 1-64 chunks. */
 static void arranged_cut_keeps_copies_together(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   const int shapes[][2] = {{6, 3}, {9, 4}, {14, 5}, {40, 3}, {40, 8}, {140, 30}, {57, 11}};
-  int largest = 0;
-  for (int m = 0; m < mix_count; m++)
-    largest = mix[m].n_compartments > largest ? mix[m].n_compartments : largest;
   for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
-    const int copies = shapes[t][0], chunks = shapes[t][1];
-    const int tail = copies * mix_count + 1, neurons = tail + mix_count;
-    int sizes[32];
-    level_arranged_cut(mix, mix_count, neurons, tail, chunks, sizes);
-    long long total = 0;
-    for (int p = neurons - tail; p < neurons; p++)
-      total += mix[level_arranged_neuron(neurons, mix_count, tail, p) % mix_count].n_compartments;
-    for (int c = 0, p = neurons - tail; c < chunks; c++) {
-      assert_true(sizes[c] >= 1);
-      int held[MAX_MIX] = {0}, cells = 0;
-      long long compartments = 0;
-      for (int i = 0; i < sizes[c]; i++, p++) {
-        const int m = level_arranged_neuron(neurons, mix_count, tail, p) % mix_count;
-        cells += held[m]++ == 0;
-        compartments += mix[m].n_compartments;
-      }
-      for (int m = 0; m < mix_count && cells > 1; m++)
-        if (held[m] > 0 && held[m] < LEVEL_ARRANGED_RUN)
-          fail_msg("%d copies a cell in %d chunks: chunk %d holds %d copies of cell %d beside "
-                   "other cells",
-                   copies, chunks, c, held[m], m);
-      if (llabs(compartments - total / chunks) > 2LL * LEVEL_ARRANGED_RUN * largest)
-        fail_msg("%d copies a cell in %d chunks: chunk %d holds %lld compartments, its part %lld",
-                 copies, chunks, c, compartments, total / chunks);
-      if (c == chunks - 1)
-        assert_int_equal(p, neurons); /* the cut covers the tail */
-    }
+    const int tail = shapes[t][0] * mix_count + 1;
+    check_arranged_cut(mix, mix_count, tail + mix_count, tail, shapes[t][1]);
   }
-  /* fresh random tails: 1-16 cells of 50-20,050 compartments (the cut reads only their sizes),
-   * tails of 1-600, 1-64 chunks; a cell of LEVEL_ARRANGED_RUN copies or more never left a
-   * fragment beside another cell's */
   for (int trial = 0; trial < 5000; trial++) {
     struct morphology cells[16];
     memset(cells, 0, sizeof cells);
     const int n_cells = 1 + (int)(testing_uniform(&seed_state) * 16);
-    int large = 0;
-    for (int m = 0; m < n_cells; m++) {
+    for (int m = 0; m < n_cells; m++)
       cells[m].n_compartments = 50 + (int)(testing_uniform(&seed_state) * 20000);
-      large = cells[m].n_compartments > large ? cells[m].n_compartments : large;
-    }
     const int tail = 1 + (int)(testing_uniform(&seed_state) * 600);
     const int neurons = tail + n_cells + (int)(testing_uniform(&seed_state) * 50);
     const int chunks = 1 + (int)(testing_uniform(&seed_state) * 64);
-    if (tail < chunks)
-      continue;
-    int sizes[64], copies[16] = {0};
-    level_arranged_cut(cells, n_cells, neurons, tail, chunks, sizes);
-    long long total = 0;
-    for (int p = neurons - tail; p < neurons; p++) {
-      const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
-      copies[m]++, total += cells[m].n_compartments;
-    }
-    for (int c = 0, p = neurons - tail; c < chunks; c++) {
-      assert_true(sizes[c] >= 1);
-      int held[16] = {0}, kinds = 0;
-      long long compartments = 0;
-      for (int i = 0; i < sizes[c]; i++, p++) {
-        const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
-        kinds += held[m]++ == 0;
-        compartments += cells[m].n_compartments;
-      }
-      for (int m = 0; m < n_cells && kinds > 1; m++)
-        if (held[m] > 0 && held[m] < LEVEL_ARRANGED_RUN && copies[m] >= LEVEL_ARRANGED_RUN)
-          fail_msg("%d cells, tail %d in %d chunks: chunk %d holds %d of cell %d's %d copies "
-                   "beside other cells",
-                   n_cells, tail, chunks, c, held[m], m, copies[m]);
-      if (llabs(compartments - total / chunks) > 2LL * LEVEL_ARRANGED_RUN * large)
-        fail_msg("%d cells, tail %d in %d chunks: chunk %d holds %lld compartments, its part %lld",
-                 n_cells, tail, chunks, c, compartments, total / chunks);
-      if (c == chunks - 1)
-        assert_int_equal(p, neurons);
-    }
+    if (tail >= chunks)
+      check_arranged_cut(cells, n_cells, neurons, tail, chunks);
   }
 }
 
