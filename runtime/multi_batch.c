@@ -394,13 +394,19 @@ static double predict_chunk_values(const struct share_shape *shape, double value
   /* a core's chunk from the rate of the cores' tasks of about its size (MULTI_SHARE_RATE_SPREAD) */
   const double expected =
       chunk_step_rate_near_us(&shape->args, shape->steps, values, worker, MULTI_SHARE_RATE_SPREAD);
+  const double at_largest = values <= largest
+                                ? expected
+                                : chunk_step_rate_near_us(&shape->args, shape->steps, largest,
+                                                          worker, MULTI_SHARE_RATE_SPREAD);
+  if (PLACEMENT_SHARE_DEBUG)
+    fprintf(stderr,
+            "share core task: %.0f values, largest measured %.0f, near %.1f us, at largest %.1f "
+            "us, scale %.3f\n",
+            values, largest, expected, at_largest, shape->core_scale);
   if (values <= largest)
     return shape->core_scale * expected;
   return shape->core_scale *
-         placement_core_prediction(expected,
-                                   chunk_step_rate_near_us(&shape->args, shape->steps, largest,
-                                                           worker, MULTI_SHARE_RATE_SPREAD),
-                                   largest, values, MULTI_SHARE_REACH);
+         placement_core_prediction(expected, at_largest, largest, values, MULTI_SHARE_REACH);
 }
 
 static double predict_chunk_task(const void *context, int neurons, int worker) {
@@ -879,6 +885,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
                            &batch->probe_predicted_us, err);
       const double scale =
           placement_share_probe_scale(batch->probe_measured_us, batch->probe_predicted_us);
+      if (PLACEMENT_SHARE_DEBUG)
+        fprintf(stderr,
+                "share probe: %d neurons, measured %.1f us, predicted %.1f us, scale %.3f\n",
+                batch->probed_neurons, batch->probe_measured_us, batch->probe_predicted_us, scale);
       if (!status && MULTI_SHARE_PROBE > 1 && scale != 1.0) {
         shape.core_scale = scale;
         free(cut_sizes);

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <starpu.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,9 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
     const int tasks = mid < per_core ? mid : per_core, task_units = (mid + tasks - 1) / tasks;
     double cpu_us = tasks * predict(context, task_units * neurons_per_unit, cpu_worker);
     double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
+    if (PLACEMENT_SHARE_DEBUG)
+      fprintf(stderr, "share cut: %d a core (%d tasks of %d), cores %.1f us, GPU %.1f us (%d)\n",
+              mid, tasks, task_units, cpu_us, gpu_us, gpu_units);
     if (isnan(cpu_us) || !isfinite(gpu_us))
       return 0;
     if (cpu_us <= ends_by * gpu_us) /* (an infinite cpu_us is too slow) */

@@ -404,6 +404,12 @@ int placement_level_arranged(int asked, int gpus, int share);
  * fast). In the quiet rounds of probe86 (H200 machine, nine mixes) 48 of 74 probes read
  * within 10 % of the prediction, the cut then kept. */
 double placement_share_probe_scale(double measured_us, double predicted_us);
+/* PLACEMENT_SHARE_DEBUG 1: each step of a share's cut (the cores' round and the GPU's chunk
+ * predicted at each size tried, the cores' prediction's terms, the probe's times) on stderr, to
+ * find why a cut stops where it does (a build to diagnose with, never a default). */
+#ifndef PLACEMENT_SHARE_DEBUG
+#define PLACEMENT_SHARE_DEBUG 0
+#endif
 #ifndef PLACEMENT_SHARE_PROBE_BAND
 #define PLACEMENT_SHARE_PROBE_BAND 0.1
 #endif

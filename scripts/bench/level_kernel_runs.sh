@@ -417,6 +417,10 @@
 #             workers' load), of 14 CPU workers (a core left to the submitting thread and the
 #             drivers' helpers) and of the GPU alone; then 1,000-step traces of the default share
 #             and of the GPU alone at the share's GPU part (tasks.rec and summaries kept)
+#   why103    (one GPU) why a share's cut stops where it does: per mix (WHY_MIXES) a fresh home,
+#             three calibration runs and ROUNDS rounds of hinestask_dbg (PLACEMENT_SHARE_DEBUG 1:
+#             the cut's predictions on stderr, kept in why103-logs.tar.gz with the home's models)
+#             against the GPU alone; then nine98's rounds on every mix (MIXES) with this build
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -4105,6 +4109,27 @@ PY
     [ -n "$aligned" ] && trace_long ${b%%-*}-$aligned trace101-${b%%-*}-gpu-part STARPU_NCPU=0
   done
   rm -f $out/t.json $out/t.log $out/tr.json
+fi
+if [ "$mode" = why103 ]; then
+  mkdir -p $out/why103
+  for b in ${WHY_MIXES:-B-8330 random-23585 A-8820}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do
+      ROW_NCPU=all row 1 $b calibrate-dbg dbg -- --steps 200 --calibrate; shares
+      cp $out/t.log $out/why103/$b-calibrate$pass.log
+    done
+    for rep in $(seq ${ROUNDS:-2}); do
+      ROW_NCPU=all row 1 $b default-dbg dbg -- --steps 1000; shares; probe_keys; worker_load
+      cp $out/t.log $out/why103/$b-default$rep.log
+      row 1 $b gpu -- --steps 1000
+    done
+    tar -C $STARPU_HOME -czf $out/why103/$b-models.tar.gz . 2>/dev/null
+  done
+  tar -C $out -czf $out/why103-logs.tar.gz why103; rm -rf $out/why103
+  [ -n "${MIXES-x}" ] && for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
+    builds_share 1 ${ROUNDS:-2} $b default
+  done
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = chain102 ]; then
   for b in ${MIXES:-A-8820 E-18711 random-23585 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
