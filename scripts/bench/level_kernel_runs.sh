@@ -421,6 +421,9 @@
 #             three calibration runs and ROUNDS rounds of hinestask_dbg (PLACEMENT_SHARE_DEBUG 1:
 #             the cut's predictions on stderr, kept in why103-logs.tar.gz with the home's models)
 #             against the GPU alone; then nine98's rounds on every mix (MIXES) with this build
+#   explore104 (one GPU) calibration runs that explore larger chunks for the cores
+#             (MULTI_SHARE_EXPLORE) against hinestask_base (none): per mix (MIXES) both builds
+#             from fresh homes, three calibration runs, ROUNDS rounds against the GPU alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -4128,6 +4131,12 @@ if [ "$mode" = why103 ]; then
   tar -C $out -czf $out/why103-logs.tar.gz why103; rm -rf $out/why103
   [ -n "${MIXES-x}" ] && for b in ${MIXES:-A-8820 random-23585 E-18711 B-8330 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
     builds_share 1 ${ROUNDS:-2} $b default
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = explore104 ]; then
+  for b in ${MIXES:-B-8330 random-23585 A-8820 E-18711 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
+    builds_share 1 ${ROUNDS:-1} $b default base
   done
   rm -f $out/t.json $out/t.log
 fi
