@@ -613,21 +613,6 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                              const struct level_step_arguments *step, int sample_row,
                              int step_number, int steps, int run_step, double t0_ms);
 
-/* Whether a calibration run cuts its share again larger (MULTI_SHARE_EXPLORE): the models have
- * measured the cores' chunks (not the priors' first run) but none MULTI_SHARE_EXPLORE times as
- * large as the chunks of the share `batch` was cut. */
-static int share_explores(const struct share_shape *shape, const struct multi_batch *batch) {
-  const int cpu_worker = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
-  if (!(MULTI_SHARE_EXPLORE > 1.0) || !runtime_calibrating() || cpu_worker < 0 ||
-      batch->cpu_chunks < 1)
-    return 0;
-  const double largest = chunk_step_largest_measured(&shape->args, shape->steps, cpu_worker,
-                                                     shape->core_chunk_values),
-               chunk = (double)batch->cpu_share_neurons / batch->cpu_chunks *
-                       shape->compartments_per_neuron;
-  return largest > 0.0 && largest < MULTI_SHARE_EXPLORE * chunk;
-}
-
 /* The cores' share as cut (its `chunks` chunks of `sizes` neurons, `neurons` in all) measured
  * before the batch is built: the same chunks (the copies of the same cells, laid out by morphology
  * where the share is) built apart and run on the CPU workers alone, a round to warm up and
@@ -892,14 +877,6 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     if (!status)
       status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
                             &options, &cut_sizes, &cut_count, err);
-    if (!status && batch->cpu_chunks > 0 && share_explores(&shape, batch)) {
-      /* a calibration run measures larger chunks than the models have (MULTI_SHARE_EXPLORE) */
-      shape.core_scale = 1.0 / MULTI_SHARE_EXPLORE;
-      free(cut_sizes);
-      cut_sizes = NULL, cut_count = 0;
-      status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
-                            &options, &cut_sizes, &cut_count, err);
-    }
     if (!status && MULTI_SHARE_PROBE && batch->cpu_chunks > 0 && !runtime_calibrating()) {
       /* The cores' speed from run to run (share_probe): the cut again where it differs. */
       batch->probed_neurons = batch->cpu_share_neurons;

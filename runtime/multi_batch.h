@@ -152,19 +152,6 @@ struct multi_batch;
 #ifndef MULTI_SHARE_RATE_SPREAD
 #define MULTI_SHARE_RATE_SPREAD 1.5
 #endif
-/* A calibration run whose models hold no core's chunk MULTI_SHARE_EXPLORE times the chunks its
- * cut gives the cores cuts again with the cores' predictions divided by it, so the models measure
- * larger chunks too. Why: a core sweeps a chunk of more copies of a cell faster per compartment
- * (MULTI_CPU_CHUNKS_PER_CORE), which the models learn only from chunks they have seen: past the
- * largest measured they predict in proportion (placement_core_prediction), so a share cut small
- * in its first calibration runs stayed small. Diagnosed on the H200 (why103, B x 8,330, the cut's
- * predictions printed by PLACEMENT_SHARE_DEBUG): cut 210 neurons, chunks of 7, the cores' round
- * predicted 6.0 ms against the GPU's 7.5 (the cut's 0.8), the cores busy 0.61-0.74 of the run's
- * time, 1.018x the GPU alone; the homes whose calibration had cut 394-458 ran B 1.026-1.045x.
- * MULTI_SHARE_EXPLORE 0: no exploring (a build to compare with). */
-#ifndef MULTI_SHARE_EXPLORE
-#define MULTI_SHARE_EXPLORE 1.5
-#endif
 /* With a share the cores take the neurons the GPUs' aligned chunks leave over (less than a set of
  * LEVEL_ALIGNED_COPIES copies of every cell), so no chunk of the rest runs beside the aligned
  * ones, where that adds at most MULTI_SHARE_REST_GROWTH of the cores' share

@@ -422,8 +422,9 @@
 #             the cut's predictions on stderr, kept in why103-logs.tar.gz with the home's models)
 #             against the GPU alone; then nine98's rounds on every mix (MIXES) with this build
 #   explore104 (one GPU) calibration runs that explore larger chunks for the cores
-#             (MULTI_SHARE_EXPLORE) against hinestask_base (none): per mix (MIXES) both builds
-#             from fresh homes, three calibration runs, ROUNDS rounds against the GPU alone
+#             (MULTI_SHARE_EXPLORE 1.5, the build of 3cd1dda, reverted after this measurement)
+#             against hinestask_base (none): per mix (MIXES) both builds from fresh homes, three
+#             calibration runs, ROUNDS rounds against the GPU alone
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
