@@ -1152,8 +1152,74 @@ static int arranged_snap(const struct arranged_cells *cells, int tail, int start
   return best;
 }
 
+/* level_arranged_cut_copies's cut by cells: every cell's copies in chunks of their own, as many
+ * chunks a cell as keep `min_copies` copies in each (one at least) unless its chunks would then
+ * hold more than LEVEL_ARRANGED_CELL_GROWTH times the equal cut's compartments; the chunks left
+ * to the cells that can take more, one at a time to the cell whose chunks hold the most
+ * compartments. 0 (sizes untouched) where the tail holds more cells than `chunks` or its cells
+ * cannot take them all. */
+static int arranged_cut_by_cells(const struct arranged_cells *cells, int chunks, int min_copies,
+                                 int *sizes) {
+  const int n = cells->n_morphologies;
+  if (n < 1 || min_copies < 2)
+    return 0;
+  int *count = calloc((size_t)n, sizeof *count), *most = calloc((size_t)n, sizeof *most);
+  int used = 0, cut = 0;
+  long long total = 0;
+  for (int m = 0; m < n; m++)
+    total +=
+        (long long)(cells->first[m + 1] - cells->first[m]) * cells->morphologies[m].n_compartments;
+  for (int m = 0; count && most && m < n; m++) {
+    const int copies = cells->first[m + 1] - cells->first[m];
+    if (copies == 0)
+      continue;
+    const long long compartments = (long long)copies * cells->morphologies[m].n_compartments;
+    /* the fewest chunks that keep each within the growth of the equal cut's */
+    const long long fewest =
+        (long long)ceil((double)compartments * chunks / (LEVEL_ARRANGED_CELL_GROWTH * total));
+    long long allowed = copies / min_copies;
+    if (allowed < fewest)
+      allowed = fewest;
+    most[m] = (int)(allowed < 1 ? 1 : allowed > copies ? copies : allowed);
+    count[m] = 1;
+    used++;
+  }
+  if (count && most && used <= chunks) {
+    for (; used < chunks; used++) { /* the next chunk to the cell whose chunks are largest */
+      int best = -1;
+      double largest = 0.0;
+      for (int m = 0; m < n; m++) {
+        const double per_chunk = (double)(cells->first[m + 1] - cells->first[m]) *
+                                 cells->morphologies[m].n_compartments / (count[m] ? count[m] : 1);
+        if (count[m] > 0 && count[m] < most[m] && per_chunk > largest)
+          best = m, largest = per_chunk;
+      }
+      if (best < 0)
+        break;
+      count[best]++;
+    }
+    if (used == chunks) {
+      for (int m = 0, c = 0; m < n; m++) {
+        const int copies = cells->first[m + 1] - cells->first[m];
+        for (int k = 0; k < count[m]; k++)
+          sizes[c++] = copies / count[m] + (k < copies % count[m]);
+      }
+      cut = 1;
+    }
+  }
+  free(count);
+  free(most);
+  return cut;
+}
+
 void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                         int tail, int chunks, int *sizes) {
+  level_arranged_cut_copies(morphologies, n_morphologies, n_neurons, tail, chunks,
+                            LEVEL_ARRANGED_MIN_COPIES, sizes);
+}
+
+void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
+                               int n_neurons, int tail, int chunks, int min_copies, int *sizes) {
   if (chunks < 1 || tail < chunks)
     return;
   const int from = n_neurons - tail;
@@ -1164,6 +1230,10 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
     for (int m = 0; m < n_morphologies; m++) {
       const int at = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
       first[m + 1] = first[m] + (at < n_neurons ? (n_neurons - 1 - at) / n_morphologies + 1 : 0);
+    }
+    if (min_copies > 1 && arranged_cut_by_cells(&cells, chunks, min_copies, sizes)) {
+      free(first);
+      return;
     }
   }
   const struct arranged_walk walk_start = {

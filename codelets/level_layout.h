@@ -410,6 +410,22 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
                         int tail, int chunks, int *sizes);
 /* (LEVEL_ROWS_RUN of codelets/level_rows_cpu.h: the copies a core walks along their own rows) */
 #define LEVEL_ARRANGED_RUN 4
+/* The same, with `min_copies` > 1 cut by cells: each cell's copies in chunks of their own, no
+ * fewer than min_copies copies a chunk unless that makes a chunk more than
+ * LEVEL_ARRANGED_CELL_GROWTH times the equal cut's compartments, the other chunks to the cells
+ * with copies to spare (the equal cut where the tail holds more cells than chunks, or too few
+ * copies). Why: a core sweeps a chunk of few copies of a large cell slowly, and the equal cut
+ * gives a large cell few copies a chunk: B's share of 210-270 neurons in 30 chunks held 2-4
+ * copies of test_swc (26,268 compartments) a chunk, which ran 3.6-5.6 ns a compartment-step on
+ * one core of the dev machine against 2.0-2.6 for 6-16 copies (level kernels, tasks of 8 steps).
+ * level_arranged_cut cuts with LEVEL_ARRANGED_MIN_COPIES (0: the equal cut; not yet measured
+ * beside a GPU, a build to compare with). */
+void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
+                               int n_neurons, int tail, int chunks, int min_copies, int *sizes);
+#ifndef LEVEL_ARRANGED_MIN_COPIES
+#define LEVEL_ARRANGED_MIN_COPIES 0
+#endif
+#define LEVEL_ARRANGED_CELL_GROWTH 2.0
 
 /* Copies of every cell in a chunk that make each of its level rows start on a 128-byte line.
  * A row holds the systems longer than its element (copies of one branch side by side), so when a

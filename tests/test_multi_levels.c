@@ -1779,15 +1779,15 @@ static void build_chunk_batch(int neurons, struct level_batch_options options,
       HINES_OK);
 }
 
-/* level_arranged_cut's chunks for a tail of `tail` of `neurons` over n_cells cells (at most 64
- * chunks, 16 cells or MAX_MIX): each a neuron at least, together the tail; none holds fewer than
+/* level_arranged_cut's equal chunks for a tail of `tail` of `neurons` over n_cells cells (at most
+ * 64 chunks, 16 cells or MAX_MIX): each a neuron at least, together the tail; none holds fewer than
  * LEVEL_ARRANGED_RUN copies of a cell that has as many in the tail beside another cell's; each
  * within a neuron of its fair part of the compartments and fewer than that many copies at each
  * end (each end's cut moves by fewer). */
 static void check_arranged_cut(const struct morphology *cells, int n_cells, int neurons, int tail,
                                int chunks) {
   int sizes[64], copies[MAX_MIX] = {0}, largest = 0;
-  level_arranged_cut(cells, n_cells, neurons, tail, chunks, sizes);
+  level_arranged_cut_copies(cells, n_cells, neurons, tail, chunks, 0, sizes);
   long long total = 0;
   for (int p = neurons - tail; p < neurons; p++) {
     const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
@@ -1840,6 +1840,99 @@ static void arranged_cut_keeps_copies_together(void **state) {
     if (tail >= chunks)
       check_arranged_cut(cells, n_cells, neurons, tail, chunks);
   }
+}
+
+/* level_arranged_cut_copies's cut by cells with `min_copies` for such a tail: where the tail's
+ * cells can take the chunks (no more cells than chunks, and enough chunks allowed: at most
+ * copies / min_copies a cell, or as many as keep its chunks within LEVEL_ARRANGED_CELL_GROWTH of
+ * the equal cut's compartments, one at least, no more than its copies) every chunk holds copies of
+ * one cell, a cell's chunks differ by a copy at most, no cell has more chunks than allowed, and no
+ * chunk would have done better elsewhere (a cell with room never holds larger chunks than another
+ * cell's would be with one chunk fewer); elsewhere the equal cut. */
+static void check_cut_by_cells(const struct morphology *cells, int n_cells, int neurons, int tail,
+                               int chunks, int min_copies) {
+  int sizes[64], equal[64], copies[MAX_MIX] = {0}, count[MAX_MIX] = {0}, allowed[MAX_MIX] = {0};
+  level_arranged_cut_copies(cells, n_cells, neurons, tail, chunks, min_copies, sizes);
+  level_arranged_cut_copies(cells, n_cells, neurons, tail, chunks, 0, equal);
+  long long total = 0;
+  for (int p = neurons - tail; p < neurons; p++) {
+    const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
+    copies[m]++, total += cells[m].n_compartments;
+  }
+  int present = 0, room = 0;
+  for (int m = 0; m < n_cells; m++) {
+    if (copies[m] == 0)
+      continue;
+    const long long compartments = (long long)copies[m] * cells[m].n_compartments;
+    long long most = copies[m] / min_copies;
+    const long long fewest =
+        (long long)ceil((double)compartments * chunks / (LEVEL_ARRANGED_CELL_GROWTH * total));
+    most = most > fewest ? most : fewest;
+    most = most < 1 ? 1 : most > copies[m] ? copies[m] : most;
+    allowed[m] = (int)most, present++, room += allowed[m];
+  }
+  if (present > chunks || room < chunks) {
+    for (int c = 0; c < chunks; c++)
+      assert_int_equal(sizes[c], equal[c]);
+    return;
+  }
+  for (int c = 0, p = neurons - tail; c < chunks; c++) {
+    assert_true(sizes[c] >= 1);
+    const int m = level_arranged_neuron(neurons, n_cells, tail, p) % n_cells;
+    for (int i = 0; i < sizes[c]; i++, p++)
+      if (level_arranged_neuron(neurons, n_cells, tail, p) % n_cells != m)
+        fail_msg("%d cells, tail %d in %d chunks: chunk %d holds two cells", n_cells, tail, chunks,
+                 c);
+    if (count[m]++ > 0 && abs(sizes[c] - sizes[c - 1]) > 1)
+      fail_msg("cell %d's chunks of %d and %d copies", m, sizes[c - 1], sizes[c]);
+    if (c == chunks - 1)
+      assert_int_equal(p, neurons);
+  }
+  for (int m = 0; m < n_cells; m++) {
+    if (copies[m] == 0)
+      continue;
+    if (count[m] < 1 || count[m] > allowed[m])
+      fail_msg("%d cells, tail %d in %d chunks, %d copies a chunk: cell %d (%d copies) in %d "
+               "chunks, %d allowed",
+               n_cells, tail, chunks, min_copies, m, copies[m], count[m], allowed[m]);
+    for (int j = 0; j < n_cells && count[m] < allowed[m]; j++)
+      if (copies[j] > 0 && count[j] > 1 &&
+          (double)copies[m] * cells[m].n_compartments / count[m] >
+              (double)copies[j] * cells[j].n_compartments / (count[j] - 1) * (1 + 1e-12))
+        fail_msg("cell %d's chunks larger than cell %d's would be with one fewer", m, j);
+  }
+}
+
+/* check_cut_by_cells on the test mix's tails and on 5,000 fresh random tails as in
+ * arranged_cut_keeps_copies_together, 2-16 copies a chunk. */
+static void arranged_cut_by_cells_keeps_copies(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const int shapes[][2] = {{6, 3}, {9, 4}, {14, 5}, {40, 3}, {40, 8}, {140, 30}, {57, 11}};
+  for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+    const int tail = shapes[t][0] * mix_count + 1;
+    check_cut_by_cells(mix, mix_count, tail + mix_count, tail, shapes[t][1], 8);
+  }
+  int by_cells = 0;
+  for (int trial = 0; trial < 5000; trial++) {
+    struct morphology cells[16];
+    memset(cells, 0, sizeof cells);
+    const int n_cells = 1 + (int)(testing_uniform(&seed_state) * 16);
+    for (int m = 0; m < n_cells; m++)
+      cells[m].n_compartments = 50 + (int)(testing_uniform(&seed_state) * 20000);
+    const int tail = 1 + (int)(testing_uniform(&seed_state) * 600);
+    const int neurons = tail + n_cells + (int)(testing_uniform(&seed_state) * 50);
+    const int chunks = 1 + (int)(testing_uniform(&seed_state) * 64);
+    const int min_copies = 2 + (int)(testing_uniform(&seed_state) * 15);
+    if (tail < chunks)
+      continue;
+    check_cut_by_cells(cells, n_cells, neurons, tail, chunks, min_copies);
+    int sizes[64], equal[64];
+    level_arranged_cut_copies(cells, n_cells, neurons, tail, chunks, min_copies, sizes);
+    level_arranged_cut_copies(cells, n_cells, neurons, tail, chunks, 0, equal);
+    by_cells += memcmp(sizes, equal, (size_t)chunks * sizeof *sizes) != 0;
+  }
+  assert_true(by_cells > 1000); /* the tails mostly cut by cells, not left to the equal cut */
 }
 
 /* The cores' share laid out by morphology (level_batch_options.arranged_tail): positions before
@@ -2416,6 +2509,7 @@ int main(void) {
       cmocka_unit_test(centered_roots_locate_each_compartment_once),
       cmocka_unit_test(arranged_tail_groups_copies_of_a_cell),
       cmocka_unit_test(arranged_cut_keeps_copies_together),
+      cmocka_unit_test(arranged_cut_by_cells_keeps_copies),
       cmocka_unit_test(aligned_cut_starts_rows_on_lines),
       cmocka_unit_test(aligned_share_leaves_no_rest),
       cmocka_unit_test(row_factors_match_element_factors),

@@ -425,6 +425,10 @@
 #             (MULTI_SHARE_EXPLORE 1.5, the build of 3cd1dda, reverted after this measurement)
 #             against hinestask_base (none): per mix (MIXES) both builds from fresh homes, three
 #             calibration runs, ROUNDS rounds against the GPU alone
+#   cells105  (one GPU) the share's chunks cut by cells (hinestask_cells:
+#             scripts/bench/build_variants.sh .bundle/bin cells='-DLEVEL_ARRANGED_MIN_COPIES=8')
+#             against this build (the equal cut): per mix (MIXES) both builds from fresh homes,
+#             three calibration runs, ROUNDS rounds against the GPU alone (builds_share)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -4138,6 +4142,12 @@ fi
 if [ "$mode" = explore104 ]; then
   for b in ${MIXES:-B-8330 random-23585 A-8820 E-18711 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
     builds_share 1 ${ROUNDS:-1} $b default base
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cells105 ]; then
+  for b in ${MIXES:-B-8330 random-23585 large-6643 E-18711 A-8820 C-11720 six-33390 D-7404 all15-16356}; do
+    BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default cells
   done
   rm -f $out/t.json $out/t.log
 fi
