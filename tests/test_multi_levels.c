@@ -1817,26 +1817,37 @@ static void check_arranged_cut(const struct morphology *cells, int n_cells, int 
   }
 }
 
+/* The test mix's tails for the cut's tests: copies of each cell (one neuron more), chunks. */
+static const int mix_tails[][2] = {{6, 3}, {9, 4}, {14, 5}, {40, 3}, {40, 8}, {140, 30}, {57, 11}};
+
+/* A fresh random tail for the cut's tests: 1-16 cells of 50-20,050 compartments (the cut reads
+ * only their sizes), a tail of 1-600 neurons of a batch up to 50 neurons more than the tail and
+ * one copy of each cell, 1-64 chunks. */
+static void random_tail(struct morphology cells[16], int *n_cells, int *neurons, int *tail,
+                        int *chunks) {
+  memset(cells, 0, 16 * sizeof *cells);
+  *n_cells = 1 + (int)(testing_uniform(&seed_state) * 16);
+  for (int m = 0; m < *n_cells; m++)
+    cells[m].n_compartments = 50 + (int)(testing_uniform(&seed_state) * 20000);
+  *tail = 1 + (int)(testing_uniform(&seed_state) * 600);
+  *neurons = *tail + *n_cells + (int)(testing_uniform(&seed_state) * 50);
+  *chunks = 1 + (int)(testing_uniform(&seed_state) * 64);
+}
+
 /* check_arranged_cut on tails of 6-140 copies of each cell of the mix (the random trees' sizes
  * fresh each run) in 3-30 chunks, then on 5,000 fresh random tails: 1-16 cells of 50-20,050
  * compartments (the cut reads only their sizes), tails of 1-600, 1-64 chunks. */
 static void arranged_cut_keeps_copies_together(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
-  const int shapes[][2] = {{6, 3}, {9, 4}, {14, 5}, {40, 3}, {40, 8}, {140, 30}, {57, 11}};
-  for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
-    const int tail = shapes[t][0] * mix_count + 1;
-    check_arranged_cut(mix, mix_count, tail + mix_count, tail, shapes[t][1]);
+  for (size_t t = 0; t < sizeof mix_tails / sizeof *mix_tails; t++) {
+    const int tail = mix_tails[t][0] * mix_count + 1;
+    check_arranged_cut(mix, mix_count, tail + mix_count, tail, mix_tails[t][1]);
   }
   for (int trial = 0; trial < 5000; trial++) {
     struct morphology cells[16];
-    memset(cells, 0, sizeof cells);
-    const int n_cells = 1 + (int)(testing_uniform(&seed_state) * 16);
-    for (int m = 0; m < n_cells; m++)
-      cells[m].n_compartments = 50 + (int)(testing_uniform(&seed_state) * 20000);
-    const int tail = 1 + (int)(testing_uniform(&seed_state) * 600);
-    const int neurons = tail + n_cells + (int)(testing_uniform(&seed_state) * 50);
-    const int chunks = 1 + (int)(testing_uniform(&seed_state) * 64);
+    int n_cells, neurons, tail, chunks;
+    random_tail(cells, &n_cells, &neurons, &tail, &chunks);
     if (tail >= chunks)
       check_arranged_cut(cells, n_cells, neurons, tail, chunks);
   }
@@ -1908,21 +1919,15 @@ static void check_cut_by_cells(const struct morphology *cells, int n_cells, int 
 static void arranged_cut_by_cells_keeps_copies(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
-  const int shapes[][2] = {{6, 3}, {9, 4}, {14, 5}, {40, 3}, {40, 8}, {140, 30}, {57, 11}};
-  for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
-    const int tail = shapes[t][0] * mix_count + 1;
-    check_cut_by_cells(mix, mix_count, tail + mix_count, tail, shapes[t][1], 8);
+  for (size_t t = 0; t < sizeof mix_tails / sizeof *mix_tails; t++) {
+    const int tail = mix_tails[t][0] * mix_count + 1;
+    check_cut_by_cells(mix, mix_count, tail + mix_count, tail, mix_tails[t][1], 8);
   }
   int by_cells = 0;
   for (int trial = 0; trial < 5000; trial++) {
     struct morphology cells[16];
-    memset(cells, 0, sizeof cells);
-    const int n_cells = 1 + (int)(testing_uniform(&seed_state) * 16);
-    for (int m = 0; m < n_cells; m++)
-      cells[m].n_compartments = 50 + (int)(testing_uniform(&seed_state) * 20000);
-    const int tail = 1 + (int)(testing_uniform(&seed_state) * 600);
-    const int neurons = tail + n_cells + (int)(testing_uniform(&seed_state) * 50);
-    const int chunks = 1 + (int)(testing_uniform(&seed_state) * 64);
+    int n_cells, neurons, tail, chunks;
+    random_tail(cells, &n_cells, &neurons, &tail, &chunks);
     const int min_copies = 2 + (int)(testing_uniform(&seed_state) * 15);
     if (tail < chunks)
       continue;
