@@ -417,7 +417,7 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
  * copies). Why: a core sweeps a chunk of few copies of a large cell slowly, and the equal cut
  * gives a large cell few copies a chunk: B's share of 210-270 neurons in 30 chunks held 2-4
  * copies of test_swc (26,268 compartments) a chunk, which ran 3.6-5.6 ns a compartment-step on
- * one core of the dev machine against 2.0-2.6 for 6-16 copies (level kernels, tasks of 8 steps).
+ * one core of the dev machine against 2.0-2.8 for 6-16 copies (level kernels, tasks of 8 steps).
  * level_arranged_cut cuts with LEVEL_ARRANGED_MIN_COPIES (0: the equal cut; not yet measured
  * beside a GPU, a build to compare with). */
 void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
