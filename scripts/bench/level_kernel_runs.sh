@@ -428,7 +428,8 @@
 #   cells105  (one GPU) the share's chunks cut by cells (hinestask_cells:
 #             scripts/bench/build_variants.sh .bundle/bin cells='-DLEVEL_ARRANGED_MIN_COPIES=8')
 #             against this build (the equal cut): per mix (MIXES) both builds from fresh homes,
-#             three calibration runs, ROUNDS rounds against the GPU alone (builds_share)
+#             three calibration runs, ROUNDS rounds against the GPU alone (builds_share);
+#             BUILDS other variants beside it (floor: PLACEMENT_SHARE_PROBE_LEAST 1.0)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -4147,7 +4148,7 @@ if [ "$mode" = explore104 ]; then
 fi
 if [ "$mode" = cells105 ]; then
   for b in ${MIXES:-B-8330 random-23585 large-6643 E-18711 A-8820 C-11720 six-33390 D-7404 all15-16356}; do
-    BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default cells
+    BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default ${BUILDS:-cells}
   done
   rm -f $out/t.json $out/t.log
 fi
