@@ -513,8 +513,8 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
       return status;
     }
     struct chunk_shape scaled = proto;
-    scaled.core_scale =
-        placement_share_probe_scale(batch->probe_measured_us, batch->probe_predicted_us);
+    scaled.core_scale = placement_share_probe_scale(
+        batch->probe_measured_us, batch->probe_predicted_us, PLACEMENT_SHARE_PROBE_LEAST);
     if (MONO_SHARE_PROBE > 1 && scaled.core_scale != 1.0) {
       placement_plan_free(&batch->plan);
       if (placement_plan_make(&batch->plan, config->neurons_per_task, config->n_neurons,

@@ -883,8 +883,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       status = share_probe(config, &shape, cut_sizes + cut_count - batch->cpu_chunks,
                            batch->cpu_chunks, batch->cpu_share_neurons, &batch->probe_measured_us,
                            &batch->probe_predicted_us, err);
-      const double scale =
-          placement_share_probe_scale(batch->probe_measured_us, batch->probe_predicted_us);
+      const double scale = placement_share_probe_scale(
+          batch->probe_measured_us, batch->probe_predicted_us, MULTI_SHARE_PROBE_LEAST);
       if (PLACEMENT_SHARE_DEBUG)
         fprintf(stderr,
                 "share probe: %d neurons, measured %.1f us, predicted %.1f us, scale %.3f\n",

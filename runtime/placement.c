@@ -272,13 +272,13 @@ void placement_share_probe_round(double executing_us, double predicted_us,
   *round_predicted_us = usable ? predicted_us : 0.0;
 }
 
-double placement_share_probe_scale(double measured_us, double predicted_us) {
+double placement_share_probe_scale(double measured_us, double predicted_us, double least) {
   if (!probe_times_usable(measured_us, predicted_us))
     return 1.0;
   const double ratio = measured_us / predicted_us;
   if (fabs(ratio - 1.0) <= PLACEMENT_SHARE_PROBE_BAND)
     return 1.0;
-  return ratio < PLACEMENT_SHARE_PROBE_LEAST ? PLACEMENT_SHARE_PROBE_LEAST : ratio;
+  return ratio < least ? least : ratio;
 }
 
 int placement_level_cpus_share(long long compartments, int gpus, int channels, int window) {

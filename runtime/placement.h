@@ -399,11 +399,12 @@ int placement_level_arranged(int asked, int gpus, int share);
 /* What a share's cut (multi or mono) scales the cores' predictions by once its probe measured a
  * round of the cores' chunks (`measured_us`) against the models' prediction (`predicted_us`): 1
  * where either is not positive or they agree within PLACEMENT_SHARE_PROBE_BAND either way, else
- * their ratio, no less than PLACEMENT_SHARE_PROBE_LEAST (a probe that ran fast gives the cores more
- * only as far as the cut's slack, PLACEMENT_LEVEL_SHARE_ENDS_BY, covers if the run is not as
- * fast). In the quiet rounds of probe86 (H200 machine, nine mixes) 48 of 74 probes read
- * within 10 % of the prediction, the cut then kept. */
-double placement_share_probe_scale(double measured_us, double predicted_us);
+ * their ratio, no less than `least` (a probe that ran fast gives the cores more only as far as
+ * the cut's slack, PLACEMENT_LEVEL_SHARE_ENDS_BY, covers if the run is not as fast; 1: a probe
+ * only shrinks the cut). The mono share's least is PLACEMENT_SHARE_PROBE_LEAST, the multi
+ * share's MULTI_SHARE_PROBE_LEAST (multi_batch.h). In the quiet rounds of probe86 (H200 machine,
+ * nine mixes) 48 of 74 probes read within 10 % of the prediction, the cut then kept. */
+double placement_share_probe_scale(double measured_us, double predicted_us, double least);
 /* PLACEMENT_SHARE_DEBUG 1: each step of a share's cut (the cores' round and the GPU's chunk
  * predicted at each size tried, the cores' prediction's terms, the probe's times) on stderr, to
  * find why a cut stops where it does (a build to diagnose with, never a default). */

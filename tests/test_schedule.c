@@ -1295,28 +1295,38 @@ static void cores_alone_rule_and_cut(void **state) {
   }
 }
 
-/* The multi share's probe: the cut kept where the cores ran as predicted, else the cores'
- * predictions scaled by what they measured, never below PLACEMENT_SHARE_PROBE_LEAST. */
+/* A share's probe: the cut kept where the cores ran as predicted, else the cores' predictions
+ * scaled by what they measured, never below the share's least (mono's
+ * PLACEMENT_SHARE_PROBE_LEAST; the multi share's MULTI_SHARE_PROBE_LEAST, 1: only shrinking). */
 static void share_probe_scales_the_cores(void **state) {
   (void)state;
   const double predicted = 1000.0 + 9000.0 * testing_uniform(&seed_state);
   const double band = PLACEMENT_SHARE_PROBE_BAND;
-  assert_true(placement_share_probe_scale(predicted * (1.0 + 0.99 * band), predicted) == 1.0);
-  assert_true(placement_share_probe_scale(predicted * (1.0 - 0.99 * band), predicted) == 1.0);
+  const double least = PLACEMENT_SHARE_PROBE_LEAST;
+  assert_true(placement_share_probe_scale(predicted * (1.0 + 0.99 * band), predicted, least) ==
+              1.0);
+  assert_true(placement_share_probe_scale(predicted * (1.0 - 0.99 * band), predicted, least) ==
+              1.0);
   /* (a margin from the band's edges, where rounding could fall either way) */
   const double slow = 1.0 + 1.01 * band + (1.0 - band) * testing_uniform(&seed_state);
-  assert_true(fabs(placement_share_probe_scale(predicted * slow, predicted) - slow) < 1e-12);
-  const double fast =
-      PLACEMENT_SHARE_PROBE_LEAST +
-      (1.0 - 1.01 * band - PLACEMENT_SHARE_PROBE_LEAST) * testing_uniform(&seed_state);
-  assert_true(fabs(placement_share_probe_scale(predicted * fast, predicted) - fast) < 1e-12);
-  assert_true(placement_share_probe_scale(0.3 * predicted, predicted) ==
-              PLACEMENT_SHARE_PROBE_LEAST);
+  assert_true(fabs(placement_share_probe_scale(predicted * slow, predicted, least) - slow) < 1e-12);
+  const double fast = least + (1.0 - 1.01 * band - least) * testing_uniform(&seed_state);
+  assert_true(fabs(placement_share_probe_scale(predicted * fast, predicted, least) - fast) < 1e-12);
+  assert_true(placement_share_probe_scale(0.3 * predicted, predicted, least) == least);
+  /* the multi share's least: a fast probe keeps the cut, a slow one still scales it */
+  assert_true(MULTI_SHARE_PROBE_LEAST >= 1.0);
+  assert_true(placement_share_probe_scale(predicted * fast, predicted, MULTI_SHARE_PROBE_LEAST) ==
+              MULTI_SHARE_PROBE_LEAST);
+  assert_true(placement_share_probe_scale(0.3 * predicted, predicted, MULTI_SHARE_PROBE_LEAST) ==
+              MULTI_SHARE_PROBE_LEAST);
+  assert_true(
+      fabs(placement_share_probe_scale(predicted * slow, predicted, MULTI_SHARE_PROBE_LEAST) -
+           slow) < 1e-12);
   /* nothing measured or predicted: the cut as it was */
-  assert_true(placement_share_probe_scale(0.0, predicted) == 1.0);
-  assert_true(placement_share_probe_scale(predicted, 0.0) == 1.0);
-  assert_true(placement_share_probe_scale(NAN, predicted) == 1.0);
-  assert_true(placement_share_probe_scale(predicted, INFINITY) == 1.0);
+  assert_true(placement_share_probe_scale(0.0, predicted, least) == 1.0);
+  assert_true(placement_share_probe_scale(predicted, 0.0, least) == 1.0);
+  assert_true(placement_share_probe_scale(NAN, predicted, least) == 1.0);
+  assert_true(placement_share_probe_scale(predicted, INFINITY, least) == 1.0);
   /* a probe's rounds: the CPU workers' executing time over its rounds, a round's against the
    * prediction for one; nothing where either is missing (profiling off, no model) */
   double round_measured = -1.0, round_predicted = -1.0;
@@ -1324,13 +1334,14 @@ static void share_probe_scales_the_cores(void **state) {
                               &round_measured, &round_predicted);
   assert_true(fabs(round_measured - slow * predicted) < 1e-9 * predicted);
   assert_true(round_predicted == predicted);
-  assert_true(fabs(placement_share_probe_scale(round_measured, round_predicted) - slow) < 1e-12);
+  assert_true(fabs(placement_share_probe_scale(round_measured, round_predicted, least) - slow) <
+              1e-12);
   const double missing[][2] = {{0.0, predicted}, {predicted, 0.0},      {predicted, NAN},
                                {NAN, predicted}, {INFINITY, predicted}, {-predicted, predicted}};
   for (size_t k = 0; k < sizeof missing / sizeof missing[0]; k++) {
     placement_share_probe_round(missing[k][0], missing[k][1], &round_measured, &round_predicted);
     assert_true(round_measured == 0.0 && round_predicted == 0.0);
-    assert_true(placement_share_probe_scale(round_measured, round_predicted) == 1.0);
+    assert_true(placement_share_probe_scale(round_measured, round_predicted, least) == 1.0);
   }
 }
 
