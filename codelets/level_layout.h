@@ -418,8 +418,11 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
  * gives a large cell few copies a chunk: B's share of 210-270 neurons in 30 chunks held 2-4
  * copies of test_swc (26,268 compartments) a chunk, which ran 3.6-5.6 ns a compartment-step on
  * one core of the dev machine against 2.0-2.8 for 6-16 copies (level kernels, tasks of 8 steps).
- * level_arranged_cut cuts with LEVEL_ARRANGED_MIN_COPIES (0: the equal cut; not yet measured
- * beside a GPU, a build to compare with). */
+ * level_arranged_cut cuts with LEVEL_ARRANGED_MIN_COPIES (0: the equal cut; 8 a build to
+ * compare with). Beside one H200 (cells105, 16 cores) the chunks' unequal sizes left 15 CPU
+ * workers busy 1.37-1.55x apart against 1.09-1.15x for the equal cut, and the larger share the
+ * faster chunks got lost on D in 3 rounds of 4 (0.936-0.993x), the large cells in 2 of 4
+ * (0.834-0.999x) and B in 1 of 4 (0.878x); E gained (1.036-1.061x in 4). */
 void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
                                int n_neurons, int tail, int chunks, int min_copies, int *sizes);
 #ifndef LEVEL_ARRANGED_MIN_COPIES

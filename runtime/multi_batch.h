@@ -181,12 +181,11 @@ struct multi_batch;
 #define MULTI_SHARE_PROBE 2
 #endif
 /* The least the multi share's probe scales the cores' predictions by (placement_share_probe_scale):
- * 1, a probe only shrinks the cut. A probe that ran fast had grown the cut past what the cores
- * then finished in the rounds that lost most (random trees 1,057 -> 1,185 neurons 0.927x, 801 ->
- * 993 0.964x, E 1,191 -> 1,271 0.932x; BENCHMARKS.md). Against 0.8 (mono's) in three calls of
- * cells105 (H200 machine, 0b07026, nine mixes, fresh homes): 16 quiet rounds 0.985-1.089x the GPU
- * alone, mean 1.040x, against 0.932-1.076x, mean 1.030x in 31 rounds of the same calls; within
- * the rounds' spread on every mix but that worst round. */
+ * 1, a probe only shrinks the cut (a probe that read the cores fast had grown random trees' cut
+ * from 1,057 to 1,185 neurons into a 0.927x round, 390dece). Against 0.8 (mono's) in three calls
+ * of cells105 (H200 machine, 0b07026, nine mixes, fresh homes): 16 quiet rounds 0.985-1.089x the
+ * GPU alone, mean 1.040x, against 0.932-1.076x, mean 1.030x, in 31 rounds of the same calls, a
+ * difference inside the rounds' spread (BENCHMARKS.md, "The cut by cells beside the GPU"). */
 #ifndef MULTI_SHARE_PROBE_LEAST
 #define MULTI_SHARE_PROBE_LEAST 1.0
 #endif
