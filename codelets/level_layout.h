@@ -428,7 +428,11 @@ void level_arranged_cut_copies(const struct morphology *morphologies, int n_morp
 #ifndef LEVEL_ARRANGED_MIN_COPIES
 #define LEVEL_ARRANGED_MIN_COPIES 0
 #endif
+/* (2 measured beside the H200 in cells105; a build with a smaller growth, chunks nearer equal, is
+ * the one to compare next) */
+#ifndef LEVEL_ARRANGED_CELL_GROWTH
 #define LEVEL_ARRANGED_CELL_GROWTH 2.0
+#endif
 
 /* Copies of every cell in a chunk that make each of its level rows start on a 128-byte line.
  * A row holds the systems longer than its element (copies of one branch side by side), so when a
