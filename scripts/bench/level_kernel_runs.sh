@@ -429,7 +429,8 @@
 #             scripts/bench/build_variants.sh .bundle/bin cells='-DLEVEL_ARRANGED_MIN_COPIES=8')
 #             against this build (the equal cut): per mix (MIXES) both builds from fresh homes,
 #             three calibration runs, ROUNDS rounds against the GPU alone (builds_share);
-#             BUILDS other variants beside it (floor: PLACEMENT_SHARE_PROBE_LEAST 1.0)
+#             BUILDS other variants beside it (floor: PLACEMENT_SHARE_PROBE_LEAST 1.0, the multi
+#             default since f152a62)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
