@@ -1212,17 +1212,6 @@ static int arranged_cut_by_cells(const struct arranged_cells *cells, int chunks,
   return cut;
 }
 
-void level_arranged_chunk_compartments(const struct morphology *morphologies, int n_morphologies,
-                                       int n_neurons, int tail, int chunks, const int *sizes,
-                                       long long *compartments) {
-  struct arranged_walk walk = {morphologies, n_morphologies, n_neurons, n_neurons - tail, -1, 0};
-  for (int c = 0, p = 0; c < chunks; c++) {
-    compartments[c] = 0;
-    for (int k = 0; k < sizes[c] && p < tail; k++, p++)
-      compartments[c] += arranged_walk_take(&walk);
-  }
-}
-
 void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                         int tail, int chunks, int *sizes) {
   level_arranged_cut_copies(morphologies, n_morphologies, n_neurons, tail, chunks,

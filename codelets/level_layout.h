@@ -425,11 +425,6 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
  * (0.834-0.999x) and B in 1 of 4 (0.878x); E gained (1.036-1.061x in 4). */
 void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
                                int n_neurons, int tail, int chunks, int min_copies, int *sizes);
-/* The compartments of each of the `chunks` chunks of `sizes` neurons that cut a tail arranged as
- * level_arranged_cut's (the share's cut predicts each chunk of the cores by them). */
-void level_arranged_chunk_compartments(const struct morphology *morphologies, int n_morphologies,
-                                       int n_neurons, int tail, int chunks, const int *sizes,
-                                       long long *compartments);
 #ifndef LEVEL_ARRANGED_MIN_COPIES
 #define LEVEL_ARRANGED_MIN_COPIES 0
 #endif

@@ -46,7 +46,6 @@ struct multi_batch {
   int cell_neurons;     /* neurons per block of the cell-block kernel (0: level kernels) */
   int rows_apart_below; /* chunk_step_arguments' (enum level_rows, resolved) */
   int n_chunks;         /* chunk tasks per step */
-  int *submit_order;    /* the chunks in the order their tasks are submitted each round */
   int task_steps;       /* steps each chunk task advances */
   /* The cores' share (--cpu-share): the last cpu_chunks chunks, cpu_share_neurons neurons in
    * all, were cut for CPU workers; share_uncalibrated: one was asked for (or chosen:
@@ -368,10 +367,6 @@ struct share_shape {
   /* The cores' predictions times this (share_probe: what the cores measured over what the models
    * predicted for the share's round, where the two differ; 1 otherwise). */
   double core_scale;
-  /* The batch, and whether its share is laid out by morphology (share_arrange): its chunks are
-   * then cut by compartments along the cells, and predicted one by one (share_core_round). */
-  const struct multi_batch_config *config;
-  int arranged;
 };
 
 static double predict_chunk_values(const struct share_shape *shape, double values, int worker) {
@@ -419,38 +414,6 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
   return predict_chunk_values(shape, neurons * shape->compartments_per_neuron, worker);
 }
 
-/* placement_round_predictor for the cores' share: its `chunks` chunks of `neurons` neurons in
- * all cut as share_layout cuts them (by compartments along the cells where the share is laid out
- * by morphology, else equal), each predicted by its own compartments, the busiest core's round
- * where the largest go first (placement_busiest_core_us). */
-static double share_core_round(const void *context, int neurons, int chunks, int cpus, int worker) {
-  const struct share_shape *shape = context;
-  const struct multi_batch_config *config = shape->config;
-  int *sizes = malloc((size_t)chunks * sizeof *sizes);
-  long long *compartments = malloc((size_t)chunks * sizeof *compartments);
-  double *task_us = malloc((size_t)chunks * sizeof *task_us), round = NAN;
-  if (sizes && compartments && task_us) {
-    for (int c = 0; c < chunks; c++)
-      sizes[c] = neurons / chunks + (c < neurons % chunks);
-    const int arranged = shape->arranged && neurons <= config->n_neurons - config->n_morphologies;
-    if (arranged) {
-      level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, neurons,
-                         chunks, sizes);
-      level_arranged_chunk_compartments(config->morphologies, config->n_morphologies,
-                                        config->n_neurons, neurons, chunks, sizes, compartments);
-    }
-    for (int c = 0; c < chunks; c++)
-      task_us[c] = predict_chunk_values(
-          shape, arranged ? (double)compartments[c] : sizes[c] * shape->compartments_per_neuron,
-          worker);
-    round = placement_busiest_core_us(task_us, chunks, cpus);
-  }
-  free(sizes);
-  free(compartments);
-  free(task_us);
-  return round;
-}
-
 /* The cores' share arranged by morphology (level_batch_options.arranged_tail), its `chunks`
  * chunks (sizes, cpu_share neurons in all) cut anew by compartments (level_arranged_cut).
  * Returns the tail to arrange, 0 (sizes unchanged) where the batch is too small for one. */
@@ -482,15 +445,13 @@ static int share_shape_init(const struct multi_batch_config *config,
   if (status)
     return status;
   const unsigned cores = starpu_cpu_worker_get_count();
-  *shape = (struct share_shape){
-      .part = {.n_levels = sample.n_levels},
-      .steps = steps,
-      .compartments_per_neuron = (double)compartments / config->n_neurons,
-      .core_chunk_values = (config->n_neurons / (2.0 * (cores > 0 ? cores : 1)) + 1.0) *
-                           compartments / config->n_neurons,
-      .core_scale = 1.0,
-      .config = config,
-      .arranged = placement_level_arranged(config->arrange, placement_cuda_devices(), 1)};
+  *shape = (struct share_shape){.part = {.n_levels = sample.n_levels},
+                                .steps = steps,
+                                .compartments_per_neuron = (double)compartments / config->n_neurons,
+                                .core_chunk_values =
+                                    (config->n_neurons / (2.0 * (cores > 0 ? cores : 1)) + 1.0) *
+                                    compartments / config->n_neurons,
+                                .core_scale = 1.0};
   level_batch_free(&sample);
   shape->args = (struct chunk_step_arguments){
       .step = {.channels = config->model.channels, .hh_rates = config->model.hh_rates},
@@ -515,7 +476,7 @@ static int share_cut(const struct multi_batch_config *config, const struct share
   const int per_core =
       config->cpu_chunks_per_core > 0 ? config->cpu_chunks_per_core : MULTI_CPU_CHUNKS_PER_CORE;
   if (placement_level_share_plan(&plan, config->n_neurons, gpu_chunks, per_core, predict_chunk_task,
-                                 MULTI_SHARE_BUSIEST_CORE ? share_core_round : NULL, shape))
+                                 shape))
     return hines_fail(err, HINES_FAILURE, "out of memory");
   if (plan.cpu_chunks > 0) {
     *sizes = plan.units;
@@ -723,34 +684,6 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
   placement_share_probe_round(executing_us, predicted, measured_us, predicted_us);
   return HINES_OK;
-}
-
-/* The elements (compartments, and an element a level left empty) of chunk c's parts. */
-static long long chunk_elements(const struct multi_batch *batch, int c) {
-  const struct level_batch *lb = &batch->levels;
-  long long elements = 0;
-  const struct chunk *k = &batch->chunks[c];
-  for (int p = k->first_part; p < k->first_part + k->n_parts; p++)
-    elements += (long long)lb->element_offset[(size_t)p * (lb->n_levels + 1) + lb->n_levels];
-  return elements;
-}
-
-/* batch->submit_order: the GPUs' chunks in order, then the cores' largest first (ties in order)
- * where MULTI_SHARE_BUSIEST_CORE (multi_batch.h), as the share's cut predicted them. */
-static void submit_order_fill(struct multi_batch *batch, int gpu_chunks) {
-  int *order = batch->submit_order;
-  for (int c = 0; c < batch->n_chunks; c++)
-    order[c] = c;
-  if (!MULTI_SHARE_BUSIEST_CORE)
-    return;
-  for (int i = gpu_chunks + 1; i < batch->n_chunks; i++) { /* insertion sort: tens of chunks */
-    const int c = order[i];
-    const long long elements = chunk_elements(batch, c);
-    int j = i;
-    for (; j > gpu_chunks && chunk_elements(batch, order[j - 1]) < elements; j--)
-      order[j] = order[j - 1];
-    order[j] = c;
-  }
 }
 
 int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,
@@ -1047,12 +980,6 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       return status;
     }
   }
-  batch->submit_order = malloc((size_t)batch->n_chunks * sizeof *batch->submit_order);
-  if (!batch->submit_order) {
-    multi_batch_destroy(batch);
-    return hines_fail(err, HINES_FAILURE, "out of memory");
-  }
-  submit_order_fill(batch, gpu_chunks);
   /* Chunks start spread over the GPUs (runtime/placement.h); per-level pieces follow their
    * chunk. */
   for (int c = 0; c < batch->n_chunks; c++) {
@@ -1238,8 +1165,7 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
     const int row = s + count == steps ? sample_row : -1;
     const int number = batch->steps_done + 1;
     batch->steps_done += count;
-    for (int i = 0; i < batch->n_chunks; i++) {
-      const int c = batch->submit_order[i];
+    for (int c = 0; c < batch->n_chunks; c++) {
       int status =
           batch->config.level_tasks
               ? submit_level_tasks(batch, &batch->chunks[c], c, &args, row, number)
@@ -1452,7 +1378,6 @@ void multi_batch_destroy(struct multi_batch *batch) {
     starpu_data_unregister(batch->dummy);
   }
   free(batch->chunks);
-  free(batch->submit_order);
   level_batch_free(&batch->levels);
   free(batch);
 }

@@ -189,19 +189,6 @@ struct multi_batch;
 #ifndef MULTI_SHARE_PROBE_LEAST
 #define MULTI_SHARE_PROBE_LEAST 1.0
 #endif
-/* 1: the multi share's cut predicts the busiest core's round from its chunks as cut, each by its
- * own compartments, the largest first (share_core_round, placement_busiest_core_us), and the
- * cores' chunks are submitted largest first each round of tasks (multi_batch_run_sampled), so
- * that dmdas's first placement of them is the one predicted; 0: a core's round as its chunks a
- * core times the mean chunk's prediction, chunks submitted in layout order. Why: the share's
- * chunks are cut along its cells, so they are not equal (at the H200 machine's cuts the largest
- * 1.0-1.7 times the mean with the equal cut, up to 2.1 times cut by cells), each chunk's tasks
- * follow one another and a chunk's tasks mostly stay on the core dmdas first gave them: 15 CPU
- * workers ran 1.24 times apart on D's equal cut, 1.37-1.55 times cut by cells (cells105), where
- * the chunks in layout order list-scheduled over 15 cores come 1.60 and 1.84 times apart. */
-#ifndef MULTI_SHARE_BUSIEST_CORE
-#define MULTI_SHARE_BUSIEST_CORE 1
-#endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

@@ -122,9 +122,7 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
     /* a core's round: its chunks (per_core, or a unit each when it takes fewer), each as long
      * as the largest (the cut below splits the cores' units evenly over their chunks) */
     const int tasks = mid < per_core ? mid : per_core, task_units = (mid + tasks - 1) / tasks;
-    double cpu_us = w->core_round_us
-                        ? w->core_round_us(context, mid * cpu, tasks * cpu, cpu, cpu_worker)
-                        : tasks * predict(context, task_units * neurons_per_unit, cpu_worker);
+    double cpu_us = tasks * predict(context, task_units * neurons_per_unit, cpu_worker);
     double gpu_us = predict(context, gpu_units * neurons_per_unit, cuda_worker);
     if (PLACEMENT_SHARE_DEBUG)
       fprintf(stderr, "share cut: %d a core (%d tasks of %d), cores %.1f us, GPU %.1f us (%d)\n",
@@ -137,40 +135,6 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
       high = mid - 1;
   }
   return low;
-}
-
-static int descending(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x < y) - (x > y);
-}
-
-double placement_busiest_core_us(const double *task_us, int n, int cpus) {
-  if (n < 1 || cpus < 1)
-    return 0.0;
-  double *sorted = malloc((size_t)n * sizeof *sorted), *load = calloc((size_t)cpus, sizeof *load);
-  double busiest = NAN;
-  if (sorted && load) {
-    memcpy(sorted, task_us, (size_t)n * sizeof *sorted);
-    int unknown = 0;
-    for (int i = 0; i < n; i++)
-      unknown |= isnan(sorted[i]);
-    if (!unknown) {
-      qsort(sorted, (size_t)n, sizeof *sorted, descending);
-      busiest = 0.0;
-      for (int i = 0; i < n; i++) {
-        int least = 0;
-        for (int k = 1; k < cpus; k++)
-          if (load[k] < load[least])
-            least = k;
-        load[least] += sorted[i];
-        if (load[least] > busiest)
-          busiest = load[least];
-      }
-    }
-  }
-  free(sorted);
-  free(load);
-  return busiest;
 }
 
 int placement_cpus_share(long long neurons, long long compartments, int gpus, int window) {
@@ -282,14 +246,13 @@ int placement_cores_plan(struct placement_plan *plan, int n_units, int cpus) {
 
 int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int gpu_chunks,
                                int chunks_per_core, placement_predictor predict,
-                               placement_round_predictor core_round, const void *context) {
+                               const void *context) {
   const struct placement_workers workers = {.cpus = (int)starpu_cpu_worker_get_count(),
                                             .gpu_chunks = gpu_chunks,
                                             .chunks_per_core = chunks_per_core,
                                             .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
                                             .cuda_worker = first_worker_of(STARPU_CUDA_WORKER),
-                                            .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY,
-                                            .core_round_us = core_round};
+                                            .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY};
   *plan = (struct placement_plan){0};
   if (workers.cpus < 1 || gpu_chunks < 1 || !predict ||
       cpu_chunk_units(n_neurons, 1, &workers, predict, context) == 0)

@@ -281,9 +281,6 @@ struct placement_plan {
  * nothing measured stands behind a prediction and the plan should not rely on it; INFINITY on a
  * CPU worker for a task too far beyond the sizes measured to trust (the plan takes less). */
 typedef double (*placement_predictor)(const void *context, int neurons, int worker);
-/* struct placement_workers' core_round_us. */
-typedef double (*placement_round_predictor)(const void *context, int units, int chunks, int cpus,
-                                            int worker);
 
 /* Plans the chunks of a batch of n_units units of neurons_per_unit neurons (n_neurons in all).
  * With `requested` > 0 neurons per task, or with one kind of worker only, equal chunks as
@@ -305,21 +302,7 @@ struct placement_workers {
   /* The part of a GPU chunk's predicted task a core's round may take (0: PLACEMENT_SHARE_ENDS_BY):
    * a late core holds up the step, an early one only idles. */
   double ends_by;
-  /* The busiest core's round for a share of `units` units in `chunks` chunks over `cpus` cores
-   * (`worker` a CPU worker, `context` the predictor's), for a caller whose chunks are not equal
-   * (the multi share's, cut by compartments along its cells); NULL: chunks_per_core equal chunks
-   * a core, each as `predict` says. NAN and INFINITY as placement_predictor's. */
-  placement_round_predictor core_round_us;
 };
-/* The busiest of `cpus` cores' rounds when `n` tasks of task_us[] microseconds go, largest
- * first, each to the core least loaded so far (the order in which the multi share submits its
- * cores' chunks, multi_batch.c, so that dmdas's first placement is this one); NAN where a task
- * is NAN, INFINITY where one is. Why: its chunks follow the cells, so they are not equal (at
- * cuts seen on the H200 machine the largest 1.0-1.7 times the mean), and each chunk's tasks
- * follow one another, so a core that was given two large chunks stays late; 15 CPU workers ran
- * 1.09-1.55 times apart from the least to the busiest (BENCHMARKS.md, "The cut by cells beside
- * the GPU"). */
-double placement_busiest_core_us(const double *task_us, int n, int cpus);
 #define PLACEMENT_SHARE_ENDS_BY 0.95
 /* ... for the multi share (placement_level_share_plan; built with another value to measure one,
  * scripts/bench/level_kernel_runs.sh). A core's chunk of a few large cells varies more from run
@@ -348,13 +331,12 @@ void placement_plan_free(struct placement_plan *plan);
 /* The cores' share of a level-solved (multi) batch beside GPUs: a plan (as placement_plan_make's
  * heterogeneous cut, one neuron a unit) of `gpu_chunks` GPU chunks, then
  * `chunks_per_core` chunks a CPU worker (0: PLACEMENT_CPU_CHUNKS_PER_CORE), sized with `predict` (a
- * chunk task's time over so many neurons) so that a core's round (`core_round` where not NULL:
- * placement_workers.core_round_us) ends a little before a GPU chunk's task. Returns 0 with
- * plan->cpu_chunks 0 and no chunks when no core's chunk would end in time or `predict` has nothing
- * measured (NAN); -1 when out of memory. */
+ * chunk task's time over so many neurons) so that a core's round ends a little before a GPU chunk's
+ * task. Returns 0 with plan->cpu_chunks 0 and no chunks when no core's chunk would end in time or
+ * `predict` has nothing measured (NAN); -1 when out of memory. */
 int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int gpu_chunks,
                                int chunks_per_core, placement_predictor predict,
-                               placement_round_predictor core_round, const void *context);
+                               const void *context);
 /* Whether a level-solved batch of `compartments` (this process's) on `gpus` GPUs, with (not 0) or
  * without channels, submitted `window` steps ahead (0: the default), gets the cores' share by
  * default: passive, from PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS a GPU, a window of more than one

@@ -1159,88 +1159,6 @@ static void core_predictions_grow_past_what_was_measured(void **state) {
  * near the closed form of linear predictions says; none when nothing is measured or a core is too
  * slow for one unit. 15 cores and 4 GPU chunks as on the H200 machine, medium-high at 8 steps (a
  * core 0.4 G compartment-steps/s, a GPU chunk 20). */
-/* A share of unequal chunks (placement_workers.core_round_us, the multi share's): chunk 0 so many
- * times each other chunk's size, the busiest core's round as placement_busiest_core_us says. */
-struct unequal_chunks {
-  struct linear_rates rates; /* first: linear_predict reads the context as these */
-  double first_weight;
-};
-static double unequal_round(const void *context, int units, int chunks, int cpus, int worker) {
-  const struct unequal_chunks *u = context;
-  (void)worker;
-  double *task_us = malloc((size_t)chunks * sizeof *task_us);
-  assert_non_null(task_us);
-  const double unit = units / (u->first_weight + chunks - 1);
-  for (int c = 0; c < chunks; c++)
-    task_us[c] = (c == 0 ? u->first_weight : 1.0) * unit * u->rates.cpu_us;
-  const double round = placement_busiest_core_us(task_us, chunks, cpus);
-  free(task_us);
-  return round;
-}
-
-/* The busiest core when the cores' chunks go largest first, each to the core least loaded so far
- * (as dmdas places the multi share's, submitted so): a case by hand, list scheduling's bounds on
- * fresh random chunks, unknowns; and a cut predicted by it takes less where one chunk is larger
- * than the rest, as much where all are equal. */
-static void busiest_core_follows_unequal_chunks(void **state) {
-  (void)state;
-  /* 5 | 4, then the 3s to the least loaded: 5 + 3, 4 + 3 + 3 (the best split is 9 and 9) */
-  const double by_hand[] = {3.0, 5.0, 3.0, 4.0, 3.0};
-  assert_true(fabs(placement_busiest_core_us(by_hand, 5, 2) - 10.0) < 1e-12);
-  assert_true(fabs(placement_busiest_core_us(by_hand, 5, 5) - 5.0) < 1e-12);
-  assert_true(fabs(placement_busiest_core_us(by_hand, 5, 1) - 18.0) < 1e-12);
-  const double unknown[] = {1.0, NAN}, untrusted[] = {1.0, INFINITY};
-  assert_true(isnan(placement_busiest_core_us(unknown, 2, 2)));
-  assert_true(isinf(placement_busiest_core_us(untrusted, 2, 2)));
-  srand((unsigned)time(NULL));
-  for (int trial = 0; trial < 500; trial++) {
-    const int n = 1 + rand() % 60, cpus = 1 + rand() % 16;
-    double task_us[60], sum = 0.0, largest = 0.0;
-    for (int i = 0; i < n; i++) {
-      task_us[i] = 1.0 + 1000.0 * rand() / RAND_MAX;
-      sum += task_us[i];
-      largest = task_us[i] > largest ? task_us[i] : largest;
-    }
-    const double busiest = placement_busiest_core_us(task_us, n, cpus);
-    assert_true(busiest >= largest - 1e-9 && busiest >= sum / cpus - 1e-9);
-    assert_true(busiest <= sum / cpus + largest * (1.0 - 1.0 / cpus) + 1e-9); /* Graham's */
-    if (n <= cpus)
-      assert_true(fabs(busiest - largest) < 1e-9);
-  }
-  const struct placement_workers workers = {
-      .cpus = 15, .gpu_chunks = 4, .cpu_worker = 0, .cuda_worker = 1, .ends_by = 0.8};
-  const double work = 319.0 * 8;
-  struct unequal_chunks equal = {{work / 400.0, 30.0, work / 20000.0}, 1.0}, one_large = equal;
-  one_large.first_weight = 3.0;
-  struct placement_workers busiest = workers;
-  busiest.core_round_us = unequal_round;
-  struct placement_plan mean_plan, equal_plan, large_plan;
-  assert_int_equal(
-      placement_plan_make_for(&mean_plan, &workers, 0, 256000, 256000, 1, linear_predict, &equal),
-      0);
-  assert_int_equal(
-      placement_plan_make_for(&equal_plan, &busiest, 0, 256000, 256000, 1, linear_predict, &equal),
-      0);
-  assert_int_equal(placement_plan_make_for(&large_plan, &busiest, 0, 256000, 256000, 1,
-                                           linear_predict, &one_large),
-                   0);
-  int shares[3] = {0, 0, 0};
-  const struct placement_plan *plans[3] = {&mean_plan, &equal_plan, &large_plan};
-  for (int p = 0; p < 3; p++) {
-    assert_int_equal(plans[p]->cpu_chunks, PLACEMENT_CPU_CHUNKS_PER_CORE * workers.cpus);
-    for (int c = plans[p]->n_chunks - plans[p]->cpu_chunks; c < plans[p]->n_chunks; c++)
-      shares[p] += plans[p]->units[c];
-  }
-  /* equal chunks: the mean rule costs each at the largest (a unit more in some), so it may take
-   * up to a unit a chunk less */
-  assert_true(shares[1] >= shares[0] && shares[1] - shares[0] <= plans[0]->cpu_chunks);
-  /* one chunk three times the others: its core ends about 5/4.13 as late (the others' chunks
-   * fill the rest around it), so the cut takes about a sixth less */
-  assert_true(shares[2] < shares[1] * 0.9 && shares[2] > shares[1] * 0.7);
-  for (int p = 0; p < 3; p++)
-    placement_plan_free((struct placement_plan *)plans[p]);
-}
-
 static void share_cut_fills_the_cores_round(void **state) {
   (void)state;
   const struct placement_workers workers = {
@@ -1468,7 +1386,6 @@ int main(void) {
       cmocka_unit_test(cores_alone_rule_and_cut),
       cmocka_unit_test(share_probe_scales_the_cores),
       cmocka_unit_test(share_cut_fills_the_cores_round),
-      cmocka_unit_test(busiest_core_follows_unequal_chunks),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_extrapolates_within_bounds),
       cmocka_unit_test(size_model_rates_near_a_size),
