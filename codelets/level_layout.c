@@ -1288,7 +1288,7 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
 }
 
 int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
-                              int cpu_share, int cpu_chunks, double growth) {
+                              int cpu_share, int cpu_chunks, double growth, double give) {
   const int gpu_neurons = neurons - cpu_share;
   if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || gpu_chunks < 1 || cpu_chunks < 1 ||
       cpu_share < cpu_chunks || gpu_neurons < 1)
@@ -1298,7 +1298,10 @@ int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, i
   const int left = (int)(gpu_neurons - units * unit);
   if (units < (long long)(min_units > 1 ? min_units : 1) * gpu_chunks)
     return 0;
-  return left <= growth * cpu_share ? left : 0;
+  if (left == 0 || left <= growth * cpu_share)
+    return left;
+  const int complement = (int)(unit - left);
+  return complement <= give * cpu_share && cpu_share - complement >= cpu_chunks ? -complement : 0;
 }
 
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,

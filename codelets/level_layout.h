@@ -461,15 +461,19 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
                       int *rest);
 
 /* For a batch of `neurons` whose last `cpu_share` neurons are the cores' (in `cpu_chunks`
- * chunks) and whose first are the GPUs' in `gpu_chunks` chunks cut by level_aligned_cut: the
- * neurons left over beyond whole units, which the cores take so that no chunk of the rest is left
- * beside the aligned ones, where they add at most `growth` times the cores' share; 0 where they
- * would add more, where none are left, or where the GPUs' part is not cut. The GPUs never take
- * the rest's complement: that takes neurons from the cores, and on the H200 (whole66) the gain
- * followed the cores' share (the large cells x 6,643: 1.017-1.019x the GPU alone with 60 or 83
- * cores' neurons, 83 where the GPUs had taken 37 of 120; 1.030-1.033x with 120). */
+ * chunks) and whose first are the GPUs' in `gpu_chunks` chunks cut by level_aligned_cut: how many
+ * neurons the cores' share changes by so that the GPUs' part holds whole units and no chunk of
+ * the rest is left beside the aligned ones. The cores take the neurons left over beyond whole
+ * units where they add at most `growth` times their share; else they give the GPUs the rest's
+ * complement (a negative shift) where that is at most `give` times their share and leaves them a
+ * neuron a chunk; else 0, as where none are left or the GPUs' part is not cut. Why give: on the
+ * H200 (cells105, ec5f280 and 0b07026) every round of B x 8,330 whose GPUs ran a chunk of the
+ * rest ran 1.005-1.022x the GPU alone (7 rounds: 56 neurons beside 210 on the cores, 60 beside
+ * 270, 37 beside 165), those with none 1.021-1.037x (202, 266, 330, 394, 458); D x 7,404 with 60
+ * beside 240 1.044-1.052x, with none at 236 1.063-1.076x. A complement of 37 of the cores' 120
+ * (the large cells, whole66) had lost: 1.017-1.019x against 1.030-1.033x with the 120. */
 int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
-                              int cpu_share, int cpu_chunks, double growth);
+                              int cpu_share, int cpu_chunks, double growth, double give);
 
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */

@@ -558,14 +558,15 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
   }
   if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
     /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS) */
+    /* (or the rest's complement from them to the GPUs: MULTI_SHARE_REST_GIVE) */
     const int rest_to_cores =
         MULTI_SHARE_WHOLE_SETS
             ? level_aligned_share_shift(config->n_neurons, config->n_morphologies,
                                         *cut_count - batch->cpu_chunks, LEVEL_ALIGNED_MIN_UNITS,
                                         batch->cpu_share_neurons, batch->cpu_chunks,
-                                        MULTI_SHARE_REST_GROWTH)
+                                        MULTI_SHARE_REST_GROWTH, MULTI_SHARE_REST_GIVE)
             : 0;
-    if (rest_to_cores > 0) {
+    if (rest_to_cores != 0) {
       batch->cpu_share_neurons += rest_to_cores;
       share_resize(*cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks,
                    batch->cpu_share_neurons);

@@ -168,6 +168,14 @@ struct multi_batch;
 #define MULTI_SHARE_WHOLE_SETS 1
 #endif
 #define MULTI_SHARE_REST_GROWTH 0.2
+/* Where the cores would grow by more, they give the GPUs the rest's complement (the neurons that
+ * make the GPUs' part whole sets) where it is at most this much of their share: a chunk of the
+ * rest, latency-bound, costs the step more than the cores' few neurons gain
+ * (level_aligned_share_shift says what was measured). 0: the rest's chunk stays (a build to
+ * compare with). */
+#ifndef MULTI_SHARE_REST_GIVE
+#define MULTI_SHARE_REST_GIVE 0.1
+#endif
 /* The cores' share is measured before the batch is built (share_probe in multi_batch.c: the
  * share's chunks built apart and run on the CPU workers alone for PLACEMENT_SHARE_PROBE_ROUNDS
  * rounds after one to warm up), outside calibration runs, and cut again where the cores' time

@@ -2095,13 +2095,15 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
 
 /* With the cores' share the GPUs' part holds whole units (level_aligned_share_shift): over fresh
  * random batches the cores take the neurons left over where they add at most `growth` of their
- * share, which leaves the GPUs' part whole units that the aligned cut takes with no rest; else
- * nothing moves. A batch cut so runs on GPU and CPU workers to the one-chunk run's digest, to the
- * bit. */
+ * share, else give the GPUs the rest's complement where it is at most `give` of their share (a
+ * neuron a chunk left), which leaves the GPUs' part whole units that the aligned cut takes with no
+ * rest; else nothing moves. A batch cut so runs on GPU and CPU workers to the one-chunk run's
+ * digest, to the bit. */
 static void aligned_share_leaves_no_rest(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
-  const double growth = 0.2;
+  const double growth = 0.2, give = 0.1;
+  int gave = 0;
   for (int t = 0; t < 20000; t++) {
     const int m = 1 + (int)(testing_uniform(&seed_state) * 20), unit = LEVEL_ALIGNED_COPIES * m,
               gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 16),
@@ -2110,29 +2112,43 @@ static void aligned_share_leaves_no_rest(void **state) {
               share = (int)(testing_uniform(&seed_state) * 4000),
               neurons = share + (int)(testing_uniform(&seed_state) * 40 * unit * gpu_chunks);
     const int shift = level_aligned_share_shift(neurons, m, gpu_chunks, min_units, share,
-                                                cpu_chunks, growth),
+                                                cpu_chunks, growth, give),
               gpu = neurons - share, left = gpu % unit,
               cut = share >= cpu_chunks && gpu >= 1 && gpu / unit >= min_units * gpu_chunks;
     if (!cut || left == 0) {
       assert_int_equal(shift, 0);
       continue;
     }
-    const int expected = left <= growth * share ? left : 0;
+    const int complement = unit - left;
+    const int expected = left <= growth * share ? left
+                         : complement <= give * share && share - complement >= cpu_chunks
+                             ? -complement
+                             : 0;
     if (shift != expected)
       fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d in %d: shift %d, not %d", neurons,
                m, gpu_chunks, share, cpu_chunks, shift, expected);
     if (shift == 0)
       continue;
+    gave += shift < 0;
     int sizes[17], rest = -1;
     assert_int_equal(
         level_aligned_cut(neurons - share - shift, m, gpu_chunks, min_units, sizes, &rest),
         gpu_chunks);
     assert_int_equal(rest, 0);
   }
+  assert_true(gave > 100); /* the random batches gave complements too */
   const int unit = LEVEL_ALIGNED_COPIES * mix_count;
-  /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30) */
-  assert_int_equal(level_aligned_share_shift(2 * unit + 5 + 30, mix_count, 2, 1, 30, 3, growth), 5);
-  assert_int_equal(level_aligned_share_shift(2 * unit + 7 + 30, mix_count, 2, 1, 30, 3, growth), 0);
+  /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30); a share of 60
+   * beside two units and most of a third gives the GPUs the third's missing neurons where they are
+   * a tenth of it at most (6, not 9) */
+  assert_int_equal(
+      level_aligned_share_shift(2 * unit + 5 + 30, mix_count, 2, 1, 30, 3, growth, give), 5);
+  assert_int_equal(
+      level_aligned_share_shift(2 * unit + 7 + 30, mix_count, 2, 1, 30, 3, growth, give), 0);
+  assert_int_equal(
+      level_aligned_share_shift(3 * unit - 9 + 60, mix_count, 2, 1, 60, 3, growth, give), 0);
+  assert_int_equal(
+      level_aligned_share_shift(3 * unit - 6 + 60, mix_count, 2, 1, 60, 3, growth, give), -6);
   const int neurons = 2 * unit + 35;
   const uint64_t one_chunk =
       run_and_compare_trunk(0, neurons, neurons, 0, 0, LEVEL_ORDER_HEIGHT, 0);
