@@ -467,11 +467,13 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
  * units where they add at most `growth` times their share; else they give the GPUs the rest's
  * complement (a negative shift) where that is at most `give` times their share and leaves them a
  * neuron a chunk; else 0, as where none are left or the GPUs' part is not cut. Why give: on the
- * H200 (cells105, ec5f280 and 0b07026) every round of B x 8,330 whose GPUs ran a chunk of the
- * rest ran 1.005-1.022x the GPU alone (7 rounds: 56 neurons beside 210 on the cores, 60 beside
- * 270, 37 beside 165), those with none 1.021-1.037x (202, 266, 330, 394, 458); D x 7,404 with 60
- * beside 240 1.044-1.052x, with none at 236 1.063-1.076x. A complement of 37 of the cores' 120
- * (the large cells, whole66) had lost: 1.017-1.019x against 1.030-1.033x with the 120. */
+ * H200 (cells105, six calls, builds with the equal cut) the rounds whose GPUs ran a chunk of the
+ * rest against those with none: B x 8,330 1.005-1.022x the GPU alone (7 rounds: 56 neurons left
+ * beside 210 on the cores, 60 beside 270, 37 beside 165) against 1.021-1.037x (12: 202 to 458), C
+ * x 11,720 1.042-1.046x (4) against 1.030-1.080x (8, median 1.058x), D x 7,404 1.044-1.052x (3,
+ * 240) against 1.059-1.077x (13, 236), the large cells x 6,643 1.036-1.046x (4) against
+ * 1.058-1.071x (11); all 15 cells 1.076-1.078x (3) against 1.001-1.112x (7). A complement of 37 of
+ * the cores' 120 (the large cells, whole66) had lost: 1.017-1.019x against 1.030-1.033x. */
 int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                               int cpu_share, int cpu_chunks, double growth, double give);
 

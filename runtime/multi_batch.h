@@ -171,10 +171,12 @@ struct multi_batch;
 /* Where the cores would grow by more, they give the GPUs the rest's complement (the neurons that
  * make the GPUs' part whole sets) where it is at most this much of their share: a chunk of the
  * rest, latency-bound, costs the step more than the cores' few neurons gain
- * (level_aligned_share_shift says what was measured). 0: the rest's chunk stays (a build to
- * compare with). */
+ * (level_aligned_share_shift says what was measured). 0.15 takes in C's 54 of 510 (10.6 %: C x
+ * 11,720 ran 1.042-1.046x the GPU alone at 510 with the rest's chunk, 1.048-1.062x at 456 without
+ * one) and leaves B's 27 of 165 (16 %) and whole66's 37 of 120 (31 %), which lost; 884f685, which
+ * the H200 ran, gave 0.1. 0: the rest's chunk stays (a build to compare with). */
 #ifndef MULTI_SHARE_REST_GIVE
-#define MULTI_SHARE_REST_GIVE 0.1
+#define MULTI_SHARE_REST_GIVE 0.15
 #endif
 /* The cores' share is measured before the batch is built (share_probe in multi_batch.c: the
  * share's chunks built apart and run on the CPU workers alone for PLACEMENT_SHARE_PROBE_ROUNDS

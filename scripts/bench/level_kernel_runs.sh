@@ -430,7 +430,8 @@
 #             against this build (the equal cut): per mix (MIXES) both builds from fresh homes,
 #             three calibration runs, ROUNDS rounds against the GPU alone (builds_share);
 #             BUILDS other variants beside it (floor: PLACEMENT_SHARE_PROBE_LEAST 1.0, the multi
-#             default since f152a62)
+#             default since f152a62; the fifty-first session: base, the build of ec5f280, and
+#             cells125: -DLEVEL_ARRANGED_MIN_COPIES=8 -DLEVEL_ARRANGED_CELL_GROWTH=1.25)
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
