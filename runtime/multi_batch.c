@@ -557,8 +557,8 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
       return hines_fail(err, HINES_FAILURE, "out of memory");
   }
   if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
-    /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS) */
-    /* (or the rest's complement from them to the GPUs: MULTI_SHARE_REST_GIVE) */
+    /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS), or their
+     * complement from the cores to the GPUs (MULTI_SHARE_REST_GIVE) */
     const int rest_to_cores =
         MULTI_SHARE_WHOLE_SETS
             ? level_aligned_share_shift(config->n_neurons, config->n_morphologies,
