@@ -425,6 +425,19 @@
 #             (MULTI_SHARE_EXPLORE 1.5, the build of 3cd1dda, reverted after this measurement)
 #             against hinestask_base (none): per mix (MIXES) both builds from fresh homes, three
 #             calibration runs, ROUNDS rounds against the GPU alone
+#   warps106  (one GPU) the GPUs' aligned chunks in copies of every cell 32 at a time (a warp of
+#             systems one branch's copies) against this build's 16: hinestask_c32
+#             (-DLEVEL_ALIGNED_COPIES=32); the GPU alone at SIZES (whole sets of 16 that are and
+#             are not sets of 32), the builds interleaved, ROUNDS rounds; then per mix (MIXES) each
+#             build's share from a fresh home, three calibration runs, ROUNDS rounds against its
+#             own GPU alone (labels default-BUILD, gpu-BUILD)
+#   warps107  (one GPU) the build with chunks of 32 copies (LEVEL_ALIGNED_COPIES 32, at least
+#             128 copies a chunk) on the GPU: test_multi_levels (.bundle/bin, if there); per mix
+#             (MIXES) its share from a fresh home, three calibration runs, ROUNDS rounds against
+#             the GPU alone; the GPU alone at SIZES (batches of one or two chunks, where the
+#             smallest aligned chunk matters) against hinestask_base16 (16 copies, at least 8
+#             sets), ROUNDS rounds interleaved; then at WIDE_SIZES against hinestask_c64
+#             (-DLEVEL_ALIGNED_COPIES=64)
 #   cells105  (one GPU) the share's chunks cut by cells (hinestask_cells:
 #             scripts/bench/build_variants.sh .bundle/bin cells='-DLEVEL_ARRANGED_MIN_COPIES=8')
 #             against this build (the equal cut): per mix (MIXES) both builds from fresh homes,
@@ -4145,6 +4158,53 @@ fi
 if [ "$mode" = explore104 ]; then
   for b in ${MIXES:-B-8330 random-23585 A-8820 E-18711 C-11720 six-33390 D-7404 all15-16356 large-6643}; do
     builds_share 1 ${ROUNDS:-1} $b default base
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = warps106 ]; then
+  for rep in $(seq ${ROUNDS:-2}); do
+    for b in ${SIZES-random-23585 random-23296 random-22848 A-8820 A-8544 B-8330 B-8128 E-18711 C-11720 D-7404 large-6643 six-33390 all15-16356}; do
+      row 1 $b gpu-default -- --steps 1000; shares
+      for v in ${BUILDS:-c32}; do row 1 $b gpu-$v $v -- --steps 1000; shares; done
+    done
+  done
+  for b in ${MIXES-random-23585 A-8820 B-8330}; do
+    for v in default ${BUILDS:-c32}; do
+      bld=(); [ $v != default ] && bld=($v)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in $(seq ${ROUNDS:-2}); do
+        ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; worker_load
+        row 1 $b gpu-$v "${bld[@]}" -- --steps 1000; shares
+      done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = warps107 ]; then
+  if [ -x $bundle/bin/test_multi_levels ]; then
+    (cd $bundle/.. && HINES_SOURCE_DIR=$PWD timeout 200 $bundle/bin/test_multi_levels > $out/test_multi_levels.txt 2>&1; echo "test_multi_levels rc=$?")
+    grep -c "^\[       OK \]" $out/test_multi_levels.txt; grep "FAILED\|PASSED\|SKIPPED" $out/test_multi_levels.txt | head
+  fi
+  for b in ${MIXES-C-11720 D-7404 E-18711 large-6643 six-33390 all15-16356}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-2}); do
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load
+      row 1 $b gpu -- --steps 1000; shares
+    done
+  done
+  for rep in $(seq ${ROUNDS:-2}); do
+    for b in ${SIZES-all15-4000 six-8000 C-3000 random-6000 A-2200 B-2100 D-1850 E-4700 large-1660 six-2000 ca1-3000}; do
+      row 1 $b gpu-default -- --steps 1000; shares
+      row 1 $b gpu-base16 base16 -- --steps 1000; shares
+    done
+  done
+  for rep in $(seq ${ROUNDS:-2}); do
+    for b in ${WIDE_SIZES-all15-16356 D-7404 B-8330 random-23296 large-6643 C-11720}; do
+      row 1 $b gpu-default -- --steps 1000; shares
+      row 1 $b gpu-c64 c64 -- --steps 1000; shares
+    done
   done
   rm -f $out/t.json $out/t.log
 fi
