@@ -434,22 +434,35 @@ void level_arranged_cut_copies(const struct morphology *morphologies, int n_morp
 #define LEVEL_ARRANGED_CELL_GROWTH 2.0
 #endif
 
-/* Copies of every cell in a chunk that make each of its level rows start on a 128-byte line.
- * A row holds the systems longer than its element (copies of one branch side by side), so when a
- * chunk holds c copies of every cell each row holds c times a whole number of systems and each
- * level c times a whole number of elements; with c a multiple of 16 doubles every row starts on a
- * line and a warp's 32 loads touch two lines, not three. Measured on the H200 (sizes56, GPU
- * alone, 1,000 steps): B x 8,192 (chunks of 512 copies of each cell) 84.5-84.9 G
- * compartment-steps/s against 75.6 for B x 8,330 and 75.6-77.6 for 8,060 to 8,210. */
+/* Copies of every cell in a chunk that make each of its level rows start on a warp's first
+ * thread. A row holds the systems longer than its element (copies of one branch side by side), so
+ * when a chunk holds c copies of every cell each row holds c times a whole number of systems and
+ * each level c times a whole number of elements; with c a multiple of 32 every warp of a level
+ * kernel sweeps copies of one branch (one length, no divergence) and its 32 loads of a row are two
+ * whole 128-byte lines. 16 (every row on a line, a warp over two branches' copies) was the rule
+ * until 2026-12-02. Measured on the H200 (sizes56, GPU alone, 1,000 steps): B x 8,192 (chunks of
+ * 512 copies of each cell) 84.5-84.9 G compartment-steps/s against 75.6 for B x 8,330 and
+ * 75.6-77.6 for 8,060 to 8,210; then (warps106, GPU alone, four chunks, two or four rounds, ms a
+ * step) 32 against 16: all 15 cells x 16,356 1.021-1.023 against 1.062-1.065, D x 7,404
+ * 0.923-0.928 against 0.955-0.958, the large cells x 6,643 0.929-0.931 against 0.950-0.952, B x
+ * 8,330 0.963-0.966 against 0.981-0.985, the six cells x 33,390 1.172-1.176 against
+ * 1.197-1.199, C x 11,720 0.988-0.991 against 1.002-1.005, A x 8,820 0.868-0.870 against
+ * 0.875-0.882, E x 18,711 and random trees x 23,585 even; random trees cut to 23,296 (chunks of
+ * 91 sets of 16, odd) 0.980 against 1.009-1.011. */
 #ifndef LEVEL_ALIGNED_COPIES
-#define LEVEL_ALIGNED_COPIES 16
+#define LEVEL_ALIGNED_COPIES 32
 #endif
 
 /* The units (LEVEL_ALIGNED_COPIES copies of every cell) a chunk holds at least for the runtime's
- * default cut to align it: the rest's chunk, less than a unit, then holds less than an eighth of a
- * chunk, so that the GPU it joins carries at most that much more (a batch of many cells, whose
- * unit is large, keeps the equal cut). */
-#define LEVEL_ALIGNED_MIN_UNITS 8
+ * default cut to align it: LEVEL_ALIGNED_MIN_COPIES copies of every cell, so that the rest's chunk,
+ * less than a unit, holds less than a quarter of a chunk and the GPU it joins carries at most that
+ * much more (a batch of many cells, whose unit is large, keeps the equal cut). With units of 16
+ * copies this was 8 units: the same 128 copies. */
+#define LEVEL_ALIGNED_MIN_COPIES 128
+#define LEVEL_ALIGNED_MIN_UNITS                                                                    \
+  (LEVEL_ALIGNED_COPIES > 0 && LEVEL_ALIGNED_COPIES < LEVEL_ALIGNED_MIN_COPIES                     \
+       ? LEVEL_ALIGNED_MIN_COPIES / (LEVEL_ALIGNED_COPIES > 0 ? LEVEL_ALIGNED_COPIES : 1)          \
+       : 1)
 
 /* Cuts the first `neurons` neurons of a round-robin batch (neuron k: morphology
  * k % n_morphologies) into `chunks` chunks of LEVEL_ALIGNED_COPIES copies of every cell times a

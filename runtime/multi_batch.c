@@ -844,10 +844,11 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       placement_level_share_chosen(config->cpu_share, all_compartments,
                                    config->model.channels.placement != PLACE_NONE, config->window);
   /* The GPUs' chunks of the default cut, round robin, in copies of every cell that start each
-   * level row on a 128-byte line (level_aligned_cut), the neurons left over in one more chunk:
-   * chunk tasks of the level kernels in one part. Measured on the H200 (aligned58, GPU alone,
-   * fifteen batches of 14-84 M, passive and HH): 1.049-1.153x the equal cut; over two H200s
-   * (two59) 1.94-1.99x one on the mixes that had 1.79-1.87x (BENCHMARKS.md). */
+   * level row on a warp's first thread (level_aligned_cut, LEVEL_ALIGNED_COPIES), the neurons
+   * left over in one more chunk: chunk tasks of the level kernels in one part. Measured on the
+   * H200 with rows on 128-byte lines (aligned58, GPU alone, fifteen batches of 14-84 M, passive
+   * and HH): 1.049-1.153x the equal cut; over two H200s (two59) 1.94-1.99x one on the mixes that
+   * had 1.79-1.87x (BENCHMARKS.md); on warps a further 1.5-4 % (warps106). */
   const int aligned_cut = gpu_count > 0 && !config->level_tasks && parts == 1 &&
                           config->neurons_per_task <= 0 &&
                           config->level_kernel == LEVEL_KERNEL_LEVELS &&

@@ -2025,10 +2025,10 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
 /* GPU chunks of copies of every cell LEVEL_ALIGNED_COPIES at a time (level_aligned_cut, the
  * default cut of the GPUs' chunks): the cut covers the batch in whole units as equal as may be,
  * the rest (less than a unit) in one more chunk; in every aligned chunk each level and each of
- * its rows starts on a multiple of 16 elements (a 128-byte line), which the rest's chunk does not
- * give; the cut refuses batches of fewer units a chunk than asked (the runtime asks
- * LEVEL_ALIGNED_MIN_UNITS); the voltages are the one-chunk run's, to the bit, cut so explicitly
- * and by default. */
+ * its rows starts on a multiple of LEVEL_ALIGNED_COPIES elements (32: a warp's first thread, two
+ * 128-byte lines), which the rest's chunk does not give; the cut refuses batches of fewer units a
+ * chunk than asked (the runtime asks LEVEL_ALIGNED_MIN_UNITS); the voltages are the one-chunk
+ * run's, to the bit, cut so explicitly and by default. */
 static void aligned_cut_starts_rows_on_lines(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
@@ -2073,7 +2073,7 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
       const struct level_block_view v = level_block_describe(ints);
       const size_t base = lb.element_offset[(size_t)chunk * (lb.n_levels + 1) + level];
       for (int j = 0; j <= v.max_size; j++) {
-        const int on_line = (base + (size_t)v.row_offset[j]) % 16 == 0;
+        const int on_line = (base + (size_t)v.row_offset[j]) % LEVEL_ALIGNED_COPIES == 0;
         if (chunk < 2 && !on_line)
           fail_msg("aligned chunk %d, level %d: row %d starts at element %zu", chunk, level, j,
                    base + (size_t)v.row_offset[j]);
