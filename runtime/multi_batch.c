@@ -848,7 +848,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
    * left over in one more chunk: chunk tasks of the level kernels in one part. Measured on the
    * H200 with rows on 128-byte lines (aligned58, GPU alone, fifteen batches of 14-84 M, passive
    * and HH): 1.049-1.153x the equal cut; over two H200s (two59) 1.94-1.99x one on the mixes that
-   * had 1.79-1.87x (BENCHMARKS.md); on warps a further 1.5-4 % (warps106). */
+   * had 1.79-1.87x (BENCHMARKS.md); on warps a further 1.4-3.9 % at 82 M, up to 9 % at 20 M
+   * (warps106, warps107). */
   const int aligned_cut = gpu_count > 0 && !config->level_tasks && parts == 1 &&
                           config->neurons_per_task <= 0 &&
                           config->level_kernel == LEVEL_KERNEL_LEVELS &&
