@@ -1301,7 +1301,7 @@ int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, i
   if (left == 0 || left <= growth * cpu_share)
     return left;
   const int complement = (int)(unit - left);
-  return complement <= give * cpu_share && cpu_share - complement >= cpu_chunks ? -complement : 0;
+  return complement <= give * gpu_neurons && cpu_share - complement >= cpu_chunks ? -complement : 0;
 }
 
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,

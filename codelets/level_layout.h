@@ -478,8 +478,9 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
  * neurons the cores' share changes by so that the GPUs' part holds whole units and no chunk of
  * the rest is left beside the aligned ones. The cores take the neurons left over beyond whole
  * units where they add at most `growth` times their share; else they give the GPUs the rest's
- * complement (a negative shift) where that is at most `give` times their share and leaves them a
- * neuron a chunk; else 0, as where none are left or the GPUs' part is not cut. Why give: on the
+ * complement (a negative shift) where that is at most `give` times the GPUs' part (so the GPUs'
+ * time grows by about that much, less than the rest's chunk costs) and leaves the cores a neuron
+ * a chunk; else 0, as where none are left or the GPUs' part is not cut. Why give: on the
  * H200 (cells105, six calls, builds with the equal cut) the rounds whose GPUs ran a chunk of the
  * rest against those with none: B x 8,330 1.005-1.022x the GPU alone (7 rounds: 56 neurons left
  * beside 210 on the cores, 60 beside 270, 37 beside 165) against 1.021-1.037x (12: 202 to 458), C

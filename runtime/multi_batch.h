@@ -169,14 +169,16 @@ struct multi_batch;
 #endif
 #define MULTI_SHARE_REST_GROWTH 0.2
 /* Where the cores would grow by more, they give the GPUs the rest's complement (the neurons that
- * make the GPUs' part whole sets) where it is at most this much of their share: a chunk of the
- * rest, latency-bound, costs the step more than the cores' few neurons gain
- * (level_aligned_share_shift says what was measured). 0.15 takes in C's 54 of 510 (10.6 %: C x
- * 11,720 ran 1.042-1.046x the GPU alone at 510 with the rest's chunk, 1.048-1.062x at 456 without
- * one) and leaves B's 27 of 165 (16 %) and whole66's 37 of 120 (31 %), which lost; 884f685, which
- * the H200 ran, gave 0.1. 0: the rest's chunk stays (a build to compare with). */
+ * make the GPUs' part whole sets) where it is at most this much of the GPUs' part: a chunk of the
+ * rest, latency-bound, costs the step 1.5-2.5 % (level_aligned_share_shift says what was
+ * measured), the complement about its share of the GPUs' neurons. Until 2026-12-02 the bound was
+ * 0.15 of the cores' share (C's 54 of 510 given, B's 27 of 165 not; 884f685 gave 0.1), but with
+ * sets of 32 copies (LEVEL_ALIGNED_COPIES) the rest's chunk came back in the H200's rounds
+ * (warps107: C's 268 beside 540 on the cores, complement 84, 0.75 % of the GPUs' 11,180; D's 64
+ * beside 300, 0.9 %; the large cells' 73 beside 330, complement 87, 1.4 %). 0: the rest's chunk
+ * stays (a build to compare with). */
 #ifndef MULTI_SHARE_REST_GIVE
-#define MULTI_SHARE_REST_GIVE 0.15
+#define MULTI_SHARE_REST_GIVE 0.015
 #endif
 /* The cores' share is measured before the batch is built (share_probe in multi_batch.c: the
  * share's chunks built apart and run on the CPU workers alone for PLACEMENT_SHARE_PROBE_ROUNDS

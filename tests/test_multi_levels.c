@@ -2102,7 +2102,7 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
 static void aligned_share_leaves_no_rest(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
-  const double growth = 0.2, give = 0.1;
+  const double growth = 0.2, give = MULTI_SHARE_REST_GIVE;
   int gave = 0;
   for (int t = 0; t < 20000; t++) {
     const int m = 1 + (int)(testing_uniform(&seed_state) * 20), unit = LEVEL_ALIGNED_COPIES * m,
@@ -2121,7 +2121,7 @@ static void aligned_share_leaves_no_rest(void **state) {
     }
     const int complement = unit - left;
     const int expected = left <= growth * share ? left
-                         : complement <= give * share && share - complement >= cpu_chunks
+                         : complement <= give * gpu && share - complement >= cpu_chunks
                              ? -complement
                              : 0;
     if (shift != expected)
@@ -2139,16 +2139,20 @@ static void aligned_share_leaves_no_rest(void **state) {
   assert_true(gave > 100); /* the random batches gave complements too */
   const int unit = LEVEL_ALIGNED_COPIES * mix_count;
   /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30); a share of 60
-   * beside two units and most of a third gives the GPUs the third's missing neurons where they are
-   * a tenth of it at most (6, not 9) */
+   * beside nine units and most of a tenth gives the GPUs the tenth's missing neurons where they are
+   * `give` of the GPUs' part at most (most_given, not one more) */
   assert_int_equal(
       level_aligned_share_shift(2 * unit + 5 + 30, mix_count, 2, 1, 30, 3, growth, give), 5);
   assert_int_equal(
       level_aligned_share_shift(2 * unit + 7 + 30, mix_count, 2, 1, 30, 3, growth, give), 0);
+  const int most_given = (int)(give * 10 * unit / (1.0 + give)); /* c <= give (10 unit - c) */
+  assert_true(most_given > 12 && most_given < 57); /* the growth's 12 take none; 3 chunks left */
   assert_int_equal(
-      level_aligned_share_shift(3 * unit - 9 + 60, mix_count, 2, 1, 60, 3, growth, give), 0);
-  assert_int_equal(
-      level_aligned_share_shift(3 * unit - 6 + 60, mix_count, 2, 1, 60, 3, growth, give), -6);
+      level_aligned_share_shift(10 * unit - most_given + 60, mix_count, 2, 1, 60, 3, growth, give),
+      -most_given);
+  assert_int_equal(level_aligned_share_shift(10 * unit - most_given - 1 + 60, mix_count, 2, 1, 60,
+                                             3, growth, give),
+                   0);
   const int neurons = 2 * unit + 35;
   const uint64_t one_chunk =
       run_and_compare_trunk(0, neurons, neurons, 0, 0, LEVEL_ORDER_HEIGHT, 0);
