@@ -2138,20 +2138,21 @@ static void aligned_share_leaves_no_rest(void **state) {
   }
   assert_true(gave > 100); /* the random batches gave complements too */
   const int unit = LEVEL_ALIGNED_COPIES * mix_count;
-  /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30); a share of 60
-   * beside nine units and most of a tenth gives the GPUs the tenth's missing neurons where they are
-   * `give` of the GPUs' part at most (most_given, not one more) */
+  /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30); a share of two
+   * units beside nine and most of a tenth, too many for the cores (a fifth of their share), gives
+   * the GPUs the tenth's missing neurons where they are `give` of the GPUs' part at most
+   * (most_given, not one more) */
   assert_int_equal(
       level_aligned_share_shift(2 * unit + 5 + 30, mix_count, 2, 1, 30, 3, growth, give), 5);
   assert_int_equal(
       level_aligned_share_shift(2 * unit + 7 + 30, mix_count, 2, 1, 30, 3, growth, give), 0);
-  const int most_given = (int)(give * 10 * unit / (1.0 + give)); /* c <= give (10 unit - c) */
-  assert_true(most_given > 12 && most_given < 57); /* the growth's 12 take none; 3 chunks left */
-  assert_int_equal(
-      level_aligned_share_shift(10 * unit - most_given + 60, mix_count, 2, 1, 60, 3, growth, give),
-      -most_given);
-  assert_int_equal(level_aligned_share_shift(10 * unit - most_given - 1 + 60, mix_count, 2, 1, 60,
-                                             3, growth, give),
+  const int two_units = 2 * unit, most_given = (int)(give * 10 * unit / (1.0 + give));
+  assert_true(most_given > 0 && unit - most_given > growth * two_units);
+  assert_int_equal(level_aligned_share_shift(10 * unit - most_given + two_units, mix_count, 2, 1,
+                                             two_units, 3, growth, give),
+                   -most_given);
+  assert_int_equal(level_aligned_share_shift(10 * unit - most_given - 1 + two_units, mix_count, 2,
+                                             1, two_units, 3, growth, give),
                    0);
   const int neurons = 2 * unit + 35;
   const uint64_t one_chunk =

@@ -431,8 +431,10 @@
 #             are not sets of 32), the builds interleaved, ROUNDS rounds; then per mix (MIXES) each
 #             build's share from a fresh home, three calibration runs, ROUNDS rounds against its
 #             own GPU alone (labels default-BUILD, gpu-BUILD). warps108 is this mode run with
-#             SIZES empty, MIXES "D-7404 all15-16356 C-11720 E-18711 large-6643 six-33390" and
-#             BUILDS base16 (hinestask_base16: the build of e663399, 16 copies) beside 2bda3ea
+#             SIZES empty, MIXES "D-7404 C-11720 large-6643", LIMIT 390 and
+#             BUILDS "c32 base16" (hinestask_c32: 2bda3ea; hinestask_base16: e663399, 16 copies)
+#             beside 962b534; warps109 with MIXES "random-23585 all15-16356 E-18711 B-8330" and
+#             BUILDS " " (962b534 alone)
 #   warps107  (one GPU) the build with chunks of 32 copies (LEVEL_ALIGNED_COPIES 32, at least
 #             128 copies a chunk) on the GPU: test_multi_levels (.bundle/bin, if there); per mix
 #             (MIXES) its share from a fresh home, three calibration runs, ROUNDS rounds against
