@@ -459,10 +459,9 @@ void level_arranged_cut_copies(const struct morphology *morphologies, int n_morp
  * much more (a batch of many cells, whose unit is large, keeps the equal cut). With units of 16
  * copies this was 8 units: the same 128 copies. */
 #define LEVEL_ALIGNED_MIN_COPIES 128
+/* (level_aligned_cut takes fewer than 1 as 1; LEVEL_ALIGNED_COPIES 0 aligns nothing) */
 #define LEVEL_ALIGNED_MIN_UNITS                                                                    \
-  (LEVEL_ALIGNED_COPIES > 0 && LEVEL_ALIGNED_COPIES < LEVEL_ALIGNED_MIN_COPIES                     \
-       ? LEVEL_ALIGNED_MIN_COPIES / (LEVEL_ALIGNED_COPIES > 0 ? LEVEL_ALIGNED_COPIES : 1)          \
-       : 1)
+  (LEVEL_ALIGNED_MIN_COPIES / (LEVEL_ALIGNED_COPIES > 0 ? LEVEL_ALIGNED_COPIES : 1))
 
 /* Cuts the first `neurons` neurons of a round-robin batch (neuron k: morphology
  * k % n_morphologies) into `chunks` chunks of LEVEL_ALIGNED_COPIES copies of every cell times a

@@ -2053,9 +2053,12 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
       covered += sizes[aligned];
     assert_int_equal(covered, cut ? n : 0);
   }
-  /* the runtime's bound: a batch of 256 cells at 30,000 neurons keeps the equal cut */
+  /* the runtime's bound: a batch of 256 cells at 30,000 neurons keeps the equal cut, and a chunk
+   * is aligned from 128 copies of every cell on (3 cells, 2 chunks: 768 neurons, not 767) */
   int none[5], none_rest;
   assert_int_equal(level_aligned_cut(30000, 256, 4, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 0);
+  assert_int_equal(level_aligned_cut(768, 3, 2, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 2);
+  assert_int_equal(level_aligned_cut(767, 3, 2, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 0);
   const int neurons = 2 * LEVEL_ALIGNED_COPIES * mix_count + 5;
   int sizes[3], rest;
   assert_int_equal(level_aligned_cut(neurons, mix_count, 2, 1, sizes, &rest), 2);
@@ -2073,7 +2076,7 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
       const struct level_block_view v = level_block_describe(ints);
       const size_t base = lb.element_offset[(size_t)chunk * (lb.n_levels + 1) + level];
       for (int j = 0; j <= v.max_size; j++) {
-        const int on_line = (base + (size_t)v.row_offset[j]) % LEVEL_ALIGNED_COPIES == 0;
+        const int on_line = (base + (size_t)v.row_offset[j]) % 32 == 0; /* a warp's first */
         if (chunk < 2 && !on_line)
           fail_msg("aligned chunk %d, level %d: row %d starts at element %zu", chunk, level, j,
                    base + (size_t)v.row_offset[j]);
