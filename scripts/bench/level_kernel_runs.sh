@@ -449,6 +449,14 @@
 #             BUILDS other variants beside it (floor: PLACEMENT_SHARE_PROBE_LEAST 1.0, the multi
 #             default since f152a62; the fifty-first session: base, the build of ec5f280, and
 #             cells125: -DLEVEL_ARRANGED_MIN_COPIES=8 -DLEVEL_ARRANGED_CELL_GROWTH=1.25)
+#   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
+#             cores' level sweeps with rows fetched ahead (LEVEL_RUN_PREFETCH_ROWS 8, this build)
+#             against hinestask_base (none), CPU workers alone (16) at the share's chunk shapes
+#             (CPU_SHAPES, as shapes97), ROUNDS interleaved rounds; (2) HH on the GPU alone with
+#             the aligned chunks in sets of 32 copies (this build) against hinestask_c16
+#             (-DLEVEL_ALIGNED_COPIES=16) at HH_SIZES, ROUNDS interleaved rounds of 300 steps;
+#             first (3) trace101's rows and traces (MIXES, say E-18711): the share against the
+#             GPU alone at the share's GPU part, where its time goes
 set -uo pipefail
 T0=$(date +%s)
 bundle=$(readlink -f .bundle)
@@ -4081,7 +4089,7 @@ if [ "$mode" = auto84 ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
-if [ "$mode" = trace101 ]; then
+if [ "$mode" = trace101 ] || [ "$mode" = scope110 ]; then
   lscpu | grep -i "^CPU(s)\|Thread(s) per core\|Core(s) per socket\|Socket(s)\|NUMA node" ; nproc
   for c in 0 1 2 8 15; do echo "cpu$c siblings $(cat /sys/devices/system/cpu/cpu$c/topology/thread_siblings_list 2>/dev/null)"; done
   # trace_long BATCH NAME [env...]: a traced 1,000-step run of BATCH (default, CPU workers beside
@@ -4234,5 +4242,20 @@ if [ "$mode" = chain102 ]; then
     tar -C $out -czf $out/chain102-trace.tar.gz chain102-trace/tasks.rec tr.json
     rm -rf $d $out/c.log $out/tr.json
   fi
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = scope110 ]; then
+  for rep in $(seq ${ROUNDS:-2}); do
+    for bt in ${CPU_SHAPES-A-552:12 B-540:9 E-1100:18 random-1730:29 C-400:13 six-1100:37}; do
+      ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:} -- --steps 400 --task-neurons ${bt#*:}
+      ROW_NCPU=all row 0 ${bt%:*} tn${bt#*:}-base base -- --steps 400 --task-neurons ${bt#*:}
+    done
+  done
+  for rep in $(seq ${ROUNDS:-2}); do
+    for b in ${HH_SIZES-six-33390-hh large-6643-hh random-23585-hh all15-16356-hh}; do
+      row 1 $b gpu-default -- --steps 300; shares
+      row 1 $b gpu-c16 c16 -- --steps 300; shares
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
