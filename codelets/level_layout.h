@@ -302,7 +302,8 @@ struct level_batch_options {
   /* Where positive, the last this many neurons (at most n_neurons - n_morphologies) are laid
    * out grouped by morphology (all the tail's copies of one cell, then the next's, each group in
    * the neurons' order) instead of in the neurons' round-robin order; chunks hold consecutive
-   * positions, so the chunks cut from that tail hold copies of one or two cells. Why: a CPU core
+   * positions, so the chunks cut from that tail hold copies of one cell (level_arranged_cut; of one
+   * or two where chunks are fewer than cells). Why: a CPU core
    * sweeps the rows of a level across its systems, and copies of a cell give it rows of equal
    * length and one constants row for the whole run (level_rows_cpu.h); the cores' share of a
    * batch is its last, smallest chunks, a few neurons each, which round-robin makes a few
@@ -405,7 +406,8 @@ void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_
  * of another took 3.1-3.5 times as long a compartment as one of 8 copies (dev machine, one core;
  * about 2.7 times since those sweeps visit only the gathered stretches).
  * In the share's traces on the H200 machine (trace101) those chunks were its slowest, and on A
- * their chain of tasks ended after the GPU's. */
+ * their chain of tasks ended after the GPU's. That is the equal cut (level_arranged_cut_copies
+ * with min_copies 0); level_arranged_cut cuts by cells where it can (LEVEL_ARRANGED_MIN_COPIES). */
 void level_arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                         int tail, int chunks, int *sizes);
 /* (LEVEL_ROWS_RUN of codelets/level_rows_cpu.h: the copies a core walks along their own rows) */
@@ -418,18 +420,28 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
  * gives a large cell few copies a chunk: B's share of 210-270 neurons in 30 chunks held 2-4
  * copies of test_swc (26,268 compartments) a chunk, which ran 3.6-5.6 ns a compartment-step on
  * one core of the dev machine against 2.0-2.8 for 6-16 copies (level kernels, tasks of 8 steps).
- * level_arranged_cut cuts with LEVEL_ARRANGED_MIN_COPIES (0: the equal cut; 8 a build to
- * compare with). Beside one H200 (cells105, 16 cores) the chunks' unequal sizes left 15 CPU
- * workers busy 1.37-1.55x apart against 1.09-1.15x for the equal cut, and the larger share the
- * faster chunks got lost on D in 3 rounds of 4 (0.936-0.993x), the large cells in 2 of 4
+ * level_arranged_cut cuts with LEVEL_ARRANGED_MIN_COPIES (0: the equal cut). With 8 (the
+ * fiftieth session's build, cells105, 16 cores beside one H200) the chunks' unequal sizes left 15
+ * CPU workers busy 1.37-1.55x apart against 1.09-1.15x for the equal cut, and the larger share
+ * the faster chunks got lost on D in 3 rounds of 4 (0.936-0.993x), the large cells in 2 of 4
  * (0.834-0.999x) and B in 1 of 4 (0.878x); E gained (1.036-1.061x in 4). */
 void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
                                int n_neurons, int tail, int chunks, int min_copies, int *sizes);
+/* 2: every cell's copies in chunks of their own wherever the tail has no more cells than chunks,
+ * the chunks given a cell by its compartments (as near equal as whole chunks a cell allow). The
+ * equal cut's chunks that hold two cells ran 1.4-1.7 times as long a compartment as their
+ * neighbours beside the GPU (trace of E's share, H200 machine, 2026-12-02: 2.2-2.6 ns a
+ * compartment-step against 1.4-1.9, the cores' last chains), so the cores ended late where a cut
+ * grew. Measured against the equal cut (H200 machine, 16 cores, calibrated dmdas, nine mixes of
+ * ~82 M, each build from fresh homes in three calls, 36 rounds each, BENCHMARKS.md, "The cores'
+ * chunks one cell each"): 1.023-1.087x the GPU alone, mean 1.056x, 34 rounds at 1.03x or more,
+ * none below 1.00x, against 0.913-1.083x, mean 1.045x, 31 and 2 (the six cells at a cut of 2,670:
+ * 1.080-1.087x against 0.913-0.992x, the cores' busiest worker 988 ms against 1,140-1,254). */
 #ifndef LEVEL_ARRANGED_MIN_COPIES
-#define LEVEL_ARRANGED_MIN_COPIES 0
+#define LEVEL_ARRANGED_MIN_COPIES 2
 #endif
-/* (2 measured beside the H200 in cells105; a build with a smaller growth, chunks nearer equal, is
- * the one to compare next) */
+/* (2 measured beside the H200 in cells105 with 8 copies; with 2 copies it seldom binds: a cell
+ * may take half its copies' count in chunks) */
 #ifndef LEVEL_ARRANGED_CELL_GROWTH
 #define LEVEL_ARRANGED_CELL_GROWTH 2.0
 #endif

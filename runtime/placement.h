@@ -383,7 +383,8 @@ int placement_level_share_chosen(int asked, long long compartments, int channels
 int placement_level_window(int requested, int share);
 #define PLACEMENT_LEVEL_SHARE_WINDOW 128
 /* Whether a level-solved batch's chunks (the cores' share aside, `share` 0) or its cores' share
- * (`share` 1) are laid out by morphology, each chunk the copies of one or two cells
+ * (`share` 1) are laid out by morphology, each chunk the copies of one cell (of one or two where
+ * the chunks are fewer than the cells: level_arranged_cut)
  * (level_batch_options.arranged_tail), on `gpus` GPUs: as `asked` (enum placement_share's
  * values) when on or off (--arrange); by default the share always and the other chunks with no
  * GPU. A core sweeps a

@@ -1940,17 +1940,78 @@ static void arranged_cut_by_cells_keeps_copies(void **state) {
   assert_true(by_cells > 1000); /* the tails mostly cut by cells, not left to the equal cut */
 }
 
+/* The runtime's cut of the cores' share (level_arranged_cut, LEVEL_ARRANGED_MIN_COPIES) at the
+ * shapes of the H200 machine's shares, 30 chunks (15 CPU workers, two chunks each): E's five cells
+ * (the sizes of ri05, pyramidal, the Allen cell, v_e_purk2 and tc200) at the cuts its calibration
+ * runs reached (631-1,751 neurons) and the six shipped cells at 2,094-2,670. Every chunk holds
+ * copies of one cell, the cut is level_arranged_cut_copies's with LEVEL_ARRANGED_MIN_COPIES, and no
+ * chunk holds more than total / (chunks - cells) compartments (what whole chunks a cell allow at
+ * worst); the equal cut of the same tails puts two cells in a chunk (its chunks at the cells'
+ * boundaries ran 1.4-1.7 times as long a compartment beside the GPU). */
+static void arranged_cut_one_cell_a_chunk(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  static const int e_cells[] = {9079, 5893, 3607, 1939, 1314};        /* compartments */
+  static const int six_cells[] = {210, 1173, 1597, 3607, 2704, 5893}; /* morph/data, sorted */
+  const struct {
+    const int *sizes;
+    int n_cells, neurons, tail;
+  } shares[] = {{e_cells, 5, 18711, 631},   {e_cells, 5, 18711, 1111}, {e_cells, 5, 18711, 1271},
+                {e_cells, 5, 18711, 1591},  {e_cells, 5, 18711, 1751}, {six_cells, 6, 33390, 2094},
+                {six_cells, 6, 33390, 2670}};
+  const int chunks = 30;
+  for (size_t t = 0; t < sizeof shares / sizeof *shares; t++) {
+    struct morphology cells[6];
+    memset(cells, 0, sizeof cells);
+    for (int m = 0; m < shares[t].n_cells; m++)
+      cells[m].n_compartments = shares[t].sizes[m];
+    const int n = shares[t].n_cells, neurons = shares[t].neurons, tail = shares[t].tail;
+    int sizes[30], with_min[30], equal[30];
+    level_arranged_cut(cells, n, neurons, tail, chunks, sizes);
+    level_arranged_cut_copies(cells, n, neurons, tail, chunks, LEVEL_ARRANGED_MIN_COPIES, with_min);
+    level_arranged_cut_copies(cells, n, neurons, tail, chunks, 0, equal);
+    assert_memory_equal(sizes, with_min, sizeof sizes);
+    long long total = 0;
+    for (int p = neurons - tail; p < neurons; p++)
+      total += cells[level_arranged_neuron(neurons, n, tail, p) % n].n_compartments;
+    int equal_mixed = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      const int *cut = pass == 0 ? sizes : equal;
+      for (int c = 0, p = neurons - tail; c < chunks; c++) {
+        const int m = level_arranged_neuron(neurons, n, tail, p) % n;
+        long long compartments = 0;
+        int mixed = 0;
+        for (int i = 0; i < cut[c]; i++, p++) {
+          const int k = level_arranged_neuron(neurons, n, tail, p) % n;
+          mixed |= k != m, compartments += cells[k].n_compartments;
+        }
+        if (pass == 1) {
+          equal_mixed += mixed;
+          continue;
+        }
+        if (mixed)
+          fail_msg("tail %d of %d cells: chunk %d holds two cells", tail, n, c);
+        if ((double)compartments > (double)total / (chunks - n) * (1 + 1e-12))
+          fail_msg("tail %d of %d cells: chunk %d holds %lld compartments, at most %lld", tail, n,
+                   c, compartments, total / (chunks - n));
+      }
+    }
+    assert_true(equal_mixed > 0);
+  }
+}
+
 /* The cores' share laid out by morphology (level_batch_options.arranged_tail): positions before
  * the tail hold their own neuron, the tail holds the same neurons grouped by morphology in number
  * order, each chunk's systems are exactly its positions' neurons, every compartment is located
- * once, and level_arranged_cut gives chunks of about equal compartments that cover the tail. */
+ * once, and the equal cut (level_arranged_cut_copies, min_copies 0) gives chunks of about equal
+ * compartments that cover the tail. */
 static void arranged_tail_groups_copies_of_a_cell(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   const int neurons = 5 * mix_count + 2, tail = 3 * mix_count + 1, chunks = 4;
   int sizes[5];
   sizes[0] = neurons - tail;
-  level_arranged_cut(mix, mix_count, neurons, tail, chunks, sizes + 1);
+  level_arranged_cut_copies(mix, mix_count, neurons, tail, chunks, 0, sizes + 1);
   long long per_chunk[4] = {0}, total = 0;
   int largest = 0;
   for (int c = 0, p = neurons - tail; c < chunks; c++) {
@@ -2539,6 +2600,7 @@ int main(void) {
       cmocka_unit_test(arranged_tail_groups_copies_of_a_cell),
       cmocka_unit_test(arranged_cut_keeps_copies_together),
       cmocka_unit_test(arranged_cut_by_cells_keeps_copies),
+      cmocka_unit_test(arranged_cut_one_cell_a_chunk),
       cmocka_unit_test(aligned_cut_starts_rows_on_lines),
       cmocka_unit_test(aligned_share_leaves_no_rest),
       cmocka_unit_test(row_factors_match_element_factors),
