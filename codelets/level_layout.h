@@ -440,8 +440,8 @@ void level_arranged_cut_copies(const struct morphology *morphologies, int n_morp
 #ifndef LEVEL_ARRANGED_MIN_COPIES
 #define LEVEL_ARRANGED_MIN_COPIES 2
 #endif
-/* (2 measured beside the H200 in cells105 with 8 copies; with 2 copies it seldom binds: a cell
- * may take half its copies' count in chunks) */
+/* (2.0 measured beside the H200 in cells105 with 8 copies a chunk at least; with 2 it seldom
+ * binds: a cell may take up to half its copies' count in chunks) */
 #ifndef LEVEL_ARRANGED_CELL_GROWTH
 #define LEVEL_ARRANGED_CELL_GROWTH 2.0
 #endif

@@ -450,8 +450,9 @@
 #             default since f152a62; the fifty-first session: base, the build of ec5f280, and
 #             cells125: -DLEVEL_ARRANGED_MIN_COPIES=8 -DLEVEL_ARRANGED_CELL_GROWTH=1.25)
 #   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
-#             cores' level sweeps with rows fetched ahead (LEVEL_RUN_PREFETCH_ROWS 8, this build)
-#             against hinestask_base (none), CPU workers alone (16) at the share's chunk shapes
+#             cores' level sweeps with rows fetched ahead (the bundle's hinestask: 2b26d4c with
+#             _mm_prefetch of a run's rows 8 ahead in level_rows_cpu.h's lanes, a patch not kept)
+#             against hinestask_base (2b26d4c), CPU workers alone (16) at the share's chunk shapes
 #             (CPU_SHAPES, as shapes97), ROUNDS interleaved rounds; (2) HH on the GPU alone with
 #             the aligned chunks in sets of 32 copies (this build) against hinestask_c16
 #             (-DLEVEL_ALIGNED_COPIES=16) at HH_SIZES, ROUNDS interleaved rounds of 300 steps;
