@@ -449,6 +449,9 @@
 #             BUILDS other variants beside it (floor: PLACEMENT_SHARE_PROBE_LEAST 1.0, the multi
 #             default since f152a62; the fifty-first session: base, the build of ec5f280, and
 #             cells125: -DLEVEL_ARRANGED_MIN_COPIES=8 -DLEVEL_ARRANGED_CELL_GROWTH=1.25)
+#   unseen114 (one GPU, 2026-12-03 fifty-fourth session) the default share on mixes and sizes
+#             never tuned on (MIXES: F, G, H, R2, ca1 at ~82 M, C at 122 M, all 15 at 164 M),
+#             fresh homes, ROUNDS rounds against the GPU alone; a trace of TRACE_MIX's share
 #   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
 #             cores' level sweeps with rows fetched ahead (the bundle's hinestask: 2b26d4c with
 #             _mm_prefetch of a run's rows 8 ahead in level_rows_cpu.h's lanes, a patch not kept)
@@ -503,6 +506,12 @@ args_of() {
   six-*) n=${1#six-}; A=(--mode multi "${six[@]}" --neurons "${n%-hh}" --steps 200) ;;
   large-*) n=${1#large-}; A=(--mode multi "${large[@]}" --neurons "${n%-hh}" --steps 100) ;;
   random-*) n=${1#random-}; A=(--mode multi --neurons "${n%-hh}" --steps 200); for r in 1 2 3 4; do A+=(--morph synthetic:random:100:8000:$r); done ;;
+  # mixes never tuned on (fifty-fourth session): F the four smallest cells, G five cells of
+  # 1,200-1,900 compartments, H four of 2,700-9,100, R2 random trees of other seeds
+  F-*) n=${1#F-}; A=(--mode multi $(mix_of 1220882a.CNG Cha-F-000012.CNG mp_ma_40984_gc2.CNG l22.CNG) --neurons "${n%-hh}" --steps 100) ;;
+  G-*) n=${1#G-}; A=(--mode multi $(mix_of l22.CNG tc200.CNG v_e_purk2.CNG c91662 HSN-fluoro02.CNG) --neurons "${n%-hh}" --steps 100) ;;
+  H-*) n=${1#H-}; A=(--mode multi $(mix_of ri05.CNG C220498B-I4.CNG morph_allen_485574832 morph_ca1_n120) --neurons "${n%-hh}" --steps 100) ;;
+  R2-*) n=${1#R2-}; A=(--mode multi --neurons "${n%-hh}" --steps 200); for r in 5 6 7 8; do A+=(--morph synthetic:random:100:8000:$r); done ;;
   all15-*) n=${1#all15-}; A=(--mode multi "${shared[@]}" --neurons "${n%-hh}" --steps 100) ;;
   deep-*) n=${1#deep-}; A=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons "${n%-hh}" --steps 100) ;;
   monoc-*) c=${1#monoc-}; c=${c%-hh}; n=${c##*-}; c=${c%-*}; A=(--mode mono --morph synthetic:$c --neurons $n --steps 1000) ;;
@@ -4242,6 +4251,21 @@ if [ "$mode" = chain102 ]; then
     echo "trace: $(grep -o '"seconds_per_step": [0-9.e-]*\|"cpu_share_neurons": [0-9]*\|"aligned_neurons": [0-9]*' $out/tr.json | paste -sd' ')"
     tar -C $out -czf $out/chain102-trace.tar.gz chain102-trace/tasks.rec tr.json
     rm -rf $d $out/c.log $out/tr.json
+  fi
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = unseen114 ]; then
+  # the default share on mixes and sizes never tuned on: per mix (MIXES) a fresh home, three
+  # calibration runs, ROUNDS rounds against the GPU alone, the workers' load; then a trace of the
+  # default share (TRACE_MIX, 80 steps, probes checked against the GPU alone) and ROUNDS rounds of
+  # 1,000 steps from the trace's home
+  for b in ${MIXES:-F-122000 G-53500 H-16000 R2-19000 ca1-30300 C-17580 all15-32712}; do
+    BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default
+  done
+  if [ -n "${TRACE_MIX-all15-16356}" ]; then
+    b=${TRACE_MIX:-all15-16356}
+    trace_share $b trace-multi-cpu-gpu-$b "hinestask defaults, multi $b, 80 steps, H200 + 15 CPU workers, calibrated dmdas"
+    for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-traced-home -- --steps 1000; shares; worker_load; row 1 $b gpu -- --steps 1000; done
   fi
   rm -f $out/t.json $out/t.log
 fi
