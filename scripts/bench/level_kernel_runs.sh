@@ -451,7 +451,8 @@
 #             cells125: -DLEVEL_ARRANGED_MIN_COPIES=8 -DLEVEL_ARRANGED_CELL_GROWTH=1.25)
 #   unseen114 (one GPU, 2026-12-03 fifty-fourth session) the default share on mixes and sizes
 #             never tuned on (MIXES: F, G, H, R2, ca1 at ~82 M, C at 122 M, all 15 at 164 M),
-#             fresh homes, ROUNDS rounds against the GPU alone; a trace of TRACE_MIX's share
+#             fresh homes, ROUNDS rounds against the GPU alone; a trace of TRACE_MIX's share;
+#             the second call: MIXES of mono (autoc-*: cells and sizes never tuned on) and T
 #   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
 #             cores' level sweeps with rows fetched ahead (the bundle's hinestask: 2b26d4c with
 #             _mm_prefetch of a run's rows 8 ahead in level_rows_cpu.h's lanes, a patch not kept)
@@ -507,11 +508,13 @@ args_of() {
   large-*) n=${1#large-}; A=(--mode multi "${large[@]}" --neurons "${n%-hh}" --steps 100) ;;
   random-*) n=${1#random-}; A=(--mode multi --neurons "${n%-hh}" --steps 200); for r in 1 2 3 4; do A+=(--morph synthetic:random:100:8000:$r); done ;;
   # mixes never tuned on (fifty-fourth session): F the four smallest cells, G five cells of
-  # 1,200-1,900 compartments, H four of 2,700-9,100, R2 random trees of other seeds
+  # 1,200-1,900 compartments, H four of 2,700-9,100, R2 random trees of other seeds, T three
+  # generated trees of 3,000 compartments and a comb
   F-*) n=${1#F-}; A=(--mode multi $(mix_of 1220882a.CNG Cha-F-000012.CNG mp_ma_40984_gc2.CNG l22.CNG) --neurons "${n%-hh}" --steps 100) ;;
   G-*) n=${1#G-}; A=(--mode multi $(mix_of l22.CNG tc200.CNG v_e_purk2.CNG c91662 HSN-fluoro02.CNG) --neurons "${n%-hh}" --steps 100) ;;
   H-*) n=${1#H-}; A=(--mode multi $(mix_of ri05.CNG C220498B-I4.CNG morph_allen_485574832 morph_ca1_n120) --neurons "${n%-hh}" --steps 100) ;;
   R2-*) n=${1#R2-}; A=(--mode multi --neurons "${n%-hh}" --steps 200); for r in 5 6 7 8; do A+=(--morph synthetic:random:100:8000:$r); done ;;
+  T-*) n=${1#T-}; A=(--mode multi --morph synthetic:tree:3000:6:1 --morph synthetic:tree:3000:6:2 --morph synthetic:tree:3000:6:3 --morph synthetic:comb:40 --neurons "${n%-hh}" --steps 200) ;;
   all15-*) n=${1#all15-}; A=(--mode multi "${shared[@]}" --neurons "${n%-hh}" --steps 100) ;;
   deep-*) n=${1#deep-}; A=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons "${n%-hh}" --steps 100) ;;
   monoc-*) c=${1#monoc-}; c=${c%-hh}; n=${c##*-}; c=${c%-*}; A=(--mode mono --morph synthetic:$c --neurons $n --steps 1000) ;;
