@@ -525,6 +525,22 @@ def render_gantt(tasks, names, paje, png, title, until_last_task=False):
     return 0
 
 
+def window_from(tasks, paje, from_ms):
+    """The tasks, transfers and application-thread states that start FROM_MS ms or more after
+    the first task submission (paje is cut in place); prints what the window keeps, if anything."""
+    cut = min(t["submit"] for t in tasks) + from_ms
+    kept = [t for t in tasks if t["start"] >= cut]
+    if not kept:
+        return kept
+    print(f"window: from {from_ms:g} ms after the first task submission (--from): "
+          f"{len(kept)} of {len(tasks)} tasks, "
+          f"{sum(c['start'] >= cut for c in paje['transfers'])} of "
+          f"{len(paje['transfers'])} transfers")
+    paje["transfers"] = [c for c in paje["transfers"] if c["start"] >= cut]
+    paje["app"] = [dict(a, start=max(a["start"], cut)) for a in paje["app"] if a["end"] > cut]
+    return kept
+
+
 def main(argv=None):
     if hasattr(signal, "SIGPIPE"):  # `trace_report.py DIR | head` ends quietly
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -537,6 +553,10 @@ def main(argv=None):
     parser.add_argument("--until-last-task", action="store_true",
                         help="end the chart's time axis at the last task's end (transfers after "
                         "it are left out of the chart, not of the summary)")
+    parser.add_argument("--from", dest="from_ms", type=float, metavar="MS",
+                        help="report and chart only what starts MS ms or more after the first "
+                        "task submission (say, the steps after a run's set-up: the share "
+                        "probe's tasks and the batch's upload come first)")
     args = parser.parse_args(argv)
 
     tasks_path = os.path.join(args.dir, "tasks.rec")
@@ -552,6 +572,12 @@ def main(argv=None):
     names = worker_names_from_activity(os.path.join(args.dir, "activity.data"))
     for wid, w in paje["workers"].items():
         names.setdefault(wid, w["name"])
+    if args.from_ms is not None:
+        tasks = window_from(tasks, paje, args.from_ms)
+        if not tasks:
+            print(f"trace_report: no task starts {args.from_ms:g} ms or more after the first "
+                  "submission", file=sys.stderr)
+            return 1
     summarise(args.dir, tasks, names, paje, sys.stdout)
     summarise_app(tasks, paje, sys.stdout)
     if args.png:

@@ -211,6 +211,20 @@ else
     "no matplotlib or no reference trace"
 fi
 
+# --from MS keeps what starts MS ms after the first submission: on the all-15 reference trace (the
+# share's probe, 2.5 s of the batch's building, then the run) the run's 374 tasks of 494, and
+# every task the summary then counts is one of them.
+probed=$source_dir/traces/reference-h200-multi-cpu-gpu-all15-default
+if [ -f "$probed/tasks.rec" ]; then
+  "$python" "$report" "$probed" --from 2500 >"$tmp/from.log" 2>&1
+  check "trace_report.py --from 2500: the run's 374 tasks of the trace's 494" "$tmp/from.log" \
+    eval 'grep -q "^window: from 2500 ms .*: 374 of 494 tasks" "$tmp/from.log" && grep -q -E "^all workers +374 " "$tmp/from.log"'
+  check "trace_report.py --from past the last task: exit 1 and one line" "$tmp/from-none.log" \
+    eval '! "$python" "$report" "$probed" --from 1e9 >"$tmp/from-none.log" 2>&1 && [ "$(wc -l < "$tmp/from-none.log")" = 1 ]'
+else
+  skip "trace_report.py --from 2500: the run's tasks" "no reference trace"
+fi
+
 # starpu_perfmodel_plot -s hines_step -i DIR/hinestask-fxt_0, as traces/README.md documents it
 # (run in a scratch folder: it writes its files and a few of the trace's there): one point per
 # hines_step task of the trace.

@@ -453,6 +453,8 @@
 #             never tuned on (MIXES: F, G, H, R2, ca1 at ~82 M, C at 122 M, all 15 at 164 M),
 #             fresh homes, ROUNDS rounds against the GPU alone; a trace of TRACE_MIX's share;
 #             the second call: MIXES of mono (autoc-*: cells and sizes never tuned on) and T
+#   why115    (one GPU, fifty-fourth session) mono big-low x 100,000 HH's cut step by step
+#             (hinestask_dbg) beside medium-high x 128,000 HH's
 #   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
 #             cores' level sweeps with rows fetched ahead (the bundle's hinestask: 2b26d4c with
 #             _mm_prefetch of a run's rows 8 ahead in level_rows_cpu.h's lanes, a patch not kept)
@@ -4270,6 +4272,27 @@ if [ "$mode" = unseen114 ]; then
     trace_share $b trace-multi-cpu-gpu-$b "hinestask defaults, multi $b, 80 steps, H200 + 15 CPU workers, calibrated dmdas"
     for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-traced-home -- --steps 1000; shares; worker_load; row 1 $b gpu -- --steps 1000; done
   fi
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = why115 ]; then
+  # why mono big-low x 100,000 HH's cut stays at 3.8 % (cores busy 57-70 % of the step): per batch
+  # (WHY_MIXES) a fresh home, three calibration runs and ROUNDS rounds of hinestask_dbg
+  # (-DPLACEMENT_SHARE_DEBUG=1: the cut's steps), the probe's keys and the workers' load
+  mkdir -p $out/why115
+  for b in ${WHY_MIXES:-autoc-big-low-100000-hh autoc-medium-high-128000-hh}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do
+      ROW_NCPU=all row 1 $b calibrate-dbg dbg -- --steps 200 --calibrate; shares
+      grep "share cut" $out/t.log > $out/why115/$b-calibrate$pass.txt
+    done
+    for rep in $(seq ${ROUNDS:-2}); do
+      ROW_NCPU=all row 1 $b default-dbg dbg -- --steps 1000; shares; probe_keys; worker_load
+      grep "share cut" $out/t.log > $out/why115/$b-default$rep.txt
+      row 1 $b gpu -- --steps 1000
+    done
+    for rep in 1; do ROW_NCPU=all row 1 $b default -- --steps 1000; shares; probe_keys; worker_load; done
+  done
+  tar -C $out -czf $out/why115.tar.gz why115; rm -rf $out/why115
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = scope110 ]; then
