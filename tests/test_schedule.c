@@ -1200,10 +1200,10 @@ static void share_cut_fills_the_cores_round(void **state) {
     const double best = e * (f + n_units * u * g / 4) / (u * c + e * 15 * u * g / 4);
     const int per_core = cpu_units / workers.cpus;
     assert_true(per_core <= best + 0.05); /* + the GPU chunks' rounding up to a whole unit */
-    /* ... and a core's chunks are costed at the largest (ceil(p / 4) units each), up to three
-     * units more than p in all: at most that many under the closed form's p (one unit more than
-     * that would not end in time) */
-    assert_true(per_core + PLACEMENT_CPU_CHUNKS_PER_CORE > best);
+    /* ... and a core's chunks are costed as the cut makes them (p units over four chunks, p mod 4
+     * of them a unit longer), not each as the largest (up to three units more than p: the cut
+     * then stopped up to three units short): one unit more than p would not end in time */
+    assert_true(per_core + 1 > best);
     /* four chunks a core, or a unit each where a core takes fewer (25,600 in blocks: 3) */
     const int chunks_per_core =
         per_core < PLACEMENT_CPU_CHUNKS_PER_CORE ? per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
