@@ -455,6 +455,8 @@
 #             the second call: MIXES of mono (autoc-*: cells and sizes never tuned on) and T
 #   why115    (one GPU, fifty-fourth session) mono big-low x 100,000 HH's cut step by step
 #             (hinestask_dbg) beside medium-high x 128,000 HH's
+#   exact116  (one GPU, fifty-fourth session) a core's round costed as its chunks are cut against
+#             hinestask_old (each as the largest): MIXES both builds from fresh homes
 #   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
 #             cores' level sweeps with rows fetched ahead (the bundle's hinestask: 2b26d4c with
 #             _mm_prefetch of a run's rows 8 ahead in level_rows_cpu.h's lanes, a patch not kept)
@@ -4293,6 +4295,20 @@ if [ "$mode" = why115 ]; then
     for rep in 1; do ROW_NCPU=all row 1 $b default -- --steps 1000; shares; probe_keys; worker_load; done
   done
   tar -C $out -czf $out/why115.tar.gz why115; rm -rf $out/why115
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = exact116 ]; then
+  # the share's cut with a core's round costed as its chunks are cut (this build) against
+  # hinestask_old (each chunk costed as the largest, f797d02): per batch (MIXES) both builds from
+  # fresh homes, three calibration runs, ROUNDS rounds against the GPU alone, the probe's keys
+  for b in ${MIXES:-autoc-big-low-100000-hh monoc-medium-high-256000 B-8330 autoc-big-low-120000-hh}; do
+    for v in default old; do
+      bld=(); [ $v != default ] && bld=($v)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; probe_keys; worker_load; row 1 $b gpu -- --steps 1000; done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = scope110 ]; then
