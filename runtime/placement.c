@@ -125,8 +125,10 @@ static int cpu_chunk_units(int n_units, int neurons_per_unit, const struct place
      * cost as if it held up to per_core - 1 units more: mono big-low x 100,000 with HH (69.5 M)
      * got 8 units of 32 neurons a core, 9 being costed as 12, its cores busy 0.71 of the step
      * (1.025-1.037x the GPU alone on the H200, its cut's ceiling 1.04x) */
-    const int tasks = mid < per_core ? mid : per_core, task_units = mid / tasks,
-              larger = mid % tasks;
+    const int tasks = mid < per_core ? mid : per_core;
+    int task_units = mid / tasks, larger = mid % tasks;
+    if (w->chunks_costed_as_largest && larger > 0)
+      task_units++, larger = 0;
     double cpu_us = (tasks - larger) * predict(context, task_units * neurons_per_unit, cpu_worker);
     if (larger > 0)
       cpu_us += larger * predict(context, (task_units + 1) * neurons_per_unit, cpu_worker);
@@ -261,7 +263,8 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
                                             .chunks_per_core = chunks_per_core,
                                             .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
                                             .cuda_worker = first_worker_of(STARPU_CUDA_WORKER),
-                                            .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY};
+                                            .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY,
+                                            .chunks_costed_as_largest = 1};
   *plan = (struct placement_plan){0};
   if (workers.cpus < 1 || gpu_chunks < 1 || !predict ||
       cpu_chunk_units(n_neurons, 1, &workers, predict, context) == 0)

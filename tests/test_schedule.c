@@ -1204,6 +1204,20 @@ static void share_cut_fills_the_cores_round(void **state) {
      * of them a unit longer), not each as the largest (up to three units more than p: the cut
      * then stopped up to three units short): one unit more than p would not end in time */
     assert_true(per_core + 1 > best);
+    /* the multi share's costing (chunks_costed_as_largest): each chunk as the largest, so at
+     * most the exact cut and at most three units under the closed form */
+    struct placement_workers largest = these;
+    largest.chunks_costed_as_largest = 1;
+    struct placement_plan kept;
+    assert_int_equal(placement_plan_make_for(&kept, &largest, 0, batches[b].n_neurons, n_units, npu,
+                                             linear_predict, &rates),
+                     0);
+    int kept_units = 0;
+    for (int c = workers.gpu_chunks; c < kept.n_chunks; c++)
+      kept_units += kept.units[c];
+    assert_true(kept_units / workers.cpus <= per_core);
+    assert_true(kept_units / workers.cpus + PLACEMENT_CPU_CHUNKS_PER_CORE > best);
+    placement_plan_free(&kept);
     /* four chunks a core, or a unit each where a core takes fewer (25,600 in blocks: 3) */
     const int chunks_per_core =
         per_core < PLACEMENT_CPU_CHUNKS_PER_CORE ? per_core : PLACEMENT_CPU_CHUNKS_PER_CORE;
