@@ -305,7 +305,7 @@ struct placement_workers {
   /* 1: a core's round costed as its chunks each as long as the largest (ceil(p / chunks) units),
    * not as the cut makes them (p mod chunks of them a unit longer than the others). The multi
    * share keeps it: its ENDS_BY and its rounds were measured so (a neuron a unit, at most a neuron
-   * a chunk apart), and with the cut's costs B x 8,330's first calibration run went from 394
+   * a chunk apart), and costed as cut B x 8,330's first calibration run went from 394
    * neurons to 266 in the one call that compared them on the H200 (1.028-1.032x against
    * 1.044-1.046x; B's homes cut 210-394 before), not measured over the nine mixes. */
   int chunks_costed_as_largest;
