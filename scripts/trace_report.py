@@ -27,6 +27,7 @@ OUT.png not writable), 2 bad usage.
 """
 
 import argparse
+import math
 import os
 import re
 import shlex
@@ -525,6 +526,17 @@ def render_gantt(tasks, names, paje, png, title, until_last_task=False):
     return 0
 
 
+def milliseconds(text):
+    """--from's value: a finite number of ms, not negative (argparse reports anything else)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of ms (0 or more)")
+    return value
+
+
 def window_from(tasks, paje, from_ms):
     """The tasks, transfers and application-thread states that start FROM_MS ms or more after
     the first task submission (paje is cut in place); prints what the window keeps, if anything."""
@@ -553,10 +565,10 @@ def main(argv=None):
     parser.add_argument("--until-last-task", action="store_true",
                         help="end the chart's time axis at the last task's end (transfers after "
                         "it are left out of the chart, not of the summary)")
-    parser.add_argument("--from", dest="from_ms", type=float, metavar="MS",
+    parser.add_argument("--from", dest="from_ms", type=milliseconds, metavar="MS",
                         help="report and chart only what starts MS ms or more after the first "
-                        "task submission (say, the steps after a run's set-up: the share "
-                        "probe's tasks and the batch's upload come first)")
+                        "task submission (say, the steps after a run's set-up: the share's "
+                        "probe and the batch's building come first)")
     args = parser.parse_args(argv)
 
     tasks_path = os.path.join(args.dir, "tasks.rec")

@@ -221,8 +221,12 @@ if [ -f "$probed/tasks.rec" ]; then
     eval 'grep -q "^window: from 2500 ms .*: 374 of 494 tasks" "$tmp/from.log" && grep -q -E "^all workers +374 " "$tmp/from.log"'
   check "trace_report.py --from past the last task: exit 1 and one line" "$tmp/from-none.log" \
     eval '! "$python" "$report" "$probed" --from 1e9 >"$tmp/from-none.log" 2>&1 && [ "$(wc -l < "$tmp/from-none.log")" = 1 ]'
+  check "trace_report.py --from nan: refused, exit 2, nothing on stdout" "$tmp/from-bad.err" \
+    eval '"$python" "$report" "$probed" --from nan >"$tmp/from-bad.out" 2>"$tmp/from-bad.err"; [ $? = 2 ] && [ ! -s "$tmp/from-bad.out" ] && grep -q "argument --from" "$tmp/from-bad.err"'
 else
   skip "trace_report.py --from 2500: the run's tasks" "no reference trace"
+  skip "trace_report.py --from past the last task" "no reference trace"
+  skip "trace_report.py --from nan: refused" "no reference trace"
 fi
 
 # starpu_perfmodel_plot -s hines_step -i DIR/hinestask-fxt_0, as traces/README.md documents it

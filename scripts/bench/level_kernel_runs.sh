@@ -450,7 +450,7 @@
 #             default since f152a62; the fifty-first session: base, the build of ec5f280, and
 #             cells125: -DLEVEL_ARRANGED_MIN_COPIES=8 -DLEVEL_ARRANGED_CELL_GROWTH=1.25)
 #   unseen114 (one GPU, 2026-12-03 fifty-fourth session) the default share on mixes and sizes
-#             never tuned on (MIXES: F, G, H, R2, ca1 at ~82 M, C at 122 M, all 15 at 164 M),
+#             never tuned on (MIXES: F, G, H, R2, ca1 at ~82 M, C at 122 M, all 15 at 167 M),
 #             fresh homes, ROUNDS rounds against the GPU alone; a trace of TRACE_MIX's share;
 #             the second call: MIXES of mono (autoc-*: cells and sizes never tuned on) and T
 #   why115    (one GPU, fifty-fourth session) mono big-low x 100,000 HH's cut step by step
