@@ -466,8 +466,6 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
   /* The rate table rides in the coefficients' handle: read-only, one copy per memory node. */
   channel_rate_table_fill(&model->channels, model->dt_ms,
                           batch->coefficients + (size_t)COEF_COUNT * n);
-  batch_layout_fill(&batch->layout, batch->voltage, model->initial_mV);
-  batch_layout_fill(&batch->layout, batch->work, 1.0);
   /* Gates sit in the same layout as the voltage, as if each neuron had n_gates * n
    * compartments, so the same partition serves both. */
   const int n_gates = model->channels.n_gates;
@@ -482,8 +480,13 @@ int mono_batch_create(const struct mono_batch_config *config, struct mono_batch 
       mono_batch_destroy(batch);
       return hines_fail(err, HINES_FAILURE, "cannot allocate the channel gates");
     }
-    batch_layout_fill(&gates_layout, batch->gates, 0.0);
   }
+  /* The voltages at the initial one, the work at 1 and the gates at 0, written by the cores
+   * (runtime_fill_on_cores: the pages' first touch) */
+  double *const arrays[] = {batch->voltage, batch->work, batch->gates};
+  const size_t counts[] = {values, values, batch->gates ? batch_layout_size(&gates_layout) : 0};
+  const double fills[] = {model->initial_mV, 1.0, 0.0};
+  runtime_fill_doubles(3, arrays, counts, fills);
 
   const struct chunk_shape proto = {.args = step_arguments_of(batch),
                                     .steps = placement_share_task_steps(config->task_steps),

@@ -28,6 +28,7 @@ struct chunk {
   int *systems;                                               /* [part * n_levels + level] */
   int *ints;
   double *voltage, *factor, *contribution, *gates;
+  size_t n_ints, n_elements, n_systems; /* the arrays' lengths (gates: n_gates x n_elements) */
   starpu_data_handle_t ints_handle, voltage_handle, factor_handle, contribution_handle,
       gates_handle;
   char name[64];
@@ -150,6 +151,8 @@ static int *trunk_schedule(const struct level_batch *lb, int part, int asked, in
   }
 }
 
+/* Chunk c's plan and arrays: its parts, the kernel's schedules (copied into its ints), the
+ * arrays allocated; chunk_fill then writes them, on a core, and chunk_register registers them. */
 static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
   const struct level_batch *lb = &batch->levels;
   const struct multi_batch_config *config = &batch->config;
@@ -254,6 +257,7 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
              level_forward_codelet.name);
   }
   snprintf(k->name, sizeof k->name, "%s", chunk_step_codelet.name);
+  k->n_ints = ints, k->n_elements = elements, k->n_systems = systems;
   k->ints = malloc(ints * sizeof(int));
   k->voltage = malloc(elements * sizeof(double));
   k->factor = calloc(elements, sizeof(double));
@@ -274,10 +278,23 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   free(schedules), free(schedule_ints);
   if (status)
     return status;
-  for (size_t e = 0; e < elements; e++)
-    k->voltage[e] = config->model.initial_mV;
   for (int p = 0; p < k->n_parts; p++)
     k->parts[p].host_ints = k->ints + k->parts[p].ints_base;
+  return HINES_OK;
+}
+
+/* What chunk_build allocated, written: the level blocks' and the trunk's ints, the voltages at
+ * the initial one, each gate at rest for it (a batch_fill piece: runtime_fill_on_cores). */
+static void chunk_fill(void *argument, int c) {
+  const struct multi_batch *batch = argument;
+  const struct level_batch *lb = &batch->levels;
+  const struct multi_batch_config *config = &batch->config;
+  const struct chunk *k = &batch->chunks[c];
+  const int n_levels = lb->n_levels;
+  const struct channel_set *channels = &config->model.channels;
+  const int n_gates = channels->n_gates;
+  for (size_t e = 0; e < k->n_elements; e++)
+    k->voltage[e] = config->model.initial_mV;
   double rest[CHANNELS_MAX_GATES];
   channels_rest(channels, config->model.initial_mV, rest, 1);
   for (int p = 0; p < k->n_parts; p++) {
@@ -299,8 +316,16 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
       }
     }
   }
-  int per_level = config->level_tasks;
-  register_levels(&k->ints_handle, k->ints, sizeof(int), ints, k->ints_offset, n_levels, 1,
+}
+
+/* The chunk's data registered with StarPU, once written (chunk_fill). */
+static void chunk_register(struct multi_batch *batch, int c) {
+  struct chunk *k = &batch->chunks[c];
+  const int n_levels = batch->levels.n_levels;
+  const int n_gates = batch->config.model.channels.n_gates;
+  const size_t elements = k->n_elements, systems = k->n_systems;
+  const int per_level = batch->config.level_tasks;
+  register_levels(&k->ints_handle, k->ints, sizeof(int), k->n_ints, k->ints_offset, n_levels, 1,
                   per_level);
   register_levels(&k->voltage_handle, k->voltage, sizeof(double), elements, k->element_offset,
                   n_levels, 1, per_level);
@@ -311,7 +336,6 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   if (k->gates)
     register_levels(&k->gates_handle, k->gates, sizeof(double), elements, k->element_offset,
                     n_levels, n_gates, per_level);
-  return HINES_OK;
 }
 
 /* GPU_LAUNCH_AUTO's choice (multi_batch.h) for `gpu_chunks` chunks on `gpus` GPUs. */
@@ -983,6 +1007,16 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       return status;
     }
   }
+  double *fill_bytes = malloc((size_t)batch->n_chunks * sizeof *fill_bytes);
+  for (int c = 0; fill_bytes && c < batch->n_chunks; c++) {
+    const struct chunk *k = &batch->chunks[c];
+    fill_bytes[c] = (double)k->n_ints * sizeof(int) +
+                    (1.0 + config->model.channels.n_gates) * k->n_elements * sizeof(double);
+  }
+  runtime_fill_on_cores(chunk_fill, batch, batch->n_chunks, fill_bytes);
+  free(fill_bytes);
+  for (int c = 0; c < batch->n_chunks; c++)
+    chunk_register(batch, c);
   /* Chunks start spread over the GPUs (runtime/placement.h); per-level pieces follow their
    * chunk. */
   for (int c = 0; c < batch->n_chunks; c++) {

@@ -449,6 +449,81 @@ double runtime_cpu_executing_us(void) {
   return us;
 }
 
+void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
+                           const double *bytes) {
+  struct starpu_task **tasks = NULL;
+  int submitted = 0;
+  if (pieces > 0 && starpu_cpu_worker_get_count() > 0)
+    tasks = calloc((size_t)pieces, sizeof *tasks);
+  for (; tasks && submitted < pieces; submitted++) {
+    tasks[submitted] = batch_fill_task(fill, argument, submitted, bytes ? bytes[submitted] : 0.0);
+    if (!tasks[submitted])
+      break;
+    if (starpu_task_submit(tasks[submitted]) != 0) {
+      starpu_task_destroy(tasks[submitted]);
+      break;
+    }
+  }
+  for (int piece = submitted; piece < pieces; piece++) /* here, as without the cores */
+    fill(argument, piece);
+  for (int t = 0; t < submitted; t++)
+    if (starpu_task_wait(tasks[t]) != 0) /* (only for a detached task: never one of these) */
+      starpu_task_wait_for_all();
+  free(tasks);
+  if (submitted > 0)
+    runtime_cpu_executing_us(); /* reads, so restarts, the counts the fills added to */
+}
+
+/* runtime_fill_doubles's pieces: 16 MB each (the last of an array shorter), a few to a core on
+ * a batch of tens of millions of compartments, one piece for a small one. */
+#define FILL_PIECE_VALUES ((size_t)1 << 21)
+struct doubles_fill {
+  int n;
+  double *const *arrays;
+  const size_t *counts;
+  const double *values;
+  int *first_piece; /* array a's pieces: first_piece[a] ... first_piece[a + 1] - 1 */
+};
+
+static void doubles_fill_piece(void *argument, int piece) {
+  const struct doubles_fill *f = argument;
+  int a = 0;
+  while (piece >= f->first_piece[a + 1])
+    a++;
+  const size_t from = (size_t)(piece - f->first_piece[a]) * FILL_PIECE_VALUES;
+  const size_t to =
+      from + FILL_PIECE_VALUES < f->counts[a] ? from + FILL_PIECE_VALUES : f->counts[a];
+  for (size_t i = from; i < to; i++)
+    f->arrays[a][i] = f->values[a];
+}
+
+void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts,
+                          const double *values) {
+  int *first_piece = malloc((size_t)(n + 1) * sizeof *first_piece);
+  if (!first_piece) { /* here, as without the cores */
+    for (int a = 0; a < n; a++)
+      for (size_t i = 0; i < counts[a]; i++)
+        arrays[a][i] = values[a];
+    return;
+  }
+  first_piece[0] = 0;
+  for (int a = 0; a < n; a++)
+    first_piece[a + 1] =
+        first_piece[a] + (int)((counts[a] + FILL_PIECE_VALUES - 1) / FILL_PIECE_VALUES);
+  const int pieces = first_piece[n];
+  double *bytes = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *bytes);
+  for (int a = 0; bytes && a < n; a++)
+    for (int p = first_piece[a]; p < first_piece[a + 1]; p++)
+      bytes[p] = (double)sizeof(double) *
+                 (p + 1 < first_piece[a + 1]
+                      ? FILL_PIECE_VALUES
+                      : counts[a] - (size_t)(p - first_piece[a]) * FILL_PIECE_VALUES);
+  struct doubles_fill fill = {n, arrays, counts, values, first_piece};
+  runtime_fill_on_cores(doubles_fill_piece, &fill, pieces, bytes);
+  free(bytes);
+  free(first_piece);
+}
+
 long long runtime_tasks_on_gpu(int i) {
   return tasks_on_cpus < 0 || i < 0 || i >= noted_gpus ? -1 : tasks_on_gpu[i];
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "batch_fill.h"
 #include "morphology.h"
 
 struct runtime_options {
@@ -124,6 +125,19 @@ long long runtime_tasks_on_cpus(void);
  * runtime_count_tasks's counts (the multi share's probe, before a run). 0 with STARPU_PROFILING=0.
  */
 double runtime_cpu_executing_us(void);
+
+/* Runs fill(argument, piece) for every piece in [0, pieces) as batch_fill tasks on the CPU cores
+ * (codelets/batch_fill.h; bytes[piece], or NULL, what each writes) and waits for them: a batch's
+ * arrays are first written, and their pages zeroed by the kernel, by the cores StarPU drives, not
+ * by the thread building the batch. With no CPU worker, or a task StarPU refuses, the pieces left
+ * run on this thread. The fills are left out of runtime_count_tasks's counts and the CPU workers'
+ * executing times (they are the batch's building, not its run); the trace shows them as
+ * batch_fill states. Call with no other task in flight. */
+void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
+                           const double *bytes);
+/* arrays[a][0 .. counts[a]) = values[a] for each of the n arrays, in pieces of 16 MB or less by
+ * runtime_fill_on_cores. */
+void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts, const double *values);
 /* CPU worker i's share of those (StarPU's CPU workers in their order): its tasks and the ms it
  * spent executing them. Returns 0, or -1 when not counted (as above) or i is no CPU worker. */
 int runtime_cpu_worker_load(int i, long long *tasks, double *executing_ms);

@@ -1390,6 +1390,71 @@ static void chunks_start_on_whole_warps(void **state) {
   assert_int_equal((int)batch_layout_size(&layout), 5 * 1024);
 }
 
+/* runtime_fill_on_cores and runtime_fill_doubles (the batches' first writes, on the cores): every
+ * piece runs once, as a task on a CPU worker, over several workers where there are several, the
+ * values land where they should across the pieces' bounds, and the fills stay out of the run's
+ * task counts. */
+enum { FILL_PIECES = 24, FILL_PIECE_VALUES = 50000 };
+struct fill_record {
+  atomic_int runs[FILL_PIECES];
+  int worker[FILL_PIECES];
+  double *values;
+};
+static void record_piece(void *argument, int piece) {
+  struct fill_record *r = argument;
+  atomic_fetch_add(&r->runs[piece], 1);
+  r->worker[piece] = starpu_worker_get_id();
+  for (int i = 0; i < FILL_PIECE_VALUES; i++)
+    r->values[(size_t)piece * FILL_PIECE_VALUES + i] = piece + i * 1e-6;
+}
+static void fills_run_on_the_cores(void **state) {
+  (void)state;
+  const int profiling = starpu_profiling_status_get();
+  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  runtime_count_tasks();
+  const long long counted = runtime_tasks_on_cpus();
+  struct fill_record *r = calloc(1, sizeof *r);
+  r->values = malloc((size_t)FILL_PIECES * FILL_PIECE_VALUES * sizeof(double));
+  double bytes[FILL_PIECES];
+  for (int p = 0; p < FILL_PIECES; p++)
+    bytes[p] = FILL_PIECE_VALUES * sizeof(double);
+  runtime_fill_on_cores(record_piece, r, FILL_PIECES, bytes);
+  int workers_seen = 0, seen[STARPU_NMAXWORKERS] = {0};
+  for (int p = 0; p < FILL_PIECES; p++) {
+    assert_int_equal(atomic_load(&r->runs[p]), 1);
+    assert_true(r->worker[p] >= 0); /* a worker's task, not this thread */
+    assert_int_equal(starpu_worker_get_type(r->worker[p]), STARPU_CPU_WORKER);
+    workers_seen += !seen[r->worker[p]]++;
+    for (int i = 0; i < FILL_PIECE_VALUES; i += 977)
+      assert_true(r->values[(size_t)p * FILL_PIECE_VALUES + i] == p + i * 1e-6);
+  }
+  const int cores = (int)starpu_cpu_worker_get_count();
+  assert_true(workers_seen >= (cores > 1 ? 2 : 1));
+  runtime_count_tasks();
+  assert_true(counted >= 0);
+  assert_int_equal(runtime_tasks_on_cpus(), counted); /* the fills are not the run's */
+
+  /* Three arrays: one past a piece of 16 MB and 3 values more, one of 5, one empty (NULL). */
+  const size_t long_count = ((size_t)1 << 21) + 3;
+  double *long_array = malloc(long_count * sizeof(double)), short_array[5];
+  double *const arrays[] = {long_array, short_array, NULL};
+  const size_t counts[] = {long_count, 5, 0};
+  const double values[] = {-65.25, 1.0, 7.0};
+  for (size_t i = 0; i < long_count; i++)
+    long_array[i] = 0.0;
+  runtime_fill_doubles(3, arrays, counts, values);
+  size_t wrong = 0;
+  for (size_t i = 0; i < long_count; i++)
+    wrong += long_array[i] != -65.25;
+  for (int i = 0; i < 5; i++)
+    wrong += short_array[i] != 1.0;
+  assert_int_equal(wrong, 0);
+  free(long_array);
+  free(r->values);
+  free(r);
+  starpu_profiling_status_set(profiling);
+}
+
 int main(void) {
   seed_state = testing_seed();
   runtime_set_defaults();
@@ -1418,6 +1483,7 @@ int main(void) {
       cmocka_unit_test(multi_tasks_and_windows_give_identical_bits),
       cmocka_unit_test(share_window_submits_the_run_ahead),
       cmocka_unit_test(arranged_chunks_give_identical_bits),
+      cmocka_unit_test(fills_run_on_the_cores),
   };
   return cmocka_run_group_tests(tests, testing_starpu_start, testing_starpu_stop);
 }

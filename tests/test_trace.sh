@@ -151,13 +151,13 @@ traced_run() {
 # Mono, calibrated with StarPU's own models (--models starpu) so that the model
 # starpu_perfmodel_plot below reads exists; one step a task, so that a later run of fewer
 # steps into the same folder leaves fewer tasks (CPU workers alone take 8 by default).
-traced_run mono hines_step -- \
+traced_run mono hines_step batch_fill -- \
   --mode mono --morph synthetic:medium-high --layout interleaved --neurons 256 --steps 5 \
   --calibrate --models starpu --task-steps 1
-traced_run multi chunk_step -- \
+traced_run multi chunk_step batch_fill -- \
   --mode multi --morph synthetic:small-high --morph synthetic:medium-high --neurons 64 --steps 3
 # What a CPU+GPU run's trace holds, on CPUs: several workers under dmda, tasks of two codelets.
-STARPU_NCPU=4 STARPU_SCHED=dmda traced_run cpu_gpu_style level_backward level_forward -- \
+STARPU_NCPU=4 STARPU_SCHED=dmda traced_run cpu_gpu_style level_backward level_forward batch_fill -- \
   --mode multi --morph synthetic:small-high --morph synthetic:medium-high --neurons 64 --steps 3 \
   --multi-tasks levels
 workers=$(grep '^WorkerId: ' "$tmp/cpu_gpu_style/tasks.rec" 2>/dev/null | sort -u | wc -l)
