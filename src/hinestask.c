@@ -424,7 +424,9 @@ int main(int argc, char **argv) {
   }
 
   struct batch_ops ops;
+  const double building_started = now_seconds();
   status = simulation_create(&o, morphologies, &ops, &err);
+  const double seconds_building = now_seconds() - building_started;
   if (status && distributed)
     stop_every_rank(&o, status, err.message);
   if (status) {
@@ -445,7 +447,7 @@ int main(int argc, char **argv) {
             program, strcmp(o.mode, "multi") == 0 ? "two or three times" : "once");
   struct probe_record probes = {0};
   struct spike_report spikes = {0};
-  struct run_result result = {.compartments = compartments};
+  struct run_result result = {.compartments = compartments, .seconds_building = seconds_building};
   status = simulation_run(&o, &ops, &probes, &spikes, &result);
   if (status == HINES_OK && o.spikes_path) {
     result.spikes = &spikes;

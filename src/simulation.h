@@ -97,7 +97,8 @@ struct run_result {
   /* A distributed run: one share per rank, in rank order (rank 0's copy); NULL otherwise. */
   int ranks;
   const struct rank_share *shares;
-  double seconds_gather; /* the final gathers on rank 0 (shares, verification, probe columns) */
+  double seconds_gather;   /* the final gathers on rank 0 (shares, verification, probe columns) */
+  double seconds_building; /* simulation_create: the batch built, its share probed, registered */
   const struct spike_report *spikes; /* with --spikes */
 };
 

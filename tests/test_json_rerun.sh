@@ -85,7 +85,7 @@ reproduce() {
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 skip = {"command_line", "working_directory", "started_utc", "seconds_total", "seconds_per_step",
-        "seconds_first_step", "compartment_solves_per_s", "default_job", "probes_file",
+        "seconds_first_step", "seconds_building", "compartment_solves_per_s", "default_job", "probes_file",
         "verified_neurons", "max_rel_error", "backward_error", "mode_reason",
         "level_kernel_asked", "cpu_worker_tasks", "cpu_worker_executing_ms"}
 diff = [k for k in set(a) | set(b) if k not in skip and a.get(k) != b.get(k)]
