@@ -237,7 +237,33 @@ static int build_constants(struct level_batch *batch, const struct cable_paramet
 struct branch_children {
   int *first; /* per morphology: n_branches + 1 offsets */
   int *child;
+  /* The branches of each level in branch order: by_level[level_first[l] .. level_first[l + 1]) */
+  int *level_first, *by_level;
 };
+
+/* Fills l's branches by level (level[b]: branch b's level, below n_levels); a batch's level
+ * blocks then visit each branch once, not once a level (all 15 shared cells: 31 levels). */
+static int branches_by_level(const struct morphology *m, const int *level, int n_levels,
+                             struct branch_children *l) {
+  l->level_first = calloc((size_t)n_levels + 1, sizeof(int));
+  l->by_level = malloc((size_t)(m->n_branches > 0 ? m->n_branches : 1) * sizeof(int));
+  if (!l->level_first || !l->by_level)
+    return HINES_FAILURE;
+  for (int b = 0; b < m->n_branches; b++)
+    if (level[b] >= 0 && level[b] < n_levels) /* (any other is in no level's block) */
+      l->level_first[level[b] + 1]++;
+  for (int v = 0; v < n_levels; v++)
+    l->level_first[v + 1] += l->level_first[v];
+  int *at = malloc((size_t)(n_levels > 0 ? n_levels : 1) * sizeof(int));
+  if (!at)
+    return HINES_FAILURE;
+  memcpy(at, l->level_first, (size_t)n_levels * sizeof(int));
+  for (int b = 0; b < m->n_branches; b++) /* ascending: a level's branches in branch order */
+    if (level[b] >= 0 && level[b] < n_levels)
+      l->by_level[at[level[b]]++] = b;
+  free(at);
+  return HINES_OK;
+}
 
 static int branch_children_build(const struct morphology *m, struct branch_children *out) {
   out->first = calloc((size_t)m->n_branches + 1, sizeof(int));
@@ -825,11 +851,30 @@ int level_batch_user_compartment(const struct level_batch *batch, int neuron, in
   return batch->user_compartment[m][relative + batch->soma_compartment[m]];
 }
 
-int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+/* What level_batch_begin leaves the chunks' builds and level_batch_end. */
+struct level_build {
+  struct level_batch *out;
+  const struct morphology *morphologies; /* the systems' (rerooted, units) */
+  int n_morphologies, n_neurons, trunk_below, fixed_tail;
+  struct unit_shapes *shapes;
+  struct branch_children *lists;
+};
+
+static void level_build_free(struct level_build *build) {
+  for (int m = 0; build->lists && m < build->n_morphologies; m++)
+    free(build->lists[m].first), free(build->lists[m].child), free(build->lists[m].level_first),
+        free(build->lists[m].by_level);
+  free(build->lists);
+  shapes_free(build->shapes, build->n_morphologies);
+  free(build);
+}
+
+int level_batch_begin(const struct morphology *morphologies, int n_morphologies, int n_neurons,
                       const struct level_batch_options *options,
                       const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
-                      struct hines_error *err) {
+                      struct level_build **started, struct hines_error *err) {
   memset(out, 0, sizeof *out);
+  *started = NULL;
   const int neurons_per_chunk = options->neurons_per_chunk, padded = options->padded;
   enum level_order order = options->order;
   if (order == LEVEL_ORDER_AUTO)
@@ -960,90 +1005,132 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
     out->total_compartments += m->n_compartments;
   }
   out->branch_system = malloc((size_t)out->branch_offset[n_neurons] * sizeof(int));
-  struct pending_system *pending =
-      malloc((size_t)(out->branch_offset[n_neurons] > 0 ? out->branch_offset[n_neurons] : 1) *
-             sizeof *pending);
+  struct level_build *build = calloc(1, sizeof *build);
   struct branch_children *lists = calloc((size_t)n_morphologies, sizeof *lists);
+  if (build) {
+    *build = (struct level_build){.out = out,
+                                  .morphologies = morphologies,
+                                  .n_morphologies = n_morphologies,
+                                  .n_neurons = n_neurons,
+                                  .trunk_below = options->trunk_below,
+                                  .shapes = shapes,
+                                  .lists = lists};
+    shapes = NULL; /* the build's now */
+  }
   int lists_ok = lists != NULL;
   for (int m = 0; lists_ok && m < n_morphologies; m++)
-    lists_ok = branch_children_build(&morphologies[m], &lists[m]) == HINES_OK;
-  if (!out->branch_system || !pending || !lists_ok) {
-    free(pending);
-    for (int m = 0; lists && m < n_morphologies; m++)
-      free(lists[m].first), free(lists[m].child);
-    free(lists);
-    shapes_free(shapes, n_morphologies);
+    lists_ok = branch_children_build(&morphologies[m], &lists[m]) == HINES_OK &&
+               branches_by_level(&morphologies[m], out->branch_level[m], out->n_levels,
+                                 &lists[m]) == HINES_OK;
+  if (!out->branch_system || !build || !lists_ok) {
+    if (build)
+      level_build_free(build);
+    else {
+      free(lists);
+      shapes_free(shapes, n_morphologies);
+    }
     level_batch_free(out);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
-  const int fixed_tail =
+  build->fixed_tail =
       out->chunk_links && options->trunk_systems_per_neuron != 0
           ? trunk_levels_of(out, morphologies, n_morphologies, options->trunk_systems_per_neuron)
           : 0;
-  for (int chunk = 0; chunk < out->n_chunks && !status; chunk++) {
-    const int first = out->chunk_first_neuron[chunk], last = out->chunk_first_neuron[chunk + 1];
-    size_t *ints_offset = out->ints_offset + (size_t)chunk * (out->n_levels + 1);
-    size_t *element_offset = out->element_offset + (size_t)chunk * (out->n_levels + 1);
-    size_t *system_offset = out->system_offset + (size_t)chunk * (out->n_levels + 1);
-    for (int level = 0; level < out->n_levels && !status; level++) {
-      int count = 0;
-      for (int p = first; p < last; p++) {
-        const int k = level_batch_neuron_at(out, p), morphology = k % n_morphologies;
-        const struct morphology *m = &morphologies[morphology];
-        for (int b = 0; b < m->n_branches; b++)
-          if (out->branch_level[morphology][b] == level)
-            pending[count++] = (struct pending_system){
-                m->branch_size[b], shapes[morphology].first && shapes[morphology].first[b] >= 0,
-                morphology, b, k};
-      }
-      qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
-      for (int s = 0; s < count; s++)
-        out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
-      int *block = build_block(out, lists, shapes, pending, count, chunk);
-      if (!block) {
-        status = hines_fail(err, HINES_FAILURE, "out of memory");
-        break;
-      }
-      out->blocks[chunk * out->n_levels + level] = block;
-      const struct level_block_view v = level_block_describe(block);
-      ints_offset[level + 1] =
-          ints_offset[level] +
-          level_block_ints(v.systems, v.max_size, v.elements, v.children, v.shape_ints);
-      element_offset[level + 1] = element_offset[level] + (v.elements > 0 ? v.elements : 1);
-      system_offset[level + 1] = system_offset[level] + (v.systems > 0 ? v.systems : 1);
-      if (element_offset[level + 1] > INT_MAX)
-        status = hines_fail(err, HINES_BAD_INPUT,
-                            "chunk %d holds more than %d values; give fewer neurons per task",
-                            chunk, INT_MAX);
-    }
-    /* Children were recorded as -1 - branch; now every level has its system numbers. */
-    for (int level = 0; level < out->n_levels && !status; level++) {
-      struct level_block_view v = level_block_describe(out->blocks[chunk * out->n_levels + level]);
-      int *child = (int *)v.child;
-      for (int s = 0; s < v.systems; s++) {
-        const int morphology = v.neuron[s] % n_morphologies;
-        for (int e = v.child_first[s]; e < v.child_first[s + 1]; e++) {
-          int branch = -1 - child[e];
-          int child_level = out->branch_level[morphology][branch];
-          child[e] = (out->chunk_links ? (int)system_offset[child_level] : 0) +
-                     out->branch_system[out->branch_offset[v.neuron[s]] + branch];
-        }
+  *started = build;
+  return HINES_OK;
+}
+
+int level_batch_build_chunk(struct level_build *build, int chunk, struct hines_error *err) {
+  struct level_batch *out = build->out;
+  const struct morphology *morphologies = build->morphologies;
+  const int n_morphologies = build->n_morphologies;
+  const struct unit_shapes *shapes = build->shapes;
+  const struct branch_children *lists = build->lists;
+  const int first = out->chunk_first_neuron[chunk], last = out->chunk_first_neuron[chunk + 1];
+  size_t branches = 1; /* a level's systems in this chunk: at most all its neurons' branches */
+  for (int p = first; p < last; p++)
+    branches += (size_t)morphologies[level_batch_neuron_at(out, p) % n_morphologies].n_branches;
+  struct pending_system *pending = malloc(branches * sizeof *pending);
+  if (!pending)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  int status = HINES_OK;
+  size_t *ints_offset = out->ints_offset + (size_t)chunk * (out->n_levels + 1);
+  size_t *element_offset = out->element_offset + (size_t)chunk * (out->n_levels + 1);
+  size_t *system_offset = out->system_offset + (size_t)chunk * (out->n_levels + 1);
+  for (int level = 0; level < out->n_levels && !status; level++) {
+    int count = 0;
+    for (int p = first; p < last; p++) {
+      const int k = level_batch_neuron_at(out, p), morphology = k % n_morphologies;
+      const struct morphology *m = &morphologies[morphology];
+      const struct branch_children *l = &lists[morphology];
+      for (int at = l->level_first[level]; at < l->level_first[level + 1]; at++) {
+        const int b = l->by_level[at];
+        pending[count++] = (struct pending_system){
+            m->branch_size[b], shapes[morphology].first && shapes[morphology].first[b] >= 0,
+            morphology, b, k};
       }
     }
-    if (!status && out->chunk_links && (options->trunk_below > 0 || fixed_tail > 0) &&
-        build_trunk(out, chunk, first, last, options->trunk_below, fixed_tail))
+    qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
+    for (int s = 0; s < count; s++)
+      out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
+    int *block = build_block(out, lists, shapes, pending, count, chunk);
+    if (!block) {
       status = hines_fail(err, HINES_FAILURE, "out of memory");
+      break;
+    }
+    out->blocks[chunk * out->n_levels + level] = block;
+    const struct level_block_view v = level_block_describe(block);
+    ints_offset[level + 1] =
+        ints_offset[level] +
+        level_block_ints(v.systems, v.max_size, v.elements, v.children, v.shape_ints);
+    element_offset[level + 1] = element_offset[level] + (v.elements > 0 ? v.elements : 1);
+    system_offset[level + 1] = system_offset[level] + (v.systems > 0 ? v.systems : 1);
+    if (element_offset[level + 1] > INT_MAX)
+      status = hines_fail(err, HINES_BAD_INPUT,
+                          "chunk %d holds more than %d values; give fewer neurons per task", chunk,
+                          INT_MAX);
   }
-  if (!status && fill_inverse_pivots(out, n_neurons))
+  /* Children were recorded as -1 - branch; now every level has its system numbers. */
+  for (int level = 0; level < out->n_levels && !status; level++) {
+    struct level_block_view v = level_block_describe(out->blocks[chunk * out->n_levels + level]);
+    int *child = (int *)v.child;
+    for (int s = 0; s < v.systems; s++) {
+      const int morphology = v.neuron[s] % n_morphologies;
+      for (int e = v.child_first[s]; e < v.child_first[s + 1]; e++) {
+        int branch = -1 - child[e];
+        int child_level = out->branch_level[morphology][branch];
+        child[e] = (out->chunk_links ? (int)system_offset[child_level] : 0) +
+                   out->branch_system[out->branch_offset[v.neuron[s]] + branch];
+      }
+    }
+  }
+  if (!status && out->chunk_links && (build->trunk_below > 0 || build->fixed_tail > 0) &&
+      build_trunk(out, chunk, first, last, build->trunk_below, build->fixed_tail))
     status = hines_fail(err, HINES_FAILURE, "out of memory");
   free(pending);
-  for (int m = 0; m < n_morphologies; m++)
-    free(lists[m].first), free(lists[m].child);
-  free(lists);
-  shapes_free(shapes, n_morphologies);
+  return status;
+}
+
+int level_batch_end(struct level_build *build, int status, struct hines_error *err) {
+  struct level_batch *out = build->out;
+  if (!status && fill_inverse_pivots(out, build->n_neurons))
+    status = hines_fail(err, HINES_FAILURE, "out of memory");
+  level_build_free(build);
   if (status)
     level_batch_free(out);
   return status;
+}
+
+int level_batch_build(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                      const struct level_batch_options *options,
+                      const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
+                      struct hines_error *err) {
+  struct level_build *build;
+  int status = level_batch_begin(morphologies, n_morphologies, n_neurons, options, cable, dt_ms,
+                                 out, &build, err);
+  for (int chunk = 0; !status && chunk < out->n_chunks; chunk++)
+    status = level_batch_build_chunk(build, chunk, err);
+  return status && !build ? status : level_batch_end(build, status, err);
 }
 
 int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int position) {

@@ -374,6 +374,19 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
                       const struct level_batch_options *options,
                       const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
                       struct hines_error *err);
+/* level_batch_build in three calls, so that the chunks' level blocks can be built at once:
+ * level_batch_begin does everything but them (*build: what the other two need; NULL on failure),
+ * level_batch_build_chunk builds chunk `chunk`'s (chunks apart write disjoint memory: the calls
+ * for different chunks may run at the same time, each with its own err), and level_batch_end
+ * finishes given the first failing chunk's status (0: none) and frees the build; begin and end
+ * free `out` when they fail. level_batch_build is begin, each chunk in order, end. */
+struct level_build;
+int level_batch_begin(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                      const struct level_batch_options *options,
+                      const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
+                      struct level_build **build, struct hines_error *err);
+int level_batch_build_chunk(struct level_build *build, int chunk, struct hines_error *err);
+int level_batch_end(struct level_build *build, int status, struct hines_error *err);
 void level_batch_free(struct level_batch *batch);
 
 /* The neuron at layout position `position` (level_batch.chunk_first_neuron). */

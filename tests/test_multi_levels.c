@@ -444,6 +444,61 @@ static void trunk_lists_cover_the_small_levels_once(void **state) {
   }
 }
 
+/* level_batch_begin, level_batch_build_chunk and level_batch_end (the runtime builds the chunks'
+ * blocks at once, a task each): chunks built in reverse order give what level_batch_build gives,
+ * block for block, offsets, system numbers and trunks alike: no chunk's build reads another's. */
+static void chunks_built_in_any_order_are_the_same(void **state) {
+  (void)state;
+  const int neurons = 7 * mix_count + 3;
+  const struct level_batch_options options = {.neurons_per_chunk = 5,
+                                              .chunk_links = 1,
+                                              .order = LEVEL_ORDER_HEIGHT,
+                                              .trunk_below = 8,
+                                              .arranged_tail = neurons - mix_count};
+  struct level_batch whole, reversed;
+  struct level_build *build = NULL;
+  struct hines_error err;
+  assert_int_equal(
+      level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &whole, &err),
+      HINES_OK);
+  assert_int_equal(level_batch_begin(mix, mix_count, neurons, &options, &cable_defaults, 0.025,
+                                     &reversed, &build, &err),
+                   HINES_OK);
+  assert_non_null(build);
+  for (int c = reversed.n_chunks - 1; c >= 0; c--)
+    assert_int_equal(level_batch_build_chunk(build, c, &err), HINES_OK);
+  assert_int_equal(level_batch_end(build, HINES_OK, &err), HINES_OK);
+  assert_int_equal(whole.n_chunks, reversed.n_chunks);
+  assert_true(whole.n_chunks > 10);
+  assert_int_equal(whole.n_levels, reversed.n_levels);
+  const size_t offsets = (size_t)whole.n_chunks * (whole.n_levels + 1);
+  assert_memory_equal(whole.ints_offset, reversed.ints_offset, offsets * sizeof(size_t));
+  assert_memory_equal(whole.element_offset, reversed.element_offset, offsets * sizeof(size_t));
+  assert_memory_equal(whole.system_offset, reversed.system_offset, offsets * sizeof(size_t));
+  assert_memory_equal(whole.branch_system, reversed.branch_system,
+                      (size_t)whole.branch_offset[neurons] * sizeof(int));
+  int trunks = 0;
+  for (int c = 0; c < whole.n_chunks; c++) {
+    for (int level = 0; level < whole.n_levels; level++) {
+      const size_t at = (size_t)c * (whole.n_levels + 1) + level;
+      const int *a = whole.blocks[c * whole.n_levels + level];
+      const int *b = reversed.blocks[c * whole.n_levels + level];
+      assert_true((a == NULL) == (b == NULL));
+      if (a)
+        assert_memory_equal(a, b,
+                            (whole.ints_offset[at + 1] - whole.ints_offset[at]) * sizeof(int));
+    }
+    assert_int_equal(whole.trunk_ints[c], reversed.trunk_ints[c]);
+    if (whole.trunk[c]) {
+      trunks++;
+      assert_memory_equal(whole.trunk[c], reversed.trunk[c], whole.trunk_ints[c] * sizeof(int));
+    }
+  }
+  assert_true(trunks > 0);
+  level_batch_free(&whole);
+  level_batch_free(&reversed);
+}
+
 /* Height order with per-level tasks cannot be expressed: refused, not silently changed. */
 static void height_order_needs_chunk_tasks(void **state) {
   (void)state;
@@ -2576,6 +2631,7 @@ int main(void) {
       cmocka_unit_test(level_solver_matches_reference_ncp),
       cmocka_unit_test(level_solver_matches_reference_cp),
       cmocka_unit_test(trunk_lists_cover_the_small_levels_once),
+      cmocka_unit_test(chunks_built_in_any_order_are_the_same),
       cmocka_unit_test(early_launches_preload_only_what_the_previous_kernel_leaves),
       cmocka_unit_test(height_order_needs_chunk_tasks),
       cmocka_unit_test(per_neuron_baseline_matches_reference),
