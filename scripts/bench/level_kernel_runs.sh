@@ -457,6 +457,12 @@
 #             (hinestask_dbg) beside medium-high x 128,000 HH's
 #   exact116  (one GPU, fifty-fourth session) a core's round costed as its chunks are cut against
 #             hinestask_old (each as the largest): MIXES both builds from fresh homes
+#   setup117  (one GPU, 2026-12-03 fifty-fifth session) the batch written by batch_fill tasks on
+#             the cores (this build) against hinestask_old (one thread, a0c72e7): per batch
+#             (SETUP_MIXES) SETUP_ROUNDS interleaved pairs of 20-step runs beside 15 CPU workers (no
+#             share: nothing calibrated), the runs' seconds (total, first step, building) and
+#             probe files compared; then the default share from fresh homes on MIXES
+#             (builds_share, ROUNDS rounds against the GPU alone)
 #   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
 #             cores' level sweeps with rows fetched ahead (the bundle's hinestask: 2b26d4c with
 #             _mm_prefetch of a run's rows 8 ahead in level_rows_cpu.h's lanes, a patch not kept)
@@ -4308,6 +4314,24 @@ if [ "$mode" = exact116 ]; then
       for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
       for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; probe_keys; worker_load; row 1 $b gpu -- --steps 1000; done
     done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = setup117 ]; then
+  # the runs' seconds: total, first step, building (this build only), share
+  building() { grep -o '"seconds_total": [0-9.e+-]*\|"seconds_first_step": [0-9.e+-]*\|"seconds_building": [0-9.e+-]*\|"cpu_share_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  for b in ${SETUP_MIXES:-all15-16356 monoc-medium-high-256000 autoc-medium-high-256000-hh large-6643 C-17580}; do
+    for rep in $(seq ${SETUP_ROUNDS:-3}); do
+      for v in new old; do
+        bld=(); [ $v != new ] && bld=($v)
+        ROW_NCPU=all row 1 $b setup-$v "${bld[@]}" -- --steps 20 --probe 0:0 --probe 5:3 --probes $out/p_$v.csv; building
+      done
+      cmp -s $out/p_new.csv $out/p_old.csv && echo "PASS $b: probes identical" || echo "FAIL $b: probes differ"
+    done
+  done
+  rm -f $out/p_*.csv
+  for b in ${MIXES:-C-11720 six-33390 autoc-big-low-100000-hh}; do
+    BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default
   done
   rm -f $out/t.json $out/t.log
 fi
