@@ -283,39 +283,69 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   return HINES_OK;
 }
 
-/* What chunk_build allocated, written: the level blocks' and the trunk's ints, the voltages at
- * the initial one, each gate at rest for it (a batch_fill piece: runtime_fill_on_cores). */
+/* What chunk_build allocated of ints, written: the level blocks' and the trunk's (a batch_fill
+ * piece: runtime_fill_on_cores). */
 static void chunk_fill(void *argument, int c) {
   const struct multi_batch *batch = argument;
   const struct level_batch *lb = &batch->levels;
-  const struct multi_batch_config *config = &batch->config;
   const struct chunk *k = &batch->chunks[c];
   const int n_levels = lb->n_levels;
-  const struct channel_set *channels = &config->model.channels;
-  const int n_gates = channels->n_gates;
-  for (size_t e = 0; e < k->n_elements; e++)
-    k->voltage[e] = config->model.initial_mV;
-  double rest[CHANNELS_MAX_GATES];
-  channels_rest(channels, config->model.initial_mV, rest, 1);
   for (int p = 0; p < k->n_parts; p++) {
     const struct chunk_levels *part = &k->parts[p];
     if (lb->trunk[k->first_part + p])
       memcpy(k->ints + part->ints_base + part->trunk_offset, lb->trunk[k->first_part + p],
              lb->trunk_ints[k->first_part + p] * sizeof(int));
-    for (int level = 0; level < n_levels; level++) {
+    for (int level = 0; level < n_levels; level++)
       memcpy(k->ints + part->ints_base + part->ints_offset[level],
              lb->blocks[(k->first_part + p) * n_levels + level],
              (part->ints_offset[level + 1] - part->ints_offset[level]) * sizeof(int));
-      if (k->gates) { /* at rest for the initial voltage: each gate's block of each level */
-        size_t first = part->element_offset[level];
-        size_t count = part->element_offset[level + 1] - first;
+  }
+}
+
+/* The chunks' voltages at the initial one and each gate at rest for it, gate by gate in each
+ * level's block, by runtime_fill_doubles: in pieces of the runs, not a chunk a task, since with
+ * channels a GPU takes the whole batch as one chunk (multi_batch_create). As a chunk's task the
+ * fill of one chunk of all 15 shared cells x 4,000 with HH took 1.23 s of a 1.40 s building on
+ * the dev VM, and all 15 x 16,356 with HH built in 2.6-2.8 s on the H200 against 0.4-0.5 s
+ * passive (BENCHMARKS.md, "The batch built on the cores"). Returns nonzero out of memory. */
+static int chunks_at_rest(const struct multi_batch *batch) {
+  const struct level_batch *lb = &batch->levels;
+  const struct channel_set *channels = &batch->config.model.channels;
+  const int n_levels = lb->n_levels, n_gates = channels->n_gates;
+  size_t runs = 0;
+  for (int c = 0; c < batch->n_chunks; c++)
+    runs +=
+        1 + (batch->chunks[c].gates ? (size_t)batch->chunks[c].n_parts * n_levels * n_gates : 0);
+  double **arrays = malloc(runs * sizeof *arrays);
+  size_t *counts = malloc(runs * sizeof *counts);
+  double *values = malloc(runs * sizeof *values);
+  if (!arrays || !counts || !values) {
+    free(arrays), free(counts), free(values);
+    return 1;
+  }
+  double rest[CHANNELS_MAX_GATES];
+  channels_rest(channels, batch->config.model.initial_mV, rest, 1);
+  size_t run = 0;
+  for (int c = 0; c < batch->n_chunks; c++) {
+    const struct chunk *k = &batch->chunks[c];
+    arrays[run] = k->voltage, counts[run] = k->n_elements;
+    values[run++] = batch->config.model.initial_mV;
+    for (int p = 0; k->gates && p < k->n_parts; p++) {
+      const struct chunk_levels *part = &k->parts[p];
+      for (int level = 0; level < n_levels; level++) {
+        const size_t first = part->element_offset[level];
+        const size_t count = part->element_offset[level + 1] - first;
         double *gates = k->gates + (size_t)n_gates * (part->element_base + first);
-        for (int g = 0; g < n_gates; g++)
-          for (size_t e = 0; e < count; e++)
-            gates[g * count + e] = rest[g];
+        for (int g = 0; g < n_gates; g++) {
+          arrays[run] = gates + (size_t)g * count, counts[run] = count;
+          values[run++] = rest[g];
+        }
       }
     }
   }
+  runtime_fill_doubles((int)run, arrays, counts, values);
+  free(arrays), free(counts), free(values);
+  return 0;
 }
 
 /* The chunk's data registered with StarPU, once written (chunk_fill). */
@@ -1058,11 +1088,14 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   double *fill_bytes = malloc((size_t)batch->n_chunks * sizeof *fill_bytes);
   for (int c = 0; fill_bytes && c < batch->n_chunks; c++) {
     const struct chunk *k = &batch->chunks[c];
-    fill_bytes[c] = (double)k->n_ints * sizeof(int) +
-                    (1.0 + config->model.channels.n_gates) * k->n_elements * sizeof(double);
+    fill_bytes[c] = (double)k->n_ints * sizeof(int);
   }
   runtime_fill_on_cores(chunk_fill, batch, batch->n_chunks, fill_bytes);
   free(fill_bytes);
+  if (chunks_at_rest(batch)) {
+    multi_batch_destroy(batch);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
   for (int c = 0; c < batch->n_chunks; c++)
     chunk_register(batch, c);
   /* Chunks start spread over the GPUs (runtime/placement.h); per-level pieces follow their

@@ -474,54 +474,61 @@ void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
     runtime_cpu_executing_us(); /* reads, so restarts, the counts the fills added to */
 }
 
-/* runtime_fill_doubles's pieces: 16 MB each (the last of an array shorter), a few to a core on
- * a batch of tens of millions of compartments, one piece for a small one. */
+/* runtime_fill_doubles's pieces: 16 MB of the runs laid end to end (the last shorter), a few to a
+ * core on a batch of tens of millions of compartments, one piece for a small one; short runs
+ * (a gate's block of one level of a chunk) share a piece rather than make a task each. */
 #define FILL_PIECE_VALUES ((size_t)1 << 21)
 struct doubles_fill {
   int n;
   double *const *arrays;
   const size_t *counts;
   const double *values;
-  int *first_piece; /* array a's pieces: first_piece[a] ... first_piece[a + 1] - 1 */
+  size_t *first_value; /* run a is values first_value[a] .. first_value[a + 1] - 1 of them all */
 };
 
 static void doubles_fill_piece(void *argument, int piece) {
   const struct doubles_fill *f = argument;
-  int a = 0;
-  while (piece >= f->first_piece[a + 1])
-    a++;
-  const size_t from = (size_t)(piece - f->first_piece[a]) * FILL_PIECE_VALUES;
-  const size_t to =
-      from + FILL_PIECE_VALUES < f->counts[a] ? from + FILL_PIECE_VALUES : f->counts[a];
-  for (size_t i = from; i < to; i++)
-    f->arrays[a][i] = f->values[a];
+  const size_t from = (size_t)piece * FILL_PIECE_VALUES;
+  const size_t total = f->first_value[f->n];
+  const size_t to = from + FILL_PIECE_VALUES < total ? from + FILL_PIECE_VALUES : total;
+  int low = 0, high = f->n - 1; /* the last run starting at or before `from` */
+  while (low < high) {
+    const int middle = (low + high + 1) / 2;
+    if (f->first_value[middle] <= from)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  for (int a = low; a < f->n && f->first_value[a] < to; a++) {
+    const size_t begin = from > f->first_value[a] ? from - f->first_value[a] : 0;
+    const size_t stop = to < f->first_value[a + 1] ? to - f->first_value[a] : f->counts[a];
+    for (size_t i = begin; i < stop; i++)
+      f->arrays[a][i] = f->values[a];
+  }
 }
 
 void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts,
                           const double *values) {
-  int *first_piece = malloc((size_t)(n + 1) * sizeof *first_piece);
-  if (!first_piece) { /* here, as without the cores */
+  size_t *first_value = malloc((size_t)(n + 1) * sizeof *first_value);
+  if (!first_value) { /* here, as without the cores */
     for (int a = 0; a < n; a++)
       for (size_t i = 0; i < counts[a]; i++)
         arrays[a][i] = values[a];
     return;
   }
-  first_piece[0] = 0;
+  first_value[0] = 0;
   for (int a = 0; a < n; a++)
-    first_piece[a + 1] =
-        first_piece[a] + (int)((counts[a] + FILL_PIECE_VALUES - 1) / FILL_PIECE_VALUES);
-  const int pieces = first_piece[n];
+    first_value[a + 1] = first_value[a] + counts[a];
+  const size_t total = first_value[n];
+  const int pieces = (int)((total + FILL_PIECE_VALUES - 1) / FILL_PIECE_VALUES);
   double *bytes = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *bytes);
-  for (int a = 0; bytes && a < n; a++)
-    for (int p = first_piece[a]; p < first_piece[a + 1]; p++)
-      bytes[p] = (double)sizeof(double) *
-                 (p + 1 < first_piece[a + 1]
-                      ? FILL_PIECE_VALUES
-                      : counts[a] - (size_t)(p - first_piece[a]) * FILL_PIECE_VALUES);
-  struct doubles_fill fill = {n, arrays, counts, values, first_piece};
+  for (int p = 0; bytes && p < pieces; p++)
+    bytes[p] = (double)sizeof(double) *
+               (p + 1 < pieces ? FILL_PIECE_VALUES : total - (size_t)p * FILL_PIECE_VALUES);
+  struct doubles_fill fill = {n, arrays, counts, values, first_value};
   runtime_fill_on_cores(doubles_fill_piece, &fill, pieces, bytes);
   free(bytes);
-  free(first_piece);
+  free(first_value);
 }
 
 long long runtime_tasks_on_gpu(int i) {

@@ -135,8 +135,8 @@ double runtime_cpu_executing_us(void);
  * batch_fill states. Call with no other task in flight. */
 void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
                            const double *bytes);
-/* arrays[a][0 .. counts[a]) = values[a] for each of the n arrays, in pieces of 16 MB or less by
- * runtime_fill_on_cores. */
+/* arrays[a][0 .. counts[a]) = values[a] for each of the n arrays (runs), by runtime_fill_on_cores
+ * in pieces of 16 MB or less of the runs laid end to end: many short runs make few tasks. */
 void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts, const double *values);
 /* CPU worker i's share of those (StarPU's CPU workers in their order): its tasks and the ms it
  * spent executing them. Returns 0, or -1 when not counted (as above) or i is no CPU worker. */

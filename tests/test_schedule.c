@@ -1450,6 +1450,33 @@ static void fills_run_on_the_cores(void **state) {
     wrong += short_array[i] != 1.0;
   assert_int_equal(wrong, 0);
   free(long_array);
+
+  /* Thousands of short runs of random lengths (a chunk's gate blocks, level by level) with one
+   * guard value between each two, and two runs past a piece each: every run takes its own value
+   * across the pieces' bounds, and no guard is written. */
+  enum { SHORT_RUNS = 3000 };
+  double *run_at[SHORT_RUNS + 2], run_value[SHORT_RUNS + 2];
+  size_t run_count[SHORT_RUNS + 2], total = 0;
+  for (int a = 0; a < SHORT_RUNS + 2; a++) {
+    run_count[a] = a < SHORT_RUNS
+                       ? (size_t)(testing_uniform(&seed_state) * 3000.0)
+                       : ((size_t)1 << 21) + (size_t)(testing_uniform(&seed_state) * 9e5);
+    run_value[a] = a + 0.5;
+    total += run_count[a] + 1;
+  }
+  double *all = malloc(total * sizeof(double));
+  for (size_t i = 0; i < total; i++)
+    all[i] = -1.0; /* the guards' value, never a run's */
+  for (size_t a = 0, at = 0; a < SHORT_RUNS + 2; at += run_count[a++] + 1)
+    run_at[a] = all + at;
+  runtime_fill_doubles(SHORT_RUNS + 2, run_at, run_count, run_value);
+  for (size_t a = 0; a < SHORT_RUNS + 2; a++) {
+    for (size_t i = 0; i < run_count[a]; i++)
+      wrong += run_at[a][i] != run_value[a];
+    wrong += run_at[a][run_count[a]] != -1.0;
+  }
+  assert_int_equal(wrong, 0);
+  free(all);
   free(r->values);
   free(r);
   starpu_profiling_status_set(profiling);
