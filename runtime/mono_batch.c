@@ -842,12 +842,9 @@ void mono_batch_destroy(struct mono_batch *batch) {
       placement_forget_home(starpu_data_get_sub_data(batch->voltage_handle, 1, c));
     starpu_data_unpartition(batch->voltage_handle, STARPU_MAIN_RAM);
     starpu_data_unregister(batch->voltage_handle);
-    starpu_data_unpartition(batch->work_handle, STARPU_MAIN_RAM);
-    starpu_data_unregister_no_coherency(batch->work_handle);
-    if (batch->gates_handle) {
-      starpu_data_unpartition(batch->gates_handle, STARPU_MAIN_RAM);
-      starpu_data_unregister(batch->gates_handle);
-    }
+    /* the sweeps' scratch and the gates: nobody reads them after the run */
+    runtime_unregister_discarding(batch->work_handle);
+    runtime_unregister_discarding(batch->gates_handle);
     if (batch->own_handle) {
       starpu_data_unpartition(batch->own_handle, STARPU_MAIN_RAM);
       starpu_data_unregister(batch->own_handle);

@@ -1453,15 +1453,18 @@ int multi_batch_find_nonfinite(struct multi_batch *batch, int *neuron, int *comp
   return found;
 }
 
+/* keep: the values written back to RAM (the voltages, read at the end of the run); otherwise
+ * dropped where they are (runtime_unregister_discarding). */
 static void unregister(starpu_data_handle_t handle, int partitioned, int keep) {
   if (!handle)
     return;
+  if (!keep) {
+    runtime_unregister_discarding(handle);
+    return;
+  }
   if (partitioned)
     starpu_data_unpartition(handle, STARPU_MAIN_RAM);
-  if (keep)
-    starpu_data_unregister(handle);
-  else
-    starpu_data_unregister_no_coherency(handle);
+  starpu_data_unregister(handle);
 }
 
 void multi_batch_destroy(struct multi_batch *batch) {
@@ -1486,7 +1489,7 @@ void multi_batch_destroy(struct multi_batch *batch) {
     unregister(k->voltage_handle, partitioned, 1);
     unregister(k->factor_handle, partitioned, 0);
     unregister(k->contribution_handle, partitioned, 0);
-    unregister(k->gates_handle, partitioned, 1);
+    unregister(k->gates_handle, partitioned, 0); /* nobody reads the gates after the run */
     free(k->systems), free(k->parts);
     free(k->backward_names), free(k->forward_names);
     free(k->ints), free(k->voltage), free(k->factor), free(k->contribution), free(k->gates);

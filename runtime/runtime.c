@@ -531,6 +531,23 @@ void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts,
   free(first_value);
 }
 
+void runtime_unregister_discarding(void *handle_pointer) {
+  starpu_data_handle_t handle = handle_pointer;
+  if (!handle)
+    return;
+  const int children = starpu_data_get_nb_children(handle);
+  if (children > 0) {
+    for (int c = 0; c < children; c++) {
+      starpu_data_handle_t piece = starpu_data_get_child(handle, (unsigned)c);
+      /* write access: RAM's replica becomes the only one, nothing fetched into it */
+      if (starpu_data_acquire_on_node(piece, STARPU_MAIN_RAM, STARPU_W) == 0)
+        starpu_data_release_on_node(piece, STARPU_MAIN_RAM);
+    }
+    starpu_data_unpartition(handle, STARPU_MAIN_RAM);
+  }
+  starpu_data_unregister_no_coherency(handle);
+}
+
 long long runtime_tasks_on_gpu(int i) {
   return tasks_on_cpus < 0 || i < 0 || i >= noted_gpus ? -1 : tasks_on_gpu[i];
 }

@@ -138,6 +138,12 @@ void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
 /* arrays[a][0 .. counts[a]) = values[a] for each of the n arrays (runs), by runtime_fill_on_cores
  * in pieces of 16 MB or less of the runs laid end to end: many short runs make few tasks. */
 void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts, const double *values);
+/* Unregisters a handle whose values nobody reads again (a batch's gates, its sweeps' scratch)
+ * without writing them back to RAM: its pieces (a partitioned handle's children, one level deep)
+ * are first acquired in RAM for writing, which moves nothing, so unpartitioning gathers nothing.
+ * A plain unregister or unpartition would copy every GPU-resident byte back (2.6 GB of gates at
+ * mono medium-high x 256,000 with HH). Waits for the tasks using it. NULL: nothing. */
+void runtime_unregister_discarding(void *handle);
 /* CPU worker i's share of those (StarPU's CPU workers in their order): its tasks and the ms it
  * spent executing them. Returns 0, or -1 when not counted (as above) or i is no CPU worker. */
 int runtime_cpu_worker_load(int i, long long *tasks, double *executing_ms);

@@ -1482,11 +1482,54 @@ static void fills_run_on_the_cores(void **state) {
   starpu_profiling_status_set(profiling);
 }
 
+/* runtime_unregister_discarding (a batch's gates and scratch at its end): it waits for the tasks
+ * still writing the handle, partitioned or not, before it lets go of it. Each task sleeps, then
+ * writes its piece; every value must be there once the call returns. */
+enum { DISCARD_PIECES = 6, DISCARD_VALUES = 1000 };
+static void write_piece_late(void *buffers[], void *argument) {
+  (void)argument;
+  double *values = (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+  const unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
+  usleep(20000);
+  for (unsigned i = 0; i < n; i++)
+    values[i] = 3.5;
+}
+static struct starpu_codelet write_piece_codelet = {
+    .cpu_funcs = {write_piece_late}, .nbuffers = 1, .modes = {STARPU_W}, .name = "test_write"};
+static void discarding_waits_for_the_writers(void **state) {
+  (void)state;
+  for (int partitioned = 0; partitioned < 2; partitioned++) {
+    double *values = calloc((size_t)DISCARD_PIECES * DISCARD_VALUES, sizeof(double));
+    starpu_data_handle_t handle;
+    starpu_vector_data_register(&handle, STARPU_MAIN_RAM, (uintptr_t)values,
+                                DISCARD_PIECES * DISCARD_VALUES, sizeof(double));
+    if (partitioned) {
+      struct starpu_data_filter pieces = {.filter_func = starpu_vector_filter_block,
+                                          .nchildren = DISCARD_PIECES};
+      starpu_data_partition(handle, &pieces);
+      for (int p = 0; p < DISCARD_PIECES; p++)
+        assert_int_equal(starpu_task_insert(&write_piece_codelet, STARPU_W,
+                                            starpu_data_get_sub_data(handle, 1, p), 0),
+                         0);
+    } else {
+      assert_int_equal(starpu_task_insert(&write_piece_codelet, STARPU_W, handle, 0), 0);
+    }
+    runtime_unregister_discarding(handle);
+    size_t unwritten = 0;
+    for (int i = 0; i < DISCARD_PIECES * DISCARD_VALUES; i++)
+      unwritten += values[i] != 3.5;
+    assert_int_equal(unwritten, 0);
+    free(values);
+  }
+  runtime_unregister_discarding(NULL); /* nothing */
+}
+
 int main(void) {
   seed_state = testing_seed();
   runtime_set_defaults();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(workers_per_gpu_follow_tasks),
+      cmocka_unit_test(discarding_waits_for_the_writers),
       cmocka_unit_test(greedy_schedulers_leave_every_gpu_a_share),
       cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(cores_alone_rule_and_cut),
