@@ -447,8 +447,11 @@ int main(int argc, char **argv) {
             program, strcmp(o.mode, "multi") == 0 ? "two or three times" : "once");
   struct probe_record probes = {0};
   struct spike_report spikes = {0};
-  struct run_result result = {.compartments = compartments, .seconds_building = seconds_building};
+  struct run_result result = {.compartments = compartments,
+                              .seconds_building = seconds_building,
+                              .seconds_starting = building_started - started};
   status = simulation_run(&o, &ops, &probes, &spikes, &result);
+  const double run_ended = now_seconds();
   if (status == HINES_OK && o.spikes_path) {
     result.spikes = &spikes;
     if (spikes.lost) {
@@ -543,7 +546,9 @@ int main(int argc, char **argv) {
   trace_release_stderr(held);
   if (distributed && o.trace_dir)
     cluster_barrier(); /* every rank has flushed its raw trace before rank 0 merges them */
-  result.seconds_total = now_seconds() - started;
+  const double ended = now_seconds();
+  result.seconds_total = ended - started;
+  result.seconds_ending = ended - run_ended;
   int exit_status = status == HINES_OK ? 0 : 1;
   /* A distributed run meets on rank 0 now that every rank's StarPU has stopped: the shares'
    * measurements, the verification, the probe columns, and one exit status. */

@@ -99,6 +99,9 @@ struct run_result {
   const struct rank_share *shares;
   double seconds_gather;   /* the final gathers on rank 0 (shares, verification, probe columns) */
   double seconds_building; /* simulation_create: the batch built, its share probed, registered */
+  /* Before it: the inputs read and StarPU started; after the steps: the final checks, outputs
+   * and the batch released (its voltages home), StarPU stopped. */
+  double seconds_starting, seconds_ending;
   const struct spike_report *spikes; /* with --spikes */
 };
 

@@ -505,6 +505,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_measured(&j, "seconds_per_step", r->seconds_steps / r->timed_steps);
   key_measured(&j, "seconds_first_step", r->seconds_first_step);
   key_measured(&j, "seconds_building", r->seconds_building);
+  key_measured(&j, "seconds_starting", r->seconds_starting);
+  key_measured(&j, "seconds_ending", r->seconds_ending);
   key_int(&j, "tasks_per_step", r->tasks_per_step);
   key_int(&j, "task_steps", r->task_steps > 1 ? r->task_steps : 1); /* steps per step task */
   key_int(&j, "cpu_share_neurons", r->cpu_share_neurons);           /* the cores' own chunks */

@@ -85,7 +85,7 @@ reproduce() {
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 skip = {"command_line", "working_directory", "started_utc", "seconds_total", "seconds_per_step",
-        "seconds_first_step", "seconds_building", "compartment_solves_per_s", "default_job", "probes_file",
+        "seconds_first_step", "seconds_building", "seconds_starting", "seconds_ending", "compartment_solves_per_s", "default_job", "probes_file",
         "verified_neurons", "max_rel_error", "backward_error", "mode_reason",
         "level_kernel_asked", "cpu_worker_tasks", "cpu_worker_executing_ms"}
 diff = [k for k in set(a) | set(b) if k not in skip and a.get(k) != b.get(k)]
@@ -163,6 +163,11 @@ check "the counts add up across reads (a run that prints reads them before the s
 # alone, 19 in 3, three times 20 in 3, 10 in 2), against 90 with one step a task.
 check "CPU workers alone: tasks of 8 steps by default, mono and multi, rounds of whole tasks" \
   "$tmp/mono" bash -c "cd '$tmp/mono' && for m in mono multi; do '$hinestask' --mode \$m --morph synthetic:small-low --neurons 40 --steps 90 --probe 0:0 --probe-every 0.5 --probes steps_\$m.csv --quiet --json steps_\$m.json || exit 1; python3 -c \"import json,sys; j=json.load(open('steps_\$m.json')); n=j['tasks_on_cpus']; t=j['tasks_per_step']; sys.exit(not (j['task_steps'] == 8 and n == t * 15))\" || exit 1; done"
+# The run's phases account for its whole time: starting, building, the first step, the other
+# steps, ending (each positive; the sum within a millisecond of seconds_total, its own rounding).
+check "seconds_starting, _building, _first_step, the steps and _ending add up to seconds_total" \
+  "$mono" json_check "$mono" \
+  "all(j[k] > 0 for k in ('seconds_starting', 'seconds_building', 'seconds_first_step', 'seconds_ending')) and abs(j['seconds_starting'] + j['seconds_building'] + j['seconds_first_step'] + j['seconds_per_step'] * (j['steps'] - 1) + j['seconds_ending'] - j['seconds_total']) < 1e-3"
 check "an interleaved mono run has no block_size" "$tmp/mono" bash -c \
   "cd '$tmp/mono' && '$hinestask' --mode mono --morph synthetic:small-low --neurons 4 --layout interleaved --steps 2 --quiet --json i.json && python3 -c \"import json,sys; sys.exit('block_size' in json.load(open('i.json')))\""
 
