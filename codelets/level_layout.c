@@ -350,7 +350,7 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode, int c
  * subtree unit are side by side, so each shape is stored once per run of copies). */
 static int *build_block(const struct level_batch *batch, const struct branch_children *lists,
                         const struct unit_shapes *shapes, const struct pending_system *systems,
-                        int count, int chunk) {
+                        int count) {
   int max_size = count ? systems[0].size : 0;
   int elements = 0, children = 0, trees = 0, shape_ints = 0, tree_elements = 0;
   for (int s = 0; s < count; s++) {
@@ -426,20 +426,9 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
     first_compartment[s] =
         m->branch_start[b] - (batch->soma_compartment ? batch->soma_compartment[morphology] : 0);
     first_row[s] = batch->morphology_row[morphology] + m->branch_start[b];
-    int parent_branch = m->branch_parent[b];
-    if (parent_branch < 0) {
-      junction[s] = -1;
-    } else {
-      /* The junction is the last element of the parent branch, in the parent's level block. */
-      int parent_level = batch->branch_level[morphology][parent_branch];
-      int parent_system = batch->branch_system[batch->branch_offset[k] + parent_branch];
-      const int *parent_ints = batch->blocks[chunk * batch->n_levels + parent_level];
-      struct level_block_view pv = level_block_describe(parent_ints);
-      size_t base = batch->chunk_links
-                        ? batch->element_offset[chunk * (batch->n_levels + 1) + parent_level]
-                        : 0;
-      junction[s] = (int)base + pv.row_offset[pv.size[parent_system] - 1] + parent_system;
-    }
+    /* -1 at a root; else -2 - the parent branch, resolved once every level of the chunk is
+     * laid out (link_chunk: the parent's level may be built apart from this one) */
+    junction[s] = m->branch_parent[b] < 0 ? -1 : -2 - m->branch_parent[b];
     child_first[s] = child_at;
     const struct branch_children *l = &lists[morphology];
     for (int e = l->first[b]; e < l->first[b + 1]; e++)
@@ -1040,24 +1029,29 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
   return HINES_OK;
 }
 
-int level_batch_build_chunk(struct level_build *build, int chunk, struct hines_error *err) {
+int level_batch_build_levels(struct level_build *build, int chunk, int first_level, int last_level,
+                             struct hines_error *err) {
   struct level_batch *out = build->out;
   const struct morphology *morphologies = build->morphologies;
   const int n_morphologies = build->n_morphologies;
   const struct unit_shapes *shapes = build->shapes;
   const struct branch_children *lists = build->lists;
   const int first = out->chunk_first_neuron[chunk], last = out->chunk_first_neuron[chunk + 1];
-  size_t branches = 1; /* a level's systems in this chunk: at most all its neurons' branches */
-  for (int p = first; p < last; p++)
-    branches += (size_t)morphologies[level_batch_neuron_at(out, p) % n_morphologies].n_branches;
+  size_t branches = 1; /* a level's systems in this chunk: at most its neurons' branches there */
+  for (int p = first; p < last; p++) {
+    const struct branch_children *l = &lists[level_batch_neuron_at(out, p) % n_morphologies];
+    size_t most = 0;
+    for (int level = first_level; level < last_level; level++) {
+      const size_t at = (size_t)(l->level_first[level + 1] - l->level_first[level]);
+      most = at > most ? at : most;
+    }
+    branches += most;
+  }
   struct pending_system *pending = malloc(branches * sizeof *pending);
   if (!pending)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   int status = HINES_OK;
-  size_t *ints_offset = out->ints_offset + (size_t)chunk * (out->n_levels + 1);
-  size_t *element_offset = out->element_offset + (size_t)chunk * (out->n_levels + 1);
-  size_t *system_offset = out->system_offset + (size_t)chunk * (out->n_levels + 1);
-  for (int level = 0; level < out->n_levels && !status; level++) {
+  for (int level = first_level; level < last_level; level++) {
     int count = 0;
     for (int p = first; p < last; p++) {
       const int k = level_batch_neuron_at(out, p), morphology = k % n_morphologies;
@@ -1073,29 +1067,54 @@ int level_batch_build_chunk(struct level_build *build, int chunk, struct hines_e
     qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
     for (int s = 0; s < count; s++)
       out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
-    int *block = build_block(out, lists, shapes, pending, count, chunk);
+    int *block = build_block(out, lists, shapes, pending, count);
     if (!block) {
       status = hines_fail(err, HINES_FAILURE, "out of memory");
       break;
     }
     out->blocks[chunk * out->n_levels + level] = block;
-    const struct level_block_view v = level_block_describe(block);
+  }
+  free(pending);
+  return status;
+}
+
+int level_batch_link_chunk(struct level_build *build, int chunk, struct hines_error *err) {
+  struct level_batch *out = build->out;
+  const int n_morphologies = build->n_morphologies;
+  const int first = out->chunk_first_neuron[chunk], last = out->chunk_first_neuron[chunk + 1];
+  size_t *ints_offset = out->ints_offset + (size_t)chunk * (out->n_levels + 1);
+  size_t *element_offset = out->element_offset + (size_t)chunk * (out->n_levels + 1);
+  size_t *system_offset = out->system_offset + (size_t)chunk * (out->n_levels + 1);
+  for (int level = 0; level < out->n_levels; level++) {
+    const struct level_block_view v =
+        level_block_describe(out->blocks[chunk * out->n_levels + level]);
     ints_offset[level + 1] =
         ints_offset[level] +
         level_block_ints(v.systems, v.max_size, v.elements, v.children, v.shape_ints);
     element_offset[level + 1] = element_offset[level] + (v.elements > 0 ? v.elements : 1);
     system_offset[level + 1] = system_offset[level] + (v.systems > 0 ? v.systems : 1);
     if (element_offset[level + 1] > INT_MAX)
-      status = hines_fail(err, HINES_BAD_INPUT,
-                          "chunk %d holds more than %d values; give fewer neurons per task", chunk,
-                          INT_MAX);
+      return hines_fail(err, HINES_BAD_INPUT,
+                        "chunk %d holds more than %d values; give fewer neurons per task", chunk,
+                        INT_MAX);
   }
-  /* Children were recorded as -1 - branch; now every level has its system numbers. */
-  for (int level = 0; level < out->n_levels && !status; level++) {
+  /* Every level has its system numbers now: the junctions (the last element of the parent
+   * branch, in the parent's level block) and the children, recorded as -1 - branch. */
+  for (int level = 0; level < out->n_levels; level++) {
     struct level_block_view v = level_block_describe(out->blocks[chunk * out->n_levels + level]);
-    int *child = (int *)v.child;
+    int *child = (int *)v.child, *junction = (int *)v.junction;
     for (int s = 0; s < v.systems; s++) {
       const int morphology = v.neuron[s] % n_morphologies;
+      if (junction[s] <= -2) {
+        const int parent_branch = -2 - junction[s];
+        const int parent_level = out->branch_level[morphology][parent_branch];
+        const int parent_system =
+            out->branch_system[out->branch_offset[v.neuron[s]] + parent_branch];
+        const struct level_block_view pv =
+            level_block_describe(out->blocks[chunk * out->n_levels + parent_level]);
+        const size_t base = out->chunk_links ? element_offset[parent_level] : 0;
+        junction[s] = (int)base + pv.row_offset[pv.size[parent_system] - 1] + parent_system;
+      }
       for (int e = v.child_first[s]; e < v.child_first[s + 1]; e++) {
         int branch = -1 - child[e];
         int child_level = out->branch_level[morphology][branch];
@@ -1104,11 +1123,56 @@ int level_batch_build_chunk(struct level_build *build, int chunk, struct hines_e
       }
     }
   }
-  if (!status && out->chunk_links && (build->trunk_below > 0 || build->fixed_tail > 0) &&
+  if (out->chunk_links && (build->trunk_below > 0 || build->fixed_tail > 0) &&
       build_trunk(out, chunk, first, last, build->trunk_below, build->fixed_tail))
-    status = hines_fail(err, HINES_FAILURE, "out of memory");
-  free(pending);
-  return status;
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  return HINES_OK;
+}
+
+int level_batch_build_chunk(struct level_build *build, int chunk, struct hines_error *err) {
+  int status = level_batch_build_levels(build, chunk, 0, build->out->n_levels, err);
+  return status ? status : level_batch_link_chunk(build, chunk, err);
+}
+
+int level_batch_level_groups(const struct level_build *build, int chunk, int groups,
+                             int *first_level) {
+  const struct level_batch *out = build->out;
+  const int n_levels = out->n_levels;
+  if (groups > n_levels)
+    groups = n_levels;
+  if (groups < 1)
+    groups = 1;
+  double *elements = calloc((size_t)n_levels, sizeof *elements), total = 0.0;
+  int *copies = calloc((size_t)build->n_morphologies, sizeof *copies);
+  if (!elements || !copies) {
+    free(elements), free(copies);
+    first_level[0] = 0, first_level[1] = n_levels;
+    return 1;
+  }
+  for (int p = out->chunk_first_neuron[chunk]; p < out->chunk_first_neuron[chunk + 1]; p++)
+    copies[level_batch_neuron_at(out, p) % build->n_morphologies]++;
+  for (int morphology = 0; morphology < build->n_morphologies; morphology++) {
+    const struct branch_children *l = &build->lists[morphology];
+    const struct morphology *m = &build->morphologies[morphology];
+    for (int level = 0; copies[morphology] && level < n_levels; level++)
+      for (int at = l->level_first[level]; at < l->level_first[level + 1]; at++)
+        elements[level] += (double)copies[morphology] * m->branch_size[l->by_level[at]];
+  }
+  free(copies);
+  for (int level = 0; level < n_levels; level++)
+    total += elements[level];
+  /* group g ends at the first level where the running sum reaches (g + 1) / groups of it */
+  int made = 0;
+  double sum = 0.0;
+  first_level[0] = 0;
+  for (int level = 0; level < n_levels && made < groups - 1; level++) {
+    sum += elements[level];
+    if (sum >= total * (made + 1) / groups && level + 1 < n_levels)
+      first_level[++made] = level + 1;
+  }
+  first_level[++made] = n_levels;
+  free(elements);
+  return made;
 }
 
 int level_batch_end(struct level_build *build, int status, struct hines_error *err) {

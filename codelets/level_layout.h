@@ -386,6 +386,18 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
                       const struct cable_parameters *cable, double dt_ms, struct level_batch *out,
                       struct level_build **build, struct hines_error *err);
 int level_batch_build_chunk(struct level_build *build, int chunk, struct hines_error *err);
+/* level_batch_build_chunk in finer calls, for a batch of fewer chunks than cores (with channels a
+ * GPU takes the batch as one chunk): level_batch_build_levels builds the chunk's level blocks
+ * first_level .. last_level - 1 (calls for disjoint levels, or chunks, may run at the same time),
+ * and once all of a chunk's are built level_batch_link_chunk lays them end to end and links
+ * them (offsets, junctions, children, trunk). level_batch_level_groups cuts a chunk's levels
+ * into at most `groups` runs of about equal compartments, first_level[0 .. made] (made + 1
+ * entries, the last n_levels), and returns made (1 and one run when out of memory). */
+int level_batch_build_levels(struct level_build *build, int chunk, int first_level, int last_level,
+                             struct hines_error *err);
+int level_batch_link_chunk(struct level_build *build, int chunk, struct hines_error *err);
+int level_batch_level_groups(const struct level_build *build, int chunk, int groups,
+                             int *first_level);
 int level_batch_end(struct level_build *build, int status, struct hines_error *err);
 void level_batch_free(struct level_batch *batch);
 

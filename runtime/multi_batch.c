@@ -152,7 +152,8 @@ static int *trunk_schedule(const struct level_batch *lb, int part, int asked, in
 }
 
 /* Chunk c's plan and arrays: its parts, the kernel's schedules (copied into its ints), the
- * arrays allocated; chunk_fill then writes them, on a core, and chunk_register registers them. */
+ * arrays allocated; chunks_ints and chunks_at_rest then write them, on the cores, and
+ * chunk_register registers them. */
 static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err) {
   const struct level_batch *lb = &batch->levels;
   const struct multi_batch_config *config = &batch->config;
@@ -283,23 +284,42 @@ static int chunk_build(struct multi_batch *batch, int c, struct hines_error *err
   return HINES_OK;
 }
 
-/* What chunk_build allocated of ints, written: the level blocks' and the trunk's (a batch_fill
- * piece: runtime_fill_on_cores). */
-static void chunk_fill(void *argument, int c) {
-  const struct multi_batch *batch = argument;
+/* What chunk_build allocated of ints, written: each chunk's level blocks and trunk copied in, by
+ * runtime_copy_runs in pieces of the runs (one chunk holds a GPU's whole batch with channels).
+ * Returns nonzero out of memory. */
+static int chunks_ints(const struct multi_batch *batch) {
   const struct level_batch *lb = &batch->levels;
-  const struct chunk *k = &batch->chunks[c];
   const int n_levels = lb->n_levels;
-  for (int p = 0; p < k->n_parts; p++) {
-    const struct chunk_levels *part = &k->parts[p];
-    if (lb->trunk[k->first_part + p])
-      memcpy(k->ints + part->ints_base + part->trunk_offset, lb->trunk[k->first_part + p],
-             lb->trunk_ints[k->first_part + p] * sizeof(int));
-    for (int level = 0; level < n_levels; level++)
-      memcpy(k->ints + part->ints_base + part->ints_offset[level],
-             lb->blocks[(k->first_part + p) * n_levels + level],
-             (part->ints_offset[level + 1] - part->ints_offset[level]) * sizeof(int));
+  size_t runs = 0;
+  for (int c = 0; c < batch->n_chunks; c++)
+    runs += (size_t)batch->chunks[c].n_parts * (n_levels + 1);
+  void **to = malloc(runs * sizeof *to);
+  const void **from = malloc(runs * sizeof *from);
+  size_t *bytes = malloc(runs * sizeof *bytes);
+  if (!to || !from || !bytes) {
+    free(to), free(from), free(bytes);
+    return 1;
   }
+  size_t run = 0;
+  for (int c = 0; c < batch->n_chunks; c++) {
+    const struct chunk *k = &batch->chunks[c];
+    for (int p = 0; p < k->n_parts; p++) {
+      const struct chunk_levels *part = &k->parts[p];
+      if (lb->trunk[k->first_part + p]) {
+        to[run] = k->ints + part->ints_base + part->trunk_offset;
+        from[run] = lb->trunk[k->first_part + p];
+        bytes[run++] = lb->trunk_ints[k->first_part + p] * sizeof(int);
+      }
+      for (int level = 0; level < n_levels; level++) {
+        to[run] = k->ints + part->ints_base + part->ints_offset[level];
+        from[run] = lb->blocks[(k->first_part + p) * n_levels + level];
+        bytes[run++] = (part->ints_offset[level + 1] - part->ints_offset[level]) * sizeof(int);
+      }
+    }
+  }
+  runtime_copy_runs((int)run, to, (const void *const *)from, bytes);
+  free(to), free(from), free(bytes);
+  return 0;
 }
 
 /* The chunks' voltages at the initial one and each gate at rest for it, gate by gate in each
@@ -348,7 +368,7 @@ static int chunks_at_rest(const struct multi_batch *batch) {
   return 0;
 }
 
-/* The chunk's data registered with StarPU, once written (chunk_fill). */
+/* The chunk's data registered with StarPU, once written (chunks_ints, chunks_at_rest). */
 static void chunk_register(struct multi_batch *batch, int c) {
   struct chunk *k = &batch->chunks[c];
   const int n_levels = batch->levels.n_levels;
@@ -368,19 +388,43 @@ static void chunk_register(struct multi_batch *batch, int c) {
                     n_levels, n_gates, per_level);
 }
 
-/* The level batch with its chunks' level blocks built by batch_fill tasks on the cores
- * (level_batch_build_chunk, a chunk a task): at all 15 shared cells x 16,356 the blocks were
- * 1.5 s of a 2.8 s building on one thread of the dev VM, most of it the kernel zeroing their
- * pages. The first failing chunk's error is the batch's, as level_batch_build would give. */
+/* The level batch with its chunks' level blocks built by batch_fill tasks on the cores, a chunk a
+ * task, or where the chunks are fewer than twice the cores a run of a chunk's levels a task
+ * (level_batch_build_levels), then each chunk linked (level_batch_link_chunk): at all 15 shared
+ * cells x 16,356 the blocks were 1.5 s of a 2.8 s building on one thread of the dev VM, most of it
+ * the kernel zeroing their pages. The first failing piece's error is the batch's (a chunk's in
+ * order, then its levels'), as level_batch_build would give. */
 struct chunks_build {
   struct level_build *build;
-  int *status;
+  int *status; /* a piece's, then a chunk's link */
   struct hines_error *errors;
+  int *piece_chunk, *piece_first_level; /* piece p: its chunk's levels from piece_first_level[p] */
+  int build_levels;                     /* the batch's levels */
 };
 
-static void level_chunk_piece(void *argument, int chunk) {
+static void level_levels_piece(void *argument, int piece) {
   struct chunks_build *b = argument;
-  b->status[chunk] = level_batch_build_chunk(b->build, chunk, &b->errors[chunk]);
+  const int chunk = b->piece_chunk[piece];
+  const int last =
+      b->piece_chunk[piece + 1] == chunk ? b->piece_first_level[piece + 1] : b->build_levels;
+  b->status[piece] = level_batch_build_levels(b->build, chunk, b->piece_first_level[piece], last,
+                                              &b->errors[piece]);
+}
+
+static void level_link_piece(void *argument, int chunk) {
+  struct chunks_build *b = argument;
+  b->status[chunk] = level_batch_link_chunk(b->build, chunk, &b->errors[chunk]);
+}
+
+/* The first failing of `count` statuses, its error into *err. */
+static int first_failing(const int *status, const struct hines_error *errors, int count,
+                         struct hines_error *err) {
+  for (int i = 0; i < count; i++)
+    if (status[i]) {
+      *err = errors[i];
+      return status[i];
+    }
+  return HINES_OK;
 }
 
 static int level_batch_on_cores(const struct multi_batch_config *config,
@@ -392,29 +436,50 @@ static int level_batch_on_cores(const struct multi_batch_config *config,
                         &config->model.cable, config->model.dt_ms, levels, &b.build, err);
   if (status)
     return status;
-  const int chunks = levels->n_chunks;
-  b.status = calloc((size_t)chunks, sizeof *b.status);
-  b.errors = calloc((size_t)chunks, sizeof *b.errors);
-  double *bytes = malloc((size_t)chunks * sizeof *bytes); /* what each writes, about */
-  for (int c = 0; bytes && c < chunks; c++) {
+  const int chunks = levels->n_chunks, n_levels = levels->n_levels;
+  b.build_levels = n_levels;
+  /* Runs of a chunk's levels where the chunks are fewer than twice the cores, so that every
+   * core has blocks to build (one chunk: a GPU's whole batch with channels). */
+  const int cores = (int)starpu_cpu_worker_get_count();
+  const int groups = chunks < 2 * cores ? (2 * cores + chunks - 1) / chunks : 1;
+  const size_t most = (size_t)chunks * (groups < n_levels ? groups : n_levels) + 1;
+  b.piece_chunk = malloc(most * sizeof *b.piece_chunk);
+  b.piece_first_level = malloc(most * sizeof *b.piece_first_level);
+  int *first_level = malloc((size_t)(groups + 1) * sizeof *first_level);
+  b.status = calloc(most > (size_t)chunks ? most : (size_t)chunks, sizeof *b.status);
+  b.errors = calloc(most > (size_t)chunks ? most : (size_t)chunks, sizeof *b.errors);
+  double *bytes = malloc(most * sizeof *bytes); /* what each writes, about */
+  int pieces = 0;
+  if (!b.piece_chunk || !b.piece_first_level || !first_level || !b.status || !b.errors || !bytes)
+    status = hines_fail(err, HINES_FAILURE, "out of memory");
+  for (int c = 0; !status && c < chunks; c++) {
     long long compartments = 0;
     for (int p = levels->chunk_first_neuron[c]; p < levels->chunk_first_neuron[c + 1]; p++)
       compartments +=
           config->morphologies[level_batch_neuron_at(levels, p) % config->n_morphologies]
               .n_compartments;
-    bytes[c] = 16.0 * (double)compartments;
-  }
-  if (!b.status || !b.errors || !bytes)
-    status = hines_fail(err, HINES_FAILURE, "out of memory");
-  else
-    runtime_fill_on_cores(level_chunk_piece, &b, chunks, bytes);
-  free(bytes);
-  for (int c = 0; !status && c < chunks; c++)
-    if (b.status[c]) {
-      status = b.status[c];
-      *err = b.errors[c];
+    int made = 1;
+    first_level[0] = 0, first_level[1] = n_levels;
+    if (groups > 1)
+      made = level_batch_level_groups(b.build, c, groups, first_level);
+    for (int g = 0; g < made; g++) {
+      b.piece_chunk[pieces] = c;
+      b.piece_first_level[pieces] = first_level[g];
+      bytes[pieces++] = 16.0 * (double)compartments / made;
     }
-  free(b.status), free(b.errors);
+  }
+  if (!status) {
+    b.piece_chunk[pieces] = -1; /* (level_levels_piece: the last piece ends at n_levels) */
+    runtime_fill_on_cores(level_levels_piece, &b, pieces, bytes);
+    status = first_failing(b.status, b.errors, pieces, err);
+  }
+  if (!status) {
+    memset(b.status, 0, (size_t)chunks * sizeof *b.status);
+    runtime_fill_on_cores(level_link_piece, &b, chunks, NULL);
+    status = first_failing(b.status, b.errors, chunks, err);
+  }
+  free(bytes), free(first_level);
+  free(b.status), free(b.errors), free(b.piece_chunk), free(b.piece_first_level);
   return level_batch_end(b.build, status, err);
 }
 
@@ -1085,13 +1150,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       return status;
     }
   }
-  double *fill_bytes = malloc((size_t)batch->n_chunks * sizeof *fill_bytes);
-  for (int c = 0; fill_bytes && c < batch->n_chunks; c++) {
-    const struct chunk *k = &batch->chunks[c];
-    fill_bytes[c] = (double)k->n_ints * sizeof(int);
+  if (chunks_ints(batch)) {
+    multi_batch_destroy(batch);
+    return hines_fail(err, HINES_FAILURE, "out of memory");
   }
-  runtime_fill_on_cores(chunk_fill, batch, batch->n_chunks, fill_bytes);
-  free(fill_bytes);
   if (chunks_at_rest(batch)) {
     multi_batch_destroy(batch);
     return hines_fail(err, HINES_FAILURE, "out of memory");

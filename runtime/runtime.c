@@ -531,6 +531,60 @@ void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts,
   free(first_value);
 }
 
+/* runtime_copy_runs's pieces: 16 MB of the runs laid end to end, as runtime_fill_doubles's. */
+#define COPY_PIECE_BYTES ((size_t)16 << 20)
+struct runs_copy {
+  int n;
+  void *const *to;
+  const void *const *from;
+  const size_t *bytes;
+  size_t *first_byte; /* run a is bytes first_byte[a] .. first_byte[a + 1] - 1 of them all */
+};
+
+static void runs_copy_piece(void *argument, int piece) {
+  const struct runs_copy *c = argument;
+  const size_t from = (size_t)piece * COPY_PIECE_BYTES;
+  const size_t total = c->first_byte[c->n];
+  const size_t to = from + COPY_PIECE_BYTES < total ? from + COPY_PIECE_BYTES : total;
+  int low = 0, high = c->n - 1; /* the last run starting at or before `from` */
+  while (low < high) {
+    const int middle = (low + high + 1) / 2;
+    if (c->first_byte[middle] <= from)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  for (int a = low; a < c->n && c->first_byte[a] < to; a++) {
+    const size_t begin = from > c->first_byte[a] ? from - c->first_byte[a] : 0;
+    const size_t stop = to < c->first_byte[a + 1] ? to - c->first_byte[a] : c->bytes[a];
+    if (stop > begin)
+      memcpy((char *)c->to[a] + begin, (const char *)c->from[a] + begin, stop - begin);
+  }
+}
+
+void runtime_copy_runs(int n, void *const *to, const void *const *from, const size_t *bytes) {
+  size_t *first_byte = malloc((size_t)(n + 1) * sizeof *first_byte);
+  if (!first_byte) { /* here, as without the cores */
+    for (int a = 0; a < n; a++)
+      if (bytes[a])
+        memcpy(to[a], from[a], bytes[a]);
+    return;
+  }
+  first_byte[0] = 0;
+  for (int a = 0; a < n; a++)
+    first_byte[a + 1] = first_byte[a] + bytes[a];
+  const size_t total = first_byte[n];
+  const int pieces = (int)((total + COPY_PIECE_BYTES - 1) / COPY_PIECE_BYTES);
+  double *piece_bytes = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *piece_bytes);
+  for (int p = 0; piece_bytes && p < pieces; p++)
+    piece_bytes[p] =
+        (double)(p + 1 < pieces ? COPY_PIECE_BYTES : total - (size_t)p * COPY_PIECE_BYTES);
+  struct runs_copy copy = {n, to, from, bytes, first_byte};
+  runtime_fill_on_cores(runs_copy_piece, &copy, pieces, piece_bytes);
+  free(piece_bytes);
+  free(first_byte);
+}
+
 void runtime_unregister_discarding(void *handle_pointer) {
   starpu_data_handle_t handle = handle_pointer;
   if (!handle)

@@ -138,6 +138,9 @@ void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
 /* arrays[a][0 .. counts[a]) = values[a] for each of the n arrays (runs), by runtime_fill_on_cores
  * in pieces of 16 MB or less of the runs laid end to end: many short runs make few tasks. */
 void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts, const double *values);
+/* memcpy(to[a], from[a], bytes[a]) for each of the n runs, by runtime_fill_on_cores in pieces of
+ * 16 MB or less of the runs laid end to end (a chunk's level blocks into its ints). */
+void runtime_copy_runs(int n, void *const *to, const void *const *from, const size_t *bytes);
 /* Unregisters a handle whose values nobody reads again (a batch's gates, its sweeps' scratch)
  * without writing them back to RAM: its pieces (a partitioned handle's children, one level deep)
  * are first acquired in RAM for writing, which moves nothing, so unpartitioning gathers nothing.

@@ -444,9 +444,42 @@ static void trunk_lists_cover_the_small_levels_once(void **state) {
   }
 }
 
+/* Two builds of one batch are the same: offsets, system numbers, every level block, trunks. */
+static void assert_same_levels(const struct level_batch *whole, const struct level_batch *other,
+                               int neurons) {
+  assert_int_equal(whole->n_chunks, other->n_chunks);
+  assert_int_equal(whole->n_levels, other->n_levels);
+  const size_t offsets = (size_t)whole->n_chunks * (whole->n_levels + 1);
+  assert_memory_equal(whole->ints_offset, other->ints_offset, offsets * sizeof(size_t));
+  assert_memory_equal(whole->element_offset, other->element_offset, offsets * sizeof(size_t));
+  assert_memory_equal(whole->system_offset, other->system_offset, offsets * sizeof(size_t));
+  assert_memory_equal(whole->branch_system, other->branch_system,
+                      (size_t)whole->branch_offset[neurons] * sizeof(int));
+  int trunks = 0;
+  for (int c = 0; c < whole->n_chunks; c++) {
+    for (int level = 0; level < whole->n_levels; level++) {
+      const size_t at = (size_t)c * (whole->n_levels + 1) + level;
+      const int *a = whole->blocks[c * whole->n_levels + level];
+      const int *b = other->blocks[c * whole->n_levels + level];
+      assert_true((a == NULL) == (b == NULL));
+      if (a)
+        assert_memory_equal(a, b,
+                            (whole->ints_offset[at + 1] - whole->ints_offset[at]) * sizeof(int));
+    }
+    assert_int_equal(whole->trunk_ints[c], other->trunk_ints[c]);
+    if (whole->trunk[c]) {
+      trunks++;
+      assert_memory_equal(whole->trunk[c], other->trunk[c], whole->trunk_ints[c] * sizeof(int));
+    }
+  }
+  assert_true(trunks > 0);
+}
+
 /* level_batch_begin, level_batch_build_chunk and level_batch_end (the runtime builds the chunks'
  * blocks at once, a task each): chunks built in reverse order give what level_batch_build gives,
- * block for block, offsets, system numbers and trunks alike: no chunk's build reads another's. */
+ * block for block, offsets, system numbers and trunks alike: no chunk's build reads another's.
+ * So do runs of a chunk's levels (level_batch_build_levels, as level_batch_level_groups cuts
+ * them) built in a random order, then each chunk linked (level_batch_link_chunk). */
 static void chunks_built_in_any_order_are_the_same(void **state) {
   (void)state;
   const int neurons = 7 * mix_count + 3;
@@ -455,12 +488,13 @@ static void chunks_built_in_any_order_are_the_same(void **state) {
                                               .order = LEVEL_ORDER_HEIGHT,
                                               .trunk_below = 8,
                                               .arranged_tail = neurons - mix_count};
-  struct level_batch whole, reversed;
+  struct level_batch whole, reversed, pieces;
   struct level_build *build = NULL;
   struct hines_error err;
   assert_int_equal(
       level_batch_build(mix, mix_count, neurons, &options, &cable_defaults, 0.025, &whole, &err),
       HINES_OK);
+  assert_true(whole.n_chunks > 10);
   assert_int_equal(level_batch_begin(mix, mix_count, neurons, &options, &cable_defaults, 0.025,
                                      &reversed, &build, &err),
                    HINES_OK);
@@ -468,35 +502,46 @@ static void chunks_built_in_any_order_are_the_same(void **state) {
   for (int c = reversed.n_chunks - 1; c >= 0; c--)
     assert_int_equal(level_batch_build_chunk(build, c, &err), HINES_OK);
   assert_int_equal(level_batch_end(build, HINES_OK, &err), HINES_OK);
-  assert_int_equal(whole.n_chunks, reversed.n_chunks);
-  assert_true(whole.n_chunks > 10);
-  assert_int_equal(whole.n_levels, reversed.n_levels);
-  const size_t offsets = (size_t)whole.n_chunks * (whole.n_levels + 1);
-  assert_memory_equal(whole.ints_offset, reversed.ints_offset, offsets * sizeof(size_t));
-  assert_memory_equal(whole.element_offset, reversed.element_offset, offsets * sizeof(size_t));
-  assert_memory_equal(whole.system_offset, reversed.system_offset, offsets * sizeof(size_t));
-  assert_memory_equal(whole.branch_system, reversed.branch_system,
-                      (size_t)whole.branch_offset[neurons] * sizeof(int));
-  int trunks = 0;
-  for (int c = 0; c < whole.n_chunks; c++) {
-    for (int level = 0; level < whole.n_levels; level++) {
-      const size_t at = (size_t)c * (whole.n_levels + 1) + level;
-      const int *a = whole.blocks[c * whole.n_levels + level];
-      const int *b = reversed.blocks[c * whole.n_levels + level];
-      assert_true((a == NULL) == (b == NULL));
-      if (a)
-        assert_memory_equal(a, b,
-                            (whole.ints_offset[at + 1] - whole.ints_offset[at]) * sizeof(int));
-    }
-    assert_int_equal(whole.trunk_ints[c], reversed.trunk_ints[c]);
-    if (whole.trunk[c]) {
-      trunks++;
-      assert_memory_equal(whole.trunk[c], reversed.trunk[c], whole.trunk_ints[c] * sizeof(int));
+  assert_same_levels(&whole, &reversed, neurons);
+
+  /* Runs of each chunk's levels built in a random order, then the chunks linked backwards. */
+  assert_int_equal(level_batch_begin(mix, mix_count, neurons, &options, &cable_defaults, 0.025,
+                                     &pieces, &build, &err),
+                   HINES_OK);
+  const int n_levels = pieces.n_levels, groups = 3;
+  int(*piece)[3] = malloc((size_t)pieces.n_chunks * groups * sizeof *piece);
+  int count = 0, split = 0, first_level[4];
+  for (int c = 0; c < pieces.n_chunks; c++) {
+    const int made = level_batch_level_groups(build, c, groups, first_level);
+    assert_true(made >= 1 && made <= groups);
+    assert_int_equal(first_level[0], 0);
+    assert_int_equal(first_level[made], n_levels);
+    split += made > 1;
+    for (int g = 0; g < made; g++) {
+      assert_true(first_level[g] < first_level[g + 1]);
+      piece[count][0] = c, piece[count][1] = first_level[g], piece[count][2] = first_level[g + 1];
+      count++;
     }
   }
-  assert_true(trunks > 0);
+  assert_true(split > 0);
+  for (int p = count - 1; p > 0; p--) { /* Fisher-Yates */
+    const int q = (int)(testing_uniform(&seed_state) * (p + 1));
+    int kept[3];
+    memcpy(kept, piece[p], sizeof kept);
+    memcpy(piece[p], piece[q], sizeof kept);
+    memcpy(piece[q], kept, sizeof kept);
+  }
+  for (int p = 0; p < count; p++)
+    assert_int_equal(level_batch_build_levels(build, piece[p][0], piece[p][1], piece[p][2], &err),
+                     HINES_OK);
+  for (int c = pieces.n_chunks - 1; c >= 0; c--)
+    assert_int_equal(level_batch_link_chunk(build, c, &err), HINES_OK);
+  assert_int_equal(level_batch_end(build, HINES_OK, &err), HINES_OK);
+  assert_same_levels(&whole, &pieces, neurons);
+  free(piece);
   level_batch_free(&whole);
   level_batch_free(&reversed);
+  level_batch_free(&pieces);
 }
 
 /* Height order with per-level tasks cannot be expressed: refused, not silently changed. */

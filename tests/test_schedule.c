@@ -1390,10 +1390,10 @@ static void chunks_start_on_whole_warps(void **state) {
   assert_int_equal((int)batch_layout_size(&layout), 5 * 1024);
 }
 
-/* runtime_fill_on_cores and runtime_fill_doubles (the batches' first writes, on the cores): every
- * piece runs once, as a task on a CPU worker, over several workers where there are several, the
- * values land where they should across the pieces' bounds, and the fills stay out of the run's
- * task counts. */
+/* runtime_fill_on_cores, runtime_fill_doubles and runtime_copy_runs (the batches' first writes,
+ * on the cores): every piece runs once, as a task on a CPU worker, over several workers where
+ * there are several, the values land where they should across the pieces' bounds, and the fills
+ * stay out of the run's task counts. */
 enum { FILL_PIECES = 24, FILL_PIECE_VALUES = 50000 };
 struct fill_record {
   atomic_int runs[FILL_PIECES];
@@ -1477,6 +1477,30 @@ static void fills_run_on_the_cores(void **state) {
   }
   assert_int_equal(wrong, 0);
   free(all);
+
+  /* runtime_copy_runs: the same runs' bytes (odd lengths too) copied from a random source, the
+   * guard bytes between them untouched. */
+  size_t byte_count[SHORT_RUNS + 2], bytes_total = 0;
+  void *copy_to[SHORT_RUNS + 2];
+  const void *copy_from[SHORT_RUNS + 2];
+  for (int a = 0; a < SHORT_RUNS + 2; a++) {
+    byte_count[a] = a < SHORT_RUNS
+                        ? (size_t)(testing_uniform(&seed_state) * 5001.0)
+                        : ((size_t)16 << 20) + (size_t)(testing_uniform(&seed_state) * 7e6);
+    bytes_total += byte_count[a] + 1;
+  }
+  unsigned char *source = malloc(bytes_total), *target = malloc(bytes_total);
+  for (size_t i = 0; i < bytes_total; i++)
+    source[i] = (unsigned char)(testing_uniform(&seed_state) * 256.0), target[i] = 0xA5;
+  for (size_t a = 0, at = 0; a < SHORT_RUNS + 2; at += byte_count[a++] + 1)
+    copy_to[a] = target + at, copy_from[a] = source + at;
+  runtime_copy_runs(SHORT_RUNS + 2, copy_to, copy_from, byte_count);
+  for (size_t a = 0, at = 0; a < SHORT_RUNS + 2; at += byte_count[a++] + 1) {
+    wrong += memcmp(target + at, source + at, byte_count[a]) != 0;
+    wrong += target[at + byte_count[a]] != 0xA5;
+  }
+  assert_int_equal(wrong, 0);
+  free(source), free(target);
   free(r->values);
   free(r);
   starpu_profiling_status_set(profiling);
