@@ -461,8 +461,10 @@
 #             the cores (this build) against hinestask_old (one thread, a0c72e7): per batch
 #             (SETUP_MIXES) SETUP_ROUNDS interleaved pairs of 20-step runs beside 15 CPU workers (no
 #             share: nothing calibrated), the runs' seconds (total, first step, building) and
-#             probe files compared; then the default share from fresh homes on MIXES
-#             (builds_share, ROUNDS rounds against the GPU alone)
+#             probe files compared; then the GPU alone's step of both builds, 1,000 steps,
+#             STEP_ROUNDS pairs in alternating order per STEP_MIXES (none by default); then the
+#             default share from fresh homes on MIXES (builds_share, ROUNDS rounds against the GPU
+#             alone)
 #   scope110  (one GPU, 2026-12-02 fifty-third session) three questions in one call: (1) the
 #             cores' level sweeps with rows fetched ahead (the bundle's hinestask: 2b26d4c with
 #             _mm_prefetch of a run's rows 8 ahead in level_rows_cpu.h's lanes, a patch not kept)
@@ -4319,7 +4321,7 @@ if [ "$mode" = exact116 ]; then
 fi
 if [ "$mode" = setup117 ]; then
   # the runs' seconds: total, first step, building (this build only), share
-  building() { grep -o '"seconds_total": [0-9.e+-]*\|"seconds_first_step": [0-9.e+-]*\|"seconds_building": [0-9.e+-]*\|"cpu_share_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  building() { grep -o '"seconds_total": [0-9.e+-]*\|"seconds_first_step": [0-9.e+-]*\|"seconds_building": [0-9.e+-]*\|"seconds_starting": [0-9.e+-]*\|"seconds_ending": [0-9.e+-]*\|"cpu_share_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in ${SETUP_MIXES:-all15-16356 monoc-medium-high-256000 autoc-medium-high-256000-hh large-6643 C-17580}; do
     for rep in $(seq ${SETUP_ROUNDS:-3}); do
       for v in new old; do
@@ -4330,6 +4332,17 @@ if [ "$mode" = setup117 ]; then
     done
   done
   rm -f $out/p_*.csv
+  # the GPU alone's step, this build against hinestask_old, 1,000 steps, the order alternating
+  # (STEP_MIXES, none unless given; STEP_ROUNDS pairs each)
+  for b in ${STEP_MIXES:-}; do
+    for rep in $(seq ${STEP_ROUNDS:-2}); do
+      order="new old"; [ $((rep % 2)) = 0 ] && order="old new"
+      for v in $order; do
+        bld=(); [ $v != new ] && bld=($v)
+        row 1 $b step-$v "${bld[@]}" -- --steps 1000; building
+      done
+    done
+  done
   for b in ${MIXES:-C-11720 six-33390 autoc-big-low-100000-hh}; do
     BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} $b default
   done
