@@ -129,10 +129,11 @@ double runtime_cpu_executing_us(void);
 /* Runs fill(argument, piece) for every piece in [0, pieces) as batch_fill tasks on the CPU cores
  * (codelets/batch_fill.h; bytes[piece], or NULL, what each writes) and waits for them: a batch's
  * arrays are first written, and their pages zeroed by the kernel, by the cores StarPU drives, not
- * by the thread building the batch. With no CPU worker, or a task StarPU refuses, the pieces left
- * run on this thread. The fills are left out of runtime_count_tasks's counts and the CPU workers'
- * executing times (they are the batch's building, not its run); the trace shows them as
- * batch_fill states. Call with no other task in flight. */
+ * by the thread building the batch. The fills are left out of runtime_count_tasks's counts and the
+ * CPU workers' executing times (they are the batch's building, not its run); the trace shows them
+ * as batch_fill states. With no CPU worker, or a task StarPU refuses, the pieces left run on this
+ * thread and OpenMP threads on the processors StarPU's workers leave. Call with no other task in
+ * flight. */
 void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
                            const double *bytes);
 /* arrays[a][0 .. counts[a]) = values[a] for each of the n arrays (runs), by runtime_fill_on_cores

@@ -507,13 +507,13 @@ mapfile -t mixZT < <(mix_of 041018-zA.CNG test_swc)
 mapfile -t mixCH < <(mix_of c91662 HSN-fluoro02.CNG)
 args_of() {
   case $1 in
-  A-*) n=${1#A-}; A=(--mode multi "${mixA[@]}" --neurons "$n" --steps 100) ;;
-  B-*) n=${1#B-}; A=(--mode multi "${mixB[@]}" --neurons "$n" --steps 100) ;;
-  C-*) n=${1#C-}; A=(--mode multi "${mixC[@]}" --neurons "$n" --steps 100) ;;
-  D-*) n=${1#D-}; A=(--mode multi "${mixD[@]}" --neurons "$n" --steps 1000) ;;
+  A-*) n=${1#A-}; A=(--mode multi "${mixA[@]}" --neurons "${n%-hh}" --steps 100) ;;
+  B-*) n=${1#B-}; A=(--mode multi "${mixB[@]}" --neurons "${n%-hh}" --steps 100) ;;
+  C-*) n=${1#C-}; A=(--mode multi "${mixC[@]}" --neurons "${n%-hh}" --steps 100) ;;
+  D-*) n=${1#D-}; A=(--mode multi "${mixD[@]}" --neurons "${n%-hh}" --steps 1000) ;;
   ZT-*) n=${1#ZT-}; A=(--mode multi "${mixZT[@]}" --neurons "$n" --steps 1000) ;;
   CH-*) n=${1#CH-}; A=(--mode multi "${mixCH[@]}" --neurons "$n" --steps 1000) ;;
-  E-*) n=${1#E-}; A=(--mode multi "${mixE[@]}" --neurons "$n" --steps 1000) ;;
+  E-*) n=${1#E-}; A=(--mode multi "${mixE[@]}" --neurons "${n%-hh}" --steps 1000) ;;
   tsw-*) n=${1#tsw-}; A=(--mode multi --morph .bundle/morphologies/test_swc.swc --neurons "$n" --steps 1000) ;;
   ca1-*) n=${1#ca1-}; A=(--mode multi --morph morph/data/morph_ca1_n120.swc --neurons "${n%-hh}" --steps 400) ;;
   six-*) n=${1#six-}; A=(--mode multi "${six[@]}" --neurons "${n%-hh}" --steps 200) ;;
@@ -4324,6 +4324,7 @@ if [ "$mode" = setup117 ]; then
   building() { grep -o '"seconds_total": [0-9.e+-]*\|"seconds_first_step": [0-9.e+-]*\|"seconds_building": [0-9.e+-]*\|"seconds_starting": [0-9.e+-]*\|"seconds_ending": [0-9.e+-]*\|"cpu_share_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
   for b in ${SETUP_MIXES:-all15-16356 monoc-medium-high-256000 autoc-medium-high-256000-hh large-6643 C-17580}; do
     for rep in $(seq ${SETUP_ROUNDS:-3}); do
+      rm -f $out/p_new.csv $out/p_old.csv # (a failed run leaves none to compare)
       for v in new old; do
         bld=(); [ $v != new ] && bld=($v)
         ROW_NCPU=all row 1 $b setup-$v "${bld[@]}" -- --steps 20 --probe 0:0 --probe 5:3 --probes $out/p_$v.csv; building
