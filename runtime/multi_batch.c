@@ -440,7 +440,7 @@ static int level_batch_on_cores(const struct multi_batch_config *config,
   b.build_levels = n_levels;
   /* Runs of a chunk's levels where the chunks are fewer than twice the cores, so that every
    * core has blocks to build (one chunk: a GPU's whole batch with channels). */
-  const int cores = (int)starpu_cpu_worker_get_count();
+  const int cores = runtime_fill_threads();
   const int groups = chunks < 2 * cores ? (2 * cores + chunks - 1) / chunks : 1;
   const size_t most = (size_t)chunks * (groups < n_levels ? groups : n_levels) + 1;
   b.piece_chunk = malloc(most * sizeof *b.piece_chunk);

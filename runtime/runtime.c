@@ -450,6 +450,16 @@ double runtime_cpu_executing_us(void) {
   return us;
 }
 
+int runtime_fill_threads(void) {
+  const int cpus = (int)starpu_cpu_worker_get_count();
+  if (cpus > 0)
+    return cpus;
+  /* a driver thread a GPU, however many workers it drives (STARPU_NWORKER_PER_CUDA: the H200
+   * machine's GPU-alone runs have 16 workers on its one GPU, and counting them left no thread) */
+  const int left = omp_get_num_procs() - runtime_gpu_count();
+  return left > 1 ? left : 1;
+}
+
 void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
                            const double *bytes) {
   struct starpu_task **tasks = NULL;
@@ -471,8 +481,8 @@ void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
    * 256,000's HH gates at rest on the H200 machine's host, against 0.42-0.43 s over 15 CPU
    * workers. */
   const int left = pieces - submitted;
-  int helpers = omp_get_num_procs() - (int)starpu_worker_get_count();
-  helpers = helpers < 1 ? 1 : helpers < left ? helpers : left;
+  int helpers = runtime_fill_threads();
+  helpers = helpers < left ? helpers : left;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(helpers) if (helpers > 1)
   for (int piece = submitted; piece < pieces; piece++)
     fill(argument, piece);

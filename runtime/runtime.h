@@ -136,6 +136,9 @@ double runtime_cpu_executing_us(void);
  * flight. */
 void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
                            const double *bytes);
+/* The threads runtime_fill_on_cores runs its pieces over: the CPU workers, or where there are
+ * none the processors left beside a driver thread a GPU (at least 1). */
+int runtime_fill_threads(void);
 /* arrays[a][0 .. counts[a]) = values[a] for each of the n arrays (runs), by runtime_fill_on_cores
  * in pieces of 16 MB or less of the runs laid end to end: many short runs make few tasks. */
 void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts, const double *values);

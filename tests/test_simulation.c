@@ -252,6 +252,23 @@ static void nonfinite_voltages_are_found_and_located(void **state) {
   assert_int_equal(neuron, 0);
   assert_true(compartment >= 0 && compartment < m.n_compartments);
   mono_batch_destroy(batch);
+  /* one neuron of a later chunk alone blows up (its own stimulus, a sweep): that one is found */
+  for (int layout = 0; layout < 2; layout++) {
+    double sweep[11 * NEURON_PARAMETER_COUNT] = {0};
+    for (int k = 0; k < 11; k++)
+      sweep[k * NEURON_PARAMETER_COUNT + NEURON_STIM_AMP] = k == 6 ? 1e308 : 0.5;
+    config.layout = layout ? BATCH_LAYOUT_BLOCK : BATCH_LAYOUT_INTERLEAVED;
+    config.block_size = 2;
+    config.sweep = sweep;
+    config.swept[NEURON_STIM_AMP] = 1;
+    assert_int_equal(mono_batch_create(&config, &batch, &err), HINES_OK);
+    assert_int_equal(mono_batch_run(batch, 20, 0), HINES_OK);
+    neuron = compartment = -1;
+    assert_int_equal(mono_batch_find_nonfinite(batch, &neuron, &compartment), 1);
+    assert_int_equal(neuron, 6);
+    assert_true(compartment >= 0 && compartment < m.n_compartments);
+    mono_batch_destroy(batch);
+  }
   morphology_free(&m);
 }
 

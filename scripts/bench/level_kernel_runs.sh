@@ -461,7 +461,9 @@
 #             the cores (this build) against hinestask_old (one thread, a0c72e7): per batch
 #             (SETUP_MIXES) SETUP_ROUNDS interleaved pairs of 20-step runs beside 15 CPU workers (no
 #             share: nothing calibrated), the runs' seconds (total, first step, building) and
-#             probe files compared; then the GPU alone's step of both builds, 1,000 steps,
+#             probe files compared (SETUP_NCPU CPU workers, all by default: 0 for none); then
+#             with hinestask_dbg (this build printing the phases of a run's end) 20-step runs of
+#             DBG_MIXES (none by default); then the GPU alone's step of both builds, 1,000 steps,
 #             STEP_ROUNDS pairs in alternating order per STEP_MIXES (none by default); then the
 #             default share from fresh homes on MIXES (builds_share, ROUNDS rounds against the GPU
 #             alone)
@@ -4327,12 +4329,20 @@ if [ "$mode" = setup117 ]; then
       rm -f $out/p_new.csv $out/p_old.csv # (a failed run leaves none to compare)
       for v in new old; do
         bld=(); [ $v != new ] && bld=($v)
-        ROW_NCPU=all row 1 $b setup-$v "${bld[@]}" -- --steps 20 --probe 0:0 --probe 5:3 --probes $out/p_$v.csv; building
+        ROW_NCPU=${SETUP_NCPU:-all} row 1 $b setup-$v "${bld[@]}" -- --steps 20 --probe 0:0 --probe 5:3 --probes $out/p_$v.csv; building
       done
       cmp -s $out/p_new.csv $out/p_old.csv && echo "PASS $b: probes identical" || echo "FAIL $b: probes differ"
     done
   done
   rm -f $out/p_*.csv
+  # where the end of a run goes (hinestask_dbg: this build printing the phases after the steps),
+  # with 15 CPU workers and none (DBG_MIXES, none unless given)
+  for b in ${DBG_MIXES:-}; do
+    rep=0
+    for n in all 0; do
+      ROW_NCPU=$n row 1 $b ending-dbg-ncpu-$n dbg -- --steps 20; building; grep DBG $out/t.log
+    done
+  done
   # the GPU alone's step, this build against hinestask_old, 1,000 steps, the order alternating
   # (STEP_MIXES, none unless given; STEP_ROUNDS pairs each)
   for b in ${STEP_MIXES:-}; do
