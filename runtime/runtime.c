@@ -494,115 +494,103 @@ void runtime_fill_on_cores(batch_fill_function fill, void *argument, int pieces,
     runtime_cpu_executing_us(); /* reads, so restarts, the counts the fills added to */
 }
 
-/* runtime_fill_doubles's pieces: 16 MB of the runs laid end to end (the last shorter), a few to a
- * core on a batch of tens of millions of compartments, one piece for a small one; short runs
- * (a gate's block of one level of a chunk) share a piece rather than make a task each. */
-#define FILL_PIECE_VALUES ((size_t)1 << 21)
-struct doubles_fill {
+/* Runs laid end to end, cut in pieces of `piece_units` units (16 MB: a few pieces a core on a
+ * batch of tens of millions of compartments, one for a small one; short runs, a gate's block of
+ * one level of a chunk, share a piece rather than make a task each): each piece does its part of
+ * each run it covers, part(work, run, begin, stop) for units begin .. stop - 1 of the run. */
+struct runs_cut {
   int n;
-  double *const *arrays;
-  const size_t *counts;
-  const double *values;
-  size_t *first_value; /* run a is values first_value[a] .. first_value[a + 1] - 1 of them all */
+  const size_t *units; /* each run's */
+  size_t *first;       /* run a is units first[a] .. first[a + 1] - 1 of them all */
+  size_t piece_units;
+  void (*part)(const void *work, int run, size_t begin, size_t stop);
+  const void *work;
 };
 
-static void doubles_fill_piece(void *argument, int piece) {
-  const struct doubles_fill *f = argument;
-  const size_t from = (size_t)piece * FILL_PIECE_VALUES;
-  const size_t total = f->first_value[f->n];
-  const size_t to = from + FILL_PIECE_VALUES < total ? from + FILL_PIECE_VALUES : total;
-  int low = 0, high = f->n - 1; /* the last run starting at or before `from` */
+static void runs_piece(void *argument, int piece) {
+  const struct runs_cut *r = argument;
+  const size_t from = (size_t)piece * r->piece_units, total = r->first[r->n];
+  const size_t to = from + r->piece_units < total ? from + r->piece_units : total;
+  int low = 0, high = r->n - 1; /* the last run starting at or before `from` */
   while (low < high) {
     const int middle = (low + high + 1) / 2;
-    if (f->first_value[middle] <= from)
+    if (r->first[middle] <= from)
       low = middle;
     else
       high = middle - 1;
   }
-  for (int a = low; a < f->n && f->first_value[a] < to; a++) {
-    const size_t begin = from > f->first_value[a] ? from - f->first_value[a] : 0;
-    const size_t stop = to < f->first_value[a + 1] ? to - f->first_value[a] : f->counts[a];
-    for (size_t i = begin; i < stop; i++)
-      f->arrays[a][i] = f->values[a];
+  for (int a = low; a < r->n && r->first[a] < to; a++) {
+    const size_t begin = from > r->first[a] ? from - r->first[a] : 0;
+    const size_t stop = to < r->first[a + 1] ? to - r->first[a] : r->units[a];
+    if (stop > begin)
+      r->part(r->work, a, begin, stop);
   }
+}
+
+/* The runs' parts by runtime_fill_on_cores (each unit `unit_bytes` written), here where out of
+ * memory. */
+static void runs_on_cores(struct runs_cut *r, double unit_bytes) {
+  r->first = malloc((size_t)(r->n + 1) * sizeof *r->first);
+  if (!r->first) {
+    for (int a = 0; a < r->n; a++)
+      if (r->units[a])
+        r->part(r->work, a, 0, r->units[a]);
+    return;
+  }
+  r->first[0] = 0;
+  for (int a = 0; a < r->n; a++)
+    r->first[a + 1] = r->first[a] + r->units[a];
+  const size_t total = r->first[r->n];
+  const int pieces = (int)((total + r->piece_units - 1) / r->piece_units);
+  double *bytes = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *bytes);
+  for (int p = 0; bytes && p < pieces; p++)
+    bytes[p] =
+        unit_bytes * (double)(p + 1 < pieces ? r->piece_units : total - (size_t)p * r->piece_units);
+  runtime_fill_on_cores(runs_piece, r, pieces, bytes);
+  free(bytes);
+  free(r->first);
+}
+
+struct doubles_fill {
+  double *const *arrays;
+  const double *values;
+};
+
+static void doubles_fill_part(const void *work, int run, size_t begin, size_t stop) {
+  const struct doubles_fill *f = work;
+  for (size_t i = begin; i < stop; i++)
+    f->arrays[run][i] = f->values[run];
 }
 
 void runtime_fill_doubles(int n, double *const *arrays, const size_t *counts,
                           const double *values) {
-  size_t *first_value = malloc((size_t)(n + 1) * sizeof *first_value);
-  if (!first_value) { /* here, as without the cores */
-    for (int a = 0; a < n; a++)
-      for (size_t i = 0; i < counts[a]; i++)
-        arrays[a][i] = values[a];
-    return;
-  }
-  first_value[0] = 0;
-  for (int a = 0; a < n; a++)
-    first_value[a + 1] = first_value[a] + counts[a];
-  const size_t total = first_value[n];
-  const int pieces = (int)((total + FILL_PIECE_VALUES - 1) / FILL_PIECE_VALUES);
-  double *bytes = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *bytes);
-  for (int p = 0; bytes && p < pieces; p++)
-    bytes[p] = (double)sizeof(double) *
-               (p + 1 < pieces ? FILL_PIECE_VALUES : total - (size_t)p * FILL_PIECE_VALUES);
-  struct doubles_fill fill = {n, arrays, counts, values, first_value};
-  runtime_fill_on_cores(doubles_fill_piece, &fill, pieces, bytes);
-  free(bytes);
-  free(first_value);
+  const struct doubles_fill fill = {arrays, values};
+  struct runs_cut r = {.n = n,
+                       .units = counts,
+                       .piece_units = ((size_t)16 << 20) / sizeof(double),
+                       .part = doubles_fill_part,
+                       .work = &fill};
+  runs_on_cores(&r, sizeof(double));
 }
 
-/* runtime_copy_runs's pieces: 16 MB of the runs laid end to end, as runtime_fill_doubles's. */
-#define COPY_PIECE_BYTES ((size_t)16 << 20)
 struct runs_copy {
-  int n;
   void *const *to;
   const void *const *from;
-  const size_t *bytes;
-  size_t *first_byte; /* run a is bytes first_byte[a] .. first_byte[a + 1] - 1 of them all */
 };
 
-static void runs_copy_piece(void *argument, int piece) {
-  const struct runs_copy *c = argument;
-  const size_t from = (size_t)piece * COPY_PIECE_BYTES;
-  const size_t total = c->first_byte[c->n];
-  const size_t to = from + COPY_PIECE_BYTES < total ? from + COPY_PIECE_BYTES : total;
-  int low = 0, high = c->n - 1; /* the last run starting at or before `from` */
-  while (low < high) {
-    const int middle = (low + high + 1) / 2;
-    if (c->first_byte[middle] <= from)
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  for (int a = low; a < c->n && c->first_byte[a] < to; a++) {
-    const size_t begin = from > c->first_byte[a] ? from - c->first_byte[a] : 0;
-    const size_t stop = to < c->first_byte[a + 1] ? to - c->first_byte[a] : c->bytes[a];
-    if (stop > begin)
-      memcpy((char *)c->to[a] + begin, (const char *)c->from[a] + begin, stop - begin);
-  }
+static void runs_copy_part(const void *work, int run, size_t begin, size_t stop) {
+  const struct runs_copy *c = work;
+  memcpy((char *)c->to[run] + begin, (const char *)c->from[run] + begin, stop - begin);
 }
 
 void runtime_copy_runs(int n, void *const *to, const void *const *from, const size_t *bytes) {
-  size_t *first_byte = malloc((size_t)(n + 1) * sizeof *first_byte);
-  if (!first_byte) { /* here, as without the cores */
-    for (int a = 0; a < n; a++)
-      if (bytes[a])
-        memcpy(to[a], from[a], bytes[a]);
-    return;
-  }
-  first_byte[0] = 0;
-  for (int a = 0; a < n; a++)
-    first_byte[a + 1] = first_byte[a] + bytes[a];
-  const size_t total = first_byte[n];
-  const int pieces = (int)((total + COPY_PIECE_BYTES - 1) / COPY_PIECE_BYTES);
-  double *piece_bytes = malloc((size_t)(pieces > 0 ? pieces : 1) * sizeof *piece_bytes);
-  for (int p = 0; piece_bytes && p < pieces; p++)
-    piece_bytes[p] =
-        (double)(p + 1 < pieces ? COPY_PIECE_BYTES : total - (size_t)p * COPY_PIECE_BYTES);
-  struct runs_copy copy = {n, to, from, bytes, first_byte};
-  runtime_fill_on_cores(runs_copy_piece, &copy, pieces, piece_bytes);
-  free(piece_bytes);
-  free(first_byte);
+  const struct runs_copy copy = {to, from};
+  struct runs_cut r = {.n = n,
+                       .units = bytes,
+                       .piece_units = (size_t)16 << 20,
+                       .part = runs_copy_part,
+                       .work = &copy};
+  runs_on_cores(&r, 1.0);
 }
 
 void runtime_unregister_discarding(void *handle_pointer) {
