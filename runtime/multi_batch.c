@@ -327,7 +327,8 @@ static int chunks_ints(const struct multi_batch *batch) {
  * channels a GPU takes the whole batch as one chunk (multi_batch_create). As a chunk's task the
  * fill of one chunk of all 15 shared cells x 4,000 with HH took 1.23 s of a 1.40 s building on
  * the dev VM, and all 15 x 16,356 with HH built in 2.6-2.8 s on the H200 against 0.4-0.5 s
- * passive (BENCHMARKS.md, "The batch built on the cores"). Returns nonzero out of memory. */
+ * passive (BENCHMARKS.md, "The batch built, checked and let go on the cores"). Returns nonzero
+ * out of memory. */
 static int chunks_at_rest(const struct multi_batch *batch) {
   const struct level_batch *lb = &batch->levels;
   const struct channel_set *channels = &batch->config.model.channels;
@@ -1150,11 +1151,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       return status;
     }
   }
-  if (chunks_ints(batch)) {
-    multi_batch_destroy(batch);
-    return hines_fail(err, HINES_FAILURE, "out of memory");
-  }
-  if (chunks_at_rest(batch)) {
+  if (chunks_ints(batch) || chunks_at_rest(batch)) {
     multi_batch_destroy(batch);
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
