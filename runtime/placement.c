@@ -264,7 +264,8 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
                                             .cpu_worker = first_worker_of(STARPU_CPU_WORKER),
                                             .cuda_worker = first_worker_of(STARPU_CUDA_WORKER),
                                             .ends_by = PLACEMENT_LEVEL_SHARE_ENDS_BY,
-                                            .chunks_costed_as_largest = 1};
+                                            .chunks_costed_as_largest =
+                                                PLACEMENT_LEVEL_CHUNKS_COSTED_AS_LARGEST};
   *plan = (struct placement_plan){0};
   if (workers.cpus < 1 || gpu_chunks < 1 || !predict ||
       cpu_chunk_units(n_neurons, 1, &workers, predict, context) == 0)

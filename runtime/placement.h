@@ -324,6 +324,12 @@ struct placement_workers {
 #ifndef PLACEMENT_LEVEL_SHARE_ENDS_BY
 #define PLACEMENT_LEVEL_SHARE_ENDS_BY 0.8
 #endif
+/* 1: the multi share costs a core's round as its chunks each as long as the largest
+ * (placement_workers.chunks_costed_as_largest says what was measured); 0: as the cut makes them
+ * (a build to compare with, scripts/bench/build_variants.sh). */
+#ifndef PLACEMENT_LEVEL_CHUNKS_COSTED_AS_LARGEST
+#define PLACEMENT_LEVEL_CHUNKS_COSTED_AS_LARGEST 1
+#endif
 /* placement_plan_make for `workers` (tests give their own). */
 int placement_plan_make_for(struct placement_plan *plan, const struct placement_workers *workers,
                             int requested, int n_neurons, int n_units, int neurons_per_unit,

@@ -457,6 +457,9 @@
 #             (hinestask_dbg) beside medium-high x 128,000 HH's
 #   exact116  (one GPU, fifty-fourth session) a core's round costed as its chunks are cut against
 #             hinestask_old (each as the largest): MIXES both builds from fresh homes
+#   exact118  (one GPU, 2026-12-03 fifty-seventh session) the multi share's core round costed as
+#             its chunks are cut (hinestask_exact) against this build: MIXES both builds from
+#             fresh homes, ROUNDS rounds each against the GPU alone
 #   setup117  (one GPU, 2026-12-03 fifty-fifth session) the batch written by batch_fill tasks on
 #             the cores (this build) against hinestask_old (one thread, a0c72e7): per batch
 #             (SETUP_MIXES) SETUP_ROUNDS interleaved pairs of 20-step runs beside 15 CPU workers (no
@@ -4313,6 +4316,21 @@ if [ "$mode" = exact116 ]; then
   # fresh homes, three calibration runs, ROUNDS rounds against the GPU alone, the probe's keys
   for b in ${MIXES:-autoc-big-low-100000-hh monoc-medium-high-256000 B-8330 autoc-big-low-120000-hh}; do
     for v in default old; do
+      bld=(); [ $v != default ] && bld=($v)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; probe_keys; worker_load; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = exact118 ]; then
+  # the multi share's core round costed as its chunks are cut (hinestask_exact:
+  # scripts/bench/build_variants.sh .bundle/bin exact='-DPLACEMENT_LEVEL_CHUNKS_COSTED_AS_LARGEST=0')
+  # against this build (each chunk costed as the largest): per mix (MIXES) both builds from fresh
+  # homes, three calibration runs, ROUNDS rounds against the GPU alone, the probe's keys
+  for b in ${MIXES:-B-8330 random-23585 A-8820 E-18711 C-11720}; do
+    for v in default ${BUILDS:-exact}; do
       bld=(); [ $v != default ] && bld=($v)
       rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
       for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
