@@ -60,6 +60,12 @@ struct multi_batch {
    * measured and predicted (0: no probe). */
   int probed_neurons;
   double probe_measured_us, probe_predicted_us;
+  /* The neurons the aligned cut gave back to the GPUs from the cores' cut (the rest's
+   * complement, level_aligned_share_shift; 0: none), and the share a whole set larger probed in
+   * its place (share_set_up: its neurons, the cores' time over a round, 0: none probed), taken
+   * or not (cpu_share_neurons says). */
+  int share_given_back, set_up_neurons;
+  double set_up_measured_us;
   /* Probe buffers: one per chunk, or per chunk and level with per-level tasks (the level's
    * forward task fills it). */
   struct probe_set probes;
@@ -701,6 +707,37 @@ static int aligned_sizes(const struct multi_batch_config *config, int gpu_neuron
   return 0;
 }
 
+/* The cores' share of a batch whose GPUs' part is cut in aligned chunks moved to `neurons` (its
+ * cpu_chunks chunks cut anew where that changes it), the GPUs' part cut again by level_aligned_cut
+ * (a chunk of the rest where it holds no whole number of units), the share laid out by
+ * morphology where placement_level_arranged says: *cut_sizes, *cut_count and the layout options
+ * as share_layout's. */
+static int share_move(const struct multi_batch_config *config, int gpu_count,
+                      struct multi_batch *batch, struct level_batch_options *options,
+                      int **cut_sizes, int *cut_count, int neurons, struct hines_error *err) {
+  if (neurons != batch->cpu_share_neurons) {
+    batch->cpu_share_neurons = neurons;
+    share_resize(*cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks, neurons);
+  }
+  int *realigned = NULL, realigned_count = 0;
+  if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
+                    *cut_count - batch->cpu_chunks, *cut_sizes + *cut_count - batch->cpu_chunks,
+                    batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
+                    &batch->rest_chunk))
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  if (realigned) {
+    free(*cut_sizes);
+    *cut_sizes = realigned, *cut_count = realigned_count;
+  }
+  options->chunk_neurons = *cut_sizes;
+  options->n_chunk_sizes = *cut_count;
+  options->arranged_tail = 0;
+  if (placement_level_arranged(config->arrange, gpu_count, 1))
+    options->arranged_tail = share_arrange(config, *cut_sizes + *cut_count - batch->cpu_chunks,
+                                           batch->cpu_chunks, batch->cpu_share_neurons);
+  return HINES_OK;
+}
+
 /* The cores' share of a batch cut by `shape`: its chunk sizes (*cut_sizes, *cut_count; the
  * batch's layout options point to them), and the batch's cpu_chunks, cpu_share_neurons,
  * share_uncalibrated, aligned_neurons and rest_chunk; the GPUs' part in aligned chunks where
@@ -726,6 +763,7 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
                       &batch->aligned_neurons, &batch->rest_chunk))
       return hines_fail(err, HINES_FAILURE, "out of memory");
   }
+  batch->share_given_back = 0;
   if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
     /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS), or their
      * complement from the cores to the GPUs (MULTI_SHARE_REST_GIVE) */
@@ -736,21 +774,9 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
                                         batch->cpu_share_neurons, batch->cpu_chunks,
                                         MULTI_SHARE_REST_GROWTH, MULTI_SHARE_REST_GIVE)
             : 0;
-    if (rest_to_cores != 0) {
-      batch->cpu_share_neurons += rest_to_cores;
-      share_resize(*cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks,
-                   batch->cpu_share_neurons);
-    }
-    int *realigned = NULL, realigned_count = 0;
-    if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
-                      *cut_count - batch->cpu_chunks, *cut_sizes + *cut_count - batch->cpu_chunks,
-                      batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
-                      &batch->rest_chunk))
-      return hines_fail(err, HINES_FAILURE, "out of memory");
-    if (realigned) {
-      free(*cut_sizes);
-      *cut_sizes = realigned, *cut_count = realigned_count;
-    }
+    batch->share_given_back = rest_to_cores < 0 ? -rest_to_cores : 0;
+    return share_move(config, gpu_count, batch, options, cut_sizes, cut_count,
+                      batch->cpu_share_neurons + rest_to_cores, err);
   }
   options->chunk_neurons = *cut_sizes;
   options->n_chunk_sizes = *cut_count;
@@ -855,6 +881,54 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
   placement_share_probe_round(executing_us, predicted, measured_us, predicted_us);
   return HINES_OK;
+}
+
+/* Where the aligned cut gave the rest's complement back to the GPUs (the cores' cut fell between
+ * two whole sets of the GPUs' part), the share a whole set larger (LEVEL_ALIGNED_COPIES copies of
+ * every cell more on the cores, at most MULTI_SHARE_SET_UP_GROWTH times the share) probed as the
+ * first cut was (share_probe), and taken where a
+ * core's mean round of it (the CPU workers' time over a round over their number) ends by
+ * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest aligned chunk's task as the models predict it.
+ * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
+ * 394), and the models, trusted only in proportion beyond the largest chunk a core was measured
+ * at (MULTI_SHARE_REACH), cut below the next set where a core's chunks of more copies of a cell
+ * run faster a neuron (BENCHMARKS.md, "A whole set more on the cores, measured"). */
+static int share_set_up(const struct multi_batch_config *config, const struct share_shape *shape,
+                        int gpu_count, struct multi_batch *batch,
+                        struct level_batch_options *options, int **cut_sizes, int *cut_count,
+                        struct hines_error *err) {
+  batch->set_up_neurons = 0, batch->set_up_measured_us = 0.0;
+  const int cores = (int)starpu_cpu_worker_get_count(),
+            cuda_worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+  const int gpu_chunks = *cut_count - batch->cpu_chunks - batch->rest_chunk;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * config->n_morphologies;
+  const long long up = batch->cpu_share_neurons + unit;
+  if (!MULTI_SHARE_SET_UP || batch->share_given_back == 0 || batch->rest_chunk ||
+      batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1 ||
+      up > config->n_neurons / 2 || up > MULTI_SHARE_SET_UP_GROWTH * batch->cpu_share_neurons)
+    return HINES_OK;
+  const long long gpu_units = (config->n_neurons - up) / unit;
+  if (gpu_units < (long long)LEVEL_ALIGNED_MIN_UNITS * gpu_chunks)
+    return HINES_OK;
+  int *sizes = malloc((size_t)batch->cpu_chunks * sizeof *sizes);
+  if (!sizes)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  share_resize(sizes, batch->cpu_chunks, (int)up);
+  double measured_us = 0.0, predicted_us = 0.0;
+  int status = share_probe(config, shape, sizes, batch->cpu_chunks, (int)up, &measured_us,
+                           &predicted_us, err);
+  free(sizes);
+  if (status || !(measured_us > 0.0))
+    return status;
+  batch->set_up_neurons = (int)up, batch->set_up_measured_us = measured_us;
+  const int largest_chunk = (int)(((gpu_units + gpu_chunks - 1) / gpu_chunks) * unit);
+  const double gpu_us = predict_chunk_task(shape, largest_chunk, cuda_worker);
+  if (PLACEMENT_SHARE_DEBUG)
+    fprintf(stderr, "share set up: %lld neurons, cores %.1f us a round each, GPU %.1f us (%d)\n",
+            up, measured_us / cores, gpu_us, largest_chunk);
+  if (!isfinite(gpu_us) || measured_us / cores > MULTI_SHARE_SET_UP_ENDS_BY * gpu_us)
+    return HINES_OK;
+  return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, (int)up, err);
 }
 
 int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,
@@ -1069,6 +1143,9 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
         status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
                               &options, &cut_sizes, &cut_count, err);
       }
+      if (!status && batch->cpu_chunks > 0 && scale == 1.0)
+        status =
+            share_set_up(config, &shape, gpu_count, batch, &options, &cut_sizes, &cut_count, err);
     }
     if (status) {
       free(cut_sizes);
@@ -1250,6 +1327,11 @@ void multi_batch_share_probe(const struct multi_batch *batch, int *first_neurons
   *first_neurons = batch->probed_neurons;
   *measured_us = batch->probe_measured_us;
   *predicted_us = batch->probe_predicted_us;
+}
+
+void multi_batch_share_set_up(const struct multi_batch *batch, int *neurons, double *measured_us) {
+  *neurons = batch->set_up_neurons;
+  *measured_us = batch->set_up_measured_us;
 }
 
 int multi_batch_share_uncalibrated(const struct multi_batch *batch) {

@@ -201,6 +201,19 @@ struct multi_batch;
 #ifndef MULTI_SHARE_PROBE_LEAST
 #define MULTI_SHARE_PROBE_LEAST 1.0
 #endif
+/* The share a whole set larger (share_set_up in multi_batch.c) is probed where the aligned cut
+ * gave the GPUs the rest's complement, and taken where a core's mean round of it ends by
+ * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest chunk's predicted task. MULTI_SHARE_SET_UP 0:
+ * never probed (a build to compare with). */
+#ifndef MULTI_SHARE_SET_UP
+#define MULTI_SHARE_SET_UP 1
+#endif
+#ifndef MULTI_SHARE_SET_UP_ENDS_BY
+#define MULTI_SHARE_SET_UP_ENDS_BY 0.9
+#endif
+/* ... and only where the set adds at most this much to the share (B x 8,330's 266 to 394 adds
+ * 48 %; a larger step, as all 15 cells' 516 to 996, would not end in time and costs its probe). */
+#define MULTI_SHARE_SET_UP_GROWTH 1.5
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).
@@ -264,6 +277,10 @@ int multi_batch_share_uncalibrated(const struct multi_batch *batch);
  * executing a round of it, measured and predicted (microseconds; 0 and 0: no probe ran). */
 void multi_batch_share_probe(const struct multi_batch *batch, int *first_neurons,
                              double *measured_us, double *predicted_us);
+/* The share a whole set larger probed where the aligned cut gave the GPUs the rest's complement
+ * (share_set_up in multi_batch.c): its neurons and the cores' time executing a round of it
+ * (microseconds); 0 and 0: none probed. Taken where multi_batch_cpu_share_neurons says so. */
+void multi_batch_share_set_up(const struct multi_batch *batch, int *neurons, double *measured_us);
 /* The neurons laid out by morphology (multi_batch_config.arrange, resolved): the batch's last
  * this many, 0 for round robin. */
 int multi_batch_arranged_neurons(const struct multi_batch *batch);

@@ -489,6 +489,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
     multi_batch_share_probe(batch, &ops->probed_neurons, &ops->probe_measured_us,
                             &ops->probe_predicted_us);
+    multi_batch_share_set_up(batch, &ops->set_up_neurons, &ops->set_up_measured_us);
     return HINES_OK;
   }
   struct mono_batch_config config = mono_config_of(o, &morphologies[0], ops->n_neurons);
@@ -689,6 +690,8 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->probed_neurons = ops->probed_neurons;
   result->probe_measured_us = ops->probe_measured_us;
   result->probe_predicted_us = ops->probe_predicted_us;
+  result->set_up_neurons = ops->set_up_neurons;
+  result->set_up_measured_us = ops->set_up_measured_us;
   result->cell_neurons = ops->cell_neurons;
   result->level_kernel = ops->level_kernel;
   result->rows_apart_below = ops->rows_apart_below;

@@ -41,10 +41,12 @@ struct batch_ops {
   int share_uncalibrated; /* mono: a share chosen, none cut: the models lack measurements */
   int probed_neurons;     /* the cores' share's first cut, probed (*_batch_share_probe) */
   double probe_measured_us, probe_predicted_us; /* ... a round of it on the cores (0: none) */
-  int cell_neurons;       /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
-  int level_kernel;       /* multi: the chunk tasks' enum level_kernel (auto resolved) */
-  int rows_apart_below;   /* multi: levels of fewer systems build their rows apart on GPUs */
-  int trunk_levels;       /* multi: the levels a trunk of branches solves (0: none) */
+  int set_up_neurons;        /* multi: the share a whole set larger, probed (0: none) */
+  double set_up_measured_us; /* ... a round of it on the cores (multi_batch_share_set_up) */
+  int cell_neurons;          /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
+  int level_kernel;          /* multi: the chunk tasks' enum level_kernel (auto resolved) */
+  int rows_apart_below;      /* multi: levels of fewer systems build their rows apart on GPUs */
+  int trunk_levels;          /* multi: the levels a trunk of branches solves (0: none) */
   long long warp_systems; /* multi: branches GPUs sweep with warps (the resolved --level-warps) */
   int level_priorities;   /* multi: small levels first (the resolved --level-priorities) */
   const struct morphology *morphologies;
@@ -85,6 +87,8 @@ struct run_result {
   int share_uncalibrated; /* batch_ops' */
   int probed_neurons;     /* batch_ops' */
   double probe_measured_us, probe_predicted_us;
+  int set_up_neurons; /* batch_ops' */
+  double set_up_measured_us;
   int cell_neurons;       /* batch_ops' */
   int level_kernel;       /* batch_ops' */
   int rows_apart_below;   /* batch_ops' */

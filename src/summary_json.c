@@ -523,6 +523,12 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     key_measured(&j, "share_probe_predicted_ms", r->probe_predicted_us / 1e3);
     key_int(&j, "share_probed_neurons", r->probed_neurons);
   }
+  if (r->set_up_neurons > 0) {
+    /* multi: the share a whole set larger probed in the same way (runtime/multi_batch.h,
+     * MULTI_SHARE_SET_UP), taken where cpu_share_neurons is as large */
+    key_int(&j, "share_set_up_neurons", r->set_up_neurons);
+    key_measured(&j, "share_set_up_measured_ms", r->set_up_measured_us / 1e3);
+  }
   key_measured(&j, "compartment_solves_per_s",
                (double)r->compartments * r->timed_steps / r->seconds_steps);
   if (r->shares) {

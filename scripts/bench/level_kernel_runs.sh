@@ -459,7 +459,9 @@
 #             hinestask_old (each as the largest): MIXES both builds from fresh homes
 #   exact118  (one GPU, 2026-12-03 fifty-seventh session) the multi share's core round costed as
 #             its chunks are cut (hinestask_exact) against this build: MIXES both builds from
-#             fresh homes, ROUNDS rounds each against the GPU alone
+#             fresh homes, ROUNDS rounds each against the GPU alone; BUILDS=off: the share a
+#             whole set larger probed and taken (this build) against hinestask_off
+#             (-DMULTI_SHARE_SET_UP=0)
 #   setup117  (one GPU, 2026-12-03 fifty-fifth session) the batch written by batch_fill tasks on
 #             the cores (this build) against hinestask_old (one thread, a0c72e7): per batch
 #             (SETUP_MIXES) SETUP_ROUNDS interleaved pairs of 20-step runs beside 15 CPU workers (no
@@ -589,7 +591,7 @@ worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": 
 # probe_keys: the last run's share probe (its JSON's share_probe_* keys). hogs_on, hogs_off: HOGS
 # (default 3) processes copying 512 MiB arrays, one thread each, started (and 4 s to settle) and
 # stopped.
-probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*\|"share_set_up_[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
 hog_pids=()
 # left: how many cores the last row's run left to other processes, how busy it found the host, its
 # CPU workers (its JSON's cores_left_to_others, host_busy_processors, cpu_workers).
