@@ -1455,6 +1455,19 @@ int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, i
   return complement <= give * gpu_neurons && cpu_share - complement >= cpu_chunks ? -complement : 0;
 }
 
+int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                         int cpu_share, double growth) {
+  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || gpu_chunks < 1 || cpu_share < 1 ||
+      neurons <= cpu_share)
+    return 0;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
+  const long long up = cpu_share + unit;
+  if ((neurons - cpu_share) % unit != 0 || up > neurons / 2 || up > growth * cpu_share)
+    return 0;
+  return (neurons - up) / unit >= (long long)(min_units > 1 ? min_units : 1) * gpu_chunks ? (int)up
+                                                                                          : 0;
+}
+
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
                         int *element) {
   const struct morphology *m = &batch->morphologies[neuron % batch->n_morphologies];

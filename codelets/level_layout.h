@@ -527,6 +527,14 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
 int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                               int cpu_share, int cpu_chunks, double growth, double give);
 
+/* The cores' share a whole unit larger than `cpu_share` for a batch of `neurons` whose GPUs' part
+ * (the rest) holds whole units (LEVEL_ALIGNED_COPIES copies of every cell) in `gpu_chunks`
+ * chunks: cpu_share plus a unit, where that leaves the GPUs min_units units a chunk at least,
+ * takes at most half the batch and at most `growth` times cpu_share; else 0 (as where the GPUs'
+ * part is not whole units). The share the multi batch probes (share_set_up in multi_batch.c). */
+int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                         int cpu_share, double growth);
+
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */
 int level_batch_user_compartment(const struct level_batch *batch, int neuron, int relative);

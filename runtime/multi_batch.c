@@ -902,33 +902,34 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
             cuda_worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
   const int gpu_chunks = *cut_count - batch->cpu_chunks - batch->rest_chunk;
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * config->n_morphologies;
-  const long long up = batch->cpu_share_neurons + unit;
   if (!MULTI_SHARE_SET_UP || batch->share_given_back == 0 || batch->rest_chunk ||
-      batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1 ||
-      up > config->n_neurons / 2 || up > MULTI_SHARE_SET_UP_GROWTH * batch->cpu_share_neurons)
+      batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
+    return HINES_OK;
+  const int up = level_aligned_set_up(config->n_neurons, config->n_morphologies, gpu_chunks,
+                                      LEVEL_ALIGNED_MIN_UNITS, batch->cpu_share_neurons,
+                                      MULTI_SHARE_SET_UP_GROWTH);
+  if (up == 0)
     return HINES_OK;
   const long long gpu_units = (config->n_neurons - up) / unit;
-  if (gpu_units < (long long)LEVEL_ALIGNED_MIN_UNITS * gpu_chunks)
-    return HINES_OK;
   int *sizes = malloc((size_t)batch->cpu_chunks * sizeof *sizes);
   if (!sizes)
     return hines_fail(err, HINES_FAILURE, "out of memory");
-  share_resize(sizes, batch->cpu_chunks, (int)up);
+  share_resize(sizes, batch->cpu_chunks, up);
   double measured_us = 0.0, predicted_us = 0.0;
-  int status = share_probe(config, shape, sizes, batch->cpu_chunks, (int)up, &measured_us,
-                           &predicted_us, err);
+  int status =
+      share_probe(config, shape, sizes, batch->cpu_chunks, up, &measured_us, &predicted_us, err);
   free(sizes);
   if (status || !(measured_us > 0.0))
     return status;
-  batch->set_up_neurons = (int)up, batch->set_up_measured_us = measured_us;
+  batch->set_up_neurons = up, batch->set_up_measured_us = measured_us;
   const int largest_chunk = (int)(((gpu_units + gpu_chunks - 1) / gpu_chunks) * unit);
   const double gpu_us = predict_chunk_task(shape, largest_chunk, cuda_worker);
   if (PLACEMENT_SHARE_DEBUG)
-    fprintf(stderr, "share set up: %lld neurons, cores %.1f us a round each, GPU %.1f us (%d)\n",
-            up, measured_us / cores, gpu_us, largest_chunk);
+    fprintf(stderr, "share set up: %d neurons, cores %.1f us a round each, GPU %.1f us (%d)\n", up,
+            measured_us / cores, gpu_us, largest_chunk);
   if (!isfinite(gpu_us) || measured_us / cores > MULTI_SHARE_SET_UP_ENDS_BY * gpu_us)
     return HINES_OK;
-  return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, (int)up, err);
+  return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, up, err);
 }
 
 int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,

@@ -2267,7 +2267,7 @@ static void aligned_share_leaves_no_rest(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   const double growth = 0.2, give = MULTI_SHARE_REST_GIVE;
-  int gave = 0;
+  int gave = 0, set_ups = 0;
   for (int t = 0; t < 20000; t++) {
     const int m = 1 + (int)(testing_uniform(&seed_state) * 20), unit = LEVEL_ALIGNED_COPIES * m,
               gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 16),
@@ -2294,13 +2294,36 @@ static void aligned_share_leaves_no_rest(void **state) {
     if (shift == 0)
       continue;
     gave += shift < 0;
+    if (shift < 0) { /* the share a whole unit larger (level_aligned_set_up) */
+      const int given = share + shift, larger = given + unit,
+                up = level_aligned_set_up(neurons, m, gpu_chunks, min_units, given, 1.5);
+      const int fits = larger <= neurons / 2 && larger <= 1.5 * given &&
+                       (neurons - larger) / unit >= min_units * gpu_chunks;
+      assert_int_equal(up, fits ? larger : 0);
+      if (up) {
+        int up_sizes[17], up_rest = -1;
+        assert_int_equal(
+            level_aligned_cut(neurons - up, m, gpu_chunks, min_units, up_sizes, &up_rest),
+            gpu_chunks);
+        assert_int_equal(up_rest, 0);
+        set_ups++;
+      }
+    }
     int sizes[17], rest = -1;
     assert_int_equal(
         level_aligned_cut(neurons - share - shift, m, gpu_chunks, min_units, sizes, &rest),
         gpu_chunks);
     assert_int_equal(rest, 0);
   }
-  assert_true(gave > 100); /* the random batches gave complements too */
+  assert_true(gave > 100);   /* the random batches gave complements too */
+  assert_true(set_ups > 10); /* ... and sets more to probe */
+  /* B x 8,330 (four cells, 65 units of 128 and 10 neurons): its share of 266 may grow to 394, not
+   * past 1.4 times itself, and not from a share that leaves the GPUs no whole units */
+  const int b_unit = LEVEL_ALIGNED_COPIES * 4, b_neurons = 65 * b_unit + 10,
+            b_share = 10 + 2 * b_unit;
+  assert_int_equal(level_aligned_set_up(b_neurons, 4, 4, 4, b_share, 1.5), b_share + b_unit);
+  assert_int_equal(level_aligned_set_up(b_neurons, 4, 4, 4, b_share, 1.4), 0);
+  assert_int_equal(level_aligned_set_up(b_neurons, 4, 4, 4, b_share - 1, 1.5), 0);
   const int unit = LEVEL_ALIGNED_COPIES * mix_count;
   /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30); a share of two
    * units beside nine and most of a tenth, too many for the cores (a fifth of their share), gives

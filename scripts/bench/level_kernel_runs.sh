@@ -4312,27 +4312,15 @@ if [ "$mode" = why115 ]; then
   tar -C $out -czf $out/why115.tar.gz why115; rm -rf $out/why115
   rm -f $out/t.json $out/t.log
 fi
-if [ "$mode" = exact116 ]; then
+if [ "$mode" = exact116 ] || [ "$mode" = exact118 ]; then
   # the share's cut with a core's round costed as its chunks are cut (this build) against
   # hinestask_old (each chunk costed as the largest, f797d02): per batch (MIXES) both builds from
-  # fresh homes, three calibration runs, ROUNDS rounds against the GPU alone, the probe's keys
-  for b in ${MIXES:-autoc-big-low-100000-hh monoc-medium-high-256000 B-8330 autoc-big-low-120000-hh}; do
-    for v in default old; do
-      bld=(); [ $v != default ] && bld=($v)
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; probe_keys; worker_load; row 1 $b gpu -- --steps 1000; done
-    done
-  done
-  rm -f $out/t.json $out/t.log
-fi
-if [ "$mode" = exact118 ]; then
-  # the multi share's core round costed as its chunks are cut (hinestask_exact:
-  # scripts/bench/build_variants.sh .bundle/bin exact='-DPLACEMENT_LEVEL_CHUNKS_COSTED_AS_LARGEST=0')
-  # against this build (each chunk costed as the largest): per mix (MIXES) both builds from fresh
-  # homes, three calibration runs, ROUNDS rounds against the GPU alone, the probe's keys
-  for b in ${MIXES:-B-8330 random-23585 A-8820 E-18711 C-11720}; do
-    for v in default ${BUILDS:-exact}; do
+  # fresh homes, three calibration runs, ROUNDS rounds against the GPU alone, the probe's keys;
+  # exact118: the multi share against hinestask_exact, or BUILDS (say off)
+  mixes116="autoc-big-low-100000-hh monoc-medium-high-256000 B-8330 autoc-big-low-120000-hh" other=old
+  [ "$mode" = exact118 ] && mixes116="B-8330 random-23585 A-8820 E-18711 C-11720" other=exact
+  for b in ${MIXES:-$mixes116}; do
+    for v in default ${BUILDS:-$other}; do
       bld=(); [ $v != default ] && bld=($v)
       rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
       for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
