@@ -57,9 +57,10 @@ struct multi_batch {
    * them, rest_chunk 1 when the last GPU chunk holds the neurons left over. */
   int aligned_neurons, rest_chunk;
   /* The share's probe (share_probe): its first cut's neurons, the cores' time over a round
-   * measured and predicted (0: no probe). */
+   * measured and predicted (0: no probe), the busiest core's round and the GPUs' largest
+   * chunk's task as the models predict it (share_busiest_down; 0: not compared). */
   int probed_neurons;
-  double probe_measured_us, probe_predicted_us;
+  double probe_measured_us, probe_predicted_us, probe_busiest_us, probe_gpu_task_us;
   /* The neurons the aligned cut gave back to the GPUs from the cores' cut (the rest's
    * complement, level_aligned_share_shift; 0: none), and the share a whole set larger probed in
    * its place (share_set_up: its neurons, the cores' time over a round, 0: none probed), taken
@@ -822,8 +823,8 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
  * models' mean over past runs then made the cores late every round. */
 static int share_probe(const struct multi_batch_config *config, const struct share_shape *shape,
                        const int *sizes, int chunks, int neurons, double *measured_us,
-                       double *predicted_us, struct hines_error *err) {
-  *measured_us = *predicted_us = 0.0;
+                       double *predicted_us, double *busiest_us, struct hines_error *err) {
+  *measured_us = *predicted_us = *busiest_us = 0.0;
   const int cpu_worker = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
   if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE || cpu_worker < 0 || chunks < 1)
     return HINES_OK;
@@ -875,11 +876,14 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
     }
     starpu_task_wait_for_all();
   }
-  const double executing_us = runtime_cpu_executing_us();
+  double busiest = 0.0;
+  const double executing_us = runtime_cpu_executing_read(&busiest);
   multi_batch_destroy(sample);
   if (status)
     return hines_fail(err, HINES_FAILURE, "cannot submit the cores' share's probe");
   placement_share_probe_round(executing_us, predicted, measured_us, predicted_us);
+  if (*measured_us > 0.0)
+    *busiest_us = busiest / PLACEMENT_SHARE_PROBE_ROUNDS;
   return HINES_OK;
 }
 
@@ -915,9 +919,9 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   if (!sizes)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   share_resize(sizes, batch->cpu_chunks, up);
-  double measured_us = 0.0, predicted_us = 0.0;
-  int status =
-      share_probe(config, shape, sizes, batch->cpu_chunks, up, &measured_us, &predicted_us, err);
+  double measured_us = 0.0, predicted_us = 0.0, busiest_us = 0.0;
+  int status = share_probe(config, shape, sizes, batch->cpu_chunks, up, &measured_us, &predicted_us,
+                           &busiest_us, err);
   free(sizes);
   if (status || !(measured_us > 0.0))
     return status;
@@ -927,9 +931,52 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   if (PLACEMENT_SHARE_DEBUG)
     fprintf(stderr, "share set up: %d neurons, cores %.1f us a round each, GPU %.1f us (%d)\n", up,
             measured_us / cores, gpu_us, largest_chunk);
-  if (!isfinite(gpu_us) || measured_us / cores > MULTI_SHARE_SET_UP_ENDS_BY * gpu_us)
+  if (!isfinite(gpu_us) || measured_us / cores > MULTI_SHARE_SET_UP_ENDS_BY * gpu_us ||
+      (MULTI_SHARE_PROBE_BUSIEST && busiest_us > MULTI_SHARE_BUSIEST_ENDS_BY * gpu_us))
     return HINES_OK;
   return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, up, err);
+}
+
+/* Where the probe's cores agreed with the models (the cut kept) but its busiest core's round
+ * ends after MULTI_SHARE_BUSIEST_ENDS_BY of the GPUs' largest chunk's task as the models predict
+ * it, the cut made again with the cores' predictions scaled by how much longer the busiest core
+ * ran than their mean (the cut's slack, PLACEMENT_LEVEL_SHARE_ENDS_BY, is for the mean). Returns
+ * 1 in *cut_again where it was. Why: C x 11,720 once cut 808 neurons whose probe read the mean
+ * round 3 % under the prediction, and its cores ran busy 0.82-0.99 of the step, 0.982x the GPU
+ * alone (BENCHMARKS.md, "A whole set more on the cores, measured"). */
+static int share_busiest_down(const struct multi_batch_config *config, struct share_shape *shape,
+                              int level_chunks, int gpu_count, int aligned_cut,
+                              struct multi_batch *batch, struct level_batch_options *options,
+                              int **cut_sizes, int *cut_count, int *cut_again,
+                              struct hines_error *err) {
+  *cut_again = 0;
+  const int cores = (int)starpu_cpu_worker_get_count(),
+            cuda_worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+  const int gpu_chunks = *cut_count - batch->cpu_chunks;
+  if (cores < 1 || cuda_worker < 0 || gpu_chunks < 1 || !(batch->probe_measured_us > 0.0) ||
+      !(batch->probe_busiest_us > 0.0))
+    return HINES_OK;
+  int largest_chunk = 0;
+  for (int c = 0; c < gpu_chunks; c++)
+    largest_chunk = (*cut_sizes)[c] > largest_chunk ? (*cut_sizes)[c] : largest_chunk;
+  const double gpu_us = predict_chunk_task(shape, largest_chunk, cuda_worker);
+  if (!isfinite(gpu_us) || !(gpu_us > 0.0))
+    return HINES_OK;
+  batch->probe_gpu_task_us = gpu_us;
+  const double scale =
+      placement_share_busiest_scale(batch->probe_busiest_us, batch->probe_measured_us, cores,
+                                    gpu_us, MULTI_SHARE_BUSIEST_ENDS_BY);
+  if (PLACEMENT_SHARE_DEBUG)
+    fprintf(stderr, "share busiest: core %.1f us a round, GPU %.1f us (%d), scale %.3f\n",
+            batch->probe_busiest_us, gpu_us, largest_chunk, scale);
+  if (!MULTI_SHARE_PROBE_BUSIEST || scale == 1.0)
+    return HINES_OK;
+  shape->core_scale *= scale;
+  free(*cut_sizes);
+  *cut_sizes = NULL, *cut_count = 0;
+  *cut_again = 1;
+  return share_layout(config, shape, level_chunks, gpu_count, aligned_cut, batch, options,
+                      cut_sizes, cut_count, err);
 }
 
 int multi_batch_create(const struct multi_batch_config *asked, struct multi_batch **out,
@@ -1130,7 +1177,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       batch->probed_neurons = batch->cpu_share_neurons;
       status = share_probe(config, &shape, cut_sizes + cut_count - batch->cpu_chunks,
                            batch->cpu_chunks, batch->cpu_share_neurons, &batch->probe_measured_us,
-                           &batch->probe_predicted_us, err);
+                           &batch->probe_predicted_us, &batch->probe_busiest_us, err);
       const double scale = placement_share_probe_scale(
           batch->probe_measured_us, batch->probe_predicted_us, MULTI_SHARE_PROBE_LEAST);
       if (PLACEMENT_SHARE_DEBUG)
@@ -1144,7 +1191,11 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
         status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
                               &options, &cut_sizes, &cut_count, err);
       }
+      int cut_again = 0;
       if (!status && batch->cpu_chunks > 0 && scale == 1.0)
+        status = share_busiest_down(config, &shape, (int)level_chunks, gpu_count, aligned_cut,
+                                    batch, &options, &cut_sizes, &cut_count, &cut_again, err);
+      if (!status && batch->cpu_chunks > 0 && scale == 1.0 && !cut_again)
         status =
             share_set_up(config, &shape, gpu_count, batch, &options, &cut_sizes, &cut_count, err);
     }
@@ -1328,6 +1379,12 @@ void multi_batch_share_probe(const struct multi_batch *batch, int *first_neurons
   *first_neurons = batch->probed_neurons;
   *measured_us = batch->probe_measured_us;
   *predicted_us = batch->probe_predicted_us;
+}
+
+void multi_batch_share_busiest(const struct multi_batch *batch, double *busiest_us,
+                               double *gpu_task_us) {
+  *busiest_us = batch->probe_busiest_us;
+  *gpu_task_us = batch->probe_gpu_task_us;
 }
 
 void multi_batch_share_set_up(const struct multi_batch *batch, int *neurons, double *measured_us) {

@@ -211,6 +211,17 @@ struct multi_batch;
 #ifndef MULTI_SHARE_SET_UP_ENDS_BY
 #define MULTI_SHARE_SET_UP_ENDS_BY 0.9
 #endif
+/* The probe's busiest core (share_busiest_down in multi_batch.c): where the cut is kept but the
+ * busiest CPU worker's round of the probe ends after MULTI_SHARE_BUSIEST_ENDS_BY of the GPUs'
+ * largest chunk's predicted task, the cut again with the cores' predictions times the busiest
+ * over the mean; the set more (share_set_up) taken only where its busiest core ends by it too.
+ * MULTI_SHARE_PROBE_BUSIEST 0: measured and reported only (a build to compare with). */
+#ifndef MULTI_SHARE_PROBE_BUSIEST
+#define MULTI_SHARE_PROBE_BUSIEST 1
+#endif
+#ifndef MULTI_SHARE_BUSIEST_ENDS_BY
+#define MULTI_SHARE_BUSIEST_ENDS_BY 1.0
+#endif
 /* ... and only where the set adds at most this much to the share (B x 8,330's 266 to 394 adds
  * 48 %; a larger step, as all 15 cells' 516 to 996, would not end in time and costs its probe). */
 #define MULTI_SHARE_SET_UP_GROWTH 1.5
@@ -277,6 +288,10 @@ int multi_batch_share_uncalibrated(const struct multi_batch *batch);
  * executing a round of it, measured and predicted (microseconds; 0 and 0: no probe ran). */
 void multi_batch_share_probe(const struct multi_batch *batch, int *first_neurons,
                              double *measured_us, double *predicted_us);
+/* The probe's busiest CPU worker's round and the GPUs' largest chunk's task as the models
+ * predict it (microseconds; 0 and 0: not compared, MULTI_SHARE_PROBE_BUSIEST). */
+void multi_batch_share_busiest(const struct multi_batch *batch, double *busiest_us,
+                               double *gpu_task_us);
 /* The share a whole set larger probed where the aligned cut gave the GPUs the rest's complement
  * (share_set_up in multi_batch.c): its neurons and the cores' time executing a round of it
  * (microseconds); 0 and 0: none probed. Taken where multi_batch_cpu_share_neurons says so. */

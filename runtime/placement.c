@@ -294,6 +294,15 @@ double placement_share_probe_scale(double measured_us, double predicted_us, doub
   return ratio < least ? least : ratio;
 }
 
+double placement_share_busiest_scale(double busiest_us, double round_us, int cores,
+                                     double gpu_task_us, double ends_by) {
+  if (!probe_times_usable(busiest_us, round_us) || !probe_times_usable(gpu_task_us, ends_by) ||
+      cores < 1 || busiest_us <= ends_by * gpu_task_us)
+    return 1.0;
+  const double imbalance = busiest_us * cores / round_us;
+  return imbalance > 1.0 ? imbalance : 1.0;
+}
+
 int placement_level_cpus_share(long long compartments, int gpus, int channels, int window) {
   return gpus > 0 && !channels && window != 1 &&
          compartments / gpus >= PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS;

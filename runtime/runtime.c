@@ -439,15 +439,24 @@ void runtime_count_tasks(void) {
   }
 }
 
-double runtime_cpu_executing_us(void) {
-  double us = 0.0;
+double runtime_cpu_executing_read(double *busiest_us) {
+  double us = 0.0, busiest = 0.0;
   for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
     struct starpu_profiling_worker_info info;
     if (starpu_worker_get_type(w) == STARPU_CPU_WORKER &&
-        starpu_profiling_worker_get_info(w, &info) == 0)
-      us += starpu_timing_timespec_to_us(&info.executing_time);
+        starpu_profiling_worker_get_info(w, &info) == 0) {
+      const double worker_us = starpu_timing_timespec_to_us(&info.executing_time);
+      us += worker_us;
+      busiest = worker_us > busiest ? worker_us : busiest;
+    }
   }
+  if (busiest_us)
+    *busiest_us = busiest;
   return us;
+}
+
+double runtime_cpu_executing_us(void) {
+  return runtime_cpu_executing_read(NULL);
 }
 
 int runtime_fill_threads(void) {

@@ -125,6 +125,9 @@ long long runtime_tasks_on_cpus(void);
  * runtime_count_tasks's counts (the multi share's probe, before a run). 0 with STARPU_PROFILING=0.
  */
 double runtime_cpu_executing_us(void);
+/* ... and the busiest CPU worker's in *busiest_us (a share's probe: the core whose round ends
+ * last, where dmdas gave the cores' chunks unequally or they ran at unequal speeds). */
+double runtime_cpu_executing_read(double *busiest_us);
 
 /* Runs fill(argument, piece) for every piece in [0, pieces) as batch_fill tasks on the CPU cores
  * (codelets/batch_fill.h; bytes[piece], or NULL, what each writes) and waits for them: a batch's

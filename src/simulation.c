@@ -490,6 +490,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     multi_batch_share_probe(batch, &ops->probed_neurons, &ops->probe_measured_us,
                             &ops->probe_predicted_us);
     multi_batch_share_set_up(batch, &ops->set_up_neurons, &ops->set_up_measured_us);
+    multi_batch_share_busiest(batch, &ops->probe_busiest_us, &ops->probe_gpu_task_us);
     return HINES_OK;
   }
   struct mono_batch_config config = mono_config_of(o, &morphologies[0], ops->n_neurons);
@@ -690,6 +691,8 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->probed_neurons = ops->probed_neurons;
   result->probe_measured_us = ops->probe_measured_us;
   result->probe_predicted_us = ops->probe_predicted_us;
+  result->probe_busiest_us = ops->probe_busiest_us;
+  result->probe_gpu_task_us = ops->probe_gpu_task_us;
   result->set_up_neurons = ops->set_up_neurons;
   result->set_up_measured_us = ops->set_up_measured_us;
   result->cell_neurons = ops->cell_neurons;

@@ -41,6 +41,8 @@ struct batch_ops {
   int share_uncalibrated; /* mono: a share chosen, none cut: the models lack measurements */
   int probed_neurons;     /* the cores' share's first cut, probed (*_batch_share_probe) */
   double probe_measured_us, probe_predicted_us; /* ... a round of it on the cores (0: none) */
+  /* multi: the probe's busiest core's round, the GPUs' largest chunk's predicted task (0: none) */
+  double probe_busiest_us, probe_gpu_task_us;
   int set_up_neurons;        /* multi: the share a whole set larger, probed (0: none) */
   double set_up_measured_us; /* ... a round of it on the cores (multi_batch_share_set_up) */
   int cell_neurons;          /* multi, --level-kernel cell: neurons per block (resolved); else 0 */
@@ -87,7 +89,8 @@ struct run_result {
   int share_uncalibrated; /* batch_ops' */
   int probed_neurons;     /* batch_ops' */
   double probe_measured_us, probe_predicted_us;
-  int set_up_neurons; /* batch_ops' */
+  double probe_busiest_us, probe_gpu_task_us; /* batch_ops' */
+  int set_up_neurons;                         /* batch_ops' */
   double set_up_measured_us;
   int cell_neurons;       /* batch_ops' */
   int level_kernel;       /* batch_ops' */

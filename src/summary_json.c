@@ -523,6 +523,13 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     key_measured(&j, "share_probe_predicted_ms", r->probe_predicted_us / 1e3);
     key_int(&j, "share_probed_neurons", r->probed_neurons);
   }
+  if (r->probe_gpu_task_us > 0.0) {
+    /* multi: the probe's busiest core's round against the GPUs' largest chunk's task as the
+     * models predict it; the cut made again where the core ends after it (runtime/multi_batch.h,
+     * MULTI_SHARE_PROBE_BUSIEST) */
+    key_measured(&j, "share_probe_busiest_ms", r->probe_busiest_us / 1e3);
+    key_measured(&j, "share_probe_gpu_task_ms", r->probe_gpu_task_us / 1e3);
+  }
   if (r->set_up_neurons > 0) {
     /* multi: the share a whole set larger probed in the same way (runtime/multi_batch.h,
      * MULTI_SHARE_SET_UP), taken where cpu_share_neurons is as large */

@@ -1359,6 +1359,81 @@ static void share_probe_scales_the_cores(void **state) {
   }
 }
 
+/* The probe's busiest core against the GPUs' chunk: the cut kept while the busiest core ends by
+ * the chunk's task (times ends_by), else scaled by how much longer it ran than the mean; random
+ * rounds of random workers. */
+static void share_busiest_scales_by_the_imbalance(void **state) {
+  (void)state;
+  for (int trial = 0; trial < 200; trial++) {
+    const int cores = 1 + (int)(31 * testing_uniform(&seed_state));
+    const double mean = 100.0 + 9900.0 * testing_uniform(&seed_state);
+    const double imbalance = 1.0 + testing_uniform(&seed_state);
+    const double busiest = mean * imbalance, round = mean * cores;
+    const double ends_by = 0.5 + testing_uniform(&seed_state);
+    /* a GPU task the busiest ends by (just), and one it ends after */
+    const double gpu_late = 1.001 * busiest / ends_by, gpu_early = 0.999 * busiest / ends_by;
+    assert_true(placement_share_busiest_scale(busiest, round, cores, gpu_late, ends_by) == 1.0);
+    const double scale = placement_share_busiest_scale(busiest, round, cores, gpu_early, ends_by);
+    assert_true(fabs(scale - imbalance) < 1e-12 * imbalance);
+    /* nothing to compare: the cut kept */
+    assert_true(placement_share_busiest_scale(0.0, round, cores, gpu_early, ends_by) == 1.0);
+    assert_true(placement_share_busiest_scale(busiest, 0.0, cores, gpu_early, ends_by) == 1.0);
+    assert_true(placement_share_busiest_scale(busiest, round, 0, gpu_early, ends_by) == 1.0);
+    assert_true(placement_share_busiest_scale(busiest, round, cores, NAN, ends_by) == 1.0);
+    assert_true(placement_share_busiest_scale(busiest, round, cores, 0.0, ends_by) == 1.0);
+  }
+  /* a late core no busier than the mean (the mean itself late): never a scale below 1 */
+  assert_true(placement_share_busiest_scale(900.0, 4 * 1000.0, 4, 500.0, 1.0) == 1.0);
+}
+
+/* runtime_cpu_executing_read: all CPU workers' executing time and the busiest one's, from tasks
+ * of known length pinned to two workers (the probe's busiest core). */
+enum { SPIN_LONG_US = 40000, SPIN_SHORT_US = 10000 };
+static void spin_for(void *buffers[], void *argument) {
+  (void)buffers;
+  const double us = *(const double *)argument;
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  while ((now.tv_sec - start.tv_sec) * 1e6 + (now.tv_nsec - start.tv_nsec) / 1e3 < us);
+}
+static struct starpu_codelet spin_codelet = {
+    .cpu_funcs = {spin_for}, .nbuffers = 0, .name = "test_spin"};
+static void cpu_executing_names_the_busiest_core(void **state) {
+  (void)state;
+  const int profiling = starpu_profiling_status_get();
+  starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  const int first = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0),
+            second = starpu_worker_get_by_type(STARPU_CPU_WORKER, 1);
+  assert_true(first >= 0);
+  starpu_task_wait_for_all();
+  runtime_cpu_executing_us(); /* what ran before */
+  double lengths[] = {SPIN_LONG_US, SPIN_SHORT_US};
+  const int workers[] = {first, second >= 0 ? second : first};
+  for (int k = 0; k < 2; k++) {
+    struct starpu_task *task = starpu_task_create();
+    task->cl = &spin_codelet;
+    task->cl_arg = &lengths[k];
+    task->cl_arg_size = sizeof lengths[k];
+    task->execute_on_a_specific_worker = 1;
+    task->workerid = (unsigned)workers[k];
+    assert_int_equal(starpu_task_submit(task), 0);
+  }
+  starpu_task_wait_for_all();
+  double busiest = -1.0;
+  const double all = runtime_cpu_executing_read(&busiest);
+  if (second >= 0) { /* the long task's worker */
+    assert_true(busiest >= SPIN_LONG_US && all >= SPIN_LONG_US + SPIN_SHORT_US);
+    assert_true(all - busiest >= SPIN_SHORT_US); /* the short task's worker was not the busiest */
+  } else {                                       /* one worker ran both */
+    assert_true(busiest >= SPIN_LONG_US + SPIN_SHORT_US && all == busiest);
+  }
+  /* read again: the counts restarted */
+  assert_true(runtime_cpu_executing_read(&busiest) < SPIN_SHORT_US && busiest < SPIN_SHORT_US);
+  starpu_profiling_status_set(profiling);
+}
+
 static void chunks_start_on_whole_warps(void **state) {
   (void)state;
   struct placement_plan plan;
@@ -1558,6 +1633,8 @@ int main(void) {
       cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(cores_alone_rule_and_cut),
       cmocka_unit_test(share_probe_scales_the_cores),
+      cmocka_unit_test(share_busiest_scales_by_the_imbalance),
+      cmocka_unit_test(cpu_executing_names_the_busiest_core),
       cmocka_unit_test(share_cut_fills_the_cores_round),
       cmocka_unit_test(size_model_predicts_any_size),
       cmocka_unit_test(size_model_extrapolates_within_bounds),

@@ -462,6 +462,11 @@
 #             fresh homes, ROUNDS rounds each against the GPU alone; BUILDS=off: the share a
 #             whole set larger probed and taken (this build) against hinestask_off
 #             (-DMULTI_SHARE_SET_UP=0)
+#   busiest119 (one GPU, 2026-12-04 fifty-eighth session) the multi share's cut again where the
+#             probe's busiest core ends after the GPUs' largest chunk (this build) against
+#             hinestask_off (-DMULTI_SHARE_PROBE_BUSIEST=0): per batch (MIXES; one listed twice
+#             runs in two homes) one fresh home, three calibration runs of this build, then
+#             ROUNDS rounds of both builds from the same models, each against the GPU alone
 #   setup117  (one GPU, 2026-12-03 fifty-fifth session) the batch written by batch_fill tasks on
 #             the cores (this build) against hinestask_old (one thread, a0c72e7): per batch
 #             (SETUP_MIXES) SETUP_ROUNDS interleaved pairs of 20-step runs beside 15 CPU workers (no
@@ -4325,6 +4330,20 @@ if [ "$mode" = exact116 ] || [ "$mode" = exact118 ]; then
       rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
       for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
       for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; probe_keys; worker_load; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = busiest119 ]; then
+  for b in ${MIXES:-C-11720 D-7404 B-8330 C-11720 A-8820}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-2}); do
+      for v in default off; do
+        bld=(); [ $v != default ] && bld=($v)
+        ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; probe_keys; worker_load
+      done
+      row 1 $b gpu -- --steps 1000
     done
   done
   rm -f $out/t.json $out/t.log
