@@ -937,13 +937,14 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, up, err);
 }
 
-/* Where the probe's cores agreed with the models (the cut kept) but its busiest core's round
- * ends after MULTI_SHARE_BUSIEST_ENDS_BY of the GPUs' largest chunk's task as the models predict
- * it, the cut made again with the cores' predictions scaled by how much longer the busiest core
- * ran than their mean (the cut's slack, PLACEMENT_LEVEL_SHARE_ENDS_BY, is for the mean). Returns
- * 1 in *cut_again where it was. Why: C x 11,720 once cut 808 neurons whose probe read the mean
- * round 3 % under the prediction, and its cores ran busy 0.82-0.99 of the step, 0.982x the GPU
- * alone (BENCHMARKS.md, "A whole set more on the cores, measured"). */
+/* The probe's busiest core's round against the GPUs' largest chunk's task as the models predict
+ * it (recorded for the JSON), and with MULTI_SHARE_PROBE_BUSIEST, where the probe's cores agreed
+ * with the models (the cut kept) but the busiest ends after MULTI_SHARE_BUSIEST_ENDS_BY of that
+ * task, the cut made again with the cores' predictions scaled by how much longer the busiest ran
+ * than their mean (the cut's slack, PLACEMENT_LEVEL_SHARE_ENDS_BY, is for the mean); 1 in
+ * *cut_again where it was. Tried for C x 11,720's 0.982x once at 808 neurons (its cores busy
+ * 0.82-0.99 of the step); off by default since the probe's busiest core said little of the run's
+ * (multi_batch.h). */
 static int share_busiest_down(const struct multi_batch_config *config, struct share_shape *shape,
                               int level_chunks, int gpu_count, int aligned_cut,
                               struct multi_batch *batch, struct level_batch_options *options,

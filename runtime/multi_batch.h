@@ -211,13 +211,19 @@ struct multi_batch;
 #ifndef MULTI_SHARE_SET_UP_ENDS_BY
 #define MULTI_SHARE_SET_UP_ENDS_BY 0.9
 #endif
-/* The probe's busiest core (share_busiest_down in multi_batch.c): where the cut is kept but the
- * busiest CPU worker's round of the probe ends after MULTI_SHARE_BUSIEST_ENDS_BY of the GPUs'
- * largest chunk's predicted task, the cut again with the cores' predictions times the busiest
- * over the mean; the set more (share_set_up) taken only where its busiest core ends by it too.
- * MULTI_SHARE_PROBE_BUSIEST 0: measured and reported only (a build to compare with). */
+/* The probe's busiest core (share_busiest_down in multi_batch.c), measured and reported (JSON
+ * share_probe_busiest_ms beside share_probe_gpu_task_ms). MULTI_SHARE_PROBE_BUSIEST 1: where the
+ * cut is kept but the busiest CPU worker's round of the probe ends after
+ * MULTI_SHARE_BUSIEST_ENDS_BY of the GPUs' largest chunk's predicted task, the cut again with the
+ * cores' predictions times the busiest over the mean, and the set more (share_set_up) taken only
+ * where its busiest core ends by it too. Off: the probe's busiest core says little of the run's
+ * (H200 machine, busiest119, 2560e0b, fourteen homes over ten mixes, both builds from the same
+ * models): its busiest core ended 1.2-1.4 times the GPU's chunk where the run's cores kept up (C at
+ * 808 neurons 1.058-1.074x, E at 1,271 1.061-1.072x, B at 522 1.063-1.066x), so the cut it
+ * shrank lost (28 rounds mean 1.046x, 2 below 1.03x, against 1.052x and 1; BENCHMARKS.md, "The
+ * probe's busiest core"). */
 #ifndef MULTI_SHARE_PROBE_BUSIEST
-#define MULTI_SHARE_PROBE_BUSIEST 1
+#define MULTI_SHARE_PROBE_BUSIEST 0
 #endif
 #ifndef MULTI_SHARE_BUSIEST_ENDS_BY
 #define MULTI_SHARE_BUSIEST_ENDS_BY 1.0
