@@ -370,9 +370,14 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * 1.008-1.038x in 18 rounds of 18 (round robin in the same calls 1.006-1.030x); two H200s, C,
  * all 15 and D at 163 M 1.002-1.025x. The cores take 0.4-4 % of the
  * neurons (a level-solver task on a core pays a fixed cost a level and step and vectorises only
- * across copies of a cell), so the gain stays under 4 %. */
+ * across copies of a cell), so the gain stays under 4 %. Since the share is probed, cut one cell
+ * a chunk and aligned with the GPUs' sets of copies (fifty-eighth session, small120, H200 machine,
+ * `--cpu-share on` from fresh homes, three calibration runs, two rounds each): at 60.5-61.3 M
+ * (F x 90,000, T x 27,000, E x 14,000, C x 8,790) 1.073-1.087x in 8 rounds of 8, so from 60 M
+ * (80 M before); at 41-42 M the six cells x 16,695 1.080-1.089x but B x 4,165 1.023-1.027x, all 15
+ * x 8,000 0.978-0.987x and C x 5,860 0.962-0.982x, so not below. */
 int placement_level_cpus_share(long long compartments, int gpus, int channels, int window);
-#define PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS 80000000LL
+#define PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS 60000000LL
 /* Whether a level-solved batch gets the cores' share: as `asked` (enum placement_share) when on
  * or off; by default when placement_level_cpus_share says so for StarPU's GPUs, there are CPU
  * workers, and the scheduler is a dm* one (the share is cut by the models). */

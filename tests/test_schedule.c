@@ -1033,8 +1033,9 @@ static void large_passive_batches(void **state) {
     assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000, 256000LL * 319, 0), 0);
   assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600, 25600LL * 319, 1), 1);
   assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000, 256000LL * 319, 0), 0);
-  /* The multi share by default: passive, from 80 M a GPU (the eight mixes measured at 82-84 M
-   * and the six cells at 253 M gained, 20 M lost), a window of more than one step */
+  /* The multi share by default: passive, from 60 M a GPU (four mixes at 60.5-61.3 M, the eight
+   * at 82-84 M and the six cells at 253 M gained; at 41 M two of four mixes lost, at 20 M all),
+   * a window of more than one step */
   const struct {
     long long compartments;
     int gpus, channels, window, share;
@@ -1045,6 +1046,8 @@ static void large_passive_batches(void **state) {
       {PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS, 1, 0, 0, 1},         /* from the bound */
       {PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS - 1, 1, 0, 0, 0},     /* not below it */
       {2 * PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS - 2, 2, 0, 0, 0}, /* a GPU's part counts */
+      {60547500, 1, 0, 0, 1},                                        /* F x 90,000 */
+      {40853439, 1, 0, 0, 0},                                        /* C x 5,860: lost */
       {20400000, 1, 0, 0, 0},                                        /* C x 2,930: lost */
       {81716102, 1, 1, 0, 0},                                        /* channels */
       {81716102, 1, 0, 1, 0},                                        /* a window of 1 */

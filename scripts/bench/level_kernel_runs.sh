@@ -467,6 +467,9 @@
 #             hinestask_off (-DMULTI_SHARE_PROBE_BUSIEST=0): per batch (MIXES; one listed twice
 #             runs in two homes) one fresh home, three calibration runs of this build, then
 #             ROUNDS rounds of both builds from the same models, each against the GPU alone
+#   small120  (one GPU, 2026-12-04 fifty-eighth session) the multi share asked for (--cpu-share on)
+#             below the default rule's 80 M a GPU: per batch (MIXES) a fresh home, three
+#             calibration runs with it, ROUNDS rounds against the GPU alone
 #   setup117  (one GPU, 2026-12-03 fifty-fifth session) the batch written by batch_fill tasks on
 #             the cores (this build) against hinestask_old (one thread, a0c72e7): per batch
 #             (SETUP_MIXES) SETUP_ROUNDS interleaved pairs of 20-step runs beside 15 CPU workers (no
@@ -4330,6 +4333,17 @@ if [ "$mode" = exact116 ] || [ "$mode" = exact118 ]; then
       rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
       for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
       for rep in $(seq ${ROUNDS:-2}); do ROW_NCPU=all row 1 $b default-$v "${bld[@]}" -- --steps 1000; shares; probe_keys; worker_load; row 1 $b gpu -- --steps 1000; done
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = small120 ]; then
+  for b in ${MIXES:-F-90000 T-27000 E-14000 C-8790 C-5860 all15-8000 six-16695 B-4165}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-on -- --steps 200 --calibrate --cpu-share on; shares; done
+    for rep in $(seq ${ROUNDS:-2}); do
+      ROW_NCPU=all row 1 $b default-on -- --steps 1000 --cpu-share on; shares; probe_keys; worker_load
+      row 1 $b gpu -- --steps 1000
     done
   done
   rm -f $out/t.json $out/t.log
