@@ -374,8 +374,10 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * a chunk and aligned with the GPUs' sets of copies (fifty-eighth session, small120, H200 machine,
  * `--cpu-share on` from fresh homes, three calibration runs, two rounds each): at 60.5-61.3 M
  * (F x 90,000, T x 27,000, E x 14,000, C x 8,790) 1.073-1.087x in 8 rounds of 8, so from 60 M
- * (80 M before); at 41-42 M the six cells x 16,695 1.080-1.089x but B x 4,165 1.023-1.027x, all 15
- * x 8,000 0.978-0.987x and C x 5,860 0.962-0.982x, so not below. */
+ * (80 M before; by default then sixteen batches of 60.5-66.3 M never run, 32 rounds 0.967-1.101x,
+ * mean 1.058x, one below 1.00x: E x 14,500 once, its cut grown between rounds); at 41-42 M the six
+ * cells x 16,695 1.080-1.089x but B x 4,165 1.023-1.027x, all 15 x 8,000 0.978-0.987x and C x 5,860
+ * 0.962-0.982x, so not below. */
 int placement_level_cpus_share(long long compartments, int gpus, int channels, int window);
 #define PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS 60000000LL
 /* Whether a level-solved batch gets the cores' share: as `asked` (enum placement_share) when on
