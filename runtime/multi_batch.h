@@ -218,8 +218,8 @@ struct multi_batch;
  * cores' predictions times the busiest over the mean, and the set more (share_set_up) taken only
  * where its busiest core ends by it too. Off: the probe's busiest core says little of the run's
  * (H200 machine, busiest119, 2560e0b, fourteen homes over ten mixes, both builds from the same
- * models): its busiest core ended 1.2-1.4 times the GPU's chunk where the run's cores kept up (C at
- * 808 neurons 1.058-1.074x, E at 1,271 1.061-1.072x, B at 522 1.063-1.066x), so the cut it
+ * models): its busiest core ended 1.02-1.42 times the GPU's chunk where the run's cores kept up (C
+ * at 808 neurons 1.058-1.074x, E at 1,271 1.061-1.072x, B at 522 1.063-1.066x), so the cut it
  * shrank lost (28 rounds mean 1.046x, 2 below 1.03x, against 1.052x and 1; BENCHMARKS.md, "The
  * probe's busiest core"). */
 #ifndef MULTI_SHARE_PROBE_BUSIEST
