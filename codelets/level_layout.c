@@ -1461,8 +1461,9 @@ int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int mi
       neurons <= cpu_share)
     return 0;
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
-  const long long up = cpu_share + unit;
-  if ((neurons - cpu_share) % unit != 0 || up > neurons / 2 || up > growth * cpu_share)
+  const long long left = (neurons - cpu_share) % unit;
+  const long long up = cpu_share + (left > 0 ? left : unit);
+  if (up > neurons / 2 || up > growth * cpu_share)
     return 0;
   return (neurons - up) / unit >= (long long)(min_units > 1 ? min_units : 1) * gpu_chunks ? (int)up
                                                                                           : 0;

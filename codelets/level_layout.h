@@ -527,11 +527,12 @@ int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units
 int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                               int cpu_share, int cpu_chunks, double growth, double give);
 
-/* The cores' share a whole unit larger than `cpu_share` for a batch of `neurons` whose GPUs' part
- * (the rest) holds whole units (LEVEL_ALIGNED_COPIES copies of every cell) in `gpu_chunks`
- * chunks: cpu_share plus a unit, where that leaves the GPUs min_units units a chunk at least,
- * takes at most half the batch and at most `growth` times cpu_share; else 0 (as where the GPUs'
- * part is not whole units). The share the multi batch probes (share_set_up in multi_batch.c). */
+/* The cores' share grown to the GPUs' next whole units (LEVEL_ALIGNED_COPIES copies of every
+ * cell) for a batch of `neurons` whose last `cpu_share` are the cores' and whose GPUs' part is cut
+ * in `gpu_chunks` chunks: cpu_share plus the neurons the GPUs' part holds beyond whole units (its
+ * chunk of the rest) where it holds some, else plus a whole unit; where that leaves the GPUs
+ * min_units units a chunk at least, takes at most half the batch and at most `growth` times
+ * cpu_share; else 0. The share the multi batch probes (share_set_up in multi_batch.c). */
 int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                          int cpu_share, double growth);
 

@@ -889,8 +889,10 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
 
 /* Where the aligned cut gave the rest's complement back to the GPUs (the cores' cut fell between
  * two whole sets of the GPUs' part), the share a whole set larger (LEVEL_ALIGNED_COPIES copies of
- * every cell more on the cores, at most MULTI_SHARE_SET_UP_GROWTH times the share) probed as the
- * first cut was (share_probe), and taken where a
+ * every cell more on the cores, at most MULTI_SHARE_SET_UP_GROWTH times the share), and with
+ * MULTI_SHARE_SET_UP 2 where it left the GPUs a chunk of the rest (too many for the cores by
+ * MULTI_SHARE_REST_GROWTH, too few to complete by MULTI_SHARE_REST_GIVE), the share with the
+ * rest on the cores, probed as the first cut was (share_probe), and taken where a
  * core's mean round of it (the CPU workers' time over a round over their number) ends by
  * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest aligned chunk's task as the models predict it.
  * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
@@ -906,8 +908,10 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
             cuda_worker = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
   const int gpu_chunks = *cut_count - batch->cpu_chunks - batch->rest_chunk;
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * config->n_morphologies;
-  if (!MULTI_SHARE_SET_UP || batch->share_given_back == 0 || batch->rest_chunk ||
-      batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
+  const int given_back = batch->share_given_back > 0 && !batch->rest_chunk,
+            rest_left = MULTI_SHARE_SET_UP > 1 && batch->rest_chunk;
+  if (!MULTI_SHARE_SET_UP || !(given_back || rest_left) || batch->aligned_neurons < 1 ||
+      cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
     return HINES_OK;
   const int up = level_aligned_set_up(config->n_neurons, config->n_morphologies, gpu_chunks,
                                       LEVEL_ALIGNED_MIN_UNITS, batch->cpu_share_neurons,

@@ -203,10 +203,15 @@ struct multi_batch;
 #endif
 /* The share a whole set larger (share_set_up in multi_batch.c) is probed where the aligned cut
  * gave the GPUs the rest's complement, and taken where a core's mean round of it ends by
- * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest chunk's predicted task. MULTI_SHARE_SET_UP 0:
- * never probed (a build to compare with). */
+ * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest chunk's predicted task. MULTI_SHARE_SET_UP 2:
+ * also the share with the rest where the aligned cut left the GPUs a chunk of it (latency-bound,
+ * 1.5-2.5 % of the step: level_aligned_share_shift), probed and taken in the same way. Why: the
+ * rounds short of 1.03x at 60-66 M a GPU ran such a chunk beside cores busy 0.47-0.81 of the
+ * step (H200 machine, from60: all 15 x 13,000 1.019-1.022x, 100 neurons left beside 420 on the
+ * cores; the large cells x 5,000 1.007-1.009x, 50 beside 150). 1: given-back shares only; 0: never
+ * probed (builds to compare with). */
 #ifndef MULTI_SHARE_SET_UP
-#define MULTI_SHARE_SET_UP 1
+#define MULTI_SHARE_SET_UP 2
 #endif
 #ifndef MULTI_SHARE_SET_UP_ENDS_BY
 #define MULTI_SHARE_SET_UP_ENDS_BY 0.9

@@ -531,8 +531,8 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
     key_measured(&j, "share_probe_gpu_task_ms", r->probe_gpu_task_us / 1e3);
   }
   if (r->set_up_neurons > 0) {
-    /* multi: the share a whole set larger probed in the same way (runtime/multi_batch.h,
-     * MULTI_SHARE_SET_UP), taken where cpu_share_neurons is as large */
+    /* multi: the share a whole set larger, or with the GPUs' rest, probed in the same way
+     * (runtime/multi_batch.h, MULTI_SHARE_SET_UP), taken where cpu_share_neurons is as large */
     key_int(&j, "share_set_up_neurons", r->set_up_neurons);
     key_measured(&j, "share_set_up_measured_ms", r->set_up_measured_us / 1e3);
   }

@@ -2261,13 +2261,13 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
  * random batches the cores take the neurons left over where they add at most `growth` of their
  * share, else give the GPUs the rest's complement where it is at most `give` of their share (a
  * neuron a chunk left), which leaves the GPUs' part whole units that the aligned cut takes with no
- * rest; else nothing moves. A batch cut so runs on GPU and CPU workers to the one-chunk run's
- * digest, to the bit. */
+ * rest; else nothing moves, and the share the probe may try is the share with the rest. A batch cut
+ * so runs on GPU and CPU workers to the one-chunk run's digest, to the bit. */
 static void aligned_share_leaves_no_rest(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   const double growth = 0.2, give = MULTI_SHARE_REST_GIVE;
-  int gave = 0, set_ups = 0;
+  int gave = 0, set_ups = 0, rest_ups = 0;
   for (int t = 0; t < 20000; t++) {
     const int m = 1 + (int)(testing_uniform(&seed_state) * 20), unit = LEVEL_ALIGNED_COPIES * m,
               gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 16),
@@ -2291,8 +2291,24 @@ static void aligned_share_leaves_no_rest(void **state) {
     if (shift != expected)
       fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d in %d: shift %d, not %d", neurons,
                m, gpu_chunks, share, cpu_chunks, shift, expected);
-    if (shift == 0)
+    if (shift == 0) { /* a chunk of the rest stays: the share with it (level_aligned_set_up) */
+      const int with_rest = share + left,
+                up = level_aligned_set_up(neurons, m, gpu_chunks, min_units, share, 1.5);
+      const int fits = share >= 1 && with_rest <= neurons / 2 && with_rest <= 1.5 * share &&
+                       (neurons - with_rest) / unit >= min_units * gpu_chunks;
+      if (up != (fits ? with_rest : 0))
+        fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d: set up %d, not %d", neurons, m,
+                 gpu_chunks, share, up, fits ? with_rest : 0);
+      if (up) {
+        int up_sizes[17], up_rest = -1;
+        assert_int_equal(
+            level_aligned_cut(neurons - up, m, gpu_chunks, min_units, up_sizes, &up_rest),
+            gpu_chunks);
+        assert_int_equal(up_rest, 0);
+        rest_ups++;
+      }
       continue;
+    }
     gave += shift < 0;
     if (shift < 0) { /* the share a whole unit larger (level_aligned_set_up) */
       const int given = share + shift, larger = given + unit,
@@ -2315,15 +2331,20 @@ static void aligned_share_leaves_no_rest(void **state) {
         gpu_chunks);
     assert_int_equal(rest, 0);
   }
-  assert_true(gave > 100);   /* the random batches gave complements too */
-  assert_true(set_ups > 10); /* ... and sets more to probe */
+  assert_true(gave > 100);    /* the random batches gave complements too */
+  assert_true(set_ups > 10);  /* ... and sets more to probe */
+  assert_true(rest_ups > 10); /* ... and rests to probe on the cores */
   /* B x 8,330 (four cells, 65 units of 128 and 10 neurons): its share of 266 may grow to 394, not
-   * past 1.4 times itself, and not from a share that leaves the GPUs no whole units */
+   * past 1.4 times itself; a share a neuron short leaves the GPUs a rest of one, which it takes */
   const int b_unit = LEVEL_ALIGNED_COPIES * 4, b_neurons = 65 * b_unit + 10,
             b_share = 10 + 2 * b_unit;
   assert_int_equal(level_aligned_set_up(b_neurons, 4, 4, 4, b_share, 1.5), b_share + b_unit);
   assert_int_equal(level_aligned_set_up(b_neurons, 4, 4, 4, b_share, 1.4), 0);
-  assert_int_equal(level_aligned_set_up(b_neurons, 4, 4, 4, b_share - 1, 1.5), 0);
+  assert_int_equal(level_aligned_set_up(b_neurons, 4, 4, 4, b_share - 1, 1.5), b_share);
+  /* all 15 cells x 13,000 on the H200 (units of 480): 420 on the cores left the GPUs 26 units and
+   * a rest of 100, which the cores may take (520, 1.24 times their share), not at 1.2 */
+  assert_int_equal(level_aligned_set_up(13000, 15, 4, 4, 420, 1.5), 520);
+  assert_int_equal(level_aligned_set_up(13000, 15, 4, 4, 420, 1.2), 0);
   const int unit = LEVEL_ALIGNED_COPIES * mix_count;
   /* the cores take 5 neurons left over (30 + 5), not 7 (more than a fifth of 30); a share of two
    * units beside nine and most of a tenth, too many for the cores (a fifth of their share), gives

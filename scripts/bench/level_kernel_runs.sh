@@ -467,6 +467,9 @@
 #             hinestask_off (-DMULTI_SHARE_PROBE_BUSIEST=0): per batch (MIXES; one listed twice
 #             runs in two homes) one fresh home, three calibration runs of this build, then
 #             ROUNDS rounds of both builds from the same models, each against the GPU alone
+#   rest121   (one GPU, 2026-12-04 fifty-ninth session) as busiest119, hinestask_off built with
+#             -DMULTI_SHARE_SET_UP=1: the share with the GPUs' rest probed and taken (this build)
+#             against a chunk of the rest left on the GPU
 #   small120  (one GPU, 2026-12-04 fifty-eighth session) the multi share asked for (--cpu-share on)
 #             below the default rule's 80 M a GPU: per batch (MIXES) a fresh home, three
 #             calibration runs with it, ROUNDS rounds against the GPU alone
@@ -4348,7 +4351,7 @@ if [ "$mode" = small120 ]; then
   done
   rm -f $out/t.json $out/t.log
 fi
-if [ "$mode" = busiest119 ]; then
+if [ "$mode" = busiest119 ] || [ "$mode" = rest121 ]; then
   for b in ${MIXES:-C-11720 D-7404 B-8330 C-11720 A-8820}; do
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
