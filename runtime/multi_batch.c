@@ -720,11 +720,12 @@ static int share_move(const struct multi_batch_config *config, int gpu_count,
     batch->cpu_share_neurons = neurons;
     share_resize(*cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks, neurons);
   }
+  /* the GPUs' chunks as many as before, a chunk of the rest (batch->rest_chunk) not one of them */
   int *realigned = NULL, realigned_count = 0;
   if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
-                    *cut_count - batch->cpu_chunks, *cut_sizes + *cut_count - batch->cpu_chunks,
-                    batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
-                    &batch->rest_chunk))
+                    *cut_count - batch->cpu_chunks - batch->rest_chunk,
+                    *cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks, &realigned,
+                    &realigned_count, &batch->aligned_neurons, &batch->rest_chunk))
     return hines_fail(err, HINES_FAILURE, "out of memory");
   if (realigned) {
     free(*cut_sizes);
@@ -913,9 +914,9 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   if (!MULTI_SHARE_SET_UP || !(given_back || rest_left) || batch->aligned_neurons < 1 ||
       cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
     return HINES_OK;
-  const int up = level_aligned_set_up(config->n_neurons, config->n_morphologies, gpu_chunks,
-                                      LEVEL_ALIGNED_MIN_UNITS, batch->cpu_share_neurons,
-                                      MULTI_SHARE_SET_UP_GROWTH);
+  const int up = level_aligned_set_up(
+      config->n_neurons, config->n_morphologies, gpu_chunks, LEVEL_ALIGNED_MIN_UNITS,
+      batch->cpu_share_neurons, rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
   if (up == 0)
     return HINES_OK;
   const long long gpu_units = (config->n_neurons - up) / unit;

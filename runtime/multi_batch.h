@@ -236,6 +236,11 @@ struct multi_batch;
 /* ... and only where the set adds at most this much to the share (B x 8,330's 266 to 394 adds
  * 48 %; a larger step, as all 15 cells' 516 to 996, would not end in time and costs its probe). */
 #define MULTI_SHARE_SET_UP_GROWTH 1.5
+/* ... and the share with the GPUs' rest where it adds at most this much (rest121, H200: all 15 x
+ * 13,000's 330 and 190 left, 1.58 times, with the cores busy 0.47-0.66 of the step beside the
+ * rest's chunk, 0.983-1.006x the GPU alone; the large cells x 5,000's 120 and 80, 1.67 times,
+ * 0.978-1.005x), the probe's round deciding. */
+#define MULTI_SHARE_REST_UP_GROWTH 2.0
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).
