@@ -683,18 +683,18 @@ static void share_resize(int *sizes, int chunks, int neurons) {
 /* GPU chunks of aligned rows (level_aligned_cut) for a batch whose GPUs take the first
  * `gpu_neurons` neurons in round-robin order in `gpu_chunks` chunks, followed by the `after` sizes
  * of `tail` chunks (the cores' share): a new array of sizes in *sizes and its length in *count, or
- * *sizes NULL where too few copies of every cell fit a chunk; *aligned_neurons and *rest_chunk as
- * in struct multi_batch. */
+ * *sizes NULL where fewer than min_units units (copies of every cell) fit a chunk;
+ * *aligned_neurons and *rest_chunk as in struct multi_batch. */
 static int aligned_sizes(const struct multi_batch_config *config, int gpu_neurons, int gpu_chunks,
-                         const int *after, int tail, int **sizes, int *count, int *aligned_neurons,
-                         int *rest_chunk) {
+                         int min_units, const int *after, int tail, int **sizes, int *count,
+                         int *aligned_neurons, int *rest_chunk) {
   *sizes = NULL;
   *count = *aligned_neurons = *rest_chunk = 0;
   int *cut = malloc((size_t)(gpu_chunks + 1 + tail) * sizeof *cut);
   if (!cut)
     return -1;
-  const int aligned = level_aligned_cut(gpu_neurons, config->n_morphologies, gpu_chunks,
-                                        LEVEL_ALIGNED_MIN_UNITS, cut, rest_chunk);
+  const int aligned = level_aligned_cut(gpu_neurons, config->n_morphologies, gpu_chunks, min_units,
+                                        cut, rest_chunk);
   if (aligned == 0) {
     free(cut);
     return 0;
@@ -724,8 +724,9 @@ static int share_move(const struct multi_batch_config *config, int gpu_count,
   int *realigned = NULL, realigned_count = 0;
   if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
                     *cut_count - batch->cpu_chunks - batch->rest_chunk,
-                    *cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks, &realigned,
-                    &realigned_count, &batch->aligned_neurons, &batch->rest_chunk))
+                    MULTI_SHARE_ALIGNED_MIN_UNITS, *cut_sizes + *cut_count - batch->cpu_chunks,
+                    batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
+                    &batch->rest_chunk))
     return hines_fail(err, HINES_FAILURE, "out of memory");
   if (realigned) {
     free(*cut_sizes);
@@ -761,8 +762,8 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
   if (aligned_cut && batch->cpu_chunks == 0) { /* no share cut: the GPUs' aligned chunks alone */
     free(*cut_sizes);
     *cut_sizes = NULL, *cut_count = 0;
-    if (aligned_sizes(config, config->n_neurons, level_chunks, NULL, 0, cut_sizes, cut_count,
-                      &batch->aligned_neurons, &batch->rest_chunk))
+    if (aligned_sizes(config, config->n_neurons, level_chunks, LEVEL_ALIGNED_MIN_UNITS, NULL, 0,
+                      cut_sizes, cut_count, &batch->aligned_neurons, &batch->rest_chunk))
       return hines_fail(err, HINES_FAILURE, "out of memory");
   }
   batch->share_given_back = 0;
@@ -771,10 +772,10 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
      * complement from the cores to the GPUs (MULTI_SHARE_REST_GIVE) */
     const int rest_to_cores =
         MULTI_SHARE_WHOLE_SETS
-            ? level_aligned_share_shift(config->n_neurons, config->n_morphologies,
-                                        *cut_count - batch->cpu_chunks, LEVEL_ALIGNED_MIN_UNITS,
-                                        batch->cpu_share_neurons, batch->cpu_chunks,
-                                        MULTI_SHARE_REST_GROWTH, MULTI_SHARE_REST_GIVE)
+            ? level_aligned_share_shift(
+                  config->n_neurons, config->n_morphologies, *cut_count - batch->cpu_chunks,
+                  MULTI_SHARE_ALIGNED_MIN_UNITS, batch->cpu_share_neurons, batch->cpu_chunks,
+                  MULTI_SHARE_REST_GROWTH, MULTI_SHARE_REST_GIVE)
             : 0;
     batch->share_given_back = rest_to_cores < 0 ? -rest_to_cores : 0;
     return share_move(config, gpu_count, batch, options, cut_sizes, cut_count,
@@ -915,7 +916,7 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
       cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
     return HINES_OK;
   const int up = level_aligned_set_up(
-      config->n_neurons, config->n_morphologies, gpu_chunks, LEVEL_ALIGNED_MIN_UNITS,
+      config->n_neurons, config->n_morphologies, gpu_chunks, MULTI_SHARE_ALIGNED_MIN_UNITS,
       batch->cpu_share_neurons, rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
   if (up == 0)
     return HINES_OK;
@@ -1230,8 +1231,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     }
     options.arranged_tail = tail;
   } else if (aligned_cut) {
-    if (aligned_sizes(config, config->n_neurons, (int)level_chunks, NULL, 0, &cut_sizes, &cut_count,
-                      &batch->aligned_neurons, &batch->rest_chunk)) {
+    if (aligned_sizes(config, config->n_neurons, (int)level_chunks, LEVEL_ALIGNED_MIN_UNITS, NULL,
+                      0, &cut_sizes, &cut_count, &batch->aligned_neurons, &batch->rest_chunk)) {
       free(batch);
       return hines_fail(err, HINES_FAILURE, "out of memory");
     }

@@ -177,6 +177,16 @@ struct multi_batch;
  * (warps107: C's 268 beside 540 on the cores, complement 84, 0.75 % of the GPUs' 11,180; D's 64
  * beside 300, 0.9 %; the large cells' 73 beside 330, complement 87, 1.4 %). 0: the rest's chunk
  * stays (a build to compare with). */
+/* With the cores' share the GPUs' chunks are aligned from this many units (copies of every cell
+ * LEVEL_ALIGNED_COPIES at a time) a chunk, not LEVEL_ALIGNED_MIN_UNITS: that bound keeps a chunk
+ * of the rest small beside the aligned ones, and with a share the cores take the rest, complete
+ * it or probe taking it. Why: at 41 M (small120, H200 machine, --cpu-share on) all 15 x 8,000 and
+ * C x 5,860 left the GPUs 15 units for four chunks, which then ran unaligned, 0.962-0.987x the
+ * GPU alone, whose 16 units were aligned. LEVEL_ALIGNED_MIN_UNITS: as before (a build to compare
+ * with). */
+#ifndef MULTI_SHARE_ALIGNED_MIN_UNITS
+#define MULTI_SHARE_ALIGNED_MIN_UNITS 1
+#endif
 #ifndef MULTI_SHARE_REST_GIVE
 #define MULTI_SHARE_REST_GIVE 0.015
 #endif
