@@ -377,9 +377,15 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * (80 M before; by default then sixteen batches of 60.5-66.3 M never run, 32 rounds 0.967-1.101x,
  * mean 1.058x, one below 1.00x: E x 14,500 once, its cut grown between rounds); at 41-42 M the six
  * cells x 16,695 1.080-1.089x but B x 4,165 1.023-1.027x, all 15 x 8,000 0.978-0.987x and C x 5,860
- * 0.962-0.982x, so not below. */
+ * 0.962-0.982x, so not below then. Those two left the GPUs 15 units of copies for four chunks,
+ * which ran unaligned; aligned from one unit a chunk (MULTI_SHARE_ALIGNED_MIN_UNITS, fifty-ninth
+ * session, small122, e139f42, sixteen batches at 34.6-51.0 M, fourteen never run): at 40.8-51.0 M
+ * 30 rounds 1.002-1.091x, 25 at 1.03x or more, none below 1.00x (all 15 x 8,000 1.071-1.073x, C
+ * x 5,860 1.027-1.063x; A x 5,000 1.002-1.015x and the large cells x 4,000 1.002-1.018x the
+ * least), where the rule of 60 M ran them on the GPU alone; at 34.6 M random trees x 10,000
+ * 0.974-0.995x, so from 40 M. */
 int placement_level_cpus_share(long long compartments, int gpus, int channels, int window);
-#define PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS 60000000LL
+#define PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS 40000000LL
 /* Whether a level-solved batch gets the cores' share: as `asked` (enum placement_share) when on
  * or off; by default when placement_level_cpus_share says so for StarPU's GPUs, there are CPU
  * workers, and the scheduler is a dm* one (the share is cut by the models). */

@@ -95,7 +95,7 @@ static void usage(FILE *out) {
       "                       default) for mono batches of 64 M compartments or more on\n"
       "                       one GPU, passive or with channels, or of 30 M with 100,000\n"
       "                       neurons or more, under a dm* scheduler, --window not 1; multi chunk\n"
-      "                       tasks (one part, default sizes) when passive, 60 M\n"
+      "                       tasks (one part, default sizes) when passive, 40 M\n"
       "                       compartments a GPU or more\n"
       "  --cpu-chunks N       multi, the cores' share: N chunks a CPU worker (default 2)\n"
       "  --arrange auto|on|off  multi, chunk tasks: lay each chunk out by morphology, the\n"

@@ -1047,7 +1047,8 @@ static void large_passive_batches(void **state) {
       {PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS - 1, 1, 0, 0, 0},     /* not below it */
       {2 * PLACEMENT_LEVEL_SHARE_FROM_COMPARTMENTS - 2, 2, 0, 0, 0}, /* a GPU's part counts */
       {60547500, 1, 0, 0, 1},                                        /* F x 90,000 */
-      {40853439, 1, 0, 0, 0},                                        /* C x 5,860: lost */
+      {40853439, 1, 0, 0, 1},                                        /* C x 5,860 */
+      {34625000, 1, 0, 0, 0},                                        /* random x 10,000: lost */
       {20400000, 1, 0, 0, 0},                                        /* C x 2,930: lost */
       {81716102, 1, 1, 0, 0},                                        /* channels */
       {81716102, 1, 0, 1, 0},                                        /* a window of 1 */

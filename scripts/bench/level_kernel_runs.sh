@@ -467,6 +467,8 @@
 #             hinestask_off (-DMULTI_SHARE_PROBE_BUSIEST=0): per batch (MIXES; one listed twice
 #             runs in two homes) one fresh home, three calibration runs of this build, then
 #             ROUNDS rounds of both builds from the same models, each against the GPU alone
+#             (fifty-ninth session: results small122_*, this mode at e139f42, the GPUs' part
+#             aligned from one unit a chunk, MIXES of 34.6-51.0 M)
 #   rest121   (one GPU, 2026-12-04 fifty-ninth session) as busiest119, hinestask_off built with
 #             -DMULTI_SHARE_SET_UP=1: the share with the GPUs' rest probed and taken (this build)
 #             against a chunk of the rest left on the GPU
