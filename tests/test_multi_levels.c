@@ -2257,6 +2257,27 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
   cut_count = 0;
 }
 
+/* level_aligned_set_up for a share of `share` neurons: `larger` where that fits (at most half the
+ * batch and `growth` times the share, min_units units a GPU chunk left), else 0; where it does, the
+ * GPUs' part is cut in aligned chunks with no rest. Returns 1 where a share was set up. */
+static int set_up_checked(int neurons, int m, int gpu_chunks, int min_units, int share, int larger,
+                          double growth) {
+  const int unit = LEVEL_ALIGNED_COPIES * m,
+            up = level_aligned_set_up(neurons, m, gpu_chunks, min_units, share, growth);
+  const int fits = share >= 1 && larger <= neurons / 2 && larger <= growth * share &&
+                   (neurons - larger) / unit >= min_units * gpu_chunks;
+  if (up != (fits ? larger : 0))
+    fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d: set up %d, not %d", neurons, m,
+             gpu_chunks, share, up, fits ? larger : 0);
+  if (!up)
+    return 0;
+  int sizes[17], rest = -1;
+  assert_int_equal(level_aligned_cut(neurons - up, m, gpu_chunks, min_units, sizes, &rest),
+                   gpu_chunks);
+  assert_int_equal(rest, 0);
+  return 1;
+}
+
 /* With the cores' share the GPUs' part holds whole units (level_aligned_share_shift): over fresh
  * random batches the cores take the neurons left over where they add at most `growth` of their
  * share, else give the GPUs the rest's complement where it is at most `give` of their share (a
@@ -2292,39 +2313,14 @@ static void aligned_share_leaves_no_rest(void **state) {
       fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d in %d: shift %d, not %d", neurons,
                m, gpu_chunks, share, cpu_chunks, shift, expected);
     if (shift == 0) { /* a chunk of the rest stays: the share with it (level_aligned_set_up) */
-      const int with_rest = share + left,
-                up = level_aligned_set_up(neurons, m, gpu_chunks, min_units, share, 1.5);
-      const int fits = share >= 1 && with_rest <= neurons / 2 && with_rest <= 1.5 * share &&
-                       (neurons - with_rest) / unit >= min_units * gpu_chunks;
-      if (up != (fits ? with_rest : 0))
-        fail_msg("%d neurons of %d cells, %d GPU chunks, cores %d: set up %d, not %d", neurons, m,
-                 gpu_chunks, share, up, fits ? with_rest : 0);
-      if (up) {
-        int up_sizes[17], up_rest = -1;
-        assert_int_equal(
-            level_aligned_cut(neurons - up, m, gpu_chunks, min_units, up_sizes, &up_rest),
-            gpu_chunks);
-        assert_int_equal(up_rest, 0);
-        rest_ups++;
-      }
+      rest_ups += set_up_checked(neurons, m, gpu_chunks, min_units, share, share + left,
+                                 MULTI_SHARE_REST_UP_GROWTH);
       continue;
     }
     gave += shift < 0;
-    if (shift < 0) { /* the share a whole unit larger (level_aligned_set_up) */
-      const int given = share + shift, larger = given + unit,
-                up = level_aligned_set_up(neurons, m, gpu_chunks, min_units, given, 1.5);
-      const int fits = larger <= neurons / 2 && larger <= 1.5 * given &&
-                       (neurons - larger) / unit >= min_units * gpu_chunks;
-      assert_int_equal(up, fits ? larger : 0);
-      if (up) {
-        int up_sizes[17], up_rest = -1;
-        assert_int_equal(
-            level_aligned_cut(neurons - up, m, gpu_chunks, min_units, up_sizes, &up_rest),
-            gpu_chunks);
-        assert_int_equal(up_rest, 0);
-        set_ups++;
-      }
-    }
+    if (shift < 0) /* the share a whole unit larger (level_aligned_set_up) */
+      set_ups += set_up_checked(neurons, m, gpu_chunks, min_units, share + shift,
+                                share + shift + unit, MULTI_SHARE_SET_UP_GROWTH);
     int sizes[17], rest = -1;
     assert_int_equal(
         level_aligned_cut(neurons - share - shift, m, gpu_chunks, min_units, sizes, &rest),
