@@ -379,7 +379,7 @@ int placement_level_share_plan(struct placement_plan *plan, int n_neurons, int g
  * cells x 16,695 1.080-1.089x but B x 4,165 1.023-1.027x, all 15 x 8,000 0.978-0.987x and C x 5,860
  * 0.962-0.982x, so not below then. Those two left the GPUs 15 units of copies for four chunks,
  * which ran unaligned; aligned from one unit a chunk (MULTI_SHARE_ALIGNED_MIN_UNITS, fifty-ninth
- * session, small122, e139f42, sixteen batches at 34.6-51.0 M, fourteen never run): at 40.8-51.0 M
+ * session, small122, e139f42, sixteen batches at 34.6-51.0 M, twelve never run): at 40.8-51.0 M
  * 30 rounds 1.002-1.091x, 25 at 1.03x or more, none below 1.00x (all 15 x 8,000 1.071-1.073x, C
  * x 5,860 1.027-1.063x; A x 5,000 1.002-1.015x and the large cells x 4,000 1.002-1.018x the
  * least), where the rule of 60 M ran them on the GPU alone; at 34.6 M random trees x 10,000

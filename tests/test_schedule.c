@@ -1033,9 +1033,9 @@ static void large_passive_batches(void **state) {
     assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_AUTO, 256000, 256000LL * 319, 0), 0);
   assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_ON, 25600, 25600LL * 319, 1), 1);
   assert_int_equal(placement_share_chosen(PLACEMENT_SHARE_OFF, 256000, 256000LL * 319, 0), 0);
-  /* The multi share by default: passive, from 60 M a GPU (four mixes at 60.5-61.3 M, the eight
-   * at 82-84 M and the six cells at 253 M gained; at 41 M two of four mixes lost, at 20 M all),
-   * a window of more than one step */
+  /* The multi share by default: passive, from 40 M a GPU (with the GPUs' part aligned, fifteen
+   * batches at 40.8-51.0 M, the mixes at 60-84 M and the six cells at 253 M gained; random trees
+   * at 34.6 M and every mix at 20 M lost), a window of more than one step */
   const struct {
     long long compartments;
     int gpus, channels, window, share;
