@@ -1369,29 +1369,34 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
                             LEVEL_ARRANGED_MIN_COPIES, sizes);
 }
 
-void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
-                               int n_neurons, int tail, int chunks, int min_copies, int *sizes) {
-  if (chunks < 1 || tail < chunks)
+/* level_arranged_cut_copies of the tail's positions from `skip` on (level_arranged_cut_after):
+ * positions, cells and walk counted from there. */
+static void arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
+                         int tail, int skip, int chunks, int min_copies, int *sizes) {
+  const int cut = tail - skip; /* the positions cut */
+  if (chunks < 1 || skip < 0 || cut < chunks)
     return;
   const int from = n_neurons - tail;
   int *first = malloc((size_t)(n_morphologies + 1) * sizeof *first);
   struct arranged_cells cells = {morphologies, n_morphologies, first};
-  if (first) { /* as arranged_walk_peek counts each cell's copies */
+  if (first) { /* as arranged_walk_peek counts each cell's copies, less the skipped */
     first[0] = 0;
-    for (int m = 0; m < n_morphologies; m++) {
+    for (int m = 0, all = 0; m < n_morphologies; m++) {
       const int at = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
-      first[m + 1] = first[m] + (at < n_neurons ? (n_neurons - 1 - at) / n_morphologies + 1 : 0);
+      all += at < n_neurons ? (n_neurons - 1 - at) / n_morphologies + 1 : 0;
+      first[m + 1] = all > skip ? all - skip : 0;
     }
     if (min_copies > 1 && arranged_cut_by_cells(&cells, chunks, min_copies, sizes)) {
       free(first);
       return;
     }
   }
-  const struct arranged_walk walk_start = {
-      morphologies, n_morphologies, n_neurons, n_neurons - tail, -1, 0};
+  struct arranged_walk walk_start = {morphologies, n_morphologies, n_neurons, from, -1, 0};
+  for (int q = 0; q < skip; q++)
+    arranged_walk_take(&walk_start);
   struct arranged_walk walk = walk_start;
   long long total = 0;
-  for (int p = n_neurons - tail; p < n_neurons; p++)
+  for (int p = 0; p < cut; p++)
     total += arranged_walk_take(&walk);
   walk = walk_start;
   long long before = 0; /* compartments of the chunks cut so far */
@@ -1399,7 +1404,7 @@ void level_arranged_cut_copies(const struct morphology *morphologies, int n_morp
     const int after = chunks - c - 1; /* chunks after this one, a neuron each at least */
     const long long target = total * (c + 1) / chunks;
     /* a neuron joins the chunk where at least half of it lies before the chunk's target */
-    while (p < tail - after) {
+    while (p < cut - after) {
       const int compartments = arranged_walk_peek(&walk);
       if (p > start && after > 0 && before + compartments / 2 > target)
         break;
@@ -1407,7 +1412,7 @@ void level_arranged_cut_copies(const struct morphology *morphologies, int n_morp
       p++;
     }
     if (first && after > 0) {
-      const int snapped = arranged_snap(&cells, tail, start, p, after, target);
+      const int snapped = arranged_snap(&cells, cut, start, p, after, target);
       if (snapped != p) {
         p = snapped;
         before = arranged_compartments_before(&cells, p);
@@ -1419,6 +1424,17 @@ void level_arranged_cut_copies(const struct morphology *morphologies, int n_morp
     sizes[c] = p - start;
   }
   free(first);
+}
+
+void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
+                               int n_neurons, int tail, int chunks, int min_copies, int *sizes) {
+  arranged_cut(morphologies, n_morphologies, n_neurons, tail, 0, chunks, min_copies, sizes);
+}
+
+void level_arranged_cut_after(const struct morphology *morphologies, int n_morphologies,
+                              int n_neurons, int tail, int skip, int chunks, int *sizes) {
+  arranged_cut(morphologies, n_morphologies, n_neurons, tail, skip, chunks,
+               LEVEL_ARRANGED_MIN_COPIES, sizes);
 }
 
 int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units, int *sizes,
@@ -1467,6 +1483,43 @@ int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int mi
     return 0;
   return (neurons - up) / unit >= (long long)(min_units > 1 ? min_units : 1) * gpu_chunks ? (int)up
                                                                                           : 0;
+}
+
+/* The copies of the first cell in a round-robin batch's last `tail` neurons where those start
+ * at a multiple of n_morphologies (after whole units): every n_morphologies-th from the first. */
+static long long first_cell_copies(long long tail, int n_morphologies) {
+  return (tail + n_morphologies - 1) / n_morphologies;
+}
+
+int level_aligned_tail(int neurons, int n_morphologies, int cpu_share) {
+  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || cpu_share < 1 || neurons <= cpu_share)
+    return 0;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
+  const long long left = (neurons - cpu_share) % unit;
+  if (left == 0 || left % LEVEL_ALIGNED_COPIES || neurons - cpu_share < unit)
+    return 0;
+  return left <= first_cell_copies(cpu_share + left, n_morphologies) ? (int)left : 0;
+}
+
+int level_aligned_tail_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                             int cpu_share, int cpu_chunks, double growth) {
+  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || gpu_chunks < 1 || cpu_chunks < 1 ||
+      cpu_share < cpu_chunks || neurons <= cpu_share)
+    return 0;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
+  const long long units = (neurons - cpu_share) / unit;
+  if (units < 1 || units < (long long)(min_units > 1 ? min_units : 1) * gpu_chunks)
+    return 0;
+  const long long tail = neurons - units * unit, left = tail - cpu_share;
+  /* (fewer warps than cells: as many would be a whole unit more) */
+  const long long copies_warps = first_cell_copies(tail, n_morphologies) / LEVEL_ALIGNED_COPIES,
+                  most = copies_warps < n_morphologies - 1 ? copies_warps : n_morphologies - 1;
+  const long long warps = left / LEVEL_ALIGNED_COPIES < most ? left / LEVEL_ALIGNED_COPIES : most;
+  const long long grown = tail - warps * LEVEL_ALIGNED_COPIES; /* at least cpu_share */
+  if (grown - cpu_share <= growth * cpu_share)
+    return warps > 0 ? (int)grown : 0; /* (none: the rest to the cores, whole units' rule) */
+  const long long shrunk = grown - LEVEL_ALIGNED_COPIES; /* a warp more to the GPUs */
+  return warps < most && shrunk >= cpu_chunks ? (int)shrunk : 0;
 }
 
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,

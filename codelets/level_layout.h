@@ -452,6 +452,10 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
  * (0.834-0.999x) and B in 1 of 4 (0.878x); E gained (1.036-1.061x in 4). */
 void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
                                int n_neurons, int tail, int chunks, int min_copies, int *sizes);
+/* level_arranged_cut of the tail's positions from `skip` on (the first `skip` another chunk's:
+ * level_aligned_tail), the `chunks` sizes adding up to tail - skip. */
+void level_arranged_cut_after(const struct morphology *morphologies, int n_morphologies,
+                              int n_neurons, int tail, int skip, int chunks, int *sizes);
 /* 2: every cell's copies in chunks of their own wherever the tail has no more cells than chunks,
  * the chunks given a cell by its compartments (as near equal as whole chunks a cell allow). The
  * equal cut's chunks that hold two cells ran 1.4-1.7 times as long a compartment as their
@@ -535,6 +539,34 @@ int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, i
  * cpu_share; else 0. The share the multi batch probes (share_set_up in multi_batch.c). */
 int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                          int cpu_share, double growth);
+
+/* The GPUs' part beyond whole units in copies of the first cell: for a batch of `neurons` whose
+ * last `cpu_share` are the cores', the neurons the GPUs' part holds beyond whole units
+ * (LEVEL_ALIGNED_COPIES copies of every cell) where they are a whole number of
+ * LEVEL_ALIGNED_COPIES and, the batch's tail from those units on laid out by morphology
+ * (level_batch_options.arranged_tail = cpu_share plus them), the first cell's copies there hold
+ * them all; else 0 (as where the GPUs' part holds no more than whole units, or not one). The
+ * GPUs' last aligned chunk then ends that many positions into the tail: LEVEL_ALIGNED_COPIES
+ * copies of the first cell a whole number of times more, so its every level row still starts on
+ * a warp's first thread (a row holds copies of one branch side by side whatever their number). */
+int level_aligned_tail(int neurons, int n_morphologies, int cpu_share);
+
+/* The cores' share that level_aligned_tail lays out for the GPUs, from the models' `cpu_share`:
+ * the GPUs keep the whole units beyond it (min_units a chunk of `gpu_chunks` at least) and the
+ * first cell's copies past them LEVEL_ALIGNED_COPIES at a time, so the share grows by fewer than
+ * LEVEL_ALIGNED_COPIES neurons where the tail holds copies of the first cell enough, and by at
+ * most `growth` times cpu_share (else a warp more to the GPUs: the share shrinks by less than
+ * one, leaving `cpu_chunks` neurons at least, and the GPUs keep fewer warps than there are
+ * cells). 0 where the GPUs' part takes not one warp of the first cell (the whole units' rules
+ * then: level_aligned_share_shift), as where the rest alone, fewer than a warp, is within
+ * `growth`. Why: the share moved by whole units,
+ * LEVEL_ALIGNED_COPIES copies of every cell (128 neurons for D's four cells), and a core's round
+ * of the next unit ended too late where the last one left the cores idle: A x 5,000 took 104
+ * neurons, its cores busy 0.56-0.69 of the step (1.002-1.015x the GPU alone, H200 machine,
+ * small122); the first cell's copies (041018-zA in the mixes A to D, a quarter to half a unit)
+ * move it in steps of that. */
+int level_aligned_tail_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                             int cpu_share, int cpu_chunks, double growth);
 
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */

@@ -56,6 +56,10 @@ struct multi_batch {
   /* The GPUs' chunks cut in copies of every cell (level_aligned_cut): aligned_neurons neurons in
    * them, rest_chunk 1 when the last GPU chunk holds the neurons left over. */
   int aligned_neurons, rest_chunk;
+  /* The positions of the cores' arranged tail the GPUs' last aligned chunk ends with, copies of
+   * the first cell a warp at a time (level_aligned_tail, MULTI_SHARE_ALIGNED_TAIL; counted in
+   * aligned_neurons; 0: none). */
+  int aligned_tail;
   /* The share's probe (share_probe): its first cut's neurons, the cores' time over a round
    * measured and predicted (0: no probe), the busiest core's round and the GPUs' largest
    * chunk's task as the models predict it (share_busiest_down; 0: not compared). */
@@ -591,16 +595,19 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
   return predict_chunk_values(shape, neurons * shape->compartments_per_neuron, worker);
 }
 
-/* The cores' share arranged by morphology (level_batch_options.arranged_tail), its `chunks`
- * chunks (sizes, cpu_share neurons in all) cut anew by compartments (level_arranged_cut).
- * Returns the tail to arrange, 0 (sizes unchanged) where the batch is too small for one. */
+/* The cores' share arranged by morphology (level_batch_options.arranged_tail) behind the
+ * `gpu_tail` positions of the tail the GPUs' last chunk ends with (level_aligned_tail), its
+ * `chunks` chunks (sizes, cpu_share neurons in all) cut anew by compartments
+ * (level_arranged_cut_after). Returns the tail to arrange, 0 (sizes unchanged) where the batch
+ * is too small for one. */
 static int share_arrange(const struct multi_batch_config *config, int *sizes, int chunks,
-                         int cpu_share) {
-  if (cpu_share > config->n_neurons - config->n_morphologies)
+                         int cpu_share, int gpu_tail) {
+  const int tail = cpu_share + gpu_tail;
+  if (tail > config->n_neurons - config->n_morphologies)
     return 0;
-  level_arranged_cut(config->morphologies, config->n_morphologies, config->n_neurons, cpu_share,
-                     chunks, sizes);
-  return cpu_share;
+  level_arranged_cut_after(config->morphologies, config->n_morphologies, config->n_neurons, tail,
+                           gpu_tail, chunks, sizes);
+  return tail;
 }
 
 /* What the share's cut predicts by (struct share_shape) for chunk tasks of `steps` steps over
@@ -720,10 +727,17 @@ static int share_move(const struct multi_batch_config *config, int gpu_count,
     batch->cpu_share_neurons = neurons;
     share_resize(*cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks, neurons);
   }
-  /* the GPUs' chunks as many as before, a chunk of the rest (batch->rest_chunk) not one of them */
+  /* the GPUs' chunks as many as before, a chunk of the rest (batch->rest_chunk) not one of them;
+   * where the GPUs' part beyond whole units is copies of the first cell a warp at a time, those
+   * at the end of the last aligned chunk, taken from the front of the cores' arranged tail */
+  const int arranged = placement_level_arranged(config->arrange, gpu_count, 1);
+  const int gpu_chunks = *cut_count - batch->cpu_chunks - batch->rest_chunk;
+  int tail =
+      arranged && MULTI_SHARE_ALIGNED_TAIL
+          ? level_aligned_tail(config->n_neurons, config->n_morphologies, batch->cpu_share_neurons)
+          : 0;
   int *realigned = NULL, realigned_count = 0;
-  if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons,
-                    *cut_count - batch->cpu_chunks - batch->rest_chunk,
+  if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons - tail, gpu_chunks,
                     MULTI_SHARE_ALIGNED_MIN_UNITS, *cut_sizes + *cut_count - batch->cpu_chunks,
                     batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
                     &batch->rest_chunk))
@@ -731,13 +745,18 @@ static int share_move(const struct multi_batch_config *config, int gpu_count,
   if (realigned) {
     free(*cut_sizes);
     *cut_sizes = realigned, *cut_count = realigned_count;
+    (*cut_sizes)[gpu_chunks - 1] += tail; /* (whole units: no chunk of the rest) */
+    batch->aligned_neurons += tail;
+  } else {
+    tail = 0; /* (not reached: the share's rules leave the GPUs their units) */
   }
+  batch->aligned_tail = tail;
   options->chunk_neurons = *cut_sizes;
   options->n_chunk_sizes = *cut_count;
   options->arranged_tail = 0;
-  if (placement_level_arranged(config->arrange, gpu_count, 1))
+  if (arranged)
     options->arranged_tail = share_arrange(config, *cut_sizes + *cut_count - batch->cpu_chunks,
-                                           batch->cpu_chunks, batch->cpu_share_neurons);
+                                           batch->cpu_chunks, batch->cpu_share_neurons, tail);
   return HINES_OK;
 }
 
@@ -751,7 +770,7 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
                         struct level_batch_options *options, int **cut_sizes, int *cut_count,
                         struct hines_error *err) {
   batch->cpu_chunks = batch->cpu_share_neurons = batch->share_uncalibrated = 0;
-  batch->aligned_neurons = batch->rest_chunk = 0;
+  batch->aligned_neurons = batch->rest_chunk = batch->aligned_tail = 0;
   options->chunk_neurons = NULL, options->n_chunk_sizes = 0, options->arranged_tail = 0;
   int status = share_cut(config, shape, level_chunks, cut_sizes, cut_count, &batch->cpu_chunks,
                          &batch->share_uncalibrated, err);
@@ -768,7 +787,18 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
   }
   batch->share_given_back = 0;
   if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
-    /* the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS), or their
+    /* the GPUs' part beyond whole sets in warps of the first cell's copies where it can be
+     * (MULTI_SHARE_ALIGNED_TAIL: the share moves less than a warp) */
+    const int tail_share =
+        MULTI_SHARE_ALIGNED_TAIL && placement_level_arranged(config->arrange, gpu_count, 1)
+            ? level_aligned_tail_share(config->n_neurons, config->n_morphologies,
+                                       *cut_count - batch->cpu_chunks,
+                                       MULTI_SHARE_ALIGNED_MIN_UNITS, batch->cpu_share_neurons,
+                                       batch->cpu_chunks, MULTI_SHARE_REST_GROWTH)
+            : 0;
+    if (tail_share > 0)
+      return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, tail_share, err);
+    /* else the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS), or their
      * complement from the cores to the GPUs (MULTI_SHARE_REST_GIVE) */
     const int rest_to_cores =
         MULTI_SHARE_WHOLE_SETS
@@ -785,7 +815,7 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
   options->n_chunk_sizes = *cut_count;
   if (placement_level_arranged(config->arrange, gpu_count, 1) && batch->cpu_chunks > 0)
     options->arranged_tail = share_arrange(config, *cut_sizes + *cut_count - batch->cpu_chunks,
-                                           batch->cpu_chunks, batch->cpu_share_neurons);
+                                           batch->cpu_chunks, batch->cpu_share_neurons, 0);
   return HINES_OK;
 }
 
@@ -824,27 +854,33 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
  * (BENCHMARKS.md, "The kept constants beside the GPU, and the share's slow runs"); a cut from the
  * models' mean over past runs then made the cores late every round. */
 static int share_probe(const struct multi_batch_config *config, const struct share_shape *shape,
-                       const int *sizes, int chunks, int neurons, double *measured_us,
+                       const int *sizes, int chunks, int neurons, int gpu_tail, double *measured_us,
                        double *predicted_us, double *busiest_us, struct hines_error *err) {
   *measured_us = *predicted_us = *busiest_us = 0.0;
   const int cpu_worker = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
   if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE || cpu_worker < 0 || chunks < 1)
     return HINES_OK;
-  /* a first chunk of one copy of each cell (for the GPUs, never run), then the share's: the
-   * arrangement leaves the first copies in place, as in the batch */
+  /* a first chunk of one copy of each cell (for the GPUs, never run), with the GPUs' positions
+   * of the tail where they take some (gpu_tail: level_aligned_tail), then the share's: the
+   * arrangement leaves the first copies in place, as in the batch, and the tail from a multiple
+   * of the cells holds the batch's share of each cell */
   const int n_morphologies = config->n_morphologies;
   int *probe_sizes = malloc((size_t)(chunks + 1) * sizeof *probe_sizes);
   if (!probe_sizes)
     return hines_fail(err, HINES_FAILURE, "out of memory");
-  probe_sizes[0] = n_morphologies;
   const int arranged = placement_level_arranged(config->arrange, placement_cuda_devices(), 1);
+  if (!arranged)
+    gpu_tail = 0;
+  probe_sizes[0] = n_morphologies + gpu_tail;
   if (arranged)
-    level_arranged_cut(config->morphologies, n_morphologies, neurons + n_morphologies, neurons,
-                       chunks, probe_sizes + 1);
+    level_arranged_cut_after(config->morphologies, n_morphologies,
+                             neurons + gpu_tail + n_morphologies, neurons + gpu_tail, gpu_tail,
+                             chunks, probe_sizes + 1);
   else
     memcpy(probe_sizes + 1, sizes, (size_t)chunks * sizeof *sizes);
   struct multi_batch_config probe = *config;
-  probe.n_neurons = neurons + n_morphologies;
+  probe.n_neurons = neurons + gpu_tail + n_morphologies;
+  probe.aligned_tail = gpu_tail;
   probe.first_neuron = probe.total_neurons = 0;
   probe.chunk_sizes = probe_sizes;
   probe.n_chunk_sizes = chunks + 1;
@@ -894,7 +930,10 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
  * every cell more on the cores, at most MULTI_SHARE_SET_UP_GROWTH times the share), and with
  * MULTI_SHARE_SET_UP 2 where it left the GPUs a chunk of the rest (too many for the cores by
  * MULTI_SHARE_REST_GROWTH, too few to complete by MULTI_SHARE_REST_GIVE), the share with the
- * rest on the cores, probed as the first cut was (share_probe), and taken where a
+ * rest on the cores, or where the GPUs' last chunk took warps of the first cell from the share's
+ * tail (batch->aligned_tail), the share with them back (the GPUs then whole sets; at most
+ * MULTI_SHARE_REST_UP_GROWTH times the share either way), probed as the first cut was
+ * (share_probe), and taken where a
  * core's mean round of it (the CPU workers' time over a round over their number) ends by
  * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest aligned chunk's task as the models predict it.
  * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
@@ -911,13 +950,22 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   const int gpu_chunks = *cut_count - batch->cpu_chunks - batch->rest_chunk;
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * config->n_morphologies;
   const int given_back = batch->share_given_back > 0 && !batch->rest_chunk,
-            rest_left = MULTI_SHARE_SET_UP > 1 && batch->rest_chunk;
-  if (!MULTI_SHARE_SET_UP || !(given_back || rest_left) || batch->aligned_neurons < 1 ||
-      cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
+            rest_left = MULTI_SHARE_SET_UP > 1 && batch->rest_chunk,
+            tail_back = MULTI_SHARE_SET_UP > 1 && batch->aligned_tail > 0;
+  if (!MULTI_SHARE_SET_UP || !(given_back || rest_left || tail_back) ||
+      batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
     return HINES_OK;
-  const int up = level_aligned_set_up(
-      config->n_neurons, config->n_morphologies, gpu_chunks, MULTI_SHARE_ALIGNED_MIN_UNITS,
-      batch->cpu_share_neurons, rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
+  const int share = batch->cpu_share_neurons;
+  int up = 0;
+  if (tail_back) { /* the GPUs' warps of the first cell back to the cores: whole sets */
+    const int whole_tail = share + batch->aligned_tail;
+    if (whole_tail <= MULTI_SHARE_REST_UP_GROWTH * share && whole_tail <= config->n_neurons / 2)
+      up = whole_tail;
+  } else {
+    up = level_aligned_set_up(config->n_neurons, config->n_morphologies, gpu_chunks,
+                              MULTI_SHARE_ALIGNED_MIN_UNITS, share,
+                              rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
+  }
   if (up == 0)
     return HINES_OK;
   const long long gpu_units = (config->n_neurons - up) / unit;
@@ -926,8 +974,12 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
     return hines_fail(err, HINES_FAILURE, "out of memory");
   share_resize(sizes, batch->cpu_chunks, up);
   double measured_us = 0.0, predicted_us = 0.0, busiest_us = 0.0;
-  int status = share_probe(config, shape, sizes, batch->cpu_chunks, up, &measured_us, &predicted_us,
-                           &busiest_us, err);
+  const int gpu_tail =
+      MULTI_SHARE_ALIGNED_TAIL && placement_level_arranged(config->arrange, gpu_count, 1)
+          ? level_aligned_tail(config->n_neurons, config->n_morphologies, up)
+          : 0;
+  int status = share_probe(config, shape, sizes, batch->cpu_chunks, up, gpu_tail, &measured_us,
+                           &predicted_us, &busiest_us, err);
   free(sizes);
   if (status || !(measured_us > 0.0))
     return status;
@@ -1167,10 +1219,15 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     batch->cpu_chunks = config->cpu_sized_chunks;
     for (int c = config->n_chunk_sizes - batch->cpu_chunks; c < config->n_chunk_sizes; c++)
       batch->cpu_share_neurons += config->chunk_sizes[c];
-    /* the cores' chunks arranged as the share's are, at the caller's sizes */
+    /* the cores' chunks arranged as the share's are, at the caller's sizes, behind the tail's
+     * positions the chunk before them takes (config->aligned_tail) */
+    const int tail =
+        batch->cpu_share_neurons + (config->aligned_tail > 0 ? config->aligned_tail : 0);
     if (placement_level_arranged(config->arrange, gpu_count, 1) &&
-        batch->cpu_share_neurons <= config->n_neurons - config->n_morphologies)
-      options.arranged_tail = batch->cpu_share_neurons;
+        tail <= config->n_neurons - config->n_morphologies) {
+      options.arranged_tail = tail;
+      batch->aligned_tail = tail - batch->cpu_share_neurons;
+    }
   } else if (share) {
     struct share_shape shape;
     status = share_shape_init(config, &options, launch_for(config, (int)level_chunks, gpu_count),
@@ -1182,9 +1239,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     if (!status && MULTI_SHARE_PROBE && batch->cpu_chunks > 0 && !runtime_calibrating()) {
       /* The cores' speed from run to run (share_probe): the cut again where it differs. */
       batch->probed_neurons = batch->cpu_share_neurons;
-      status = share_probe(config, &shape, cut_sizes + cut_count - batch->cpu_chunks,
-                           batch->cpu_chunks, batch->cpu_share_neurons, &batch->probe_measured_us,
-                           &batch->probe_predicted_us, &batch->probe_busiest_us, err);
+      status =
+          share_probe(config, &shape, cut_sizes + cut_count - batch->cpu_chunks, batch->cpu_chunks,
+                      batch->cpu_share_neurons, batch->aligned_tail, &batch->probe_measured_us,
+                      &batch->probe_predicted_us, &batch->probe_busiest_us, err);
       const double scale = placement_share_probe_scale(
           batch->probe_measured_us, batch->probe_predicted_us, MULTI_SHARE_PROBE_LEAST);
       if (PLACEMENT_SHARE_DEBUG)
@@ -1332,6 +1390,10 @@ int multi_batch_arranged_neurons(const struct multi_batch *batch) {
 
 int multi_batch_aligned_neurons(const struct multi_batch *batch) {
   return batch->aligned_neurons;
+}
+
+int multi_batch_aligned_tail_neurons(const struct multi_batch *batch) {
+  return batch->aligned_tail;
 }
 
 int multi_batch_level_priorities(const struct multi_batch *batch) {

@@ -117,6 +117,10 @@ struct multi_batch_config {
    * cut and any share; chunk tasks of one part. NULL: the default. */
   const int *chunk_sizes;
   int n_chunk_sizes, cpu_sized_chunks;
+  /* With chunk_sizes, where the cores' chunks are laid out by morphology (--arrange): the chunk
+   * before them ends this many positions into that tail, copies of the first cell (as the
+   * share's GPU chunk does: level_aligned_tail, MULTI_SHARE_ALIGNED_TAIL). 0: none. */
+  int aligned_tail;
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
    * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
    * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
@@ -168,6 +172,16 @@ struct multi_batch;
 #define MULTI_SHARE_WHOLE_SETS 1
 #endif
 #define MULTI_SHARE_REST_GROWTH 0.2
+/* With a share laid out by morphology, the GPUs' part beyond whole sets in copies of the first
+ * cell LEVEL_ALIGNED_COPIES at a time, at the end of the last aligned chunk, where the share's
+ * tail holds enough of them (level_aligned_tail_share, level_aligned_tail): the share then moves
+ * by less than a warp of the first cell instead of a whole set, growing by at most
+ * MULTI_SHARE_REST_GROWTH (else a warp less), and no chunk of the rest is left; the whole sets'
+ * rules (above and below) where the tail's copies of the first cell take not one warp. 0: whole
+ * sets only (a build to compare with). */
+#ifndef MULTI_SHARE_ALIGNED_TAIL
+#define MULTI_SHARE_ALIGNED_TAIL 1
+#endif
 /* Where the cores would grow by more, they give the GPUs the rest's complement (the neurons that
  * make the GPUs' part whole sets) where it is at most this much of the GPUs' part: a chunk of the
  * rest, latency-bound, costs the step 1.5-2.5 % (level_aligned_share_shift says what was
@@ -327,6 +341,9 @@ void multi_batch_share_set_up(const struct multi_batch *batch, int *neurons, dou
 int multi_batch_arranged_neurons(const struct multi_batch *batch);
 /* Neurons in the GPUs' chunks of aligned rows (level_aligned_cut; 0: none). */
 int multi_batch_aligned_neurons(const struct multi_batch *batch);
+/* Of those, the first cell's copies the last aligned chunk takes from the front of the cores'
+ * arranged share (MULTI_SHARE_ALIGNED_TAIL; 0: none). */
+int multi_batch_aligned_tail_neurons(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);
 /* 1 when the chunk tasks run small levels first (multi_batch_config.level_priorities, resolved),

@@ -486,6 +486,7 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
     ops->window = multi_batch_window(batch);
     ops->arranged_neurons = multi_batch_arranged_neurons(batch);
     ops->aligned_neurons = multi_batch_aligned_neurons(batch);
+    ops->aligned_tail = multi_batch_aligned_tail_neurons(batch);
     ops->share_uncalibrated = multi_batch_share_uncalibrated(batch);
     multi_batch_share_probe(batch, &ops->probed_neurons, &ops->probe_measured_us,
                             &ops->probe_predicted_us);
@@ -686,6 +687,7 @@ int simulation_run(const struct options *o, const struct batch_ops *ops,
   result->window = ops->window;
   result->arranged_neurons = ops->arranged_neurons;
   result->aligned_neurons = ops->aligned_neurons;
+  result->aligned_tail = ops->aligned_tail;
   result->interleaved_chunks = ops->interleaved_chunks;
   result->share_uncalibrated = ops->share_uncalibrated;
   result->probed_neurons = ops->probed_neurons;

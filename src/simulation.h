@@ -37,6 +37,7 @@ struct batch_ops {
   int window;             /* steps submitted ahead (0: the runtime's default) */
   int arranged_neurons;   /* multi: neurons laid out by morphology (0: round robin) */
   int aligned_neurons;    /* multi: neurons in GPU chunks of aligned rows (0: none) */
+  int aligned_tail;       /* multi: of those, the first cell's taken from the share's tail */
   int interleaved_chunks; /* mono: block-layout chunks stored interleaved (the GPU's) */
   int share_uncalibrated; /* mono: a share chosen, none cut: the models lack measurements */
   int probed_neurons;     /* the cores' share's first cut, probed (*_batch_share_probe) */
@@ -85,6 +86,7 @@ struct run_result {
   int window;             /* batch_ops' */
   int arranged_neurons;   /* batch_ops' */
   int aligned_neurons;    /* batch_ops' */
+  int aligned_tail;       /* batch_ops' */
   int interleaved_chunks; /* batch_ops' */
   int share_uncalibrated; /* batch_ops' */
   int probed_neurons;     /* batch_ops' */

@@ -513,6 +513,7 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
   key_int(&j, "interleaved_chunks", r->interleaved_chunks);         /* the GPU's, beside them */
   key_int(&j, "arranged_neurons", r->arranged_neurons); /* multi: laid out by morphology */
   key_int(&j, "aligned_neurons", r->aligned_neurons);   /* multi: GPU chunks of aligned rows */
+  key_int(&j, "aligned_tail_neurons", r->aligned_tail); /* of which the share's first cell's */
   /* a share chosen, none cut yet: the models lack this batch's measurements (--calibrate) */
   key_bool(&j, "cpu_share_uncalibrated", r->share_uncalibrated);
   if (r->probe_predicted_us > 0.0) {

@@ -150,6 +150,8 @@ static enum gpu_launch gpu_launch_of_test(void) {
  * worker it was cut for. */
 static const int *cut_sizes;
 static int cut_count, cut_cpu_chunks, cut_pin;
+/* ... the positions of the cores' arranged tail the chunk before them takes (aligned_tail). */
+static int cut_aligned_tail;
 /* ... and the chunk kernel of the next run_and_compare_trunk (the level kernels unless set). */
 static enum level_kernel cut_kernel = LEVEL_KERNEL_LEVELS;
 
@@ -180,6 +182,7 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
       .chunk_sizes = cut_sizes,
       .n_chunk_sizes = cut_count,
       .cpu_sized_chunks = cut_cpu_chunks,
+      .aligned_tail = cut_aligned_tail,
       .pin = cut_pin,
       .level_kernel = cut_kernel,
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
@@ -192,6 +195,7 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
     for (int c = cut_count - cut_cpu_chunks; c < cut_count; c++)
       cpu_neurons += cut_sizes[c];
     assert_int_equal(multi_batch_cpu_share_neurons(batch), cpu_neurons);
+    assert_int_equal(multi_batch_aligned_tail_neurons(batch), cut_aligned_tail);
   }
   assert_int_equal(multi_batch_run(batch, steps / 2, 0), HINES_OK);
   assert_int_equal(multi_batch_run(batch, steps / 2, steps / 2 * 0.025), HINES_OK);
@@ -2372,6 +2376,159 @@ static void aligned_share_leaves_no_rest(void **state) {
   assert_int_equal(shifted, one_chunk);
 }
 
+/* Whether a share of `share` neurons of a round-robin batch leaves the GPUs whole units and, from
+ * the front of the share's tail laid out by morphology, copies of the first cell alone, a
+ * multiple of LEVEL_ALIGNED_COPIES (at least one warp of them), counted neuron by neuron: the
+ * layout level_aligned_tail says it makes. */
+static int tail_share_aligned(int neurons, int m, int share, int gpu_chunks, int min_units) {
+  const int unit = LEVEL_ALIGNED_COPIES * m, gpu = neurons - share;
+  if (share < 1 || gpu < unit)
+    return 0;
+  const int units = gpu / unit, tail = neurons - units * unit, taken = tail - share;
+  if (taken == 0 || units < min_units * gpu_chunks)
+    return 0;
+  int *arranged = malloc((size_t)tail * sizeof *arranged),
+      *count = calloc((size_t)m, sizeof *count);
+  level_arranged_fill(neurons, m, tail, arranged);
+  for (int p = 0; p < taken; p++) /* the GPUs' positions past the whole units */
+    count[arranged[p] % m]++;
+  int aligned = count[0] == taken; /* the first cell's copies alone */
+  for (int c = 0; c < m; c++)
+    aligned = aligned && count[c] % LEVEL_ALIGNED_COPIES == 0;
+  free(arranged);
+  free(count);
+  return aligned;
+}
+
+/* The GPUs' part past whole units in warps of the first cell's copies (level_aligned_tail_share,
+ * level_aligned_tail), over fresh random batches checked neuron by neuron: the share chosen lays
+ * out so, no share between the models' cut and it does (it grows the least), it grows by at most
+ * `growth` (else shrinks by less than a warp), and none is chosen only where no share in that
+ * reach lays out so. A level batch cut so starts every row of the GPUs' chunks on a warp's first
+ * thread, holds each compartment once, and runs on GPU and CPU workers to the one-chunk run's
+ * digest, to the bit. */
+static void aligned_tail_keeps_rows_on_lines(void **state) {
+  (void)state;
+  TESTING_SKIP_UNLESS_SCHEDULED();
+  const double growth = MULTI_SHARE_REST_GROWTH;
+  int chosen = 0, shrunk = 0;
+  for (int t = 0; t < 4000; t++) {
+    const int m = 1 + (int)(testing_uniform(&seed_state) * 8), unit = LEVEL_ALIGNED_COPIES * m,
+              gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 4),
+              min_units = 1 + (int)(testing_uniform(&seed_state) * 4),
+              cpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 30),
+              share = 1 + (int)(testing_uniform(&seed_state) * 3 * unit),
+              neurons = share + (int)(testing_uniform(&seed_state) * 20 * unit * gpu_chunks);
+    const int got =
+        level_aligned_tail_share(neurons, m, gpu_chunks, min_units, share, cpu_chunks, growth);
+    if (neurons - share < unit) {
+      assert_int_equal(got, 0);
+      continue;
+    }
+    const int units = (neurons - share) / unit, tail = neurons - units * unit;
+    /* the shares that keep the models' units: from the cut up to the whole tail */
+    const int reach = share + (int)(growth * share) < tail ? share + (int)(growth * share) : tail;
+    int first_up = 0;
+    for (int s = share; s <= reach && !first_up; s++)
+      if (tail_share_aligned(neurons, m, s, gpu_chunks, min_units))
+        first_up = s;
+    int first_down = 0;
+    for (int s = share - 1; s > share - LEVEL_ALIGNED_COPIES && s >= cpu_chunks && !first_down; s--)
+      if (tail_share_aligned(neurons, m, s, gpu_chunks, min_units))
+        first_down = s;
+    if (share < cpu_chunks) {
+      assert_int_equal(got, 0);
+      continue;
+    }
+    if (got == 0) {
+      /* none within reach (nor a warp below where the next one up grows too much) */
+      if (first_up)
+        fail_msg("%d neurons of %d cells, cores %d: none chosen, %d lays out", neurons, m, share,
+                 first_up);
+      continue;
+    }
+    if (!tail_share_aligned(neurons, m, got, gpu_chunks, min_units))
+      fail_msg("%d neurons of %d cells, cores %d: %d does not lay out", neurons, m, share, got);
+    assert_int_equal(level_aligned_tail(neurons, m, got), neurons - got - units * unit);
+    if (got >= share)
+      assert_int_equal(got, first_up);
+    else {
+      assert_int_equal(first_up, 0);
+      assert_int_equal(got, first_down);
+      shrunk++;
+    }
+    chosen++;
+  }
+  assert_true(chosen > 500); /* the random batches laid out warps of the first cell */
+  assert_true(shrunk > 0);   /* ... and some a warp more where the share would grow too much */
+  /* level_arranged_cut_after: the positions from the skip on, a neuron a chunk at least, as
+   * level_arranged_cut where nothing is skipped */
+  for (int t = 0; t < 2000; t++) {
+    const int neurons = mix_count + 2 + (int)(testing_uniform(&seed_state) * 3000),
+              tail = 1 + (int)(testing_uniform(&seed_state) * (neurons - mix_count)),
+              skip = (int)(testing_uniform(&seed_state) * tail),
+              chunks = 1 + (int)(testing_uniform(&seed_state) * 40);
+    if (tail - skip < chunks)
+      continue;
+    int after[40], plain[40], total = 0;
+    level_arranged_cut_after(mix, mix_count, neurons, tail, skip, chunks, after);
+    for (int c = 0; c < chunks; c++) {
+      assert_true(after[c] >= 1);
+      total += after[c];
+    }
+    assert_int_equal(total, tail - skip);
+    level_arranged_cut_after(mix, mix_count, neurons, tail, 0, chunks, after);
+    level_arranged_cut(mix, mix_count, neurons, tail, chunks, plain);
+    assert_memory_equal(after, plain, (size_t)chunks * sizeof *after);
+  }
+  /* The test mix: two GPU chunks of a unit each, the second a warp of the first cell more from
+   * the cores' tail of a unit and a warp (share: a unit, in three chunks). */
+  const int unit = LEVEL_ALIGNED_COPIES * mix_count, neurons = 3 * unit + LEVEL_ALIGNED_COPIES,
+            share = unit;
+  assert_int_equal(level_aligned_tail(neurons, mix_count, share), LEVEL_ALIGNED_COPIES);
+  assert_int_equal(level_aligned_tail_share(neurons, mix_count, 2, 1, share - 5, 3, growth), share);
+  int sizes[5] = {unit, unit + LEVEL_ALIGNED_COPIES};
+  level_arranged_cut_after(mix, mix_count, neurons, share + LEVEL_ALIGNED_COPIES,
+                           LEVEL_ALIGNED_COPIES, 3, sizes + 2);
+  struct level_batch lb;
+  build_chunk_batch(neurons,
+                    (struct level_batch_options){.chunk_neurons = sizes,
+                                                 .n_chunk_sizes = 5,
+                                                 .arranged_tail = share + LEVEL_ALIGNED_COPIES},
+                    &lb);
+  for (int k = 0, first_cell = 0; k < neurons; k++) {
+    const int chunk = level_batch_chunk_of(&lb, k);
+    first_cell += chunk == 1 && k % mix_count == 0;
+    if (k == neurons - 1)
+      assert_int_equal(first_cell, 2 * LEVEL_ALIGNED_COPIES); /* a unit's and the warp's */
+  }
+  for (int chunk = 0; chunk < 2; chunk++)
+    for (int level = 0; level < lb.n_levels; level++) {
+      const int *ints = lb.blocks[chunk * lb.n_levels + level];
+      if (!ints)
+        continue;
+      const struct level_block_view v = level_block_describe(ints);
+      const size_t base = lb.element_offset[(size_t)chunk * (lb.n_levels + 1) + level];
+      for (int j = 0; j <= v.max_size; j++)
+        if ((base + (size_t)v.row_offset[j]) % 32 != 0)
+          fail_msg("GPU chunk %d, level %d: row %d starts at element %zu", chunk, level, j,
+                   base + (size_t)v.row_offset[j]);
+    }
+  each_compartment_once(&lb, neurons);
+  level_batch_free(&lb);
+  const uint64_t one_chunk =
+      run_and_compare_trunk(0, neurons, neurons, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  cut_sizes = sizes;
+  cut_count = 5;
+  cut_cpu_chunks = 3;
+  cut_aligned_tail = LEVEL_ALIGNED_COPIES;
+  cut_pin = starpu_cuda_worker_get_count() > 0 && starpu_cpu_worker_get_count() > 0;
+  const uint64_t tailed = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  cut_sizes = NULL;
+  cut_count = cut_cpu_chunks = cut_pin = cut_aligned_tail = 0;
+  assert_int_equal(tailed, one_chunk);
+}
+
 /* Rooted at the centers, the blocks number compartments relative to the soma: the soma is 0
  * (what the mechanisms and the stimulus test), and every compartment maps both ways. */
 static void centered_roots_locate_each_compartment_once(void **state) {
@@ -2744,6 +2901,7 @@ int main(void) {
       cmocka_unit_test(arranged_cut_one_cell_a_chunk),
       cmocka_unit_test(aligned_cut_starts_rows_on_lines),
       cmocka_unit_test(aligned_share_leaves_no_rest),
+      cmocka_unit_test(aligned_tail_keeps_rows_on_lines),
       cmocka_unit_test(row_factors_match_element_factors),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(branch_rows_match_branch_systems),

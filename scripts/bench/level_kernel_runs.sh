@@ -598,7 +598,7 @@ share_start() {
 # shares: the last run's share (its JSON's cpu_share_neurons, tasks_on_cpus, tasks_per_step,
 # cpu_share_uncalibrated). share_probes NAME options...: two calibration runs with --cpu-share on,
 # then CPU + GPU with it against the GPU alone, probe files compared (PASS or FAIL).
-shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"aligned_neurons": [0-9]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
+shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"aligned_neurons": [0-9]*\|"aligned_tail_neurons": [0-9]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
 # worker_load: the last run's CPU workers' task counts and ms executing (its JSON)
 worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": [^]]*]' $out/t.json 2>/dev/null | paste -sd' '; }
 # probe_keys: the last run's share probe (its JSON's share_probe_* keys). hogs_on, hogs_off: HOGS
