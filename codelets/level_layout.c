@@ -1522,6 +1522,22 @@ int level_aligned_tail_share(int neurons, int n_morphologies, int gpu_chunks, in
   return warps < most && shrunk >= cpu_chunks ? (int)shrunk : 0;
 }
 
+int level_aligned_next_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                             int cpu_share, int tails) {
+  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || gpu_chunks < 1 || cpu_share < 0)
+    return 0;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies,
+                  least = (long long)(min_units > 1 ? min_units : 1) * gpu_chunks;
+  for (long long up = cpu_share + 1; up <= cpu_share + unit && up <= neurons / 2; up++) {
+    if ((neurons - up) / unit < least)
+      return 0; /* (fewer still further up) */
+    if ((neurons - up) % unit == 0 ||
+        (tails && level_aligned_tail(neurons, n_morphologies, (int)up)))
+      return (int)up;
+  }
+  return 0;
+}
+
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,
                         int *element) {
   const struct morphology *m = &batch->morphologies[neuron % batch->n_morphologies];

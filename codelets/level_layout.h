@@ -568,6 +568,14 @@ int level_aligned_tail(int neurons, int n_morphologies, int cpu_share);
 int level_aligned_tail_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                              int cpu_share, int cpu_chunks, double growth);
 
+/* The next share up from `cpu_share` that leaves the GPUs' part (min_units units a chunk of
+ * `gpu_chunks` at least) whole units, or with `tails` whole units and warps of the first cell
+ * (level_aligned_tail): the smallest such share above cpu_share, at most half the batch; 0 where
+ * none is (within a unit). The share the multi batch probes where its cores end early
+ * (share_set_up in multi_batch.c, MULTI_SHARE_SET_UP 3). */
+int level_aligned_next_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
+                             int cpu_share, int tails);
+
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */
 int level_batch_user_compartment(const struct level_batch *batch, int neuron, int relative);

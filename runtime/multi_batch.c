@@ -933,7 +933,10 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
  * rest on the cores, or where the GPUs' last chunk took warps of the first cell from the share's
  * tail (batch->aligned_tail), the share with them back (the GPUs then whole sets; at most
  * MULTI_SHARE_REST_UP_GROWTH times the share either way), probed as the first cut was
- * (share_probe), and taken where a
+ * (share_probe), and with MULTI_SHARE_SET_UP 3 where none of those applies but the probe's
+ * cores ended their round by MULTI_SHARE_IDLE_BY of the GPUs' largest chunk's predicted task, the
+ * next share up that lays out (level_aligned_next_share, at most MULTI_SHARE_SET_UP_GROWTH times
+ * the share), each taken where a
  * core's mean round of it (the CPU workers' time over a round over their number) ends by
  * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest aligned chunk's task as the models predict it.
  * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
@@ -951,8 +954,9 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * config->n_morphologies;
   const int given_back = batch->share_given_back > 0 && !batch->rest_chunk,
             rest_left = MULTI_SHARE_SET_UP > 1 && batch->rest_chunk,
-            tail_back = MULTI_SHARE_SET_UP > 1 && batch->aligned_tail > 0;
-  if (!MULTI_SHARE_SET_UP || !(given_back || rest_left || tail_back) ||
+            tail_back = MULTI_SHARE_SET_UP > 1 && batch->aligned_tail > 0,
+            idle = MULTI_SHARE_SET_UP > 2 && batch->rest_chunk == 0;
+  if (!MULTI_SHARE_SET_UP || !(given_back || rest_left || tail_back || idle) ||
       batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
     return HINES_OK;
   const int share = batch->cpu_share_neurons;
@@ -961,10 +965,23 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
     const int whole_tail = share + batch->aligned_tail;
     if (whole_tail <= MULTI_SHARE_REST_UP_GROWTH * share && whole_tail <= config->n_neurons / 2)
       up = whole_tail;
-  } else {
+  } else if (given_back || rest_left) {
     up = level_aligned_set_up(config->n_neurons, config->n_morphologies, gpu_chunks,
                               MULTI_SHARE_ALIGNED_MIN_UNITS, share,
                               rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
+  } else { /* idle: the cores' probed round ended early against the GPUs' largest chunk */
+    int largest = 0;
+    for (int c = 0; c < gpu_chunks; c++)
+      largest = (*cut_sizes)[c] > largest ? (*cut_sizes)[c] : largest;
+    const double gpu_now_us = predict_chunk_task(shape, largest, cuda_worker);
+    if (isfinite(gpu_now_us) && batch->probe_measured_us > 0.0 &&
+        batch->probe_measured_us / cores <= MULTI_SHARE_IDLE_BY * gpu_now_us)
+      up = level_aligned_next_share(config->n_neurons, config->n_morphologies, gpu_chunks,
+                                    MULTI_SHARE_ALIGNED_MIN_UNITS, share,
+                                    MULTI_SHARE_ALIGNED_TAIL &&
+                                        placement_level_arranged(config->arrange, gpu_count, 1));
+    if (up > MULTI_SHARE_SET_UP_GROWTH * share)
+      up = 0;
   }
   if (up == 0)
     return HINES_OK;

@@ -232,13 +232,22 @@ struct multi_batch;
  * 1.5-2.5 % of the step: level_aligned_share_shift), probed and taken in the same way. Why: the
  * rounds short of 1.03x at 60-66 M a GPU ran such a chunk beside cores busy 0.47-0.81 of the
  * step (H200 machine, from60: all 15 x 13,000 1.019-1.022x, 100 neurons left beside 420 on the
- * cores; the large cells x 5,000 1.007-1.009x, 50 beside 150). 1: given-back shares only; 0: never
- * probed (builds to compare with). */
+ * cores; the large cells x 5,000 1.007-1.009x, 50 beside 150). MULTI_SHARE_SET_UP 3: also,
+ * where none of those applies and the probe's cores ended their round by MULTI_SHARE_IDLE_BY of
+ * the GPUs' largest chunk's predicted task, the next share up that lays out
+ * (level_aligned_next_share: whole sets, or warps of the first cell with
+ * MULTI_SHARE_ALIGNED_TAIL), probed and taken in the same way. Why: D x 5,520 kept 144 neurons
+ * (a set and the rest), its cores busy 0.52-0.71 of the step, 1.021-1.026x the GPU alone
+ * (H200 machine, tail123), the models' cut too small and nothing above it tried. 2: no idle
+ * step; 1: given-back shares only; 0: never probed (builds to compare with). */
 #ifndef MULTI_SHARE_SET_UP
-#define MULTI_SHARE_SET_UP 2
+#define MULTI_SHARE_SET_UP 3
 #endif
 #ifndef MULTI_SHARE_SET_UP_ENDS_BY
 #define MULTI_SHARE_SET_UP_ENDS_BY 0.9
+#endif
+#ifndef MULTI_SHARE_IDLE_BY
+#define MULTI_SHARE_IDLE_BY 0.75
 #endif
 /* The probe's busiest core (share_busiest_down in multi_batch.c), measured and reported (JSON
  * share_probe_busiest_ms beside share_probe_gpu_task_ms). MULTI_SHARE_PROBE_BUSIEST 1: where the

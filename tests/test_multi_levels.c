@@ -2404,14 +2404,15 @@ static int tail_share_aligned(int neurons, int m, int share, int gpu_chunks, int
  * level_aligned_tail), over fresh random batches checked neuron by neuron: the share chosen lays
  * out so, no share between the models' cut and it does (it grows the least), it grows by at most
  * `growth` (else shrinks by less than a warp), and none is chosen only where no share in that
- * reach lays out so. A level batch cut so starts every row of the GPUs' chunks on a warp's first
+ * reach lays out so; the next share up that lays out (level_aligned_next_share) is the first a
+ * scan finds. A level batch cut so starts every row of the GPUs' chunks on a warp's first
  * thread, holds each compartment once, and runs on GPU and CPU workers to the one-chunk run's
  * digest, to the bit. */
 static void aligned_tail_keeps_rows_on_lines(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   const double growth = MULTI_SHARE_REST_GROWTH;
-  int chosen = 0, shrunk = 0;
+  int chosen = 0, shrunk = 0, nexts = 0;
   for (int t = 0; t < 4000; t++) {
     const int m = 1 + (int)(testing_uniform(&seed_state) * 8), unit = LEVEL_ALIGNED_COPIES * m,
               gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 4),
@@ -2421,6 +2422,18 @@ static void aligned_tail_keeps_rows_on_lines(void **state) {
               neurons = share + (int)(testing_uniform(&seed_state) * 20 * unit * gpu_chunks);
     const int got =
         level_aligned_tail_share(neurons, m, gpu_chunks, min_units, share, cpu_chunks, growth);
+    /* the next share up that lays out, whole units or warps of the first cell past them */
+    int next = 0;
+    for (int s = share + 1; s <= share + unit && s <= neurons / 2 && !next; s++) {
+      const int whole = (neurons - s) % unit == 0 && (neurons - s) / unit >= min_units * gpu_chunks;
+      if (whole || tail_share_aligned(neurons, m, s, gpu_chunks, min_units))
+        next = s;
+    }
+    const int next_got = level_aligned_next_share(neurons, m, gpu_chunks, min_units, share, 1);
+    if (next_got != next)
+      fail_msg("%d neurons of %d cells, cores %d: next share %d, not %d", neurons, m, share,
+               next_got, next);
+    nexts += next > 0;
     if (neurons - share < unit) {
       assert_int_equal(got, 0);
       continue;
@@ -2461,6 +2474,7 @@ static void aligned_tail_keeps_rows_on_lines(void **state) {
   }
   assert_true(chosen > 500); /* the random batches laid out warps of the first cell */
   assert_true(shrunk > 0);   /* ... and some a warp more where the share would grow too much */
+  assert_true(nexts > 500);  /* ... and next shares up */
   /* level_arranged_cut_after: the positions from the skip on, a neuron a chunk at least, as
    * level_arranged_cut where nothing is skipped */
   for (int t = 0; t < 2000; t++) {
