@@ -933,7 +933,8 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
  * rest on the cores, or where the GPUs' last chunk took warps of the first cell from the share's
  * tail (batch->aligned_tail), the share with them back (the GPUs then whole sets; at most
  * MULTI_SHARE_REST_UP_GROWTH times the share either way), probed as the first cut was
- * (share_probe), and with MULTI_SHARE_SET_UP 3 where none of those applies but the probe's
+ * (share_probe), and with MULTI_SHARE_SET_UP 3 where none of those gave a share to probe (a
+ * rest's chunk aside) but the probe's
  * cores ended their round by MULTI_SHARE_IDLE_BY of the GPUs' largest chunk's predicted task, the
  * next share up that lays out (level_aligned_next_share, at most MULTI_SHARE_SET_UP_GROWTH times
  * the share), each taken where a
@@ -969,7 +970,8 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
     up = level_aligned_set_up(config->n_neurons, config->n_morphologies, gpu_chunks,
                               MULTI_SHARE_ALIGNED_MIN_UNITS, share,
                               rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
-  } else { /* idle: the cores' probed round ended early against the GPUs' largest chunk */
+  }
+  if (up == 0 && idle) { /* the cores' probed round ended early against the GPUs' largest chunk */
     int largest = 0;
     for (int c = 0; c < gpu_chunks; c++)
       largest = (*cut_sizes)[c] > largest ? (*cut_sizes)[c] : largest;

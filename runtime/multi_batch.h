@@ -233,7 +233,9 @@ struct multi_batch;
  * rounds short of 1.03x at 60-66 M a GPU ran such a chunk beside cores busy 0.47-0.81 of the
  * step (H200 machine, from60: all 15 x 13,000 1.019-1.022x, 100 neurons left beside 420 on the
  * cores; the large cells x 5,000 1.007-1.009x, 50 beside 150). MULTI_SHARE_SET_UP 3: also,
- * where none of those applies and the probe's cores ended their round by MULTI_SHARE_IDLE_BY of
+ * where none of those gave a share to probe (a larger set beyond MULTI_SHARE_SET_UP_GROWTH, or
+ * none to try) and no chunk of the rest is left, and the probe's cores ended their round by
+ * MULTI_SHARE_IDLE_BY of
  * the GPUs' largest chunk's predicted task, the next share up that lays out
  * (level_aligned_next_share: whole sets, or warps of the first cell with
  * MULTI_SHARE_ALIGNED_TAIL), probed and taken in the same way. Why: D x 5,520 kept 144 neurons
