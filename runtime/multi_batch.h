@@ -235,9 +235,8 @@ struct multi_batch;
  * cores; the large cells x 5,000 1.007-1.009x, 50 beside 150). MULTI_SHARE_SET_UP 3: also,
  * where none of those gave a share to probe (a larger set beyond MULTI_SHARE_SET_UP_GROWTH, or
  * none to try) and no chunk of the rest is left, and the probe's cores ended their round by
- * MULTI_SHARE_IDLE_BY of
- * the GPUs' largest chunk's predicted task, the next share up that lays out
- * (level_aligned_next_share: whole sets, or warps of the first cell with
+ * MULTI_SHARE_IDLE_BY of the GPUs' largest chunk's predicted task, the next share up that lays
+ * out (level_aligned_next_share: whole sets, or warps of the first cell with
  * MULTI_SHARE_ALIGNED_TAIL), probed and taken in the same way. Why: D x 5,520 kept 144 neurons
  * (a set and the rest), its cores busy 0.52-0.71 of the step, 1.021-1.026x the GPU alone
  * (H200 machine, tail123), the models' cut too small and nothing above it tried. 2: no idle
