@@ -141,6 +141,7 @@ run arranged_off --mode multi --morph synthetic:small-low --morph synthetic:medi
 expect "--arrange off: round robin, in the JSON" '"arranged_neurons": 0' arranged_off.json
 expect "--arrange off asked, in the JSON" '"arrange_asked": "off"' arranged_off.json
 expect "no GPU: no chunk cut in aligned copies, in the JSON" '"aligned_neurons": 0([^0-9]|$)' arranged_off.json
+expect "no GPU: no warps of a cell taken from the share, in the JSON" '"aligned_tail_neurons": 0([^0-9]|$)' arranged_off.json
 run arrange_mono --mode mono "${tiny[@]}" --arrange on --quiet
 expect "--arrange with mono: warned" '^hinestask: warning: --arrange applies to --mode multi only' arrange_mono.err
 run priorities_off --mode multi "${tiny[@]}" --level-priorities off --quiet --json priorities_off.json
