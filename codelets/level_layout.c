@@ -965,8 +965,9 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
     if (out->position_neuron && out->neuron_position) {
       for (int p = 0; p < n_neurons - tail; p++)
         out->position_neuron[p] = p;
-      level_arranged_fill(n_neurons, n_morphologies, tail,
-                          out->position_neuron + (n_neurons - tail));
+      level_arranged_fill_lead(n_neurons, n_morphologies, tail,
+                               tail == options->arranged_tail ? options->tail_lead : NULL,
+                               out->position_neuron + (n_neurons - tail));
       for (int p = 0; p < n_neurons; p++)
         out->neuron_position[out->position_neuron[p]] = p;
     }
@@ -1214,12 +1215,28 @@ int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int posit
 }
 
 void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_neurons) {
+  level_arranged_fill_lead(n_neurons, n_morphologies, tail, NULL, tail_neurons);
+}
+
+void level_arranged_fill_lead(int n_neurons, int n_morphologies, int tail, const int *lead,
+                              int *tail_neurons) {
   const int from = n_neurons - tail;
   int at = 0;
-  for (int m = 0; tail > 0 && m < n_morphologies; m++) /* as level_arranged_neuron */
-    for (int k = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
-         k < n_neurons; k += n_morphologies)
-      tail_neurons[at++] = k;
+  for (int pass = lead ? 0 : 1; pass < 2; pass++)          /* the lead's copies, then the others */
+    for (int m = 0; tail > 0 && m < n_morphologies; m++) { /* as level_arranged_neuron */
+      int copy = 0;
+      for (int k = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
+           k < n_neurons; k += n_morphologies, copy++)
+        if ((pass == 0) == (lead && copy < lead[m]))
+          tail_neurons[at++] = k;
+    }
+}
+
+/* The copies of cell m among a round-robin batch's last `tail` neurons (neuron k: cell k % M). */
+static int tail_copies(int n_neurons, int n_morphologies, int tail, int m) {
+  const int from = n_neurons - tail;
+  const int first = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
+  return first < n_neurons ? (n_neurons - 1 - first) / n_morphologies + 1 : 0;
 }
 
 /* The tail's positions in order, a morphology's copies at a time: the compartments of the
@@ -1227,13 +1244,15 @@ void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_
 struct arranged_walk {
   const struct morphology *morphologies;
   int n_morphologies, n_neurons, from, morphology, left;
+  const int *lead; /* each cell's copies at the tail's front, not walked (NULL: none) */
 };
 
 static int arranged_walk_peek(struct arranged_walk *w) {
   while (w->left == 0 && w->morphology + 1 < w->n_morphologies) {
     const int m = ++w->morphology, M = w->n_morphologies;
     const int first = w->from + ((m - w->from) % M + M) % M;
-    w->left = first < w->n_neurons ? (w->n_neurons - 1 - first) / M + 1 : 0;
+    w->left = (first < w->n_neurons ? (w->n_neurons - 1 - first) / M + 1 : 0) -
+              (w->lead ? w->lead[m] : 0);
   }
   return w->morphologies[w->morphology].n_compartments;
 }
@@ -1369,31 +1388,30 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
                             LEVEL_ARRANGED_MIN_COPIES, sizes);
 }
 
-/* level_arranged_cut_copies of the tail's positions from `skip` on (level_arranged_cut_after):
- * positions, cells and walk counted from there. */
+/* level_arranged_cut_copies of the tail's positions past the `lead` copies of each cell
+ * (level_arranged_cut_after; NULL: none): positions, cells and walk counted from there. */
 static void arranged_cut(const struct morphology *morphologies, int n_morphologies, int n_neurons,
-                         int tail, int skip, int chunks, int min_copies, int *sizes) {
-  const int cut = tail - skip; /* the positions cut */
-  if (chunks < 1 || skip < 0 || cut < chunks)
+                         int tail, const int *lead, int chunks, int min_copies, int *sizes) {
+  int cut = tail; /* the positions cut */
+  for (int m = 0; lead && m < n_morphologies; m++)
+    cut -= lead[m];
+  if (chunks < 1 || cut < chunks)
     return;
   const int from = n_neurons - tail;
   int *first = malloc((size_t)(n_morphologies + 1) * sizeof *first);
   struct arranged_cells cells = {morphologies, n_morphologies, first};
-  if (first) { /* as arranged_walk_peek counts each cell's copies, less the skipped */
+  if (first) { /* as arranged_walk_peek counts each cell's copies, less the lead's */
     first[0] = 0;
-    for (int m = 0, all = 0; m < n_morphologies; m++) {
-      const int at = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
-      all += at < n_neurons ? (n_neurons - 1 - at) / n_morphologies + 1 : 0;
-      first[m + 1] = all > skip ? all - skip : 0;
-    }
+    for (int m = 0; m < n_morphologies; m++)
+      first[m + 1] =
+          first[m] + tail_copies(n_neurons, n_morphologies, tail, m) - (lead ? lead[m] : 0);
     if (min_copies > 1 && arranged_cut_by_cells(&cells, chunks, min_copies, sizes)) {
       free(first);
       return;
     }
   }
-  struct arranged_walk walk_start = {morphologies, n_morphologies, n_neurons, from, -1, 0};
-  for (int q = 0; q < skip; q++)
-    arranged_walk_take(&walk_start);
+  const struct arranged_walk walk_start = {morphologies, n_morphologies, n_neurons, from, -1, 0,
+                                           lead};
   struct arranged_walk walk = walk_start;
   long long total = 0;
   for (int p = 0; p < cut; p++)
@@ -1428,12 +1446,12 @@ static void arranged_cut(const struct morphology *morphologies, int n_morphologi
 
 void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
                                int n_neurons, int tail, int chunks, int min_copies, int *sizes) {
-  arranged_cut(morphologies, n_morphologies, n_neurons, tail, 0, chunks, min_copies, sizes);
+  arranged_cut(morphologies, n_morphologies, n_neurons, tail, NULL, chunks, min_copies, sizes);
 }
 
 void level_arranged_cut_after(const struct morphology *morphologies, int n_morphologies,
-                              int n_neurons, int tail, int skip, int chunks, int *sizes) {
-  arranged_cut(morphologies, n_morphologies, n_neurons, tail, skip, chunks,
+                              int n_neurons, int tail, const int *lead, int chunks, int *sizes) {
+  arranged_cut(morphologies, n_morphologies, n_neurons, tail, lead, chunks,
                LEVEL_ARRANGED_MIN_COPIES, sizes);
 }
 
@@ -1485,57 +1503,83 @@ int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int mi
                                                                                           : 0;
 }
 
-/* The copies of the first cell in a round-robin batch's last `tail` neurons where those start
- * at a multiple of n_morphologies (after whole units): every n_morphologies-th from the first. */
-static long long first_cell_copies(long long tail, int n_morphologies) {
-  return (tail + n_morphologies - 1) / n_morphologies;
+long long level_arranged_compartments(const struct morphology *morphologies, int n_morphologies,
+                                      int n_neurons, int tail, const int *lead) {
+  long long compartments = 0;
+  for (int m = 0; m < n_morphologies; m++)
+    compartments +=
+        (long long)(tail_copies(n_neurons, n_morphologies, tail, m) - (lead ? lead[m] : 0)) *
+        morphologies[m].n_compartments;
+  return compartments;
 }
 
-int level_aligned_tail(int neurons, int n_morphologies, int cpu_share) {
-  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || cpu_share < 1 || neurons <= cpu_share)
-    return 0;
+int level_aligned_lead(const struct morphology *morphologies, int n_morphologies, int neurons,
+                       int units, double target, int *lead, long long *share_compartments) {
   const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
-  const long long left = (neurons - cpu_share) % unit;
-  if (left == 0 || left % LEVEL_ALIGNED_COPIES || neurons - cpu_share < unit)
+  *share_compartments = 0;
+  for (int m = 0; m < n_morphologies; m++)
+    lead[m] = 0;
+  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || units < 1 || units * unit >= neurons)
     return 0;
-  return left <= first_cell_copies(cpu_share + left, n_morphologies) ? (int)left : 0;
-}
-
-int level_aligned_tail_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
-                             int cpu_share, int cpu_chunks, double growth) {
-  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || gpu_chunks < 1 || cpu_chunks < 1 ||
-      cpu_share < cpu_chunks || neurons <= cpu_share)
-    return 0;
-  const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies;
-  const long long units = (neurons - cpu_share) / unit;
-  if (units < 1 || units < (long long)(min_units > 1 ? min_units : 1) * gpu_chunks)
-    return 0;
-  const long long tail = neurons - units * unit, left = tail - cpu_share;
-  /* (fewer warps than cells: as many would be a whole unit more) */
-  const long long copies_warps = first_cell_copies(tail, n_morphologies) / LEVEL_ALIGNED_COPIES,
-                  most = copies_warps < n_morphologies - 1 ? copies_warps : n_morphologies - 1;
-  const long long warps = left / LEVEL_ALIGNED_COPIES < most ? left / LEVEL_ALIGNED_COPIES : most;
-  const long long grown = tail - warps * LEVEL_ALIGNED_COPIES; /* at least cpu_share */
-  if (grown - cpu_share <= growth * cpu_share)
-    return warps > 0 ? (int)grown : 0; /* (none: the rest to the cores, whole units' rule) */
-  const long long shrunk = grown - LEVEL_ALIGNED_COPIES; /* a warp more to the GPUs */
-  return warps < most && shrunk >= cpu_chunks ? (int)shrunk : 0;
-}
-
-int level_aligned_next_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
-                             int cpu_share, int tails) {
-  if (LEVEL_ALIGNED_COPIES <= 0 || n_morphologies < 1 || gpu_chunks < 1 || cpu_share < 0)
-    return 0;
-  const long long unit = (long long)LEVEL_ALIGNED_COPIES * n_morphologies,
-                  least = (long long)(min_units > 1 ? min_units : 1) * gpu_chunks;
-  for (long long up = cpu_share + 1; up <= cpu_share + unit && up <= neurons / 2; up++) {
-    if ((neurons - up) / unit < least)
-      return 0; /* (fewer still further up) */
-    if ((neurons - up) % unit == 0 ||
-        (tails && level_aligned_tail(neurons, n_morphologies, (int)up)))
-      return (int)up;
+  const int tail = (int)(neurons - units * unit);
+  long long tail_compartments = 0;
+  int warps = 0; /* the warps the tail holds, a cell's copies LEVEL_ALIGNED_COPIES at a time */
+  for (int m = 0; m < n_morphologies; m++) {
+    const int copies = tail_copies(neurons, n_morphologies, tail, m);
+    tail_compartments += (long long)copies * morphologies[m].n_compartments;
+    warps += copies / LEVEL_ALIGNED_COPIES;
   }
-  return 0;
+  /* What the GPUs may take and leave the cores `target` compartments: the most that fits, a 0/1
+   * knapsack over the warps with each warp's weight rounded up to a grid of LEAD_GRID steps (so
+   * what fits on the grid fits), its value exact, then any warp that still fits exactly. */
+  enum { LEAD_GRID = 4096 };
+  const double room = (double)tail_compartments - target;
+  int *item = malloc((size_t)(warps > 0 ? warps : 1) * sizeof *item);
+  unsigned char *took = calloc((size_t)(warps > 0 ? warps : 1) * (LEAD_GRID + 1), 1);
+  long long *best = malloc((LEAD_GRID + 1) * sizeof *best); /* -1: no choice weighs that */
+  if (room > 0.0 && warps > 0 && item && took && best) {
+    for (int m = 0, w = 0; m < n_morphologies; m++)
+      for (int k = tail_copies(neurons, n_morphologies, tail, m) / LEVEL_ALIGNED_COPIES; k > 0; k--)
+        item[w++] = m;
+    const double step = room / LEAD_GRID;
+    for (int g = 0; g <= LEAD_GRID; g++)
+      best[g] = g == 0 ? 0 : -1;
+    for (int w = 0; w < warps; w++) {
+      const long long value =
+          (long long)LEVEL_ALIGNED_COPIES * morphologies[item[w]].n_compartments;
+      if (value / step > LEAD_GRID)
+        continue;
+      const int cells = (int)ceil(value / step);
+      for (int g = LEAD_GRID; g >= cells; g--)
+        if (best[g - cells] >= 0 && best[g - cells] + value > best[g])
+          best[g] = best[g - cells] + value, took[(size_t)w * (LEAD_GRID + 1) + g] = 1;
+    }
+    int g = 0;
+    for (int h = 1; h <= LEAD_GRID; h++)
+      g = best[h] > best[g] ? h : g;
+    for (int w = warps - 1; w >= 0 && g > 0; w--) /* back through the warps that made best[g] */
+      if (took[(size_t)w * (LEAD_GRID + 1) + g]) {
+        lead[item[w]] += LEVEL_ALIGNED_COPIES;
+        g -= (int)ceil((double)LEVEL_ALIGNED_COPIES * morphologies[item[w]].n_compartments / step);
+      }
+  }
+  free(item);
+  free(took);
+  free(best);
+  long long taken = 0;
+  for (int m = 0; m < n_morphologies; m++)
+    taken += (long long)lead[m] * morphologies[m].n_compartments;
+  for (int m = 0; m < n_morphologies && room > 0.0; m++) /* warps that still fit exactly */
+    while (lead[m] + LEVEL_ALIGNED_COPIES <= tail_copies(neurons, n_morphologies, tail, m) &&
+           taken + (long long)LEVEL_ALIGNED_COPIES * morphologies[m].n_compartments <= room) {
+      lead[m] += LEVEL_ALIGNED_COPIES;
+      taken += (long long)LEVEL_ALIGNED_COPIES * morphologies[m].n_compartments;
+    }
+  int share = tail;
+  for (int m = 0; m < n_morphologies; m++)
+    share -= lead[m];
+  *share_compartments = tail_compartments - taken;
+  return share;
 }
 
 void level_batch_locate(const struct level_batch *batch, int neuron, int compartment, int *block,

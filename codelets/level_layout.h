@@ -312,6 +312,10 @@ struct level_batch_options {
    * copies) 1.66-1.68 ms a step for the 11 together, against 2.62-2.65 for the 88 neurons
    * round-robin. A neuron's bits do not depend on its chunk. */
   int arranged_tail;
+  /* With arranged_tail, where not NULL: n_morphologies counts, the first tail_lead[m] copies of
+   * each cell m in the tail laid out before the rest (level_arranged_fill_lead), for the chunk
+   * before the tail's chunks to end with (level_aligned_lead). */
+  const int *tail_lead;
 };
 
 /* The trunk of a chunk: the levels 0 .. tail_levels - 1 (few systems each, so a kernel per
@@ -419,6 +423,10 @@ int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int posit
 /* The same for every position of the tail at once, in O(n_neurons): tail_neurons[i] is the
  * neuron at position n_neurons - tail + i (level_arranged_neuron takes O(n_morphologies)). */
 void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_neurons);
+/* The same with the first lead[m] copies of each cell m first (in the cells' order), then the
+ * others as level_arranged_fill lays them out (lead NULL: level_arranged_fill). */
+void level_arranged_fill_lead(int n_neurons, int n_morphologies, int tail, const int *lead,
+                              int *tail_neurons);
 
 /* Cuts such a tail (tail neurons, at least `chunks`) into `chunks` chunks of consecutive
  * positions holding about as many compartments each, a neuron at least: sizes[c] neurons in
@@ -452,10 +460,11 @@ void level_arranged_cut(const struct morphology *morphologies, int n_morphologie
  * (0.834-0.999x) and B in 1 of 4 (0.878x); E gained (1.036-1.061x in 4). */
 void level_arranged_cut_copies(const struct morphology *morphologies, int n_morphologies,
                                int n_neurons, int tail, int chunks, int min_copies, int *sizes);
-/* level_arranged_cut of the tail's positions from `skip` on (the first `skip` another chunk's:
- * level_aligned_tail), the `chunks` sizes adding up to tail - skip. */
+/* level_arranged_cut of the tail's positions past its `lead` copies of each cell (laid out at
+ * its front: level_arranged_fill_lead; another chunk's), the `chunks` sizes adding up to the
+ * tail less the lead's; lead NULL: level_arranged_cut. */
 void level_arranged_cut_after(const struct morphology *morphologies, int n_morphologies,
-                              int n_neurons, int tail, int skip, int chunks, int *sizes);
+                              int n_neurons, int tail, const int *lead, int chunks, int *sizes);
 /* 2: every cell's copies in chunks of their own wherever the tail has no more cells than chunks,
  * the chunks given a cell by its compartments (as near equal as whole chunks a cell allow). The
  * equal cut's chunks that hold two cells ran 1.4-1.7 times as long a compartment as their
@@ -540,41 +549,25 @@ int level_aligned_share_shift(int neurons, int n_morphologies, int gpu_chunks, i
 int level_aligned_set_up(int neurons, int n_morphologies, int gpu_chunks, int min_units,
                          int cpu_share, double growth);
 
-/* The GPUs' part beyond whole units in copies of the first cell: for a batch of `neurons` whose
- * last `cpu_share` are the cores', the neurons the GPUs' part holds beyond whole units
- * (LEVEL_ALIGNED_COPIES copies of every cell) where they are a whole number of
- * LEVEL_ALIGNED_COPIES and, the batch's tail from those units on laid out by morphology
- * (level_batch_options.arranged_tail = cpu_share plus them), the first cell's copies there hold
- * them all; else 0 (as where the GPUs' part holds no more than whole units, or not one). The
- * GPUs' last aligned chunk then ends that many positions into the tail: LEVEL_ALIGNED_COPIES
- * copies of the first cell a whole number of times more, so its every level row still starts on
- * a warp's first thread (a row holds copies of one branch side by side whatever their number). */
-int level_aligned_tail(int neurons, int n_morphologies, int cpu_share);
+/* The compartments of a round-robin batch's last `tail` neurons less `lead[m]` copies of each
+ * cell m (NULL: none): a share laid out as level_aligned_lead lays it out. */
+long long level_arranged_compartments(const struct morphology *morphologies, int n_morphologies,
+                                      int n_neurons, int tail, const int *lead);
 
-/* The cores' share that level_aligned_tail lays out for the GPUs, from the models' `cpu_share`:
- * the GPUs keep the whole units beyond it (min_units a chunk of `gpu_chunks` at least) and the
- * first cell's copies past them LEVEL_ALIGNED_COPIES at a time, so the share grows by fewer than
- * LEVEL_ALIGNED_COPIES neurons where the tail holds copies of the first cell enough, and by at
- * most `growth` times cpu_share (else a warp more to the GPUs: the share shrinks by less than
- * one, leaving `cpu_chunks` neurons at least, and the GPUs keep fewer warps than there are
- * cells). 0 where the GPUs' part takes not one warp of the first cell (the whole units' rules
- * then: level_aligned_share_shift), as where the rest alone, fewer than a warp, is within
- * `growth`. Why: the share moved by whole units,
- * LEVEL_ALIGNED_COPIES copies of every cell (128 neurons for D's four cells), and a core's round
- * of the next unit ended too late where the last one left the cores idle: A x 5,000 took 104
- * neurons, its cores busy 0.56-0.69 of the step (1.002-1.015x the GPU alone, H200 machine,
- * small122); the first cell's copies (041018-zA in the mixes A to D, a quarter to half a unit)
- * move it in steps of that. */
-int level_aligned_tail_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
-                             int cpu_share, int cpu_chunks, double growth);
-
-/* The next share up from `cpu_share` that leaves the GPUs' part (min_units units a chunk of
- * `gpu_chunks` at least) whole units, or with `tails` whole units and warps of the first cell
- * (level_aligned_tail): the smallest such share above cpu_share, at most half the batch; 0 where
- * none is (within a unit). The share the multi batch probes where its cores end early
- * (share_set_up in multi_batch.c, MULTI_SHARE_SET_UP 3). */
-int level_aligned_next_share(int neurons, int n_morphologies, int gpu_chunks, int min_units,
-                             int cpu_share, int tails);
+/* The cores' share past `units` whole units (LEVEL_ALIGNED_COPIES copies of every cell, the GPUs'
+ * first neurons) of a batch of `neurons`, its tail laid out by morphology with `lead[m]` copies of
+ * each cell m at its front, LEVEL_ALIGNED_COPIES at a time, that the GPUs' last aligned chunk
+ * takes (level_batch_options.tail_lead): the most compartments of such warps that leave the cores
+ * `target` compartments at least (a knapsack on a grid of 4,096 steps, then any warp that still
+ * fits exactly; none where the tail holds `target` or fewer). Returns the share in neurons (0
+ * where the GPUs' units leave no tail), its compartments in *share_compartments. Why: a level
+ * row holds the copies of one branch side by side, so a chunk with any cell's copies 32 at a time
+ * more still starts every row on a warp's first thread, and the share moves by warps of a cell
+ * instead of whole units (128 neurons for D's four cells, 160 and 3 % of a 60 M batch for the
+ * large cells, where the cores idled: A x 5,000 took 104 neurons, its cores busy 0.56-0.69 of
+ * the step, 1.002-1.015x the GPU alone, H200 machine, small122). */
+int level_aligned_lead(const struct morphology *morphologies, int n_morphologies, int neurons,
+                       int units, double target, int *lead, long long *share_compartments);
 
 /* The user's number (as the morphology was given) of the compartment a block calls
  * first_compartment[s] + j, for a system s of neuron `neuron`. */

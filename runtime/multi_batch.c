@@ -56,10 +56,12 @@ struct multi_batch {
   /* The GPUs' chunks cut in copies of every cell (level_aligned_cut): aligned_neurons neurons in
    * them, rest_chunk 1 when the last GPU chunk holds the neurons left over. */
   int aligned_neurons, rest_chunk;
-  /* The positions of the cores' arranged tail the GPUs' last aligned chunk ends with, copies of
-   * the first cell a warp at a time (level_aligned_tail, MULTI_SHARE_ALIGNED_TAIL; counted in
-   * aligned_neurons; 0: none). */
+  /* The copies of cells, a warp at a time, the GPUs' last aligned chunk takes from the front of
+   * the cores' arranged tail (level_aligned_lead, MULTI_SHARE_ALIGNED_TAIL): aligned_tail in all
+   * (counted in aligned_neurons; 0: none), tail_lead[m] of cell m (n_morphologies counts, or
+   * NULL). */
   int aligned_tail;
+  int *tail_lead;
   /* The share's probe (share_probe): its first cut's neurons, the cores' time over a round
    * measured and predicted (0: no probe), the busiest core's round and the GPUs' largest
    * chunk's task as the models predict it (share_busiest_down; 0: not compared). */
@@ -595,19 +597,29 @@ static double predict_chunk_task(const void *context, int neurons, int worker) {
   return predict_chunk_values(shape, neurons * shape->compartments_per_neuron, worker);
 }
 
-/* The cores' share arranged by morphology (level_batch_options.arranged_tail) behind the
- * `gpu_tail` positions of the tail the GPUs' last chunk ends with (level_aligned_tail), its
- * `chunks` chunks (sizes, cpu_share neurons in all) cut anew by compartments
- * (level_arranged_cut_after). Returns the tail to arrange, 0 (sizes unchanged) where the batch
- * is too small for one. */
+/* The cores' share arranged by morphology (level_batch_options.arranged_tail) behind the copies
+ * of each cell (`lead`, NULL: none) the GPUs' last chunk takes from the tail's front
+ * (level_aligned_lead), its `chunks` chunks (sizes, cpu_share neurons in all) cut anew by
+ * compartments (level_arranged_cut_after). Returns the tail to arrange, 0 (sizes unchanged) where
+ * the batch is too small for one. */
 static int share_arrange(const struct multi_batch_config *config, int *sizes, int chunks,
-                         int cpu_share, int gpu_tail) {
-  const int tail = cpu_share + gpu_tail;
+                         int cpu_share, const int *lead) {
+  int tail = cpu_share;
+  for (int m = 0; lead && m < config->n_morphologies; m++)
+    tail += lead[m];
   if (tail > config->n_neurons - config->n_morphologies)
     return 0;
   level_arranged_cut_after(config->morphologies, config->n_morphologies, config->n_neurons, tail,
-                           gpu_tail, chunks, sizes);
+                           lead, chunks, sizes);
   return tail;
+}
+
+/* The compartments of a cell on average (the round robin's per neuron). */
+static double mean_cell_compartments(const struct multi_batch_config *config) {
+  double all = 0.0;
+  for (int m = 0; m < config->n_morphologies; m++)
+    all += config->morphologies[m].n_compartments;
+  return config->n_morphologies > 0 ? all / config->n_morphologies : 0.0;
 }
 
 /* What the share's cut predicts by (struct share_shape) for chunk tasks of `steps` steps over
@@ -717,25 +729,33 @@ static int aligned_sizes(const struct multi_batch_config *config, int gpu_neuron
 
 /* The cores' share of a batch whose GPUs' part is cut in aligned chunks moved to `neurons` (its
  * cpu_chunks chunks cut anew where that changes it), the GPUs' part cut again by level_aligned_cut
- * (a chunk of the rest where it holds no whole number of units), the share laid out by
- * morphology where placement_level_arranged says: *cut_sizes, *cut_count and the layout options
- * as share_layout's. */
+ * (a chunk of the rest where it holds no whole number of units) and, where `lead` is not NULL and
+ * the share is laid out by morphology, ending with the lead's copies of each cell from the front
+ * of the share's tail (level_aligned_lead: the GPUs' part past them whole units), the share laid
+ * out by morphology where placement_level_arranged says: *cut_sizes, *cut_count and the layout
+ * options as share_layout's. */
 static int share_move(const struct multi_batch_config *config, int gpu_count,
                       struct multi_batch *batch, struct level_batch_options *options,
-                      int **cut_sizes, int *cut_count, int neurons, struct hines_error *err) {
+                      int **cut_sizes, int *cut_count, int neurons, const int *lead,
+                      struct hines_error *err) {
   if (neurons != batch->cpu_share_neurons) {
     batch->cpu_share_neurons = neurons;
     share_resize(*cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks, neurons);
   }
   /* the GPUs' chunks as many as before, a chunk of the rest (batch->rest_chunk) not one of them;
-   * where the GPUs' part beyond whole units is copies of the first cell a warp at a time, those
-   * at the end of the last aligned chunk, taken from the front of the cores' arranged tail */
+   * the lead's warps at the end of the last aligned chunk */
   const int arranged = placement_level_arranged(config->arrange, gpu_count, 1);
   const int gpu_chunks = *cut_count - batch->cpu_chunks - batch->rest_chunk;
-  int tail =
-      arranged && MULTI_SHARE_ALIGNED_TAIL
-          ? level_aligned_tail(config->n_neurons, config->n_morphologies, batch->cpu_share_neurons)
-          : 0;
+  int tail = 0;
+  if (arranged && MULTI_SHARE_ALIGNED_TAIL && lead) {
+    if (!batch->tail_lead &&
+        !(batch->tail_lead = calloc((size_t)config->n_morphologies, sizeof *batch->tail_lead)))
+      return hines_fail(err, HINES_FAILURE, "out of memory");
+    if (lead != batch->tail_lead)
+      memcpy(batch->tail_lead, lead, (size_t)config->n_morphologies * sizeof *lead);
+    for (int m = 0; m < config->n_morphologies; m++)
+      tail += lead[m];
+  }
   int *realigned = NULL, realigned_count = 0;
   if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons - tail, gpu_chunks,
                     MULTI_SHARE_ALIGNED_MIN_UNITS, *cut_sizes + *cut_count - batch->cpu_chunks,
@@ -754,9 +774,44 @@ static int share_move(const struct multi_batch_config *config, int gpu_count,
   options->chunk_neurons = *cut_sizes;
   options->n_chunk_sizes = *cut_count;
   options->arranged_tail = 0;
+  options->tail_lead = tail ? batch->tail_lead : NULL;
   if (arranged)
-    options->arranged_tail = share_arrange(config, *cut_sizes + *cut_count - batch->cpu_chunks,
-                                           batch->cpu_chunks, batch->cpu_share_neurons, tail);
+    options->arranged_tail =
+        share_arrange(config, *cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks,
+                      batch->cpu_share_neurons, tail ? batch->tail_lead : NULL);
+  return HINES_OK;
+}
+
+/* With MULTI_SHARE_ALIGNED_TAIL and the share laid out by morphology, the share for the models'
+ * cut of `share` neurons with the GPUs' part past its whole sets in warps of cells' copies
+ * (level_aligned_lead: the GPUs keep the sets the cut leaves them, the cores at least the cut's
+ * compartments, the cells' copies of one neuron on average): *lead_share and *lead (a new array
+ * of n_morphologies counts, the caller's to free), *lead_share 0 where no warp fits, the cores'
+ * compartments would grow by more than MULTI_SHARE_REST_GROWTH, or the GPUs keep fewer than
+ * MULTI_SHARE_ALIGNED_MIN_UNITS sets a chunk of `gpu_chunks`. */
+static int share_lead(const struct multi_batch_config *config, int gpu_count, int gpu_chunks,
+                      int cpu_chunks, int share, int *lead_share, int **lead,
+                      struct hines_error *err) {
+  *lead_share = 0, *lead = NULL;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * config->n_morphologies;
+  if (!MULTI_SHARE_ALIGNED_TAIL || !placement_level_arranged(config->arrange, gpu_count, 1) ||
+      unit < 1 || share < 1 || config->n_neurons <= share)
+    return HINES_OK;
+  const long long units = (config->n_neurons - share) / unit;
+  if (units < 1 || units < (long long)MULTI_SHARE_ALIGNED_MIN_UNITS * gpu_chunks)
+    return HINES_OK;
+  if (!(*lead = malloc((size_t)config->n_morphologies * sizeof **lead)))
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  const double target = share * mean_cell_compartments(config);
+  long long compartments = 0;
+  const int got = level_aligned_lead(config->morphologies, config->n_morphologies,
+                                     config->n_neurons, (int)units, target, *lead, &compartments);
+  int taken = 0;
+  for (int m = 0; m < config->n_morphologies; m++)
+    taken += (*lead)[m];
+  if (taken > 0 && got >= cpu_chunks && compartments <= (1.0 + MULTI_SHARE_REST_GROWTH) * target &&
+      got + taken <= config->n_neurons - config->n_morphologies)
+    *lead_share = got;
   return HINES_OK;
 }
 
@@ -772,6 +827,7 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
   batch->cpu_chunks = batch->cpu_share_neurons = batch->share_uncalibrated = 0;
   batch->aligned_neurons = batch->rest_chunk = batch->aligned_tail = 0;
   options->chunk_neurons = NULL, options->n_chunk_sizes = 0, options->arranged_tail = 0;
+  options->tail_lead = NULL;
   int status = share_cut(config, shape, level_chunks, cut_sizes, cut_count, &batch->cpu_chunks,
                          &batch->share_uncalibrated, err);
   if (status)
@@ -787,17 +843,17 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
   }
   batch->share_given_back = 0;
   if (aligned_cut && batch->cpu_chunks > 0) { /* the GPUs' part in aligned chunks */
-    /* the GPUs' part beyond whole sets in warps of the first cell's copies where it can be
-     * (MULTI_SHARE_ALIGNED_TAIL: the share moves less than a warp) */
-    const int tail_share =
-        MULTI_SHARE_ALIGNED_TAIL && placement_level_arranged(config->arrange, gpu_count, 1)
-            ? level_aligned_tail_share(config->n_neurons, config->n_morphologies,
-                                       *cut_count - batch->cpu_chunks,
-                                       MULTI_SHARE_ALIGNED_MIN_UNITS, batch->cpu_share_neurons,
-                                       batch->cpu_chunks, MULTI_SHARE_REST_GROWTH)
-            : 0;
-    if (tail_share > 0)
-      return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, tail_share, err);
+    /* the GPUs' part past whole sets in warps of cells' copies where some fit
+     * (MULTI_SHARE_ALIGNED_TAIL: share_lead) */
+    int lead_share = 0, *lead = NULL;
+    status = share_lead(config, gpu_count, *cut_count - batch->cpu_chunks, batch->cpu_chunks,
+                        batch->cpu_share_neurons, &lead_share, &lead, err);
+    if (!status && lead_share > 0)
+      status = share_move(config, gpu_count, batch, options, cut_sizes, cut_count, lead_share, lead,
+                          err);
+    free(lead);
+    if (status || lead_share > 0)
+      return status;
     /* else the neurons left over beyond whole sets to the cores (MULTI_SHARE_WHOLE_SETS), or their
      * complement from the cores to the GPUs (MULTI_SHARE_REST_GIVE) */
     const int rest_to_cores =
@@ -809,13 +865,13 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
             : 0;
     batch->share_given_back = rest_to_cores < 0 ? -rest_to_cores : 0;
     return share_move(config, gpu_count, batch, options, cut_sizes, cut_count,
-                      batch->cpu_share_neurons + rest_to_cores, err);
+                      batch->cpu_share_neurons + rest_to_cores, NULL, err);
   }
   options->chunk_neurons = *cut_sizes;
   options->n_chunk_sizes = *cut_count;
   if (placement_level_arranged(config->arrange, gpu_count, 1) && batch->cpu_chunks > 0)
     options->arranged_tail = share_arrange(config, *cut_sizes + *cut_count - batch->cpu_chunks,
-                                           batch->cpu_chunks, batch->cpu_share_neurons, 0);
+                                           batch->cpu_chunks, batch->cpu_share_neurons, NULL);
   return HINES_OK;
 }
 
@@ -854,33 +910,35 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
  * (BENCHMARKS.md, "The kept constants beside the GPU, and the share's slow runs"); a cut from the
  * models' mean over past runs then made the cores late every round. */
 static int share_probe(const struct multi_batch_config *config, const struct share_shape *shape,
-                       const int *sizes, int chunks, int neurons, int gpu_tail, double *measured_us,
-                       double *predicted_us, double *busiest_us, struct hines_error *err) {
+                       const int *sizes, int chunks, int neurons, const int *lead,
+                       double *measured_us, double *predicted_us, double *busiest_us,
+                       struct hines_error *err) {
   *measured_us = *predicted_us = *busiest_us = 0.0;
   const int cpu_worker = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
   if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE || cpu_worker < 0 || chunks < 1)
     return HINES_OK;
-  /* a first chunk of one copy of each cell (for the GPUs, never run), with the GPUs' positions
-   * of the tail where they take some (gpu_tail: level_aligned_tail), then the share's: the
-   * arrangement leaves the first copies in place, as in the batch, and the tail from a multiple
-   * of the cells holds the batch's share of each cell */
+  /* a first chunk of one copy of each cell (for the GPUs, never run), with the copies of cells
+   * the GPUs take from the tail's front where they take some (lead: level_aligned_lead), then
+   * the share's: the arrangement leaves the first copies in place, as in the batch, and the tail
+   * from a multiple of the cells holds the batch's copies of each cell */
   const int n_morphologies = config->n_morphologies;
   int *probe_sizes = malloc((size_t)(chunks + 1) * sizeof *probe_sizes);
   if (!probe_sizes)
     return hines_fail(err, HINES_FAILURE, "out of memory");
   const int arranged = placement_level_arranged(config->arrange, placement_cuda_devices(), 1);
-  if (!arranged)
-    gpu_tail = 0;
+  int gpu_tail = 0;
+  for (int m = 0; arranged && lead && m < n_morphologies; m++)
+    gpu_tail += lead[m];
   probe_sizes[0] = n_morphologies + gpu_tail;
   if (arranged)
     level_arranged_cut_after(config->morphologies, n_morphologies,
-                             neurons + gpu_tail + n_morphologies, neurons + gpu_tail, gpu_tail,
-                             chunks, probe_sizes + 1);
+                             neurons + gpu_tail + n_morphologies, neurons + gpu_tail,
+                             gpu_tail ? lead : NULL, chunks, probe_sizes + 1);
   else
     memcpy(probe_sizes + 1, sizes, (size_t)chunks * sizeof *sizes);
   struct multi_batch_config probe = *config;
   probe.n_neurons = neurons + gpu_tail + n_morphologies;
-  probe.aligned_tail = gpu_tail;
+  probe.tail_lead = gpu_tail ? lead : NULL;
   probe.first_neuron = probe.total_neurons = 0;
   probe.chunk_sizes = probe_sizes;
   probe.n_chunk_sizes = chunks + 1;
@@ -925,19 +983,65 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
   return HINES_OK;
 }
 
+/* The next share up from the batch's that lays out: the fewest compartments more on the cores
+ * with the GPUs keeping their whole sets, else one set fewer, and warps of cells' copies back to
+ * them from the share's tail (level_aligned_lead; whole sets alone without
+ * MULTI_SHARE_ALIGNED_TAIL or the share laid out by morphology), where it adds at most
+ * MULTI_SHARE_SET_UP_GROWTH times the share's compartments and takes at most half the batch:
+ * *up (0: none) and *up_lead (a new array, the caller's to free; NULL: whole sets). */
+static int share_next_up(const struct multi_batch_config *config, int gpu_count, int gpu_chunks,
+                         const struct multi_batch *batch, int *up, int **up_lead,
+                         struct hines_error *err) {
+  *up = 0, *up_lead = NULL;
+  const int n = config->n_neurons, share = batch->cpu_share_neurons, taken = batch->aligned_tail;
+  const long long unit = (long long)LEVEL_ALIGNED_COPIES * config->n_morphologies,
+                  units = (n - share - taken) / unit,
+                  least = (long long)MULTI_SHARE_ALIGNED_MIN_UNITS * gpu_chunks;
+  if (!MULTI_SHARE_ALIGNED_TAIL || !placement_level_arranged(config->arrange, gpu_count, 1)) {
+    const long long whole = n - (units - 1) * unit; /* a set fewer on the GPUs */
+    if (units - 1 >= least && units > 1 && whole <= MULTI_SHARE_SET_UP_GROWTH * share &&
+        whole <= n / 2)
+      *up = (int)whole;
+    return HINES_OK;
+  }
+  const long long now = level_arranged_compartments(config->morphologies, config->n_morphologies, n,
+                                                    share + taken, taken ? batch->tail_lead : NULL);
+  int *lead = malloc((size_t)config->n_morphologies * sizeof *lead);
+  if (!lead)
+    return hines_fail(err, HINES_FAILURE, "out of memory");
+  for (long long u = units; u >= units - 1 && u >= least && u >= 1; u--) {
+    long long compartments = 0;
+    const int got = level_aligned_lead(config->morphologies, config->n_morphologies, n, (int)u,
+                                       (double)now + 1.0, lead, &compartments);
+    if (got <= 0 || compartments <= now)
+      continue; /* (these sets leave the cores no more) */
+    int lead_taken = 0;
+    for (int m = 0; m < config->n_morphologies; m++)
+      lead_taken += lead[m];
+    if (compartments <= MULTI_SHARE_SET_UP_GROWTH * now && got <= n / 2 &&
+        got >= batch->cpu_chunks) {
+      *up = got;
+      if (lead_taken > 0)
+        *up_lead = lead, lead = NULL;
+    }
+    break;
+  }
+  free(lead);
+  return HINES_OK;
+}
+
 /* Where the aligned cut gave the rest's complement back to the GPUs (the cores' cut fell between
  * two whole sets of the GPUs' part), the share a whole set larger (LEVEL_ALIGNED_COPIES copies of
  * every cell more on the cores, at most MULTI_SHARE_SET_UP_GROWTH times the share), and with
  * MULTI_SHARE_SET_UP 2 where it left the GPUs a chunk of the rest (too many for the cores by
  * MULTI_SHARE_REST_GROWTH, too few to complete by MULTI_SHARE_REST_GIVE), the share with the
- * rest on the cores, or where the GPUs' last chunk took warps of the first cell from the share's
+ * rest on the cores, or where the GPUs' last chunk took warps of cells' copies from the share's
  * tail (batch->aligned_tail), the share with them back (the GPUs then whole sets; at most
  * MULTI_SHARE_REST_UP_GROWTH times the share either way), probed as the first cut was
  * (share_probe), and with MULTI_SHARE_SET_UP 3 where none of those gave a share to probe (a
  * rest's chunk aside) but the probe's
  * cores ended their round by MULTI_SHARE_IDLE_BY of the GPUs' largest chunk's predicted task, the
- * next share up that lays out (level_aligned_next_share, at most MULTI_SHARE_SET_UP_GROWTH times
- * the share), each taken where a
+ * next share up that lays out (share_next_up), each taken where a
  * core's mean round of it (the CPU workers' time over a round over their number) ends by
  * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest aligned chunk's task as the models predict it.
  * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
@@ -962,7 +1066,7 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
     return HINES_OK;
   const int share = batch->cpu_share_neurons;
   int up = 0;
-  if (tail_back) { /* the GPUs' warps of the first cell back to the cores: whole sets */
+  if (tail_back) { /* the GPUs' warps of cells back to the cores: whole sets */
     const int whole_tail = share + batch->aligned_tail;
     if (whole_tail <= MULTI_SHARE_REST_UP_GROWTH * share && whole_tail <= config->n_neurons / 2)
       up = whole_tail;
@@ -971,6 +1075,7 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
                               MULTI_SHARE_ALIGNED_MIN_UNITS, share,
                               rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
   }
+  int *up_lead = NULL, status = HINES_OK;
   if (up == 0 && idle) { /* the cores' probed round ended early against the GPUs' largest chunk */
     int largest = 0;
     for (int c = 0; c < gpu_chunks; c++)
@@ -978,40 +1083,38 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
     const double gpu_now_us = predict_chunk_task(shape, largest, cuda_worker);
     if (isfinite(gpu_now_us) && batch->probe_measured_us > 0.0 &&
         batch->probe_measured_us / cores <= MULTI_SHARE_IDLE_BY * gpu_now_us)
-      up = level_aligned_next_share(config->n_neurons, config->n_morphologies, gpu_chunks,
-                                    MULTI_SHARE_ALIGNED_MIN_UNITS, share,
-                                    MULTI_SHARE_ALIGNED_TAIL &&
-                                        placement_level_arranged(config->arrange, gpu_count, 1));
-    if (up > MULTI_SHARE_SET_UP_GROWTH * share)
-      up = 0;
+      status = share_next_up(config, gpu_count, gpu_chunks, batch, &up, &up_lead, err);
   }
-  if (up == 0)
-    return HINES_OK;
-  const long long gpu_units = (config->n_neurons - up) / unit;
+  if (status || up == 0)
+    return status;
+  int up_taken = 0;
+  for (int m = 0; up_lead && m < config->n_morphologies; m++)
+    up_taken += up_lead[m];
+  const long long gpu_units = (config->n_neurons - up - up_taken) / unit;
   int *sizes = malloc((size_t)batch->cpu_chunks * sizeof *sizes);
-  if (!sizes)
+  if (!sizes) {
+    free(up_lead);
     return hines_fail(err, HINES_FAILURE, "out of memory");
+  }
   share_resize(sizes, batch->cpu_chunks, up);
   double measured_us = 0.0, predicted_us = 0.0, busiest_us = 0.0;
-  const int gpu_tail =
-      MULTI_SHARE_ALIGNED_TAIL && placement_level_arranged(config->arrange, gpu_count, 1)
-          ? level_aligned_tail(config->n_neurons, config->n_morphologies, up)
-          : 0;
-  int status = share_probe(config, shape, sizes, batch->cpu_chunks, up, gpu_tail, &measured_us,
-                           &predicted_us, &busiest_us, err);
+  status = share_probe(config, shape, sizes, batch->cpu_chunks, up, up_lead, &measured_us,
+                       &predicted_us, &busiest_us, err);
   free(sizes);
-  if (status || !(measured_us > 0.0))
-    return status;
-  batch->set_up_neurons = up, batch->set_up_measured_us = measured_us;
-  const int largest_chunk = (int)(((gpu_units + gpu_chunks - 1) / gpu_chunks) * unit);
-  const double gpu_us = predict_chunk_task(shape, largest_chunk, cuda_worker);
-  if (PLACEMENT_SHARE_DEBUG)
-    fprintf(stderr, "share set up: %d neurons, cores %.1f us a round each, GPU %.1f us (%d)\n", up,
-            measured_us / cores, gpu_us, largest_chunk);
-  if (!isfinite(gpu_us) || measured_us / cores > MULTI_SHARE_SET_UP_ENDS_BY * gpu_us ||
-      (MULTI_SHARE_PROBE_BUSIEST && busiest_us > MULTI_SHARE_BUSIEST_ENDS_BY * gpu_us))
-    return HINES_OK;
-  return share_move(config, gpu_count, batch, options, cut_sizes, cut_count, up, err);
+  if (!status && measured_us > 0.0) {
+    batch->set_up_neurons = up, batch->set_up_measured_us = measured_us;
+    const int largest_chunk = (int)(((gpu_units + gpu_chunks - 1) / gpu_chunks) * unit) + up_taken;
+    const double gpu_us = predict_chunk_task(shape, largest_chunk, cuda_worker);
+    if (PLACEMENT_SHARE_DEBUG)
+      fprintf(stderr, "share set up: %d neurons, cores %.1f us a round each, GPU %.1f us (%d)\n",
+              up, measured_us / cores, gpu_us, largest_chunk);
+    if (isfinite(gpu_us) && measured_us / cores <= MULTI_SHARE_SET_UP_ENDS_BY * gpu_us &&
+        !(MULTI_SHARE_PROBE_BUSIEST && busiest_us > MULTI_SHARE_BUSIEST_ENDS_BY * gpu_us))
+      status =
+          share_move(config, gpu_count, batch, options, cut_sizes, cut_count, up, up_lead, err);
+  }
+  free(up_lead);
+  return status;
 }
 
 /* The probe's busiest core's round against the GPUs' largest chunk's task as the models predict
@@ -1238,14 +1341,17 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     batch->cpu_chunks = config->cpu_sized_chunks;
     for (int c = config->n_chunk_sizes - batch->cpu_chunks; c < config->n_chunk_sizes; c++)
       batch->cpu_share_neurons += config->chunk_sizes[c];
-    /* the cores' chunks arranged as the share's are, at the caller's sizes, behind the tail's
-     * positions the chunk before them takes (config->aligned_tail) */
-    const int tail =
-        batch->cpu_share_neurons + (config->aligned_tail > 0 ? config->aligned_tail : 0);
+    /* the cores' chunks arranged as the share's are, at the caller's sizes, behind the copies
+     * of cells the chunk before them takes from the tail's front (config->tail_lead) */
+    int tail = batch->cpu_share_neurons, taken = 0;
+    for (int m = 0; config->tail_lead && m < config->n_morphologies; m++)
+      taken += config->tail_lead[m];
+    tail += taken;
     if (placement_level_arranged(config->arrange, gpu_count, 1) &&
         tail <= config->n_neurons - config->n_morphologies) {
       options.arranged_tail = tail;
-      batch->aligned_tail = tail - batch->cpu_share_neurons;
+      options.tail_lead = taken ? config->tail_lead : NULL;
+      batch->aligned_tail = taken;
     }
   } else if (share) {
     struct share_shape shape;
@@ -1258,10 +1364,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     if (!status && MULTI_SHARE_PROBE && batch->cpu_chunks > 0 && !runtime_calibrating()) {
       /* The cores' speed from run to run (share_probe): the cut again where it differs. */
       batch->probed_neurons = batch->cpu_share_neurons;
-      status =
-          share_probe(config, &shape, cut_sizes + cut_count - batch->cpu_chunks, batch->cpu_chunks,
-                      batch->cpu_share_neurons, batch->aligned_tail, &batch->probe_measured_us,
-                      &batch->probe_predicted_us, &batch->probe_busiest_us, err);
+      status = share_probe(config, &shape, cut_sizes + cut_count - batch->cpu_chunks,
+                           batch->cpu_chunks, batch->cpu_share_neurons,
+                           batch->aligned_tail ? batch->tail_lead : NULL, &batch->probe_measured_us,
+                           &batch->probe_predicted_us, &batch->probe_busiest_us, err);
       const double scale = placement_share_probe_scale(
           batch->probe_measured_us, batch->probe_predicted_us, MULTI_SHARE_PROBE_LEAST);
       if (PLACEMENT_SHARE_DEBUG)
@@ -1285,6 +1391,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     }
     if (status) {
       free(cut_sizes);
+      free(batch->tail_lead);
       free(batch);
       return status;
     }
@@ -1321,6 +1428,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   batch->arranged_neurons = options.arranged_tail;
   status = level_batch_on_cores(config, &options, &batch->levels, err);
   free(cut_sizes);
+  free(batch->tail_lead); /* (laid out: the level batch's positions hold it) */
+  batch->tail_lead = NULL;
   if (status) {
     free(batch);
     return status;

@@ -117,10 +117,11 @@ struct multi_batch_config {
    * cut and any share; chunk tasks of one part. NULL: the default. */
   const int *chunk_sizes;
   int n_chunk_sizes, cpu_sized_chunks;
-  /* With chunk_sizes, where the cores' chunks are laid out by morphology (--arrange): the chunk
-   * before them ends this many positions into that tail, copies of the first cell (as the
-   * share's GPU chunk does: level_aligned_tail, MULTI_SHARE_ALIGNED_TAIL). 0: none. */
-  int aligned_tail;
+  /* With chunk_sizes, where the cores' chunks are laid out by morphology (--arrange) and not
+   * NULL: n_morphologies counts, the chunk before them ending with tail_lead[m] copies of each
+   * cell m from the front of that tail (as the share's last GPU chunk does: level_aligned_lead,
+   * MULTI_SHARE_ALIGNED_TAIL). */
+  const int *tail_lead;
   /* A rank's share of a distributed batch (runtime/cluster.h): the batch holds neurons
    * first_neuron .. first_neuron + n_neurons - 1 of a batch of total_neurons, which the stimulus
    * goes by; its accessors still take indices from 0. 0 and 0: a whole batch. */
@@ -172,12 +173,12 @@ struct multi_batch;
 #define MULTI_SHARE_WHOLE_SETS 1
 #endif
 #define MULTI_SHARE_REST_GROWTH 0.2
-/* With a share laid out by morphology, the GPUs' part beyond whole sets in copies of the first
- * cell LEVEL_ALIGNED_COPIES at a time, at the end of the last aligned chunk, where the share's
- * tail holds enough of them (level_aligned_tail_share, level_aligned_tail): the share then moves
- * by less than a warp of the first cell instead of a whole set, growing by at most
- * MULTI_SHARE_REST_GROWTH (else a warp less), and no chunk of the rest is left; the whole sets'
- * rules (above and below) where the tail's copies of the first cell take not one warp. 0: whole
+/* With a share laid out by morphology, the GPUs' part past whole sets ends with copies of cells,
+ * LEVEL_ALIGNED_COPIES at a time, taken from the front of the share's tail: the most
+ * compartments of such warps that leave the cores the models' cut (level_aligned_lead,
+ * share_lead in multi_batch.c), where the cores' compartments then grow by at most
+ * MULTI_SHARE_REST_GROWTH; no chunk of the rest is left. The share then moves by warps of any
+ * cell instead of whole sets; the whole sets' rules (above and below) where no warp fits. 0: whole
  * sets only (a build to compare with). */
 #ifndef MULTI_SHARE_ALIGNED_TAIL
 #define MULTI_SHARE_ALIGNED_TAIL 1
@@ -236,9 +237,9 @@ struct multi_batch;
  * where none of those gave a share to probe (a larger set beyond MULTI_SHARE_SET_UP_GROWTH, or
  * none to try) and no chunk of the rest is left, and the probe's cores ended their round by
  * MULTI_SHARE_IDLE_BY of the GPUs' largest chunk's predicted task, the next share up that lays
- * out (level_aligned_next_share: whole sets, or warps of the first cell with
- * MULTI_SHARE_ALIGNED_TAIL), probed and taken in the same way. Why: D x 5,520 kept 144 neurons
- * (a set and the rest), its cores busy 0.52-0.71 of the step, 1.021-1.026x the GPU alone
+ * out (share_next_up in multi_batch.c: the fewest compartments more, with warps of cells back to
+ * the GPUs by MULTI_SHARE_ALIGNED_TAIL), probed and taken in the same way. Why: D x 5,520 kept 144
+ * neurons (a set and the rest), its cores busy 0.52-0.71 of the step, 1.021-1.026x the GPU alone
  * (H200 machine, tail123), the models' cut too small and nothing above it tried. 2: no idle
  * step; 1: given-back shares only; 0: never probed (builds to compare with). */
 #ifndef MULTI_SHARE_SET_UP
@@ -351,8 +352,8 @@ void multi_batch_share_set_up(const struct multi_batch *batch, int *neurons, dou
 int multi_batch_arranged_neurons(const struct multi_batch *batch);
 /* Neurons in the GPUs' chunks of aligned rows (level_aligned_cut; 0: none). */
 int multi_batch_aligned_neurons(const struct multi_batch *batch);
-/* Of those, the first cell's copies the last aligned chunk takes from the front of the cores'
- * arranged share (MULTI_SHARE_ALIGNED_TAIL; 0: none). */
+/* Of those, the cells' copies the last aligned chunk takes from the front of the cores' arranged
+ * share (MULTI_SHARE_ALIGNED_TAIL; 0: none). */
 int multi_batch_aligned_tail_neurons(const struct multi_batch *batch);
 /* The launch mode the chunk tasks use (AUTO resolved). */
 enum gpu_launch multi_batch_gpu_launch(const struct multi_batch *batch);

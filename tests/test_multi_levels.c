@@ -150,8 +150,8 @@ static enum gpu_launch gpu_launch_of_test(void) {
  * worker it was cut for. */
 static const int *cut_sizes;
 static int cut_count, cut_cpu_chunks, cut_pin;
-/* ... the positions of the cores' arranged tail the chunk before them takes (aligned_tail). */
-static int cut_aligned_tail;
+/* ... the copies of each cell the chunk before the cores' takes from their tail (tail_lead). */
+static const int *cut_tail_lead;
 /* ... and the chunk kernel of the next run_and_compare_trunk (the level kernels unless set). */
 static enum level_kernel cut_kernel = LEVEL_KERNEL_LEVELS;
 
@@ -182,7 +182,7 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
       .chunk_sizes = cut_sizes,
       .n_chunk_sizes = cut_count,
       .cpu_sized_chunks = cut_cpu_chunks,
-      .aligned_tail = cut_aligned_tail,
+      .tail_lead = cut_tail_lead,
       .pin = cut_pin,
       .level_kernel = cut_kernel,
       .model = {.cable = cable_defaults, .dt_ms = 0.025, .initial_mV = -65, .stimulus = stim}};
@@ -195,7 +195,10 @@ static uint64_t run_and_compare_trunk(int padded, int neurons, int per_task, int
     for (int c = cut_count - cut_cpu_chunks; c < cut_count; c++)
       cpu_neurons += cut_sizes[c];
     assert_int_equal(multi_batch_cpu_share_neurons(batch), cpu_neurons);
-    assert_int_equal(multi_batch_aligned_tail_neurons(batch), cut_aligned_tail);
+    int lead_neurons = 0;
+    for (int c = 0; cut_tail_lead && c < mix_count; c++)
+      lead_neurons += cut_tail_lead[c];
+    assert_int_equal(multi_batch_aligned_tail_neurons(batch), lead_neurons);
   }
   assert_int_equal(multi_batch_run(batch, steps / 2, 0), HINES_OK);
   assert_int_equal(multi_batch_run(batch, steps / 2, steps / 2 * 0.025), HINES_OK);
@@ -2187,6 +2190,29 @@ static void arranged_tail_groups_copies_of_a_cell(void **state) {
   }
 }
 
+/* The level rows of a chunk that do not start on a warp's first thread (element 32 k); with
+ * `fail`, the first fails the test. */
+static int rows_off_warps(const struct level_batch *lb, int chunk, int fail) {
+  int off = 0;
+  for (int level = 0; level < lb->n_levels; level++) {
+    const int *ints = lb->blocks[chunk * lb->n_levels + level];
+    if (!ints)
+      continue;
+    const struct level_block_view v = level_block_describe(ints);
+    const size_t base = lb->element_offset[(size_t)chunk * (lb->n_levels + 1) + level];
+    for (int j = 0; j <= v.max_size; j++) {
+      const size_t start = base + (size_t)v.row_offset[j];
+      if (start % 32 == 0)
+        continue;
+      if (fail)
+        fail_msg("aligned chunk %d, level %d: row %d starts at element %zu", chunk, level, j,
+                 start);
+      off++;
+    }
+  }
+  return off;
+}
+
 /* GPU chunks of copies of every cell LEVEL_ALIGNED_COPIES at a time (level_aligned_cut, the
  * default cut of the GPUs' chunks): the cut covers the batch in whole units as equal as may be,
  * the rest (less than a unit) in one more chunk; in every aligned chunk each level and each of
@@ -2232,22 +2258,9 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
   struct level_batch lb;
   build_chunk_batch(neurons,
                     (struct level_batch_options){.chunk_neurons = sizes, .n_chunk_sizes = 3}, &lb);
-  int rest_unaligned = 0;
-  for (int chunk = 0; chunk < lb.n_chunks; chunk++)
-    for (int level = 0; level < lb.n_levels; level++) {
-      const int *ints = lb.blocks[chunk * lb.n_levels + level];
-      if (!ints)
-        continue;
-      const struct level_block_view v = level_block_describe(ints);
-      const size_t base = lb.element_offset[(size_t)chunk * (lb.n_levels + 1) + level];
-      for (int j = 0; j <= v.max_size; j++) {
-        const int on_line = (base + (size_t)v.row_offset[j]) % 32 == 0; /* a warp's first */
-        if (chunk < 2 && !on_line)
-          fail_msg("aligned chunk %d, level %d: row %d starts at element %zu", chunk, level, j,
-                   base + (size_t)v.row_offset[j]);
-        rest_unaligned += chunk == 2 && !on_line;
-      }
-    }
+  for (int chunk = 0; chunk < 2; chunk++)
+    rows_off_warps(&lb, chunk, 1);
+  const int rest_unaligned = rows_off_warps(&lb, 2, 0);
   assert_true(rest_unaligned > 0);
   each_compartment_once(&lb, neurons);
   level_batch_free(&lb);
@@ -2282,6 +2295,30 @@ static int set_up_checked(int neurons, int m, int gpu_chunks, int min_units, int
   return 1;
 }
 
+/* A fresh random batch beside the cores' share, for the aligned cut's rules: 1 to max_cells
+ * cells (unit: LEVEL_ALIGNED_COPIES copies of each), 1 to max_gpu_chunks GPU chunks of 1 to
+ * max_min_units units at least, 1 to max_cpu_chunks chunks of the cores, a share of least_share
+ * plus up to share_neurons neurons and share_units units, and the neurons: the share plus up to
+ * gpu_units units a GPU chunk. */
+struct random_share {
+  int m, unit, gpu_chunks, min_units, cpu_chunks, share, neurons;
+};
+
+static struct random_share random_share_draw(int max_cells, int max_gpu_chunks, int max_min_units,
+                                             int max_cpu_chunks, int least_share, int share_neurons,
+                                             int share_units, int gpu_units) {
+  struct random_share r;
+  r.m = 1 + (int)(testing_uniform(&seed_state) * max_cells);
+  r.unit = LEVEL_ALIGNED_COPIES * r.m;
+  r.gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * max_gpu_chunks);
+  r.min_units = 1 + (int)(testing_uniform(&seed_state) * max_min_units);
+  r.cpu_chunks = 1 + (int)(testing_uniform(&seed_state) * max_cpu_chunks);
+  r.share =
+      least_share + (int)(testing_uniform(&seed_state) * (share_neurons + share_units * r.unit));
+  r.neurons = r.share + (int)(testing_uniform(&seed_state) * gpu_units * r.unit * r.gpu_chunks);
+  return r;
+}
+
 /* With the cores' share the GPUs' part holds whole units (level_aligned_share_shift): over fresh
  * random batches the cores take the neurons left over where they add at most `growth` of their
  * share, else give the GPUs the rest's complement where it is at most `give` of their share (a
@@ -2294,12 +2331,9 @@ static void aligned_share_leaves_no_rest(void **state) {
   const double growth = 0.2, give = MULTI_SHARE_REST_GIVE;
   int gave = 0, set_ups = 0, rest_ups = 0;
   for (int t = 0; t < 20000; t++) {
-    const int m = 1 + (int)(testing_uniform(&seed_state) * 20), unit = LEVEL_ALIGNED_COPIES * m,
-              gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 16),
-              min_units = 1 + (int)(testing_uniform(&seed_state) * 8),
-              cpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 60),
-              share = (int)(testing_uniform(&seed_state) * 4000),
-              neurons = share + (int)(testing_uniform(&seed_state) * 40 * unit * gpu_chunks);
+    const struct random_share r = random_share_draw(20, 16, 8, 60, 0, 4000, 0, 40);
+    const int m = r.m, unit = r.unit, gpu_chunks = r.gpu_chunks, min_units = r.min_units,
+              cpu_chunks = r.cpu_chunks, share = r.share, neurons = r.neurons;
     const int shift = level_aligned_share_shift(neurons, m, gpu_chunks, min_units, share,
                                                 cpu_chunks, growth, give),
               gpu = neurons - share, left = gpu % unit,
@@ -2376,158 +2410,149 @@ static void aligned_share_leaves_no_rest(void **state) {
   assert_int_equal(shifted, one_chunk);
 }
 
-/* Whether a share of `share` neurons of a round-robin batch leaves the GPUs whole units and, from
- * the front of the share's tail laid out by morphology, copies of the first cell alone, a
- * multiple of LEVEL_ALIGNED_COPIES (at least one warp of them), counted neuron by neuron: the
- * layout level_aligned_tail says it makes. */
-static int tail_share_aligned(int neurons, int m, int share, int gpu_chunks, int min_units) {
-  const int unit = LEVEL_ALIGNED_COPIES * m, gpu = neurons - share;
-  if (share < 1 || gpu < unit)
-    return 0;
-  const int units = gpu / unit, tail = neurons - units * unit, taken = tail - share;
-  if (taken == 0 || units < min_units * gpu_chunks)
-    return 0;
-  int *arranged = malloc((size_t)tail * sizeof *arranged),
-      *count = calloc((size_t)m, sizeof *count);
-  level_arranged_fill(neurons, m, tail, arranged);
-  for (int p = 0; p < taken; p++) /* the GPUs' positions past the whole units */
-    count[arranged[p] % m]++;
-  int aligned = count[0] == taken; /* the first cell's copies alone */
-  for (int c = 0; c < m; c++)
-    aligned = aligned && count[c] % LEVEL_ALIGNED_COPIES == 0;
-  free(arranged);
-  free(count);
-  return aligned;
+/* The copies of cell m among neurons [from, neurons) of a round-robin batch of n_cells cells,
+ * counted one by one. */
+static int copies_counted(int neurons, int n_cells, int from, int m) {
+  int copies = 0;
+  for (int k = from; k < neurons; k++)
+    copies += k % n_cells == m;
+  return copies;
 }
 
-/* The GPUs' part past whole units in warps of the first cell's copies (level_aligned_tail_share,
- * level_aligned_tail), over fresh random batches checked neuron by neuron: the share chosen lays
- * out so, no share between the models' cut and it does (it grows the least), it grows by at most
- * `growth` (else shrinks by less than a warp), and none is chosen only where no share in that
- * reach lays out so; the next share up that lays out (level_aligned_next_share) is the first a
- * scan finds. A level batch cut so starts every row of the GPUs' chunks on a warp's first
- * thread, holds each compartment once, and runs on GPU and CPU workers to the one-chunk run's
- * digest, to the bit. */
-static void aligned_tail_keeps_rows_on_lines(void **state) {
+/* The most compartments of warps of cells (at most copies[m] / LEVEL_ALIGNED_COPIES of cell m)
+ * that fit `room`, over every choice (n_cells small, few warps). */
+static long long most_warps(const struct morphology *cells, int n_cells, const int *copies, int m,
+                            long long room) {
+  if (m == n_cells)
+    return 0;
+  long long best = 0;
+  const long long warp = (long long)LEVEL_ALIGNED_COPIES * cells[m].n_compartments;
+  for (int w = 0; w <= copies[m] / LEVEL_ALIGNED_COPIES && w * warp <= room; w++) {
+    const long long with = w * warp + most_warps(cells, n_cells, copies, m + 1, room - w * warp);
+    best = with > best ? with : best;
+  }
+  return best;
+}
+
+/* The GPUs' part past whole units in warps of cells' copies (level_aligned_lead), over fresh
+ * random cells and batches checked neuron by neuron: every cell's copies taken a whole number of
+ * warps, no more than the tail holds; the cores keep the target's compartments at least (nothing
+ * taken where the tail holds fewer), no warp more fits, and the take is at least the best over
+ * every choice that fits the room less the grid's rounding; laid out (level_arranged_fill_lead) the
+ * tail's front holds just those copies. level_arranged_cut_after cuts the rest of the tail, as
+ * level_arranged_cut where nothing is taken. A level batch whose GPU chunk ends with warps of two
+ * cells starts every row of the GPUs' chunks on a warp's first thread, holds each compartment
+ * once, and runs on GPU and CPU workers to the one-chunk run's digest, to the bit. */
+static void aligned_lead_keeps_rows_on_lines(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
-  const double growth = MULTI_SHARE_REST_GROWTH;
-  int chosen = 0, shrunk = 0, nexts = 0;
-  for (int t = 0; t < 4000; t++) {
+  struct morphology cells[8];
+  int taken_some = 0;
+  for (int t = 0; t < 3000; t++) {
     const int m = 1 + (int)(testing_uniform(&seed_state) * 8), unit = LEVEL_ALIGNED_COPIES * m,
-              gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 4),
-              min_units = 1 + (int)(testing_uniform(&seed_state) * 4),
-              cpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 30),
-              share = 1 + (int)(testing_uniform(&seed_state) * 3 * unit),
-              neurons = share + (int)(testing_uniform(&seed_state) * 20 * unit * gpu_chunks);
-    const int got =
-        level_aligned_tail_share(neurons, m, gpu_chunks, min_units, share, cpu_chunks, growth);
-    /* the next share up that lays out, whole units or warps of the first cell past them */
-    int next = 0;
-    for (int s = share + 1; s <= share + unit && s <= neurons / 2 && !next; s++) {
-      const int whole = (neurons - s) % unit == 0 && (neurons - s) / unit >= min_units * gpu_chunks;
-      if (whole || tail_share_aligned(neurons, m, s, gpu_chunks, min_units))
-        next = s;
+              units = 1 + (int)(testing_uniform(&seed_state) * 6),
+              tail = 1 + (int)(testing_uniform(&seed_state) * 3 * unit),
+              neurons = units * unit + tail;
+    memset(cells, 0, sizeof cells);
+    for (int c = 0; c < m; c++)
+      cells[c].n_compartments = 100 + (int)(testing_uniform(&seed_state) * 30000);
+    int copies[8], lead[8], *order = malloc((size_t)tail * sizeof *order);
+    long long tail_compartments = 0, warps = 0;
+    for (int c = 0; c < m; c++) {
+      copies[c] = copies_counted(neurons, m, units * unit, c);
+      tail_compartments += (long long)copies[c] * cells[c].n_compartments;
+      warps += copies[c] / LEVEL_ALIGNED_COPIES;
     }
-    const int next_got = level_aligned_next_share(neurons, m, gpu_chunks, min_units, share, 1);
-    if (next_got != next)
-      fail_msg("%d neurons of %d cells, cores %d: next share %d, not %d", neurons, m, share,
-               next_got, next);
-    nexts += next > 0;
-    if (neurons - share < unit) {
-      assert_int_equal(got, 0);
-      continue;
+    const double target = testing_uniform(&seed_state) * 1.2 * tail_compartments;
+    long long compartments = -1;
+    const int share = level_aligned_lead(cells, m, neurons, units, target, lead, &compartments);
+    long long taken = 0, kept = 0;
+    int lead_neurons = 0;
+    for (int c = 0; c < m; c++) {
+      if (lead[c] % LEVEL_ALIGNED_COPIES != 0 || lead[c] < 0 || lead[c] > copies[c])
+        fail_msg("%d cells x %d, %d units: cell %d lead %d of %d copies", m, neurons, units, c,
+                 lead[c], copies[c]);
+      taken += (long long)lead[c] * cells[c].n_compartments;
+      kept += (long long)(copies[c] - lead[c]) * cells[c].n_compartments;
+      lead_neurons += lead[c];
     }
-    const int units = (neurons - share) / unit, tail = neurons - units * unit;
-    /* the shares that keep the models' units: from the cut up to the whole tail */
-    const int reach = share + (int)(growth * share) < tail ? share + (int)(growth * share) : tail;
-    int first_up = 0;
-    for (int s = share; s <= reach && !first_up; s++)
-      if (tail_share_aligned(neurons, m, s, gpu_chunks, min_units))
-        first_up = s;
-    int first_down = 0;
-    for (int s = share - 1; s > share - LEVEL_ALIGNED_COPIES && s >= cpu_chunks && !first_down; s--)
-      if (tail_share_aligned(neurons, m, s, gpu_chunks, min_units))
-        first_down = s;
-    if (share < cpu_chunks) {
-      assert_int_equal(got, 0);
-      continue;
+    assert_int_equal(share, tail - lead_neurons);
+    assert_true(compartments == kept);
+    taken_some += lead_neurons > 0;
+    const long long room = (long long)floor((double)tail_compartments - target);
+    if (room < 0) {
+      assert_int_equal(lead_neurons, 0);
+    } else {
+      assert_true(taken <= room);
+      for (int c = 0; c < m; c++)
+        if (lead[c] + LEVEL_ALIGNED_COPIES <= copies[c] &&
+            taken + (long long)LEVEL_ALIGNED_COPIES * cells[c].n_compartments <= room)
+          fail_msg("%d cells: a warp more of cell %d fits", m, c);
+      if (warps <= 12) { /* the grid rounds each warp up by a step at most */
+        const long long narrowed = room - warps * (long long)ceil(room / 4096.0 + 1);
+        const long long best = narrowed > 0 ? most_warps(cells, m, copies, 0, narrowed) : 0;
+        if (taken < best)
+          fail_msg("%d cells, room %lld: took %lld, best %lld in %lld", m, room, taken, best,
+                   narrowed);
+      }
     }
-    if (got == 0) {
-      /* none within reach (nor a warp below where the next one up grows too much) */
-      if (first_up)
-        fail_msg("%d neurons of %d cells, cores %d: none chosen, %d lays out", neurons, m, share,
-                 first_up);
-      continue;
-    }
-    if (!tail_share_aligned(neurons, m, got, gpu_chunks, min_units))
-      fail_msg("%d neurons of %d cells, cores %d: %d does not lay out", neurons, m, share, got);
-    assert_int_equal(level_aligned_tail(neurons, m, got), neurons - got - units * unit);
-    if (got >= share)
-      assert_int_equal(got, first_up);
-    else {
-      assert_int_equal(first_up, 0);
-      assert_int_equal(got, first_down);
-      shrunk++;
-    }
-    chosen++;
+    level_arranged_fill_lead(neurons, m, tail, lead, order);
+    int counted[8] = {0};
+    for (int p = 0; p < lead_neurons; p++)
+      counted[order[p] % m]++;
+    for (int c = 0; c < m; c++)
+      assert_int_equal(counted[c], lead[c]);
+    free(order);
   }
-  assert_true(chosen > 500); /* the random batches laid out warps of the first cell */
-  assert_true(shrunk > 0);   /* ... and some a warp more where the share would grow too much */
-  assert_true(nexts > 500);  /* ... and next shares up */
-  /* level_arranged_cut_after: the positions from the skip on, a neuron a chunk at least, as
-   * level_arranged_cut where nothing is skipped */
+  assert_true(taken_some > 300); /* the random batches took warps */
+  /* level_arranged_cut_after: the tail past a random lead, a neuron a chunk at least, as
+   * level_arranged_cut where nothing is taken */
   for (int t = 0; t < 2000; t++) {
     const int neurons = mix_count + 2 + (int)(testing_uniform(&seed_state) * 3000),
               tail = 1 + (int)(testing_uniform(&seed_state) * (neurons - mix_count)),
-              skip = (int)(testing_uniform(&seed_state) * tail),
               chunks = 1 + (int)(testing_uniform(&seed_state) * 40);
-    if (tail - skip < chunks)
+    int lead[MAX_MIX], lead_neurons = 0;
+    for (int c = 0; c < mix_count; c++) {
+      lead[c] = (int)(testing_uniform(&seed_state) *
+                      (copies_counted(neurons, mix_count, neurons - tail, c) + 1) / 2);
+      lead_neurons += lead[c];
+    }
+    if (tail - lead_neurons < chunks)
       continue;
     int after[40], plain[40], total = 0;
-    level_arranged_cut_after(mix, mix_count, neurons, tail, skip, chunks, after);
+    level_arranged_cut_after(mix, mix_count, neurons, tail, lead, chunks, after);
     for (int c = 0; c < chunks; c++) {
       assert_true(after[c] >= 1);
       total += after[c];
     }
-    assert_int_equal(total, tail - skip);
-    level_arranged_cut_after(mix, mix_count, neurons, tail, 0, chunks, after);
+    assert_int_equal(total, tail - lead_neurons);
+    level_arranged_cut_after(mix, mix_count, neurons, tail, NULL, chunks, after);
     level_arranged_cut(mix, mix_count, neurons, tail, chunks, plain);
     assert_memory_equal(after, plain, (size_t)chunks * sizeof *after);
   }
-  /* The test mix: two GPU chunks of a unit each, the second a warp of the first cell more from
-   * the cores' tail of a unit and a warp (share: a unit, in three chunks). */
-  const int unit = LEVEL_ALIGNED_COPIES * mix_count, neurons = 3 * unit + LEVEL_ALIGNED_COPIES,
-            share = unit;
-  assert_int_equal(level_aligned_tail(neurons, mix_count, share), LEVEL_ALIGNED_COPIES);
-  assert_int_equal(level_aligned_tail_share(neurons, mix_count, 2, 1, share - 5, 3, growth), share);
-  int sizes[5] = {unit, unit + LEVEL_ALIGNED_COPIES};
-  level_arranged_cut_after(mix, mix_count, neurons, share + LEVEL_ALIGNED_COPIES,
-                           LEVEL_ALIGNED_COPIES, 3, sizes + 2);
+  /* The test mix: two GPU chunks of a unit each, the second ending with a warp of the first and
+   * the third cells from the cores' tail of a unit and two warps (share: a unit, three chunks). */
+  assert_true(mix_count >= 3);
+  const int unit = LEVEL_ALIGNED_COPIES * mix_count, taken = 2 * LEVEL_ALIGNED_COPIES,
+            neurons = 3 * unit + taken, share = unit;
+  int lead[MAX_MIX] = {0};
+  lead[0] = lead[2] = LEVEL_ALIGNED_COPIES;
+  int sizes[5] = {unit, unit + taken};
+  level_arranged_cut_after(mix, mix_count, neurons, share + taken, lead, 3, sizes + 2);
   struct level_batch lb;
   build_chunk_batch(neurons,
                     (struct level_batch_options){.chunk_neurons = sizes,
                                                  .n_chunk_sizes = 5,
-                                                 .arranged_tail = share + LEVEL_ALIGNED_COPIES},
+                                                 .arranged_tail = share + taken,
+                                                 .tail_lead = lead},
                     &lb);
-  for (int k = 0, first_cell = 0; k < neurons; k++) {
-    const int chunk = level_batch_chunk_of(&lb, k);
-    first_cell += chunk == 1 && k % mix_count == 0;
-    if (k == neurons - 1)
-      assert_int_equal(first_cell, 2 * LEVEL_ALIGNED_COPIES); /* a unit's and the warp's */
-  }
+  int in_second[MAX_MIX] = {0};
+  for (int k = 0; k < neurons; k++)
+    in_second[k % mix_count] += level_batch_chunk_of(&lb, k) == 1;
+  for (int c = 0; c < mix_count; c++) /* a unit's and the lead's */
+    assert_int_equal(in_second[c], LEVEL_ALIGNED_COPIES + lead[c]);
   for (int chunk = 0; chunk < 2; chunk++)
-    for (int level = 0; level < lb.n_levels; level++) {
-      const int *ints = lb.blocks[chunk * lb.n_levels + level];
-      if (!ints)
-        continue;
-      const struct level_block_view v = level_block_describe(ints);
-      const size_t base = lb.element_offset[(size_t)chunk * (lb.n_levels + 1) + level];
-      for (int j = 0; j <= v.max_size; j++)
-        if ((base + (size_t)v.row_offset[j]) % 32 != 0)
-          fail_msg("GPU chunk %d, level %d: row %d starts at element %zu", chunk, level, j,
-                   base + (size_t)v.row_offset[j]);
-    }
+    rows_off_warps(&lb, chunk, 1);
   each_compartment_once(&lb, neurons);
   level_batch_free(&lb);
   const uint64_t one_chunk =
@@ -2535,12 +2560,13 @@ static void aligned_tail_keeps_rows_on_lines(void **state) {
   cut_sizes = sizes;
   cut_count = 5;
   cut_cpu_chunks = 3;
-  cut_aligned_tail = LEVEL_ALIGNED_COPIES;
+  cut_tail_lead = lead;
   cut_pin = starpu_cuda_worker_get_count() > 0 && starpu_cpu_worker_get_count() > 0;
-  const uint64_t tailed = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
+  const uint64_t led = run_and_compare_trunk(0, neurons, 0, 0, 0, LEVEL_ORDER_HEIGHT, 0);
   cut_sizes = NULL;
-  cut_count = cut_cpu_chunks = cut_pin = cut_aligned_tail = 0;
-  assert_int_equal(tailed, one_chunk);
+  cut_tail_lead = NULL;
+  cut_count = cut_cpu_chunks = cut_pin = 0;
+  assert_int_equal(led, one_chunk);
 }
 
 /* Rooted at the centers, the blocks number compartments relative to the soma: the soma is 0
@@ -2915,7 +2941,7 @@ int main(void) {
       cmocka_unit_test(arranged_cut_one_cell_a_chunk),
       cmocka_unit_test(aligned_cut_starts_rows_on_lines),
       cmocka_unit_test(aligned_share_leaves_no_rest),
-      cmocka_unit_test(aligned_tail_keeps_rows_on_lines),
+      cmocka_unit_test(aligned_lead_keeps_rows_on_lines),
       cmocka_unit_test(row_factors_match_element_factors),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(branch_rows_match_branch_systems),
