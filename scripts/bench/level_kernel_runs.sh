@@ -473,7 +473,8 @@
 #             -DMULTI_SHARE_SET_UP=1: the share with the GPUs' rest probed and taken (this build)
 #             against a chunk of the rest left on the GPU; sixtieth session (results tail123_*,
 #             idle124_*, idle125_*): hinestask_off built with -DMULTI_SHARE_ALIGNED_TAIL=0 (and
-#             -DMULTI_SHARE_SET_UP=2 in idle124, idle125), the JSON's aligned_tail_neurons shown
+#             -DMULTI_SHARE_SET_UP=2 in idle124, idle125; in lead126 the 94c3c9e build, warps of
+#             the first cell alone), the JSON's aligned_tail_neurons shown
 #   small120  (one GPU, 2026-12-04 fifty-eighth session) the multi share asked for (--cpu-share on)
 #             below the default rule's 80 M a GPU: per batch (MIXES) a fresh home, three
 #             calibration runs with it, ROUNDS rounds against the GPU alone
