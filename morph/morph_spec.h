@@ -1,6 +1,7 @@
 /* The --morph SPEC grammar: a path to an .swc file, `synthetic:CLASS[:SEED]`,
  * `synthetic:fig6:SIZE:PERCENT[:SEED]`, `synthetic:fig14:LEVELS`,
- * `synthetic:random:MIN:MAX[:SEED]`, `synthetic:tree:N:B[:SEED]` or `synthetic:comb:TEETH` (seeds default to 1). */
+ * `synthetic:random:MIN:MAX[:SEED]`, `synthetic:tree:N:B[:SEED]` or `synthetic:comb:TEETH`
+ * (seeds default to 1). */
 #ifndef HINES_MORPH_SPEC_H
 #define HINES_MORPH_SPEC_H
 
