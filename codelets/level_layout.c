@@ -1198,17 +1198,28 @@ int level_batch_build(const struct morphology *morphologies, int n_morphologies,
   return status && !build ? status : level_batch_end(build, status, err);
 }
 
+/* A round-robin batch's (neuron k: cell k % M) first neuron of cell m among its last `tail`
+ * neurons: from n_neurons - tail on, every M-th after it is a copy too. */
+static int tail_first(int n_neurons, int n_morphologies, int tail, int m) {
+  const int from = n_neurons - tail;
+  return from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
+}
+
+/* The copies of cell m among those last `tail` neurons. */
+static int tail_copies(int n_neurons, int n_morphologies, int tail, int m) {
+  const int first = tail_first(n_neurons, n_morphologies, tail, m);
+  return first < n_neurons ? (n_neurons - 1 - first) / n_morphologies + 1 : 0;
+}
+
 int level_arranged_neuron(int n_neurons, int n_morphologies, int tail, int position) {
   const int from = n_neurons - tail; /* the tail's first neuron */
   if (tail <= 0 || position < from)
     return position;
-  /* The tail's neurons of morphology m: from + ((m - from) mod M) on, every M-th. */
   int at = position - from;
   for (int m = 0; m < n_morphologies; m++) {
-    const int first = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
-    const int copies = first < n_neurons ? (n_neurons - 1 - first) / n_morphologies + 1 : 0;
+    const int copies = tail_copies(n_neurons, n_morphologies, tail, m);
     if (at < copies)
-      return first + at * n_morphologies;
+      return tail_first(n_neurons, n_morphologies, tail, m) + at * n_morphologies;
     at -= copies;
   }
   return position; /* not reached: the tail holds tail positions */
@@ -1220,23 +1231,15 @@ void level_arranged_fill(int n_neurons, int n_morphologies, int tail, int *tail_
 
 void level_arranged_fill_lead(int n_neurons, int n_morphologies, int tail, const int *lead,
                               int *tail_neurons) {
-  const int from = n_neurons - tail;
   int at = 0;
   for (int pass = lead ? 0 : 1; pass < 2; pass++)          /* the lead's copies, then the others */
     for (int m = 0; tail > 0 && m < n_morphologies; m++) { /* as level_arranged_neuron */
       int copy = 0;
-      for (int k = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
-           k < n_neurons; k += n_morphologies, copy++)
+      for (int k = tail_first(n_neurons, n_morphologies, tail, m); k < n_neurons;
+           k += n_morphologies, copy++)
         if ((pass == 0) == (lead && copy < lead[m]))
           tail_neurons[at++] = k;
     }
-}
-
-/* The copies of cell m among a round-robin batch's last `tail` neurons (neuron k: cell k % M). */
-static int tail_copies(int n_neurons, int n_morphologies, int tail, int m) {
-  const int from = n_neurons - tail;
-  const int first = from + ((m - from) % n_morphologies + n_morphologies) % n_morphologies;
-  return first < n_neurons ? (n_neurons - 1 - first) / n_morphologies + 1 : 0;
 }
 
 /* The tail's positions in order, a morphology's copies at a time: the compartments of the
@@ -1249,9 +1252,8 @@ struct arranged_walk {
 
 static int arranged_walk_peek(struct arranged_walk *w) {
   while (w->left == 0 && w->morphology + 1 < w->n_morphologies) {
-    const int m = ++w->morphology, M = w->n_morphologies;
-    const int first = w->from + ((m - w->from) % M + M) % M;
-    w->left = (first < w->n_neurons ? (w->n_neurons - 1 - first) / M + 1 : 0) -
+    const int m = ++w->morphology;
+    w->left = tail_copies(w->n_neurons, w->n_morphologies, w->n_neurons - w->from, m) -
               (w->lead ? w->lead[m] : 0);
   }
   return w->morphologies[w->morphology].n_compartments;

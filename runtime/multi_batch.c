@@ -1039,10 +1039,9 @@ static int share_next_up(const struct multi_batch_config *config, int gpu_count,
  * tail (batch->aligned_tail), the share with them back (the GPUs then whole sets; at most
  * MULTI_SHARE_REST_UP_GROWTH times the share either way), probed as the first cut was
  * (share_probe), and with MULTI_SHARE_SET_UP 3 where none of those gave a share to probe (a
- * rest's chunk aside) but the probe's
- * cores ended their round by MULTI_SHARE_IDLE_BY of the GPUs' largest chunk's predicted task, the
- * next share up that lays out (share_next_up), each taken where a
- * core's mean round of it (the CPU workers' time over a round over their number) ends by
+ * rest's chunk aside) but the probe's cores ended their round by MULTI_SHARE_IDLE_BY of the GPUs'
+ * largest chunk's predicted task, the next share up that lays out (share_next_up); each taken
+ * where a core's mean round of it (the CPU workers' time over a round over their number) ends by
  * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest aligned chunk's task as the models predict it.
  * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
  * 394), and the models, trusted only in proportion beyond the largest chunk a core was measured

@@ -2295,30 +2295,6 @@ static int set_up_checked(int neurons, int m, int gpu_chunks, int min_units, int
   return 1;
 }
 
-/* A fresh random batch beside the cores' share, for the aligned cut's rules: 1 to max_cells
- * cells (unit: LEVEL_ALIGNED_COPIES copies of each), 1 to max_gpu_chunks GPU chunks of 1 to
- * max_min_units units at least, 1 to max_cpu_chunks chunks of the cores, a share of least_share
- * plus up to share_neurons neurons and share_units units, and the neurons: the share plus up to
- * gpu_units units a GPU chunk. */
-struct random_share {
-  int m, unit, gpu_chunks, min_units, cpu_chunks, share, neurons;
-};
-
-static struct random_share random_share_draw(int max_cells, int max_gpu_chunks, int max_min_units,
-                                             int max_cpu_chunks, int least_share, int share_neurons,
-                                             int share_units, int gpu_units) {
-  struct random_share r;
-  r.m = 1 + (int)(testing_uniform(&seed_state) * max_cells);
-  r.unit = LEVEL_ALIGNED_COPIES * r.m;
-  r.gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * max_gpu_chunks);
-  r.min_units = 1 + (int)(testing_uniform(&seed_state) * max_min_units);
-  r.cpu_chunks = 1 + (int)(testing_uniform(&seed_state) * max_cpu_chunks);
-  r.share =
-      least_share + (int)(testing_uniform(&seed_state) * (share_neurons + share_units * r.unit));
-  r.neurons = r.share + (int)(testing_uniform(&seed_state) * gpu_units * r.unit * r.gpu_chunks);
-  return r;
-}
-
 /* With the cores' share the GPUs' part holds whole units (level_aligned_share_shift): over fresh
  * random batches the cores take the neurons left over where they add at most `growth` of their
  * share, else give the GPUs the rest's complement where it is at most `give` of their share (a
@@ -2331,9 +2307,12 @@ static void aligned_share_leaves_no_rest(void **state) {
   const double growth = 0.2, give = MULTI_SHARE_REST_GIVE;
   int gave = 0, set_ups = 0, rest_ups = 0;
   for (int t = 0; t < 20000; t++) {
-    const struct random_share r = random_share_draw(20, 16, 8, 60, 0, 4000, 0, 40);
-    const int m = r.m, unit = r.unit, gpu_chunks = r.gpu_chunks, min_units = r.min_units,
-              cpu_chunks = r.cpu_chunks, share = r.share, neurons = r.neurons;
+    const int m = 1 + (int)(testing_uniform(&seed_state) * 20), unit = LEVEL_ALIGNED_COPIES * m,
+              gpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 16),
+              min_units = 1 + (int)(testing_uniform(&seed_state) * 8),
+              cpu_chunks = 1 + (int)(testing_uniform(&seed_state) * 60),
+              share = (int)(testing_uniform(&seed_state) * 4000),
+              neurons = share + (int)(testing_uniform(&seed_state) * 40 * unit * gpu_chunks);
     const int shift = level_aligned_share_shift(neurons, m, gpu_chunks, min_units, share,
                                                 cpu_chunks, growth, give),
               gpu = neurons - share, left = gpu % unit,
