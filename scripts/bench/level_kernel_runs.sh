@@ -475,6 +475,16 @@
 #             idle124_*, idle125_*): hinestask_off built with -DMULTI_SHARE_ALIGNED_TAIL=0 (and
 #             -DMULTI_SHARE_SET_UP=2 in idle124, idle125; in lead126 the 94c3c9e build, warps of
 #             the first cell alone), the JSON's aligned_tail_neurons shown
+#   two127    (two GPUs, 2026-12-04 sixty-first session) the two-GPU rows at GPU chunks of 32
+#             copies: PARTS (default "check pairs mono unseen trace"): check: CPU and GPU probe
+#             files, test_multi_levels on both GPUs with CPU workers; pairs: ROUNDS rounds of the
+#             real-cell mixes (PAIRS, ~82 M a GPU) on one GPU, over two at twice the batch
+#             (throughput) and over two at the same batch (gpu2-same); mono: 256,000 medium-high
+#             in one task on one GPU against 4, 16 and 64 tasks over two, under the default and
+#             eager, lws, dmda and dmdas (16 tasks); unseen: a fresh home calibrated at 256,000 on
+#             one GPU, then 512,000 over two on its first and second run against one GPU's one
+#             task; trace: traces over two GPUs (mono in 16 tasks, the large cells x 13,286)
+#             with their transfer summaries; share: the default share over two GPUs (MIXES)
 #   small120  (one GPU, 2026-12-04 fifty-eighth session) the multi share asked for (--cpu-share on)
 #             below the default rule's 80 M a GPU: per batch (MIXES) a fresh home, three
 #             calibration runs with it, ROUNDS rounds against the GPU alone
@@ -4421,5 +4431,56 @@ if [ "$mode" = scope110 ]; then
       row 1 $b gpu-c16 c16 -- --steps 300; shares
     done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = two127 ]; then
+  # trace_two BATCH NAME TITLE [options]: a trace of 60 steps over both GPUs (GPUs alone), its
+  # summary without the worker lines, and NAME.tar.gz
+  trace_two() {
+    local b=$1 name=$2 title=$3 d=$out/$2; shift 3
+    args_of $b
+    STARPU_NCPU=0 STARPU_NCUDA=2 PATH="$bundle/bin:$PATH" timeout 150 "$H" --quiet --force "${A[@]}" "$@" --steps 60 --probe 0:0 --probe-every 0.2 --probes $out/tp.csv --json $out/trace.json --trace $d > $out/c.log 2>&1 || echo "FAIL trace $b $(tail -2 $out/c.log)"
+    python3 $bundle/trace_report.py $d --until-last-task --png $d-gantt.png --title "$title" > $d-summary.txt 2>&1; grep -v "^CUDA [0-9]\\|^CPU [0-9]" $d-summary.txt | head -45
+    grep -o '"seconds_per_step": [0-9.e-]*\|"tasks_per_gpu": [^]]*\|"tasks_per_step": [0-9]*' $out/trace.json | paste -sd' '
+    tar -C $out -czf $out/$name.tar.gz $name/paje.trace $name/tasks.rec $name/data.rec $name-summary.txt $(cd $out && ls $name-gantt.png 2>/dev/null) trace.json
+    rm -rf $d $out/tp.csv $out/c.log $out/trace.json $d-summary.txt $d-gantt.png
+  }
+  gpus() { grep -o '"aligned_neurons": [0-9]*\|"tasks_per_step": [0-9]*\|"tasks_per_gpu": [^]]*\|"nworker_per_cuda": [0-9]*' $out/t.json 2>/dev/null | paste -sd' '; }
+  parts=${PARTS:-check pairs mono unseen trace}
+  case " $parts " in *" check "*)
+    { for spec in B-aligned six-aligned-hh; do same_probes $spec 300; done
+      timeout 240 "$bundle/bin/test_multi_levels" > "$out/tml2.txt" 2>&1; echo "test_multi_levels, CPU and two GPUs' workers: rc=$? $(tail -1 $out/tml2.txt)"
+    } 2>&1 | tee $out/check.txt ;;
+  esac
+  case " $parts " in *" mono "*)
+    for rep in $(seq ${ROUNDS:-2}); do
+      row 1 mono t1 -- --steps 1000 --task-neurons 256000; gpus
+      for tn in 64000 16000 4000; do row 2 mono t$((256000 / tn)) -- --steps 1000 --task-neurons $tn; gpus; done
+      for s in eager lws dmda dmdas; do STARPU_SCHED=$s row 2 mono t16-$s -- --steps 1000 --task-neurons 16000; gpus; done
+    done ;;
+  esac
+  case " $parts " in *" unseen "*)
+    saved=$STARPU_HOME; export STARPU_HOME=$out/starpu-home-unseen; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    rep=0; for pass in 1 2; do row 1 mono calibrate-256000 -- --steps 200 --calibrate; done
+    rep=1; row 2 monoc-medium-high-512000 unseen-first -- --steps 1000; gpus
+    rep=2; row 2 monoc-medium-high-512000 unseen-second -- --steps 1000; gpus
+    rep=1; row 1 monoc-medium-high-512000 gpu1-t1 -- --steps 1000 --task-neurons 512000; gpus
+    export STARPU_HOME=$saved ;;
+  esac
+  case " $parts " in *" trace "*)
+    { trace_two mono trace-two-gpus-16-tasks "hinestask mono 256,000 medium-high, 16 tasks a step over 2 x H200 (GPUs alone)" --task-neurons 16000
+      trace_two large-13286 trace-two-gpus-multi-large "hinestask multi, the large cells x 13,286, 2 x H200 (GPUs alone), default chunks"
+    } 2>&1 | tee $out/traces.txt ;;
+  esac
+  case " $parts " in *" pairs "*)
+    for rep in $(seq ${ROUNDS:-2}); do
+      for bb in ${PAIRS:-large-6643:large-13286 D-7404:D-14808 B-8330:B-16660 C-11720:C-23440 all15-16356:all15-32712 A-8820:A-17640 six-33390:six-66780 random-23585:random-47170 E-18711:E-37422}; do
+        row 1 ${bb%:*} gpu1 -- --steps 1000; gpus
+        row 2 ${bb#*:} gpu2 -- --steps 1000; gpus
+        row 2 ${bb%:*} gpu2-same -- --steps 1000; gpus
+      done
+    done ;;
+  esac
+  case " $parts " in *" share "*) builds_share 2 ${ROUNDS:-2} "${MIXES:-B-16660 large-13286}" default ;; esac
   rm -f $out/t.json $out/t.log
 fi
