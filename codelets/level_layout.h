@@ -516,11 +516,16 @@ void level_arranged_cut_after(const struct morphology *morphologies, int n_morph
 /* Cuts the first `neurons` neurons of a round-robin batch (neuron k: morphology
  * k % n_morphologies) into `chunks` chunks of LEVEL_ALIGNED_COPIES copies of every cell times a
  * whole number (as equal as may be), then, if neurons are left (fewer than LEVEL_ALIGNED_COPIES x
- * n_morphologies), one chunk of them: sizes[c] neurons in chunk c (room for chunks + 1). Returns
- * `chunks`, *rest 1 when the chunk of the rest follows them; 0 (no cut) when the batch holds
- * fewer than min_units units a chunk (or LEVEL_ALIGNED_COPIES is 0). */
-int level_aligned_cut(int neurons, int n_morphologies, int chunks, int min_units, int *sizes,
-                      int *rest);
+ * n_morphologies), one chunk of them: sizes[c] neurons in chunk c (room for chunks + 1). The
+ * chunks fall in `groups` groups of consecutive chunks (chunk c in group c * groups / chunks: the
+ * GPUs, as placement_home_node homes them), the units past an equal share dealt one a group in
+ * turn: groups of as many chunks differ by one unit at most, the first the larger (the rest's
+ * chunk joins the last group; `groups` below 1 is 1, above `chunks` is `chunks`). Returns
+ * `chunks`, *rest 1 when
+ * the chunk of the rest follows them; 0 (no cut) when the batch holds fewer than min_units units
+ * a chunk (or LEVEL_ALIGNED_COPIES is 0). */
+int level_aligned_cut(int neurons, int n_morphologies, int chunks, int groups, int min_units,
+                      int *sizes, int *rest);
 
 /* For a batch of `neurons` whose last `cpu_share` neurons are the cores' (in `cpu_chunks`
  * chunks) and whose first are the GPUs' in `gpu_chunks` chunks cut by level_aligned_cut: how many

@@ -699,21 +699,22 @@ static void share_resize(int *sizes, int chunks, int neurons) {
     sizes[c] = neurons / chunks + (c < neurons % chunks);
 }
 
-/* GPU chunks of aligned rows (level_aligned_cut) for a batch whose GPUs take the first
+/* GPU chunks of aligned rows (level_aligned_cut, each of the gpu_count GPUs' chunks as many units
+ * as another's, within one) for a batch whose GPUs take the first
  * `gpu_neurons` neurons in round-robin order in `gpu_chunks` chunks, followed by the `after` sizes
  * of `tail` chunks (the cores' share): a new array of sizes in *sizes and its length in *count, or
  * *sizes NULL where fewer than min_units units (copies of every cell) fit a chunk;
  * *aligned_neurons and *rest_chunk as in struct multi_batch. */
 static int aligned_sizes(const struct multi_batch_config *config, int gpu_neurons, int gpu_chunks,
-                         int min_units, const int *after, int tail, int **sizes, int *count,
-                         int *aligned_neurons, int *rest_chunk) {
+                         int gpu_count, int min_units, const int *after, int tail, int **sizes,
+                         int *count, int *aligned_neurons, int *rest_chunk) {
   *sizes = NULL;
   *count = *aligned_neurons = *rest_chunk = 0;
   int *cut = malloc((size_t)(gpu_chunks + 1 + tail) * sizeof *cut);
   if (!cut)
     return -1;
-  const int aligned = level_aligned_cut(gpu_neurons, config->n_morphologies, gpu_chunks, min_units,
-                                        cut, rest_chunk);
+  const int aligned = level_aligned_cut(gpu_neurons, config->n_morphologies, gpu_chunks, gpu_count,
+                                        min_units, cut, rest_chunk);
   if (aligned == 0) {
     free(cut);
     return 0;
@@ -758,9 +759,9 @@ static int share_move(const struct multi_batch_config *config, int gpu_count,
   }
   int *realigned = NULL, realigned_count = 0;
   if (aligned_sizes(config, config->n_neurons - batch->cpu_share_neurons - tail, gpu_chunks,
-                    MULTI_SHARE_ALIGNED_MIN_UNITS, *cut_sizes + *cut_count - batch->cpu_chunks,
-                    batch->cpu_chunks, &realigned, &realigned_count, &batch->aligned_neurons,
-                    &batch->rest_chunk))
+                    gpu_count, MULTI_SHARE_ALIGNED_MIN_UNITS,
+                    *cut_sizes + *cut_count - batch->cpu_chunks, batch->cpu_chunks, &realigned,
+                    &realigned_count, &batch->aligned_neurons, &batch->rest_chunk))
     return hines_fail(err, HINES_FAILURE, "out of memory");
   if (realigned) {
     free(*cut_sizes);
@@ -837,8 +838,8 @@ static int share_layout(const struct multi_batch_config *config, const struct sh
   if (aligned_cut && batch->cpu_chunks == 0) { /* no share cut: the GPUs' aligned chunks alone */
     free(*cut_sizes);
     *cut_sizes = NULL, *cut_count = 0;
-    if (aligned_sizes(config, config->n_neurons, level_chunks, LEVEL_ALIGNED_MIN_UNITS, NULL, 0,
-                      cut_sizes, cut_count, &batch->aligned_neurons, &batch->rest_chunk))
+    if (aligned_sizes(config, config->n_neurons, level_chunks, gpu_count, LEVEL_ALIGNED_MIN_UNITS,
+                      NULL, 0, cut_sizes, cut_count, &batch->aligned_neurons, &batch->rest_chunk))
       return hines_fail(err, HINES_FAILURE, "out of memory");
   }
   batch->share_given_back = 0;
@@ -1414,8 +1415,9 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     }
     options.arranged_tail = tail;
   } else if (aligned_cut) {
-    if (aligned_sizes(config, config->n_neurons, (int)level_chunks, LEVEL_ALIGNED_MIN_UNITS, NULL,
-                      0, &cut_sizes, &cut_count, &batch->aligned_neurons, &batch->rest_chunk)) {
+    if (aligned_sizes(config, config->n_neurons, (int)level_chunks, gpu_count,
+                      LEVEL_ALIGNED_MIN_UNITS, NULL, 0, &cut_sizes, &cut_count,
+                      &batch->aligned_neurons, &batch->rest_chunk)) {
       free(batch);
       return hines_fail(err, HINES_FAILURE, "out of memory");
     }
@@ -1491,7 +1493,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       continue;
     }
     /* the chunk left over joins the last aligned chunk's GPU (level_aligned_cut gives the
-     * first chunks the extra units) */
+     * first GPUs' chunks the extra units) */
     int node = placement_home_node(c < full_gpu_chunks ? c : full_gpu_chunks - 1, full_gpu_chunks);
     int pieces = batch->config.level_tasks ? batch->levels.n_levels : 1;
     for (int p = 0; p < pieces; p++) {

@@ -2230,7 +2230,7 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
     const int n = cuts[t][0], m = cuts[t][1], chunks = cuts[t][2], min_units = cuts[t][3],
               unit = LEVEL_ALIGNED_COPIES * m;
     int sizes[9], rest = -1;
-    const int aligned = level_aligned_cut(n, m, chunks, min_units, sizes, &rest);
+    const int aligned = level_aligned_cut(n, m, chunks, 1, min_units, sizes, &rest);
     const int units = n / unit, cut = units >= min_units * chunks;
     assert_int_equal(aligned, cut ? chunks : 0);
     assert_int_equal(rest, cut && n % unit != 0);
@@ -2238,21 +2238,60 @@ static void aligned_cut_starts_rows_on_lines(void **state) {
     for (int c = 0; c < aligned; c++) {
       assert_true(sizes[c] >= min_units * unit && sizes[c] % unit == 0);
       assert_true(abs(sizes[c] - sizes[0]) <= unit);
+      assert_true(c == 0 || sizes[c] <= sizes[c - 1]); /* one group: the first the larger */
       covered += sizes[c];
     }
     if (rest)
       covered += sizes[aligned];
     assert_int_equal(covered, cut ? n : 0);
   }
+  /* Over several GPUs (groups of consecutive chunks, chunk c on GPU c * groups / chunks, as
+   * placement_home_node homes them): fresh random batches; each chunk as before (whole units,
+   * within one unit of the others, covering the batch), and GPUs of as many chunks hold as many
+   * units within one, the first the larger. The units past an equal share once all went to the
+   * first GPU's chunks: all 15 shared cells x 32,712 on two GPUs in eight chunks, 68 units, gave
+   * the first GPU 36 and the second 32 and the rest. */
+  int all15[9], all15_rest;
+  assert_int_equal(level_aligned_cut(32712, 15, 8, 2, 1, all15, &all15_rest), 8);
+  assert_int_equal(all15[0] + all15[1] + all15[2] + all15[3], 34 * LEVEL_ALIGNED_COPIES * 15);
+  srand(20261204);
+  for (int t = 0; t < 4000; t++) {
+    const int m = 1 + rand() % 20, chunks = 1 + rand() % 16, groups = 1 + rand() % 4,
+              unit = LEVEL_ALIGNED_COPIES * m, units = chunks + rand() % (40 * chunks),
+              n = units * unit + rand() % unit;
+    int sizes[17], rest = -1, group_units[4] = {0}, group_chunks[4] = {0};
+    assert_int_equal(level_aligned_cut(n, m, chunks, groups, 1, sizes, &rest), chunks);
+    assert_int_equal(rest, n % unit != 0);
+    int covered = rest ? sizes[chunks] : 0, least = sizes[0], most = sizes[0];
+    for (int c = 0; c < chunks; c++) {
+      assert_true(sizes[c] > 0 && sizes[c] % unit == 0);
+      least = sizes[c] < least ? sizes[c] : least;
+      most = sizes[c] > most ? sizes[c] : most;
+      const int g = groups > chunks ? c : c * groups / chunks;
+      group_units[g] += sizes[c] / unit;
+      group_chunks[g]++;
+      covered += sizes[c];
+    }
+    assert_int_equal(covered, n);
+    assert_true(most - least <= unit);
+    for (int g = 0; g < 4; g++)
+      for (int h = g + 1; h < 4; h++)
+        if (group_chunks[g] == group_chunks[h] && group_chunks[g] > 0) {
+          if (group_units[g] < group_units[h] || group_units[g] - group_units[h] > 1)
+            fail_msg("%d units in %d chunks over %d groups: group %d holds %d, group %d %d", units,
+                     chunks, groups, g, group_units[g], h, group_units[h]);
+        }
+  }
   /* the runtime's bound: a batch of 256 cells at 30,000 neurons keeps the equal cut, and a chunk
    * is aligned from 128 copies of every cell on (3 cells, 2 chunks: 768 neurons, not 767) */
   int none[5], none_rest;
-  assert_int_equal(level_aligned_cut(30000, 256, 4, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 0);
-  assert_int_equal(level_aligned_cut(768, 3, 2, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 2);
-  assert_int_equal(level_aligned_cut(767, 3, 2, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 0);
+  assert_int_equal(level_aligned_cut(30000, 256, 4, 1, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest),
+                   0);
+  assert_int_equal(level_aligned_cut(768, 3, 2, 1, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 2);
+  assert_int_equal(level_aligned_cut(767, 3, 2, 1, LEVEL_ALIGNED_MIN_UNITS, none, &none_rest), 0);
   const int neurons = 2 * LEVEL_ALIGNED_COPIES * mix_count + 5;
   int sizes[3], rest;
-  assert_int_equal(level_aligned_cut(neurons, mix_count, 2, 1, sizes, &rest), 2);
+  assert_int_equal(level_aligned_cut(neurons, mix_count, 2, 1, 1, sizes, &rest), 2);
   assert_int_equal(rest, 1);
   assert_int_equal(sizes[2], 5);
   struct level_batch lb;
@@ -2289,7 +2328,7 @@ static int set_up_checked(int neurons, int m, int gpu_chunks, int min_units, int
   if (!up)
     return 0;
   int sizes[17], rest = -1;
-  assert_int_equal(level_aligned_cut(neurons - up, m, gpu_chunks, min_units, sizes, &rest),
+  assert_int_equal(level_aligned_cut(neurons - up, m, gpu_chunks, 1, min_units, sizes, &rest),
                    gpu_chunks);
   assert_int_equal(rest, 0);
   return 1;
@@ -2340,7 +2379,7 @@ static void aligned_share_leaves_no_rest(void **state) {
                                 share + shift + unit, MULTI_SHARE_SET_UP_GROWTH);
     int sizes[17], rest = -1;
     assert_int_equal(
-        level_aligned_cut(neurons - share - shift, m, gpu_chunks, min_units, sizes, &rest),
+        level_aligned_cut(neurons - share - shift, m, gpu_chunks, 1, min_units, sizes, &rest),
         gpu_chunks);
     assert_int_equal(rest, 0);
   }

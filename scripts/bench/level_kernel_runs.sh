@@ -484,7 +484,9 @@
 #             eager, lws, dmda and dmdas (16 tasks); unseen: a fresh home calibrated at 256,000 on
 #             one GPU, then 512,000 over two on its first and second run against one GPU's one
 #             task; trace: traces over two GPUs (mono in 16 tasks, the large cells x 13,286)
-#             with their transfer summaries; share: the default share over two GPUs (MIXES)
+#             with their transfer summaries; share: the default share over two GPUs (MIXES);
+#             BUILDS (say "off"): the pairs' two-GPU rows also with hinestask_BUILD (sixty-first
+#             session: hinestask_off the build before the GPUs' chunks were balanced by units)
 #   small120  (one GPU, 2026-12-04 fifty-eighth session) the multi share asked for (--cpu-share on)
 #             below the default rule's 80 M a GPU: per batch (MIXES) a fresh home, three
 #             calibration runs with it, ROUNDS rounds against the GPU alone
@@ -4477,7 +4479,9 @@ if [ "$mode" = two127 ]; then
       for bb in ${PAIRS:-large-6643:large-13286 D-7404:D-14808 B-8330:B-16660 C-11720:C-23440 all15-16356:all15-32712 A-8820:A-17640 six-33390:six-66780 random-23585:random-47170 E-18711:E-37422}; do
         row 1 ${bb%:*} gpu1 -- --steps 1000; gpus
         row 2 ${bb#*:} gpu2 -- --steps 1000; gpus
+        for v in ${BUILDS:-}; do row 2 ${bb#*:} gpu2-$v $v -- --steps 1000; gpus; done
         row 2 ${bb%:*} gpu2-same -- --steps 1000; gpus
+        for v in ${BUILDS:-}; do row 2 ${bb%:*} gpu2-same-$v $v -- --steps 1000; gpus; done
       done
     done ;;
   esac
