@@ -53,9 +53,12 @@ int placement_level_chunks_per_gpu(long long compartments, int gpus) {
                                                      : (int)chunks;
 }
 
-int placement_level_priorities(int asked, long long chunk_compartments) {
+int placement_level_priorities(int asked, long long chunk_compartments,
+                               double neuron_compartments) {
   if (asked >= 0)
     return asked != 0;
+  if (neuron_compartments >= PLACEMENT_PRIORITIES_LARGE_CELLS_FROM)
+    return chunk_compartments <= PLACEMENT_PRIORITIES_LARGE_CELLS_UP_TO;
   return chunk_compartments <= PLACEMENT_PRIORITIES_UP_TO_COMPARTMENTS;
 }
 

@@ -919,21 +919,28 @@ static void level_chunks_follow_compartments(void **state) {
 }
 
 /* Small levels first (--level-priorities auto, placement.h): on for chunks of at most 15 M
- * compartments (the mixes at 81.7 M over two GPUs, four chunks of about 10 M a GPU; CA1), off
- * for larger (the same mixes on one GPU, four chunks of about 20 M; HH's one chunk a GPU); on and
- * off as asked whatever the size. */
+ * compartments (the mixes at 81.7 M over two GPUs, four chunks of about 10 M a GPU; CA1), at most
+ * 12 M where the cells hold 5,000 compartments or more on average (steps127), off for larger (the
+ * same mixes on one GPU, four chunks of about 20 M; HH's one chunk a GPU); on and off as asked
+ * whatever the size. */
 static void level_priorities_follow_chunk_size(void **state) {
   (void)state;
-  assert_int_equal(placement_level_priorities(-1, 81680876 / 8), 1); /* large cells, two GPUs */
-  assert_int_equal(placement_level_priorities(-1, 73498000 / 6), 1); /* deep chains, two GPUs */
-  assert_int_equal(placement_level_priorities(-1, 8112000 / 2), 1);  /* CA1 x 3,000 */
-  assert_int_equal(placement_level_priorities(-1, 15000000), 1);
-  assert_int_equal(placement_level_priorities(-1, 15000001), 0);
-  assert_int_equal(placement_level_priorities(-1, 81680876 / 4), 0); /* large cells, one GPU */
-  assert_int_equal(placement_level_priorities(-1, 81680876), 0);     /* HH, one chunk */
-  assert_int_equal(placement_level_priorities(1, 81680876), 1);
-  assert_int_equal(placement_level_priorities(0, 1000), 0);
-  assert_int_equal(placement_level_priorities(1, 1000), 1);
+  /* chunks of large cells (12,296 compartments a neuron) and of the six small ones (2,531) */
+  assert_int_equal(placement_level_priorities(-1, 81680876 / 8, 12296), 1); /* two GPUs */
+  assert_int_equal(placement_level_priorities(-1, 73498000 / 6, 3000), 1);  /* deep chains */
+  assert_int_equal(placement_level_priorities(-1, 73498000 / 6, 7000), 0);  /* larger cells */
+  assert_int_equal(placement_level_priorities(-1, 8112000 / 2, 2700), 1);   /* CA1 x 3,000 */
+  assert_int_equal(placement_level_priorities(-1, 15000000, 2531), 1);
+  assert_int_equal(placement_level_priorities(-1, 15000001, 2531), 0);
+  assert_int_equal(placement_level_priorities(-1, 12000000, 12296), 1);
+  assert_int_equal(placement_level_priorities(-1, 12000001, 12296), 0);
+  assert_int_equal(placement_level_priorities(-1, 13750000, 4999), 1); /* E at 55 M: even */
+  assert_int_equal(placement_level_priorities(-1, 13750000, 5000), 0);
+  assert_int_equal(placement_level_priorities(-1, 81680876 / 4, 2531), 0); /* one GPU */
+  assert_int_equal(placement_level_priorities(-1, 81680876, 12296), 0);    /* HH, one chunk */
+  assert_int_equal(placement_level_priorities(1, 81680876, 12296), 1);
+  assert_int_equal(placement_level_priorities(0, 1000, 12296), 0);
+  assert_int_equal(placement_level_priorities(1, 1000, 12296), 1);
   /* laid out by morphology: the cores' share always, the other chunks without GPUs */
   assert_true(placement_level_arranged(PLACEMENT_SHARE_AUTO, 0, 0));
   assert_false(placement_level_arranged(PLACEMENT_SHARE_AUTO, 1, 0));

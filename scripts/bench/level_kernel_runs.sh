@@ -475,6 +475,11 @@
 #             idle124_*, idle125_*): hinestask_off built with -DMULTI_SHARE_ALIGNED_TAIL=0 (and
 #             -DMULTI_SHARE_SET_UP=2 in idle124, idle125; in lead126 the 94c3c9e build, warps of
 #             the first cell alone), the JSON's aligned_tail_neurons shown
+#   steps127  (one GPU, 2026-12-04 sixty-first session) does the GPU alone's step follow its
+#             largest aligned chunk? ROUNDS interleaved rounds of the GPU alone at whole sets
+#             around the share's sizes (SIZES: batch names), 1,000 steps, the JSON's aligned
+#             neurons shown; VARIANTS (say "on off"): each also with --level-priorities V
+#             (NODEF=1: those alone); BUILDS (say "off"): each also with hinestask_BUILD
 #   two127    (two GPUs, 2026-12-04 sixty-first session) the two-GPU rows at GPU chunks of 32
 #             copies: PARTS (default "check pairs mono unseen trace"): check: CPU and GPU probe
 #             files, test_multi_levels on both GPUs with CPU workers; pairs: ROUNDS rounds of the
@@ -4486,5 +4491,15 @@ if [ "$mode" = two127 ]; then
     done ;;
   esac
   case " $parts " in *" share "*) builds_share 2 ${ROUNDS:-2} "${MIXES:-B-16660 large-13286}" default ;; esac
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = steps127 ]; then
+  for rep in $(seq ${ROUNDS:-3}); do
+    for b in ${SIZES:-D-5120 D-5248 D-5376 D-5504 D-5520 B-4608 B-4736 B-4864 B-4992 large-3840 large-4000 large-4160 large-4320 large-4480 A-4992 A-5088 A-5184 A-5280 A-5376}; do
+      [ -z "${NODEF:-}" ] && { row 1 $b gpu -- --steps 1000; shares; }
+      for v in ${VARIANTS:-}; do row 1 $b gpu-prio-$v -- --steps 1000 --level-priorities $v; shares; done
+      for v in ${BUILDS:-}; do row 1 $b gpu-$v $v -- --steps 1000; shares; done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
