@@ -1446,11 +1446,16 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
     gpu_compartments -=
         (long long)lb->element_offset[(size_t)c * (lb->n_levels + 1) + lb->n_levels];
   /* The chunk of the neurons left over runs beside the aligned ones: early launches and homes
-   * follow the aligned chunks; the priorities' rule counts it (as measured in aligned58), and the
-   * batch's cells' size (steps127). */
+   * follow the aligned chunks; the priorities' rule counts it (as measured in aligned58), and,
+   * for large cells, the aligned chunks' size without it (steps127). */
   const int full_gpu_chunks = gpu_chunks - batch->rest_chunk;
+  long long full_compartments = gpu_compartments; /* (the rest's chunk aside) */
+  if (batch->rest_chunk && gpu_chunks > 0)
+    full_compartments -=
+        (long long)lb->element_offset[(size_t)(gpu_chunks - 1) * (lb->n_levels + 1) + lb->n_levels];
   batch->config.level_priorities = placement_level_priorities(
       config->level_priorities, gpu_compartments / (gpu_chunks > 0 ? gpu_chunks : 1),
+      full_compartments / (full_gpu_chunks > 0 ? full_gpu_chunks : 1),
       (double)all_compartments / config->n_neurons);
   batch->task_steps = config->level_tasks ? 1
                       : batch->cpu_chunks ? placement_share_task_steps(config->task_steps)

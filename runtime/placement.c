@@ -54,11 +54,12 @@ int placement_level_chunks_per_gpu(long long compartments, int gpus) {
 }
 
 int placement_level_priorities(int asked, long long chunk_compartments,
-                               double neuron_compartments) {
+                               long long aligned_compartments, double neuron_compartments) {
   if (asked >= 0)
     return asked != 0;
-  if (neuron_compartments >= PLACEMENT_PRIORITIES_LARGE_CELLS_FROM)
-    return chunk_compartments <= PLACEMENT_PRIORITIES_LARGE_CELLS_UP_TO;
+  if (neuron_compartments >= PLACEMENT_PRIORITIES_LARGE_CELLS_FROM &&
+      aligned_compartments > PLACEMENT_PRIORITIES_LARGE_CELLS_UP_TO)
+    return 0;
   return chunk_compartments <= PLACEMENT_PRIORITIES_UP_TO_COMPARTMENTS;
 }
 

@@ -134,19 +134,22 @@ int placement_level_chunks_per_gpu(long long compartments, int gpus);
  * 0.9-2.1 % on seven batches of one GPU and on the large cells x 13,286 over two GPUs (four chunks
  * of about 20 M a GPU), lost 0.5 % for the six cells and random trees. */
 #define PLACEMENT_PRIORITIES_UP_TO_COMPARTMENTS 15000000LL
-/* ... and where the cells are large (LARGE_CELLS_FROM compartments a neuron on average) only up
- * to LARGE_CELLS_UP_TO. Measured on the H200 (steps127, 2026-12-04, after the GPUs' chunks were
- * aligned in 32 copies, GPU alone, two rounds, 1,000 steps): at 55 M in four chunks of about 13.8
- * M, off ran A, B, C, D, the large cells and all 15 shared cells 0.7-3.8 % faster (cells of 5,100
- * to 12,300 compartments on average), E even (4,400), the six cells 2.9 % and random trees 1.6 %
- * slower (2,500 and 3,500); D x 5,505 to 5,631 (chunks of 12.1-12.4 M with the rest's) 3.0-3.4
- * %, B x 5,100 and the large cells x 4,150 2.6-2.9 %; at 40 M (chunks of 10 M) on stayed as fast or
- * faster for seven mixes of nine (A 2.8 % and the large cells 1.9 % slower). */
+/* ... but off where the cells are large (LARGE_CELLS_FROM compartments a neuron on average) and
+ * the aligned chunks, the rest's chunk aside, hold more than LARGE_CELLS_UP_TO. Measured on the
+ * H200 (steps127, 2026-12-04, after the GPUs' chunks were aligned in 32 copies, GPU alone, two
+ * rounds, 1,000 steps): at 55 M (four aligned chunks of about 13.8 M and the rest's, 11 M on
+ * average with it), off ran A, B, C, D, the large cells and all 15 shared cells 0.7-3.8 % faster
+ * (cells of 5,100 to 12,300 compartments on average), E even (4,400), the six cells 2.9 % and
+ * random trees 1.6 % slower (2,500 and 3,500); D x 5,505 to 5,631 3.0-3.4 %, B x 5,100 and the
+ * large cells x 4,150 2.6-2.9 %; at 40 M (aligned chunks of 10 M) on stayed as fast or faster for
+ * seven mixes of nine (A 2.8 % and the large cells 1.9 % slower). */
 #define PLACEMENT_PRIORITIES_LARGE_CELLS_UP_TO 12000000LL
 #define PLACEMENT_PRIORITIES_LARGE_CELLS_FROM 5000
 /* 1 (priorities on) or 0 for `asked` (1 on, 0 off, negative auto), chunks of
- * `chunk_compartments` compartments and neurons of `neuron_compartments` on average. */
-int placement_level_priorities(int asked, long long chunk_compartments, double neuron_compartments);
+ * `chunk_compartments` compartments on average (the rest's chunk counted), the aligned chunks
+ * `aligned_compartments` (without it) and neurons of `neuron_compartments` on average. */
+int placement_level_priorities(int asked, long long chunk_compartments,
+                               long long aligned_compartments, double neuron_compartments);
 /* Neurons per task of a level-solved batch of `compartments` in all: `requested` when positive,
  * else placement_level_chunks_per_gpu's chunks on each GPU StarPU drives, or
  * placement_neurons_per_task's CPU rule without GPU. */

@@ -926,21 +926,23 @@ static void level_chunks_follow_compartments(void **state) {
 static void level_priorities_follow_chunk_size(void **state) {
   (void)state;
   /* chunks of large cells (12,296 compartments a neuron) and of the six small ones (2,531) */
-  assert_int_equal(placement_level_priorities(-1, 81680876 / 8, 12296), 1); /* two GPUs */
-  assert_int_equal(placement_level_priorities(-1, 73498000 / 6, 3000), 1);  /* deep chains */
-  assert_int_equal(placement_level_priorities(-1, 73498000 / 6, 7000), 0);  /* larger cells */
-  assert_int_equal(placement_level_priorities(-1, 8112000 / 2, 2700), 1);   /* CA1 x 3,000 */
-  assert_int_equal(placement_level_priorities(-1, 15000000, 2531), 1);
-  assert_int_equal(placement_level_priorities(-1, 15000001, 2531), 0);
-  assert_int_equal(placement_level_priorities(-1, 12000000, 12296), 1);
-  assert_int_equal(placement_level_priorities(-1, 12000001, 12296), 0);
-  assert_int_equal(placement_level_priorities(-1, 13750000, 4999), 1); /* E at 55 M: even */
-  assert_int_equal(placement_level_priorities(-1, 13750000, 5000), 0);
-  assert_int_equal(placement_level_priorities(-1, 81680876 / 4, 2531), 0); /* one GPU */
-  assert_int_equal(placement_level_priorities(-1, 81680876, 12296), 0);    /* HH, one chunk */
-  assert_int_equal(placement_level_priorities(1, 81680876, 12296), 1);
-  assert_int_equal(placement_level_priorities(0, 1000, 12296), 0);
-  assert_int_equal(placement_level_priorities(1, 1000, 12296), 1);
+  const long long big = 81680876;
+  assert_int_equal(placement_level_priorities(-1, big / 8, big / 8, 12296), 1); /* two GPUs */
+  assert_int_equal(placement_level_priorities(-1, 73498000 / 6, 73498000 / 6, 3000), 1);
+  assert_int_equal(placement_level_priorities(-1, 73498000 / 6, 73498000 / 6, 7000), 0);
+  assert_int_equal(placement_level_priorities(-1, 8112000 / 2, 8112000 / 2, 2700), 1); /* CA1 */
+  assert_int_equal(placement_level_priorities(-1, 15000000, 15000000, 2531), 1);
+  assert_int_equal(placement_level_priorities(-1, 15000001, 15000001, 2531), 0);
+  assert_int_equal(placement_level_priorities(-1, 12000000, 12000000, 12296), 1);
+  assert_int_equal(placement_level_priorities(-1, 12000001, 12000001, 12296), 0);
+  /* 55 M of large cells in four aligned chunks and the rest's: off by the aligned chunks' size */
+  assert_int_equal(placement_level_priorities(-1, 11000000, 13700000, 9261), 0);
+  assert_int_equal(placement_level_priorities(-1, 11000000, 13700000, 4999), 1); /* E: even */
+  assert_int_equal(placement_level_priorities(-1, big / 4, big / 4, 2531), 0);   /* one GPU */
+  assert_int_equal(placement_level_priorities(-1, big, big, 12296), 0);          /* HH, one chunk */
+  assert_int_equal(placement_level_priorities(1, big, big, 12296), 1);
+  assert_int_equal(placement_level_priorities(0, 1000, 1000, 12296), 0);
+  assert_int_equal(placement_level_priorities(1, 1000, 1000, 12296), 1);
   /* laid out by morphology: the cores' share always, the other chunks without GPUs */
   assert_true(placement_level_arranged(PLACEMENT_SHARE_AUTO, 0, 0));
   assert_false(placement_level_arranged(PLACEMENT_SHARE_AUTO, 1, 0));
