@@ -521,9 +521,8 @@ void level_arranged_cut_after(const struct morphology *morphologies, int n_morph
  * GPUs, as placement_home_node homes them), the units past an equal share dealt one a group in
  * turn: groups of as many chunks differ by one unit at most, the first the larger (the rest's
  * chunk joins the last group; `groups` below 1 is 1, above `chunks` is `chunks`). Returns
- * `chunks`, *rest 1 when
- * the chunk of the rest follows them; 0 (no cut) when the batch holds fewer than min_units units
- * a chunk (or LEVEL_ALIGNED_COPIES is 0). */
+ * `chunks`, *rest 1 when the chunk of the rest follows them; 0 (no cut) when the batch holds
+ * fewer than min_units units a chunk (or LEVEL_ALIGNED_COPIES is 0). */
 int level_aligned_cut(int neurons, int n_morphologies, int chunks, int groups, int min_units,
                       int *sizes, int *rest);
 

@@ -140,8 +140,8 @@ int placement_level_chunks_per_gpu(long long compartments, int gpus);
  * rounds, 1,000 steps): at 55 M (four aligned chunks of about 13.8 M and the rest's, 11 M on
  * average with it), off ran A, B, C, D, the large cells and all 15 shared cells 0.7-3.8 % faster
  * (cells of 5,100 to 12,300 compartments on average), E even (4,400), the six cells 2.9 % and
- * random trees 1.6 % slower (2,500 and 3,500); D x 5,505 to 5,631 3.0-3.4 %, B x 5,100 and the
- * large cells x 4,150 2.6-2.9 %; at 40 M (aligned chunks of 10 M) on stayed as fast or faster for
+ * random trees 1.6 % slower (2,500 and 3,500); D x 5,505 to 5,631 2.5-3.3 %, B x 5,100 2.6 % and
+ * the large cells x 4,150 3.0 %; at 40 M (aligned chunks of 10 M) on stayed as fast or faster for
  * seven mixes of nine (A 2.8 % and the large cells 1.9 % slower). */
 #define PLACEMENT_PRIORITIES_LARGE_CELLS_UP_TO 12000000LL
 #define PLACEMENT_PRIORITIES_LARGE_CELLS_FROM 5000
