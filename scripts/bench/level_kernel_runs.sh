@@ -480,6 +480,11 @@
 #             around the share's sizes (SIZES: batch names), 1,000 steps, the JSON's aligned
 #             neurons shown; VARIANTS (say "on off"): each also with --level-priorities V
 #             (NODEF=1: those alone); BUILDS (say "off"): each also with hinestask_BUILD
+#   equal128  (one GPU, 2026-12-04 sixty-second session) are the GPU's chunks of whole sets
+#             slower where the sets do not divide among them? ROUNDS interleaved rounds of the
+#             GPU alone (SIZES: batch names), 1,000 steps: the default (aligned chunks of whole
+#             sets), --task-neurons of a quarter of the batch (equal chunks, not whole sets), each
+#             also with --level-priorities off (labels gpu, gpu-off, equal, equal-off)
 #   two127    (two GPUs, 2026-12-04 sixty-first session) the two-GPU rows at GPU chunks of 32
 #             copies: PARTS (default "check pairs mono unseen trace"): check: CPU and GPU probe
 #             files, test_multi_levels on both GPUs with CPU workers; pairs: ROUNDS rounds of the
@@ -4491,6 +4496,18 @@ if [ "$mode" = two127 ]; then
     done ;;
   esac
   case " $parts " in *" share "*) builds_share 2 ${ROUNDS:-2} "${MIXES:-B-16660 large-13286}" default ;; esac
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = equal128 ]; then
+  for rep in $(seq ${ROUNDS:-3}); do
+    for b in ${SIZES:-D-5120 D-5248 D-5376 B-4736 B-4864 large-4160 A-5088 all15-9120}; do
+      q=$(( (${b##*-} + 3) / 4 ))
+      row 1 $b gpu -- --steps 1000; shares
+      row 1 $b gpu-off -- --steps 1000 --level-priorities off; shares
+      row 1 $b equal -- --steps 1000 --task-neurons $q; shares
+      row 1 $b equal-off -- --steps 1000 --task-neurons $q --level-priorities off; shares
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = steps127 ]; then
