@@ -1356,7 +1356,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   } else if (share) {
     struct share_shape shape;
     status = share_shape_init(config, &options, launch_for(config, (int)level_chunks, gpu_count),
-                              placement_share_task_steps(config->task_steps), all_compartments,
+                              placement_level_share_task_steps(config->task_steps), all_compartments,
                               &shape, err);
     if (!status)
       status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
@@ -1458,7 +1458,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       full_compartments / (full_gpu_chunks > 0 ? full_gpu_chunks : 1),
       (double)all_compartments / config->n_neurons);
   batch->task_steps = config->level_tasks ? 1
-                      : batch->cpu_chunks ? placement_share_task_steps(config->task_steps)
+                      : batch->cpu_chunks ? placement_level_share_task_steps(config->task_steps)
                                           : placement_multi_task_steps(config->task_steps);
   batch->config.gpu_launch = launch_for(config, full_gpu_chunks, gpu_count);
   batch->chunks = calloc((size_t)batch->n_chunks, sizeof *batch->chunks);

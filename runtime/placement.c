@@ -389,6 +389,10 @@ int placement_share_task_steps(int requested) {
   return requested > 0 ? requested : PLACEMENT_SHARE_TASK_STEPS;
 }
 
+int placement_level_share_task_steps(int requested) {
+  return requested > 0 ? requested : PLACEMENT_LEVEL_SHARE_TASK_STEPS;
+}
+
 int placement_task_steps(int requested, const struct placement_plan *plan,
                          int smallest_chunk_neurons) {
   if (requested > 0)

@@ -311,7 +311,7 @@ static void share_window_submits_the_run_ahead(void **state) {
   (void)state;
   assert_int_equal(placement_level_window(0, 0), RUNTIME_DEFAULT_WINDOW);
   assert_int_equal(placement_level_window(0, 1), PLACEMENT_LEVEL_SHARE_WINDOW);
-  assert_true(placement_level_window(0, 1) * PLACEMENT_SHARE_TASK_STEPS >= 1000);
+  assert_true(placement_level_window(0, 1) * placement_level_share_task_steps(0) >= 1000);
   for (int asked = 1; asked <= 9; asked += 4) {
     assert_int_equal(placement_level_window(asked, 0), asked);
     assert_int_equal(placement_level_window(asked, 1), asked);
@@ -1074,6 +1074,10 @@ static void large_passive_batches(void **state) {
   assert_false(placement_level_share_chosen(PLACEMENT_SHARE_OFF, 253000000, 0, 0));
   assert_int_equal(placement_share_task_steps(0), PLACEMENT_SHARE_TASK_STEPS);
   assert_int_equal(placement_share_task_steps(3), 3);
+  /* a multi share's tasks are longer than a mono share's (the GPU's chunks pay StarPU's cost
+   * between dependent tasks less often beside busy cores), as asked when asked */
+  assert_true(placement_level_share_task_steps(0) > placement_share_task_steps(0));
+  assert_int_equal(placement_level_share_task_steps(5), 5);
 }
 
 /* Predictions linear in neurons, the CPU worker's (worker 0) and a GPU worker's (worker 1): the

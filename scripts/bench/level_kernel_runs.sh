@@ -485,6 +485,16 @@
 #             GPU alone (SIZES: batch names), 1,000 steps: the default (aligned chunks of whole
 #             sets), --task-neurons of a quarter of the batch (equal chunks, not whole sets), each
 #             also with --level-priorities off (labels gpu, gpu-off, equal, equal-off)
+#   steps129  (one GPU, 2026-12-04 sixty-second session) the share with longer tasks: per
+#             batch (MIXES) and per STEPS value K (say "8 32"), a fresh home, three calibration
+#             runs with --task-steps K, then ROUNDS rounds of the default share with it against
+#             the GPU alone with it and the GPU alone by default (labels share-tK, gpu-tK, gpu),
+#             the CPU workers' loads shown
+#   longer130 (one GPU, 2026-12-04 sixty-second session) the multi share's tasks of 32 steps by
+#             default (this build) against hinestask_off (8, aac376e): first probe files of the
+#             share against the GPU alone (B x 5,300 and the six cells x 20,000 with HH, probes
+#             every 0.2 ms), then per batch (MIXES) builds_share: a fresh home each build, three
+#             calibration runs, ROUNDS rounds of the default against the GPU alone
 #   two127    (two GPUs, 2026-12-04 sixty-first session) the two-GPU rows at GPU chunks of 32
 #             copies: PARTS (default "check pairs mono unseen trace"): check: CPU and GPU probe
 #             files, test_multi_levels on both GPUs with CPU workers; pairs: ROUNDS rounds of the
@@ -4496,6 +4506,27 @@ if [ "$mode" = two127 ]; then
     done ;;
   esac
   case " $parts " in *" share "*) builds_share 2 ${ROUNDS:-2} "${MIXES:-B-16660 large-13286}" default ;; esac
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = longer130 ]; then
+  [ -z "${SKIP_CHECK:-}" ] && { for b in B-5300 six-20000-hh; do args_of $b; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    share_probes $b "${A[@]}" --steps 300 --probe 0:0 --probe 17:5 --probe 5001:50 --probe-every 0.2; done
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; } 2>&1 | tee $out/check.txt
+  BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} "${MIXES:-B-6200 large-5000 A-7000 D-6000 C-9000 all15-12500 E-12000 six-20000 random-14000 F-70000}" default off
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = steps129 ]; then
+  for b in ${MIXES:-large-4400 A-5800 C-7600 D-3900 B-5300 H-11000}; do
+    for k in ${STEPS:-8 32}; do
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-t$k -- --steps 200 --calibrate --task-steps $k; shares; done
+      for rep in $(seq ${ROUNDS:-2}); do
+        ROW_NCPU=all row 1 $b share-t$k -- --steps 1000 --task-steps $k; shares; worker_load
+        row 1 $b gpu-t$k -- --steps 1000 --task-steps $k
+        row 1 $b gpu -- --steps 1000
+      done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = equal128 ]; then
