@@ -1356,8 +1356,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   } else if (share) {
     struct share_shape shape;
     status = share_shape_init(config, &options, launch_for(config, (int)level_chunks, gpu_count),
-                              placement_level_share_task_steps(config->task_steps), all_compartments,
-                              &shape, err);
+                              placement_level_share_task_steps(config->task_steps),
+                              all_compartments, &shape, err);
     if (!status)
       status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
                             &options, &cut_sizes, &cut_count, err);
