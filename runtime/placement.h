@@ -53,14 +53,16 @@ int placement_task_steps(int requested, const struct placement_plan *plan,
 #define PLACEMENT_SHARE_TASK_STEPS 8
 int placement_share_task_steps(int requested);
 /* ... and for a multi batch whose cores have a share of their own: `requested` when positive,
- * else PLACEMENT_LEVEL_SHARE_TASK_STEPS. With 15 CPU workers finishing about 4,000 tasks a
- * second beside it, the GPU's chunks of 8 steps a task ran 1-3 % slower than the GPU alone at
- * the same part: StarPU's cost between a GPU chunk's dependent tasks grows while the cores' tasks
+ * else PLACEMENT_LEVEL_SHARE_TASK_STEPS. Beside 15 CPU workers finishing 5,000-7,500 tasks a
+ * second (3,780 a run of 1,000 steps at 8 steps a task), the share's GPU part at 8 steps a task
+ * ran slower than its share of the neurons says while the cores idled 5-30 % of the run; likely
+ * (not traced) StarPU's cost between a GPU chunk's dependent tasks grows while the cores' tasks
  * keep the scheduler busy, and 32 steps pay it a quarter as often. Measured on the H200 machine
  * (BENCHMARKS.md, "Longer tasks for the multi share", steps129, aac376e, six batches of 43-57 M,
  * fresh homes, two rounds each, against the GPU alone by default): 8 steps 1.001-1.107x, 6 of 12
  * rounds at 1.03x or more; 32 steps 1.037-1.084x, 12 of 12; the GPU alone with 32 within 1 %
- * of 8. The cores' tasks stay cache-sized; a chain's last task ends at most 32 steps late. */
+ * of 8. The cores' chunks are unchanged; a chain's last task can end up to 32 steps after the
+ * others'. */
 #define PLACEMENT_LEVEL_SHARE_TASK_STEPS 32
 int placement_level_share_task_steps(int requested);
 /* ... and when there is no GPU worker at all (mono and multi): each core keeps its chunk's or
