@@ -495,6 +495,16 @@
 #             share against the GPU alone (B x 5,300 and the six cells x 20,000 with HH, probes
 #             every 0.2 ms), then per batch (MIXES) builds_share: a fresh home each build, three
 #             calibration runs, ROUNDS rounds of the default against the GPU alone
+#   rescaled131 (one GPU, 2026-12-04 sixty-third session) the share set up after a probe that cut
+#             it again (this build: b8d5ab2 with the new cut probed and set up from, the step the
+#             sixty-third session narrowed to MULTI_SHARE_RESCALED_REST) against hinestask_off
+#             (the cut kept, b8d5ab2): first probe files of the share against the GPU alone (CHECK_MIXES,
+#             random trees x 14,000, probes every 0.2 ms, one in the share), then per batch (MIXES)
+#             builds_share with the CPU workers' loads and the probes' keys: a fresh home each
+#             build, three calibration runs, ROUNDS rounds of the default against the GPU alone
+#   chunks131 (one GPU, 2026-12-04 sixty-third session) the multi share's chunks a core where
+#             the share is small (41-48 M): chunk_counts_share over MIXES, --cpu-chunks COUNTS
+#             (default "2 1"), ROUNDS rounds (labels default-kK)
 #   two127    (two GPUs, 2026-12-04 sixty-first session) the two-GPU rows at GPU chunks of 32
 #             copies: PARTS (default "check pairs mono unseen trace"): check: CPU and GPU probe
 #             files, test_multi_levels on both GPUs with CPU workers; pairs: ROUNDS rounds of the
@@ -639,7 +649,7 @@ worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": 
 # probe_keys: the last run's share probe (its JSON's share_probe_* keys). hogs_on, hogs_off: HOGS
 # (default 3) processes copying 512 MiB arrays, one thread each, started (and 4 s to settle) and
 # stopped.
-probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*\|"share_set_up_[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*\|"share_set_up_[a-z_]*": [0-9.e+-]*\|"share_rescaled_[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
 hog_pids=()
 # left: how many cores the last row's run left to other processes, how busy it found the host, its
 # CPU workers (its JSON's cores_left_to_others, host_busy_processors, cpu_workers).
@@ -710,7 +720,7 @@ builds_share() {
       bld=(); [ $v != $main ] && bld=($v)
       rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
       for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      for rep in $(seq $rounds); do ROW_NCPU=all row $g $b default-$v "${bld[@]}" -- --steps 1000; shares; [ -n "${BUILDS_LOAD:-}" ] && worker_load; row $g $b gpu -- --steps 1000; done
+      for rep in $(seq $rounds); do ROW_NCPU=all row $g $b default-$v "${bld[@]}" -- --steps 1000; shares; [ -n "${BUILDS_LOAD:-}" ] && worker_load; [ -n "${BUILDS_PROBE:-}" ] && probe_keys; row $g $b gpu -- --steps 1000; done
     done
   done
 }
@@ -4513,6 +4523,17 @@ if [ "$mode" = longer130 ]; then
     share_probes $b "${A[@]}" --steps 300 --probe 0:0 --probe 17:5 --probe 5001:50 --probe-every 0.2; done
     rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; } 2>&1 | tee $out/check.txt
   BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} "${MIXES:-B-6200 large-5000 A-7000 D-6000 C-9000 all15-12500 E-12000 six-20000 random-14000 F-70000}" default off
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = rescaled131 ]; then
+  [ -z "${SKIP_CHECK:-}" ] && { for b in ${CHECK_MIXES:-random-14000}; do args_of $b; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    share_probes $b "${A[@]}" --steps 300 --probe 0:0 --probe 39:50 --probe $(( ${b##*-} - 10 )):50 --probe-every 0.2; echo "probe: $(probe_keys)"; done
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; } 2>&1 | tee $out/check.txt
+  BUILDS_LOAD=1 BUILDS_PROBE=1 builds_share 1 ${ROUNDS:-2} "${MIXES:-random-14000 random-12000 R2-14000 A-5000 large-4000 C-5860 all15-8000 B-4165 E-12000 D-6000}" default off
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = chunks131 ]; then
+  chunk_counts_share "${MIXES:-random-14000 random-12000 large-4000 B-4165 A-5000 D-6000}" "${COUNTS:-2 1}" ${ROUNDS:-2} k
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = steps129 ]; then
