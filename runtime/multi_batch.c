@@ -1047,9 +1047,11 @@ static int share_next_up(const struct multi_batch_config *config, int gpu_count,
  * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
  * 394), and the models, trusted only in proportion beyond the largest chunk a core was measured
  * at (MULTI_SHARE_REACH), cut below the next set where a core's chunks of more copies of a cell
- * run faster a neuron (BENCHMARKS.md, "A whole set more on the cores, measured"). */
+ * run faster a neuron (BENCHMARKS.md, "A whole set more on the cores, measured"). `idle_step`
+ * 0: no step up where the cores idle (the share's probe, batch->probe_measured_us, is not of
+ * the share as cut). */
 static int share_set_up(const struct multi_batch_config *config, const struct share_shape *shape,
-                        int gpu_count, struct multi_batch *batch,
+                        int gpu_count, int idle_step, struct multi_batch *batch,
                         struct level_batch_options *options, int **cut_sizes, int *cut_count,
                         struct hines_error *err) {
   batch->set_up_neurons = 0, batch->set_up_measured_us = 0.0;
@@ -1060,7 +1062,7 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   const int given_back = batch->share_given_back > 0 && !batch->rest_chunk,
             rest_left = MULTI_SHARE_SET_UP > 1 && batch->rest_chunk,
             tail_back = MULTI_SHARE_SET_UP > 1 && batch->aligned_tail > 0,
-            idle = MULTI_SHARE_SET_UP > 2 && batch->rest_chunk == 0;
+            idle = idle_step && MULTI_SHARE_SET_UP > 2 && batch->rest_chunk == 0;
   if (!MULTI_SHARE_SET_UP || !(given_back || rest_left || tail_back || idle) ||
       batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
     return HINES_OK;
@@ -1380,14 +1382,19 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
         cut_sizes = NULL, cut_count = 0;
         status = share_layout(config, &shape, (int)level_chunks, gpu_count, aligned_cut, batch,
                               &options, &cut_sizes, &cut_count, err);
+        /* a chunk of the rest the cut made again left on the GPUs: the share with it, probed
+         * (share_set_up; MULTI_SHARE_RESCALED_REST says why) */
+        if (!status && MULTI_SHARE_RESCALED_REST && batch->cpu_chunks > 0 && batch->rest_chunk)
+          status = share_set_up(config, &shape, gpu_count, 0, batch, &options, &cut_sizes,
+                                &cut_count, err);
       }
       int cut_again = 0;
       if (!status && batch->cpu_chunks > 0 && scale == 1.0)
         status = share_busiest_down(config, &shape, (int)level_chunks, gpu_count, aligned_cut,
                                     batch, &options, &cut_sizes, &cut_count, &cut_again, err);
       if (!status && batch->cpu_chunks > 0 && scale == 1.0 && !cut_again)
-        status =
-            share_set_up(config, &shape, gpu_count, batch, &options, &cut_sizes, &cut_count, err);
+        status = share_set_up(config, &shape, gpu_count, 1, batch, &options, &cut_sizes, &cut_count,
+                              err);
     }
     if (status) {
       free(cut_sizes);
