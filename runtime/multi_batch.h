@@ -265,18 +265,18 @@ struct multi_batch;
 #ifndef MULTI_SHARE_PROBE_BUSIEST
 #define MULTI_SHARE_PROBE_BUSIEST 0
 #endif
-/* Where the probe cut the share again (the cores slower than the models said) and the new cut
- * left a chunk of the rest on the GPUs (latency-bound beside the aligned ones), the share with the
- * rest is probed and taken where a core's round of it ends by MULTI_SHARE_SET_UP_ENDS_BY of the
- * GPUs' largest chunk (share_set_up in multi_batch.c), as for a cut the probe kept. Why: random
- * trees at 41-44 M, whose probe cut 90-128 neurons to 60 beside 36 of the rest, ran 0.906-1.013x
- * the GPU alone in twelve rounds with that chunk on the GPU (H200 machine, b8d5ab2, fresh homes);
- * where a build setting up from the new cut took the rest (x 12,000, three calls) 1.013-1.023x in
- * four rounds against 0.990-1.013x in the build before's four rounds with it (rescaled131,
- * chunks131; BENCHMARKS.md, "The rest after the probe's cut"). Only the rest: that build's step
- * up where the new cut's cores idled (MULTI_SHARE_SET_UP 3) grew x 13,200 from 48 neurons to 80
- * and ran 1.007-1.012x against 1.017-1.018x. 0: the cut made again is kept (a build to compare
- * with). */
+/* Where the probe cut the share again (the cores slower than the models said) and the new cut left
+ * a chunk of the rest on the GPUs (latency-bound beside the aligned ones), the share with the rest
+ * is probed and taken where a core's round of it ends by MULTI_SHARE_SET_UP_ENDS_BY of the GPUs'
+ * largest chunk (share_set_up in multi_batch.c), as for a cut the probe kept. Why: random trees at
+ * 41-44 M, whose probe cut 90-128 neurons to 60 beside 36 of the rest, ran 0.906-1.013x the GPU
+ * alone in twelve rounds with that chunk on the GPU (H200 machine, b8d5ab2, fresh homes); where a
+ * build setting up from the new cut took the rest (x 12,000, three calls) 1.013-1.023x in four
+ * rounds against 0.990-1.013x in the build before's four rounds with it (rescaled131, chunks131;
+ * BENCHMARKS.md, "Two GPUs with the group-balanced cut, and the rest after the probe's cut"). Only
+ * the rest: that build's step up where the new cut's cores idled (MULTI_SHARE_SET_UP 3) grew x
+ * 13,200 from 48 neurons to 80 and ran 1.007-1.012x against 1.017-1.018x. 0: the cut made again is
+ * kept (a build to compare with). */
 #ifndef MULTI_SHARE_RESCALED_REST
 #define MULTI_SHARE_RESCALED_REST 1
 #endif

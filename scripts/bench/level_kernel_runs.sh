@@ -681,6 +681,18 @@ share_probes() {
   cmp -s $out/p_both.csv $out/p_gpu.csv && echo "PASS $name: CPU + GPU (share) identical to the GPU alone" || echo "FAIL $name probes differ"
   rm -f $out/p_*.csv $out/c.log
 }
+# share_probes_check "BATCHES" PROBES...: share_probes for each batch from a fresh STARPU_HOME,
+# 300 steps, probes every 0.2 ms at 0:0 and PROBES (LAST, for batches named NAME-N: neuron N - 10, in
+# the cores' share), the share's probe keys after it, then a fresh home; into $out/check.txt.
+share_probes_check() {
+  local b p probes
+  for b in $1; do
+    probes=(); for p in "${@:2}"; do probes+=("${p/LAST/$(( ${b##*-} - 10 ))}"); done
+    args_of $b; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+    share_probes $b "${A[@]}" --steps 300 --probe 0:0 "${probes[@]}" --probe-every 0.2; echo "probe: $(probe_keys)"
+  done 2>&1 | tee $out/check.txt
+  rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
+}
 # one_core_against BUILD "BATCHES" "CHUNK SIZES" ROUNDS: one core alone (StarPU's one CPU
 # worker, no GPU), the level kernels in chunks of each size, the defaults against hinestask_BUILD
 # (rows labelled tnN and tnN-BUILD), ROUNDS interleaved rounds; ONE_CORE_ARGS (if set) instead of
@@ -4519,16 +4531,12 @@ if [ "$mode" = two127 ]; then
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = longer130 ]; then
-  [ -z "${SKIP_CHECK:-}" ] && { for b in B-5300 six-20000-hh; do args_of $b; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
-    share_probes $b "${A[@]}" --steps 300 --probe 0:0 --probe 17:5 --probe 5001:50 --probe-every 0.2; done
-    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; } 2>&1 | tee $out/check.txt
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "B-5300 six-20000-hh" --probe 17:5 --probe 5001:50
   BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-2} "${MIXES:-B-6200 large-5000 A-7000 D-6000 C-9000 all15-12500 E-12000 six-20000 random-14000 F-70000}" default off
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = rescaled131 ]; then
-  [ -z "${SKIP_CHECK:-}" ] && { for b in ${CHECK_MIXES:-random-14000}; do args_of $b; rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME
-    share_probes $b "${A[@]}" --steps 300 --probe 0:0 --probe 39:50 --probe $(( ${b##*-} - 10 )):50 --probe-every 0.2; echo "probe: $(probe_keys)"; done
-    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; } 2>&1 | tee $out/check.txt
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-random-14000}" --probe 39:50 --probe LAST:50
   BUILDS_LOAD=1 BUILDS_PROBE=1 builds_share 1 ${ROUNDS:-2} "${MIXES:-random-14000 random-12000 R2-14000 A-5000 large-4000 C-5860 all15-8000 B-4165 E-12000 D-6000}" default off
   rm -f $out/t.json $out/t.log
 fi
