@@ -495,6 +495,18 @@
 #             share against the GPU alone (B x 5,300 and the six cells x 20,000 with HH, probes
 #             every 0.2 ms), then per batch (MIXES) builds_share: a fresh home each build, three
 #             calibration runs, ROUNDS rounds of the default against the GPU alone
+#   again132  (one GPU, 2026-12-04 sixty-fourth session) the probe's new cut probed again
+#             (MULTI_SHARE_PROBE_AGAIN, this build) against hinestask_off (ecacffc, the new cut
+#             kept unprobed) in one home per batch: the probe files of the share against the GPU
+#             alone (CHECK_MIXES), then per batch (MIXES) a fresh home, three calibration runs,
+#             ROUNDS rounds of this build's default, each of BUILDS' (default off) and the GPU
+#             alone (probe keys); again132b: BUILDS="again off", this build dropping shares under
+#             MULTI_SHARE_LEAST, hinestask_again the probe again alone
+#   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
+#             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
+#             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
+#             and HALF with each of HALF_VARIANTS (label:options, commas for spaces; a label cK
+#             adds --task-neurons for K chunks, as c6 or c6e:--gpu-launch,early)
 #   rescaled131 (one GPU, 2026-12-04 sixty-third session) the share set up after a probe that cut
 #             it again (this build: b8d5ab2 with the new cut probed and set up from, the step the
 #             sixty-third session narrowed to MULTI_SHARE_RESCALED_REST) against hinestask_off
@@ -649,7 +661,7 @@ worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": 
 # probe_keys: the last run's share probe (its JSON's share_probe_* keys). hogs_on, hogs_off: HOGS
 # (default 3) processes copying 512 MiB arrays, one thread each, started (and 4 s to settle) and
 # stopped.
-probe_keys() { grep -o '"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*\|"share_set_up_[a-z_]*": [0-9.e+-]*\|"share_rescaled_[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
+probe_keys() { grep -o '"share_dropped_neurons": [0-9]*\|"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*\|"share_set_up_[a-z_]*": [0-9.e+-]*\|"share_rescaled_[a-z_]*": [0-9.e+-]*\|"share_reprobe[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
 hog_pids=()
 # left: how many cores the last row's run left to other processes, how busy it found the host, its
 # CPU workers (its JSON's cores_left_to_others, host_busy_processors, cpu_workers).
@@ -4528,6 +4540,37 @@ if [ "$mode" = two127 ]; then
     done ;;
   esac
   case " $parts " in *" share "*) builds_share 2 ${ROUNDS:-2} "${MIXES:-B-16660 large-13286}" default ;; esac
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = again132 ] || [ "$mode" = again132b ]; then
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-random-12000}" --probe 39:50 --probe LAST:50
+  for b in ${MIXES:-random-12000 random-12400 random-12800 random-13200 R2-12000 A-5000 large-4000 B-4165 D-4000 E-10000}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-3}); do
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load; probe_keys
+      for v in ${BUILDS:-off}; do ROW_NCPU=all row 1 $b default-$v $v -- --steps 1000; shares; worker_load; probe_keys; done
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = half132 ]; then
+  for rep in $(seq ${ROUNDS:-2}); do
+    for bb in ${PAIRS:-large-6643:large-3322 D-7404:D-3702 B-8330:B-4165 C-11720:C-5860 all15-16356:all15-8178 A-8820:A-4410 E-18711:E-9356}; do
+      half=${bb#*:}; n=${half##*-}
+      row 1 ${bb%:*} full -- --steps 1000; shares
+      row 1 $half half -- --steps 1000; shares
+      for v in ${HALF_VARIANTS:-parts2:--task-parts,2 c2 c3 split56:--level-split,56 trunk6:--trunk-branches,6 trunk10:--trunk-branches,10 priooff:--level-priorities,off steps32:--task-steps,32 warpsall:--level-warps,all}; do
+        case $v in
+        c[0-9]*) k=${v%%:*}; k=${k#c}; k=${k%%[!0-9]*}; opts=(--task-neurons $(( (n + k - 1) / k ))) ;;
+        *) opts=() ;;
+        esac
+        if [ "${v#*:}" != "$v" ]; then IFS=, read -r -a more <<< "${v#*:}"; opts+=("${more[@]}"); v=${v%%:*}; fi
+        row 1 $half half-$v -- --steps 1000 "${opts[@]}"; shares
+      done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = longer130 ]; then
