@@ -496,7 +496,9 @@
 #             every 0.2 ms), then per batch (MIXES) builds_share: a fresh home each build, three
 #             calibration runs, ROUNDS rounds of the default against the GPU alone
 #   again132  (one GPU, 2026-12-04 sixty-fourth session) the probe's new cut probed again
-#             (MULTI_SHARE_PROBE_AGAIN, this build) against hinestask_off (ecacffc, the new cut
+#             (MULTI_SHARE_PROBE_AGAIN: the bundle's hinestask built with
+#             scripts/results/again132_share_probe_again_least_ecacffc.patch, an experiment not
+#             kept, -DMULTI_SHARE_LEAST=0 for again132) against hinestask_off (ecacffc, the new cut
 #             kept unprobed) in one home per batch: the probe files of the share against the GPU
 #             alone (CHECK_MIXES), then per batch (MIXES) a fresh home, three calibration runs,
 #             ROUNDS rounds of this build's default, each of BUILDS' (default off) and the GPU
@@ -658,7 +660,8 @@ share_start() {
 shares() { grep -o '"cpu_share_neurons": [0-9-]*\|"aligned_neurons": [0-9]*\|"aligned_tail_neurons": [0-9]*\|"tasks_on_cpus": [0-9-]*\|"tasks_per_step": [0-9]*\|"cpu_share_uncalibrated": [a-z]*' $out/t.json 2>/dev/null | paste -sd' '; }
 # worker_load: the last run's CPU workers' task counts and ms executing (its JSON)
 worker_load() { grep -o '"cpu_worker_tasks": [^]]*]\|"cpu_worker_executing_ms": [^]]*]' $out/t.json 2>/dev/null | paste -sd' '; }
-# probe_keys: the last run's share probe (its JSON's share_probe_* keys). hogs_on, hogs_off: HOGS
+# probe_keys: the last run's share probe (its JSON's share_probe_* keys; share_dropped_neurons and
+# share_reprobe_* came from again132's experiment builds only). hogs_on, hogs_off: HOGS
 # (default 3) processes copying 512 MiB arrays, one thread each, started (and 4 s to settle) and
 # stopped.
 probe_keys() { grep -o '"share_dropped_neurons": [0-9]*\|"share_probe_[a-z_]*": [0-9.e+-]*\|"share_probed_neurons": [0-9]*\|"share_set_up_[a-z_]*": [0-9.e+-]*\|"share_rescaled_[a-z_]*": [0-9.e+-]*\|"share_reprobe[a-z_]*": [0-9.e+-]*' $out/t.json 2>/dev/null | paste -sd' '; }
