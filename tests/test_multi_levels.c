@@ -1409,6 +1409,19 @@ static double *chunk_element_constants(const struct level_batch *lb, int chunk,
   return memory;
 }
 
+/* A compartment of the middle of a subtree system of chunk `chunk` (0: none), so that a step's
+ * stimulus reaches a subtree's sweep inside it. */
+static int subtree_compartment(const struct level_batch *lb, int chunk, const int *part_ints) {
+  const size_t at = (size_t)chunk * (lb->n_levels + 1);
+  for (int level = 0; level < lb->n_levels; level++) {
+    const struct level_block_view v = level_block_describe(part_ints + lb->ints_offset[at + level]);
+    for (int s = 0; v.trees && s < v.systems; s++)
+      if (v.tree[s] >= 0 && v.size[s] > 2 && v.first_compartment[s] > 0)
+        return v.first_compartment[s] + v.size[s] / 2;
+  }
+  return 0;
+}
+
 /* The CPU codelets' row sweeps (level_rows_cpu.h) give the bits of the branch-by-branch sweeps,
  * voltages, factors, contributions and gates, step after step: random trees and the mix, NCP
  * (rows) and CP (branch by branch), subtrees and cut branches or none, height order with chunk
@@ -1419,27 +1432,31 @@ static double *chunk_element_constants(const struct level_batch *lb, int chunk,
  * neurons than cells, runs of copies walked along their own rows (LEVEL_RUNS_ALONG: their
  * constants read once; runs of 8 to 16 copies, so masked lane groups of 8, 7 and 1) among
  * systems gathered one by one (passive with each pivot form, with the row factors, HH), and with
- * the chunk's element constants read in rows instead of gathered (every other step). */
+ * the chunk's element constants read in rows instead of gathered (every other step); and the
+ * stimulus inside a subtree, whose sweep the CPU codelets specialise (level_backward_tree_cpu). */
 static void row_sweeps_match_branch_sweeps(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
   struct morphology trees[3];
   random_trees(trees, 3, 30, 500, 300, 1200);
-  int covered = 0, runs = 0, tree_runs = 0, soma_rows = 0, stretches = 0;
+  int covered = 0, runs = 0, tree_runs = 0, soma_rows = 0, stretches = 0, stimulated_trees = 0;
   for (int set = 0; set < 2; set++) {
     const int n_cells = set == 0 ? 3 : mix_count;
     const struct morphology *cells = set == 0 ? trees : mix;
-    for (int variant = 0; variant < 9; variant++) {
+    /* variants 9-11: the stimulus inside a subtree, passive with stored pivots (9), HH on the
+       somas with the subtrees' pivots computed (10), HH everywhere (11) */
+    for (int variant = 0; variant < 12; variant++) {
       const int neurons =
           variant == 7 ? n_cells - 1 : 2 * n_cells + 1 + 40 * (variant % 3 == 0 || variant > 3);
-      const int depth = variant == 3, channels = variant >= 4 && variant <= 6;
+      const int depth = variant == 3,
+                channels = (variant >= 4 && variant <= 6) || variant == 10 || variant == 11;
       const struct level_batch_options options = {
           .neurons_per_chunk = variant == 2 ? 5 : neurons,
           .padded = variant == 1 || variant == 6,
           .chunk_links = !depth,
           .order = depth ? LEVEL_ORDER_DEPTH : LEVEL_ORDER_HEIGHT,
           .warps = LEVEL_WARPS_OFF,
-          .channels_everywhere = variant == 4 || variant == 6,
+          .channels_everywhere = variant == 4 || variant == 6 || variant == 11,
           .subtree_compartments = variant == 2 || depth || variant == 5 ? 0 : 64,
           .split_compartments = variant == 2 ? 5
                                 : depth      ? 0
@@ -1455,7 +1472,7 @@ static void row_sweeps_match_branch_sweeps(void **state) {
                                           .row_factors = variant == 1 || variant >= 7};
       channel_set_init(&args.channels);
       if (channels) {
-        args.channels = channel_set_hh(variant == 5 ? PLACE_SOMA : PLACE_ALL);
+        args.channels = channel_set_hh(variant == 5 || variant == 10 ? PLACE_SOMA : PLACE_ALL);
         channel_rate_table_fill(&args.channels, dt_ms,
                                 lb.constants + CONST_RATE_TABLE(lb.constant_rows));
       }
@@ -1465,6 +1482,10 @@ static void row_sweeps_match_branch_sweeps(void **state) {
         struct level_element_constants ec;
         double *ec_memory = chunk_element_constants(&lb, chunk, c.part_ints, c.elements, &args,
                                                     n_gates ? c.state[1][3] : NULL, &ec);
+        if (variant >= 9) {
+          args.stimulus.compartment = subtree_compartment(&lb, chunk, c.part_ints);
+          stimulated_trees += args.stimulus.compartment > 0;
+        }
         for (int step = 0; step < 5; step++) {
           /* (a step's bits do not depend on the blocks the previous one took) */
           const int block = variant % 2 && step % 2 == 0 ? 7
@@ -1495,11 +1516,12 @@ static void row_sweeps_match_branch_sweeps(void **state) {
   print_message("# row sweeps took %d blocks (%d with HH on the somas elsewhere), %d runs of "
                 "copies (%d of subtrees), %d stretches of chains between subtrees\n",
                 covered, soma_rows, runs, tree_runs, stretches);
-  assert_true(soma_rows > 20); /* HH on the somas: the other blocks row by row */
-  assert_true(covered > 100);  /* not all branch by branch */
-  assert_true(runs > 100);     /* some constants read once a run */
-  assert_true(tree_runs > 20); /* some subtree copies row by row */
-  assert_true(stretches > 20); /* some chains between subtrees row by row */
+  assert_true(soma_rows > 20);        /* HH on the somas: the other blocks row by row */
+  assert_true(covered > 100);         /* not all branch by branch */
+  assert_true(runs > 100);            /* some constants read once a run */
+  assert_true(tree_runs > 20);        /* some subtree copies row by row */
+  assert_true(stretches > 20);        /* some chains between subtrees row by row */
+  assert_true(stimulated_trees >= 6); /* the stimulus inside a subtree: variants 9-11, both sets */
   for (int r = 0; r < 3; r++)
     morphology_free(&trees[r]);
 }
