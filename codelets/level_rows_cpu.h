@@ -502,6 +502,9 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
  * the case never takes and with the shape's and the rows' pointers held, so the same bits. The
  * generic sweep reloads its many pointers for every element and spills its state: random trees
  * in chunks of 1-3 neurons, passive, one CPU worker (dev machine), 1.20-1.27x faster. */
+#ifndef LEVEL_TREE_CPU
+#define LEVEL_TREE_CPU 1 /* 0: the generic sweep (a build to measure against) */
+#endif
 enum level_tree_rows {
   TREE_ROWS_STORED_PIVOTS, /* passive: rows from the constants, stored inverse pivots */
   TREE_ROWS_PIVOTS,        /* rows from the constants, pivots computed (row_factor as given) */
@@ -572,7 +575,7 @@ static inline int level_backward_tree_cpu(
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT gates, int rows_assembled,
     const double *LEVEL_RESTRICT inverse_pivots, const double *LEVEL_RESTRICT row_factor) {
-  if (!v->trees || v->tree[s] < 0)
+  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0)
     return 0;
   double *pair = contribution + 2 * s;
   if (rows_assembled)

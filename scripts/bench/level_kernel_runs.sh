@@ -504,6 +504,14 @@
 #             ROUNDS rounds of this build's default, each of BUILDS' (default off) and the GPU
 #             alone (probe keys); again132b: BUILDS="again off", this build dropping shares under
 #             MULTI_SHARE_LEAST, hinestask_again the probe again alone
+#   trees133  (one GPU, sixty-fifth session; not yet run) the CPU workers' subtree sweep
+#             specialised (df0b2ea, level_backward_tree_cpu) against hinestask_generic (the same
+#             code built with -DLEVEL_TREE_CPU=0:
+#             scripts/bench/build_variants.sh .bundle/bin generic='-DLEVEL_TREE_CPU=0'): the
+#             share's probe files against the GPU alone (CHECK_MIXES), 15 CPU workers alone at the
+#             share's chunk shapes (CPU_MIXES batch:task-neurons, two rounds), then per batch
+#             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
+#             of the default against the GPU alone
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
@@ -4556,6 +4564,20 @@ if [ "$mode" = again132 ] || [ "$mode" = again132b ]; then
       row 1 $b gpu -- --steps 1000
     done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = trees133 ]; then
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-random-12000}" --probe 39:50 --probe LAST:50
+  for rep in 1 2; do
+    for bt in ${CPU_MIXES:-random-180:3 random-660:11 R2-180:3 random-180-hh:3 E-360:6 six-900:15 C-240:4 D-180:6}; do
+      b=${bt%:*}; tn=${bt#*:}
+      for v in main generic; do
+        bld=(); [ $v != main ] && bld=($v)
+        ROW_NCPU=15 row 0 $b tn$tn-$v "${bld[@]}" -- --steps 200 --task-neurons $tn --level-kernel levels
+      done
+    done
+  done
+  builds_share 1 ${ROUNDS:-3} "${MIXES:-random-12000 random-12400 random-13200 R2-12400 A-5000 E-10000 B-4165}" default generic
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = half132 ]; then
