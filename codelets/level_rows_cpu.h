@@ -110,9 +110,13 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
  * one system, level_layout.h) go row by row across the copies instead of one copy after
  * another (dev machine, 2 cores, passive: random trees x 800 3.6-3.7 ms a step against 9.2-9.3,
  * x 3,000 12.7-14.0 against 49.6-50.3, the six cells x 6,000 23.3-24.3 against 26.9-28.1; HH
- * random trees x 400 7.9-8.1 against 10.8-11.3; the deep chains, with no subtree, even). */
+ * random trees x 400 7.9-8.1 against 10.8-11.3; the deep chains, with no subtree, even). Runs
+ * shorter than this go side by side in registers (level_backward_tree_cpu, up to
+ * LEVEL_TREE_CPU_COPIES at once), which beat these vectorised rows up to 16 copies (the Intel dev
+ * machine, one core, random trees in arranged chunks of 12 and 16 copies 1.11-1.20x); from 32
+ * copies the rows are as fast or faster (64: 1.2x). */
 #ifndef LEVEL_TREE_ROWS_RUN
-#define LEVEL_TREE_ROWS_RUN 8
+#define LEVEL_TREE_ROWS_RUN 17
 #endif
 /* ... and a block holding a subtree sweeps its stretches of at least this many chains between
  * subtrees row by row (level_backward_systems), the rest system by system: before, one subtree
@@ -498,97 +502,210 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
                                       const struct level_element_constants *ec);
 
 /* level_backward_tree_into on CPU workers where no channel reaches the subtree inside the sweep,
- * for each way its rows come (enum level_tree_rows): its calls in its order, without the branches
- * the case never takes and with the shape's and the rows' pointers held, so the same bits. The
- * generic sweep reloads its many pointers for every element and spills its state: random trees
- * in chunks of 1-3 neurons, passive, one CPU worker (dev machine), 1.20-1.27x faster. */
+ * for a run of `copies` copies of one subtree unit (one shape, one first row, side by side:
+ * level_rows_tree_run_end) shorter than the row sweeps' runs (LEVEL_TREE_ROWS_RUN), and for each
+ * way its rows come (enum level_tree_rows): each copy's calls in level_backward_tree_into's order,
+ * without the branches the case never takes, so the same bits. `copies` is a constant where
+ * this is inlined (level_backward_tree_cpu's switch): the copies' chains then advance side by
+ * side in registers, the shape and the rows read once for all; longer runs in groups of
+ * LEVEL_TREE_CPU_COPIES. The generic sweep took one system at a time, reloaded its many pointers
+ * for every element and spilled its state (half a chunk's time on random trees in chunks of 3
+ * neurons): BENCHMARKS.md, "A subtree's sweep on CPU workers". */
 #ifndef LEVEL_TREE_CPU
 #define LEVEL_TREE_CPU 1 /* 0: the generic sweep (a build to measure against) */
+#endif
+#ifndef LEVEL_TREE_CPU_COPIES
+#define LEVEL_TREE_CPU_COPIES 16 /* the longest run it takes at once */
+#endif
+#ifndef LEVEL_TREE_CPU_FORWARD_FROM
+#define LEVEL_TREE_CPU_FORWARD_FROM 2
+#endif
+#ifndef LEVEL_TREE_CPU_BACKWARD_FROM
+#define LEVEL_TREE_CPU_BACKWARD_FROM 1
+#endif
+#define LEVEL_TREE_CPU_CASES_8                                                                     \
+  TREE_CASE(1)                                                                                     \
+  TREE_CASE(2) TREE_CASE(3) TREE_CASE(4) TREE_CASE(5) TREE_CASE(6) TREE_CASE(7) TREE_CASE(8)
+#if LEVEL_TREE_CPU_COPIES > 8
+#define LEVEL_TREE_CPU_CASES                                                                       \
+  LEVEL_TREE_CPU_CASES_8 TREE_CASE(9) TREE_CASE(10) TREE_CASE(11) TREE_CASE(12) TREE_CASE(13)      \
+      TREE_CASE(14) TREE_CASE(15) TREE_CASE(16)
+#else
+#define LEVEL_TREE_CPU_CASES LEVEL_TREE_CPU_CASES_8
 #endif
 enum level_tree_rows {
   TREE_ROWS_STORED_PIVOTS, /* passive: rows from the constants, stored inverse pivots */
   TREE_ROWS_PIVOTS,        /* rows from the constants, pivots computed (row_factor as given) */
   TREE_ROWS_ASSEMBLED      /* rows assembled apart: diagonal in factor[e], rhs in voltage[e] */
 };
-HINES_ALWAYS_INLINE void level_backward_tree_cpu_as(
-    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
-    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
-    double *LEVEL_RESTRICT system_contribution, const double *LEVEL_RESTRICT inverse_pivots,
-    const double *LEVEL_RESTRICT row_factor, enum level_tree_rows how) {
+HINES_ALWAYS_INLINE void
+level_backward_tree_cpu_as(const struct level_block_view *v, int s, const int copies,
+                           const double *LEVEL_RESTRICT constants,
+                           const struct level_step_arguments *args, double *voltage,
+                           double *LEVEL_RESTRICT factor, double *LEVEL_RESTRICT contribution,
+                           const double *LEVEL_RESTRICT inverse_pivots,
+                           const double *LEVEL_RESTRICT row_factor, enum level_tree_rows how) {
   const int size = v->size[s], first_row = v->first_row[s];
-  const int stimulated = args->stimulus.compartment - v->first_compartment[s];
-  const double injected = how != TREE_ROWS_ASSEMBLED && stimulated >= 0 && stimulated < size
-                              ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
-                              : 0.0;
+  int stimulated[LEVEL_TREE_CPU_COPIES];
+  double injected[LEVEL_TREE_CPU_COPIES];
+  for (int k = 0; k < copies; k++) {
+    stimulated[k] = args->stimulus.compartment - v->first_compartment[s + k];
+    injected[k] = how != TREE_ROWS_ASSEMBLED && stimulated[k] >= 0 && stimulated[k] < size
+                      ? stimulus_current(&args->stimulus, v->neuron[s + k], args->time_ms)
+                      : 0.0;
+  }
   const int *LEVEL_RESTRICT shape = v->shapes + v->tree[s];
   const int *LEVEL_RESTRICT row_offset = v->row_offset;
   const double *LEVEL_RESTRICT rows = constants + (size_t)first_row * CONST_STRIDE;
   const double *LEVEL_RESTRICT inverse =
       how == TREE_ROWS_STORED_PIVOTS ? inverse_pivots + first_row : 0;
   const double *LEVEL_RESTRICT factors = row_factor ? row_factor + first_row : 0;
-  double below_factor = 0.0, below_rhs = 0.0, below_off_diagonal = 0.0;
+  double below_factor[LEVEL_TREE_CPU_COPIES], below_rhs[LEVEL_TREE_CPU_COPIES];
+  double dj[LEVEL_TREE_CPU_COPIES], rj[LEVEL_TREE_CPU_COPIES];
+  for (int k = 0; k < copies; k++)
+    below_factor[k] = below_rhs[k] = 0.0;
+  double below_off_diagonal = 0.0; /* one shape: the run's */
   int below_is_first_child = 0;
   for (int j = size - 1; j >= 0; j--) {
     const double *LEVEL_RESTRICT row = rows + (size_t)j * CONST_STRIDE;
-    const int e = row_offset[j] + s;
-    double dj, rj;
-    if (how == TREE_ROWS_ASSEMBLED) {
-      dj = factor[e];
-      rj = voltage[e];
-    } else {
-      membrane_row(row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
-                   voltage[e], j == stimulated ? injected : 0.0, &dj, &rj);
+    double *row_voltage = voltage + row_offset[j] + s;
+    for (int k = 0; k < copies; k++) {
+      if (how == TREE_ROWS_ASSEMBLED) {
+        dj[k] = factor[row_offset[j] + s + k];
+        rj[k] = row_voltage[k];
+      } else {
+        membrane_row(row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
+                     row_voltage[k], j == stimulated[k] ? injected[k] : 0.0, &dj[k], &rj[k]);
+      }
     }
     if (below_is_first_child) {
       for (int c = j + 1, step; (step = shape[SHAPE_INTS_PER_ELEMENT * c + SHAPE_SIBLING_STEP]);) {
         c += step;
-        const int ec = row_offset[c] + s;
+        const double *child_voltage = voltage + row_offset[c] + s;
         const double off_c = rows[(size_t)c * CONST_STRIDE + CONST_OFF_DIAGONAL];
-        if (how != TREE_ROWS_STORED_PIVOTS)
-          dj = fma(-(factors ? factors[c] : factor[ec]), off_c, dj);
-        rj = fma(-off_c, voltage[ec], rj);
+        for (int k = 0; k < copies; k++) {
+          if (how != TREE_ROWS_STORED_PIVOTS)
+            dj[k] = fma(-(factors ? factors[c] : factor[row_offset[c] + s + k]), off_c, dj[k]);
+          rj[k] = fma(-off_c, child_voltage[k], rj[k]);
+        }
       }
-      if (how != TREE_ROWS_STORED_PIVOTS)
-        dj = fma(-below_factor, below_off_diagonal, dj);
-      rj = fma(-below_factor, below_rhs, rj);
+      for (int k = 0; k < copies; k++) {
+        if (how != TREE_ROWS_STORED_PIVOTS)
+          dj[k] = fma(-below_factor[k], below_off_diagonal, dj[k]);
+        rj[k] = fma(-below_factor[k], below_rhs[k], rj[k]);
+      }
     }
     const double off_diagonal = row[CONST_OFF_DIAGONAL];
-    if (how == TREE_ROWS_STORED_PIVOTS)
-      level_pivot_stored(off_diagonal, rj, inverse[j], &below_factor, &voltage[e]);
-    else
-      level_pivot(off_diagonal, rj, dj, &below_factor, &voltage[e]);
-    if (!factors)
-      factor[e] = below_factor;
-    below_rhs = rj;
+    for (int k = 0; k < copies; k++) {
+      if (how == TREE_ROWS_STORED_PIVOTS)
+        level_pivot_stored(off_diagonal, rj[k], inverse[j], &below_factor[k], &row_voltage[k]);
+      else
+        level_pivot(off_diagonal, rj[k], dj[k], &below_factor[k], &row_voltage[k]);
+      if (!factors)
+        factor[row_offset[j] + s + k] = below_factor[k];
+      below_rhs[k] = rj[k];
+    }
     below_off_diagonal = off_diagonal;
     below_is_first_child = shape[SHAPE_INTS_PER_ELEMENT * j + SHAPE_PARENT_STEP] == 1;
   }
-  system_contribution[0] = below_factor * below_off_diagonal;
-  system_contribution[1] = below_factor * below_rhs;
+  for (int k = 0; k < copies; k++) {
+    contribution[2 * (s + k)] = below_factor[k] * below_off_diagonal;
+    contribution[2 * (s + k) + 1] = below_factor[k] * below_rhs[k];
+  }
 }
 
-/* Subtree system s by level_backward_tree_cpu_as where that covers its case (1), else 0: channels
- * inside the sweep, or a sweep that reads neither stored pivots nor its assembled rows, are left
- * to level_backward_system_in_groups. */
+/* The run of copies of systems [s, s + copies) by level_backward_tree_cpu_as where that covers
+ * its case (1), else 0: a chain, a run longer than it takes, channels inside the sweep, or a
+ * sweep that reads neither stored pivots nor its assembled rows are left to the generic sweeps. */
 static inline int level_backward_tree_cpu(
-    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const struct level_block_view *v, int s, int copies, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT gates, int rows_assembled,
     const double *LEVEL_RESTRICT inverse_pivots, const double *LEVEL_RESTRICT row_factor) {
-  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0)
+  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < LEVEL_TREE_CPU_BACKWARD_FROM)
     return 0;
-  double *pair = contribution + 2 * s;
+  enum level_tree_rows how;
   if (rows_assembled)
-    level_backward_tree_cpu_as(v, s, constants, args, voltage, factor, pair, 0, 0,
-                               TREE_ROWS_ASSEMBLED);
+    how = TREE_ROWS_ASSEMBLED, inverse_pivots = row_factor = 0;
   else if (inverse_pivots)
-    level_backward_tree_cpu_as(v, s, constants, args, voltage, factor, pair, inverse_pivots,
-                               row_factor, TREE_ROWS_STORED_PIVOTS);
-  else if (!gates || !level_rows_channels_in(v, s, s + 1, &args->channels))
-    level_backward_tree_cpu_as(v, s, constants, args, voltage, factor, pair, 0, row_factor,
-                               TREE_ROWS_PIVOTS);
+    how = TREE_ROWS_STORED_PIVOTS;
+  else if (!gates || !level_rows_channels_in(v, s, s + copies, &args->channels))
+    how = TREE_ROWS_PIVOTS;
   else
     return 0;
+#define TREE_CASE(COPIES)                                                                          \
+  case COPIES:                                                                                     \
+    if (how == TREE_ROWS_STORED_PIVOTS)                                                            \
+      level_backward_tree_cpu_as(v, g, COPIES, constants, args, voltage, factor, contribution,     \
+                                 inverse_pivots, row_factor, TREE_ROWS_STORED_PIVOTS);             \
+    else if (how == TREE_ROWS_PIVOTS)                                                              \
+      level_backward_tree_cpu_as(v, g, COPIES, constants, args, voltage, factor, contribution, 0,  \
+                                 row_factor, TREE_ROWS_PIVOTS);                                    \
+    else                                                                                           \
+      level_backward_tree_cpu_as(v, g, COPIES, constants, args, voltage, factor, contribution, 0,  \
+                                 0, TREE_ROWS_ASSEMBLED);                                          \
+    break;
+  for (int g = s; g < s + copies; g += LEVEL_TREE_CPU_COPIES)
+    switch (s + copies - g < LEVEL_TREE_CPU_COPIES ? s + copies - g : LEVEL_TREE_CPU_COPIES) {
+      LEVEL_TREE_CPU_CASES
+    }
+#undef TREE_CASE
+  return 1;
+}
+
+/* level_forward_tree_from for a run of 2 to LEVEL_TREE_CPU_COPIES copies of one subtree unit,
+ * `copies` a constant where inlined: each copy's multiply-adds in its order, the copies side by
+ * side (one copy alone is left to the generic sweep, whose loads one element ahead did better
+ * than this loop for one chain). */
+HINES_ALWAYS_INLINE void level_forward_tree_cpu_as(const struct level_block_view *v, int s,
+                                                   const int copies, double *voltage,
+                                                   const double *LEVEL_RESTRICT factor,
+                                                   const double *LEVEL_RESTRICT row_factor,
+                                                   const double *parent_voltage) {
+  const int size = v->size[s];
+  const int *LEVEL_RESTRICT shape = v->shapes + v->tree[s];
+  const int *LEVEL_RESTRICT row_offset = v->row_offset;
+  const double *LEVEL_RESTRICT factors = row_factor ? row_factor + v->first_row[s] : 0;
+  double x[LEVEL_TREE_CPU_COPIES];
+  for (int k = 0; k < copies; k++) {
+    const int junction = v->junction[s + k];
+    x[k] = junction >= 0 ? parent_voltage[junction] : 0.0;
+  }
+  for (int j = 0; j < size; j++) {
+    const int step = j == 0 ? 0 : shape[SHAPE_INTS_PER_ELEMENT * j + SHAPE_PARENT_STEP];
+    double *row_voltage = voltage + row_offset[j] + s;
+    const double *parent_row = j == 0 || step == 1 ? 0 : voltage + row_offset[j - step] + s;
+    for (int k = 0; k < copies; k++) {
+      const double parent_x = parent_row ? parent_row[k] : x[k];
+      x[k] = fma(-(factors ? factors[j] : factor[row_offset[j] + s + k]), parent_x, row_voltage[k]);
+      row_voltage[k] = x[k];
+    }
+  }
+}
+
+/* The run of copies of systems [s, s + copies) by level_forward_tree_cpu_as where it takes it
+ * (1), else 0. */
+static inline int level_forward_tree_cpu(const struct level_block_view *v, int s, int copies,
+                                         double *voltage, const double *LEVEL_RESTRICT factor,
+                                         const double *LEVEL_RESTRICT row_factor,
+                                         const double *parent_voltage) {
+  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < LEVEL_TREE_CPU_FORWARD_FROM)
+    return 0;
+#define TREE_CASE(COPIES)                                                                          \
+  case COPIES:                                                                                     \
+    if (row_factor)                                                                                \
+      level_forward_tree_cpu_as(v, g, COPIES, voltage, factor, row_factor, parent_voltage);        \
+    else                                                                                           \
+      level_forward_tree_cpu_as(v, g, COPIES, voltage, factor, 0, parent_voltage);                 \
+    break;
+  for (int g = s; g < s + copies; g += LEVEL_TREE_CPU_COPIES) {
+    const int n = s + copies - g < LEVEL_TREE_CPU_COPIES ? s + copies - g : LEVEL_TREE_CPU_COPIES;
+    if (n == 1)
+      level_forward_system_rows(v, g, voltage, factor, row_factor, parent_voltage);
+    else
+      switch (n) { LEVEL_TREE_CPU_CASES }
+  }
+#undef TREE_CASE
   return 1;
 }
 
@@ -621,12 +738,13 @@ static __attribute__((noinline, unused)) void level_backward_systems(
                           child_contribution, gates, rows_assembled, stored_pivots, ec);
       continue;
     }
+    if (level_backward_tree_cpu(v, s, t - s, constants, args, voltage, factor, contribution, gates,
+                                rows_assembled, inverse_pivots, row_factor))
+      continue;
     for (int u = s; u < t; u++)
-      if (!level_backward_tree_cpu(v, u, constants, args, voltage, factor, contribution, gates,
-                                   rows_assembled, inverse_pivots, row_factor))
-        level_backward_system_in_groups(v, u, constants, args, voltage, factor, contribution,
-                                        child_contribution, gates, rows_assembled, LEVEL_PREFETCH,
-                                        stored_pivots);
+      level_backward_system_in_groups(v, u, constants, args, voltage, factor, contribution,
+                                      child_contribution, gates, rows_assembled, LEVEL_PREFETCH,
+                                      stored_pivots);
   }
 }
 
@@ -647,6 +765,8 @@ level_forward_systems(const struct level_block_view *v, int begin, int end, doub
       level_forward_rows(v, s, t, voltage, factor, row_factor, parent_voltage, ec);
       continue;
     }
+    if (level_forward_tree_cpu(v, s, t - s, voltage, factor, row_factor, parent_voltage))
+      continue;
     for (int u = s; u < t; u++)
       level_forward_system_rows(v, u, voltage, factor, row_factor, parent_voltage);
   }

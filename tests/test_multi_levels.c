@@ -1289,6 +1289,22 @@ static int chain_stretches(const struct level_block_view *v, int begin, int end)
   return stretches;
 }
 
+/* Runs of copies of one subtree unit in systems [begin, end) of v, a block the rows do not
+ * cover, that the CPU sweeps take as a run: *longer those the row sweeps of subtree copies take
+ * (LEVEL_TREE_ROWS_RUN or more), *shorter those of 2 or more that level_backward_tree_cpu takes
+ * side by side. */
+static void subtree_runs(const struct level_block_view *v, int begin, int end, int *longer,
+                         int *shorter) {
+  if (end - begin > LEVEL_ROWS_BLOCK_MAX || v->padded || level_rows_cover(v, begin, end))
+    return;
+  for (int s = begin, t; s < end; s = t) {
+    t = level_rows_tree_run_end(v, s, end);
+    *longer += t - s >= LEVEL_TREE_ROWS_RUN;
+    *shorter += t - s >= 2 && t - s < LEVEL_TREE_ROWS_RUN;
+  }
+}
+static int longer_subtree_runs, shorter_subtree_runs; /* row_sweeps_match_branch_sweeps' */
+
 /* Block `b` of v's systems in blocks of `block` (> 0), or (ROWS_BLOCKS_OF_CODELETS) in the
  * codelets' blocks, which start where a run of copies starts (level_rows_block_begin): checks
  * that those cover the systems in order, hold at most LEVEL_ROWS_BLOCK_MAX, and cut no run of
@@ -1355,6 +1371,8 @@ static void cpu_step_sweeps(const struct level_batch *lb, int chunk, const int *
       *runs += rows ? copy_runs(&v, begin, end) : 0;
       *tree_runs += rows && !level_rows_cover(&v, begin, end) ? copy_runs(&v, begin, end) : 0;
       *stretches += rows ? chain_stretches(&v, begin, end) : 0;
+      if (rows)
+        subtree_runs(&v, begin, end, &longer_subtree_runs, &shorter_subtree_runs);
       const struct level_element_constants level_ec =
           ec ? level_element_constants_from(ec, e) : (struct level_element_constants){0};
       level_backward_rows(&v, begin, end, lb->constants, args, voltage + e, factor + e, own,
@@ -1445,9 +1463,12 @@ static void row_sweeps_match_branch_sweeps(void **state) {
     const struct morphology *cells = set == 0 ? trees : mix;
     /* variants 9-11: the stimulus inside a subtree, passive with stored pivots (9), HH on the
        somas with the subtrees' pivots computed (10), HH everywhere (11) */
-    for (int variant = 0; variant < 12; variant++) {
-      const int neurons =
-          variant == 7 ? n_cells - 1 : 2 * n_cells + 1 + 40 * (variant % 3 == 0 || variant > 3);
+    /* variant 12: runs of LEVEL_TREE_ROWS_RUN copies and more (level_backward_tree_rows) */
+    for (int variant = 0; variant < 13; variant++) {
+      const int neurons = variant == 7 ? n_cells - 1
+                          : variant == 12
+                              ? (LEVEL_TREE_ROWS_RUN + 2) * n_cells
+                              : 2 * n_cells + 1 + 40 * (variant % 3 == 0 || variant > 3);
       const int depth = variant == 3,
                 channels = (variant >= 4 && variant <= 6) || variant == 10 || variant == 11;
       const struct level_batch_options options = {
@@ -1522,6 +1543,10 @@ static void row_sweeps_match_branch_sweeps(void **state) {
   assert_true(tree_runs > 20);        /* some subtree copies row by row */
   assert_true(stretches > 20);        /* some chains between subtrees row by row */
   assert_true(stimulated_trees >= 6); /* the stimulus inside a subtree: variants 9-11, both sets */
+  print_message("# subtree runs: %d of %d copies or more, %d of 2 to %d\n", longer_subtree_runs,
+                LEVEL_TREE_ROWS_RUN, shorter_subtree_runs, LEVEL_TREE_ROWS_RUN - 1);
+  assert_true(longer_subtree_runs > 10);  /* the row sweeps of subtree copies */
+  assert_true(shorter_subtree_runs > 10); /* level_backward_tree_cpu's runs side by side */
   for (int r = 0; r < 3; r++)
     morphology_free(&trees[r]);
 }

@@ -41,6 +41,8 @@ echo "date,build,commit,host,cpu,cores,cpu_workers,case,rep,ms_per_step,G_per_s"
 cases=(
   "random-12-tn1 random 12 1 none" "random-12-tn3 random 12 3 none" "random-44-tn11 random 44 11 none"
   "random-96-tn24 random 96 24 none" "R2-12-tn3 r2 12 3 none" "six-60-tn15 six 60 15 none"
+  "random-24-tn6 random 24 6 none" "random-64-tn16 random 64 16 none" "random-256-tn64 random 256 64 none"
+  "R2-64-tn16 r2 64 16 none" "six-240-tn60 six 240 60 none"
   "random-12-tn3-soma random 12 3 soma" "random-44-tn11-soma random 44 11 soma"
   "random-12-tn3-hh random 12 3 all" "random-44-tn11-hh random 44 11 all" "six-60-tn15-hh six 60 15 all"
   "E-24-tn6 E 24 6 none" "C-16-tn4 C 16 4 none" "A-36-tn9 A 36 9 none" "D-24-tn6 D 24 6 none"
