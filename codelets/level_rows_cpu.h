@@ -113,7 +113,7 @@ static inline void level_rows_systems(const struct level_block_view *v, int begi
  * random trees x 400 7.9-8.1 against 10.8-11.3; the deep chains, with no subtree, even). Runs
  * shorter than this go side by side in registers (level_backward_tree_cpu, up to
  * LEVEL_TREE_CPU_COPIES at once), which beat these vectorised rows up to 16 copies (the Intel dev
- * machine, one core, random trees in arranged chunks of 12 and 16 copies 1.11-1.20x); from 32
+ * machine, one core, random trees in arranged chunks of 12 and 16 copies 1.11-1.24x); from 32
  * copies the rows are as fast or faster (64: 1.2x). */
 #ifndef LEVEL_TREE_ROWS_RUN
 #define LEVEL_TREE_ROWS_RUN 17

@@ -504,10 +504,10 @@
 #             ROUNDS rounds of this build's default, each of BUILDS' (default off) and the GPU
 #             alone (probe keys); again132b: BUILDS="again off", this build dropping shares under
 #             MULTI_SHARE_LEAST, hinestask_again the probe again alone
-#   trees133  (one GPU, sixty-fifth session; not yet run) the CPU workers' subtree sweep
-#             specialised (df0b2ea, level_backward_tree_cpu) against hinestask_generic (the same
-#             code built with -DLEVEL_TREE_CPU=0:
-#             scripts/bench/build_variants.sh .bundle/bin generic='-DLEVEL_TREE_CPU=0'): the
+#   trees133  (one GPU, sixty-fifth session; not yet run) the CPU workers' subtree sweeps
+#             (a4298a4: runs of up to 16 copies side by side, level_backward_tree_cpu) against
+#             hinestask_generic (the same code built as before them: scripts/bench/build_variants.sh
+#             .bundle/bin generic='-DLEVEL_TREE_CPU=0 -DLEVEL_TREE_ROWS_RUN=8'): the
 #             share's probe files against the GPU alone (CHECK_MIXES), 15 CPU workers alone at the
 #             share's chunk shapes (CPU_MIXES batch:task-neurons, two rounds), then per batch
 #             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
