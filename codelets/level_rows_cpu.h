@@ -517,12 +517,6 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
 #ifndef LEVEL_TREE_CPU_COPIES
 #define LEVEL_TREE_CPU_COPIES 16 /* the longest run it takes at once */
 #endif
-#ifndef LEVEL_TREE_CPU_FORWARD_FROM
-#define LEVEL_TREE_CPU_FORWARD_FROM 2
-#endif
-#ifndef LEVEL_TREE_CPU_BACKWARD_FROM
-#define LEVEL_TREE_CPU_BACKWARD_FROM 1
-#endif
 #define LEVEL_TREE_CPU_CASES_8                                                                     \
   TREE_CASE(1)                                                                                     \
   TREE_CASE(2) TREE_CASE(3) TREE_CASE(4) TREE_CASE(5) TREE_CASE(6) TREE_CASE(7) TREE_CASE(8)
@@ -614,15 +608,15 @@ level_backward_tree_cpu_as(const struct level_block_view *v, int s, const int co
   }
 }
 
-/* The run of copies of systems [s, s + copies) by level_backward_tree_cpu_as where that covers
- * its case (1), else 0: a chain, a run longer than it takes, channels inside the sweep, or a
- * sweep that reads neither stored pivots nor its assembled rows are left to the generic sweeps. */
+/* The run of copies of systems [s, s + copies) by level_backward_tree_cpu_as, in groups of at
+ * most LEVEL_TREE_CPU_COPIES, where that covers its case (1), else 0: a chain, or channels inside
+ * the sweep, are left to the generic sweeps. */
 static inline int level_backward_tree_cpu(
     const struct level_block_view *v, int s, int copies, const double *LEVEL_RESTRICT constants,
     const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT gates, int rows_assembled,
     const double *LEVEL_RESTRICT inverse_pivots, const double *LEVEL_RESTRICT row_factor) {
-  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < LEVEL_TREE_CPU_BACKWARD_FROM)
+  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < 1)
     return 0;
   enum level_tree_rows how;
   if (rows_assembled)
@@ -683,13 +677,13 @@ HINES_ALWAYS_INLINE void level_forward_tree_cpu_as(const struct level_block_view
   }
 }
 
-/* The run of copies of systems [s, s + copies) by level_forward_tree_cpu_as where it takes it
- * (1), else 0. */
+/* The run of copies of systems [s, s + copies), 2 or more, by level_forward_tree_cpu_as in groups
+ * of at most LEVEL_TREE_CPU_COPIES (a group of one by the generic sweep) (1), else 0. */
 static inline int level_forward_tree_cpu(const struct level_block_view *v, int s, int copies,
                                          double *voltage, const double *LEVEL_RESTRICT factor,
                                          const double *LEVEL_RESTRICT row_factor,
                                          const double *parent_voltage) {
-  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < LEVEL_TREE_CPU_FORWARD_FROM)
+  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < 2)
     return 0;
 #define TREE_CASE(COPIES)                                                                          \
   case COPIES:                                                                                     \
