@@ -21,6 +21,7 @@
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
 #endif
+#include "worker_threads.h"
 
 #define VECTOR(i, type) ((type *)STARPU_VECTOR_GET_PTR(buffers[i]))
 
@@ -76,9 +77,8 @@ static int assemble_rows(const struct level_block_view *v, const double *constan
                          double *gates, int threads) {
   if (!gates || args->channels.placement != PLACE_ALL)
     return 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-  for (int j = 0; j < v->max_size; j++)
-    level_assemble_rows(v, j, j + 1, constants, args, voltage, factor, gates);
+  FOR_ON_THREADS(threads, dynamic, j, v->max_size,
+                 level_assemble_rows(v, j, j + 1, constants, args, voltage, factor, gates));
   return 1;
 }
 
@@ -96,12 +96,12 @@ static void level_backward_cpu(void *buffers[], void *cl_arg) {
   const int assembled = assemble_rows(&v, VECTOR(1, const double), &args, VECTOR(2, double),
                                       VECTOR(3, double), gates, threads);
   const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-  for (int block = 0; block < blocks; block++)
-    level_backward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
-                        VECTOR(1, const double), &args, VECTOR(2, double), VECTOR(3, double),
-                        VECTOR(4, double), VECTOR(5, const double), gates, assembled,
-                        args.stored_pivots != 0, NULL);
+  FOR_ON_THREADS(threads, dynamic, block, blocks,
+                 level_backward_rows(&v, level_rows_block_begin(&v, block),
+                                     rows_block_end(&v, block), VECTOR(1, const double), &args,
+                                     VECTOR(2, double), VECTOR(3, double), VECTOR(4, double),
+                                     VECTOR(5, const double), gates, assembled,
+                                     args.stored_pivots != 0, NULL));
 }
 
 static void level_forward_cpu(void *buffers[], void *cl_arg) {
@@ -109,11 +109,11 @@ static void level_forward_cpu(void *buffers[], void *cl_arg) {
   memcpy(&task, cl_arg, sizeof task);
   const struct level_block_view v = level_block_describe(VECTOR(0, const int));
   const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
-#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(dynamic)
-  for (int block = 0; block < blocks; block++)
-    level_forward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
-                       VECTOR(1, double), VECTOR(2, const double), NULL, VECTOR(3, const double),
-                       NULL);
+  const int threads = starpu_combined_worker_get_size();
+  FOR_ON_THREADS(threads, dynamic, block, blocks,
+                 level_forward_rows(&v, level_rows_block_begin(&v, block),
+                                    rows_block_end(&v, block), VECTOR(1, double),
+                                    VECTOR(2, const double), NULL, VECTOR(3, const double), NULL));
   int n_spiking = 0;
   step_outputs_cpu(VECTOR(1, const double), 0,
                    samples_if(buffers, task.sample_row, task.spike_step), task.sample_row,
@@ -169,15 +169,14 @@ static void branch_phase_cpu(const struct chunk_buffers *b, const struct cell_sc
         ec ? branch_element_constants_from(ec, (size_t)c->element_offset[level])
            : (struct branch_element_constants){0};
     const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-    for (int block = 0; block < blocks; block++) {
+    FOR_ON_THREADS(threads, dynamic, block, blocks, {
       if (response)
         branch_response_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
                              b->constants, step, voltage, pairs, ec ? &level_ec : NULL);
       else
         branch_grounded_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
                              b->constants, step, voltage, pairs, ec ? &level_ec : NULL);
-    }
+    });
   }
 }
 
@@ -187,10 +186,10 @@ static void branch_part_cpu(const struct chunk_buffers *b, const struct cell_sch
                             const struct level_step_arguments *step, int threads, double *scratch,
                             size_t doubles, const struct branch_element_constants *ec) {
   branch_phase_cpu(b, c, step, threads, 0, ec);
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-  for (int block = 0; block < c->blocks; block++)
-    branch_junctions_host(b->ints, c, block, b->constants, step, b->voltage, b->contribution,
-                          scratch + (size_t)omp_get_thread_num() * doubles);
+  FOR_ON_THREADS(threads, dynamic, block, c->blocks,
+                 branch_junctions_host(b->ints, c, block, b->constants, step, b->voltage,
+                                       b->contribution,
+                                       scratch + (size_t)omp_get_thread_num() * doubles));
   branch_phase_cpu(b, c, step, threads, 1, ec);
 }
 
@@ -227,14 +226,14 @@ static int block_step_cpu(const struct chunk_step_arguments *args, const struct 
                                                                         : NULL);
       continue;
     }
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-    for (int block = 0; block < c.blocks; block++)
+    FOR_ON_THREADS(threads, dynamic, block, c.blocks, {
       if (scratch)
         cell_shared_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.gates,
                               scratch + (size_t)omp_get_thread_num() * doubles);
       else
         cell_block_step_host(b.ints, &c, block, b.constants, &args->step, b.voltage, b.factor,
                              b.contribution, b.gates);
+    });
   }
   free(scratch);
   return 0;
@@ -282,26 +281,24 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
       const int assembled =
           assemble_rows(&v, b.constants, &args.step, b.voltage + e, b.factor + e, gates, threads);
       const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-      for (int block = 0; block < blocks; block++)
-        level_backward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
-                            b.constants, &args.step, b.voltage + e, b.factor + e,
-                            b.contribution + 2 * levels->system_offset[level], b.contribution,
-                            gates, assembled, args.step.stored_pivots != 0,
-                            part_constants ? &level_constants : NULL);
+      FOR_ON_THREADS(
+          threads, dynamic, block, blocks,
+          level_backward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
+                              b.constants, &args.step, b.voltage + e, b.factor + e,
+                              b.contribution + 2 * levels->system_offset[level], b.contribution,
+                              gates, assembled, args.step.stored_pivots != 0,
+                              part_constants ? &level_constants : NULL));
     }
     /* what the backward sweeps above left unstored (passive steps: level_row_factors) */
     const double *row_factor = level_row_factors(b.constants, &args.step, b.gates, 0);
     if (tail > 0 && scratch) {
       branch_part_cpu(&b, &trunk_schedule, &args.step, threads, scratch, doubles, NULL);
     } else if (tail > 0) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int t = 0; t < levels->trunk_threads; t++)
-        level_trunk_backward(b.ints, trunk, t, b.constants, &args.step, b.voltage, b.factor,
-                             b.contribution, b.gates);
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int t = 0; t < levels->trunk_threads; t++)
-        level_trunk_forward(b.ints, trunk, t, b.voltage, b.factor, row_factor);
+      FOR_ON_THREADS(threads, static, t, levels->trunk_threads,
+                     level_trunk_backward(b.ints, trunk, t, b.constants, &args.step, b.voltage,
+                                          b.factor, b.contribution, b.gates));
+      FOR_ON_THREADS(threads, static, t, levels->trunk_threads,
+                     level_trunk_forward(b.ints, trunk, t, b.voltage, b.factor, row_factor));
     }
     for (int level = tail; level < levels->n_levels; level++) {
       const struct level_block_view v = level_block_describe(b.ints + levels->ints_offset[level]);
@@ -310,11 +307,11 @@ static void chunk_one_step_cpu(const struct chunk_step_arguments *chunk_args,
           part_constants ? level_element_constants_from(part_constants, e)
                          : (struct level_element_constants){0};
       const int blocks = (v.systems + LEVEL_ROWS_BLOCK - 1) / LEVEL_ROWS_BLOCK;
-#pragma omp parallel for num_threads(threads) schedule(dynamic)
-      for (int block = 0; block < blocks; block++)
-        level_forward_rows(&v, level_rows_block_begin(&v, block), rows_block_end(&v, block),
-                           b.voltage + e, b.factor + e, row_factor, b.voltage,
-                           part_constants ? &level_constants : NULL);
+      FOR_ON_THREADS(threads, dynamic, block, blocks,
+                     level_forward_rows(&v, level_rows_block_begin(&v, block),
+                                        rows_block_end(&v, block), b.voltage + e, b.factor + e,
+                                        row_factor, b.voltage,
+                                        part_constants ? &level_constants : NULL));
     }
     free(scratch);
   }

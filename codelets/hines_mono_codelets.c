@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <string.h>
 
 #include "probe_samples.h"
@@ -17,6 +16,7 @@
 #ifdef HINES_CUDA_CODELETS
 #include "task_streams.h"
 #endif
+#include "worker_threads.h"
 
 /* A step task's arguments: the step, the probe sample row this task fills (-1: none; the
  * probe buffer is then the task's last buffer but the spike record) and the number of the step
@@ -106,8 +106,8 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
   double *rhs = (double *)STARPU_MATRIX_GET_PTR(buffers[3]);
   const int group = preferred_group(&g, 32);
   const int n_groups = (g.n_neurons + group - 1) / group;
-#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
-  for (int gi = 0; gi < n_groups; gi++) {
+  const int threads = starpu_combined_worker_get_size();
+  FOR_ON_THREADS(threads, static, gi, n_groups, {
     int k = gi * group;
     for (int done = 0; done < group && k + done < g.n_neurons;) {
       int width = group_width(&g, k + done, group - done);
@@ -115,7 +115,7 @@ static void hines_solve_cpu(void *buffers[], void *cl_arg) {
                             width);
       done += width;
     }
-  }
+  });
 }
 
 /* The gates matrix is the fifth buffer when the task carries channels. */
@@ -167,8 +167,8 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
   /* Each group takes all the task's steps while its values are in cache (neurons do not
    * interact within a step), then checks its own somata for spikes after each step: the
    * record's neuron k is the chunk's neuron k. */
-#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
-  for (int gi = 0; gi < n_groups; gi++) {
+  const int threads = starpu_combined_worker_get_size();
+  FOR_ON_THREADS(threads, static, gi, n_groups, {
     const int k = gi * group;
     const int end = k + group < g->n_neurons ? k + group : g->n_neurons;
     struct step_arguments own = args;
@@ -184,7 +184,7 @@ static void hines_step_cpu(void *buffers[], void *cl_arg) {
       for (int q = k; spikes && q < end && q < n_spiking; q++)
         spike_record_check(voltage, g->ld, spikes, n_spiking, q, task.spike_step + j, args.dt_ms);
     }
-  }
+  });
   step_outputs_cpu(voltage, g->ld, samples, task.sample_row, NULL, 0, args.dt_ms);
 }
 
@@ -204,14 +204,14 @@ static void neuron_step_cpu(void *buffers[], void *cl_arg) {
   args.geometry.layout = BATCH_LAYOUT_INTERLEAVED;
   args.geometry.ld = STARPU_MATRIX_GET_LD(buffers[3]);
   args.geometry.n_neurons = count;
-#pragma omp parallel for num_threads(starpu_combined_worker_get_size()) schedule(static)
-  for (int k = 0; k < count; k++) {
+  const int threads = starpu_combined_worker_get_size();
+  FOR_ON_THREADS(threads, static, k, count, {
     const int *entry = neurons + 1 + 3 * ((args.first_neuron + k) % neurons[0]);
     struct step_arguments own = args;
     own.geometry.n_compartments = entry[0];
     hines_step_group_cpu(topology + entry[1], coefficients + entry[2], &own, voltage, work, NULL,
                          NULL, (size_t)k, 1, k);
-  }
+  });
   int n_spiking = 0;
   double *spikes = task_spikes(buffers, &task, &n_spiking);
   step_outputs_cpu(voltage, args.geometry.ld, samples, task.sample_row, spikes, task.spike_step,

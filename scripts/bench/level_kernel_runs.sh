@@ -504,10 +504,13 @@
 #             ROUNDS rounds of this build's default, each of BUILDS' (default off) and the GPU
 #             alone (probe keys); again132b: BUILDS="again off", this build dropping shares under
 #             MULTI_SHARE_LEAST, hinestask_again the probe again alone
-#   trees133  (one GPU, sixty-fifth session; not yet run) the CPU workers' subtree sweeps
-#             (a4298a4: runs of up to 16 copies side by side, level_backward_tree_cpu) against
-#             hinestask_generic (the same code built as before them: scripts/bench/build_variants.sh
-#             .bundle/bin generic='-DLEVEL_TREE_CPU=0 -DLEVEL_TREE_ROWS_RUN=8'): the
+#   trees133  (one GPU, sixty-fifth and sixty-sixth sessions; not yet run) the CPU workers'
+#             faster level sweeps against builds without them, each of BUILDS (default
+#             "teams generic") built with scripts/bench/build_variants.sh .bundle/bin
+#             teams='-DHINES_FOR_ON_THREADS_ALWAYS=1' (an OpenMP region for every loop, one
+#             thread too: the sixty-sixth session's change undone)
+#             generic='-DLEVEL_TREE_CPU=0 -DLEVEL_TREE_ROWS_RUN=8 -DHINES_FOR_ON_THREADS_ALWAYS=1'
+#             (the subtree sweeps of a4298a4 undone as well: the cores as at 3dc03ea): the
 #             share's probe files against the GPU alone (CHECK_MIXES), 15 CPU workers alone at the
 #             share's chunk shapes (CPU_MIXES batch:task-neurons, two rounds), then per batch
 #             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
@@ -4571,13 +4574,13 @@ if [ "$mode" = trees133 ]; then
   for rep in 1 2; do
     for bt in ${CPU_MIXES:-random-180:3 random-660:11 R2-180:3 random-180-hh:3 E-360:6 six-900:15 C-240:4 D-180:6}; do
       b=${bt%:*}; tn=${bt#*:}
-      for v in main generic; do
+      for v in main ${BUILDS:-teams generic}; do
         bld=(); [ $v != main ] && bld=($v)
         ROW_NCPU=15 row 0 $b tn$tn-$v "${bld[@]}" -- --steps 200 --task-neurons $tn --level-kernel levels
       done
     done
   done
-  builds_share 1 ${ROUNDS:-3} "${MIXES:-random-12000 random-12400 random-13200 R2-12400 A-5000 E-10000 B-4165}" default generic
+  builds_share 1 ${ROUNDS:-3} "${MIXES:-random-12000 random-12400 random-13200 R2-12400 A-5000 E-10000 B-4165}" default ${BUILDS:-teams generic}
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = half132 ]; then
