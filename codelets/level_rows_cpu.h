@@ -514,6 +514,12 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
 #ifndef LEVEL_TREE_CPU
 #define LEVEL_TREE_CPU 1 /* 0: the generic sweep (a build to measure against) */
 #endif
+#ifndef LEVEL_TREE_ONE_CPU
+#define LEVEL_TREE_ONE_CPU 1 /* 0: one copy swept backward as several (a build to measure) */
+#endif
+#ifndef LEVEL_TREE_ONE_FORWARD
+#define LEVEL_TREE_ONE_FORWARD 1 /* 0: one copy's forward sweep by the generic one */
+#endif
 #ifndef LEVEL_TREE_CPU_COPIES
 #define LEVEL_TREE_CPU_COPIES 16 /* the longest run it takes at once */
 #endif
@@ -608,6 +614,70 @@ level_backward_tree_cpu_as(const struct level_block_view *v, int s, const int co
   }
 }
 
+/* a where `pick` (0 or 1) is 1, else b: with AVX-512 a masked move, which GCC keeps as a select
+ * (a plain ?: it compiled into a branch on the shape). */
+static inline double level_pick(unsigned pick, double a, double b) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  return _mm_cvtsd_f64(_mm_mask_blend_pd((__mmask8)pick, _mm_set_sd(b), _mm_set_sd(a)));
+#else
+  return pick ? a : b;
+#endif
+}
+
+/* level_backward_tree_cpu_as for one copy with stored pivots (passive steps): the first child's
+ * chain added by a select, not a branch on the shape. Random trees end a branch every 2-20
+ * elements, and that branch was mispredicted at every leaf. The same calls in the same order, so
+ * the same bits. With pivots computed the chain runs through a division, and the select lost (HH
+ * everywhere in chunks of 3 neurons 0.96x): those stay with level_backward_tree_cpu_as.
+ * BENCHMARKS.md, "A CPU worker's loops without OpenMP teams". */
+static __attribute__((noinline)) void level_backward_tree_one_cpu(
+    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const struct level_step_arguments *args, double *voltage, double *LEVEL_RESTRICT factor,
+    double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT inverse_pivots,
+    const double *LEVEL_RESTRICT row_factor) {
+  const int size = v->size[s], first_row = v->first_row[s];
+  const int stimulated = args->stimulus.compartment - v->first_compartment[s];
+  const double injected = stimulated >= 0 && stimulated < size
+                              ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
+                              : 0.0;
+  const int *LEVEL_RESTRICT shape = v->shapes + v->tree[s];
+  const int *LEVEL_RESTRICT row_offset = v->row_offset;
+  const double *LEVEL_RESTRICT rows = constants + (size_t)first_row * CONST_STRIDE;
+  const double *LEVEL_RESTRICT inverse = inverse_pivots + first_row;
+  double below_factor = 0.0, below_rhs = 0.0, below_off_diagonal = 0.0;
+  unsigned below_is_first_child = 0;
+  for (int j = size - 1; j >= 0; j--) {
+    const double *LEVEL_RESTRICT row = rows + (size_t)j * CONST_STRIDE;
+    const int e = row_offset[j] + s;
+    double dj, rj;
+    membrane_row(row[CONST_DIAGONAL_BASE], row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT],
+                 voltage[e], j == stimulated ? injected : 0.0, &dj, &rj);
+    (void)dj; /* (the pivot is stored) */
+    /* j's later children (where j + 1 is its first child): a branch, taken at the shape's
+     * branch points only (a select there, the loads and the multiply-add made for every
+     * element, ran chunks of one random tree 0.91x) */
+    if (below_is_first_child)
+      for (int c = j + 1, step; (step = shape[SHAPE_INTS_PER_ELEMENT * c + SHAPE_SIBLING_STEP]);) {
+        c += step;
+        const double off_c = rows[(size_t)c * CONST_STRIDE + CONST_OFF_DIAGONAL];
+        rj = fma(-off_c, voltage[row_offset[c] + s], rj);
+      }
+    /* its first child's chain: a select, as that branch was mispredicted at every leaf */
+    rj = level_pick(below_is_first_child, fma(-below_factor, below_rhs, rj), rj);
+    const double off_diagonal = row[CONST_OFF_DIAGONAL];
+    double scaled_rhs;
+    level_pivot_stored(off_diagonal, rj, inverse[j], &below_factor, &scaled_rhs);
+    voltage[e] = scaled_rhs;
+    if (!row_factor)
+      factor[e] = below_factor;
+    below_rhs = rj;
+    below_off_diagonal = off_diagonal;
+    below_is_first_child = shape[SHAPE_INTS_PER_ELEMENT * j + SHAPE_PARENT_STEP] == 1;
+  }
+  contribution[2 * s] = below_factor * below_off_diagonal;
+  contribution[2 * s + 1] = below_factor * below_rhs;
+}
+
 /* The run of copies of systems [s, s + copies) by level_backward_tree_cpu_as, in groups of at
  * most LEVEL_TREE_CPU_COPIES, where that covers its case (1), else 0: a chain, or channels inside
  * the sweep, are left to the generic sweeps. */
@@ -639,6 +709,11 @@ static inline int level_backward_tree_cpu(
       level_backward_tree_cpu_as(v, g, COPIES, constants, args, voltage, factor, contribution, 0,  \
                                  0, TREE_ROWS_ASSEMBLED);                                          \
     break;
+  if (copies == 1 && how == TREE_ROWS_STORED_PIVOTS && LEVEL_TREE_ONE_CPU) {
+    level_backward_tree_one_cpu(v, s, constants, args, voltage, factor, contribution,
+                                inverse_pivots, row_factor);
+    return 1;
+  }
   for (int g = s; g < s + copies; g += LEVEL_TREE_CPU_COPIES)
     switch (s + copies - g < LEVEL_TREE_CPU_COPIES ? s + copies - g : LEVEL_TREE_CPU_COPIES) {
       LEVEL_TREE_CPU_CASES
@@ -677,13 +752,44 @@ HINES_ALWAYS_INLINE void level_forward_tree_cpu_as(const struct level_block_view
   }
 }
 
+/* One copy, branch-free: the parent's value is x (the element solved just before) or one loaded
+ * from an element solved earlier, picked by a select, the load's index made safe where it is not
+ * used (row 0), so the chain does not wait on the store just made. */
+static inline void level_forward_tree_one_cpu(const struct level_block_view *v, int s,
+                                              double *voltage, const double *LEVEL_RESTRICT factor,
+                                              const double *LEVEL_RESTRICT row_factor,
+                                              const double *parent_voltage) {
+  const int size = v->size[s];
+  const int *LEVEL_RESTRICT shape = v->shapes + v->tree[s];
+  const int *LEVEL_RESTRICT row_offset = v->row_offset;
+  const double *LEVEL_RESTRICT factors = row_factor ? row_factor + v->first_row[s] : 0;
+  const int junction = v->junction[s];
+  double x = junction >= 0 ? parent_voltage[junction] : 0.0;
+  for (int j = 0; j < size; j++) {
+    const int step = j == 0 ? 0 : shape[SHAPE_INTS_PER_ELEMENT * j + SHAPE_PARENT_STEP];
+    const int far = step > 1;
+    const int parent = (j - step) & -far;
+    const double *at = voltage + row_offset[parent] + s;
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const unsigned mask = (unsigned)far;
+    const double parent_x =
+        _mm_cvtsd_f64(_mm_mask_blend_pd((__mmask8)mask, _mm_set_sd(x), _mm_load_sd(at)));
+#else
+    const double parent_x = far ? *at : x;
+#endif
+    const int e = row_offset[j] + s;
+    x = fma(-(factors ? factors[j] : factor[e]), parent_x, voltage[e]);
+    voltage[e] = x;
+  }
+}
+
 /* The run of copies of systems [s, s + copies), 2 or more, by level_forward_tree_cpu_as in groups
  * of at most LEVEL_TREE_CPU_COPIES (a group of one by the generic sweep) (1), else 0. */
 static inline int level_forward_tree_cpu(const struct level_block_view *v, int s, int copies,
                                          double *voltage, const double *LEVEL_RESTRICT factor,
                                          const double *LEVEL_RESTRICT row_factor,
                                          const double *parent_voltage) {
-  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < 2)
+  if (!LEVEL_TREE_CPU || !v->trees || v->tree[s] < 0 || copies < 1)
     return 0;
 #define TREE_CASE(COPIES)                                                                          \
   case COPIES:                                                                                     \
@@ -694,8 +800,10 @@ static inline int level_forward_tree_cpu(const struct level_block_view *v, int s
     break;
   for (int g = s; g < s + copies; g += LEVEL_TREE_CPU_COPIES) {
     const int n = s + copies - g < LEVEL_TREE_CPU_COPIES ? s + copies - g : LEVEL_TREE_CPU_COPIES;
-    if (n == 1)
+    if (n == 1 && !LEVEL_TREE_ONE_FORWARD)
       level_forward_system_rows(v, g, voltage, factor, row_factor, parent_voltage);
+    else if (n == 1)
+      level_forward_tree_one_cpu(v, g, voltage, factor, row_factor, parent_voltage);
     else
       switch (n) { LEVEL_TREE_CPU_CASES }
   }

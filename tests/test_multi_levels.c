@@ -928,6 +928,26 @@ static void spine_and_crown(int spine, int piece, int crown_levels, struct morph
   free(parent), free(branch_end);
 }
 
+/* A tree whose every branch point has three children: a root branch, then `levels` levels of
+ * branches of 2-7 compartments (random lengths), three from each tip, so that its leaf subtrees
+ * hold elements of three children (the CPU sweeps' loop for a third child on). */
+static void three_way_tree(int levels, struct morphology *out) {
+  int n_branches = 0, tips = 1;
+  for (int l = 0; l <= levels; l++, tips *= 3)
+    n_branches += tips;
+  int *parent = malloc((size_t)n_branches * 7 * sizeof(int)), at = 0;
+  int *branch_end = malloc((size_t)n_branches * sizeof(int));
+  for (int b = 0; b < n_branches; b++) { /* b's parent branch: (b - 1) / 3 */
+    const int length = 2 + (int)(testing_uniform(&seed_state) * 6);
+    for (int i = 0; i < length; i++, at++)
+      parent[at] = i > 0 ? at - 1 : b == 0 ? -1 : branch_end[(b - 1) / 3];
+    branch_end[b] = at - 1;
+  }
+  struct hines_error err;
+  assert_int_equal(morphology_from_parents("three-way tree", at, parent, out, &err), HINES_OK);
+  free(parent), free(branch_end);
+}
+
 /* The trunk's levels by default (LEVEL_TRUNK_AUTO), recomputed from one chunk holding each cell
  * once: from the root while the levels average fewer than LEVEL_TRUNK_AUTO_SYSTEMS systems a
  * cell, cut back to LEVEL_TRUNK_AUTO_BRANCHES branches and LEVEL_TRUNK_AUTO_SHARE of the
@@ -1292,7 +1312,10 @@ static int chain_stretches(const struct level_block_view *v, int begin, int end)
 /* Runs of copies of one subtree unit in systems [begin, end) of v, a block the rows do not
  * cover, that the CPU sweeps take as a run: *longer those the row sweeps of subtree copies take
  * (LEVEL_TREE_ROWS_RUN or more), *shorter those of 2 or more that level_backward_tree_cpu takes
- * side by side. */
+ * side by side; one_copy_subtrees those of one copy (level_backward_tree_one_cpu), and
+ * one_copy_subtrees_of_three those among them with an element of three children or more (its
+ * loop for the third child on). */
+static int one_copy_subtrees, one_copy_subtrees_of_three;
 static void subtree_runs(const struct level_block_view *v, int begin, int end, int *longer,
                          int *shorter) {
   if (end - begin > LEVEL_ROWS_BLOCK_MAX || v->padded || level_rows_cover(v, begin, end))
@@ -1301,6 +1324,18 @@ static void subtree_runs(const struct level_block_view *v, int begin, int end, i
     t = level_rows_tree_run_end(v, s, end);
     *longer += t - s >= LEVEL_TREE_ROWS_RUN;
     *shorter += t - s >= 2 && t - s < LEVEL_TREE_ROWS_RUN;
+    if (t - s == 1 && v->trees && v->tree[s] >= 0) {
+      one_copy_subtrees++;
+      /* an element of three children or more: its first later child has a sibling after it */
+      for (int j = 1; j < v->size[s]; j++) {
+        const int later = level_shape(v, s, j, SHAPE_SIBLING_STEP);
+        if (level_shape(v, s, j, SHAPE_PARENT_STEP) == 1 && later &&
+            level_shape(v, s, j + later, SHAPE_SIBLING_STEP)) {
+          one_copy_subtrees_of_three++;
+          break;
+        }
+      }
+    }
   }
 }
 static int longer_subtree_runs, shorter_subtree_runs; /* row_sweeps_match_branch_sweeps' */
@@ -1441,25 +1476,28 @@ static int subtree_compartment(const struct level_batch *lb, int chunk, const in
 }
 
 /* The CPU codelets' row sweeps (level_rows_cpu.h) give the bits of the branch-by-branch sweeps,
- * voltages, factors, contributions and gates, step after step: random trees and the mix, NCP
- * (rows) and CP (branch by branch), subtrees and cut branches or none, height order with chunk
- * links and depth order with level links, passive with pivots computed, read and row factors,
- * HH everywhere (rows assembled first) and on the somas only (channels in the sweep: branch by
- * branch), the stimulus at the root and inside a branch, blocks of LEVEL_ROWS_BLOCK, of 7
- * systems (a block's edge inside a row) and the codelets' (starting at runs of copies), fewer
- * neurons than cells, runs of copies walked along their own rows (LEVEL_RUNS_ALONG: their
- * constants read once; runs of 8 to 16 copies, so masked lane groups of 8, 7 and 1) among
- * systems gathered one by one (passive with each pivot form, with the row factors, HH), and with
- * the chunk's element constants read in rows instead of gathered (every other step); and the
- * stimulus inside a subtree, whose sweep the CPU codelets specialise (level_backward_tree_cpu). */
+ * voltages, factors, contributions and gates, step after step: random trees, a tree of three-way
+ * branch points and the mix, NCP (rows) and CP (branch by branch), subtrees and cut branches or
+ * none, height order with chunk links and depth order with level links, passive with pivots
+ * computed, read and row factors, HH everywhere (rows assembled first) and on the somas only
+ * (channels in the sweep: branch by branch), the stimulus at the root and inside a branch, blocks
+ * of LEVEL_ROWS_BLOCK, of 7 systems (a block's edge inside a row) and the codelets' (starting at
+ * runs of copies), fewer neurons than cells, runs of copies walked along their own rows
+ * (LEVEL_RUNS_ALONG: their constants read once; runs of 8 to 16 copies, so masked lane groups of 8,
+ * 7 and 1) among systems gathered one by one (passive with each pivot form, with the row factors,
+ * HH), and with the chunk's element constants read in rows instead of gathered (every other step);
+ * and the stimulus inside a subtree, whose sweep the CPU codelets specialise
+ * (level_backward_tree_cpu). */
 static void row_sweeps_match_branch_sweeps(void **state) {
   (void)state;
   TESTING_SKIP_UNLESS_SCHEDULED();
-  struct morphology trees[3];
-  random_trees(trees, 3, 30, 500, 300, 1200);
+  struct morphology trees[4]; /* a three-way tree (first: variant 7 takes each cell but the
+                                last once) and three random trees */
+  three_way_tree(3, &trees[0]);
+  random_trees(trees + 1, 3, 30, 500, 300, 1200);
   int covered = 0, runs = 0, tree_runs = 0, soma_rows = 0, stretches = 0, stimulated_trees = 0;
   for (int set = 0; set < 2; set++) {
-    const int n_cells = set == 0 ? 3 : mix_count;
+    const int n_cells = set == 0 ? 4 : mix_count;
     const struct morphology *cells = set == 0 ? trees : mix;
     /* variants 9-11: the stimulus inside a subtree, passive with stored pivots (9), HH on the
        somas with the subtrees' pivots computed (10), HH everywhere (11) */
@@ -1547,7 +1585,11 @@ static void row_sweeps_match_branch_sweeps(void **state) {
                 LEVEL_TREE_ROWS_RUN, shorter_subtree_runs, LEVEL_TREE_ROWS_RUN - 1);
   assert_true(longer_subtree_runs > 10);  /* the row sweeps of subtree copies */
   assert_true(shorter_subtree_runs > 10); /* level_backward_tree_cpu's runs side by side */
-  for (int r = 0; r < 3; r++)
+  print_message("# one-copy subtrees: %d, %d of them with an element of three children\n",
+                one_copy_subtrees, one_copy_subtrees_of_three);
+  assert_true(one_copy_subtrees > 10);         /* level_backward_tree_one_cpu */
+  assert_true(one_copy_subtrees_of_three > 0); /* and its loop for a third child on */
+  for (int r = 0; r < 4; r++)
     morphology_free(&trees[r]);
 }
 
