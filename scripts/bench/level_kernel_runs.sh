@@ -510,7 +510,8 @@
 #             teams='-DHINES_FOR_ON_THREADS_ALWAYS=1' (an OpenMP region for every loop, one
 #             thread too: the sixty-sixth session's change undone)
 #             generic='-DLEVEL_TREE_CPU=0 -DLEVEL_TREE_ROWS_RUN=8 -DHINES_FOR_ON_THREADS_ALWAYS=1'
-#             (the subtree sweeps of a4298a4 undone as well: the cores as at 3dc03ea): the
+#             (the subtree sweeps of a4298a4 and f68f82f's one-copy sweeps, which
+#             LEVEL_TREE_CPU=0 turns off with them, undone as well: the cores as at 3dc03ea): the
 #             share's probe files against the GPU alone (CHECK_MIXES), 15 CPU workers alone at the
 #             share's chunk shapes (CPU_MIXES batch:task-neurons, two rounds), then per batch
 #             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
