@@ -724,8 +724,8 @@ static inline int level_backward_tree_cpu(
 
 /* level_forward_tree_from for a run of 2 to LEVEL_TREE_CPU_COPIES copies of one subtree unit,
  * `copies` a constant where inlined: each copy's multiply-adds in its order, the copies side by
- * side (one copy alone is left to the generic sweep, whose loads one element ahead did better
- * than this loop for one chain). */
+ * side (one copy alone: level_forward_tree_one_cpu below; this loop for one copy ran 4-8 %
+ * slower than the generic sweep, which loads one element ahead). */
 HINES_ALWAYS_INLINE void level_forward_tree_cpu_as(const struct level_block_view *v, int s,
                                                    const int copies, double *voltage,
                                                    const double *LEVEL_RESTRICT factor,
@@ -754,7 +754,9 @@ HINES_ALWAYS_INLINE void level_forward_tree_cpu_as(const struct level_block_view
 
 /* One copy, branch-free: the parent's value is x (the element solved just before) or one loaded
  * from an element solved earlier, picked by a select, the load's index made safe where it is not
- * used (row 0), so the chain does not wait on the store just made. */
+ * used (row 0), so the chain does not wait on the store just made. The same preamble as above;
+ * folded into that template, one copy's code moved the others' (BENCHMARKS.md, "One copy of a
+ * subtree without a branch at every leaf"). */
 static inline void level_forward_tree_one_cpu(const struct level_block_view *v, int s,
                                               double *voltage, const double *LEVEL_RESTRICT factor,
                                               const double *LEVEL_RESTRICT row_factor,
