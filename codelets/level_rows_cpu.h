@@ -754,9 +754,10 @@ HINES_ALWAYS_INLINE void level_forward_tree_cpu_as(const struct level_block_view
 
 /* One copy, branch-free: the parent's value is x (the element solved just before) or one loaded
  * from an element solved earlier, picked by a select, the load's index made safe where it is not
- * used (row 0), so the chain does not wait on the store just made. The same preamble as above;
- * folded into that template, one copy's code moved the others' (BENCHMARKS.md, "One copy of a
- * subtree without a branch at every leaf"). */
+ * used (row 0), so the chain does not wait on the store just made. The same preamble as above,
+ * kept apart from that template as level_backward_tree_one_cpu is from its own (inlined there,
+ * one copy's code moved the others': BENCHMARKS.md, "One copy of a subtree without a branch at
+ * every leaf"). */
 static inline void level_forward_tree_one_cpu(const struct level_block_view *v, int s,
                                               double *voltage, const double *LEVEL_RESTRICT factor,
                                               const double *LEVEL_RESTRICT row_factor,
