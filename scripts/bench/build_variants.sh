@@ -8,7 +8,8 @@
 # Usage: scripts/bench/build_variants.sh OUT_DIR LABEL='-DNAME=VALUE ...' [LABEL='...' ...]
 #   e.g. scripts/bench/build_variants.sh .bundle/bin near='-DHINES_MONO_L2_AHEAD=1' far='-DLEVEL_L2_AHEAD=16'
 # Environment: BUILD_ROOT (where the build folders go, default /tmp/hinestask-variants),
-#   CUDA_ARCHITECTURES (default 90), STARPU_PREFIX (default: the one build/ was configured with).
+#   CUDA_ARCHITECTURES (default 90), STARPU_PREFIX (default: the one build/ was configured with),
+#   HINESTASK_MARCH (default native; x86-64-v4 to match a bundle built for another AVX-512 host).
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 OUT_DIR LABEL='-DNAME=VALUE ...' ..." >&2; exit 2; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,7 +26,7 @@ for spec in "$@"; do
     { echo "$0: $spec: not LABEL='-DNAME=VALUE ...'" >&2; exit 2; }
   dir=$root/$label
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DSTARPU_PREFIX="$prefix" \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES:-90}" "-DCMAKE_CUDA_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags" >"$dir.cmake.log" 2>&1 ||
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHITECTURES:-90}" -DHINESTASK_MARCH="${HINESTASK_MARCH:-native}" "-DCMAKE_CUDA_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags" >"$dir.cmake.log" 2>&1 ||
     { echo "$0: $label: cmake failed, see $dir.cmake.log" >&2; exit 1; }
   cmake --build "$dir" -j"$(nproc)" --target hinestask >"$dir.build.log" 2>&1 ||
     { echo "$0: $label: build failed, see $dir.build.log" >&2; exit 1; }

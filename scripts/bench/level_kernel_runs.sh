@@ -513,7 +513,8 @@
 #             (the subtree sweeps of a4298a4 and f68f82f's one-copy sweeps, which
 #             LEVEL_TREE_CPU=0 turns off with them, undone as well: the cores as at 3dc03ea): the
 #             share's probe files against the GPU alone (CHECK_MIXES), 15 CPU workers alone at the
-#             share's chunk shapes (CPU_MIXES batch:task-neurons, two rounds), then per batch
+#             share's chunk shapes (CPU_MIXES batch:task-neurons, CPU_ROUNDS rounds, default
+#             2; CPU_MIXES=" " skips them), then per batch
 #             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
 #             of the default against the GPU alone
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
@@ -3644,7 +3645,7 @@ fi
 if [ "$mode" = cores63 ]; then
   # (the one-GPU machine) runs of subtree copies row by row from 2 or 4 copies instead of 8, and
   # runs of branch copies from 3: the cores at the share's chunk sizes, then the share itself
-  for rep in 1 2; do
+  for rep in $(seq ${CPU_ROUNDS:-2}); do
     for bt in ${CPU_MIXES:-random-180:3 random-660:11 E-360:6 six-900:15 C-240:4}; do
       b=${bt%:*}; tn=${bt#*:}
       for v in main trt2 trt4 rr3t2; do
@@ -4572,7 +4573,7 @@ if [ "$mode" = again132 ] || [ "$mode" = again132b ]; then
 fi
 if [ "$mode" = trees133 ]; then
   [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-random-12000}" --probe 39:50 --probe LAST:50
-  for rep in 1 2; do
+  for rep in $(seq ${CPU_ROUNDS:-2}); do
     for bt in ${CPU_MIXES:-random-180:3 random-660:11 R2-180:3 random-180-hh:3 E-360:6 six-900:15 C-240:4 D-180:6}; do
       b=${bt%:*}; tn=${bt#*:}
       for v in main ${BUILDS:-teams generic}; do
