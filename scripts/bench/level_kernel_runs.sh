@@ -504,7 +504,7 @@
 #             ROUNDS rounds of this build's default, each of BUILDS' (default off) and the GPU
 #             alone (probe keys); again132b: BUILDS="again off", this build dropping shares under
 #             MULTI_SHARE_LEAST, hinestask_again the probe again alone
-#   trees133  (one GPU, sixty-fifth and sixty-sixth sessions; not yet run) the CPU workers'
+#   trees133  (one GPU, 2026-12-05 sixty-seventh session: trees133, b, c) the CPU workers'
 #             faster level sweeps against builds without them, each of BUILDS (default
 #             "teams generic") built with scripts/bench/build_variants.sh .bundle/bin
 #             teams='-DHINES_FOR_ON_THREADS_ALWAYS=1' (an OpenMP region for every loop, one
