@@ -4582,7 +4582,8 @@ if [ "$mode" = trees133 ]; then
       done
     done
   done
-  builds_share 1 ${ROUNDS:-3} "${MIXES:-random-12000 random-12400 random-13200 R2-12400 A-5000 E-10000 B-4165}" default ${BUILDS:-teams generic}
+  # every round with its CPU workers' loads (the first call's one short round had none)
+  BUILDS_LOAD=${BUILDS_LOAD-1} builds_share 1 ${ROUNDS:-3} "${MIXES:-random-12000 random-12400 random-13200 R2-12400 A-5000 E-10000 B-4165}" default ${BUILDS:-teams generic}
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = half132 ]; then
