@@ -3645,7 +3645,7 @@ fi
 if [ "$mode" = cores63 ]; then
   # (the one-GPU machine) runs of subtree copies row by row from 2 or 4 copies instead of 8, and
   # runs of branch copies from 3: the cores at the share's chunk sizes, then the share itself
-  for rep in $(seq ${CPU_ROUNDS:-2}); do
+  for rep in 1 2; do
     for bt in ${CPU_MIXES:-random-180:3 random-660:11 E-360:6 six-900:15 C-240:4}; do
       b=${bt%:*}; tn=${bt#*:}
       for v in main trt2 trt4 rr3t2; do
