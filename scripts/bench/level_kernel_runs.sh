@@ -517,11 +517,19 @@
 #             2; CPU_MIXES=" " skips them), then per batch
 #             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
 #             of the default against the GPU alone
+#   thp134    (one GPU, 2026-12-05 sixty-eighth session) the cores' rounds at one cut with and
+#             without transparent huge pages for what glibc maps (GLIBC_TUNABLES=
+#             glibc.malloc.hugetlb=1): the host's THP settings, then per batch (MIXES) a fresh home,
+#             three calibration runs, ROUNDS rounds of default, default-thp and the GPU alone, each
+#             share row with its CPU workers' loads
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
 #             and HALF with each of HALF_VARIANTS (label:options, commas for spaces; a label cK
-#             adds --task-neurons for K chunks, as c6 or c6e:--gpu-launch,early)
+#             adds --task-neurons for K chunks, as c6 or c6e:--gpu-launch,early), FULL with each
+#             of FULL_VARIANTS (label:options; none by default). Sixty-eighth session (2026-12-05):
+#             FULL_VARIANTS=flow:--level-kernel,flow HALF_VARIANTS="flow:--level-kernel,flow
+#             c1f:--level-kernel,flow c2f:--level-kernel,flow" (half132f)
 #   rescaled131 (one GPU, 2026-12-04 sixty-third session) the share set up after a probe that cut
 #             it again (this build: b8d5ab2 with the new cut probed and set up from, the step the
 #             sixty-third session narrowed to MULTI_SHARE_RESCALED_REST) against hinestask_off
@@ -4586,11 +4594,37 @@ if [ "$mode" = trees133 ]; then
   BUILDS_LOAD=${BUILDS_LOAD-1} builds_share 1 ${ROUNDS:-3} "${MIXES:-random-12000 random-12400 random-13200 R2-12400 A-5000 E-10000 B-4165}" default ${BUILDS:-teams generic}
   rm -f $out/t.json $out/t.log
 fi
+if [ "$mode" = thp134 ]; then
+  echo "THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled) defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag)"
+  grep -m1 "model name" /proc/cpuinfo; grep MHz /proc/cpuinfo | sort | uniq -c | head -4
+  # the host's steal time (jiffies, all CPUs: a KVM guest's cores taken by other guests) and
+  # anonymous huge pages, every 0.25 s, beside each share row's start and end
+  (while :; do echo "sample $(date +%s.%N) $(awk '/^cpu /{print $9}' /proc/stat) $(awk '/AnonHugePages/{print $2}' /proc/meminfo)"; sleep 0.25; done) > $out/thp134-samples.txt &
+  sampler=$!
+  for b in ${MIXES:-A-5000 random-12000 six-20000}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-default -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-6}); do
+      echo "start $(date +%s.%N) $b default $rep"
+      ROW_NCPU=all row 1 $b default -- --steps 1000; shares; worker_load
+      echo "end $(date +%s.%N)"; echo "start $(date +%s.%N) $b default-thp $rep"
+      GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ROW_NCPU=all row 1 $b default-thp -- --steps 1000; shares; worker_load
+      echo "end $(date +%s.%N)"
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  kill $sampler
+  rm -f $out/t.json $out/t.log
+fi
 if [ "$mode" = half132 ]; then
   for rep in $(seq ${ROUNDS:-2}); do
     for bb in ${PAIRS:-large-6643:large-3322 D-7404:D-3702 B-8330:B-4165 C-11720:C-5860 all15-16356:all15-8178 A-8820:A-4410 E-18711:E-9356}; do
       half=${bb#*:}; n=${half##*-}
       row 1 ${bb%:*} full -- --steps 1000; shares
+      for v in ${FULL_VARIANTS:-}; do
+        IFS=, read -r -a opts <<< "${v#*:}"
+        row 1 ${bb%:*} full-${v%%:*} -- --steps 1000 "${opts[@]}"; shares
+      done
       row 1 $half half -- --steps 1000; shares
       for v in ${HALF_VARIANTS:-parts2:--task-parts,2 c2 c3 split56:--level-split,56 trunk6:--trunk-branches,6 trunk10:--trunk-branches,10 priooff:--level-priorities,off steps32:--task-steps,32 warpsall:--level-warps,all}; do
         case $v in
