@@ -517,11 +517,12 @@
 #             2; CPU_MIXES=" " skips them), then per batch
 #             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
 #             of the default against the GPU alone
-#   thp134    (one GPU, 2026-12-05 sixty-eighth session) the cores' rounds at one cut with and
-#             without transparent huge pages for what glibc maps (GLIBC_TUNABLES=
-#             glibc.malloc.hugetlb=1): the host's THP settings, then per batch (MIXES) a fresh home,
-#             three calibration runs, ROUNDS rounds of default, default-thp and the GPU alone, each
-#             share row with its CPU workers' loads
+#   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
+#             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
+#             the host's THP settings, then per batch (MIXES) a fresh home shared by both
+#             variants (each run updates the models that cut the next), three calibration runs,
+#             ROUNDS rounds of default, default-thp and the GPU alone, each share row with its CPU
+#             workers' loads; the host's steal time and huge pages sampled into thp134-samples.txt
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
