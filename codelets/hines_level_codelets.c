@@ -1224,6 +1224,19 @@ int level_forward_insert(const struct level_forward_data *data,
   return hines_task_insert(&spec);
 }
 
+/* A task's callback with chunk_step_data.ended: the size model's record (size_model_task_done),
+ * then the caller's. Its argument, allocated for the task, is freed here. */
+struct chunk_step_ending {
+  void (*ended)(void *);
+  void *ended_argument;
+};
+static void chunk_step_done(void *argument) {
+  struct chunk_step_ending *ending = argument;
+  size_model_task_done((void *)&chunk_step_size_model);
+  ending->ended(ending->ended_argument);
+  free(ending);
+}
+
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
                       const char *name, unsigned long where) {
   struct starpu_data_descr buffers[8] = {{data->ints, STARPU_R},
@@ -1245,9 +1258,16 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
                                   .run_t0_ms =
                                       data->steps > 0 ? data->run_t0_ms : args->step.time_ms,
                                   .chunk_id = data->chunk_id};
-  void *arguments = codelet_arguments_copy(&task, sizeof task);
-  if (!arguments)
+  struct chunk_step_ending *ending = NULL;
+  if (data->ended && !(ending = malloc(sizeof *ending)))
     return -ENOMEM;
+  void *arguments = codelet_arguments_copy(&task, sizeof task);
+  if (!arguments) {
+    free(ending);
+    return -ENOMEM;
+  }
+  if (ending)
+    *ending = (struct chunk_step_ending){data->ended, data->ended_argument};
   const struct hines_task_spec spec = {.codelet = &chunk_step_codelet,
                                        .buffers = buffers,
                                        .n_buffers = n,
@@ -1255,6 +1275,11 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
                                        .arguments_size = sizeof task,
                                        .name = name,
                                        .where = where,
-                                       HINES_SIZE_MODEL_DONE(chunk_step)};
-  return hines_task_insert(&spec);
+                                       .done = ending ? chunk_step_done : size_model_task_done,
+                                       .done_argument =
+                                           ending ? (void *)ending : (void *)&chunk_step_size_model};
+  const int status = hines_task_insert(&spec);
+  if (status)
+    free(ending); /* never submitted: its callback will not run */
+  return status;
 }

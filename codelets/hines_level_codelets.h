@@ -47,13 +47,18 @@ int level_forward_insert(const struct level_forward_data *data,
  * starts at run_t0_ms + (run_step + j) * dt, spikes are checked after each (step numbers
  * spike_step + j) and sample_row is filled after the last. On a GPU the steps queue back to
  * back on the task's stream: StarPU's round trip between dependent tasks (the GPU idle while
- * the worker sees one task end and starts the next) is paid once per task. */
+ * the worker sees one task end and starts the next) is paid once per task.
+ * ended: see the struct. */
 struct chunk_step_data {
   starpu_data_handle_t ints, constants, voltage, factor, contribution, gates, samples, spikes;
   int sample_row, spike_step;
   int steps, run_step;
   double run_t0_ms;
   unsigned long long chunk_id;
+  /* Called (on the worker that ran it, after the size model has recorded it) when the task
+   * ends, with `ended_argument`; NULL: nothing. */
+  void (*ended)(void *ended_argument);
+  void *ended_argument;
 };
 int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_step_arguments *args,
                       const char *name, unsigned long where);

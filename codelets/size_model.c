@@ -275,6 +275,7 @@ static struct {
 } homes[HOME_SLOTS];
 static int homes_given, gpus_known = -1, gpu_devids[STARPU_MAXCUDADEVS];
 static int cpu_homes; /* data whose home is the cores */
+static int cpu_homes_open; /* size_model_open_cpu_homes: the GPUs' own work is done */
 
 void size_model_set_gpus(const int *devids, int n) {
   pthread_mutex_lock(&home_lock);
@@ -351,9 +352,16 @@ void size_model_forget_home(starpu_data_handle_t handle) {
   home_set(handle, -1);
 }
 
+void size_model_open_cpu_homes(int open) {
+  __atomic_store_n(&cpu_homes_open, open != 0, __ATOMIC_RELAXED);
+}
+
 /* How many times a core's time a GPU's prediction for a task at the cores' home adds: one more
- * than the rounds the chunks at home make over the CPU workers. */
+ * than the rounds the chunks at home make over the CPU workers; none while the homes are open
+ * (size_model_open_cpu_homes). */
 static double cpu_home_penalty(void) {
+  if (__atomic_load_n(&cpu_homes_open, __ATOMIC_RELAXED))
+    return 0.0;
   const unsigned cores = starpu_cpu_worker_get_count();
   pthread_mutex_lock(&home_lock);
   const int chunks = cpu_homes;

@@ -78,6 +78,11 @@ void size_model_set_home(starpu_data_handle_t handle, int devid);
  * of such chunks, so an idle CUDA worker never looks cheaper than a core that could start it
  * within a round (size_model.c, HOME_CPUS). Needs a GPU at least. */
 void size_model_set_cpu_home(starpu_data_handle_t handle);
+/* open 1: a GPU's prediction for a task at the cores' home is its GPU time alone, with no core's
+ * round added, so the scheduler gives it to whichever worker ends it first; 0 (the default):
+ * the cores' round added again. For the end of a run whose GPUs have no work of their own left
+ * (runtime/multi_batch.c, MULTI_SHARE_TAIL_TO_GPUS). */
+void size_model_open_cpu_homes(int open);
 /* `handle` has no home any more (its data is unregistered: StarPU may reuse the handle). */
 void size_model_forget_home(starpu_data_handle_t handle);
 /* The GPUs (CUDA device numbers) homes go round; by default, at first use, the devices of

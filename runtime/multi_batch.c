@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <starpu.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,12 @@ struct multi_batch {
   /* Spike records, grouped as the probe buffers; the steps submitted so far. */
   struct spike_set spikes;
   int steps_done;
+  /* The GPUs' chunks' tasks submitted and ended (MULTI_SHARE_TAIL_TO_GPUS, tail_to_gpus 1): when
+   * every one submitted has ended, the cores' homes open (placement_cpu_homes_open) until the
+   * next is submitted. */
+  int tail_to_gpus;
+  long long gpu_tasks_submitted, gpu_tasks_ended;
+  pthread_mutex_t tail_lock;
 };
 
 /* Registers `count` values and, in per-level mode, splits them into one piece per level. */
@@ -1168,6 +1175,7 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   struct multi_batch *batch = calloc(1, sizeof *batch);
   if (!batch)
     return hines_fail(err, HINES_FAILURE, "out of memory");
+  pthread_mutex_init(&batch->tail_lock, NULL);
   struct multi_batch_config resolved = *asked;
   resolved.level_kernel = level_kernel_resolved(asked);
   /* The default trunk (negative: LEVEL_TRUNK_AUTO) where a trunk of branches can run, passive NCP
@@ -1494,6 +1502,10 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
   }
   for (int c = 0; c < batch->n_chunks; c++)
     chunk_register(batch, c);
+  /* The cores' chunks' last tasks go to GPUs with nothing left of their own where those end
+   * them first (MULTI_SHARE_TAIL_TO_GPUS); not per-level tasks, nor chunks pinned to the cores. */
+  batch->tail_to_gpus = MULTI_SHARE_TAIL_TO_GPUS && batch->cpu_chunks > 0 && gpu_chunks > 0 &&
+                        !config->level_tasks && !config->pin;
   /* Chunks start spread over the GPUs (runtime/placement.h); per-level pieces follow their
    * chunk. */
   for (int c = 0; c < batch->n_chunks; c++) {
@@ -1652,6 +1664,16 @@ static int submit_level_tasks(struct multi_batch *batch, struct chunk *k, int c,
   return HINES_OK;
 }
 
+/* A GPU chunk's task ended (chunk_step_data.ended, MULTI_SHARE_TAIL_TO_GPUS): the last one
+ * submitted opens the cores' homes to the GPUs. */
+static void gpu_chunk_task_ended(void *argument) {
+  struct multi_batch *batch = argument;
+  pthread_mutex_lock(&batch->tail_lock);
+  if (++batch->gpu_tasks_ended == batch->gpu_tasks_submitted)
+    placement_cpu_homes_open(1);
+  pthread_mutex_unlock(&batch->tail_lock);
+}
+
 /* Chunk c's task for `steps` steps from the run's step run_step (t0_ms its start). */
 static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                              const struct level_step_arguments *step, int sample_row,
@@ -1663,7 +1685,7 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                                             .level_priorities = batch->config.level_priorities,
                                             .n_parts = k->n_parts,
                                             .parts = k->parts};
-  const struct chunk_step_data data = {
+  struct chunk_step_data data = {
       .ints = k->ints_handle,
       .constants = batch->constants,
       .voltage = k->voltage_handle,
@@ -1678,7 +1700,22 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
       .run_step = run_step,
       .run_t0_ms = t0_ms,
       .chunk_id = k->id};
-  return chunk_step_insert(&data, &args, k->name, k->where) ? HINES_FAILURE : HINES_OK;
+  const int gpus_own = batch->tail_to_gpus && c < batch->n_chunks - batch->cpu_chunks;
+  if (gpus_own) { /* the GPUs have work of their own again: the homes hold */
+    data.ended = gpu_chunk_task_ended, data.ended_argument = batch;
+    pthread_mutex_lock(&batch->tail_lock);
+    batch->gpu_tasks_submitted++;
+    placement_cpu_homes_open(0);
+    pthread_mutex_unlock(&batch->tail_lock);
+  }
+  if (!chunk_step_insert(&data, &args, k->name, k->where))
+    return HINES_OK;
+  if (gpus_own) { /* never submitted: it will not end */
+    pthread_mutex_lock(&batch->tail_lock);
+    batch->gpu_tasks_submitted--;
+    pthread_mutex_unlock(&batch->tail_lock);
+  }
+  return HINES_FAILURE;
 }
 
 int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, int sample_row) {
@@ -1911,5 +1948,8 @@ void multi_batch_destroy(struct multi_batch *batch) {
   }
   free(batch->chunks);
   level_batch_free(&batch->levels);
+  if (batch->tail_to_gpus)
+    placement_cpu_homes_open(0);
+  pthread_mutex_destroy(&batch->tail_lock);
   free(batch);
 }

@@ -291,6 +291,16 @@ struct multi_batch;
  * rest's chunk, 0.983-1.006x the GPU alone; the large cells x 5,000's 120 and 80, 1.67 times,
  * 0.978-1.005x), the probe's round deciding. */
 #define MULTI_SHARE_REST_UP_GROWTH 2.0
+/* Once every task the GPUs' own chunks were given has ended, the cores' chunks lose their home
+ * (placement_cpu_homes_open) until a GPU chunk's next task is submitted: dmdas then gives a
+ * core's chunk's next task to a GPU where a GPU ends it first, as it would with no home. Why:
+ * whole runs whose cores ran slower than the cut assumed left the GPU idle at the end while
+ * the cores finished their tasks (the share's short rounds; BENCHMARKS.md, "The share on the
+ * H100"); a GPU's 16 CUDA workers can run several of the cores' small chunks side by side. The
+ * same bits wherever a task runs. 0: the homes hold to the end (a build to compare with). */
+#ifndef MULTI_SHARE_TAIL_TO_GPUS
+#define MULTI_SHARE_TAIL_TO_GPUS 1
+#endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

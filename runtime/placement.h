@@ -516,6 +516,10 @@ void placement_prefetch(void *handle, int node);
  * cores' chunks, so the scheduler leaves it to the cores and a GPU takes it only when no core
  * could start it within a round. */
 void placement_cpu_home(void *handle);
+/* open 1: the cores' home adds nothing to a GPU's prediction (size_model_open_cpu_homes), so a
+ * GPU with no work of its own left takes the cores' chunks' tasks it would end first; 0: the
+ * homes hold again. */
+void placement_cpu_homes_open(int open);
 /* Before a chunk's handle is unregistered: it has no home any more. */
 void placement_forget_home(void *handle);
 

@@ -517,6 +517,14 @@
 #             2; CPU_MIXES=" " skips them), then per batch
 #             (MIXES) builds_share: a fresh home each build, three calibration runs, ROUNDS rounds
 #             of the default against the GPU alone
+#   tail135   (one GPU, 2026-12-05 sixty-ninth session) the cores' chunks' last tasks open to the
+#             GPU once its own chunks' tasks have all ended (MULTI_SHARE_TAIL_TO_GPUS 1, the
+#             bundle's hinestask) against the homes held to the end (hinestask_notail, the same
+#             commit built with -DMULTI_SHARE_TAIL_TO_GPUS=0): first the share's probe files
+#             against the GPU alone (CHECK_MIXES), then per batch (MIXES) builds_share with the
+#             CPU workers' loads: a fresh home each build, three calibration runs, ROUNDS rounds
+#             against the GPU alone (tasks_on_cpus under the cores' chunks x 32 tasks: the rest
+#             ran on the GPU)
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4593,6 +4601,11 @@ if [ "$mode" = trees133 ]; then
   done
   # every round with its CPU workers' loads (the first call's one short round had none)
   BUILDS_LOAD=${BUILDS_LOAD-1} builds_share 1 ${ROUNDS:-3} "${MIXES:-random-12000 random-12400 random-13200 R2-12400 A-5000 E-10000 B-4165}" default ${BUILDS:-teams generic}
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = tail135 ]; then
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-A-5000}" --probe 39:50 --probe LAST:50
+  BUILDS_LOAD=${BUILDS_LOAD-1} builds_share 1 ${ROUNDS:-3} "${MIXES:-A-5000 six-20000 random-12000 D-3702 E-10000 C-5860 B-4165 large-3322 all15-8178 T-20000}" default ${BUILDS:-notail}
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = thp134 ]; then
