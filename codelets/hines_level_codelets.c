@@ -1276,8 +1276,8 @@ int chunk_step_insert(const struct chunk_step_data *data, const struct chunk_ste
                                        .name = name,
                                        .where = where,
                                        .done = ending ? chunk_step_done : size_model_task_done,
-                                       .done_argument =
-                                           ending ? (void *)ending : (void *)&chunk_step_size_model};
+                                       .done_argument = ending ? (void *)ending
+                                                               : (void *)&chunk_step_size_model};
   const int status = hines_task_insert(&spec);
   if (status)
     free(ending); /* never submitted: its callback will not run */

@@ -274,7 +274,7 @@ static struct {
   int device;
 } homes[HOME_SLOTS];
 static int homes_given, gpus_known = -1, gpu_devids[STARPU_MAXCUDADEVS];
-static int cpu_homes; /* data whose home is the cores */
+static int cpu_homes;      /* data whose home is the cores */
 static int cpu_homes_open; /* size_model_open_cpu_homes: the GPUs' own work is done */
 
 void size_model_set_gpus(const int *devids, int n) {

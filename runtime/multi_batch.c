@@ -1685,21 +1685,21 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                                             .level_priorities = batch->config.level_priorities,
                                             .n_parts = k->n_parts,
                                             .parts = k->parts};
-  struct chunk_step_data data = {
-      .ints = k->ints_handle,
-      .constants = batch->constants,
-      .voltage = k->voltage_handle,
-      .factor = k->factor_handle,
-      .contribution = k->contribution_handle,
-      .gates = k->gates_handle,
-      .samples = sample_row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
-      .sample_row = sample_row,
-      .spikes = spike_set_record(&batch->spikes, c),
-      .spike_step = step_number,
-      .steps = steps,
-      .run_step = run_step,
-      .run_t0_ms = t0_ms,
-      .chunk_id = k->id};
+  struct chunk_step_data data = {.ints = k->ints_handle,
+                                 .constants = batch->constants,
+                                 .voltage = k->voltage_handle,
+                                 .factor = k->factor_handle,
+                                 .contribution = k->contribution_handle,
+                                 .gates = k->gates_handle,
+                                 .samples =
+                                     sample_row >= 0 ? probe_set_samples(&batch->probes, c) : NULL,
+                                 .sample_row = sample_row,
+                                 .spikes = spike_set_record(&batch->spikes, c),
+                                 .spike_step = step_number,
+                                 .steps = steps,
+                                 .run_step = run_step,
+                                 .run_t0_ms = t0_ms,
+                                 .chunk_id = k->id};
   const int gpus_own = batch->tail_to_gpus && c < batch->n_chunks - batch->cpu_chunks;
   if (gpus_own) { /* the GPUs have work of their own again: the homes hold */
     data.ended = gpu_chunk_task_ended, data.ended_argument = batch;
