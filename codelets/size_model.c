@@ -282,6 +282,7 @@ void size_model_set_gpus(const int *devids, int n) {
   memset(homes, 0, sizeof homes);
   homes_given = 0;
   cpu_homes = 0;
+  __atomic_store_n(&cpu_homes_open, 0, __ATOMIC_RELAXED);
   gpus_known = n < 0 ? -1 : n < STARPU_MAXCUDADEVS ? n : STARPU_MAXCUDADEVS;
   for (int i = 0; i < gpus_known; i++)
     gpu_devids[i] = devids[i];

@@ -86,7 +86,8 @@ void size_model_open_cpu_homes(int open);
 /* `handle` has no home any more (its data is unregistered: StarPU may reuse the handle). */
 void size_model_forget_home(starpu_data_handle_t handle);
 /* The GPUs (CUDA device numbers) homes go round; by default, at first use, the devices of
- * StarPU's CUDA workers. n = -1 restores the default; also forgets every home given. */
+ * StarPU's CUDA workers. n = -1 restores the default; also forgets every home given and holds
+ * the cores' homes closed again. */
 void size_model_set_gpus(const int *devids, int n);
 /* Task callback (argument: the codelet's struct size_model): records the duration StarPU's
  * profiling measured for the task that just ended. Does nothing when profiling is off. */
