@@ -525,6 +525,10 @@
 #             CPU workers' loads: a fresh home each build, three calibration runs, ROUNDS rounds
 #             against the GPU alone (tasks_on_cpus under the cores' chunks x 32 tasks: the rest
 #             ran on the GPU)
+#   tail135b  (one GPU, 2026-12-05 sixty-ninth session) the same two builds as tail135 where the
+#             cores run late: per batch (MIXES) and build a fresh home, three quiet calibration
+#             runs, then ROUNDS rounds of 300 steps beside HOGS memory-copying processes (one
+#             thread each) of the share (its workers' load) and of the GPU alone
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4606,6 +4610,22 @@ fi
 if [ "$mode" = tail135 ]; then
   [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-A-5000}" --probe 39:50 --probe LAST:50
   BUILDS_LOAD=${BUILDS_LOAD-1} builds_share 1 ${ROUNDS:-3} "${MIXES:-A-5000 six-20000 random-12000 D-3702 E-10000 C-5860 B-4165 large-3322 all15-8178 T-20000}" default ${BUILDS:-notail}
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = tail135b ]; then
+  for b in ${MIXES:-A-5000 six-20000 random-12000}; do
+    for v in default ${BUILDS:-notail}; do
+      bld=(); [ $v != default ] && bld=($v)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in $(seq ${ROUNDS:-2}); do
+        hogs_on
+        ROW_NCPU=all row 1 $b hogs-$v "${bld[@]}" -- --steps 300; shares; worker_load
+        row 1 $b gpu-hogs -- --steps 300
+        hogs_off
+      done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = thp134 ]; then
