@@ -301,10 +301,15 @@ struct multi_batch;
  * (BENCHMARKS.md, "The cores' last tasks open to an idle GPU", tail135, ten batches of 41-62 M,
  * fresh homes): 30 rounds 1.022-1.118x the GPU alone, mean 1.072x, 29 at 1.03x or more,
  * against 1.020-1.140x, mean 1.070x, 28, with the homes held; no round had its cores late at the
- * end (0-4 of 990 tasks moved), so kept for that case, not shown on it. 0: the homes hold to the
- * end (a build to compare with). */
+ * end (0-4 of 990 tasks moved). Where the host was busy (three memory-copying processes,
+ * cut136 and cut136b, H100, BENCHMARKS.md "The cores' tail measured where the host is busy") it
+ * did not gain and held the worst rounds: one home a build, 6 rounds 0.861-1.069x the GPU alone
+ * (mean 0.986x) against 1.006-1.053x (mean 1.031x) with the homes held; one home for both, the
+ * builds alternating, 4 rounds a batch: D x 3,702 and A x 5,000 the same (means within 0.2 %),
+ * the six cells x 20,000 0.886-1.066x against 0.996-1.085x. So off: the homes hold to the end.
+ * 1: a build to compare with. */
 #ifndef MULTI_SHARE_TAIL_TO_GPUS
-#define MULTI_SHARE_TAIL_TO_GPUS 1
+#define MULTI_SHARE_TAIL_TO_GPUS 0
 #endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row

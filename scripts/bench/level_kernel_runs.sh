@@ -529,6 +529,16 @@
 #             cores run late: per batch (MIXES) and build a fresh home, three quiet calibration
 #             runs, then ROUNDS rounds of 300 steps beside HOGS memory-copying processes (one
 #             thread each) of the share (its workers' load) and of the GPU alone
+#   cut136    (one GPU, 2026-12-05 seventieth session) three parts: the share's cut step by step
+#             (hinestask_dbg, built with -DPLACEMENT_SHARE_DEBUG=1) from a fresh home on DBG_MIXES,
+#             three calibration runs and DBG_ROUNDS rounds, stderr's share lines in cut136-dbg.txt;
+#             then tail135b on LATE_MIXES (empty: none); then builds_share of the default alone on
+#             MIXES, mixes never tuned on (G, H, F, R2), ROUNDS rounds with the CPU workers' loads
+#   cut136b   (one GPU, 2026-12-05 seventieth session) the share's set up run by run: DBG_MIXES
+#             from a fresh home, three calibration runs, DBG_ROUNDS rounds of hinestask_dbg (probe
+#             keys, stderr's probe and set-up lines in cut136b-dbg.txt), the GPU alone every third;
+#             then per LATE_MIXES one home for both builds (the bundle's and hinestask_notail),
+#             ROUNDS rounds beside HOGS copying processes, the builds' order alternating
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -782,6 +792,25 @@ builds_share() {
       rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
       for pass in 1 2 3; do ROW_NCPU=all row $g $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
       for rep in $(seq $rounds); do ROW_NCPU=all row $g $b default-$v "${bld[@]}" -- --steps 1000; shares; [ -n "${BUILDS_LOAD:-}" ] && worker_load; [ -n "${BUILDS_PROBE:-}" ] && probe_keys; row $g $b gpu -- --steps 1000; done
+    done
+  done
+}
+# late_share "BATCHES": per batch the default build and each of BUILDS (default notail) from a
+# fresh home, three quiet calibration runs, then ROUNDS rounds of 300 steps beside HOGS
+# memory-copying processes of the share (its workers' load, the cores it left) and the GPU alone.
+late_share() {
+  local b v pass bld
+  for b in $1; do
+    for v in default ${BUILDS:-notail}; do
+      bld=(); [ $v != default ] && bld=($v)
+      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
+      for rep in $(seq ${ROUNDS:-2}); do
+        hogs_on
+        ROW_NCPU=all row 1 $b hogs-$v "${bld[@]}" -- --steps 300; shares; worker_load; left
+        row 1 $b gpu-hogs -- --steps 300
+        hogs_off
+      done
     done
   done
 }
@@ -4613,17 +4642,54 @@ if [ "$mode" = tail135 ]; then
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = tail135b ]; then
-  for b in ${MIXES:-A-5000 six-20000 random-12000}; do
-    for v in default ${BUILDS:-notail}; do
-      bld=(); [ $v != default ] && bld=($v)
-      rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
-      for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-$v "${bld[@]}" -- --steps 200 --calibrate; shares; done
-      for rep in $(seq ${ROUNDS:-2}); do
-        hogs_on
-        ROW_NCPU=all row 1 $b hogs-$v "${bld[@]}" -- --steps 300; shares; worker_load
-        row 1 $b gpu-hogs -- --steps 300
-        hogs_off
+  late_share "${MIXES:-A-5000 six-20000 random-12000}"
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cut136 ]; then
+  # the cut's steps on stderr (hinestask_dbg: PLACEMENT_SHARE_DEBUG 1) from a fresh home
+  for b in ${DBG_MIXES:-D-3702 H-10000}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do
+      ROW_NCPU=all row 1 $b calibrate-dbg dbg -- --steps 200 --calibrate; shares
+      { echo "== $b calibrate $pass"; grep -i "share" $out/t.log | head -300; } >> $out/cut136-dbg.txt
+    done
+    for rep in $(seq ${DBG_ROUNDS:-2}); do
+      ROW_NCPU=all row 1 $b default-dbg dbg -- --steps 1000; shares; worker_load
+      { echo "== $b default $rep"; grep -i "share" $out/t.log | head -300; } >> $out/cut136-dbg.txt
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  # the cores made late (tail135b's rounds) ...
+  late_share "${LATE_MIXES-A-5000 six-20000 D-3702}"
+  # ... and the default share on mixes never tuned on (fresh homes, the CPU workers' loads)
+  BUILDS_LOAD=1 builds_share 1 ${ROUNDS:-3} "${MIXES:-G-32000 H-10000 F-80000 R2-12000}" default
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cut136b ]; then
+  # the set up's probes run by run (hinestask_dbg, the probes' keys): DBG_ROUNDS rounds a batch
+  for b in ${DBG_MIXES:-D-3702 large-3322}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate-dbg dbg -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${DBG_ROUNDS:-10}); do
+      ROW_NCPU=all row 1 $b default-dbg dbg -- --steps 1000; shares; probe_keys; worker_load
+      { echo "== $b default $rep"; grep -i "share probe\|share set up\|share busiest" $out/t.log | head -40; } >> $out/cut136b-dbg.txt
+      [ $((rep % 3)) = 1 ] && row 1 $b gpu -- --steps 1000
+    done
+  done
+  # the two builds in the same rounds beside the copying processes, one home a batch, the
+  # builds' order alternating round by round
+  for b in ${LATE_MIXES:-D-3702 A-5000 six-20000}; do
+    rm -rf $STARPU_HOME; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    for rep in $(seq ${ROUNDS:-4}); do
+      order="default notail"; [ $((rep % 2)) = 0 ] && order="notail default"
+      hogs_on
+      for v in $order; do
+        bld=(); [ $v != default ] && bld=($v)
+        ROW_NCPU=all row 1 $b hogs-$v "${bld[@]}" -- --steps 300; shares; worker_load; left
       done
+      row 1 $b gpu-hogs -- --steps 300
+      hogs_off
     done
   done
   rm -f $out/t.json $out/t.log
