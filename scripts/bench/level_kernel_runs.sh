@@ -539,6 +539,11 @@
 #             keys, stderr's probe and set-up lines in cut136b-dbg.txt), the GPU alone every third;
 #             then per LATE_MIXES one home for both builds (the bundle's and hinestask_notail),
 #             ROUNDS rounds beside HOGS copying processes, the builds' order alternating
+#   unseen136 (one GPU, 2026-12-05 seventieth session) the default share (the cores' homes held,
+#             c83bd0e) on sizes and mixes never tuned on, against hinestask_su85 (the set up taken
+#             only where its probe ends by 0.85 of the GPUs' chunk, -DMULTI_SHARE_SET_UP_ENDS_BY=0.85):
+#             first the share's probe files against the GPU alone (CHECK_MIXES), then per batch
+#             (MIXES) builds_share with the CPU workers' loads and the probes' keys, ROUNDS rounds
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4692,6 +4697,11 @@ if [ "$mode" = cut136b ]; then
       hogs_off
     done
   done
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = unseen136 ]; then
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-H-8000}" --probe 39:50 --probe LAST:50
+  BUILDS_LOAD=1 BUILDS_PROBE=1 builds_share 1 ${ROUNDS:-3} "${MIXES:-G-27000 H-8000 F-62000 R2-9600 deep-15000 ca1-17000 H-12000 G-40000}" default ${BUILDS-su85}
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = thp134 ]; then
