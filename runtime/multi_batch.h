@@ -248,6 +248,13 @@ struct multi_batch;
 #ifndef MULTI_SHARE_SET_UP_ENDS_BY
 #define MULTI_SHARE_SET_UP_ENDS_BY 0.9
 #endif
+/* ... and where its probe's round ends within this much below that bound
+ * (placement_share_reprobe), the share is probed again and the two rounds' mean decides. 0: one
+ * probe decides (the default until measured; -DMULTI_SHARE_SET_UP_REPROBE_BAND=0.05 builds the
+ * variant to compare with, mode reprobe137 of scripts/bench/level_kernel_runs.sh). */
+#ifndef MULTI_SHARE_SET_UP_REPROBE_BAND
+#define MULTI_SHARE_SET_UP_REPROBE_BAND 0.0
+#endif
 #ifndef MULTI_SHARE_IDLE_BY
 #define MULTI_SHARE_IDLE_BY 0.75
 #endif

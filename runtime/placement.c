@@ -298,6 +298,11 @@ double placement_share_probe_scale(double measured_us, double predicted_us, doub
   return ratio < least ? least : ratio;
 }
 
+int placement_share_reprobe(double round_us, double bound_us, double band) {
+  return band > 0.0 && probe_times_usable(round_us, bound_us) && round_us <= bound_us &&
+         round_us > (1.0 - band) * bound_us;
+}
+
 double placement_share_busiest_scale(double busiest_us, double round_us, int cores,
                                      double gpu_task_us, double ends_by) {
   if (!probe_times_usable(busiest_us, round_us) || !probe_times_usable(gpu_task_us, ends_by) ||

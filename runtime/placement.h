@@ -463,6 +463,13 @@ double placement_share_probe_scale(double measured_us, double predicted_us, doub
  * where the busiest ends by `ends_by` times the GPUs' largest chunk's predicted task
  * (`gpu_task_us`) or any of them is not a positive finite number, else how much longer the busiest
  * ran than the workers' mean (at least 1). */
+/* Whether a share's probed round (`round_us`, a core's mean) that ends by `bound_us` ends so close
+ * to it (within `band` of it: above (1 - band) * bound_us) that a second probe should decide: 0
+ * where band is not positive or either time is not a positive finite number. Why: the probes of
+ * one share in one home read 0.91-1.02 of the GPUs' chunk over ten runs (D x 3,702 at 246
+ * neurons, cut136b, H100 machine); the one that read 0.896 was taken against a bound of 0.9, and
+ * that run's cores, busy 0.94-0.97 of the step, made it the home's one round below 1.03x. */
+int placement_share_reprobe(double round_us, double bound_us, double band);
 double placement_share_busiest_scale(double busiest_us, double round_us, int cores,
                                      double gpu_task_us, double ends_by);
 /* PLACEMENT_SHARE_DEBUG 1: each step of a share's cut (the cores' round and the GPU's chunk

@@ -1392,6 +1392,34 @@ static void share_probe_scales_the_cores(void **state) {
   }
 }
 
+/* A set up's probe probed again only where its round ends by the bound but within the band below
+ * it; random bounds and bands, the rounds placed well inside or outside the band's edges. */
+static void share_reprobe_only_near_the_bound(void **state) {
+  (void)state;
+  for (int trial = 0; trial < 200; trial++) {
+    const double bound = 100.0 + 9900.0 * testing_uniform(&seed_state);
+    const double band = 0.01 + 0.2 * testing_uniform(&seed_state);
+    const double inside = bound * (1.0 - band * (0.01 + 0.98 * testing_uniform(&seed_state)));
+    const double below = bound * (1.0 - band) * (0.99 - 0.5 * testing_uniform(&seed_state));
+    const double above = bound * (1.001 + testing_uniform(&seed_state));
+    assert_true(placement_share_reprobe(inside, bound, band));
+    assert_true(placement_share_reprobe(bound, bound, band)); /* (ends by it, just) */
+    assert_false(placement_share_reprobe(below, bound, band));
+    assert_false(placement_share_reprobe(above, bound, band));
+    /* no band, or nothing to compare: one probe decides */
+    assert_false(placement_share_reprobe(inside, bound, 0.0));
+    assert_false(placement_share_reprobe(inside, bound, -band));
+    assert_false(placement_share_reprobe(0.0, bound, band));
+    assert_false(placement_share_reprobe(inside, NAN, band));
+    assert_false(placement_share_reprobe(NAN, bound, band));
+    assert_false(placement_share_reprobe(inside, INFINITY, band));
+  }
+  /* the case that asked for it: D x 3,702's set up to 246 neurons, 16.5 ms a round against 0.9 of
+   * an 18.43 ms chunk, probed again with a band of 5 %; 0.85 of it not */
+  assert_true(placement_share_reprobe(16508.1, 0.9 * 18429.8, 0.05));
+  assert_false(placement_share_reprobe(0.85 * 18429.8, 0.9 * 18429.8, 0.05));
+}
+
 /* The probe's busiest core against the GPUs' chunk: the cut kept while the busiest core ends by
  * the chunk's task (times ends_by), else scaled by how much longer it ran than the mean; random
  * rounds of random workers. */
@@ -1676,6 +1704,7 @@ int main(void) {
       cmocka_unit_test(chunks_start_on_whole_warps),
       cmocka_unit_test(cores_alone_rule_and_cut),
       cmocka_unit_test(share_probe_scales_the_cores),
+      cmocka_unit_test(share_reprobe_only_near_the_bound),
       cmocka_unit_test(share_busiest_scales_by_the_imbalance),
       cmocka_unit_test(cpu_executing_names_the_busiest_core),
       cmocka_unit_test(share_cut_fills_the_cores_round),

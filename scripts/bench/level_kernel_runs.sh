@@ -544,6 +544,11 @@
 #             only where its probe ends by 0.85 of the GPUs' chunk, -DMULTI_SHARE_SET_UP_ENDS_BY=0.85):
 #             first the share's probe files against the GPU alone (CHECK_MIXES), then per batch
 #             (MIXES) builds_share with the CPU workers' loads and the probes' keys, ROUNDS rounds
+#   reprobe137 (one GPU, written in the seventieth session, 2026-12-05, not yet run) the set up
+#             probed again near its bound (hinestask_reprobe: -DMULTI_SHARE_SET_UP_REPROBE_BAND=0.05)
+#             against the default (one probe decides): first the share's probe files against the
+#             GPU alone (CHECK_MIXES), then per batch (MIXES) builds_share with the CPU workers'
+#             loads and the probes' keys, ROUNDS rounds
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4702,6 +4707,11 @@ fi
 if [ "$mode" = unseen136 ]; then
   [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-H-8000}" --probe 39:50 --probe LAST:50
   BUILDS_LOAD=1 BUILDS_PROBE=1 builds_share 1 ${ROUNDS:-3} "${MIXES:-G-27000 H-8000 F-62000 R2-9600 deep-15000 ca1-17000 H-12000 G-40000}" default ${BUILDS-su85}
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = reprobe137 ]; then
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-D-3702}" --probe 39:50 --probe LAST:50
+  BUILDS_LOAD=1 BUILDS_PROBE=1 builds_share 1 ${ROUNDS:-4} "${MIXES:-D-3702 large-3322 B-4165 D-5520 A-5000 random-12000}" default ${BUILDS-reprobe}
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = thp134 ]; then
