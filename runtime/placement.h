@@ -458,11 +458,6 @@ int placement_level_arranged(int asked, int gpus, int share);
  * share's MULTI_SHARE_PROBE_LEAST (multi_batch.h). In the quiet rounds of probe86 (H200 machine,
  * nine mixes) 48 of 74 probes read within 10 % of the prediction, the cut then kept. */
 double placement_share_probe_scale(double measured_us, double predicted_us, double least);
-/* What a multi share's cut scales the cores' predictions by once its probe's busiest CPU worker
- * took `busiest_us` over a round whose CPU workers (`cores` of them) took `round_us` in all: 1
- * where the busiest ends by `ends_by` times the GPUs' largest chunk's predicted task
- * (`gpu_task_us`) or any of them is not a positive finite number, else how much longer the busiest
- * ran than the workers' mean (at least 1). */
 /* Whether a share's probed round (`round_us`, a core's mean) that ends by `bound_us` ends so close
  * to it (within `band` of it: above (1 - band) * bound_us) that a second probe should decide: 0
  * where band is not positive or either time is not a positive finite number. Why: the probes of
@@ -470,6 +465,11 @@ double placement_share_probe_scale(double measured_us, double predicted_us, doub
  * neurons, cut136b, H100 machine); the one that read 0.896 was taken against a bound of 0.9, and
  * that run's cores, busy 0.94-0.97 of the step, made it the home's one round below 1.03x. */
 int placement_share_reprobe(double round_us, double bound_us, double band);
+/* What a multi share's cut scales the cores' predictions by once its probe's busiest CPU worker
+ * took `busiest_us` over a round whose CPU workers (`cores` of them) took `round_us` in all: 1
+ * where the busiest ends by `ends_by` times the GPUs' largest chunk's predicted task
+ * (`gpu_task_us`) or any of them is not a positive finite number, else how much longer the busiest
+ * ran than the workers' mean (at least 1). */
 double placement_share_busiest_scale(double busiest_us, double round_us, int cores,
                                      double gpu_task_us, double ends_by);
 /* PLACEMENT_SHARE_DEBUG 1: each step of a share's cut (the cores' round and the GPU's chunk
