@@ -994,11 +994,11 @@ static int share_probe(const struct multi_batch_config *config, const struct sha
 /* The next share up from the batch's that lays out: the fewest compartments more on the cores
  * with the GPUs keeping their whole sets, else one set fewer, and warps of cells' copies back to
  * them from the share's tail (level_aligned_lead; whole sets alone without
- * MULTI_SHARE_ALIGNED_TAIL or the share laid out by morphology), where it adds at most
- * MULTI_SHARE_SET_UP_GROWTH times the share's compartments and takes at most half the batch:
- * *up (0: none) and *up_lead (a new array, the caller's to free; NULL: whole sets). */
+ * MULTI_SHARE_ALIGNED_TAIL or the share laid out by morphology), where it adds at most `growth`
+ * times the share's compartments and takes at most half the batch: *up (0: none) and *up_lead (a
+ * new array, the caller's to free; NULL: whole sets). */
 static int share_next_up(const struct multi_batch_config *config, int gpu_count, int gpu_chunks,
-                         const struct multi_batch *batch, int *up, int **up_lead,
+                         const struct multi_batch *batch, double growth, int *up, int **up_lead,
                          struct hines_error *err) {
   *up = 0, *up_lead = NULL;
   const int n = config->n_neurons, share = batch->cpu_share_neurons, taken = batch->aligned_tail;
@@ -1007,8 +1007,7 @@ static int share_next_up(const struct multi_batch_config *config, int gpu_count,
                   least = (long long)MULTI_SHARE_ALIGNED_MIN_UNITS * gpu_chunks;
   if (!MULTI_SHARE_ALIGNED_TAIL || !placement_level_arranged(config->arrange, gpu_count, 1)) {
     const long long whole = n - (units - 1) * unit; /* a set fewer on the GPUs */
-    if (units - 1 >= least && units > 1 && whole <= MULTI_SHARE_SET_UP_GROWTH * share &&
-        whole <= n / 2)
+    if (units - 1 >= least && units > 1 && whole <= growth * share && whole <= n / 2)
       *up = (int)whole;
     return HINES_OK;
   }
@@ -1026,8 +1025,7 @@ static int share_next_up(const struct multi_batch_config *config, int gpu_count,
     int lead_taken = 0;
     for (int m = 0; m < config->n_morphologies; m++)
       lead_taken += lead[m];
-    if (compartments <= MULTI_SHARE_SET_UP_GROWTH * now && got <= n / 2 &&
-        got >= batch->cpu_chunks) {
+    if (compartments <= growth * now && got <= n / 2 && got >= batch->cpu_chunks) {
       *up = got;
       if (lead_taken > 0)
         *up_lead = lead, lead = NULL;
@@ -1051,6 +1049,8 @@ static int share_next_up(const struct multi_batch_config *config, int gpu_count,
  * largest chunk's predicted task, the next share up that lays out (share_next_up); each taken
  * where a core's mean round of it (the CPU workers' time over a round over their number) ends by
  * MULTI_SHARE_SET_UP_ENDS_BY of the GPUs' largest aligned chunk's task as the models predict it.
+ * With `idle_step`, each step may grow the share by as much as the probe of the share as cut says
+ * still ends by that bound, up to MULTI_SHARE_IDLE_GROWTH_MOST (placement_share_idle_growth).
  * Why: the share moves by whole sets, 128 neurons for B's four cells (x 8,330: 138, 266 or
  * 394), and the models, trusted only in proportion beyond the largest chunk a core was measured
  * at (MULTI_SHARE_REACH), cut below the next set where a core's chunks of more copies of a cell
@@ -1074,26 +1074,32 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
       batch->aligned_neurons < 1 || cores < 1 || cuda_worker < 0 || gpu_chunks < 1)
     return HINES_OK;
   const int share = batch->cpu_share_neurons;
+  /* How far the probe's round (of the share as cut, with idle_step) says the share may grow and
+   * still end by the bound, beside the GPUs' largest chunk as it stands */
+  int largest = 0;
+  for (int c = 0; c < gpu_chunks; c++)
+    largest = (*cut_sizes)[c] > largest ? (*cut_sizes)[c] : largest;
+  const double gpu_now_us = predict_chunk_task(shape, largest, cuda_worker),
+               round_us = idle_step ? batch->probe_measured_us / cores : 0.0,
+               probe_growth =
+                   placement_share_idle_growth(round_us, gpu_now_us, MULTI_SHARE_SET_UP_ENDS_BY,
+                                               1.0, MULTI_SHARE_IDLE_GROWTH_MOST),
+               set_growth = fmax(MULTI_SHARE_SET_UP_GROWTH, probe_growth),
+               rest_growth = fmax(MULTI_SHARE_REST_UP_GROWTH, probe_growth);
   int up = 0;
   if (tail_back) { /* the GPUs' warps of cells back to the cores: whole sets */
     const int whole_tail = share + batch->aligned_tail;
-    if (whole_tail <= MULTI_SHARE_REST_UP_GROWTH * share && whole_tail <= config->n_neurons / 2)
+    if (whole_tail <= rest_growth * share && whole_tail <= config->n_neurons / 2)
       up = whole_tail;
   } else if (given_back || rest_left) {
     up = level_aligned_set_up(config->n_neurons, config->n_morphologies, gpu_chunks,
                               MULTI_SHARE_ALIGNED_MIN_UNITS, share,
-                              rest_left ? MULTI_SHARE_REST_UP_GROWTH : MULTI_SHARE_SET_UP_GROWTH);
+                              rest_left ? rest_growth : set_growth);
   }
   int *up_lead = NULL, status = HINES_OK;
-  if (up == 0 && idle) { /* the cores' probed round ended early against the GPUs' largest chunk */
-    int largest = 0;
-    for (int c = 0; c < gpu_chunks; c++)
-      largest = (*cut_sizes)[c] > largest ? (*cut_sizes)[c] : largest;
-    const double gpu_now_us = predict_chunk_task(shape, largest, cuda_worker);
-    if (isfinite(gpu_now_us) && batch->probe_measured_us > 0.0 &&
-        batch->probe_measured_us / cores <= MULTI_SHARE_IDLE_BY * gpu_now_us)
-      status = share_next_up(config, gpu_count, gpu_chunks, batch, &up, &up_lead, err);
-  }
+  if (up == 0 && idle && isfinite(gpu_now_us) && round_us > 0.0 &&
+      round_us <= MULTI_SHARE_IDLE_BY * gpu_now_us) /* the cores' probed round ended early */
+    status = share_next_up(config, gpu_count, gpu_chunks, batch, set_growth, &up, &up_lead, err);
   if (status || up == 0)
     return status;
   int up_taken = 0;

@@ -293,6 +293,19 @@ struct multi_batch;
 /* ... and only where the set adds at most this much to the share (B x 8,330's 266 to 394 adds
  * 48 %; a larger step, as all 15 cells' 516 to 996, would not end in time and costs its probe). */
 #define MULTI_SHARE_SET_UP_GROWTH 1.5
+/* Each step up (a set more, the rest, the tail back, or where the cores idled) grows the share by
+ * as much more as the probe of the share as cut says still ends by MULTI_SHARE_SET_UP_ENDS_BY of
+ * the GPUs' largest chunk (placement_share_idle_growth), at most this much, where that is more
+ * than the step's own growth (MULTI_SHARE_SET_UP_GROWTH, MULTI_SHARE_REST_UP_GROWTH); the step's
+ * own probe still decides. Why: the large cells x 3,322 kept 60 neurons beside a chunk of 62 of
+ * the rest on the GPU, their cores' round 0.36 of the GPU's chunk, and ran 1.021-1.025x the GPU
+ * alone in four rounds: the share with the rest, 122 neurons, is 2.03 times 60 (reprobe137, H100
+ * machine). 1.5: the steps' own growths alone (the default until measured;
+ * -DMULTI_SHARE_IDLE_GROWTH_MOST=3.0 builds the variant, mode idle138 of
+ * scripts/bench/level_kernel_runs.sh). */
+#ifndef MULTI_SHARE_IDLE_GROWTH_MOST
+#define MULTI_SHARE_IDLE_GROWTH_MOST 1.5
+#endif
 /* ... and the share with the GPUs' rest where it adds at most this much (rest121, H200: all 15 x
  * 13,000's 330 and 190 left, 1.58 times, with the cores busy 0.47-0.66 of the step beside the
  * rest's chunk, 0.983-1.006x the GPU alone; the large cells x 5,000's 120 and 80, 1.67 times,

@@ -303,6 +303,14 @@ int placement_share_reprobe(double round_us, double bound_us, double band) {
          round_us > (1.0 - band) * bound_us;
 }
 
+double placement_share_idle_growth(double round_us, double gpu_task_us, double ends_by,
+                                   double least, double most) {
+  if (!probe_times_usable(round_us, gpu_task_us) || !(ends_by > 0.0))
+    return least;
+  const double growth = ends_by * gpu_task_us / round_us;
+  return growth < least ? least : growth > most ? most : growth;
+}
+
 double placement_share_busiest_scale(double busiest_us, double round_us, int cores,
                                      double gpu_task_us, double ends_by) {
   if (!probe_times_usable(busiest_us, round_us) || !probe_times_usable(gpu_task_us, ends_by) ||

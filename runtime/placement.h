@@ -465,6 +465,15 @@ double placement_share_probe_scale(double measured_us, double predicted_us, doub
  * neurons, cut136b, H100 machine); the one that read 0.896 was taken against a bound of 0.9, and
  * that run's cores, busy 0.94-0.97 of the step, made it the home's one round below 1.03x. */
 int placement_share_reprobe(double round_us, double bound_us, double band);
+/* How many times itself a share whose probed round (`round_us`, a core's mean) ended before the
+ * GPUs' largest chunk's predicted task (`gpu_task_us`) may grow by in one step up: what the probe
+ * says still ends by `ends_by` of that task (the cores' time taken in proportion to the share),
+ * no less than `least` and no more than `most`; `least` where either time is not a positive
+ * finite number or ends_by is not positive. Why: the fixed growths refused steps the cores had
+ * time for (large cells x 3,322: 60 neurons whose round was 0.36 of the GPU's chunk, the share
+ * with the rest 2.03 times it, multi_batch.h, MULTI_SHARE_IDLE_GROWTH_MOST). */
+double placement_share_idle_growth(double round_us, double gpu_task_us, double ends_by,
+                                   double least, double most);
 /* What a multi share's cut scales the cores' predictions by once its probe's busiest CPU worker
  * took `busiest_us` over a round whose CPU workers (`cores` of them) took `round_us` in all: 1
  * where the busiest ends by `ends_by` times the GPUs' largest chunk's predicted task

@@ -1420,6 +1420,35 @@ static void share_reprobe_only_near_the_bound(void **state) {
   assert_false(placement_share_reprobe(0.85 * 18429.8, 0.9 * 18429.8, 0.05));
 }
 
+/* A step up's growth from the probe: what ends by the bound in proportion, clamped to [least,
+ * most]; least where the probe has nothing to go by; random rounds and chunks. */
+static void share_idle_growth_follows_the_probe(void **state) {
+  (void)state;
+  for (int trial = 0; trial < 200; trial++) {
+    const double gpu = 1000.0 + 30000.0 * testing_uniform(&seed_state);
+    const double ends_by = 0.5 + 0.5 * testing_uniform(&seed_state);
+    const double least = 1.0 + testing_uniform(&seed_state);
+    const double most = least + 2.0 * testing_uniform(&seed_state);
+    const double round = gpu * (0.05 + testing_uniform(&seed_state));
+    const double growth = placement_share_idle_growth(round, gpu, ends_by, least, most);
+    assert_true(growth >= least && growth <= most);
+    const double fits = ends_by * gpu / round;
+    if (fits > least && fits < most)
+      assert_true(fabs(growth - fits) <= 1e-12 * fits); /* the grown share ends by the bound */
+    else
+      assert_true(growth == (fits <= least ? least : most));
+    assert_true(placement_share_idle_growth(0.0, gpu, ends_by, least, most) == least);
+    assert_true(placement_share_idle_growth(NAN, gpu, ends_by, least, most) == least);
+    assert_true(placement_share_idle_growth(round, INFINITY, ends_by, least, most) == least);
+    assert_true(placement_share_idle_growth(round, gpu, 0.0, least, most) == least);
+  }
+  /* the case that asked for it: the large cells x 3,322's 60 neurons, a core's round 6.7 ms
+   * beside an 18.37 ms chunk: the share with the rest (122, 2.03 times) within 3.0 but not 2.0 */
+  const double growth = placement_share_idle_growth(6700.0, 18370.0, 0.9, 1.0, 3.0);
+  assert_true(growth > 122.0 / 60.0 && growth < 3.0);
+  assert_true(placement_share_idle_growth(6700.0, 18370.0, 0.9, 1.0, 1.5) == 1.5);
+}
+
 /* The probe's busiest core against the GPUs' chunk: the cut kept while the busiest core ends by
  * the chunk's task (times ends_by), else scaled by how much longer it ran than the mean; random
  * rounds of random workers. */
@@ -1705,6 +1734,7 @@ int main(void) {
       cmocka_unit_test(cores_alone_rule_and_cut),
       cmocka_unit_test(share_probe_scales_the_cores),
       cmocka_unit_test(share_reprobe_only_near_the_bound),
+      cmocka_unit_test(share_idle_growth_follows_the_probe),
       cmocka_unit_test(share_busiest_scales_by_the_imbalance),
       cmocka_unit_test(cpu_executing_names_the_busiest_core),
       cmocka_unit_test(share_cut_fills_the_cores_round),

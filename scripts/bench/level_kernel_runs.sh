@@ -549,6 +549,13 @@
 #             against the default (one probe decides): first the share's probe files against the
 #             GPU alone (CHECK_MIXES), then per batch (MIXES) builds_share with the CPU workers'
 #             loads and the probes' keys, ROUNDS rounds
+#   idle138   (one GPU, seventy-first session, 2026-12-05) each step up of the share grown by as
+#             much as its probe says ends in time (hinestask_idle: -DMULTI_SHARE_IDLE_GROWTH_MOST=3.0)
+#             against the steps' fixed growths (the default): first the share's probe files against
+#             the GPU alone with the variant (CHECK_MIXES), then per batch (MIXES) a fresh home,
+#             three calibration runs, its models saved, and ROUNDS rounds of the default and the
+#             variant each from those saved models (the same models decide both) and the GPU alone,
+#             each share row with its CPU workers' loads and the probes' keys
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4713,6 +4720,26 @@ if [ "$mode" = reprobe137 ]; then
   [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-D-3702}" --probe 39:50 --probe LAST:50
   BUILDS_LOAD=1 BUILDS_PROBE=1 builds_share 1 ${ROUNDS:-4} "${MIXES:-D-3702 large-3322 B-4165 D-5520 A-5000 random-12000}" default ${BUILDS-reprobe}
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = idle138 ]; then
+  if [ -z "${SKIP_CHECK:-}" ]; then
+    Hdefault=$H; H=$out/hinestask_idle
+    share_probes_check "${CHECK_MIXES:-large-3322}" --probe 39:50 --probe LAST:50; H=$Hdefault
+  fi
+  for b in ${MIXES:-large-3322 large-2900 large-4000 D-3702 B-4165 A-5000 C-5860 E-12000 all15-8000 G-27000 H-8000 random-12000}; do
+    rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    cp -a $STARPU_HOME $out/saved-home
+    for rep in $(seq ${ROUNDS:-3}); do
+      for v in default idle; do
+        bld=(); [ $v != default ] && bld=($v)
+        rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
+        ROW_NCPU=all row 1 $b share-$v "${bld[@]}" -- --steps 1000; shares; worker_load; probe_keys
+      done
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -rf $out/saved-home; rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = thp134 ]; then
   echo "THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled) defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag)"
