@@ -217,6 +217,13 @@ struct multi_batch;
 #ifndef MULTI_SHARE_PROBE
 #define MULTI_SHARE_PROBE 2
 #endif
+/* A probe that read the cores more than this many times slower than the models predicted is taken
+ * again and the faster of the two kept (placement_share_probe_again). 0: one probe (the default
+ * until measured; -DMULTI_SHARE_PROBE_AGAIN_ABOVE=1.5 builds the variant, mode idle138b of
+ * scripts/bench/level_kernel_runs.sh). */
+#ifndef MULTI_SHARE_PROBE_AGAIN_ABOVE
+#define MULTI_SHARE_PROBE_AGAIN_ABOVE 0.0
+#endif
 /* The least the multi share's probe scales the cores' predictions by (placement_share_probe_scale):
  * 1, a probe only shrinks the cut (a probe that read the cores fast had grown random trees' cut
  * from 1,057 to 1,185 neurons into a 0.927x round, 390dece). Against 0.8 (mono's) in three calls

@@ -303,6 +303,11 @@ int placement_share_reprobe(double round_us, double bound_us, double band) {
          round_us > (1.0 - band) * bound_us;
 }
 
+int placement_share_probe_again(double measured_us, double predicted_us, double above) {
+  return above > 0.0 && probe_times_usable(measured_us, predicted_us) &&
+         measured_us > above * predicted_us;
+}
+
 double placement_share_idle_growth(double round_us, double gpu_task_us, double ends_by,
                                    double least, double most) {
   if (!probe_times_usable(round_us, gpu_task_us) || !(ends_by > 0.0))

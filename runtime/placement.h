@@ -465,6 +465,14 @@ double placement_share_probe_scale(double measured_us, double predicted_us, doub
  * neurons, cut136b, H100 machine); the one that read 0.896 was taken against a bound of 0.9, and
  * that run's cores, busy 0.94-0.97 of the step, made it the home's one round below 1.03x. */
 int placement_share_reprobe(double round_us, double bound_us, double band);
+/* Whether a share's probe that read the cores' round (`measured_us`) more than `above` times what
+ * the models predicted (`predicted_us`) should be taken again, the faster of the two then kept:
+ * 0 where above is not positive or either time is not a positive finite number. Why: a probe run
+ * right after another share's run read 1.6-2.4 times the prediction in 5 of 36 runs and cut the
+ * share to a quarter (C x 5,860 from 388 neurons to 90, 1.021x the GPU alone against 1.078-1.089x;
+ * H100 machine, idle138), where the probes of runs after a GPU-alone run read 0.7-1.3 times it; a
+ * host busy for good reads slow both times and keeps its smaller cut. */
+int placement_share_probe_again(double measured_us, double predicted_us, double above);
 /* How many times itself a share whose probed round (`round_us`, a core's mean) ended before the
  * GPUs' largest chunk's predicted task (`gpu_task_us`) may grow by in one step up: what the probe
  * says still ends by `ends_by` of that task (the cores' time taken in proportion to the share),

@@ -1420,6 +1420,26 @@ static void share_reprobe_only_near_the_bound(void **state) {
   assert_false(placement_share_reprobe(0.85 * 18429.8, 0.9 * 18429.8, 0.05));
 }
 
+/* A probe taken again only where it read more than `above` times the prediction; random times. */
+static void share_probe_again_only_far_off(void **state) {
+  (void)state;
+  for (int trial = 0; trial < 200; trial++) {
+    const double predicted = 100.0 + 300000.0 * testing_uniform(&seed_state);
+    const double above = 1.1 + 2.0 * testing_uniform(&seed_state);
+    const double slow = predicted * above * (1.001 + testing_uniform(&seed_state));
+    const double near = predicted * above * (0.2 + 0.79 * testing_uniform(&seed_state));
+    assert_true(placement_share_probe_again(slow, predicted, above));
+    assert_false(placement_share_probe_again(near, predicted, above));
+    assert_false(placement_share_probe_again(slow, predicted, 0.0));
+    assert_false(placement_share_probe_again(slow, 0.0, above));
+    assert_false(placement_share_probe_again(NAN, predicted, above));
+    assert_false(placement_share_probe_again(INFINITY, predicted, above));
+  }
+  /* the case that asked for it: C x 5,860's probe at 492.9 ms against 208.4 predicted */
+  assert_true(placement_share_probe_again(492912.2, 208434.6, 1.5));
+  assert_false(placement_share_probe_again(0.8 * 208434.6, 208434.6, 1.5));
+}
+
 /* A step up's growth from the probe: what ends by the bound in proportion, clamped to [least,
  * most]; least where the probe has nothing to go by; random rounds and chunks. */
 static void share_idle_growth_follows_the_probe(void **state) {
@@ -1735,6 +1755,7 @@ int main(void) {
       cmocka_unit_test(share_probe_scales_the_cores),
       cmocka_unit_test(share_reprobe_only_near_the_bound),
       cmocka_unit_test(share_idle_growth_follows_the_probe),
+      cmocka_unit_test(share_probe_again_only_far_off),
       cmocka_unit_test(share_busiest_scales_by_the_imbalance),
       cmocka_unit_test(cpu_executing_names_the_busiest_core),
       cmocka_unit_test(share_cut_fills_the_cores_round),

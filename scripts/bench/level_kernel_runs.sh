@@ -556,6 +556,13 @@
 #             three calibration runs, its models saved, and ROUNDS rounds of the default and the
 #             variant each from those saved models (the same models decide both) and the GPU alone,
 #             each share row with its CPU workers' loads and the probes' keys
+#   idle138b  (one GPU, seventy-first session, 2026-12-05) idle138 with no share run straight
+#             after another for the default and hinestask_idle, and the back-to-back runs apart:
+#             per batch (MIXES) a fresh home, three calibration runs, its models saved, then ROUNDS
+#             rounds, each run from the saved models, of: the default, the GPU alone, hinestask_idle,
+#             the default again straight after it (label b2b-default), hinestask_retry straight after
+#             that (-DMULTI_SHARE_PROBE_AGAIN_ABOVE=1.5: a probe far slower than the models taken
+#             again; label b2b-retry), the GPU alone
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4736,6 +4743,24 @@ if [ "$mode" = idle138 ]; then
         rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
         ROW_NCPU=all row 1 $b share-$v "${bld[@]}" -- --steps 1000; shares; worker_load; probe_keys
       done
+      row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -rf $out/saved-home; rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = idle138b ]; then
+  # from_saved BATCH LABEL [BUILD]: a share row from the saved models, its loads and probe keys
+  from_saved() {
+    rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
+    ROW_NCPU=all row 1 $1 $2 ${3:-} -- --steps 1000; shares; worker_load; probe_keys
+  }
+  for b in ${MIXES:-large-3322 H-8000 C-5860 G-27000 large-4000 B-4165 A-5000 random-12000 D-3702 E-12000 all15-8000 ca1-17000}; do
+    rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    cp -a $STARPU_HOME $out/saved-home
+    for rep in $(seq ${ROUNDS:-2}); do
+      from_saved $b share-default; row 1 $b gpu -- --steps 1000
+      from_saved $b share-idle idle; from_saved $b b2b-default; from_saved $b b2b-retry retry
       row 1 $b gpu -- --steps 1000
     done
   done
