@@ -218,9 +218,10 @@ struct multi_batch;
 #define MULTI_SHARE_PROBE 2
 #endif
 /* A probe that read the cores more than this many times slower than the models predicted is taken
- * again and the faster of the two kept (placement_share_probe_again). 0: one probe (the default
- * until measured; -DMULTI_SHARE_PROBE_AGAIN_ABOVE=1.5 builds the variant, mode idle138b of
- * scripts/bench/level_kernel_runs.sh). */
+ * again and the faster of the two kept (placement_share_probe_again). 0: one probe, the default:
+ * at 1.5 (idle138b, H100 machine, ca27b51, runs straight after another share run) no probe read
+ * more than 1.06 times the models, so the retry never ran (24 rounds, mean 1.070x, as the
+ * default's). */
 #ifndef MULTI_SHARE_PROBE_AGAIN_ABOVE
 #define MULTI_SHARE_PROBE_AGAIN_ABOVE 0.0
 #endif
@@ -257,8 +258,9 @@ struct multi_batch;
 #endif
 /* ... and where its probe's round ends within this much below that bound
  * (placement_share_reprobe), the share is probed again and the two rounds' mean decides. 0: one
- * probe decides (the default until measured; -DMULTI_SHARE_SET_UP_REPROBE_BAND=0.05 builds the
- * variant to compare with, mode reprobe137 of scripts/bench/level_kernel_runs.sh). */
+ * probe decides, the default: at 0.05 no decision differed (reprobe137, H100 machine, d26a974,
+ * six batches, a home a build: 24 rounds each, mean 1.058x against 1.056x; D x 3,702's set ups
+ * read 0.89-1.10 of the bound in both builds, both taking the one at 0.98). */
 #ifndef MULTI_SHARE_SET_UP_REPROBE_BAND
 #define MULTI_SHARE_SET_UP_REPROBE_BAND 0.0
 #endif
@@ -307,9 +309,11 @@ struct multi_batch;
  * own probe still decides. Why: the large cells x 3,322 kept 60 neurons beside a chunk of 62 of
  * the rest on the GPU, their cores' round 0.36 of the GPU's chunk, and ran 1.021-1.025x the GPU
  * alone in four rounds: the share with the rest, 122 neurons, is 2.03 times 60 (reprobe137, H100
- * machine). 1.5: the steps' own growths alone (the default until measured;
- * -DMULTI_SHARE_IDLE_GROWTH_MOST=3.0 builds the variant, mode idle138 of
- * scripts/bench/level_kernel_runs.sh). */
+ * machine). 1.5: the steps' own growths alone, the default: 3.0 came out even with it (idle138b,
+ * H100 machine, ca27b51, twelve batches from saved models: 24 rounds each, mean 1.070x both; it
+ * took a larger step once in idle138, B x 4,165 69 to 197 neurons, 1.065x against 1.035x), and the
+ * case that asked for it did not come back in eleven fresh homes (stuck138; BENCHMARKS.md, "The
+ * set up probed twice, steps up grown by the probe, and a probe taken again"). */
 #ifndef MULTI_SHARE_IDLE_GROWTH_MOST
 #define MULTI_SHARE_IDLE_GROWTH_MOST 1.5
 #endif

@@ -544,7 +544,7 @@
 #             only where its probe ends by 0.85 of the GPUs' chunk, -DMULTI_SHARE_SET_UP_ENDS_BY=0.85):
 #             first the share's probe files against the GPU alone (CHECK_MIXES), then per batch
 #             (MIXES) builds_share with the CPU workers' loads and the probes' keys, ROUNDS rounds
-#   reprobe137 (one GPU, written in the seventieth session, 2026-12-05, not yet run) the set up
+#   reprobe137 (one GPU, written in the seventieth session, run in the seventy-first) the set up
 #             probed again near its bound (hinestask_reprobe: -DMULTI_SHARE_SET_UP_REPROBE_BAND=0.05)
 #             against the default (one probe decides): first the share's probe files against the
 #             GPU alone (CHECK_MIXES), then per batch (MIXES) builds_share with the CPU workers'
@@ -563,6 +563,10 @@
 #             the default again straight after it (label b2b-default), hinestask_retry straight after
 #             that (-DMULTI_SHARE_PROBE_AGAIN_ABOVE=1.5: a probe far slower than the models taken
 #             again; label b2b-retry), the GPU alone
+#   stuck138  (one GPU, seventy-first session, 2026-12-05) fresh homes for one batch (MIXES, default
+#             large-3322) until LIMIT: three calibration runs, the models saved, then from them the
+#             default, the GPU alone and hinestask_idle; each share row with the probes' keys (the
+#             homes whose models cut the large cells x 3,322 to 60 neurons beside 62 of the rest)
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4762,6 +4766,22 @@ if [ "$mode" = idle138b ]; then
       from_saved $b share-default; row 1 $b gpu -- --steps 1000
       from_saved $b share-idle idle; from_saved $b b2b-default; from_saved $b b2b-retry retry
       row 1 $b gpu -- --steps 1000
+    done
+  done
+  rm -rf $out/saved-home; rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = stuck138 ]; then
+  home=0
+  while [ $(( $(date +%s) - T0 + 15 )) -lt $LIMIT ]; do
+    b=${MIXES:-large-3322}; home=$((home + 1)); rep=$home
+    rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    cp -a $STARPU_HOME $out/saved-home
+    for v in default gpu idle; do
+      if [ $v = gpu ]; then row 1 $b gpu -- --steps 1000; continue; fi
+      bld=(); [ $v != default ] && bld=($v)
+      rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
+      ROW_NCPU=all row 1 $b share-$v "${bld[@]}" -- --steps 1000; shares; probe_keys
     done
   done
   rm -rf $out/saved-home; rm -f $out/t.json $out/t.log

@@ -6,7 +6,8 @@
 Each share row (its label among --labels; default: share, default, default-default, mainbind,
 small, huge) is paired with the first later row of the same batch labelled gpu, the GPU alone of
 the same round; the ratio is the GPU alone's ms a step over the share's. Prints each mix's rounds
-(min, median, max, how many below 1.00x and at 1.03x or more), then the totals. BENCHMARKS.md,
+(min, median, max, how many below 1.00x and at 1.03x or more), then the totals (with the min,
+mean and max of all rounds). BENCHMARKS.md,
 "The kept constants beside the GPU, and the share's slow runs", counts the default's 99 rounds
 with --labels share,default,default-default,mainbind,small ("huge" is pages77's 2 MiB build).
 """
@@ -35,13 +36,16 @@ def main():
             if alone:
                 ratios[row[4].split("-")[0]].append(float(alone[7]) / float(row[7]))
     below = at_target = total = 0
+    every = [v for values in ratios.values() for v in values]
     for mix, values in ratios.items():
         low = sum(1 for v in values if v < 1.0)
         high = sum(1 for v in values if v >= 1.03)
         below, at_target, total = below + low, at_target + high, total + len(values)
         print("%-8s %3d rounds: min %.3f median %.3f max %.3f; below 1.00x %d, 1.03x or more %d" % (
             mix, len(values), min(values), statistics.median(values), max(values), low, high))
-    print("all      %3d rounds: below 1.00x %d, 1.03x or more %d" % (total, below, at_target))
+    print("all      %3d rounds: below 1.00x %d, 1.03x or more %d" % (total, below, at_target)
+          + ("; min %.3f mean %.3f max %.3f" % (min(every), statistics.mean(every), max(every))
+             if every else ""))
 
 
 if __name__ == "__main__":
