@@ -1146,6 +1146,36 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
   return status;
 }
 
+/* share_set_up from the share as cut, then again from each step it took, at most
+ * MULTI_SHARE_SET_UP_STEPS steps: each step's own probe, of the share as it then stands, is the
+ * probe the next step goes by (the cores' round and the GPUs' chunk), and the report keeps the
+ * last step probed that was taken (else the first probed). Why: a core's round grew far less than
+ * the share between small shares (the large cells x 4,000, the 15 CPU workers' time over a
+ * probe's round: 160 neurons 190-227 ms, 256 193-245 ms, 320 229-301 ms; idle138, idle138b, H100
+ * machine), so one step, the fewest compartments more (160 to 128 with 192 of the tail on the
+ * GPUs), left the cores at 0.59-0.71 of the GPUs' chunk and the run at 1.020-1.030x the GPU alone,
+ * where a home that had cut 256-320 ran 1.040-1.069x in five rounds of six. */
+static int share_set_up_steps(const struct multi_batch_config *config,
+                              const struct share_shape *shape, int gpu_count,
+                              struct multi_batch *batch, struct level_batch_options *options,
+                              int **cut_sizes, int *cut_count, struct hines_error *err) {
+  const double first_probe_us = batch->probe_measured_us;
+  int kept_neurons = 0, status = HINES_OK;
+  double kept_us = 0.0;
+  for (int step = 0; !status && step < MULTI_SHARE_SET_UP_STEPS; step++) {
+    const int before = batch->cpu_share_neurons;
+    status = share_set_up(config, shape, gpu_count, 1, batch, options, cut_sizes, cut_count, err);
+    if (step == 0 || batch->cpu_share_neurons != before)
+      kept_neurons = batch->set_up_neurons, kept_us = batch->set_up_measured_us;
+    if (status || batch->cpu_share_neurons == before || !(batch->set_up_measured_us > 0.0))
+      break;
+    batch->probe_measured_us = batch->set_up_measured_us; /* the share as it now stands */
+  }
+  batch->probe_measured_us = first_probe_us; /* (reported as the first probe's) */
+  batch->set_up_neurons = kept_neurons, batch->set_up_measured_us = kept_us;
+  return status;
+}
+
 /* The probe's busiest core's round against the GPUs' largest chunk's task as the models predict
  * it (recorded for the JSON), and with MULTI_SHARE_PROBE_BUSIEST, where the probe's cores agreed
  * with the models (the cut kept) but the busiest ends after MULTI_SHARE_BUSIEST_ENDS_BY of that
@@ -1437,8 +1467,8 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
         status = share_busiest_down(config, &shape, (int)level_chunks, gpu_count, aligned_cut,
                                     batch, &options, &cut_sizes, &cut_count, &cut_again, err);
       if (!status && batch->cpu_chunks > 0 && scale == 1.0 && !cut_again)
-        status = share_set_up(config, &shape, gpu_count, 1, batch, &options, &cut_sizes, &cut_count,
-                              err);
+        status = share_set_up_steps(config, &shape, gpu_count, batch, &options, &cut_sizes,
+                                    &cut_count, err);
     }
     if (status) {
       free(cut_sizes);

@@ -264,6 +264,13 @@ struct multi_batch;
 #ifndef MULTI_SHARE_SET_UP_REPROBE_BAND
 #define MULTI_SHARE_SET_UP_REPROBE_BAND 0.0
 #endif
+/* ... and again from each step taken, at most this many steps (share_set_up_steps in
+ * multi_batch.c), each step's probe the next one's. 1: one step (the default until measured;
+ * -DMULTI_SHARE_SET_UP_STEPS=3 builds the variant, mode steps139 of
+ * scripts/bench/level_kernel_runs.sh). */
+#ifndef MULTI_SHARE_SET_UP_STEPS
+#define MULTI_SHARE_SET_UP_STEPS 1
+#endif
 #ifndef MULTI_SHARE_IDLE_BY
 #define MULTI_SHARE_IDLE_BY 0.75
 #endif
