@@ -468,10 +468,12 @@ int placement_share_reprobe(double round_us, double bound_us, double band);
 /* Whether a share's probe that read the cores' round (`measured_us`) more than `above` times what
  * the models predicted (`predicted_us`) should be taken again, the faster of the two then kept:
  * 0 where above is not positive or either time is not a positive finite number. Why: a probe run
- * right after another share's run read 1.6-2.4 times the prediction in 5 of 36 runs and cut the
+ * right after another share's run read 1.57-2.42 times the prediction in 5 of 36 runs and cut the
  * share to a quarter (C x 5,860 from 388 neurons to 90, 1.021x the GPU alone against 1.078-1.089x;
- * H100 machine, idle138), where the probes of runs after a GPU-alone run read 0.7-1.3 times it; a
- * host busy for good reads slow both times and keeps its smaller cut. */
+ * H100 machine, idle138), where the probes of runs after a GPU-alone run read 0.68-1.23 times it
+ * (on the next call's machine, idle138b, runs in that order read at most 1.06 times it, so the
+ * retry, MULTI_SHARE_PROBE_AGAIN_ABOVE, stays off); a host busy for good reads slow both times and
+ * keeps its smaller cut. */
 int placement_share_probe_again(double measured_us, double predicted_us, double above);
 /* How many times itself a share whose probed round (`round_us`, a core's mean) ended before the
  * GPUs' largest chunk's predicted task (`gpu_task_us`) may grow by in one step up: what the probe
