@@ -265,9 +265,14 @@ struct multi_batch;
 #define MULTI_SHARE_SET_UP_REPROBE_BAND 0.0
 #endif
 /* ... and again from each step taken, at most this many steps (share_set_up_steps in
- * multi_batch.c), each step's probe the next one's. 1: one step (the default until measured;
- * -DMULTI_SHARE_SET_UP_STEPS=3 builds the variant, mode steps139 of
- * scripts/bench/level_kernel_runs.sh). */
+ * multi_batch.c), each step's probe the next one's. 1, one step, the default: 3 steps, from the
+ * same saved models as one (mode steps139 of scripts/bench/level_kernel_runs.sh, 5700c29), won
+ * where a second step ended in time (H100 machine, ten batches of 40.8-57.8 M, 20 rounds each:
+ * H x 8,000 at 832 neurons 1.123x against 640's 1.097-1.103x, the large cells x 4,000 at 480
+ * 1.091x against 320's 1.051-1.060x; mean 1.077x against 1.073x) and lost where it did not (H200
+ * machine, eight more batches, 41.8-54.1 M, 24 rounds each: the large cells x 3,800 stepped
+ * 120 to 152 neurons, whose probe read 0.71-0.82 of the GPUs' chunk, and ran 1.010-1.052x against
+ * 120's 1.044-1.051x; mean 1.047x against 1.052x, 19 rounds at 1.03x or more against 22). */
 #ifndef MULTI_SHARE_SET_UP_STEPS
 #define MULTI_SHARE_SET_UP_STEPS 1
 #endif

@@ -567,14 +567,14 @@
 #             large-3322) until LIMIT: three calibration runs, the models saved, then from them the
 #             default, the GPU alone and hinestask_idle; each share row with the probes' keys (the
 #             homes whose models cut the large cells x 3,322 to 60 neurons beside 62 of the rest)
-#   steps139  (one GPU, written in the seventy-first session, 2026-12-05, not yet run) the share
+#   steps139  (one GPU, written in the seventy-first session, run in the seventy-second) the share
 #             stepped up again from each step taken (hinestask_steps3: -DMULTI_SHARE_SET_UP_STEPS=3;
 #             hinestask_steps3idle: that and -DMULTI_SHARE_IDLE_GROWTH_MOST=3.0) against one step
 #             (the default): first the share's probe files against the GPU alone with steps3idle
 #             (CHECK_MIXES), then per batch (MIXES) a fresh home, three calibration runs, its
 #             models saved, and ROUNDS rounds, each share run from the saved models and each
-#             followed by the GPU alone: the default, steps3, steps3idle; each share row with its
-#             CPU workers' loads and the probes' keys
+#             followed by the GPU alone: the default, steps3, steps3idle (VARIANTS: those named);
+#             each share row with its CPU workers' loads and the probes' keys
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4804,7 +4804,7 @@ if [ "$mode" = steps139 ]; then
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
     cp -a $STARPU_HOME $out/saved-home
     for rep in $(seq ${ROUNDS:-2}); do
-      for v in default steps3 steps3idle; do
+      for v in ${VARIANTS:-default steps3 steps3idle}; do
         bld=(); [ $v != default ] && bld=($v)
         rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
         ROW_NCPU=all row 1 $b share-$v "${bld[@]}" -- --steps 1000; shares; worker_load; probe_keys
