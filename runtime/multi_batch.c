@@ -1154,7 +1154,8 @@ static int share_set_up(const struct multi_batch_config *config, const struct sh
  * probe's round: 160 neurons 190-227 ms, 256 193-245 ms, 320 229-301 ms; idle138, idle138b, H100
  * machine), so one step, the fewest compartments more (160 to 128 with 192 of the tail on the
  * GPUs), left the cores at 0.59-0.71 of the GPUs' chunk and the run at 1.020-1.030x the GPU alone,
- * where a home that had cut 256-320 ran 1.040-1.069x in five rounds of six. */
+ * where a home that had cut 256-320 ran 1.040-1.069x in five rounds of six. One step by default
+ * (MULTI_SHARE_SET_UP_STEPS: three won on the H100 machine and lost on the H200, steps139). */
 static int share_set_up_steps(const struct multi_batch_config *config,
                               const struct share_shape *shape, int gpu_count,
                               struct multi_batch *batch, struct level_batch_options *options,
