@@ -575,6 +575,11 @@
 #             models saved, and ROUNDS rounds, each share run from the saved models and each
 #             followed by the GPU alone: the default, steps3, steps3idle (VARIANTS: those named);
 #             each share row with its CPU workers' loads and the probes' keys
+#   unseen140 (one GPU, seventy-third session, 2026-12-06) the default share alone on sizes no
+#             session had run (MIXES; the script's list at 41-56 M): first the share's probe files
+#             against the GPU alone (CHECK_MIXES), then per batch a fresh home, three calibration
+#             runs and ROUNDS rounds of the share and the GPU alone, each share row with its CPU
+#             workers' loads and the probes' keys
 #   thp134    (one GPU, 2026-12-05 sixty-eighth session) the share's rounds with and without
 #             transparent huge pages for what glibc maps (GLIBC_TUNABLES=glibc.malloc.hugetlb=1):
 #             the host's THP settings, then per batch (MIXES) a fresh home shared by both
@@ -4813,6 +4818,11 @@ if [ "$mode" = steps139 ]; then
     done
   done
   rm -rf $out/saved-home; rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = unseen140 ]; then
+  [ -z "${SKIP_CHECK:-}" ] && share_probes_check "${CHECK_MIXES:-D-4400}" --probe 39:50 --probe LAST:50
+  BUILDS_LOAD=1 BUILDS_PROBE=1 builds_share 1 ${ROUNDS:-3} "${MIXES:-D-3800 D-4400 large-3500 large-4200 C-6400 E-10600 all15-8600 six-17000 G-29000 H-9400 R2-11500 deep-16000}" default
+  rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = thp134 ]; then
   echo "THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled) defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag)"
