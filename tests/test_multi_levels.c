@@ -929,16 +929,20 @@ static void spine_and_crown(int spine, int piece, int crown_levels, struct morph
 }
 
 /* A tree whose every branch point has three children: a root branch, then `levels` levels of
- * branches of 2-7 compartments (random lengths), three from each tip, so that its leaf subtrees
- * hold elements of three children (the CPU sweeps' loop for a third child on). */
+ * branches of 2 to LEVEL_SUBTREE_MEAN_BRANCH compartments (random lengths), three from each tip,
+ * so that its leaf subtrees hold elements of three children (the CPU sweeps' loop for a third
+ * child on). Branches no longer than that mean make every small leaf subtree a subtree unit
+ * (units_build) whatever the draw: with branches of up to 7, a draw could leave every such subtree
+ * above the mean and no unit with an element of three children (CI's seed
+ * 1796523558017173859). */
 static void three_way_tree(int levels, struct morphology *out) {
   int n_branches = 0, tips = 1;
   for (int l = 0; l <= levels; l++, tips *= 3)
     n_branches += tips;
-  int *parent = malloc((size_t)n_branches * 7 * sizeof(int)), at = 0;
+  int *parent = malloc((size_t)n_branches * LEVEL_SUBTREE_MEAN_BRANCH * sizeof(int)), at = 0;
   int *branch_end = malloc((size_t)n_branches * sizeof(int));
   for (int b = 0; b < n_branches; b++) { /* b's parent branch: (b - 1) / 3 */
-    const int length = 2 + (int)(testing_uniform(&seed_state) * 6);
+    const int length = 2 + (int)(testing_uniform(&seed_state) * (LEVEL_SUBTREE_MEAN_BRANCH - 1));
     for (int i = 0; i < length; i++, at++)
       parent[at] = i > 0 ? at - 1 : b == 0 ? -1 : branch_end[(b - 1) / 3];
     branch_end[b] = at - 1;
