@@ -931,10 +931,10 @@ static void spine_and_crown(int spine, int piece, int crown_levels, struct morph
 /* A tree whose every branch point has three children: a root branch, then `levels` levels of
  * branches of 2 to LEVEL_SUBTREE_MEAN_BRANCH compartments (random lengths), three from each tip,
  * so that its leaf subtrees hold elements of three children (the CPU sweeps' loop for a third
- * child on). Branches no longer than that mean make every small leaf subtree a subtree unit
- * (units_build) whatever the draw: with branches of up to 7, a draw could leave every such subtree
- * above the mean and no unit with an element of three children (CI's seed
- * 1796523558017173859). */
+ * child on). Branches no longer than that mean keep every subtree within units_build's bound on
+ * the mean branch, so with `levels` 3 the level-1 subtrees (13 branches, at most 52 compartments)
+ * are subtree units whatever the draw; with branches of up to 7 a draw could leave every subtree
+ * above the mean and no unit with an element of three children (CI's seed 1796523558017173859). */
 static void three_way_tree(int levels, struct morphology *out) {
   int n_branches = 0, tips = 1;
   for (int l = 0; l <= levels; l++, tips *= 3)
