@@ -268,6 +268,9 @@ double size_model_rate_near_us(const struct size_model *model, uint32_t kind, do
  * as long as the GPU alone (chunks26, commit f2f0314; how much of that the moved tasks caused
  * was not measured). */
 #define HOME_CPUS (-2)
+/* Data the cores gave up to the GPUs during a run (size_model_set_gpus_home): tasks writing it
+ * are predicted never to end on a core, so the scheduler puts them on a GPU. */
+#define HOME_GPUS (-3)
 static pthread_mutex_t home_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
   starpu_data_handle_t handle;
@@ -275,6 +278,7 @@ static struct {
 } homes[HOME_SLOTS];
 static int homes_given, gpus_known = -1, gpu_devids[STARPU_MAXCUDADEVS];
 static int cpu_homes;      /* data whose home is the cores */
+static int gpus_homes;     /* data the cores gave up to the GPUs (HOME_GPUS; read atomically) */
 static int cpu_homes_open; /* size_model_open_cpu_homes: the GPUs' own work is done */
 
 void size_model_set_gpus(const int *devids, int n) {
@@ -282,6 +286,7 @@ void size_model_set_gpus(const int *devids, int n) {
   memset(homes, 0, sizeof homes);
   homes_given = 0;
   cpu_homes = 0;
+  __atomic_store_n(&gpus_homes, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&cpu_homes_open, 0, __ATOMIC_RELAXED);
   gpus_known = n < 0 ? -1 : n < STARPU_MAXCUDADEVS ? n : STARPU_MAXCUDADEVS;
   for (int i = 0; i < gpus_known; i++)
@@ -310,12 +315,15 @@ static void find_gpus(void) {
 static int home_of(starpu_data_handle_t handle, int device, int replace) {
   if (gpus_known < 0)
     find_gpus();
-  const int kept = device == HOME_CPUS ? gpus_known >= 1 : device >= -1 && gpus_known >= 2;
+  const int kept = device == HOME_CPUS || device == HOME_GPUS ? gpus_known >= 1
+                                                              : device >= -1 && gpus_known >= 2;
   size_t slot = (size_t)(((uintptr_t)handle >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 51);
   for (int probe = 0; probe < HOME_SLOTS; probe++, slot = (slot + 1) % HOME_SLOTS) {
     if (homes[slot].handle == handle) {
       if (replace) { /* also on one GPU: a handle StarPU reuses must lose the cores' home */
         cpu_homes += (device == HOME_CPUS) - (homes[slot].device == HOME_CPUS);
+        __atomic_add_fetch(&gpus_homes, (device == HOME_GPUS) - (homes[slot].device == HOME_GPUS),
+                           __ATOMIC_RELAXED);
         homes[slot].device = device;
       }
       return homes[slot].device;
@@ -325,6 +333,7 @@ static int home_of(starpu_data_handle_t handle, int device, int replace) {
         return -1;
       homes[slot].handle = handle;
       cpu_homes += device == HOME_CPUS;
+      __atomic_add_fetch(&gpus_homes, device == HOME_GPUS, __ATOMIC_RELAXED);
       return homes[slot].device = device != -1 ? device : gpu_devids[homes_given++ % gpus_known];
     }
   }
@@ -347,6 +356,10 @@ void size_model_set_home(starpu_data_handle_t handle, int devid) {
 
 void size_model_set_cpu_home(starpu_data_handle_t handle) {
   home_set(handle, HOME_CPUS);
+}
+
+void size_model_set_gpus_home(starpu_data_handle_t handle) {
+  home_set(handle, HOME_GPUS);
 }
 
 void size_model_forget_home(starpu_data_handle_t handle) {
@@ -444,7 +457,8 @@ static double task_expected_us(const struct size_model *model, struct starpu_tas
             size_model_expected_us(model, model->kind(task), model->size(task), &core);
     } else if (home >= 0 && home != arch->devices[0].devid)
       us *= HOME_PENALTY;
-  }
+  } else if (__atomic_load_n(&gpus_homes, __ATOMIC_RELAXED) > 0 && home_device(task) == HOME_GPUS)
+    return INFINITY; /* given up by the cores: a GPU's (the lock only once some data is) */
   return us;
 }
 

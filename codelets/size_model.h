@@ -78,6 +78,10 @@ void size_model_set_home(starpu_data_handle_t handle, int devid);
  * of such chunks, so an idle CUDA worker never looks cheaper than a core that could start it
  * within a round (size_model.c, HOME_CPUS). Needs a GPU at least. */
 void size_model_set_cpu_home(starpu_data_handle_t handle);
+/* Makes the GPUs the home of `handle`, data the cores had as home and give up during a run
+ * (runtime/multi_batch.c, MULTI_SHARE_LAG_TO_GPUS): tasks writing it first are predicted never to
+ * end on a core, so the scheduler gives them to a GPU. Needs a GPU at least. */
+void size_model_set_gpus_home(starpu_data_handle_t handle);
 /* open 1: a GPU's prediction for a task at the cores' home is its GPU time alone, with no core's
  * round added, so the scheduler gives it to whichever worker ends it first; 0 (the default):
  * the cores' round added again. For the end of a run whose GPUs have no work of their own left

@@ -36,6 +36,11 @@ struct chunk {
   char (*backward_names)[64], (*forward_names)[64];
   unsigned long long id; /* chunk_step_data's chunk_id */
   unsigned long where;   /* runtime/placement.h */
+  /* MULTI_SHARE_LAG_TO_GPUS: its batch, its tasks submitted and ended since the guard's clock
+   * started (multi_batch_run_sampled), and whether the cores gave it up to the GPUs. */
+  struct multi_batch *batch;
+  long long tasks_submitted, tasks_ended;
+  int given_up;
 };
 
 struct multi_batch {
@@ -86,6 +91,16 @@ struct multi_batch {
   int tail_to_gpus;
   long long gpu_tasks_submitted, gpu_tasks_ended;
   pthread_mutex_t tail_lock;
+  /* MULTI_SHARE_LAG_TO_GPUS (lag_guard 1), under tail_lock: the clock's start and the GPUs'
+   * chunks' last task's end (starpu_timing_now), the tasks the cores ended since the start
+   * (chunks they kept, and those they gave up before they did), the count at which the cores'
+   * progress is next compared with the GPUs', and the chunks given up. gpu_tasks_submitted and
+   * gpu_tasks_ended count the GPUs' own chunks' tasks since the start. */
+  int lag_guard;
+  double lag_start_us, gpu_last_end_us;
+  double lag_most, lag_most_at_us; /* MULTI_SHARE_LAG_DEBUG: the largest cores' over GPUs' left */
+  long long cpu_tasks_ended, lag_next_check;
+  int chunks_given_up;
 };
 
 /* Registers `count` values and, in per-level mode, splits them into one piece per level. */
@@ -1573,6 +1588,13 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
    * them first (MULTI_SHARE_TAIL_TO_GPUS); not per-level tasks, nor chunks pinned to the cores. */
   batch->tail_to_gpus = MULTI_SHARE_TAIL_TO_GPUS && batch->cpu_chunks > 0 && gpu_chunks > 0 &&
                         !config->level_tasks && !config->pin;
+  /* The cores give chunks up to the GPUs where they fall behind (MULTI_SHARE_LAG_TO_GPUS): the
+   * same conditions, and not while calibrating (its chunks stay where they were cut for). */
+  batch->lag_guard = MULTI_SHARE_LAG_TO_GPUS && !batch->tail_to_gpus && batch->cpu_chunks > 0 &&
+                     gpu_chunks > 0 && !config->level_tasks && !config->pin &&
+                     !runtime_calibrating();
+  for (int c = 0; c < batch->n_chunks; c++)
+    batch->chunks[c].batch = batch;
   /* Chunks start spread over the GPUs (runtime/placement.h); per-level pieces follow their
    * chunk. */
   for (int c = 0; c < batch->n_chunks; c++) {
@@ -1741,6 +1763,108 @@ static void gpu_chunk_task_ended(void *argument) {
   pthread_mutex_unlock(&batch->tail_lock);
 }
 
+/* Needs tail_lock; lag_guard 1. Where the cores' chunks, at the rate their tasks have ended
+ * since the clock started, would end their tasks left after the GPUs' own chunks would end
+ * theirs (MULTI_SHARE_LAG_MARGIN), the cores give up as many chunks as that excess is of the
+ * time left, the chunks with the most tasks left first: their tasks run on a GPU from then on
+ * (placement_gpus_home). Compared once the GPUs' chunks and the cores' have each ended two tasks
+ * a chunk, and again a task a core after chunks were given up. Why: a round whose cores ran
+ * 1.1-1.5 times slower than in another round at the same cut left the GPU waiting on the cores
+ * at the end (BENCHMARKS.md, "The default share on sizes no session had run"), and no probe
+ * made before the run sees that. */
+static void share_lag_check(struct multi_batch *batch, double now_us) {
+  const int gpu_chunks = batch->n_chunks - batch->cpu_chunks;
+  const int cores = (int)starpu_cpu_worker_get_count();
+  if (batch->gpu_tasks_ended < 2LL * gpu_chunks || batch->cpu_tasks_ended < batch->lag_next_check ||
+      batch->cpu_tasks_ended < 2LL * batch->cpu_chunks || cores < 1 ||
+      !(now_us > batch->lag_start_us) || !(batch->gpu_last_end_us > batch->lag_start_us))
+    return;
+  int kept = 0;
+  long long cpu_left = 0;
+  for (int c = gpu_chunks; c < batch->n_chunks; c++) {
+    const struct chunk *k = &batch->chunks[c];
+    if (!k->given_up)
+      kept++, cpu_left += k->tasks_submitted - k->tasks_ended;
+  }
+  if (kept <= cores) /* a chunk a core at least stays on the cores */
+    return;
+  /* Half a task a core is under way: the cores' rate counts it done, their tasks left not. */
+  const double running = 0.5 * cores;
+  const double cores_left_us =
+      (cpu_left - running) * (now_us - batch->lag_start_us) / (batch->cpu_tasks_ended + running);
+  const double gpu_chunk_tasks = (double)batch->gpu_tasks_ended / gpu_chunks;
+  const double gpus_left_us = batch->gpu_last_end_us - now_us +
+                              (double)(batch->gpu_tasks_submitted - batch->gpu_tasks_ended) /
+                                  gpu_chunks * (batch->gpu_last_end_us - batch->lag_start_us) /
+                                  gpu_chunk_tasks;
+  if (MULTI_SHARE_LAG_DEBUG && gpus_left_us > 0.0 && cores_left_us / gpus_left_us > batch->lag_most)
+    batch->lag_most = cores_left_us / gpus_left_us,
+    batch->lag_most_at_us = now_us - batch->lag_start_us;
+  if (!(cores_left_us > (1.0 + MULTI_SHARE_LAG_MARGIN) * (gpus_left_us > 0.0 ? gpus_left_us : 0.0)))
+    return;
+  const double excess = 1.0 - (gpus_left_us > 0.0 ? gpus_left_us : 0.0) / cores_left_us;
+  int give = (int)ceil(excess * kept);
+  give = give < 1 ? 1 : give > kept - cores ? kept - cores : give;
+  for (int g = 0; g < give; g++) {
+    struct chunk *most = NULL;
+    for (int c = gpu_chunks; c < batch->n_chunks; c++) {
+      struct chunk *k = &batch->chunks[c];
+      if (!k->given_up && k->tasks_submitted - k->tasks_ended >= MULTI_SHARE_LAG_TASKS_LEFT &&
+          (!most ||
+           k->tasks_submitted - k->tasks_ended >= most->tasks_submitted - most->tasks_ended))
+        most = k;
+    }
+    if (!most)
+      break;
+    most->given_up = 1;
+    placement_gpus_home(most->voltage_handle);
+    batch->chunks_given_up++;
+  }
+  if (MULTI_SHARE_LAG_DEBUG)
+    fprintf(stderr,
+            "share lag: at %.1f ms cores' %lld tasks ended, %lld left, %.1f ms left against the "
+            "GPUs' %.1f ms (%lld of %lld ended): %d chunks of %d given up\n",
+            (now_us - batch->lag_start_us) / 1e3, batch->cpu_tasks_ended, cpu_left,
+            cores_left_us / 1e3, gpus_left_us / 1e3, batch->gpu_tasks_ended,
+            batch->gpu_tasks_submitted, batch->chunks_given_up, batch->cpu_chunks);
+  batch->lag_next_check = batch->cpu_tasks_ended + cores;
+}
+
+/* A chunk task ended (chunk_step_data.ended, lag_guard 1): the chunk's count, the GPUs' or the
+ * cores' progress, and the cores' compared with the GPUs' (share_lag_check). */
+static void share_task_ended(void *argument) {
+  struct chunk *k = argument;
+  struct multi_batch *batch = k->batch;
+  const double now_us = starpu_timing_now();
+  pthread_mutex_lock(&batch->tail_lock);
+  k->tasks_ended++;
+  if (k - batch->chunks < batch->n_chunks - batch->cpu_chunks) {
+    batch->gpu_tasks_ended++;
+    batch->gpu_last_end_us = now_us;
+  } else if (!k->given_up) {
+    batch->cpu_tasks_ended++;
+    share_lag_check(batch, now_us);
+  }
+  pthread_mutex_unlock(&batch->tail_lock);
+}
+
+/* lag_guard 1, before a run's tasks are submitted: with none of the batch's tasks under way,
+ * the clock starts again (the first step, run alone, waits for its data to move). */
+static void share_lag_clock(struct multi_batch *batch) {
+  pthread_mutex_lock(&batch->tail_lock);
+  int idle = batch->gpu_tasks_ended == batch->gpu_tasks_submitted;
+  for (int c = 0; c < batch->n_chunks && idle; c++)
+    idle = batch->chunks[c].tasks_ended == batch->chunks[c].tasks_submitted;
+  if (idle) {
+    for (int c = 0; c < batch->n_chunks; c++)
+      batch->chunks[c].tasks_submitted = batch->chunks[c].tasks_ended = 0;
+    batch->gpu_tasks_submitted = batch->gpu_tasks_ended = 0;
+    batch->cpu_tasks_ended = batch->lag_next_check = 0;
+    batch->lag_start_us = batch->gpu_last_end_us = starpu_timing_now();
+  }
+  pthread_mutex_unlock(&batch->tail_lock);
+}
+
 /* Chunk c's task for `steps` steps from the run's step run_step (t0_ms its start). */
 static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                              const struct level_step_arguments *step, int sample_row,
@@ -1767,19 +1891,27 @@ static int submit_chunk_task(struct multi_batch *batch, struct chunk *k, int c,
                                  .run_step = run_step,
                                  .run_t0_ms = t0_ms,
                                  .chunk_id = k->id};
-  const int gpus_own = batch->tail_to_gpus && c < batch->n_chunks - batch->cpu_chunks;
-  if (gpus_own) { /* the GPUs have work of their own again: the homes hold */
-    data.ended = gpu_chunk_task_ended, data.ended_argument = batch;
+  const int gpus_own = c < batch->n_chunks - batch->cpu_chunks;
+  const int counted = batch->lag_guard || (batch->tail_to_gpus && gpus_own);
+  if (counted) {
     pthread_mutex_lock(&batch->tail_lock);
-    batch->gpu_tasks_submitted++;
-    placement_cpu_homes_open(0);
+    k->tasks_submitted++;
+    if (gpus_own)
+      batch->gpu_tasks_submitted++;
+    if (batch->tail_to_gpus) { /* the GPUs have work of their own again: the homes hold */
+      data.ended = gpu_chunk_task_ended, data.ended_argument = batch;
+      placement_cpu_homes_open(0);
+    } else
+      data.ended = share_task_ended, data.ended_argument = k;
     pthread_mutex_unlock(&batch->tail_lock);
   }
   if (!chunk_step_insert(&data, &args, k->name, k->where))
     return HINES_OK;
-  if (gpus_own) { /* never submitted: it will not end */
+  if (counted) { /* never submitted: it will not end */
     pthread_mutex_lock(&batch->tail_lock);
-    batch->gpu_tasks_submitted--;
+    k->tasks_submitted--;
+    if (gpus_own)
+      batch->gpu_tasks_submitted--;
     pthread_mutex_unlock(&batch->tail_lock);
   }
   return HINES_FAILURE;
@@ -1790,6 +1922,8 @@ int multi_batch_run_sampled(struct multi_batch *batch, int steps, double t0_ms, 
   struct level_step_arguments args = step_arguments_of(batch);
   const int window = multi_batch_window(batch);
   const int per_task = batch->task_steps;
+  if (batch->lag_guard)
+    share_lag_clock(batch);
   for (int s = 0; s < steps; s += per_task) {
     /* The window counts rounds of tasks, each round per_task steps. */
     runtime_window_wait(window, multi_batch_tasks_per_step(batch));
@@ -2017,6 +2151,9 @@ void multi_batch_destroy(struct multi_batch *batch) {
   level_batch_free(&batch->levels);
   if (batch->tail_to_gpus)
     placement_cpu_homes_open(0);
+  if (MULTI_SHARE_LAG_DEBUG && batch->lag_guard)
+    fprintf(stderr, "share lag: most %.3f at %.1f ms, %d chunks given up\n", batch->lag_most,
+            batch->lag_most_at_us / 1e3, batch->chunks_given_up);
   pthread_mutex_destroy(&batch->tail_lock);
   free(batch);
 }

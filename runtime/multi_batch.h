@@ -354,6 +354,25 @@ struct multi_batch;
 #ifndef MULTI_SHARE_TAIL_TO_GPUS
 #define MULTI_SHARE_TAIL_TO_GPUS 0
 #endif
+/* 1: where the cores' chunks, at the rate their tasks end during the run, would end after the
+ * GPUs' own chunks by more than MULTI_SHARE_LAG_MARGIN of the GPUs' time left, the cores give
+ * chunks up to the GPUs for the rest of the run, as many as the excess is of the cores' time
+ * left, those with the most tasks left (at least MULTI_SHARE_LAG_TASKS_LEFT) first; a chunk a
+ * core stays (share_lag_check in multi_batch.c). Why: the share's short rounds were rounds whose
+ * cores ran 1.1-1.5 times slower than at the same cut in another round (BENCHMARKS.md, "The
+ * default share on sizes no session had run"), which the probe before the run cannot see. 0
+ * (the default): a build to compare with, not measured yet. */
+#ifndef MULTI_SHARE_LAG_TO_GPUS
+#define MULTI_SHARE_LAG_TO_GPUS 0
+#endif
+#ifndef MULTI_SHARE_LAG_MARGIN
+#define MULTI_SHARE_LAG_MARGIN 0.02
+#endif
+#define MULTI_SHARE_LAG_TASKS_LEFT 2
+/* 1: each time the cores give chunks up, a line on stderr (a build to measure with). */
+#ifndef MULTI_SHARE_LAG_DEBUG
+#define MULTI_SHARE_LAG_DEBUG 0
+#endif
 /* Rows apart pay at a level of few systems, a few threads walking long branches (the row kernel
  * takes the channel work off their chains), and cost at a level that fills the GPU (each row
  * written and read once more): about the threads an H100 or H200 holds (132 SMs x 2,048).

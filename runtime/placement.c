@@ -386,6 +386,10 @@ void placement_cpu_home(void *handle) {
   size_model_set_cpu_home((starpu_data_handle_t)handle);
 }
 
+void placement_gpus_home(void *handle) {
+  size_model_set_gpus_home((starpu_data_handle_t)handle);
+}
+
 void placement_cpu_homes_open(int open) {
   size_model_open_cpu_homes(open);
 }

@@ -542,6 +542,9 @@ void placement_prefetch(void *handle, int node);
  * cores' chunks, so the scheduler leaves it to the cores and a GPU takes it only when no core
  * could start it within a round. */
 void placement_cpu_home(void *handle);
+/* The cores give a chunk of their share up to the GPUs for the rest of the run
+ * (size_model_set_gpus_home): its tasks then run on a GPU. */
+void placement_gpus_home(void *handle);
 /* open 1: the cores' home adds nothing to a GPU's prediction (size_model_open_cpu_homes), so a
  * GPU with no work of its own left takes the cores' chunks' tasks it would end first; 0: the
  * homes hold again. */

@@ -752,6 +752,69 @@ static void size_model_keeps_core_chunks_on_cores(void **state) {
   size_model_clear();
 }
 
+/* A chunk the cores give up during a run (MULTI_SHARE_LAG_TO_GPUS) has the GPUs as home: a core
+ * never ends its task (INFINITY, so dmda gives it to a GPU), a GPU's prediction is its own time
+ * with no core's round added, and the cores' other chunks still add a round (one fewer chunk at
+ * home). Forgotten (unregistered), or at the cores' home again, it predicts as before. */
+static void size_model_gives_chunks_up_to_gpus(void **state) {
+  (void)state;
+  size_model_clear();
+  const int devids[] = {0};
+  size_model_set_gpus(devids, 1);
+  struct starpu_perfmodel_device gpu_device[1];
+  struct starpu_perfmodel_arch gpu[1];
+  cuda_archs(1, gpu_device, gpu);
+  struct starpu_perfmodel_device core_device = {.type = STARPU_CPU_WORKER, .ncores = 1};
+  struct starpu_perfmodel_arch core = {.ndevices = 1, .devices = &core_device};
+  for (int k = 0; k < 3; k++) {
+    size_model_record("test_model", 7, 1000, &gpu[0], k ? 2 : 50);
+    size_model_record("test_model", 7, 1000, &core, k ? 900 : 5000);
+  }
+  static char given_up, kept[2];
+  size_model_set_cpu_home((starpu_data_handle_t)&given_up);
+  for (int c = 0; c < 2; c++)
+    size_model_set_cpu_home((starpu_data_handle_t)&kept[c]);
+  static struct starpu_codelet writes = {.nbuffers = 1, .modes = {STARPU_RW}};
+  struct starpu_task task, kept_task;
+  memset(&task, 0, sizeof task);
+  task.cl = &writes;
+  task.handles[0] = (starpu_data_handle_t)&given_up;
+  kept_task = task;
+  kept_task.handles[0] = (starpu_data_handle_t)&kept[0];
+  const int cores = (int)starpu_cpu_worker_get_count();
+  const int round3 = cores <= 1 ? 3 : (3 + cores - 1) / cores;
+  const int round2 = cores <= 1 ? 2 : (2 + cores - 1) / cores;
+  assert_float_equal(size_model_task_expected_us(&test_model, &kept_task, &gpu[0]),
+                     2.0 + (1 + round3) * 900.0, 1e-9);
+  size_model_set_gpus_home((starpu_data_handle_t)&given_up);
+  assert_true(isinf(size_model_task_expected_us(&test_model, &task, &core)));
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]), 2.0, 1e-9);
+  /* dmda's choice: an idle core never ends it before a GPU, however busy the GPU */
+  for (double gpu_free_at = 0; gpu_free_at <= 1e6; gpu_free_at += 1e5)
+    assert_true(gpu_free_at + size_model_task_expected_us(&test_model, &task, &gpu[0]) <
+                0.0 + size_model_task_expected_us(&test_model, &task, &core));
+  /* the chunks kept: the cores' prediction untouched, the GPU's a round of two chunks */
+  assert_float_equal(size_model_task_expected_us(&test_model, &kept_task, &core), 900.0, 1e-9);
+  assert_float_equal(size_model_task_expected_us(&test_model, &kept_task, &gpu[0]),
+                     2.0 + (1 + round2) * 900.0, 1e-9);
+  /* forgotten, or the cores' home given back: the predictions of a chunk with no home, then of
+   * one at the cores' home */
+  size_model_forget_home((starpu_data_handle_t)&given_up);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &core), 900.0, 1e-9);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]), 2.0, 1e-9);
+  size_model_set_cpu_home((starpu_data_handle_t)&given_up);
+  size_model_set_gpus_home((starpu_data_handle_t)&given_up);
+  size_model_set_cpu_home((starpu_data_handle_t)&given_up);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &core), 900.0, 1e-9);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &gpu[0]),
+                     2.0 + (1 + round3) * 900.0, 1e-9);
+  /* a new start forgets every home */
+  size_model_set_gpus_home((starpu_data_handle_t)&given_up);
+  size_model_set_gpus(devids, 1);
+  assert_float_equal(size_model_task_expected_us(&test_model, &task, &core), 900.0, 1e-9);
+  size_model_clear();
+}
+
 /* GPUs of one model pool their measurements: what one GPU measured is every GPU's prediction,
  * and two GPUs' samples of a size make one mean. Apart, each GPU keeps its own. */
 static void size_model_pools_alike_gpus(void **state) {
@@ -1765,6 +1828,7 @@ int main(void) {
       cmocka_unit_test(size_model_spreads_chunks_over_gpus),
       cmocka_unit_test(size_model_keeps_chunks_at_given_homes),
       cmocka_unit_test(size_model_keeps_core_chunks_on_cores),
+      cmocka_unit_test(size_model_gives_chunks_up_to_gpus),
       cmocka_unit_test(size_model_pools_alike_gpus),
       cmocka_unit_test(level_chunks_follow_compartments),
       cmocka_unit_test(core_predictions_grow_past_what_was_measured),

@@ -575,6 +575,16 @@
 #             models saved, and ROUNDS rounds, each share run from the saved models and each
 #             followed by the GPU alone: the default, steps3, steps3idle (VARIANTS: those named);
 #             each share row with its CPU workers' loads and the probes' keys
+#   lag141    (one GPU, seventy-fifth session, 2026-12-06) the cores giving chunks up to the GPU
+#             once they fall behind (hinestask_lag: -DMULTI_SHARE_LAG_TO_GPUS=1
+#             -DMULTI_SHARE_LAG_DEBUG=1) against the default: per batch (MIXES) a fresh home, three
+#             calibration runs, the models saved, then ROUNDS rounds, each share run from the saved
+#             models: quiet, the default and lag, then the GPU alone; late, HOGS copying processes
+#             started and stopped before the run and let go LATE_S seconds after it starts (after
+#             its probe, which sees an idle host), the default and lag, then the GPU alone the same
+#             way; each share row with its CPU workers' loads, lag's with its give-up lines
+#             (lag141-lines.txt: each give-up, and at the end the most the cores' time left was
+#             of the GPU's); ALTERNATE=1: the builds' order swapped every other round
 #   unseen140 (one GPU, seventy-third session, 2026-12-06) the default share alone on sizes no
 #             session had run (MIXES; the script's list at 41-56 M): first the share's probe files
 #             against the GPU alone (CHECK_MIXES), then per batch a fresh home, three calibration
@@ -4815,6 +4825,36 @@ if [ "$mode" = steps139 ]; then
         ROW_NCPU=all row 1 $b share-$v "${bld[@]}" -- --steps 1000; shares; worker_load; probe_keys
         row 1 $b gpu -- --steps 1000
       done
+    done
+  done
+  rm -rf $out/saved-home; rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = lag141 ]; then
+  # lag_row BATCH LABEL [BUILD]: a share row from the saved models; LATE set: the stopped copying
+  # processes let go LATE_S seconds into the run, stopped again after it
+  lag_row() {
+    local waker=
+    rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
+    [ -n "${LATE:-}" ] && { (sleep ${LATE_S:-1.8}; kill -CONT "${hog_pids[@]}" 2>/dev/null) & waker=$!; }
+    if [ "$2" = gpu ]; then row 1 $1 $2$LATE -- --steps 1000
+    else ROW_NCPU=all row 1 $1 $2$LATE ${3:-} -- --steps 1000; shares; worker_load
+      grep "^share lag" $out/t.log | sed "s/^/$1 $2$LATE $rep: /" >> $out/lag141-lines.txt; fi
+    [ -n "$waker" ] && { wait $waker 2>/dev/null; kill -STOP "${hog_pids[@]}" 2>/dev/null; }
+    return 0
+  }
+  for b in ${MIXES:-D-4100 large-4200 C-6400 A-5000 six-20000 random-13000 B-5400 E-9800 H-8600 all15-9400}; do
+    rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    cp -a $STARPU_HOME $out/saved-home
+    for rep in $(seq ${ROUNDS:-2}); do
+      # the builds' order alternates round by round (lag141b on; the first call kept it)
+      order="default lag"; [ -n "${ALTERNATE:-}" ] && [ $((rep % 2)) = 0 ] && order="lag default"
+      for v in $order; do LATE= lag_row $b share-$v $([ $v = lag ] && echo lag); done
+      LATE= lag_row $b gpu
+      hogs_on; kill -STOP "${hog_pids[@]}" 2>/dev/null
+      for v in $order; do LATE=-late lag_row $b share-$v $([ $v = lag ] && echo lag); done
+      LATE=-late lag_row $b gpu
+      kill -CONT "${hog_pids[@]}" 2>/dev/null; hogs_off
     done
   done
   rm -rf $out/saved-home; rm -f $out/t.json $out/t.log
