@@ -360,8 +360,13 @@ struct multi_batch;
  * left, those with the most tasks left (at least MULTI_SHARE_LAG_TASKS_LEFT) first; a chunk a
  * core stays (share_lag_check in multi_batch.c). Why: the share's short rounds were rounds whose
  * cores ran 1.1-1.5 times slower than at the same cut in another round (BENCHMARKS.md, "The
- * default share on sizes no session had run"), which the probe before the run cannot see. 0
- * (the default): a build to compare with, not measured yet. */
+ * default share on sizes no session had run"), which the probe before the run cannot see.
+ * Measured on the H100 machine (BENCHMARKS.md, "The cores giving chunks up to the GPU once they
+ * fall behind, measured", 18 batches of 41-53 M, quiet and with memory-copying processes let go
+ * during the run): it gave chunks up in 2 of 69 runs, at their end; with the builds' order
+ * swapped, quiet rounds even with the default (mean 1.064x both); the short rounds with the host
+ * made busy were the GPU's part slowing, the cores never behind (their time left at most 0.86
+ * of the GPU's). So 0 (the default): a build to compare with where cores do fall behind. */
 #ifndef MULTI_SHARE_LAG_TO_GPUS
 #define MULTI_SHARE_LAG_TO_GPUS 0
 #endif

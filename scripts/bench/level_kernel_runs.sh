@@ -4834,6 +4834,7 @@ if [ "$mode" = lag141 ]; then
   # processes let go LATE_S seconds into the run, stopped again after it
   lag_row() {
     local waker=
+    rm -f $out/t.json $out/t.log # a row skipped for time must not leave the last run's lines
     rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
     [ -n "${LATE:-}" ] && { (sleep ${LATE_S:-1.8}; kill -CONT "${hog_pids[@]}" 2>/dev/null) & waker=$!; }
     if [ "$2" = gpu ]; then row 1 $1 $2$LATE -- --steps 1000
