@@ -665,6 +665,23 @@ static void size_model_keeps_chunks_at_given_homes(void **state) {
   size_model_clear();
 }
 
+/* A fresh size model with one GPU (devids[0]) and the cores: a chunk's size (fixed_size: 1000)
+ * measured at 2 us on the GPU and 900 on a core (each after a warm-up, dropped). */
+static void one_gpu_beside_cores(const int *devids, struct starpu_perfmodel_device *gpu_device,
+                                 struct starpu_perfmodel_arch *gpu,
+                                 struct starpu_perfmodel_device *core_device,
+                                 struct starpu_perfmodel_arch *core) {
+  size_model_clear();
+  size_model_set_gpus(devids, 1);
+  cuda_archs(1, gpu_device, gpu);
+  *core_device = (struct starpu_perfmodel_device){.type = STARPU_CPU_WORKER, .ncores = 1};
+  *core = (struct starpu_perfmodel_arch){.ndevices = 1, .devices = core_device};
+  for (int k = 0; k < 3; k++) {
+    size_model_record("test_model", 7, 1000, &gpu[0], k ? 2 : 50);
+    size_model_record("test_model", 7, 1000, core, k ? 900 : 5000);
+  }
+}
+
 /* A chunk cut for the cores has them as home: on the GPU (one here, as on the H200 machine) its
  * task is predicted as the GPU's time plus a core's for one more than a core's round of such
  * chunks (the chunks at home over StarPU's CPU workers, rounded up), so where dmda compares
@@ -674,19 +691,10 @@ static void size_model_keeps_chunks_at_given_homes(void **state) {
  */
 static void size_model_keeps_core_chunks_on_cores(void **state) {
   (void)state;
-  size_model_clear();
   const int devids[] = {0};
-  size_model_set_gpus(devids, 1);
-  struct starpu_perfmodel_device gpu_device[1];
-  struct starpu_perfmodel_arch gpu[1];
-  cuda_archs(1, gpu_device, gpu);
-  struct starpu_perfmodel_device core_device = {.type = STARPU_CPU_WORKER, .ncores = 1};
-  struct starpu_perfmodel_arch core = {.ndevices = 1, .devices = &core_device};
-  /* measured: the chunk's size (fixed_size: 1000) takes 2 us on the GPU, 900 on a core */
-  for (int k = 0; k < 3; k++) {
-    size_model_record("test_model", 7, 1000, &gpu[0], k ? 2 : 50);
-    size_model_record("test_model", 7, 1000, &core, k ? 900 : 5000);
-  }
+  struct starpu_perfmodel_device gpu_device[1], core_device;
+  struct starpu_perfmodel_arch gpu[1], core;
+  one_gpu_beside_cores(devids, gpu_device, gpu, &core_device, &core);
   static char core_chunk, gpu_chunk;
   size_model_set_cpu_home((starpu_data_handle_t)&core_chunk);
   size_model_set_home((starpu_data_handle_t)&gpu_chunk, 0); /* one GPU: nothing kept */
@@ -758,18 +766,10 @@ static void size_model_keeps_core_chunks_on_cores(void **state) {
  * home). Forgotten (unregistered), or at the cores' home again, it predicts as before. */
 static void size_model_gives_chunks_up_to_gpus(void **state) {
   (void)state;
-  size_model_clear();
   const int devids[] = {0};
-  size_model_set_gpus(devids, 1);
-  struct starpu_perfmodel_device gpu_device[1];
-  struct starpu_perfmodel_arch gpu[1];
-  cuda_archs(1, gpu_device, gpu);
-  struct starpu_perfmodel_device core_device = {.type = STARPU_CPU_WORKER, .ncores = 1};
-  struct starpu_perfmodel_arch core = {.ndevices = 1, .devices = &core_device};
-  for (int k = 0; k < 3; k++) {
-    size_model_record("test_model", 7, 1000, &gpu[0], k ? 2 : 50);
-    size_model_record("test_model", 7, 1000, &core, k ? 900 : 5000);
-  }
+  struct starpu_perfmodel_device gpu_device[1], core_device;
+  struct starpu_perfmodel_arch gpu[1], core;
+  one_gpu_beside_cores(devids, gpu_device, gpu, &core_device, &core);
   static char given_up, kept[2];
   size_model_set_cpu_home((starpu_data_handle_t)&given_up);
   for (int c = 0; c < 2; c++)
