@@ -365,8 +365,9 @@ struct multi_batch;
  * fall behind, measured", 18 batches of 41-53 M, quiet and with memory-copying processes let go
  * during the run): it gave chunks up in 2 of 69 runs, at their end; with the builds' order
  * swapped, quiet rounds even with the default (mean 1.064x both); the short rounds with the host
- * made busy were the GPU's part slowing, the cores never behind (their time left at most 0.86
- * of the GPU's). So 0 (the default): a build to compare with where cores do fall behind. */
+ * made busy were the GPU's part slowing, the cores not behind (their time left at most 0.86
+ * of the GPU's in the second call; behind only in the last milliseconds of two runs). So 0 (the
+ * default): a build to compare with where cores do fall behind. */
 #ifndef MULTI_SHARE_LAG_TO_GPUS
 #define MULTI_SHARE_LAG_TO_GPUS 0
 #endif
