@@ -4,11 +4,16 @@
 
 #include "hines_codelet.h"
 
+#include <errno.h>
 #include <omp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <starpu.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +42,101 @@ static long long tasks_on_gpu[MAX_NOTED_GPUS], tasks_on_cpus = -1;
 static long long cpu_worker_tasks[MAX_NOTED_CPUS];
 static double cpu_worker_executing_ms[MAX_NOTED_CPUS];
 static struct cluster_node_share node_share;
+
+/* How much lower the CPU workers' scheduling priority is than the GPUs' driver threads (a nice
+ * increment; 0: the same). Each GPU's driver thread launches its kernels and polls their end:
+ * when processes started after the run began take cores, the kernel's scheduler shares each
+ * core between them and the thread that ran there, and a driver thread that waits for its core
+ * delays every kernel behind it, while a CPU worker that waits delays only its own chunk. */
+#ifndef RUNTIME_CPU_WORKERS_NICE
+#define RUNTIME_CPU_WORKERS_NICE 0
+#endif
+/* 1: at the end of a run, stderr gets how long the driver threads and the CPU workers waited for
+ * a core while runnable (Linux's schedstat), beside how long they ran: what the priority above
+ * is for. */
+#ifndef RUNTIME_THREAD_WAITS_DEBUG
+#define RUNTIME_THREAD_WAITS_DEBUG 0
+#endif
+#define MAX_NOTED_THREADS 1088
+static pid_t worker_thread_ids[MAX_NOTED_THREADS];
+static int worker_thread_is_cpu[MAX_NOTED_THREADS];
+static unsigned long long thread_ran_ns[MAX_NOTED_THREADS], thread_waited_ns[MAX_NOTED_THREADS];
+static int noted_threads;
+static pthread_mutex_t noted_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void note_worker_thread(void *unused) {
+  (void)unused;
+  const pid_t thread = (pid_t)syscall(SYS_gettid);
+  const int cpu = starpu_worker_get_type(starpu_worker_get_id()) == STARPU_CPU_WORKER;
+  if (cpu && RUNTIME_CPU_WORKERS_NICE > 0) {
+    /* On Linux a thread id names one thread, and raising one's own nice needs no privilege. */
+    errno = 0;
+    const int now = getpriority(PRIO_PROCESS, (id_t)thread);
+    if (errno == 0)
+      setpriority(PRIO_PROCESS, (id_t)thread, now + RUNTIME_CPU_WORKERS_NICE);
+  }
+  /* The CUDA workers of one GPU share its driver thread: each thread is noted once. */
+  pthread_mutex_lock(&noted_threads_lock);
+  int seen = 0;
+  for (int i = 0; i < noted_threads; i++)
+    seen |= worker_thread_ids[i] == thread;
+  if (!seen && noted_threads < MAX_NOTED_THREADS) {
+    worker_thread_ids[noted_threads] = thread;
+    worker_thread_is_cpu[noted_threads++] = cpu;
+  }
+  pthread_mutex_unlock(&noted_threads_lock);
+}
+
+/* A thread's time on a core and its time runnable but waiting for one, in ns (0 where unread). */
+static void thread_times(pid_t thread, unsigned long long *ran, unsigned long long *waited) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)thread);
+  FILE *file = fopen(path, "r");
+  *ran = *waited = 0;
+  if (!file)
+    return;
+  if (fscanf(file, "%llu %llu", ran, waited) != 2)
+    *ran = *waited = 0;
+  fclose(file);
+}
+
+/* Only where there is a GPU to protect or waits to report: it runs one task per worker. */
+static void note_worker_threads(void) {
+  noted_threads = 0;
+  if (!(RUNTIME_THREAD_WAITS_DEBUG || (RUNTIME_CPU_WORKERS_NICE > 0 && cuda_workers > 0)))
+    return;
+  starpu_execute_on_each_worker(note_worker_thread, NULL, STARPU_CPU | STARPU_CUDA);
+  for (int i = 0; i < noted_threads; i++)
+    thread_times(worker_thread_ids[i], &thread_ran_ns[i], &thread_waited_ns[i]);
+  /* Those tasks are not the run's: each read restarts StarPU's per-worker counts. */
+  for (int w = 0; w < (int)starpu_worker_get_count(); w++) {
+    struct starpu_profiling_worker_info info;
+    starpu_profiling_worker_get_info(w, &info);
+  }
+}
+
+static void report_thread_waits(void) {
+  if (!RUNTIME_THREAD_WAITS_DEBUG)
+    return;
+  for (int kind = 0; kind < 2; kind++) {
+    unsigned long long ran = 0, waited = 0, most_waited = 0;
+    int threads = 0;
+    for (int i = 0; i < noted_threads; i++) {
+      if (worker_thread_is_cpu[i] != kind)
+        continue;
+      unsigned long long ran_now, waited_now;
+      thread_times(worker_thread_ids[i], &ran_now, &waited_now);
+      ran += ran_now - thread_ran_ns[i];
+      waited += waited_now - thread_waited_ns[i];
+      if (waited_now - thread_waited_ns[i] > most_waited)
+        most_waited = waited_now - thread_waited_ns[i];
+      threads++;
+    }
+    if (threads)
+      fprintf(stderr, "thread waits: %s %d threads ran %.1f ms, waited %.1f ms (most %.1f ms)\n",
+              kind ? "cpu" : "driver", threads, ran / 1e6, waited / 1e6, most_waited / 1e6);
+  }
+}
 
 int runtime_check_scheduler(const char *name, struct hines_error *err) {
   struct starpu_sched_policy **policies = starpu_sched_get_predefined_policies();
@@ -365,6 +465,7 @@ int runtime_start(const struct runtime_options *options, struct hines_error *err
     gpu_driver_pus[noted_gpus] = starpu_worker_get_bindid(w);
     starpu_worker_get_name(w, gpu_names[noted_gpus++], sizeof gpu_names[0]);
   }
+  note_worker_threads();
   /* The size models learn from each task's measured duration (codelets/size_model.h), which
    * StarPU records only with profiling on; they start from what calibration runs kept, unless
    * STARPU_CALIBRATE=2 asks to start afresh as it does for StarPU's own models. */
@@ -638,6 +739,7 @@ int runtime_cpu_worker_load(int i, long long *tasks, double *executing_ms) {
 void runtime_stop(void) {
   starpu_task_wait_for_all();
   runtime_count_tasks();
+  report_thread_waits();
   /* Measurements are kept after calibration runs, as StarPU keeps its own models. */
   if (runtime_calibrating() && size_model_save(runtime_size_model_path()) != 0)
     fprintf(stderr, "warning: cannot write %s\n", runtime_size_model_path());

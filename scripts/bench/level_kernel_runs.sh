@@ -585,6 +585,16 @@
 #             way; each share row with its CPU workers' loads, lag's with its give-up lines
 #             (lag141-lines.txt: each give-up, and at the end the most the cores' time left was
 #             of the GPU's); ALTERNATE=1: the builds' order swapped every other round
+#   nice142   (one GPU, seventy-sixth session, 2026-12-06) the CPU workers at a lower scheduling
+#             priority than the GPU's driver thread (RUNTIME_CPU_WORKERS_NICE), against the same
+#             priority, with each run's thread waits (all builds -DRUNTIME_THREAD_WAITS_DEBUG=1:
+#             hinestask_waits the default, hinestask_nice5 the CPU workers at nice +5,
+#             hinestask_nice5lag that and -DMULTI_SHARE_LAG_TO_GPUS=1; VARIANTS: those named):
+#             per batch (MIXES) a fresh home, three calibration runs, the models saved, then
+#             ROUNDS rounds, each share run from the saved models: quiet, each variant (the order
+#             turned by one each round), then the GPU alone (hinestask_waits); late, HOGS copying
+#             processes let go LATE_S seconds into each run as in lag141, each variant, then the
+#             GPU alone; the thread-wait lines of each run in nice142-lines.txt
 #   unseen140 (one GPU, seventy-third session, 2026-12-06) the default share alone on sizes no
 #             session had run (MIXES; the script's list at 41-56 M): first the share's probe files
 #             against the GPU alone (CHECK_MIXES), then per batch a fresh home, three calibration
@@ -4855,6 +4865,38 @@ if [ "$mode" = lag141 ]; then
       hogs_on; kill -STOP "${hog_pids[@]}" 2>/dev/null
       for v in $order; do LATE=-late lag_row $b share-$v $([ $v = lag ] && echo lag); done
       LATE=-late lag_row $b gpu
+      kill -CONT "${hog_pids[@]}" 2>/dev/null; hogs_off
+    done
+  done
+  rm -rf $out/saved-home; rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = nice142 ]; then
+  # nice_row BATCH LABEL BUILD: a row from the saved models (LABEL gpu: the GPU alone); LATE set:
+  # the stopped copying processes let go LATE_S seconds into the run, stopped again after it
+  nice_row() {
+    local waker=
+    rm -f $out/t.json $out/t.log
+    rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
+    [ -n "${LATE:-}" ] && { (sleep ${LATE_S:-1.8}; kill -CONT "${hog_pids[@]}" 2>/dev/null) & waker=$!; }
+    if [ "$2" = gpu ]; then row 1 $1 $2$LATE $3 -- --steps 1000
+    else ROW_NCPU=all row 1 $1 $2$LATE $3 -- --steps 1000; shares; worker_load; fi
+    grep "^thread waits" $out/t.log 2>/dev/null | sed "s/^/$1 $2$LATE $rep: /" >> $out/nice142-lines.txt
+    [ -n "$waker" ] && { wait $waker 2>/dev/null; kill -STOP "${hog_pids[@]}" 2>/dev/null; }
+    return 0
+  }
+  read -r -a variants <<< "${VARIANTS:-waits nice5 nice5lag}"
+  for b in ${MIXES:-six-20000 A-5000 D-4100 random-13000 large-4200 C-6400 E-9800 all15-9400}; do
+    rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME; rep=0
+    for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    cp -a $STARPU_HOME $out/saved-home
+    for rep in $(seq ${ROUNDS:-2}); do
+      n=${#variants[@]}; order=()
+      for i in $(seq 0 $((n - 1))); do order+=(${variants[$(( (i + rep - 1) % n ))]}); done
+      for v in "${order[@]}"; do LATE= nice_row $b share-$v $v; done
+      LATE= nice_row $b gpu waits
+      hogs_on; kill -STOP "${hog_pids[@]}" 2>/dev/null
+      for v in "${order[@]}"; do LATE=-late nice_row $b share-$v $v; done
+      LATE=-late nice_row $b gpu waits
       kill -CONT "${hog_pids[@]}" 2>/dev/null; hogs_off
     done
   done
