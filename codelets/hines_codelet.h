@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "size_model.h"
-#include "worker_guard.h"
 
 /* The CUDA halves exist when this build compiled them (CMake's HINESTASK_WITH_CUDA), not merely
  * when the StarPU we link could drive a GPU. */
@@ -47,7 +46,6 @@
   struct starpu_codelet NAME##_codelet = {.name = #NAME,                                           \
                                           .type = STARPU_FORKJOIN,                                 \
                                           .max_parallelism = INT_MAX,                              \
-                                          .can_execute = worker_guard_can_execute,                 \
                                           .cpu_funcs = {CPU},                                      \
                                           .cpu_funcs_name = {#CPU},                                \
                                           HINES_CUDA_FIELDS(GPU).nbuffers =                        \

@@ -1,7 +1,5 @@
 #include "size_model.h"
 
-#include "worker_guard.h"
-
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -489,7 +487,6 @@ double size_model_task_expected_us(const struct size_model *model, struct starpu
 }
 
 void size_model_task_done(void *argument) {
-  worker_guard_task_ended();
   const struct size_model *model = argument;
   struct starpu_task *task = starpu_task_get_current();
   if (!task || !task->profiling_info || task->profiling_info->workerid < 0)

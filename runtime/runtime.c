@@ -19,7 +19,6 @@
 
 #include "cluster.h"
 #include "size_model.h"
-#include "worker_guard.h"
 
 #ifdef HINESTASK_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -60,7 +59,7 @@ static struct cluster_node_share node_share;
 #endif
 #define MAX_NOTED_THREADS 1088
 static pid_t worker_thread_ids[MAX_NOTED_THREADS];
-static int worker_thread_is_cpu[MAX_NOTED_THREADS], worker_thread_worker[MAX_NOTED_THREADS];
+static int worker_thread_is_cpu[MAX_NOTED_THREADS];
 static unsigned long long thread_ran_ns[MAX_NOTED_THREADS], thread_waited_ns[MAX_NOTED_THREADS];
 static int noted_threads;
 static pthread_mutex_t noted_threads_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -83,7 +82,6 @@ static void note_worker_thread(void *unused) {
     seen |= worker_thread_ids[i] == thread;
   if (!seen && noted_threads < MAX_NOTED_THREADS) {
     worker_thread_ids[noted_threads] = thread;
-    worker_thread_worker[noted_threads] = starpu_worker_get_id();
     worker_thread_is_cpu[noted_threads++] = cpu;
   }
   pthread_mutex_unlock(&noted_threads_lock);
@@ -105,20 +103,9 @@ static void thread_times(pid_t thread, unsigned long long *ran, unsigned long lo
 /* Only where there is a GPU to protect or waits to report: it runs one task per worker. */
 static void note_worker_threads(void) {
   noted_threads = 0;
-  worker_guard_start(NULL, NULL, 0);
-  const int protect = cuda_workers > 0 && cpu_workers > 0;
-  if (!(RUNTIME_THREAD_WAITS_DEBUG ||
-        (protect && (RUNTIME_CPU_WORKERS_NICE > 0 || WORKER_GUARD_PARK))))
+  if (!(RUNTIME_THREAD_WAITS_DEBUG || (RUNTIME_CPU_WORKERS_NICE > 0 && cuda_workers > 0)))
     return;
   starpu_execute_on_each_worker(note_worker_thread, NULL, STARPU_CPU | STARPU_CUDA);
-  if (protect && WORKER_GUARD_PARK) { /* the CPU workers that may step aside for a driver */
-    int workers[MAX_NOTED_THREADS], cpus = 0;
-    pid_t threads[MAX_NOTED_THREADS];
-    for (int i = 0; i < noted_threads; i++)
-      if (worker_thread_is_cpu[i])
-        workers[cpus] = worker_thread_worker[i], threads[cpus++] = worker_thread_ids[i];
-    worker_guard_start(workers, threads, cpus);
-  }
   for (int i = 0; i < noted_threads; i++)
     thread_times(worker_thread_ids[i], &thread_ran_ns[i], &thread_waited_ns[i]);
   /* Those tasks are not the run's: each read restarts StarPU's per-worker counts. */
@@ -149,7 +136,6 @@ static void report_thread_waits(void) {
       fprintf(stderr, "thread waits: %s %d threads ran %.1f ms, waited %.1f ms (most %.1f ms)\n",
               kind ? "cpu" : "driver", threads, ran / 1e6, waited / 1e6, most_waited / 1e6);
   }
-  fprintf(stderr, "thread waits: %d cpu workers parked\n", worker_guard_parked());
 }
 
 int runtime_check_scheduler(const char *name, struct hines_error *err) {

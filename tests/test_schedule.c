@@ -27,7 +27,6 @@
 #include "spike_set.h"
 #include "synthetic.h"
 #include "testing.h"
-#include "worker_guard.h"
 
 static uint64_t seed_state;
 
@@ -1807,52 +1806,6 @@ static void discarding_waits_for_the_writers(void **state) {
   runtime_unregister_discarding(NULL); /* nothing */
 }
 
-/* A CPU worker the guard parked (codelets/worker_guard.h) takes no task while the others take
- * them all, whatever the scheduler; a fresh start parks none. */
-static _Atomic int ran_on[STARPU_NMAXWORKERS];
-static void note_worker(void *buffers[], void *argument) {
-  (void)buffers, (void)argument;
-  const int worker = starpu_worker_get_id();
-  if (worker >= 0 && worker < STARPU_NMAXWORKERS)
-    ran_on[worker]++;
-  usleep(200); /* long enough that every worker would get some */
-}
-static void parked_workers_take_no_task(void **state) {
-  (void)state;
-  int cpus[STARPU_NMAXWORKERS];
-  const int count = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, cpus, STARPU_NMAXWORKERS);
-  assert_true(count >= 1);
-  worker_guard_start(NULL, NULL, 0);
-  assert_int_equal(worker_guard_parked(), 0);
-  for (int i = 0; i < count; i++)
-    assert_true(worker_guard_can_execute((unsigned)cpus[i], NULL, 0));
-  if (count < 2) /* parking the only CPU worker would leave the tasks nowhere to run */
-    return;
-  worker_guard_park(cpus[0]);
-  worker_guard_park(cpus[0]);
-  assert_int_equal(worker_guard_parked(), 1);
-  assert_false(worker_guard_can_execute((unsigned)cpus[0], NULL, 0));
-  assert_true(worker_guard_can_execute((unsigned)cpus[1], NULL, 0));
-  static struct starpu_codelet noting = {.cpu_funcs = {note_worker},
-                                         .nbuffers = 0,
-                                         .can_execute = worker_guard_can_execute,
-                                         .name = "noting"};
-  for (int w = 0; w < STARPU_NMAXWORKERS; w++)
-    ran_on[w] = 0;
-  const int tasks = 64;
-  for (int t = 0; t < tasks; t++)
-    assert_int_equal(starpu_task_insert(&noting, 0), 0);
-  starpu_task_wait_for_all();
-  int total = 0;
-  for (int i = 0; i < count; i++)
-    total += ran_on[cpus[i]];
-  assert_int_equal(total, tasks);
-  assert_int_equal(ran_on[cpus[0]], 0);
-  worker_guard_start(NULL, NULL, 0);
-  assert_int_equal(worker_guard_parked(), 0);
-  assert_true(worker_guard_can_execute((unsigned)cpus[0], NULL, 0));
-}
-
 int main(void) {
   seed_state = testing_seed();
   runtime_set_defaults();
@@ -1889,7 +1842,6 @@ int main(void) {
       cmocka_unit_test(share_window_submits_the_run_ahead),
       cmocka_unit_test(arranged_chunks_give_identical_bits),
       cmocka_unit_test(fills_run_on_the_cores),
-      cmocka_unit_test(parked_workers_take_no_task),
   };
   return cmocka_run_group_tests(tests, testing_starpu_start, testing_starpu_stop);
 }
