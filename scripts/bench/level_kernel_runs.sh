@@ -595,6 +595,16 @@
 #             turned by one each round), then the GPU alone (hinestask_waits); late, HOGS copying
 #             processes let go LATE_S seconds into each run as in lag141, each variant, then the
 #             GPU alone; the thread-wait lines of each run in nice142-lines.txt
+#             chunks143 (the same call, seventy-sixth session): the same mode with VARIANTS
+#             'waits c3=waits:--cpu-chunks,3 c4=waits:--cpu-chunks,4' and CALIBRATE_OPTIONS:
+#             the cores' share in three and four chunks a CPU worker against two (the default),
+#             so that a core a copying process slows holds fewer of the share's neurons
+#             park144 (the same session): the same mode with VARIANTS 'waits park parklag'
+#             (hinestask_park: -DWORKER_GUARD_PARK=1, CPU workers step aside once the GPU's
+#             driver thread waits for its core, codelets/worker_guard.h of 13fafdf, reverted
+#             after this measurement; hinestask_parklag: that and -DMULTI_SHARE_LAG_TO_GPUS=1;
+#             all three built from 13fafdf with -DRUNTIME_THREAD_WAITS_DEBUG=1, whose lines there
+#             end with the workers parked)
 #   unseen140 (one GPU, seventy-third session, 2026-12-06) the default share alone on sizes no
 #             session had run (MIXES; the script's list at 41-56 M): first the share's probe files
 #             against the GPU alone (CHECK_MIXES), then per batch a fresh home, three calibration
@@ -4873,13 +4883,15 @@ fi
 if [ "$mode" = nice142 ]; then
   # nice_row BATCH LABEL BUILD: a row from the saved models (LABEL gpu: the GPU alone); LATE set:
   # the stopped copying processes let go LATE_S seconds into the run, stopped again after it
+  # A variant is BUILD, or LABEL=BUILD:OPTION,OPTION... (chunks143: hinestask's options).
   nice_row() {
-    local waker=
+    local waker= build=$3 opts=()
+    case $3 in *=*) build=${3#*=}; IFS=, read -r -a opts <<< "${build#*:}"; build=${build%%:*} ;; esac
     rm -f $out/t.json $out/t.log
     rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
     [ -n "${LATE:-}" ] && { (sleep ${LATE_S:-1.8}; kill -CONT "${hog_pids[@]}" 2>/dev/null) & waker=$!; }
-    if [ "$2" = gpu ]; then row 1 $1 $2$LATE $3 -- --steps 1000
-    else ROW_NCPU=all row 1 $1 $2$LATE $3 -- --steps 1000; shares; worker_load; fi
+    if [ "$2" = gpu ]; then row 1 $1 $2$LATE $build -- --steps 1000
+    else ROW_NCPU=all row 1 $1 $2$LATE $build -- --steps 1000 "${opts[@]}"; shares; worker_load; fi
     grep "^thread waits" $out/t.log 2>/dev/null | sed "s/^/$1 $2$LATE $rep: /" >> $out/nice142-lines.txt
     [ -n "$waker" ] && { wait $waker 2>/dev/null; kill -STOP "${hog_pids[@]}" 2>/dev/null; }
     return 0
@@ -4888,14 +4900,17 @@ if [ "$mode" = nice142 ]; then
   for b in ${MIXES:-six-20000 A-5000 D-4100 random-13000 large-4200 C-6400 E-9800 all15-9400}; do
     rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
+    # CALIBRATE_OPTIONS: one more calibration run for each of these option sets (OPTION,VALUE
+    # ...; chunks143: the size models measure the chunk sizes those cut too)
+    for o in ${CALIBRATE_OPTIONS:-}; do ROW_NCPU=all row 1 $b calibrate-$o -- --steps 200 --calibrate ${o//,/ }; shares; done
     cp -a $STARPU_HOME $out/saved-home
     for rep in $(seq ${ROUNDS:-2}); do
       n=${#variants[@]}; order=()
       for i in $(seq 0 $((n - 1))); do order+=(${variants[$(( (i + rep - 1) % n ))]}); done
-      for v in "${order[@]}"; do LATE= nice_row $b share-$v $v; done
+      for v in "${order[@]}"; do LATE= nice_row $b share-${v%%=*} $v; done
       LATE= nice_row $b gpu waits
       hogs_on; kill -STOP "${hog_pids[@]}" 2>/dev/null
-      for v in "${order[@]}"; do LATE=-late nice_row $b share-$v $v; done
+      for v in "${order[@]}"; do LATE=-late nice_row $b share-${v%%=*} $v; done
       LATE=-late nice_row $b gpu waits
       kill -CONT "${hog_pids[@]}" 2>/dev/null; hogs_off
     done
