@@ -47,7 +47,10 @@ static struct cluster_node_share node_share;
  * increment; 0: the same). Each GPU's driver thread launches its kernels and polls their end:
  * when processes started after the run began take cores, the kernel's scheduler shares each
  * core between them and the thread that ran there, and a driver thread that waits for its core
- * delays every kernel behind it, while a CPU worker that waits delays only its own chunk. */
+ * delays every kernel behind it, while a CPU worker that waits delays only its own chunk. Off:
+ * at +5 the driver threads still waited as long in the rounds that fell short, and a CPU worker
+ * sharing its core with another process got a quarter of it and held the run (BENCHMARKS.md,
+ * "The GPU's driver thread waiting for its core, and three ways tried to spare it"). */
 #ifndef RUNTIME_CPU_WORKERS_NICE
 #define RUNTIME_CPU_WORKERS_NICE 0
 #endif
