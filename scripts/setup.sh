@@ -12,6 +12,9 @@
 #   HINESTASK_CUDA   auto (default) | on | off: build StarPU and the codelets with CUDA
 #   BUILD_DIR        CMake build directory (default: build)
 #   JOBS             parallel make jobs (default: nproc)
+#   STARPU_CONFIGURE_EXTRA  more flags for StarPU's configure, e.g. --enable-blocking-drivers
+#                    (idle workers sleep instead of polling); part of the stamp, so a prefix of
+#                    its own
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -69,6 +72,7 @@ configure_flags="--with-fxt --enable-maxcpus=256 --enable-maxcudadev=8 --disable
 --disable-fortran --disable-socl --disable-starpufft --disable-starpupy --disable-mlr \
 --disable-hdf5 --disable-leveldb --without-blas --disable-opengl-render $cuda_flags"
 configure_flags=$(echo "$configure_flags" | tr -s ' ')
+configure_flags="$configure_flags${STARPU_CONFIGURE_EXTRA:+ $STARPU_CONFIGURE_EXTRA}"
 stamp_text="starpu=$starpu_debian_version
 patches=$(cat "$repo_root"/scripts/starpu-patches/*.patch | sha256sum | cut -c1-16)
 flags=$configure_flags

@@ -599,6 +599,12 @@
 #             'waits c3=waits:--cpu-chunks,3 c4=waits:--cpu-chunks,4' and CALIBRATE_OPTIONS:
 #             the cores' share in three and four chunks a CPU worker against two (the default),
 #             so that a core a copying process slows holds fewer of the share's neurons
+#             block145 (written in the seventy-sixth session, not yet run): the same mode with
+#             VARIANTS 'waits blocking=waits@lib-blocking:' (hinestask_waits against StarPU built
+#             with --enable-blocking-drivers: STARPU_CONFIGURE_EXTRA=--enable-blocking-drivers
+#             scripts/setup.sh, its stripped libstarpu-1.3.so.9 and libstarpumpi-1.3.so.3 in the
+#             bundle's lib-blocking/): StarPU 1.3's CPU workers poll while idle unless so built,
+#             so they never leave a core to the driver thread or to other processes
 #             park144 (the same session): the same mode with VARIANTS 'waits park parklag'
 #             (hinestask_park: -DWORKER_GUARD_PARK=1, CPU workers step aside once the GPU's
 #             driver thread waits for its core, codelets/worker_guard.h of 13fafdf, reverted
@@ -4883,10 +4889,13 @@ fi
 if [ "$mode" = nice142 ]; then
   # nice_row BATCH LABEL BUILD: a row from the saved models (LABEL gpu: the GPU alone); LATE set:
   # the stopped copying processes let go LATE_S seconds into the run, stopped again after it
-  # A variant is BUILD, or LABEL=BUILD:OPTION,OPTION... (chunks143: hinestask's options).
+  # A variant is BUILD, or LABEL=BUILD[@LIBDIR]:[OPTION,OPTION...] (chunks143: hinestask's
+  # options; block145: LIBDIR, a folder of the bundle whose libstarpu the build runs with).
   nice_row() {
-    local waker= build=$3 opts=()
+    local waker= build=$3 opts=() libdir=
     case $3 in *=*) build=${3#*=}; IFS=, read -r -a opts <<< "${build#*:}"; build=${build%%:*} ;; esac
+    case $build in *@*) libdir=$bundle/${build#*@}; build=${build%%@*} ;; esac
+    local LD_LIBRARY_PATH=${libdir:+$libdir:}$LD_LIBRARY_PATH
     rm -f $out/t.json $out/t.log
     rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
     [ -n "${LATE:-}" ] && { (sleep ${LATE_S:-1.8}; kill -CONT "${hog_pids[@]}" 2>/dev/null) & waker=$!; }
