@@ -71,7 +71,7 @@ static void note_worker_thread(void *unused) {
   (void)unused;
   const pid_t thread = (pid_t)syscall(SYS_gettid);
   const int cpu = starpu_worker_get_type(starpu_worker_get_id()) == STARPU_CPU_WORKER;
-  if (cpu && RUNTIME_CPU_WORKERS_NICE > 0) {
+  if (cpu && RUNTIME_CPU_WORKERS_NICE > 0 && cuda_workers > 0) { /* a GPU to protect */
     /* On Linux a thread id names one thread, and raising one's own nice needs no privilege. */
     errno = 0;
     const int now = getpriority(PRIO_PROCESS, (id_t)thread);
