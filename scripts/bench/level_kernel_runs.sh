@@ -4899,13 +4899,17 @@ if [ "$mode" = nice142 ]; then
     rm -f $out/t.json $out/t.log
     rm -rf $STARPU_HOME; cp -a $out/saved-home $STARPU_HOME
     [ -n "${LATE:-}" ] && { (sleep ${LATE_S:-1.8}; kill -CONT "${hog_pids[@]}" 2>/dev/null) & waker=$!; }
-    if [ "$2" = gpu ]; then row 1 $1 $2$LATE $build -- --steps 1000
+    if [ "${2%%-*}" = gpu ]; then row 1 $1 $2$LATE $build -- --steps 1000
     else ROW_NCPU=all row 1 $1 $2$LATE $build -- --steps 1000 "${opts[@]}"; shares; worker_load; fi
     grep "^thread waits" $out/t.log 2>/dev/null | sed "s/^/$1 $2$LATE $rep: /" >> $out/nice142-lines.txt
     [ -n "$waker" ] && { wait $waker 2>/dev/null; kill -STOP "${hog_pids[@]}" 2>/dev/null; }
     return 0
   }
   read -r -a variants <<< "${VARIANTS:-waits nice5 nice5lag}"
+  # GPU_BUILDS (block145b): the GPU alone with each of these variants (LABEL=BUILD@LIBDIR: rows
+  # labelled gpu-LABEL), so that a library that helps the share is seen not to slow the GPU alone
+  read -r -a gpu_builds <<< "${GPU_BUILDS:-waits}"
+  gpu_label() { case $1 in *=*) echo gpu-${1%%=*} ;; *) echo gpu ;; esac; }
   for b in ${MIXES:-six-20000 A-5000 D-4100 random-13000 large-4200 C-6400 E-9800 all15-9400}; do
     rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
@@ -4917,10 +4921,10 @@ if [ "$mode" = nice142 ]; then
       n=${#variants[@]}; order=()
       for i in $(seq 0 $((n - 1))); do order+=(${variants[$(( (i + rep - 1) % n ))]}); done
       for v in "${order[@]}"; do LATE= nice_row $b share-${v%%=*} $v; done
-      LATE= nice_row $b gpu waits
+      for v in "${gpu_builds[@]}"; do LATE= nice_row $b $(gpu_label $v) $v; done
       hogs_on; kill -STOP "${hog_pids[@]}" 2>/dev/null
       for v in "${order[@]}"; do LATE=-late nice_row $b share-${v%%=*} $v; done
-      LATE=-late nice_row $b gpu waits
+      for v in "${gpu_builds[@]}"; do LATE=-late nice_row $b $(gpu_label $v) $v; done
       kill -CONT "${hog_pids[@]}" 2>/dev/null; hogs_off
     done
   done
