@@ -54,6 +54,18 @@ static struct cluster_node_share node_share;
 #ifndef RUNTIME_CPU_WORKERS_NICE
 #define RUNTIME_CPU_WORKERS_NICE 0
 #endif
+/* The other way round, measured too (both off): each GPU's driver thread at a higher priority
+ * than the CPU workers and any other process, RUNTIME_DRIVER_NICE a (negative) nice increment or
+ * RUNTIME_DRIVER_SCHED_RR 1 for the real-time round-robin class, which a thread of the normal
+ * class never delays. Both need a privilege (CAP_SYS_NICE, or RLIMIT_NICE / RLIMIT_RTPRIO): a
+ * thread that lacks it keeps its priority and the run goes on as it would have. */
+#ifndef RUNTIME_DRIVER_NICE
+#define RUNTIME_DRIVER_NICE 0
+#endif
+#ifndef RUNTIME_DRIVER_SCHED_RR
+#define RUNTIME_DRIVER_SCHED_RR 0
+#endif
+#define RUNTIME_DRIVER_PRIORITY (RUNTIME_DRIVER_NICE < 0 || RUNTIME_DRIVER_SCHED_RR)
 /* 1: at the end of a run, stderr gets how long the driver threads and the CPU workers waited for
  * a core while runnable (Linux's schedstat), beside how long they ran: what the priority above
  * is for. */
@@ -77,6 +89,19 @@ static void note_worker_thread(void *unused) {
     const int now = getpriority(PRIO_PROCESS, (id_t)thread);
     if (errno == 0)
       setpriority(PRIO_PROCESS, (id_t)thread, now + RUNTIME_CPU_WORKERS_NICE);
+  }
+  if (!cpu && RUNTIME_DRIVER_NICE < 0) {
+    errno = 0;
+    const int now = getpriority(PRIO_PROCESS, (id_t)thread);
+    if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)thread, now + RUNTIME_DRIVER_NICE) != 0 &&
+        RUNTIME_THREAD_WAITS_DEBUG)
+      fprintf(stderr, "thread waits: the driver thread's nice not lowered: %s\n", strerror(errno));
+  }
+  if (!cpu && RUNTIME_DRIVER_SCHED_RR) {
+    struct sched_param param = {.sched_priority = 1};
+    const int failed = pthread_setschedparam(pthread_self(), SCHED_RR, &param);
+    if (failed && RUNTIME_THREAD_WAITS_DEBUG)
+      fprintf(stderr, "thread waits: the driver thread not made real-time: %s\n", strerror(failed));
   }
   /* The CUDA workers of one GPU share its driver thread: each thread is noted once. */
   pthread_mutex_lock(&noted_threads_lock);
@@ -106,7 +131,8 @@ static void thread_times(pid_t thread, unsigned long long *ran, unsigned long lo
 /* Only where there is a GPU to protect or waits to report: it runs one task per worker. */
 static void note_worker_threads(void) {
   noted_threads = 0;
-  if (!(RUNTIME_THREAD_WAITS_DEBUG || (RUNTIME_CPU_WORKERS_NICE > 0 && cuda_workers > 0)))
+  if (!(RUNTIME_THREAD_WAITS_DEBUG ||
+        ((RUNTIME_CPU_WORKERS_NICE > 0 || RUNTIME_DRIVER_PRIORITY) && cuda_workers > 0)))
     return;
   starpu_execute_on_each_worker(note_worker_thread, NULL, STARPU_CPU | STARPU_CUDA);
   for (int i = 0; i < noted_threads; i++)
