@@ -605,6 +605,12 @@
 #             scripts/setup.sh, its stripped libstarpu-1.3.so.9 and libstarpumpi-1.3.so.3 in the
 #             bundle's lib-blocking/): StarPU 1.3's CPU workers poll while idle unless so built,
 #             so they never leave a core to the driver thread or to other processes
+#             cpublock146 (seventy-seventh session): the same mode with VARIANTS 'waits
+#             cpublock=waits@lib-cpublock: drvrr' and GPU_BUILDS 'waits
+#             cpublock=waits@lib-cpublock:' (lib-cpublock: StarPU built with
+#             --enable-blocking-drivers and scripts/starpu-patches/03-blocking-cpu-workers-only.patch,
+#             where only CPU workers sleep; hinestask_drvrr: -DRUNTIME_DRIVER_SCHED_RR=1), and
+#             CPU_MIXES: the CPU workers alone with each library first
 #             park144 (the same session): the same mode with VARIANTS 'waits park parklag'
 #             (hinestask_park: -DWORKER_GUARD_PARK=1, CPU workers step aside once the GPU's
 #             driver thread waits for its core, codelets/worker_guard.h of 13fafdf, reverted
@@ -4910,6 +4916,21 @@ if [ "$mode" = nice142 ]; then
   # labelled gpu-LABEL), so that a library that helps the share is seen not to slow the GPU alone
   read -r -a gpu_builds <<< "${GPU_BUILDS:-waits}"
   gpu_label() { case $1 in *=*) echo gpu-${1%%=*} ;; *) echo gpu ;; esac; }
+  # CPU_MIXES (cpublock146): first the CPU workers alone (no GPU), 1,000 steps, each of GPU_BUILDS
+  # (rows cpu and cpu-LABEL), CPU_ROUNDS rounds in turned order: a library whose idle CPU
+  # workers sleep must not slow the cores alone, whose tasks start and end more often
+  for b in ${CPU_MIXES:-}; do
+    for rep in $(seq ${CPU_ROUNDS:-3}); do
+      nb=${#gpu_builds[@]} # (args_of sets n)
+      for i in $(seq 0 $((nb - 1))); do
+        v=${gpu_builds[$(( (i + rep - 1) % nb ))]} build= libdir=
+        build=${v#*=}; build=${build%%:*}; [ "$build" = "$v" ] && build=${v%%:*}
+        case $build in *@*) libdir=$bundle/${build#*@}; build=${build%%@*} ;; esac
+        label=$(gpu_label $v); label=cpu${label#gpu}
+        LD_LIBRARY_PATH=${libdir:+$libdir:}$LD_LIBRARY_PATH ROW_NCPU=all row 0 $b $label $build -- --steps 1000
+      done
+    done
+  done
   for b in ${MIXES:-six-20000 A-5000 D-4100 random-13000 large-4200 C-6400 E-9800 all15-9400}; do
     rm -rf $STARPU_HOME $out/saved-home; mkdir -p $STARPU_HOME; rep=0
     for pass in 1 2 3; do ROW_NCPU=all row 1 $b calibrate -- --steps 200 --calibrate; shares; done
