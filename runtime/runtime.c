@@ -58,7 +58,10 @@ static struct cluster_node_share node_share;
  * than the CPU workers and any other process, RUNTIME_DRIVER_NICE a (negative) nice increment or
  * RUNTIME_DRIVER_SCHED_RR 1 for the real-time round-robin class, which a thread of the normal
  * class never delays. Both need a privilege (CAP_SYS_NICE, or RLIMIT_NICE / RLIMIT_RTPRIO): a
- * thread that lacks it keeps its priority and the run goes on as it would have. */
+ * thread that lacks it keeps its priority and the run goes on as it would have. Not measured:
+ * the lent GPU machine refused the real-time class, as root (EPERM), and the nice was not run.
+ * What spared the driver thread instead:
+ * CPU workers that sleep while idle (scripts/setup.sh, StarPU's blocking drivers). */
 #ifndef RUNTIME_DRIVER_NICE
 #define RUNTIME_DRIVER_NICE 0
 #endif

@@ -2,7 +2,10 @@
 # One-shot set-up for hinestask on a Debian machine:
 #   1. Debian packages (build tools, hwloc, FxT, cmocka, Open MPI, pajeng, matplotlib),
 #   2. StarPU 1.3.10 built from Debian's *source* package with FxT, MPI, 256 CPU workers
-#      and CUDA when nvcc is found (Debian's binary libstarpu-dev has none of these),
+#      and CUDA when nvcc is found (Debian's binary libstarpu-dev has none of these), and
+#      blocking drivers: idle CPU workers sleep instead of polling, so that they leave their
+#      cores to the GPUs' driver threads (scripts/starpu-patches/03: CUDA workers still poll),
+#      BENCHMARKS.md "CPU workers that sleep while idle",
 #   3. a CMake build of hinestask in ./build.
 # Re-running it is cheap: the StarPU prefix carries a stamp of its configuration and
 # is reused when the stamp matches.
@@ -12,9 +15,8 @@
 #   HINESTASK_CUDA   auto (default) | on | off: build StarPU and the codelets with CUDA
 #   BUILD_DIR        CMake build directory (default: build)
 #   JOBS             parallel make jobs (default: nproc)
-#   STARPU_CONFIGURE_EXTRA  more flags for StarPU's configure, e.g. --enable-blocking-drivers
-#                    (idle workers sleep instead of polling); part of the stamp, so a prefix of
-#                    its own
+#   STARPU_CONFIGURE_EXTRA  more flags for StarPU's configure (e.g. --enable-debug); part of
+#                    the stamp, so a prefix of its own
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,7 +72,8 @@ fi
 configure_flags="--with-fxt --enable-maxcpus=256 --enable-maxcudadev=8 --disable-opencl \
 --disable-build-examples --disable-build-tests --disable-build-doc --enable-mpi \
 --disable-fortran --disable-socl --disable-starpufft --disable-starpupy --disable-mlr \
---disable-hdf5 --disable-leveldb --without-blas --disable-opengl-render $cuda_flags"
+--disable-hdf5 --disable-leveldb --without-blas --disable-opengl-render --enable-blocking-drivers \
+$cuda_flags"
 configure_flags=$(echo "$configure_flags" | tr -s ' ')
 configure_flags="$configure_flags${STARPU_CONFIGURE_EXTRA:+ $STARPU_CONFIGURE_EXTRA}"
 stamp_text="starpu=$starpu_debian_version
