@@ -60,8 +60,8 @@ static struct cluster_node_share node_share;
  * class never delays. Both need a privilege (CAP_SYS_NICE, or RLIMIT_NICE / RLIMIT_RTPRIO): a
  * thread that lacks it keeps its priority and the run goes on as it would have. Not measured:
  * the lent GPU machine refused the real-time class, as root (EPERM), and the nice was not run.
- * What spared the driver thread instead:
- * CPU workers that sleep while idle (scripts/setup.sh, StarPU's blocking drivers). */
+ * What spared the driver thread instead: CPU workers that sleep while idle (scripts/setup.sh,
+ * StarPU's blocking drivers). */
 #ifndef RUNTIME_DRIVER_NICE
 #define RUNTIME_DRIVER_NICE 0
 #endif
