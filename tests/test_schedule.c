@@ -1562,17 +1562,6 @@ static void share_busiest_scales_by_the_imbalance(void **state) {
 /* runtime_cpu_executing_read: all CPU workers' executing time and the busiest one's, from tasks
  * of known length pinned to two workers (the probe's busiest core). */
 enum { SPIN_LONG_US = 40000, SPIN_SHORT_US = 10000 };
-static void spin_for(void *buffers[], void *argument) {
-  (void)buffers;
-  const double us = *(const double *)argument;
-  struct timespec start, now;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  do
-    clock_gettime(CLOCK_MONOTONIC, &now);
-  while ((now.tv_sec - start.tv_sec) * 1e6 + (now.tv_nsec - start.tv_nsec) / 1e3 < us);
-}
-static struct starpu_codelet spin_codelet = {
-    .cpu_funcs = {spin_for}, .nbuffers = 0, .name = "test_spin"};
 static void cpu_executing_names_the_busiest_core(void **state) {
   (void)state;
   const int profiling = starpu_profiling_status_get();
@@ -1584,15 +1573,8 @@ static void cpu_executing_names_the_busiest_core(void **state) {
   runtime_cpu_executing_us(); /* what ran before */
   double lengths[] = {SPIN_LONG_US, SPIN_SHORT_US};
   const int workers[] = {first, second >= 0 ? second : first};
-  for (int k = 0; k < 2; k++) {
-    struct starpu_task *task = starpu_task_create();
-    task->cl = &spin_codelet;
-    task->cl_arg = &lengths[k];
-    task->cl_arg_size = sizeof lengths[k];
-    task->execute_on_a_specific_worker = 1;
-    task->workerid = (unsigned)workers[k];
-    assert_int_equal(starpu_task_submit(task), 0);
-  }
+  for (int k = 0; k < 2; k++)
+    assert_int_equal(testing_spin_on_worker(workers[k], &lengths[k]), 0);
   starpu_task_wait_for_all();
   double busiest = -1.0;
   const double all = runtime_cpu_executing_read(&busiest);

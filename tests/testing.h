@@ -32,6 +32,9 @@ const char *testing_source_path(const char *relative);
 /* cmocka group set-up / tear-down: start StarPU with the environment's workers, stop it. */
 int testing_starpu_start(void **state);
 int testing_starpu_stop(void **state);
+/* Submits a CPU task that holds worker `workerid`'s core for *microseconds (read when it runs:
+ * the caller keeps it alive until then); StarPU's status. */
+int testing_spin_on_worker(int workerid, const double *microseconds);
 
 /* True under HINES_TEST_SCHEDULER_ONLY=1: ctest's scheduler variants (the same program under each
  * StarPU policy, tests/CMakeLists.txt) set it, and the cases that never submit a task (host
