@@ -38,6 +38,8 @@ shared=$(readlink -f "$repo_root/../shared/morphologies" 2>/dev/null || true)
 if [ -n "$shared" ] && [ -d "$shared" ]; then
   mkdir -p "$bundle/morphologies"
   cp "$shared"/*.swc "$bundle/morphologies/"
+  # and the malformed files, which test_swc reads wherever the shared set is given (gpu_suite.sh)
+  [ -d "$shared/malformed" ] && cp -r "$shared/malformed" "$bundle/morphologies/"
 fi
 du -sh "$bundle" >&2
 ls "$bundle/lib" >&2
