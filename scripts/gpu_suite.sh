@@ -9,7 +9,8 @@
 # its programs gzipped or not in .bundle/bin; results under OUT (default $OUT): one log per test,
 # summary.txt with each test's exit status (0 pass, 77 skipped, 124 timed out).
 # Usage: scripts/gpu_suite.sh [JOBS] [SECONDS_A_TEST]   (defaults 4 and 300); ONLY=REGEX runs the
-# tests whose names match.
+# tests whose names match; MIX_ROUNDS=N adds N more runs of test_option_mix (48 cases each, fresh
+# seeds).
 set -uo pipefail
 jobs=${1:-4}
 limit=${2:-300}
@@ -44,7 +45,10 @@ cases=$(
   echo "test_mono_layouts_cuda|HINES_TEST_CUDA_ONLY=1|$bin/test_mono_layouts"
   echo "test_multi_levels_same_bits_eager_vs_dmda|HINES_TEST_SCHEDULER_ONLY=1|tests/same_digest.sh $bin/test_multi_levels eager dmda"
   echo "test_same_bits_dmda_vs_pheft|HINES_TEST_SCHEDULER_ONLY=1|tests/same_digest.sh $bin/test_same_bits dmda pheft"
-  echo "test_option_mix||python3 tests/test_option_mix.py $bin/hinestask 48"
+  echo "test_option_mix||python3 -u tests/test_option_mix.py $bin/hinestask 48"
+  for round in $(seq 1 "${MIX_ROUNDS:-0}"); do
+    echo "test_option_mix_more$round||python3 -u tests/test_option_mix.py $bin/hinestask 48"
+  done
   for s in test_spikes test_params test_json_rerun test_mode_choice test_cli_messages \
     test_readme_examples test_verify_conditioning; do
     echo "$s||tests/$s.sh $bin/hinestask"
