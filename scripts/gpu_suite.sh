@@ -73,6 +73,8 @@ export -f run_case
 export out root limit
 echo "$cases" | tr '\n' '\0' | xargs -0 -P "$jobs" -I{} bash -c 'run_case "$1"' _ {}
 rm -rf "$out/homes"
+# One archive of the logs: a device call brings back only a few files.
+(cd "$out" && tar czf logs.tgz ./*.log && rm -f ./*.log)
 sort -o "$out/summary.txt" "$out/summary.txt"
 echo "passed $(grep -c ' rc=0 ' "$out/summary.txt"), skipped $(grep -c ' rc=77 ' "$out/summary.txt"), failed $(grep -vc ' rc=0 \| rc=77 ' "$out/summary.txt")" |
   tee -a "$out/summary.txt"
