@@ -352,8 +352,26 @@ int trace_convert(const char *dir, struct hines_error *err) {
   return trace_convert_ranks(dir, 1, err);
 }
 
+/* starpu_fxt_tool: in the prefix of the StarPU hinestask was built against, else beside this
+ * program (a GPU bundle's bin/, scripts/gpu_bundle.sh), else on PATH. */
+static void find_fxt_tool(char *tool, size_t size) {
+  snprintf(tool, size, "%s/starpu_fxt_tool", STARPU_BIN_DIR);
+  if (access(tool, X_OK) == 0)
+    return;
+  char self[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  char *slash = length > 0 ? (self[length] = '\0', strrchr(self, '/')) : NULL;
+  if (slash) {
+    *slash = '\0';
+    snprintf(tool, size, "%s/starpu_fxt_tool", self);
+    if (access(tool, X_OK) == 0)
+      return;
+  }
+  snprintf(tool, size, "starpu_fxt_tool");
+}
+
 int trace_convert_ranks(const char *dir, int ranks, struct hines_error *err) {
-  char tool[PATH_MAX];
+  char tool[PATH_MAX + 32];
   /* starpu_fxt_tool -i RAW_0 -i RAW_1 ...: one Paje trace with every rank's workers, as
    * StarPU does for its MPI runs. */
   char **arguments = calloc((size_t)(4 + 2 * ranks), sizeof *arguments);
@@ -372,9 +390,7 @@ int trace_convert_ranks(const char *dir, int ranks, struct hines_error *err) {
     arguments[a++] = "-i";
     arguments[a++] = raw[r];
   }
-  snprintf(tool, sizeof tool, "%s/starpu_fxt_tool", STARPU_BIN_DIR);
-  if (access(tool, X_OK) != 0)
-    snprintf(tool, sizeof tool, "starpu_fxt_tool"); /* from PATH, e.g. in a GPU bundle */
+  find_fxt_tool(tool, sizeof tool);
   pid_t child = fork();
   if (child < 0) {
     free(arguments), free(raw);
@@ -390,7 +406,8 @@ int trace_convert_ranks(const char *dir, int ranks, struct hines_error *err) {
       dup2(log, STDERR_FILENO);
     }
     execvp(tool, arguments);
-    _exit(127);
+    dprintf(STDERR_FILENO, "cannot run %s: %s\n", tool, strerror(errno));
+    _exit(127); /* the shell's "command not found" */
   }
   free(arguments), free(raw);
   int status;
@@ -416,6 +433,11 @@ int trace_convert_ranks(const char *dir, int ranks, struct hines_error *err) {
                       dir, said[0] ? "FxT: " : "", said[0] ? said : strerror(ENOSPC));
   }
   replay_stop_messages();
+  if (tool_failed && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    return hines_fail(err, HINES_FAILURE,
+                      "trace folder %s: starpu_fxt_tool not found (not in %s, beside hinestask, "
+                      "nor on PATH); the raw trace is kept there",
+                      dir, STARPU_BIN_DIR);
   if (tool_failed)
     return hines_fail(err, HINES_FAILURE,
                       "trace folder %s: starpu_fxt_tool failed (see %s/fxt_tool.log)", dir, dir);

@@ -644,7 +644,17 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
-  assert_int_equal(multi_batch_create(&config, &batch, &err), HINES_OK);
+  const int status = multi_batch_create(&config, &batch, &err);
+  /* A block kernel's block that does not fit a GPU's shared memory is refused before the run
+   * where a CUDA worker could get it (the mix's largest cells, one a block, on an H100): the
+   * case is then left out, on CUDA workers only. */
+  if (status == HINES_BAD_INPUT && starpu_cuda_worker_get_count() > 0 &&
+      strstr(err.message, "GPU shared memory")) {
+    printf("# refused where a CUDA worker runs it: %s\n", err.message);
+    *values = 0;
+    return NULL;
+  }
+  assert_int_equal(status, HINES_OK);
   assert_int_equal(multi_batch_run(batch, steps / 2, 0), HINES_OK);
   assert_int_equal(multi_batch_run(batch, steps - steps / 2, steps / 2 * model->dt_ms), HINES_OK);
   *values = 0;
@@ -708,6 +718,8 @@ static void block_kernel_case(enum level_kernel kernel, const struct morphology 
   size_t values, level_values;
   double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
                                  padded, kernel, cell_neurons, &model, steps, &values);
+  if (!got)
+    return;
   double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, parts, order,
                                     padded, LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
   assert_int_equal(values, level_values);
@@ -790,6 +802,8 @@ static void branch_kernel_case(const struct morphology *morphologies, int n_morp
   size_t values, level_values;
   double *got = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, order, 0,
                                  LEVEL_KERNEL_BRANCHES, cell_neurons, &model, steps, &values);
+  if (!got)
+    return;
   double *levels = run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, order, 0,
                                     LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);
   assert_int_equal(values, level_values);
@@ -844,6 +858,8 @@ static void trunk_of_branches_case(const struct morphology *morphologies, int n_
       run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
                        LEVEL_KERNEL_LEVELS, cell_neurons, &model, steps, &values);
   trunk_per_neuron = 0;
+  if (!got)
+    return;
   double *levels =
       run_chunk_kernel(morphologies, n_morphologies, neurons, per_task, 0, LEVEL_ORDER_AUTO, 0,
                        LEVEL_KERNEL_LEVELS, 0, &model, steps, &level_values);

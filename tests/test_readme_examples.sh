@@ -58,6 +58,8 @@ while IFS=$'\t' read -r origin command; do
   n=$((n + 1))
   if (cd "$tmp/run" && STARPU_HOME="$tmp/models" bash -c "$scaled") </dev/null >"$tmp/$n.log" 2>&1; then
     echo "ok $n - $origin: $command"
+  elif grep -q "matplotlib not found" "$tmp/$n.log"; then # an optional tool (the GPU machine's image)
+    echo "ok $n - $origin: $command # SKIP matplotlib not installed"
   else
     failed=$((failed + 1))
     echo "not ok $n - $origin: $command"
