@@ -6,7 +6,7 @@
 # --verify, spikes, parameter sweeps and JSON reruns.
 #
 # Run from the repository root of a checkout carrying a bundle (scripts/gpu_bundle.sh) in .bundle,
-# its programs gzipped or not in .bundle/bin; results under OUT (default $OUT): one log per test,
+# its programs gzipped or not in .bundle/bin; results under $OUT (required): the logs in logs.tgz,
 # summary.txt with each test's exit status (0 pass, 77 skipped, 124 timed out).
 # Usage: scripts/gpu_suite.sh [JOBS] [SECONDS_A_TEST]   (defaults 4 and 300); ONLY=REGEX runs the
 # tests whose names match; MIX_ROUNDS=N adds N more runs of test_option_mix (48 cases each, fresh

@@ -497,7 +497,6 @@ static void size_model_predicts_any_size(void **state) {
   size_model_clear();
 }
 
-/* Archs of CUDA devices 0 .. n-1 (one worker each), in `arch`, their devices in `device`. */
 /* The device number of the g-th GPU the size model's tests pretend to have: past every device
  * StarPU drives here, so that on a GPU machine the real device's CUDA workers (a GPU's prior
  * scales with the workers sharing it) do not change what these tests predict. */
@@ -513,6 +512,8 @@ static int fake_gpu(int g) {
   return first + g;
 }
 
+/* Archs of the pretended CUDA devices fake_gpu(0 .. n-1) (no worker of this StarPU, so one worker
+ * each to the size model), in `arch`, their devices in `device`. */
 static void cuda_archs(int n, struct starpu_perfmodel_device *device,
                        struct starpu_perfmodel_arch *arch) {
   for (int g = 0; g < n; g++) {
