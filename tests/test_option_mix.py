@@ -27,6 +27,9 @@ import sys
 import tempfile
 
 HINESTASK = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HINESTASK", "hinestask")
+# The runs start in their own folders: a path given relative to here must still name it.
+if os.sep in HINESTASK:
+    HINESTASK = os.path.abspath(HINESTASK)
 CASES = int(sys.argv[2]) if len(sys.argv) > 2 else 24
 SOURCE = os.environ.get("HINES_SOURCE_DIR",
                         os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
