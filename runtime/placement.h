@@ -129,9 +129,15 @@ int placement_neurons_per_task(int requested, int n_neurons, int granule, int ch
  * against 1.04-1.05), and one chunk per 4 M (4 a GPU for the deep chains over two GPUs, 36.7 M a
  * GPU) took them 0.557-0.563 against 0.479-0.500 with 3; hence two chunks from 8 M, the rule
  * above otherwise. */
+#ifndef PLACEMENT_LEVEL_CHUNK_COMPARTMENTS /* -D for scripts/bench/build_variants.sh */
 #define PLACEMENT_LEVEL_CHUNK_COMPARTMENTS 10000000LL
+#endif
+#ifndef PLACEMENT_LEVEL_TWO_CHUNKS_FROM
 #define PLACEMENT_LEVEL_TWO_CHUNKS_FROM 8000000LL
+#endif
+#ifndef PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU
 #define PLACEMENT_LEVEL_MAX_CHUNKS_PER_GPU 4
+#endif
 /* The rule above for a batch of `compartments` over `gpus` GPUs (at least 1). */
 int placement_level_chunks_per_gpu(long long compartments, int gpus);
 /* Small levels first (--level-priorities auto): chunk tasks whose chunks hold more than this many

@@ -628,6 +628,11 @@
 #             variants (each run updates the models that cut the next), three calibration runs,
 #             ROUNDS rounds of default, default-thp and the GPU alone, each share row with its CPU
 #             workers' loads; the host's steal time and huge pages sampled into thp134-samples.txt
+#   half141   (one GPU, 2026-12-06 eighty-second session) half132's question for builds: per
+#             pair FULL:HALF of PAIRS, ROUNDS rounds of FULL and HALF by this build, then FULL by
+#             each of FULL_BUILDS and HALF by each of HALF_BUILDS (label[:build[:options]], build
+#             defaulting to the label, options with commas for spaces; a build is
+#             hinestask_BUILD.gz beside bin/hinestask, from scripts/bench/build_variants.sh)
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
@@ -4976,6 +4981,22 @@ if [ "$mode" = thp134 ]; then
     done
   done
   kill $sampler
+  rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = half141 ]; then
+  for rep in $(seq ${ROUNDS:-2}); do
+    for bb in ${PAIRS:-large-6643:large-3322 D-7404:D-3702 B-8330:B-4165 C-11720:C-5860 all15-16356:all15-8178 A-8820:A-4410 E-18711:E-9356}; do
+      for side in full half; do
+        [ $side = full ] && b=${bb%:*} builds=${FULL_BUILDS:-} || b=${bb#*:} builds=${HALF_BUILDS:-}
+        row 1 $b $side -- --steps 1000; shares
+        for v in $builds; do
+          label=${v%%:*} rest=${v#*:}; [ "$rest" = "$v" ] && rest=$label
+          build=${rest%%:*} opts=(); [ "${rest#*:}" != "$rest" ] && IFS=, read -r -a opts <<< "${rest#*:}"
+          row 1 $b $side-$label $build -- --steps 1000 "${opts[@]}"; shares
+        done
+      done
+    done
+  done
   rm -f $out/t.json $out/t.log
 fi
 if [ "$mode" = half132 ]; then
