@@ -632,7 +632,11 @@
 #             pair FULL:HALF of PAIRS, ROUNDS rounds of FULL and HALF by this build, then FULL by
 #             each of FULL_BUILDS and HALF by each of HALF_BUILDS (label[:build[:options]], build
 #             defaulting to the label, options with commas for spaces; a build is
-#             hinestask_BUILD.gz beside bin/hinestask, from scripts/bench/build_variants.sh)
+#             hinestask_BUILD.gz beside bin/hinestask, from scripts/bench/build_variants.sh).
+#             Eighty-third session (skip143): builds of a worktree with
+#             scripts/results/skip143_level_bench_skip_e38c4e2.patch, s8='-DLEVEL_BENCH_SKIP_SMALL_DIV=8'
+#             (likewise s16, s32), l8='-DLEVEL_BENCH_SKIP_LARGE_DIV=8' (l32), none='-DLEVEL_BENCH_SKIP_ALL=1',
+#             FULL_BUILDS and HALF_BUILDS "s8 s32 l8 none"
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
