@@ -636,7 +636,9 @@
 #             Eighty-third session (skip143): builds of a worktree with
 #             scripts/results/skip143_level_bench_skip_e38c4e2.patch, s8='-DLEVEL_BENCH_SKIP_SMALL_DIV=8'
 #             (likewise s16, s32), l8='-DLEVEL_BENCH_SKIP_LARGE_DIV=8' (l32), none='-DLEVEL_BENCH_SKIP_ALL=1',
-#             FULL_BUILDS and HALF_BUILDS "s8 s32 l8 none"
+#             FULL_BUILDS and HALF_BUILDS "s8 s32 l8 none"; skip143b "s16 l32
+#             leanoff:base:--level-lean,off leanwoff:base:--level-lean,off,--level-warps,off"
+#             (hinestask_base.gz: the same worktree with no -D)
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
