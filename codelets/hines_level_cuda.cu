@@ -244,6 +244,45 @@ __device__ inline int lean_thread_system(const block_description &block, level_b
   return s < v.systems ? s : -1;
 }
 
+// Experimental, off by default (BENCHMARKS.md, "Lean sweeps at half the batch"): what each lean
+// thread asks its SM's L1 for at its start, beside the L2 hints. LEVEL_LEAN_L1_CONSTANTS: its
+// branch's constant rows and inverse pivots (backward) or row factors (forward), never written
+// during a step; LEVEL_LEAN_L1_ELEMENTS: its elements' old voltages (backward) or scaled rhs and
+// factors (forward), in place of their L2 hints. LEVEL_LEAN_THREADS: the lean kernels' block.
+#ifndef LEVEL_LEAN_L1_CONSTANTS
+#define LEVEL_LEAN_L1_CONSTANTS 0
+#endif
+#ifndef LEVEL_LEAN_L1_ELEMENTS
+#define LEVEL_LEAN_L1_ELEMENTS 0
+#endif
+#ifndef LEVEL_LEAN_THREADS
+#define LEVEL_LEAN_THREADS kThreads
+#endif
+constexpr int kLeanThreads = LEVEL_LEAN_THREADS;
+
+__device__ inline void lean_prefetch_element(const double *pointer) {
+#if LEVEL_LEAN_L1_ELEMENTS
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(pointer));
+#else
+  HINES_PREFETCH_L2(pointer);
+#endif
+}
+
+// Every 128-byte line of [begin, begin + count doubles) into L1 (LEVEL_LEAN_L1_CONSTANTS 1; 2: into
+// L2).
+__device__ inline void lean_prefetch_constants(const double *begin, int count) {
+#if LEVEL_LEAN_L1_CONSTANTS
+  const uintptr_t first = (uintptr_t)begin & ~(uintptr_t)127, end = (uintptr_t)(begin + count);
+  for (uintptr_t line = first; line < end; line += 128)
+    if (LEVEL_LEAN_L1_CONSTANTS == 2) // into L2 only
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
+    else
+      asm volatile("prefetch.global.L1 [%0];" ::"l"(line));
+#else
+  (void)begin, (void)count;
+#endif
+}
+
 template <int kGroup> struct lean_backward_group {
   int e[kGroup];
   double old_voltage[kGroup], inverse[kGroup], off_diagonal[kGroup], c_over_dt[kGroup],
@@ -309,8 +348,10 @@ lean_backward_system(const level_block_view &v, int s, const double *constants,
   const double2 *rows =
       reinterpret_cast<const double2 *>(constants + (size_t)first_row * CONST_STRIDE);
   const double *inverse = constants + CONST_INVERSE_PIVOT(args.constant_rows) + first_row;
+  lean_prefetch_constants(reinterpret_cast<const double *>(rows), size * CONST_STRIDE);
+  lean_prefetch_constants(inverse, size);
   for (int j = 0; j < size; j++)
-    HINES_PREFETCH_L2(voltage + row_offset[j] + s);
+    lean_prefetch_element(voltage + row_offset[j] + s);
   const int stimulated = args.stimulus.compartment - v.first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
                               ? stimulus_current(&args.stimulus, v.neuron[s], args.time_ms)
@@ -393,10 +434,12 @@ __device__ inline void lean_forward_system(const level_block_view &v, int s, dou
   const int size = v.size[s], junction = v.junction[s];
   const int *row_offset = v.row_offset;
   const double *row_factor = row_factors ? row_factors + v.first_row[s] : nullptr;
+  if (row_factor)
+    lean_prefetch_constants(row_factor, size);
   for (int j = 0; j < size; j++) {
-    HINES_PREFETCH_L2(voltage + row_offset[j] + s);
+    lean_prefetch_element(voltage + row_offset[j] + s);
     if (!row_factor)
-      HINES_PREFETCH_L2(factor + row_offset[j] + s);
+      lean_prefetch_element(factor + row_offset[j] + s);
   }
   const int full = size / kGroup * kGroup;
   lean_forward_group<kGroup> current, next;
@@ -588,11 +631,11 @@ bool early_launch_supported() {
 // Launches `kernel` on `stream`, early (programmatic stream serialization) when asked and the
 // device supports it.
 template <typename... Parameters, typename... Arguments>
-int launch(void (*kernel)(Parameters...), unsigned blocks, level_launch how, cudaStream_t stream,
-           Arguments &&...arguments) {
+int launch_blocks_of(int threads, void (*kernel)(Parameters...), unsigned blocks, level_launch how,
+                     cudaStream_t stream, Arguments &&...arguments) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(blocks);
-  config.blockDim = dim3(kThreads);
+  config.blockDim = dim3(threads);
   config.stream = stream;
   cudaLaunchAttribute early[1] = {};
   early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -602,6 +645,18 @@ int launch(void (*kernel)(Parameters...), unsigned blocks, level_launch how, cud
     config.numAttrs = 1;
   }
   return (int)cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...);
+}
+
+template <typename... Parameters, typename... Arguments>
+int launch(void (*kernel)(Parameters...), unsigned blocks, level_launch how, cudaStream_t stream,
+           Arguments &&...arguments) {
+  return launch_blocks_of(kThreads, kernel, blocks, how, stream,
+                          std::forward<Arguments>(arguments)...);
+}
+
+// The blocks of a lean kernel for `systems` threads.
+unsigned lean_blocks(int systems) {
+  return (systems + kLeanThreads - 1) / kLeanThreads;
 }
 
 // Whether a level is swept by the subtree-level kernels (above): the host has its description,
@@ -702,15 +757,15 @@ lean_capacity lean_capacity_of_device() {
     return lean_capacity{0, 0};
   if (of_device[device].group4 == 0) {
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks8, lean_backward_kernel<8>, kThreads,
-                                                      0) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks4, lean_backward_kernel<4>, kThreads,
-                                                      0) != cudaSuccess) {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks8, lean_backward_kernel<8>,
+                                                      kLeanThreads, 0) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks4, lean_backward_kernel<4>,
+                                                      kLeanThreads, 0) != cudaSuccess) {
       (void)cudaGetLastError();
       return lean_capacity{0, 0};
     }
-    of_device[device] =
-        lean_capacity{(long long)blocks8 * kThreads * sms, (long long)blocks4 * kThreads * sms};
+    of_device[device] = lean_capacity{(long long)blocks8 * kLeanThreads * sms,
+                                      (long long)blocks4 * kLeanThreads * sms};
   }
   return of_device[device];
 }
@@ -741,9 +796,10 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
           ? lean_group(block, systems, warp_systems, args->lean_sweeps)
           : 0;
   if (lean)
-    return launch(lean == 8 ? lean_backward_kernel<8> : lean_backward_kernel<4>,
-                  blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, constants, *args,
-                  voltage, factor, contribution, child_contribution, how == LEVEL_LAUNCH_EARLY);
+    return launch_blocks_of(
+        kLeanThreads, lean == 8 ? lean_backward_kernel<8> : lean_backward_kernel<4>,
+        lean_blocks(systems), how, (cudaStream_t)stream, block, constants, *args, voltage, factor,
+        contribution, child_contribution, how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems) && (rows_assembled || !gates))
     return launch_tree_backward(block, systems, constants, args, voltage, factor, contribution,
                                 child_contribution, rows_assembled, how, (cudaStream_t)stream);
@@ -816,9 +872,10 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
   const int warp_systems = warp_systems_of(block, systems);
   const int lean_by = lean_group(block, systems, warp_systems, lean);
   if (lean_by)
-    return launch(lean_by == 8 ? lean_forward_kernel<16> : lean_forward_kernel<8>,
-                  blocks_for(systems, 0, kWarp), how, (cudaStream_t)stream, block, voltage, factor,
-                  row_factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
+    return launch_blocks_of(kLeanThreads,
+                            lean_by == 8 ? lean_forward_kernel<16> : lean_forward_kernel<8>,
+                            lean_blocks(systems), how, (cudaStream_t)stream, block, voltage, factor,
+                            row_factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems))
     return launch_tree_forward(block, systems, voltage, factor, row_factor, parent_voltage, how,
                                (cudaStream_t)stream);

@@ -628,6 +628,10 @@
 #             variants (each run updates the models that cut the next), three calibration runs,
 #             ROUNDS rounds of default, default-thp and the GPU alone, each share row with its CPU
 #             workers' loads; the host's steal time and huge pages sampled into thp134-samples.txt
+#   samebits144 (one GPU, 2026-12-07 eighty-fourth session) whether builds compute the same
+#             bits: per batch of MIXES (default "large-3322 D-3702 all15-8178 E-9356"), 200 steps
+#             with the stimulus on and probes on five neurons, the probe file of each of BUILDS
+#             (hinestask_BUILD.gz beside bin/hinestask) against this build's: PASS or FAIL a row
 #   half141   (one GPU, 2026-12-06 eighty-second session) half132's question for builds: per
 #             pair FULL:HALF of PAIRS, ROUNDS rounds of FULL and HALF by this build, then FULL by
 #             each of FULL_BUILDS and HALF by each of HALF_BUILDS (label[:build[:options]], build
@@ -4988,6 +4992,19 @@ if [ "$mode" = thp134 ]; then
   done
   kill $sampler
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = samebits144 ]; then
+  for b in ${MIXES:-large-3322 D-3702 all15-8178 E-9356}; do
+    args_of $b; n=${b##*-}
+    pr=(--steps 200 --stim-amp 1 --probe-every 0.1)
+    for k in 0 1 $(( n / 3 )) $(( n / 2 + 1 )) $(( n - 1 )); do pr+=(--probe $k:0 --probe $k:40); done
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_ref.csv > $out/t.log 2>&1 || echo "FAIL $b reference: $(tail -1 $out/t.log)"
+    for v in ${BUILDS:-}; do
+      STARPU_NCPU=0 timeout 120 "$out/hinestask_$v" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_v.csv > $out/t.log 2>&1 || echo "FAIL $b $v: $(tail -1 $out/t.log)"
+      cmp -s $out/p_ref.csv $out/p_v.csv && echo "PASS $b $v: same probe bits as this build ($(wc -l < $out/p_v.csv) lines)" || echo "FAIL $b $v: probe files differ"
+    done
+  done
+  rm -f $out/p_ref.csv $out/p_v.csv $out/t.log
 fi
 if [ "$mode" = half141 ]; then
   for rep in $(seq ${ROUNDS:-2}); do
