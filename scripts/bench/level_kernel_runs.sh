@@ -4998,10 +4998,12 @@ if [ "$mode" = samebits144 ]; then
     args_of $b; n=${b##*-}
     pr=(--steps 200 --stim-amp 1 --probe-every 0.1)
     for k in 0 1 $(( n / 3 )) $(( n / 2 + 1 )) $(( n - 1 )); do pr+=(--probe $k:0 --probe $k:40); done
+    rm -f $out/p_ref.csv # a failed run must leave no file behind to compare
     STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_ref.csv > $out/t.log 2>&1 || echo "FAIL $b reference: $(tail -1 $out/t.log)"
     for v in ${BUILDS:-}; do
+      rm -f $out/p_v.csv
       STARPU_NCPU=0 timeout 120 "$out/hinestask_$v" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_v.csv > $out/t.log 2>&1 || echo "FAIL $b $v: $(tail -1 $out/t.log)"
-      cmp -s $out/p_ref.csv $out/p_v.csv && echo "PASS $b $v: same probe bits as this build ($(wc -l < $out/p_v.csv) lines)" || echo "FAIL $b $v: probe files differ"
+      [ -s $out/p_ref.csv ] && cmp -s $out/p_ref.csv $out/p_v.csv && echo "PASS $b $v: same probe bits as this build ($(wc -l < $out/p_v.csv) lines)" || echo "FAIL $b $v: probe files differ or missing"
     done
   done
   rm -f $out/p_ref.csv $out/p_v.csv $out/t.log
