@@ -126,22 +126,20 @@ struct chunk_buffers {
   const int *ints;
   const double *constants;
   double *voltage, *factor, *contribution, *gates;
-  size_t n_gates;         /* per element */
-  size_t constants_bytes; /* of the whole constants buffer */
+  size_t n_gates; /* per element */
 };
 
 static struct chunk_buffers chunk_buffers_of(void *buffers[], int extra, int n_gates) {
-  return (struct chunk_buffers){
-      .n_gates = (size_t)n_gates,
-      .ints = VECTOR(0, const int),
-      .constants = VECTOR(1, const double),
-      .constants_bytes = STARPU_VECTOR_GET_NX(buffers[1]) * STARPU_VECTOR_GET_ELEMSIZE(buffers[1]),
-      .voltage = VECTOR(2, double),
-      .factor = VECTOR(3, double),
-      .contribution = VECTOR(4, double),
-      .gates = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) > 5 + extra
-                   ? VECTOR(5, double)
-                   : NULL};
+  return (struct chunk_buffers){.n_gates = (size_t)n_gates,
+                                .ints = VECTOR(0, const int),
+                                .constants = VECTOR(1, const double),
+                                .voltage = VECTOR(2, double),
+                                .factor = VECTOR(3, double),
+                                .contribution = VECTOR(4, double),
+                                .gates = (int)STARPU_TASK_GET_NBUFFERS(starpu_task_get_current()) >
+                                                 5 + extra
+                                             ? VECTOR(5, double)
+                                             : NULL};
 }
 
 /* One part of a chunk task: its slices of the task's buffers. */
@@ -149,7 +147,6 @@ static struct chunk_buffers part_buffers(const struct chunk_buffers *b,
                                          const struct chunk_levels *part) {
   return (struct chunk_buffers){.ints = b->ints + part->ints_base,
                                 .constants = b->constants,
-                                .constants_bytes = b->constants_bytes,
                                 .voltage = b->voltage + part->element_base,
                                 .factor = b->factor + part->element_base,
                                 .contribution = b->contribution + 2 * part->system_base,
@@ -812,54 +809,6 @@ static unsigned long long graph_small_levels_first(cudaGraph_t graph) {
   return failed ? 0 : (unsigned long long)cudaGraphInstantiateFlagUseNodePriority;
 }
 
-/* Experimental, off by default (BENCHMARKS.md, "Lean sweeps at half the batch"): every kernel
- * node of a captured step keeps the chunk's constants in the GPU's persisting part of L2
- * (cudaAccessPolicyWindow), so that a step's streaming of voltages and factors does not evict
- * the rows that the small levels' threads then wait for. Where the device or the graph cannot
- * say, the graph is left as it is. */
-#ifndef LEVEL_L2_PERSIST_CONSTANTS
-#define LEVEL_L2_PERSIST_CONSTANTS 0
-#endif
-static void graph_constants_persist(cudaGraph_t graph, const struct chunk_buffers *b) {
-  static int limit_set[64];
-  int device = 0, most = 0, window_most = 0;
-  size_t n = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64 ||
-      cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&window_most, cudaDevAttrMaxAccessPolicyWindowSize, device) !=
-          cudaSuccess ||
-      most <= 0 || window_most <= 0 || cudaGraphGetNodes(graph, NULL, &n) != cudaSuccess ||
-      n == 0) {
-    (void)cudaGetLastError();
-    return;
-  }
-  if (!limit_set[device]) /* benign race: the same value */
-    limit_set[device] =
-        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)most) == cudaSuccess;
-  cudaGraphNode_t *nodes = malloc(n * sizeof *nodes);
-  if (!nodes || cudaGraphGetNodes(graph, nodes, &n) != cudaSuccess) {
-    free(nodes);
-    (void)cudaGetLastError();
-    return;
-  }
-  cudaLaunchAttributeValue value;
-  memset(&value, 0, sizeof value);
-  value.accessPolicyWindow.base_ptr = (void *)b->constants;
-  value.accessPolicyWindow.num_bytes =
-      b->constants_bytes < (size_t)window_most ? b->constants_bytes : (size_t)window_most;
-  value.accessPolicyWindow.hitRatio = 1.0f;
-  value.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-  value.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-  for (size_t i = 0; i < n; i++) {
-    enum cudaGraphNodeType type;
-    if (cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess && type == cudaGraphNodeTypeKernel)
-      (void)cudaGraphKernelNodeSetAttribute(nodes[i], cudaLaunchAttributeAccessPolicyWindow,
-                                            &value);
-  }
-  free(nodes);
-  (void)cudaGetLastError();
-}
-
 /* Captures this part's step, as queued on `stream`, into the graph of `slot` (chunk_graph_find);
  * the slot keeps NULL where the capture fails, and the step then goes as plain launches. */
 static void chunk_part_capture(int slot, const struct chunk_buffers *b,
@@ -876,8 +825,6 @@ static void chunk_part_capture(int slot, const struct chunk_buffers *b,
     if (!status)
       status = queued;
   }
-  if (!status && LEVEL_L2_PERSIST_CONSTANTS)
-    graph_constants_persist(graph, b);
   if (!status)
     status =
         (int)cudaGraphInstantiate(&exec, graph, priorities ? graph_small_levels_first(graph) : 0);
