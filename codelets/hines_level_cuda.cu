@@ -244,13 +244,19 @@ __device__ inline int lean_thread_system(const block_description &block, level_b
   return s < v.systems ? s : -1;
 }
 
-// Experimental, off by default (BENCHMARKS.md, "Lean sweeps at half the batch"): what each lean
-// thread asks its SM's L1 for at its start, beside the L2 hints. LEVEL_LEAN_L1_CONSTANTS: its
-// branch's constant rows and inverse pivots (backward) or row factors (forward), never written
-// during a step; LEVEL_LEAN_L1_ELEMENTS: its elements' old voltages (backward) or scaled rhs and
-// factors (forward), in place of their L2 hints. LEVEL_LEAN_THREADS: the lean kernels' block.
-#ifndef LEVEL_LEAN_L1_CONSTANTS
-#define LEVEL_LEAN_L1_CONSTANTS 0
+// What each lean thread asks for at its start, beside the L2 hints of its elements: its branch's
+// constant rows and inverse pivots (backward) or row factors (forward), which no step writes.
+// LEVEL_LEAN_PREFETCH_CONSTANTS 2 (the default): into L2 (level_hint_lines); 1: into its SM's L1;
+// 0: nothing. Measured on the H100 (2026-12-07, BENCHMARKS.md "Lean sweeps at half the batch"; ms
+// a step, full batch / half batch, medians of two rounds, none / L2): the large cells x 6,643
+// 1.110 / 0.591 against 1.105 / 0.576, the deep chains x 7,404 1.104 / 0.596 against 1.101 /
+// 0.584, all 15 cells x 16,356 1.208 / 0.649 against 1.198 / 0.633; the part of a step that
+// does not halve with the batch fell from 0.071-0.098 ms to 0.047-0.068 ms. Into L1 gave the
+// same within 0.005 ms. Experimental, off by default: LEVEL_LEAN_L1_ELEMENTS, the elements' old
+// voltages (backward) or scaled rhs and factors (forward) into L1 in place of their L2 hints;
+// LEVEL_LEAN_THREADS, the lean kernels' block.
+#ifndef LEVEL_LEAN_PREFETCH_CONSTANTS
+#define LEVEL_LEAN_PREFETCH_CONSTANTS 2
 #endif
 #ifndef LEVEL_LEAN_L1_ELEMENTS
 #define LEVEL_LEAN_L1_ELEMENTS 0
@@ -268,19 +274,15 @@ __device__ inline void lean_prefetch_element(const double *pointer) {
 #endif
 }
 
-// Every 128-byte line of [begin, begin + count doubles) into L1 (LEVEL_LEAN_L1_CONSTANTS 1; 2: into
-// L2).
+// The `count` doubles from `begin`, as LEVEL_LEAN_PREFETCH_CONSTANTS says.
 __device__ inline void lean_prefetch_constants(const double *begin, int count) {
-#if LEVEL_LEAN_L1_CONSTANTS
-  const uintptr_t first = (uintptr_t)begin & ~(uintptr_t)127, end = (uintptr_t)(begin + count);
-  for (uintptr_t line = first; line < end; line += 128)
-    if (LEVEL_LEAN_L1_CONSTANTS == 2) // into L2 only
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
-    else
+  if (LEVEL_LEAN_PREFETCH_CONSTANTS == 2) {
+    level_hint_lines(begin, count);
+  } else if (LEVEL_LEAN_PREFETCH_CONSTANTS == 1) {
+    const uintptr_t first = (uintptr_t)begin & ~(uintptr_t)127, end = (uintptr_t)(begin + count);
+    for (uintptr_t line = first; line < end; line += 128)
       asm volatile("prefetch.global.L1 [%0];" ::"l"(line));
-#else
-  (void)begin, (void)count;
-#endif
+  }
 }
 
 template <int kGroup> struct lean_backward_group {
