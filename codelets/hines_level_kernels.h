@@ -360,14 +360,6 @@ static inline HINES_HOST_DEVICE void level_hint_lines(const double *begin, int c
 #endif
 }
 
-/* Experimental, off by default (BENCHMARKS.md, "Constant rows asked for first"): the thread
- * sweeps of the wider levels (level_backward_system_as, level_forward_system_in_groups) ask L2
- * for their chain's constant rows and pivots or row factors at their start, as the lean sweeps
- * do (LEVEL_LEAN_PREFETCH_CONSTANTS, codelets/hines_level_cuda.cu). */
-#ifndef LEVEL_WIDE_HINT_CONSTANTS
-#define LEVEL_WIDE_HINT_CONSTANTS 0
-#endif
-
 /* Asks L2 for what a backward sweep will load of element e (HINES_PREFETCH_L2): its voltage,
  * then its assembled diagonal (rows built apart) or its n_gates gates. */
 static inline HINES_HOST_DEVICE void level_backward_hint(const struct level_block_view *v, int e,
@@ -500,11 +492,6 @@ static inline HINES_HOST_DEVICE void level_backward_system_as(
   }
   const int size = v->size[s], first_row = v->first_row[s];
   const int top = v->padded ? v->max_size : size; /* CP computes on the padding rows too */
-  if (HINES_ON_GPU && LEVEL_WIDE_HINT_CONSTANTS && !v->padded && !rows_assembled) {
-    level_hint_lines(constants + (size_t)first_row * CONST_STRIDE, size * CONST_STRIDE);
-    if (inverse_pivots)
-      level_hint_lines(inverse_pivots + first_row, size);
-  }
   const int stimulated = args->stimulus.compartment - v->first_compartment[s];
   const double injected = stimulated >= 0 && stimulated < size
                               ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
@@ -862,8 +849,6 @@ level_forward_system_in_groups(const struct level_block_view *v, int s, double *
     return;
   }
   const int top = v->padded ? v->max_size : v->size[s], junction = v->junction[s];
-  if (HINES_ON_GPU && LEVEL_WIDE_HINT_CONSTANTS && !v->padded && row_factor)
-    level_hint_lines(row_factor + v->first_row[s], top);
   struct level_forward_group current = {.e = {0}}, next = {.e = {0}};
   if (top > 0)
     level_forward_load(v, s, 0, top, voltage, factor, row_factor, &current, prefetch);
