@@ -748,10 +748,6 @@ int launch_forward(const block_description &block, int systems, int warp_systems
 #ifndef LEVEL_LEAN_LONG
 #define LEVEL_LEAN_LONG 32
 #endif
-// Experimental (BENCHMARKS.md, "Lean sweeps at half the batch"): lean up to this many waves.
-#ifndef LEVEL_LEAN_WAVES
-#define LEVEL_LEAN_WAVES 1
-#endif
 struct lean_capacity {
   long long group8, group4; // threads of one wave of each backward kernel
 };
@@ -770,8 +766,8 @@ lean_capacity lean_capacity_of_device() {
       (void)cudaGetLastError();
       return lean_capacity{0, 0};
     }
-    of_device[device] = lean_capacity{(long long)blocks8 * kLeanThreads * sms * LEVEL_LEAN_WAVES,
-                                      (long long)blocks4 * kLeanThreads * sms * LEVEL_LEAN_WAVES};
+    of_device[device] = lean_capacity{(long long)blocks8 * kLeanThreads * sms,
+                                      (long long)blocks4 * kLeanThreads * sms};
   }
   return of_device[device];
 }
