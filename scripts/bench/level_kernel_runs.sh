@@ -643,6 +643,9 @@
 #             FULL_BUILDS and HALF_BUILDS "s8 s32 l8 none"; skip143b "s16 l32
 #             leanoff:base:--level-lean,off leanwoff:base:--level-lean,off,--level-warps,off"
 #             (hinestask_base.gz: the same worktree with no -D)
+#             Eighty-fifth session (lean144-146, BENCHMARKS.md "Lean sweeps at half the batch"):
+#             builds c1 c2 ce p pc1, then old w wne (old: the default before 125e331), then
+#             "t64 lw2 po::--level-priorities,off" (an empty build: this one, with options)
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
