@@ -246,14 +246,14 @@ __device__ inline int lean_thread_system(const block_description &block, level_b
 
 // What each lean thread asks for at its start, beside the L2 hints of its elements: its branch's
 // constant rows and inverse pivots (backward) or row factors (forward), which no step writes.
-// LEVEL_LEAN_PREFETCH_CONSTANTS 2 (the default): into L2 (level_hint_lines); 1: into its SM's L1;
-// 0: nothing. Measured on the H100 (2026-12-07, BENCHMARKS.md "Lean sweeps at half the batch"; ms
-// a step, full batch / half batch, medians of two rounds, none / L2): the large cells x 6,643
-// 1.110 / 0.591 against 1.105 / 0.576, the deep chains x 7,404 1.104 / 0.596 against 1.101 /
-// 0.584, all 15 cells x 16,356 1.208 / 0.649 against 1.198 / 0.633; the part of a step that
-// does not halve with the batch fell from 0.071-0.098 ms to 0.047-0.068 ms. Into L1 gave the
-// same within 0.005 ms. Experimental, off by default: LEVEL_LEAN_L1_ELEMENTS, the elements' old
-// voltages (backward) or scaled rhs and factors (forward) into L1 in place of their L2 hints;
+// LEVEL_LEAN_PREFETCH_CONSTANTS 2 (the default): into L2 (level_hint_lines); 0: nothing. Measured
+// on the H100 (2026-12-07, BENCHMARKS.md "Lean sweeps at half the batch"; ms a step, full batch /
+// half batch, medians of two rounds, none / L2): the large cells x 6,643 1.110 / 0.591 against
+// 1.105 / 0.576, the deep chains x 7,404 1.104 / 0.596 against 1.101 / 0.584, all 15 cells x
+// 16,356 1.208 / 0.649 against 1.198 / 0.633; the part of a step that does not halve with the
+// batch fell from 0.071-0.098 ms to 0.047-0.068 ms. Into the SM's L1 instead measured the same
+// within 0.005 ms (removed). Experimental, off by default: LEVEL_LEAN_L1_ELEMENTS, the elements'
+// old voltages (backward) or scaled rhs and factors (forward) into L1 in place of their L2 hints;
 // LEVEL_LEAN_THREADS, the lean kernels' block.
 #ifndef LEVEL_LEAN_PREFETCH_CONSTANTS
 #define LEVEL_LEAN_PREFETCH_CONSTANTS 2
@@ -276,13 +276,8 @@ __device__ inline void lean_prefetch_element(const double *pointer) {
 
 // The `count` doubles from `begin`, as LEVEL_LEAN_PREFETCH_CONSTANTS says.
 __device__ inline void lean_prefetch_constants(const double *begin, int count) {
-  if (LEVEL_LEAN_PREFETCH_CONSTANTS == 2) {
+  if (LEVEL_LEAN_PREFETCH_CONSTANTS == 2)
     level_hint_lines(begin, count);
-  } else if (LEVEL_LEAN_PREFETCH_CONSTANTS == 1) {
-    const uintptr_t first = (uintptr_t)begin & ~(uintptr_t)127, end = (uintptr_t)(begin + count);
-    for (uintptr_t line = first; line < end; line += 128)
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(line));
-  }
 }
 
 template <int kGroup> struct lean_backward_group {
