@@ -628,6 +628,10 @@
 #             variants (each run updates the models that cut the next), three calibration runs,
 #             ROUNDS rounds of default, default-thp and the GPU alone, each share row with its CPU
 #             workers' loads; the host's steal time and huge pages sampled into thp134-samples.txt
+#   cpugpu148 (one GPU, 2026-12-07 eighty-sixth session) CPU workers alone against the GPU alone
+#             (this build, its default kernels): per batch of MIXES, 200 steps with the stimulus on,
+#             probes of five neurons every 0.1 ms; the two probe files must be the same bytes
+#             (issue #18's same bits, on the batches whose middle levels the lean sweeps take)
 #   samebits144 (one GPU, 2026-12-07 eighty-fourth session) whether builds compute the same
 #             bits: per batch of MIXES (default "large-3322 D-3702 all15-8178 E-9356"), 200 steps
 #             with the stimulus on and probes on five neurons, the probe file of each of BUILDS
@@ -4995,6 +4999,18 @@ if [ "$mode" = thp134 ]; then
   done
   kill $sampler
   rm -f $out/t.json $out/t.log
+fi
+if [ "$mode" = cpugpu148 ]; then
+  for b in ${MIXES:-large-3322 D-3702 all15-8178 C-5860}; do
+    args_of $b; n=${b##*-}
+    pr=(--steps 200 --stim-amp 1 --probe-every 0.1)
+    for k in 0 1 $(( n / 3 )) $(( n / 2 + 1 )) $(( n - 1 )); do pr+=(--probe $k:0 --probe $k:40); done
+    rm -f $out/p_gpu.csv $out/p_cpu.csv # a failed run must leave no file behind to compare
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_gpu.csv > $out/t.log 2>&1 || echo "FAIL $b GPU alone: $(tail -1 $out/t.log)"
+    STARPU_NCUDA=0 timeout 300 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_cpu.csv > $out/t.log 2>&1 || echo "FAIL $b CPU workers alone: $(tail -1 $out/t.log)"
+    [ -s $out/p_gpu.csv ] && cmp -s $out/p_gpu.csv $out/p_cpu.csv && echo "PASS $b: CPU workers alone and the GPU alone, the same probe bits ($(wc -l < $out/p_cpu.csv) lines)" || echo "FAIL $b: CPU and GPU probe files differ or missing"
+  done
+  rm -f $out/p_gpu.csv $out/p_cpu.csv $out/t.log
 fi
 if [ "$mode" = samebits144 ]; then
   for b in ${MIXES:-large-3322 D-3702 all15-8178 E-9356}; do
