@@ -754,6 +754,8 @@ args_of() {
   G-*) n=${1#G-}; A=(--mode multi $(mix_of l22.CNG tc200.CNG v_e_purk2.CNG c91662 HSN-fluoro02.CNG) --neurons "${n%-hh}" --steps 100) ;;
   H-*) n=${1#H-}; A=(--mode multi $(mix_of ri05.CNG C220498B-I4.CNG morph_allen_485574832 morph_ca1_n120) --neurons "${n%-hh}" --steps 100) ;;
   R2-*) n=${1#R2-}; A=(--mode multi --neurons "${n%-hh}" --steps 200); for r in 5 6 7 8; do A+=(--morph synthetic:random:100:8000:$r); done ;;
+  # T without its comb (eighty-sixth session: what of T's step does not halve)
+  Tt-*) n=${1#Tt-}; A=(--mode multi --morph synthetic:tree:3000:6:1 --morph synthetic:tree:3000:6:2 --morph synthetic:tree:3000:6:3 --neurons "${n%-hh}" --steps 200) ;;
   T-*) n=${1#T-}; A=(--mode multi --morph synthetic:tree:3000:6:1 --morph synthetic:tree:3000:6:2 --morph synthetic:tree:3000:6:3 --morph synthetic:comb:40 --neurons "${n%-hh}" --steps 200) ;;
   all15-*) n=${1#all15-}; A=(--mode multi "${shared[@]}" --neurons "${n%-hh}" --steps 100) ;;
   deep-*) n=${1#deep-}; A=(--mode multi --morph synthetic:tree:4000:9 --morph synthetic:tree:2000:5 --neurons "${n%-hh}" --steps 100) ;;
