@@ -650,6 +650,12 @@
 #             Eighty-fifth session (lean144-146, BENCHMARKS.md "Lean sweeps at half the batch"):
 #             builds c1 c2 ce p pc1, then old w wne (old: the default before 125e331), then
 #             "t64 lw2 po::--level-priorities,off" (an empty build: this one, with options)
+#             Eighty-sixth session (half148*, BENCHMARKS.md "The lean hints on every mix at half
+#             the batch"): FULL_BUILDS=old HALF_BUILDS=old on E, B and A (old:
+#             -DLEVEL_LEAN_PREFETCH_CONSTANTS=0), the default alone on PAIRS of ~82 M:~41 M of the
+#             large cells, all 15, six, random, F, G, H, R2 and T; then HALF_BUILDS of options
+#             ("s32::--level-split,32 ... po::--level-priorities,off tb4::--trunk-branches,4",
+#             "sub16::--level-subtrees,16", likewise 32 and 48) on T, deep, Tt and six real-cell mixes
 #   half132   (one GPU, 2026-12-04 sixty-fourth session) what a GPU's step at half the batch
 #             (~41 M, each GPU's part when two share one ~82 M batch) costs beyond half the whole
 #             one: per pair FULL:HALF of PAIRS, ROUNDS rounds of FULL by default, HALF by default
