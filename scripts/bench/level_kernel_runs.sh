@@ -5008,11 +5008,17 @@ if [ "$mode" = thp134 ]; then
   kill $sampler
   rm -f $out/t.json $out/t.log
 fi
+# five_neuron_probes N: pr, the options of a 200-step run with the stimulus on and probes of
+# five of N neurons every 0.1 ms (the bit checks' runs).
+five_neuron_probes() {
+  local n=$1 k
+  pr=(--steps 200 --stim-amp 1 --probe-every 0.1)
+  for k in 0 1 $(( n / 3 )) $(( n / 2 + 1 )) $(( n - 1 )); do pr+=(--probe $k:0 --probe $k:40); done
+}
 if [ "$mode" = cpugpu148 ]; then
   for b in ${MIXES:-large-3322 D-3702 all15-8178 C-5860}; do
     args_of $b; n=${b##*-}
-    pr=(--steps 200 --stim-amp 1 --probe-every 0.1)
-    for k in 0 1 $(( n / 3 )) $(( n / 2 + 1 )) $(( n - 1 )); do pr+=(--probe $k:0 --probe $k:40); done
+    five_neuron_probes $n
     rm -f $out/p_gpu.csv $out/p_cpu.csv # a failed run must leave no file behind to compare
     STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_gpu.csv > $out/t.log 2>&1 || echo "FAIL $b GPU alone: $(tail -1 $out/t.log)"
     STARPU_NCUDA=0 timeout 300 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_cpu.csv > $out/t.log 2>&1 || echo "FAIL $b CPU workers alone: $(tail -1 $out/t.log)"
@@ -5023,8 +5029,7 @@ fi
 if [ "$mode" = samebits144 ]; then
   for b in ${MIXES:-large-3322 D-3702 all15-8178 E-9356}; do
     args_of $b; n=${b##*-}
-    pr=(--steps 200 --stim-amp 1 --probe-every 0.1)
-    for k in 0 1 $(( n / 3 )) $(( n / 2 + 1 )) $(( n - 1 )); do pr+=(--probe $k:0 --probe $k:40); done
+    five_neuron_probes $n
     rm -f $out/p_ref.csv # a failed run must leave no file behind to compare
     STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_ref.csv > $out/t.log 2>&1 || echo "FAIL $b reference: $(tail -1 $out/t.log)"
     for v in ${BUILDS:-}; do
