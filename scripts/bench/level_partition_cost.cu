@@ -380,6 +380,179 @@ __global__ void passive_part_forward(passive_constants c, double *__restrict__ s
     child_voltage[s] = u;
 }
 
+// The same two sweeps with their loads as the solver's lean kernels issue them
+// (hines_level_cuda.cu, lean_backward_system): groups of kGroup elements, the next group's loads
+// issued before the current group's chain (length a multiple of kGroup).
+constexpr int kGroup = 8;
+
+__global__ void lean_serial_backward(const double *__restrict__ r, passive_constants c,
+                                     double *__restrict__ scaled, int level, int systems,
+                                     int length, const double *__restrict__ child_rhs,
+                                     double *__restrict__ up_rhs) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= systems)
+    return;
+  double *v = scaled + (size_t)level * systems * length;
+  for (int j = 0; j < length; j++)
+    prefetch_l2(r + (size_t)j * systems + s);
+  double current[kGroup], next[kGroup];
+#pragma unroll
+  for (int b = 0; b < kGroup; b++)
+    current[b] = r[(size_t)(length - 1 - b) * systems + s];
+  double rp = 0;
+  for (int top = length - 1; top >= 0; top -= kGroup) {
+    if (top - kGroup >= 0) {
+#pragma unroll
+      for (int b = 0; b < kGroup; b++)
+        next[b] = r[(size_t)(top - kGroup - b) * systems + s];
+    }
+#pragma unroll
+    for (int b = 0; b < kGroup; b++) {
+      const int j = top - b;
+      rp = j == length - 1 ? current[b] - (child_rhs ? child_rhs[s] : 0.0)
+                           : fma(-c.f[j + 1], rp, current[b]);
+      v[(size_t)j * systems + s] = rp * c.q[j];
+    }
+#pragma unroll
+    for (int b = 0; b < kGroup; b++)
+      current[b] = next[b];
+  }
+  up_rhs[s] = c.f[0] * rp;
+}
+
+__global__ void lean_serial_forward(passive_constants c, double *__restrict__ scaled,
+                                    double *__restrict__ solution, int level, int systems,
+                                    int length, const double *__restrict__ parent_voltage,
+                                    double *__restrict__ child_voltage) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= systems)
+    return;
+  const double *v = scaled + (size_t)level * systems * length;
+  double *x = solution + (size_t)level * systems * length;
+  for (int j = 0; j < length; j++)
+    prefetch_l2(v + (size_t)j * systems + s);
+  double current[kGroup], next[kGroup];
+#pragma unroll
+  for (int b = 0; b < kGroup; b++)
+    current[b] = v[(size_t)b * systems + s];
+  double u = parent_voltage ? parent_voltage[s] : 0.0;
+  for (int low = 0; low < length; low += kGroup) {
+    if (low + kGroup < length) {
+#pragma unroll
+      for (int b = 0; b < kGroup; b++)
+        next[b] = v[(size_t)(low + kGroup + b) * systems + s];
+    }
+#pragma unroll
+    for (int b = 0; b < kGroup; b++) {
+      const int j = low + b;
+      u = fma(-c.f[j], u, current[b]);
+      x[(size_t)j * systems + s] = u;
+    }
+#pragma unroll
+    for (int b = 0; b < kGroup; b++)
+      current[b] = next[b];
+  }
+  child_voltage[s] = u;
+}
+
+// Partitioned with every load of a lane's segment (M rows) issued at its start: one memory round
+// trip a sweep, then the chains in registers.
+template <int P, int M>
+__global__ void upfront_part_backward(const double *__restrict__ r, passive_constants c,
+                                      double *__restrict__ scaled, int level, int systems,
+                                      int length, const double *__restrict__ child_rhs,
+                                      double *__restrict__ up_rhs) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int s = t / P, k = t % P, sk = k * M;
+  const bool live = s < systems, last = k == P - 1;
+  double *v = scaled + (size_t)level * systems * length;
+  double R = 0, right2 = 0, rows[M], out[M];
+  if (live) {
+#pragma unroll
+    for (int i = 0; i < M; i++)
+      rows[i] = r[(size_t)(sk + i) * systems + s];
+    if (last && child_rhs)
+      rows[M - 1] -= child_rhs[s];
+    double right = rows[M - 1];
+    right2 = rows[1];
+#pragma unroll
+    for (int i = M - 1; i > 1; i--) {
+      out[i] = right * c.qb[sk + i];
+      right = fma(-c.fb[sk + i], right, rows[i - 1]);
+      right2 = fma(-c.ht[sk + M + 1 - i], right2, rows[M + 1 - i]);
+    }
+    out[1] = right * c.qb[sk + 1];
+    R = fma(-c.cA[sk], right, rows[0]);
+  }
+  const double previous_hi = __shfl_up_sync(kAll, right2, 1, P);
+  if (k > 0)
+    R = fma(-c.cB[sk], previous_hi, R);
+  double Rk[P];
+#pragma unroll
+  for (int kk = 0; kk < P; kk++)
+    Rk[kk] = __shfl_sync(kAll, R, kk, P);
+#pragma unroll
+  for (int kk = P - 2; kk >= 0; kk--)
+    Rk[kk] = fma(-c.fr[kk * M], Rk[kk + 1], Rk[kk]);
+  if (!live)
+    return;
+  double mine = 0;
+#pragma unroll
+  for (int kk = 0; kk < P; kk++)
+    if (kk == k)
+      mine = Rk[kk];
+  out[0] = mine * c.invDp[sk];
+#pragma unroll
+  for (int i = 0; i < M; i++)
+    v[(size_t)(sk + i) * systems + s] = out[i];
+  if (k == 0)
+    up_rhs[s] = c.up * c.invDp[0] * Rk[0];
+}
+
+template <int P, int M>
+__global__ void upfront_part_forward(passive_constants c, double *__restrict__ scaled,
+                                     double *__restrict__ solution, int level, int systems,
+                                     int length, const double *__restrict__ parent_voltage,
+                                     double *__restrict__ child_voltage) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int s = t / P, k = t % P, sk = k * M;
+  const bool live = s < systems;
+  const double *v = scaled + (size_t)level * systems * length;
+  double *x = solution + (size_t)level * systems * length;
+  double rows[M], parent = 0;
+  if (live) {
+#pragma unroll
+    for (int i = 0; i < M; i++)
+      rows[i] = v[(size_t)(sk + i) * systems + s];
+    parent = k == 0 && parent_voltage ? parent_voltage[s] : 0.0;
+  } else {
+#pragma unroll
+    for (int i = 0; i < M; i++)
+      rows[i] = 0;
+  }
+  parent = __shfl_sync(kAll, parent, 0, P);
+  double u = 0, mine = 0, below = 0;
+#pragma unroll
+  for (int kk = 0; kk < P; kk++) {
+    u = fma(-c.bq[kk * M], kk == 0 ? parent : u, __shfl_sync(kAll, rows[0], kk, P));
+    if (kk == k)
+      mine = u;
+    if (kk == k + 1)
+      below = u;
+  }
+  if (!live)
+    return;
+  x[(size_t)sk * systems + s] = mine;
+  u = mine;
+#pragma unroll
+  for (int i = 1; i < M; i++) {
+    u = fma(-c.fb[sk + i], u, fma(-c.sbq[sk + i], below, rows[i]));
+    x[(size_t)(sk + i) * systems + s] = u;
+  }
+  if (k == P - 1)
+    child_voltage[s] = u;
+}
+
 // The passive constants of a branch of `length` rows (d: diagonal, off: coupling to j - 1; the
 // child's constant diagonal contribution already in d[length - 1]) for P lanes (P = 1: serial),
 // computed with the operations the kernels' exact solve implies.
@@ -444,11 +617,14 @@ static std::vector<double> passive_constants_host(const std::vector<double> &d,
 }
 
 // Variants: 0 serial, 1-3 partitioned with 2, 4, 8 lanes (pivots computed every step, as with
-// channels); 4 passive serial, 5-7 passive partitioned (2, 4, 8 lanes).
+// channels); 4 passive serial, 5-7 passive partitioned (2, 4, 8 lanes); 8 passive serial with
+// the lean kernels' loads, 9-11 passive partitioned (2, 4, 8 lanes) with every load of a lane's
+// segment issued at once.
 static const char *variant_names[] = {"serial",        "part2",          "part4",
                                       "part8",         "passive_serial", "passive_part2",
-                                      "passive_part4", "passive_part8"};
-constexpr int kVariants = 8;
+                                      "passive_part4", "passive_part8",  "lean_serial",
+                                      "upfront_part2", "upfront_part4",  "upfront_part8"};
+constexpr int kVariants = 12;
 
 static void launch_level(int variant, bool backward, const level_arrays &a,
                          const passive_constants &c, int level, int systems, int length,
@@ -456,6 +632,7 @@ static void launch_level(int variant, bool backward, const level_arrays &a,
   // links: contributions (diagonal, rhs) per level, then voltages per level
   double *const *cd = links, *const *cr = links + kLevels, *const *vo = links + 2 * kLevels;
   const int lanes = variant % 4 == 0 ? 1 : 1 << (variant % 4);
+  static_assert(kVariants == 12, "variants 8-11 are 0-3's lanes");
   const int blocks = (systems * lanes + kThreads - 1) / kThreads;
   const double *child_d = level > 0 ? cd[level - 1] : nullptr;
   const double *child_r = level > 0 ? cr[level - 1] : nullptr;
@@ -494,9 +671,28 @@ static void launch_level(int variant, bool backward, const level_arrays &a,
   case 6:
     LAUNCH(passive_part_backward<4>, passive_part_forward<4>, PASSIVE_B, PASSIVE_F);
     break;
-  default:
+  case 7:
     LAUNCH(passive_part_backward<8>, passive_part_forward<8>, PASSIVE_B, PASSIVE_F);
     break;
+  case 8:
+    LAUNCH(lean_serial_backward, lean_serial_forward, PASSIVE_B, PASSIVE_F);
+    break;
+  default: {
+    const int segment = length / lanes;
+#define UPFRONT(P, M)                                                                              \
+  if (lanes == P && segment == M)                                                                  \
+  LAUNCH((upfront_part_backward<P, M>), (upfront_part_forward<P, M>), PASSIVE_B, PASSIVE_F)
+    UPFRONT(2, 8);
+    UPFRONT(2, 16);
+    UPFRONT(2, 32);
+    UPFRONT(4, 4);
+    UPFRONT(4, 8);
+    UPFRONT(4, 16);
+    UPFRONT(8, 2);
+    UPFRONT(8, 4);
+    UPFRONT(8, 8);
+    break;
+  }
   }
 }
 
@@ -575,7 +771,7 @@ int main() {
         CHECK(cudaMemset(a.x, 0, all * sizeof(double)));
         CHECK(cudaGraphLaunch(exec, stream));
         CHECK(cudaStreamSynchronize(stream));
-        const bool reference = variant % 4 == 0; // serial: the others are compared to it
+        const bool reference = variant == 0 || variant == 4; // the others: against their serial
         CHECK(cudaMemcpy((reference ? reference_x : other_x).data(), a.x, all * sizeof(double),
                          cudaMemcpyDeviceToHost));
         double worst = 0;
