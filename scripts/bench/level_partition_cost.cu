@@ -14,7 +14,7 @@
 //           chain and then its interior (a chain of L / P - 1 steps). The arithmetic differs from
 //           the serial chain's, so the voltages differ in the last bits (printed: the largest
 //           relative difference against serial over every element of every level, same inputs).
-// Prints CSV: systems,elements,variant,us_per_level,max_rel_diff (us per level: backward and
+// Prints CSV: systems,elements,chunks,variant,us_per_level,max_rel_diff (us per level: backward and
 // forward kernel together, median of 7 batches of 20 graph launches).
 // Build: nvcc -O3 -arch=sm_90 --fmad=false -o level_partition_cost level_partition_cost.cu
 // A measurement for planning, not a part of hinestask.
@@ -696,106 +696,159 @@ static void launch_level(int variant, bool backward, const level_arrays &a,
   }
 }
 
-int main() {
+// One configuration: `chunks` independent chains of 72 levels of S systems x L elements (each
+// chunk its own arrays), launched on `chunks` streams inside one graph as the solver's chunks
+// share a GPU; prints one row a variant.
+static void run_configuration(const bench_timer &timer, int systems, int length, int chunks,
+                              const std::vector<int> &variants) {
   const int graphs = 20, batches = 7;
-  const bench_timer timer = bench_timer_make();
   cudaStream_t stream = timer.stream;
-  std::printf("systems,elements,variant,us_per_level,max_rel_diff\n");
-  const int systems_list[] = {2656, 9296, 16695, 65536};
-  const int lengths[] = {16, 32, 64};
-  for (int systems : systems_list)
-    for (int length : lengths) {
-      const size_t count = (size_t)systems * length, all = count * kLevels;
-      std::vector<double> host(count);
-      double *inputs[3];
-      for (int k = 0; k < 3; k++) { // d near 2.2, off -0.3 to -0.5 (diagonally dominant), r near 1
-        for (size_t i = 0; i < count; i++)
-          host[i] = k == 0   ? 2.2 + 1e-3 * (i % 5)
-                    : k == 1 ? -0.3 - 0.02 * (i % 11)
-                             : 1 + 1e-2 * (i % 7);
-        CHECK(cudaMalloc(&inputs[k], count * sizeof(double)));
-        CHECK(cudaMemcpy(inputs[k], host.data(), count * sizeof(double), cudaMemcpyHostToDevice));
-      }
-      level_arrays a;
-      a.d = inputs[0];
-      a.off = inputs[1];
-      a.r = inputs[2];
+  const size_t count = (size_t)systems * length, all = count * kLevels;
+  const bool active = variants.front() < 4; // active variants need the scratch of every array
+  std::vector<double> host(count);
+  double *d_off[2];
+  for (int k = 0; k < 2; k++) { // d near 2.2, off -0.3 to -0.5 (diagonally dominant)
+    for (size_t i = 0; i < count; i++)
+      host[i] = k == 0 ? 2.2 + 1e-3 * (i % 5) : -0.3 - 0.02 * (i % 11);
+    CHECK(cudaMalloc(&d_off[k], count * sizeof(double)));
+    CHECK(cudaMemcpy(d_off[k], host.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  std::vector<level_arrays> arrays(chunks);
+  std::vector<double *> links((size_t)chunks * 3 * kLevels);
+  for (int chunk = 0; chunk < chunks; chunk++) {
+    level_arrays &a = arrays[chunk];
+    for (size_t i = 0; i < count; i++) // r near 1, each chunk its own
+      host[i] = 1 + 1e-2 * ((i + chunk) % 7);
+    double *r;
+    CHECK(cudaMalloc(&r, count * sizeof(double)));
+    CHECK(cudaMemcpy(r, host.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+    a.d = d_off[0];
+    a.off = d_off[1];
+    a.r = r;
+    a.inverse = a.spike = nullptr;
+    if (active) {
       CHECK(cudaMalloc(&a.inverse, all * sizeof(double)));
-      CHECK(cudaMalloc(&a.rhs, all * sizeof(double)));
       CHECK(cudaMalloc(&a.spike, all * sizeof(double)));
-      CHECK(cudaMalloc(&a.x, all * sizeof(double)));
-      double *links[3 * kLevels];
-      for (auto &l : links)
-        CHECK(cudaMalloc(&l, (size_t)systems * sizeof(double)));
-      // the passive branch: rows shared by every system; its child's constant diagonal
-      // contribution folded into the last row
-      std::vector<double> d(length), off(length);
-      for (int j = 0; j < length; j++) {
-        d[j] = 2.2 + 1e-3 * (j % 5);
-        off[j] = -0.3 - 0.02 * (j % 11);
-      }
-      d[length - 1] -= 0.05;
-      double *tables[4] = {nullptr, nullptr, nullptr, nullptr}; // serial, P = 2, 4, 8
-      for (int t = 0; t < 4; t++) {
-        const std::vector<double> table = passive_constants_host(d, off, t == 0 ? 1 : 1 << t);
-        CHECK(cudaMalloc(&tables[t], table.size() * sizeof(double)));
-        CHECK(cudaMemcpy(tables[t], table.data(), table.size() * sizeof(double),
-                         cudaMemcpyHostToDevice));
-      }
-      std::vector<double> reference_x(all), other_x(all);
-      for (int variant = 0; variant < kVariants; variant++) {
-        passive_constants c;
-        double *const T = tables[variant % 4];
-        const size_t L = length;
-        c.q = T;
-        c.f = T + L;
-        c.qb = T + 2 * L;
-        c.fb = T + 3 * L;
-        c.sbq = T + 4 * L;
-        c.ht = T + 5 * L;
-        c.cA = T + 6 * L;
-        c.cB = T + 7 * L;
-        c.fr = T + 8 * L;
-        c.invDp = T + 9 * L;
-        c.bq = T + 10 * L;
-        c.up = off[0];
-        cudaGraph_t graph;
-        cudaGraphExec_t exec;
-        CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-        for (int level = 0; level < kLevels; level++)
-          launch_level(variant, true, a, c, level, systems, length, links, stream);
-        for (int level = kLevels - 1; level >= 0; level--)
-          launch_level(variant, false, a, c, level, systems, length, links, stream);
-        CHECK(cudaStreamEndCapture(stream, &graph));
-        CHECK(cudaGraphInstantiate(&exec, graph, 0));
-        CHECK(cudaMemset(a.x, 0, all * sizeof(double)));
-        CHECK(cudaGraphLaunch(exec, stream));
-        CHECK(cudaStreamSynchronize(stream));
-        const bool reference = variant == 0 || variant == 4; // the others: against their serial
-        CHECK(cudaMemcpy((reference ? reference_x : other_x).data(), a.x, all * sizeof(double),
-                         cudaMemcpyDeviceToHost));
-        double worst = 0;
-        for (size_t i = 0; !reference && i < all; i++)
-          worst = std::max(worst, std::fabs(other_x[i] - reference_x[i]) /
-                                      std::max(std::fabs(reference_x[i]), 1e-300));
-        const double us = median_us(timer, batches, graphs,
-                                    [&](cudaStream_t on) { CHECK(cudaGraphLaunch(exec, on)); });
-        std::printf("%d,%d,%s,%.3f,%.3g\n", systems, length, variant_names[variant], us / kLevels,
-                    worst);
-        std::fflush(stdout);
-        CHECK(cudaGraphExecDestroy(exec));
-        CHECK(cudaGraphDestroy(graph));
-      }
-      for (double *t : tables)
-        CHECK(cudaFree(t));
-      for (auto &l : links)
-        CHECK(cudaFree(l));
-      for (int k = 0; k < 3; k++)
-        CHECK(cudaFree(inputs[k]));
-      CHECK(cudaFree(a.inverse));
-      CHECK(cudaFree(a.rhs));
-      CHECK(cudaFree(a.spike));
-      CHECK(cudaFree(a.x));
     }
+    CHECK(cudaMalloc(&a.rhs, all * sizeof(double)));
+    CHECK(cudaMalloc(&a.x, all * sizeof(double)));
+    for (int l = 0; l < 3 * kLevels; l++)
+      CHECK(cudaMalloc(&links[(size_t)chunk * 3 * kLevels + l], (size_t)systems * sizeof(double)));
+  }
+  // the passive branch: rows shared by every system; its child's constant diagonal contribution
+  // folded into the last row
+  std::vector<double> d(length), off(length);
+  for (int j = 0; j < length; j++) {
+    d[j] = 2.2 + 1e-3 * (j % 5);
+    off[j] = -0.3 - 0.02 * (j % 11);
+  }
+  d[length - 1] -= 0.05;
+  double *tables[4] = {nullptr, nullptr, nullptr, nullptr}; // serial, P = 2, 4, 8
+  for (int t = 0; t < 4; t++) {
+    const std::vector<double> table = passive_constants_host(d, off, t == 0 ? 1 : 1 << t);
+    CHECK(cudaMalloc(&tables[t], table.size() * sizeof(double)));
+    CHECK(
+        cudaMemcpy(tables[t], table.data(), table.size() * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  std::vector<cudaStream_t> streams(chunks);
+  std::vector<cudaEvent_t> done(chunks);
+  cudaEvent_t fork;
+  CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  for (int chunk = 0; chunk < chunks; chunk++) {
+    CHECK(cudaStreamCreateWithFlags(&streams[chunk], cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&done[chunk], cudaEventDisableTiming));
+  }
+  std::vector<double> reference_x(all), other_x(all);
+  for (int variant : variants) {
+    passive_constants c;
+    double *const T = tables[variant % 4];
+    const size_t L = length;
+    c.q = T;
+    c.f = T + L;
+    c.qb = T + 2 * L;
+    c.fb = T + 3 * L;
+    c.sbq = T + 4 * L;
+    c.ht = T + 5 * L;
+    c.cA = T + 6 * L;
+    c.cB = T + 7 * L;
+    c.fr = T + 8 * L;
+    c.invDp = T + 9 * L;
+    c.bq = T + 10 * L;
+    c.up = off[0];
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    CHECK(cudaEventRecord(fork, stream));
+    for (int chunk = 0; chunk < chunks; chunk++) {
+      cudaStream_t on = chunks == 1 ? stream : streams[chunk];
+      if (chunks > 1)
+        CHECK(cudaStreamWaitEvent(on, fork, 0));
+      double *const *chunk_links = &links[(size_t)chunk * 3 * kLevels];
+      for (int level = 0; level < kLevels; level++)
+        launch_level(variant, true, arrays[chunk], c, level, systems, length, chunk_links, on);
+      for (int level = kLevels - 1; level >= 0; level--)
+        launch_level(variant, false, arrays[chunk], c, level, systems, length, chunk_links, on);
+      if (chunks > 1) {
+        CHECK(cudaEventRecord(done[chunk], on));
+        CHECK(cudaStreamWaitEvent(stream, done[chunk], 0));
+      }
+    }
+    CHECK(cudaStreamEndCapture(stream, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK(cudaMemset(arrays[0].x, 0, all * sizeof(double)));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    const bool reference = variant == 0 || variant == 4; // the others: against their serial
+    CHECK(cudaMemcpy((reference ? reference_x : other_x).data(), arrays[0].x, all * sizeof(double),
+                     cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (size_t i = 0; !reference && i < all; i++)
+      worst = std::max(worst, std::fabs(other_x[i] - reference_x[i]) /
+                                  std::max(std::fabs(reference_x[i]), 1e-300));
+    const double us = median_us(timer, batches, graphs,
+                                [&](cudaStream_t on) { CHECK(cudaGraphLaunch(exec, on)); });
+    std::printf("%d,%d,%d,%s,%.3f,%.3g\n", systems, length, chunks, variant_names[variant],
+                us / kLevels, worst);
+    std::fflush(stdout);
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+  }
+  for (int chunk = 0; chunk < chunks; chunk++) {
+    CHECK(cudaStreamDestroy(streams[chunk]));
+    CHECK(cudaEventDestroy(done[chunk]));
+    level_arrays &a = arrays[chunk];
+    CHECK(cudaFree(const_cast<double *>(a.r)));
+    CHECK(cudaFree(a.inverse));
+    CHECK(cudaFree(a.spike));
+    CHECK(cudaFree(a.rhs));
+    CHECK(cudaFree(a.x));
+  }
+  CHECK(cudaEventDestroy(fork));
+  for (double *l : links)
+    CHECK(cudaFree(l));
+  for (double *t : tables)
+    CHECK(cudaFree(t));
+  for (double *p : d_off)
+    CHECK(cudaFree(p));
+}
+
+// No argument: every variant, one chunk, S in 2,656 to 65,536 and L in 16 to 64. With an
+// argument K: the passive variants with K chunks sharing the GPU, S a chunk 1,000 to 9,296.
+int main(int argc, char **argv) {
+  const bench_timer timer = bench_timer_make();
+  std::printf("systems,elements,chunks,variant,us_per_level,max_rel_diff\n");
+  if (argc > 1) {
+    const int chunks = std::atoi(argv[1]);
+    for (int systems : {1000, 2656, 4000, 9296})
+      for (int length : {32, 64})
+        run_configuration(timer, systems, length, chunks, {4, 8, 9, 10, 11});
+    return 0;
+  }
+  std::vector<int> every(kVariants);
+  for (int v = 0; v < kVariants; v++)
+    every[v] = v;
+  for (int systems : {2656, 9296, 16695, 65536})
+    for (int length : {16, 32, 64})
+      run_configuration(timer, systems, length, 1, every);
   return 0;
 }
