@@ -289,6 +289,49 @@ __global__ void passive_serial_forward(passive_constants c, double *__restrict__
   child_voltage[s] = u;
 }
 
+// The reduced system of a partitioned branch, the same in both partitioned forms (every lane of
+// the branch's P calls it; lane k's separator row is sk = k * segment). Backward: R, this lane's
+// separator rhs once its segment's row lo is eliminated, and right2, its row hi's top-down rhs,
+// which the next lane's separator takes; every lane then eliminates the reduced system and keeps
+// its own separator's rhs (returned) and the first's (*first, for the parent).
+template <int P>
+__device__ inline double reduced_backward(const passive_constants &c, int k, int sk, int segment,
+                                          double R, double right2, double *first) {
+  const double previous_hi = __shfl_up_sync(kAll, right2, 1, P);
+  if (k > 0)
+    R = fma(-c.cB[sk], previous_hi, R);
+  double Rk[P];
+#pragma unroll
+  for (int kk = 0; kk < P; kk++)
+    Rk[kk] = __shfl_sync(kAll, R, kk, P);
+#pragma unroll
+  for (int kk = P - 2; kk >= 0; kk--)
+    Rk[kk] = fma(-c.fr[kk * segment], Rk[kk + 1], Rk[kk]);
+  double mine = 0;
+#pragma unroll
+  for (int kk = 0; kk < P; kk++)
+    if (kk == k)
+      mine = Rk[kk];
+  *first = Rk[0];
+  return mine;
+}
+
+// Forward: from each lane's scaled separator rhs (own) and the parent's voltage (lane 0's), every
+// lane solves the reduced chain and keeps its separator's voltage and the next one's (below).
+template <int P>
+__device__ inline void reduced_forward(const passive_constants &c, int k, int segment, double own,
+                                       double parent, double *mine, double *below) {
+  double u = 0;
+#pragma unroll
+  for (int kk = 0; kk < P; kk++) {
+    u = fma(-c.bq[kk * segment], kk == 0 ? parent : u, __shfl_sync(kAll, own, kk, P));
+    if (kk == k)
+      *mine = u;
+    if (kk == k + 1)
+      *below = u;
+  }
+}
+
 template <int P>
 __global__ void passive_part_backward(const double *__restrict__ r, passive_constants c,
                                       double *__restrict__ scaled, int level, int systems,
@@ -317,26 +360,13 @@ __global__ void passive_part_backward(const double *__restrict__ r, passive_cons
     v[(size_t)lo * systems + s] = right * c.qb[lo];
     R = fma(-c.cA[sk], right, r[(size_t)sk * systems + s]);
   }
-  const double previous_hi = __shfl_up_sync(kAll, right2, 1, P);
-  if (k > 0)
-    R = fma(-c.cB[sk], previous_hi, R);
-  double Rk[P];
-#pragma unroll
-  for (int kk = 0; kk < P; kk++)
-    Rk[kk] = __shfl_sync(kAll, R, kk, P);
-#pragma unroll
-  for (int kk = P - 2; kk >= 0; kk--)
-    Rk[kk] = fma(-c.fr[kk * m], Rk[kk + 1], Rk[kk]);
+  double first = 0;
+  const double mine = reduced_backward<P>(c, k, sk, m, R, right2, &first);
   if (!live)
     return;
-  double mine = 0;
-#pragma unroll
-  for (int kk = 0; kk < P; kk++)
-    if (kk == k)
-      mine = Rk[kk];
   v[(size_t)sk * systems + s] = mine * c.invDp[sk];
   if (k == 0)
-    up_rhs[s] = c.up * c.invDp[0] * Rk[0];
+    up_rhs[s] = c.up * c.invDp[0] * first;
 }
 
 template <int P>
@@ -358,19 +388,12 @@ __global__ void passive_part_forward(passive_constants c, double *__restrict__ s
     parent = k == 0 && parent_voltage ? parent_voltage[s] : 0.0;
   }
   parent = __shfl_sync(kAll, parent, 0, P);
-  double u = 0, mine = 0, below = 0;
-#pragma unroll
-  for (int kk = 0; kk < P; kk++) {
-    u = fma(-c.bq[kk * m], kk == 0 ? parent : u, __shfl_sync(kAll, own, kk, P));
-    if (kk == k)
-      mine = u;
-    if (kk == k + 1)
-      below = u;
-  }
+  double mine = 0, below = 0;
+  reduced_forward<P>(c, k, m, own, parent, &mine, &below);
   if (!live)
     return;
   x[(size_t)sk * systems + s] = mine;
-  u = mine;
+  double u = mine;
 #pragma unroll 8
   for (int j = sk + 1; j < sk + m; j++) {
     u = fma(-c.fb[j], u, fma(-c.sbq[j], below, v[(size_t)j * systems + s]));
@@ -484,29 +507,16 @@ __global__ void upfront_part_backward(const double *__restrict__ r, passive_cons
     out[1] = right * c.qb[sk + 1];
     R = fma(-c.cA[sk], right, rows[0]);
   }
-  const double previous_hi = __shfl_up_sync(kAll, right2, 1, P);
-  if (k > 0)
-    R = fma(-c.cB[sk], previous_hi, R);
-  double Rk[P];
-#pragma unroll
-  for (int kk = 0; kk < P; kk++)
-    Rk[kk] = __shfl_sync(kAll, R, kk, P);
-#pragma unroll
-  for (int kk = P - 2; kk >= 0; kk--)
-    Rk[kk] = fma(-c.fr[kk * M], Rk[kk + 1], Rk[kk]);
+  double first = 0;
+  const double mine = reduced_backward<P>(c, k, sk, M, R, right2, &first);
   if (!live)
     return;
-  double mine = 0;
-#pragma unroll
-  for (int kk = 0; kk < P; kk++)
-    if (kk == k)
-      mine = Rk[kk];
   out[0] = mine * c.invDp[sk];
 #pragma unroll
   for (int i = 0; i < M; i++)
     v[(size_t)(sk + i) * systems + s] = out[i];
   if (k == 0)
-    up_rhs[s] = c.up * c.invDp[0] * Rk[0];
+    up_rhs[s] = c.up * c.invDp[0] * first;
 }
 
 template <int P, int M>
@@ -531,19 +541,12 @@ __global__ void upfront_part_forward(passive_constants c, double *__restrict__ s
       rows[i] = 0;
   }
   parent = __shfl_sync(kAll, parent, 0, P);
-  double u = 0, mine = 0, below = 0;
-#pragma unroll
-  for (int kk = 0; kk < P; kk++) {
-    u = fma(-c.bq[kk * M], kk == 0 ? parent : u, __shfl_sync(kAll, rows[0], kk, P));
-    if (kk == k)
-      mine = u;
-    if (kk == k + 1)
-      below = u;
-  }
+  double mine = 0, below = 0;
+  reduced_forward<P>(c, k, M, rows[0], parent, &mine, &below);
   if (!live)
     return;
   x[(size_t)sk * systems + s] = mine;
-  u = mine;
+  double u = mine;
 #pragma unroll
   for (int i = 1; i < M; i++) {
     u = fma(-c.fb[sk + i], u, fma(-c.sbq[sk + i], below, rows[i]));
