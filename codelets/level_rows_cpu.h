@@ -1062,6 +1062,15 @@ static inline void level_backward_rows(
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
     double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots,
     const struct level_element_constants *ec) {
+  if (begin < v->partitioned && level_row_factors(constants, args, gates, rows_assembled)) {
+    const int last = end < v->partitioned ? end : v->partitioned; /* level_partition.h */
+    for (int s = begin; s < last; s++)
+      level_partition_backward(v, s, constants,
+                               level_row_factors(constants, args, gates, rows_assembled), args,
+                               voltage, contribution, child_contribution);
+    if ((begin = last) >= end)
+      return;
+  }
   if ((gates && !rows_assembled && level_rows_channels_in(v, begin, end, &args->channels)) ||
       end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     level_backward_systems(v, begin, end, constants, args, voltage, factor, contribution,
@@ -1137,6 +1146,13 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
                                       const double *LEVEL_RESTRICT row_factor,
                                       const double *parent_voltage,
                                       const struct level_element_constants *ec) {
+  if (begin < v->partitioned && row_factor) {
+    const int last = end < v->partitioned ? end : v->partitioned; /* level_partition.h */
+    for (int s = begin; s < last; s++)
+      level_partition_forward(v, s, voltage, row_factor, parent_voltage);
+    if ((begin = last) >= end)
+      return;
+  }
   if (end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     level_forward_systems(v, begin, end, voltage, factor, row_factor, parent_voltage, ec);
     return;

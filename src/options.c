@@ -201,6 +201,10 @@ static void usage(FILE *out) {
       "                       different cells stop adding up level after level "
       "(default " LEVEL_SPLIT_DEFAULT_TEXT ";\n"
       "                       off or 0: branches whole)\n"
+      "  --level-partition N|off  multi, passive, level kernels: sweep every chain system of\n"
+      "                       N compartments or more in two halves joined by a 2 x 2 system,\n"
+      "                       two GPU threads a system in small levels (default off; other\n"
+      "                       bits than whole sweeps, the same on every worker)\n"
       "  --level-root center|soma  multi: root each cell's systems at its center (the middle\n"
       "                       of its longest path) where that shortens the path by an eighth\n"
       "                       or more (default center, with the stimulus at the soma), or at\n"
@@ -501,6 +505,7 @@ enum long_only_options {
   OPT_CELL_NEURONS,
   OPT_LEVEL_SUBTREES,
   OPT_LEVEL_SPLIT,
+  OPT_LEVEL_PARTITION,
   OPT_LEVEL_ROOT,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
@@ -794,6 +799,7 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
+      {"level-partition", required_argument, 0, OPT_LEVEL_PARTITION},
       {"level-root", required_argument, 0, OPT_LEVEL_ROOT},
       {"warp-lanes", required_argument, 0, OPT_WARP_LANES},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
@@ -1180,6 +1186,11 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->split_compartments =
           strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-split", optarg, 0, 1000000);
       break;
+    case OPT_LEVEL_PARTITION:
+      o->multi_option_given = 1;
+      o->partition_compartments =
+          strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-partition", optarg, 0, 1000000);
+      break;
     case OPT_LEVEL_ROOT:
       o->multi_option_given = 1;
       if (strcmp(optarg, "center") && strcmp(optarg, "soma"))
@@ -1291,6 +1302,7 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_WARP_LANES, "--warp-lanes"},
                     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
                     {OPT_LEVEL_SPLIT, "--level-split"},
+                    {OPT_LEVEL_PARTITION, "--level-partition"},
                     {OPT_LEVEL_ROOT, "--level-root"},
                     {OPT_LEVEL_PIVOTS, "--level-pivots"},
                     {OPT_LEVEL_PRIORITIES, "--level-priorities"},
@@ -1336,7 +1348,8 @@ void options_warn(const struct options *o, FILE *out) {
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel != LEVEL_KERNEL_LEVELS && o->level_kernel != LEVEL_KERNEL_AUTO &&
                (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES ||
-                option == OPT_LEVEL_LEAN || option == OPT_LEVEL_FACTORS))
+                option == OPT_LEVEL_LEAN || option == OPT_LEVEL_FACTORS ||
+                option == OPT_LEVEL_PARTITION))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
                (option == OPT_TRUNK_BELOW || option == OPT_TRUNK_BRANCHES ||

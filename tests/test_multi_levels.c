@@ -621,6 +621,11 @@ static double trunk_per_neuron;
 static int element_factors;
 /* --level-rows of the runs below (enum level_rows; 0: fused, the sweeps build every row). */
 static enum level_rows level_rows_mode;
+/* --level-partition of the runs below (0: every chain swept whole). */
+static int partition_limit;
+/* --trunk-below of the runs below: the levels up to the first of this many systems swept neuron
+ * by neuron with the level kernels' arithmetic (0: none). */
+static int trunk_below_systems;
 
 static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
                                 int neurons, int per_task, int parts, enum level_order order,
@@ -637,10 +642,12 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .cell_neurons = cell_neurons,
                                       .subtree_compartments = subtree_limit,
                                       .split_compartments = split_limit,
+                                      .partition_compartments = partition_limit,
                                       .level_root_center = root_center,
                                       .level_row_factors = !element_factors,
                                       .level_rows = level_rows_mode,
                                       .trunk_branches = trunk_per_neuron,
+                                      .trunk_below = trunk_below_systems,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -2984,6 +2991,84 @@ static void row_factors_match_element_factors(void **state) {
   split_limit = subtree_limit = root_center = 0;
 }
 
+/* Partitioned chains (--level-partition, codelets/level_partition.h): every chain of at least
+ * the limit swept in two halves joined by a 2 x 2 system, passive, against the sequential
+ * reference; the batch must hold such systems, and their other algebra must change the bits of
+ * the whole sweeps' run (else the halves never ran). The bits do not depend on the chunks, their
+ * parts or a trunk swept neuron by neuron (one thread sweeps both halves there, two GPU threads
+ * in the lean kernels);
+ * under the GPU's tests the lean kernels' halves meet the CPU's. Layouts: the default cut and
+ * subtrees at the centers, branches whole and short limits (halves of two rows), cut at 16. */
+static void partitioned_chains_match_reference(void **state) {
+  (void)state;
+  const int steps = 30, neurons = 2 * mix_count + 3;
+  const struct step_model model = stimulated_model(0);
+  const struct {
+    int split, subtrees, partition, root;
+  } cases[] = {{64, 8, 32, 1}, {0, 0, 4, 0}, {16, 6, 9, 1}};
+  const struct {
+    int per_task, parts, trunk_below;
+  } runs[] = {{0, 0, 0}, {7, 0, 0}, {5, 2, 0}, {0, 0, 20}};
+  const int n = testing_scheduler_only() ? 1 : (int)(sizeof cases / sizeof *cases);
+  for (int c = 0; c < n; c++) {
+    split_limit = cases[c].split, subtree_limit = cases[c].subtrees, root_center = cases[c].root;
+    /* the batch holds partitioned systems, and none shorter than the limit */
+    const struct level_batch_options options = {.neurons_per_chunk = neurons,
+                                                .chunk_links = 1,
+                                                .order = LEVEL_ORDER_HEIGHT,
+                                                .subtree_compartments = subtree_limit,
+                                                .split_compartments = split_limit,
+                                                .partition_compartments = cases[c].partition,
+                                                .reroot = root_center};
+    struct level_batch lb;
+    build_batch(mix, mix_count, neurons, &options, 0.025, &lb);
+    int partitioned = 0;
+    for (int level = 0; level < lb.n_levels; level++) {
+      const struct level_block_view v = level_block_describe(lb.blocks[level]);
+      for (int s = 0; s < v.partitioned; s++) {
+        assert_true(v.size[s] >= cases[c].partition && v.size[s] >= subtree_limit + 1);
+        assert_int_equal(v.tree[s], -1);
+      }
+      if (v.partitioned < v.systems)
+        assert_true(v.size[v.partitioned] < lb.partition_compartments ||
+                    v.tree[v.partitioned] >= 0);
+      partitioned += v.partitioned;
+    }
+    assert_true(partitioned > 0);
+    level_batch_free(&lb);
+    size_t values, other;
+    partition_limit = 0;
+    double *whole = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
+                                     LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
+    partition_limit = cases[c].partition;
+    double *first = NULL;
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+      trunk_below_systems = runs[r].trunk_below;
+      double *got =
+          run_chunk_kernel(mix, mix_count, neurons, runs[r].per_task, runs[r].parts,
+                           LEVEL_ORDER_AUTO, 0, LEVEL_KERNEL_LEVELS, 0, &model, steps, &other);
+      assert_int_equal(values, other);
+      char what[96];
+      snprintf(what, sizeof what, "partitioned from %d (cut %d, subtrees %d), run %zu",
+               cases[c].partition, cases[c].split, cases[c].subtrees, r);
+      const double worst =
+          worst_against_reference(mix, mix_count, neurons, &model, steps, got, what);
+      if (r == 0) {
+        if (memcmp(got, whole, values * sizeof(double)) == 0)
+          fail_msg("%s: the bits of whole sweeps (no system was partitioned)", what);
+        first = got;
+        printf("# %s: max relative error %.3e\n", what, worst);
+      } else {
+        if (memcmp(got, first, values * sizeof(double)) != 0)
+          fail_msg("%s: differs in bits from the one-chunk run", what);
+        free(got);
+      }
+    }
+    free(first), free(whole);
+  }
+  split_limit = subtree_limit = root_center = partition_limit = trunk_below_systems = 0;
+}
+
 /* HH everywhere with its rows built apart (a row kernel, one GPU thread an element, before the
  * sweeps; --level-rows apart and the small levels of auto, hinestask's default) against the
  * fused sweeps, with exact rates and with rate tables, through the runtime: the same bits, and
@@ -3070,6 +3155,7 @@ int main(void) {
       cmocka_unit_test(aligned_share_leaves_no_rest),
       cmocka_unit_test(aligned_lead_keeps_rows_on_lines),
       cmocka_unit_test(row_factors_match_element_factors),
+      cmocka_unit_test(partitioned_chains_match_reference),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(branch_rows_match_branch_systems),
       cmocka_unit_test(rows_apart_through_runtime_match_fused_rows),

@@ -1,0 +1,195 @@
+/* Partitioned chains (level_batch_options.partition_compartments): a long chain system swept in
+ * two halves at once. One thread walking a branch alone waits, element after element, for its
+ * elimination chain, so a level whose systems cannot fill a GPU lasts as long as its longest
+ * branch takes one thread; two threads a branch halve that chain. Half 0 holds rows 0 .. m - 1,
+ * half 1 rows m .. size - 1 (m = size / 2); each half's first row is a separator, the others
+ * its interior. Backward, each half eliminates its interior bottom-up (carrying the coupling to
+ * the next half's separator along: the spike) and sums what eliminating it top-down would leave
+ * in its last row (a fixed combination of its rows' rhs), two independent chains; the
+ * separators' rows then form a 2 x 2 tridiagonal system, eliminated from the far half.
+ * Forward, the separators are solved first (from the junction's voltage), then each half's
+ * interior from its separator and the next one. The algebra is scripts/bench/
+ * level_partition_cost.cu's (passive_constants_host, upfront_part_backward/forward), where it
+ * was measured against the serial chain (BENCHMARKS.md, "Partitioned elimination, measured in
+ * isolation"); it differs from the serial chain's, so the last bits differ from a whole sweep's.
+ * Passive only, with constant pivots: every constant below depends on the morphology's rows
+ * (level_layout.c, fill_partition_constants), only the rhs changes from step to step.
+ * A half's sweep (level_partition_half_backward/forward) is the same function whether one
+ * thread runs both halves (CPU workers, the GPU's generic sweeps) or two GPU threads run one each
+ * (the lean kernels, hines_level_cuda.cu) and pass the separators' values by shuffles, so every
+ * worker computes the same bits. Included by hines_level_kernels.h, which it needs. */
+#ifndef HINES_LEVEL_PARTITION_H
+#define HINES_LEVEL_PARTITION_H
+
+static inline HINES_HOST_DEVICE int level_partition_middle(int size) {
+  return size / 2;
+}
+
+/* The partition constants of system s's row 0 (v->partition_columns past the row factors). */
+static inline HINES_HOST_DEVICE const double *
+level_partition_constants(const struct level_block_view *v, int s,
+                          const double *LEVEL_RESTRICT row_factor) {
+  return row_factor + v->partition_columns + (size_t)CONST_PARTITION_COLUMNS * v->first_row[s];
+}
+
+/* Row j's rhs before elimination: the membrane's (the stimulus where it enters), and at the far
+ * end the children's contributions, as the whole sweep builds it. */
+static inline HINES_HOST_DEVICE double
+level_partition_rhs(const struct level_block_view *v, int s, int j, int size, const double *row,
+                    double old_voltage, int stimulated, double injected,
+                    const double *LEVEL_RESTRICT child_contribution) {
+  double dj, rj;
+  membrane_row(0.0, row[CONST_C_OVER_DT], row[CONST_LEAK_CURRENT], old_voltage,
+               j == stimulated ? injected : 0.0, &dj, &rj);
+  (void)dj;
+  if (j == size - 1)
+    level_gather_children_rhs(v, s, child_contribution, &rj);
+  return rj;
+}
+
+/* Backward sweep of half `half` of partitioned system s: its interior's scaled rhs into
+ * voltage; returns its separator's rhs with the first interior row eliminated into it, and in
+ * *bottom half 0's last interior row's top-down rhs (which the next half's separator takes). */
+static inline HINES_HOST_DEVICE double level_partition_half_backward(
+    const struct level_block_view *v, int s, int half, const double *LEVEL_RESTRICT constants,
+    const double *LEVEL_RESTRICT part, const struct level_step_arguments *args, double *voltage,
+    const double *LEVEL_RESTRICT child_contribution, double *bottom) {
+  const int size = v->size[s], middle = level_partition_middle(size);
+  const int separator = half ? middle : 0, lo = separator + 1, hi = half ? size - 1 : middle - 1;
+  const int *row_offset = v->row_offset;
+  const double *rows = constants + (size_t)v->first_row[s] * CONST_STRIDE;
+  const int stimulated = args->stimulus.compartment - v->first_compartment[s];
+  const double injected = stimulated >= 0 && stimulated < size
+                              ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
+                              : 0.0;
+#define PARTITION_RHS(J)                                                                           \
+  level_partition_rhs(v, s, (J), size, rows + (size_t)(J)*CONST_STRIDE,                            \
+                      voltage[row_offset[(J)] + s], stimulated, injected, child_contribution)
+  if (HINES_ON_GPU)
+    for (int j = separator; j <= hi; j++)
+      HINES_PREFETCH_L2(voltage + row_offset[j] + s);
+  LEVEL_AFTER_FIRST_LOADS();
+  /* up: row i's rhs with the rows below it eliminated; down (half 0 only: the last half has no
+   * next separator): the last row's rhs with the rows above it eliminated, a fixed combination of
+   * the rows' rhs (PARTITION_DOWN) summed in the same pass, since the sweep overwrites each row's
+   * old voltage with its scaled rhs as it goes */
+  double up = PARTITION_RHS(hi), down = up;
+  for (int i = hi; i > lo; i--) {
+    const double rhs_above = PARTITION_RHS(i - 1);
+    voltage[row_offset[i] + s] = up * part[CONST_PARTITION_COLUMNS * i + PARTITION_INVERSE];
+    up = fma(-part[CONST_PARTITION_COLUMNS * i + PARTITION_FACTOR], up, rhs_above);
+    if (!half)
+      down = fma(part[CONST_PARTITION_COLUMNS * (i - 1) + PARTITION_DOWN], rhs_above, down);
+  }
+  voltage[row_offset[lo] + s] = up * part[CONST_PARTITION_COLUMNS * lo + PARTITION_INVERSE];
+  const double separator_rhs = PARTITION_RHS(separator);
+#undef PARTITION_RHS
+  *bottom = down;
+  return fma(-part[CONST_PARTITION_COLUMNS * separator + PARTITION_FIRST_COUPLING], up,
+             separator_rhs);
+}
+
+/* The 2 x 2 system of the separators, eliminated from the far half: from each half's separator
+ * rhs and half 0's bottom, the separators' eliminated rhs (*first, *second). */
+static inline HINES_HOST_DEVICE void
+level_partition_join_backward(const double *LEVEL_RESTRICT part, int middle, double first_rhs,
+                              double second_rhs, double first_bottom, double *first,
+                              double *second) {
+  *second = fma(-part[CONST_PARTITION_COLUMNS * middle + PARTITION_PREVIOUS_COUPLING], first_bottom,
+                second_rhs);
+  *first = fma(-part[PARTITION_REDUCED_FACTOR], *second, first_rhs);
+}
+
+/* What a half stores at its separator once the join is known, and half 0 what the system adds
+ * to its junction's row: the whole sweep's diagonal term (its pivots fixed the parent's) and
+ * the row factor times the eliminated rhs of row 0. */
+static inline HINES_HOST_DEVICE void level_partition_separator_backward(
+    const struct level_block_view *v, int s, int half, const double *LEVEL_RESTRICT constants,
+    const double *LEVEL_RESTRICT part, const double *LEVEL_RESTRICT row_factor, double eliminated,
+    double *voltage, double *contribution) {
+  const int separator = half ? level_partition_middle(v->size[s]) : 0;
+  voltage[v->row_offset[separator] + s] =
+      eliminated * part[CONST_PARTITION_COLUMNS * separator + PARTITION_SEPARATOR_INVERSE];
+  if (half == 0) {
+    const int first_row = v->first_row[s];
+    const double f0 = row_factor[first_row];
+    contribution[2 * s] = f0 * constants[(size_t)first_row * CONST_STRIDE + CONST_OFF_DIAGONAL];
+    contribution[2 * s + 1] = f0 * eliminated;
+  }
+}
+
+/* Both halves by one thread (the CPU's and the GPU's whole sweeps). */
+static inline HINES_HOST_DEVICE void level_partition_backward(
+    const struct level_block_view *v, int s, const double *LEVEL_RESTRICT constants,
+    const double *LEVEL_RESTRICT row_factor, const struct level_step_arguments *args,
+    double *voltage, double *LEVEL_RESTRICT contribution,
+    const double *LEVEL_RESTRICT child_contribution) {
+  const double *part = level_partition_constants(v, s, row_factor);
+  double first_bottom, second_bottom;
+  const double first_rhs = level_partition_half_backward(v, s, 0, constants, part, args, voltage,
+                                                         child_contribution, &first_bottom);
+  const double second_rhs = level_partition_half_backward(v, s, 1, constants, part, args, voltage,
+                                                          child_contribution, &second_bottom);
+  (void)second_bottom;
+  double first, second;
+  level_partition_join_backward(part, level_partition_middle(v->size[s]), first_rhs, second_rhs,
+                                first_bottom, &first, &second);
+  level_partition_separator_backward(v, s, 0, constants, part, row_factor, first, voltage,
+                                     contribution);
+  level_partition_separator_backward(v, s, 1, constants, part, row_factor, second, voltage,
+                                     contribution);
+}
+
+/* The separators' voltages from their scaled rhs and the junction's voltage. */
+static inline HINES_HOST_DEVICE void level_partition_join_forward(const double *LEVEL_RESTRICT part,
+                                                                  int middle, double first_scaled,
+                                                                  double second_scaled,
+                                                                  double junction_voltage,
+                                                                  double *first, double *second) {
+  *first = fma(-part[PARTITION_SEPARATOR_FACTOR], junction_voltage, first_scaled);
+  *second = fma(-part[CONST_PARTITION_COLUMNS * middle + PARTITION_SEPARATOR_FACTOR], *first,
+                second_scaled);
+}
+
+/* Forward sweep of half `half`: its separator's voltage `own`, then its interior from it and
+ * the next separator's voltage `next` (0 for the last half, whose spikes are 0). */
+static inline HINES_HOST_DEVICE void level_partition_half_forward(const struct level_block_view *v,
+                                                                  int s, int half,
+                                                                  const double *LEVEL_RESTRICT part,
+                                                                  double *voltage, double own,
+                                                                  double next) {
+  const int size = v->size[s], middle = level_partition_middle(size);
+  const int separator = half ? middle : 0, end = half ? size : middle;
+  const int *row_offset = v->row_offset;
+  if (HINES_ON_GPU)
+    for (int j = separator + 1; j < end; j++)
+      HINES_PREFETCH_L2(voltage + row_offset[j] + s);
+  voltage[row_offset[separator] + s] = own;
+  double x = own;
+  for (int j = separator + 1; j < end; j++) {
+    const int e = row_offset[j] + s;
+    x = fma(-part[CONST_PARTITION_COLUMNS * j + PARTITION_FACTOR], x,
+            fma(-part[CONST_PARTITION_COLUMNS * j + PARTITION_SPIKE], next, voltage[e]));
+    voltage[e] = x;
+  }
+}
+
+static inline HINES_HOST_DEVICE void
+level_partition_forward(const struct level_block_view *v, int s, double *voltage,
+                        const double *LEVEL_RESTRICT row_factor,
+                        const double *LEVEL_RESTRICT parent_voltage) {
+  const double *part = level_partition_constants(v, s, row_factor);
+  const int middle = level_partition_middle(v->size[s]), junction = v->junction[s];
+  const double first_scaled = voltage[v->row_offset[0] + s];
+  const double second_scaled = voltage[v->row_offset[middle] + s];
+  LEVEL_AFTER_FIRST_LOADS();
+  const double junction_voltage =
+      junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
+  double first, second;
+  level_partition_join_forward(part, middle, first_scaled, second_scaled, junction_voltage, &first,
+                               &second);
+  level_partition_half_forward(v, s, 0, part, voltage, first, second);
+  level_partition_half_forward(v, s, 1, part, voltage, second, 0.0);
+}
+
+#endif
