@@ -487,7 +487,7 @@ static inline HINES_HOST_DEVICE void level_backward_system_as(
   const double *inverse_pivots =
       stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
   const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
-  if (row_factor && s < v->partitioned) { /* level_partition.h */
+  if (row_factor && level_partitioned(v, s)) { /* level_partition.h */
     level_partition_backward(v, s, constants, row_factor, args, voltage, contribution,
                              child_contribution);
     return;
@@ -851,7 +851,7 @@ level_forward_system_in_groups(const struct level_block_view *v, int s, double *
                                const double *LEVEL_RESTRICT factor,
                                const double *LEVEL_RESTRICT row_factor,
                                const double *LEVEL_RESTRICT parent_voltage, int prefetch) {
-  if (row_factor && s < v->partitioned) { /* level_partition.h */
+  if (row_factor && level_partitioned(v, s)) { /* level_partition.h */
     level_partition_forward(v, s, voltage, row_factor, parent_voltage);
     return;
   }

@@ -377,10 +377,10 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   ints[LEVEL_TREES] = trees;
   ints[LEVEL_SHAPE_INTS] = shape_ints;
   ints[LEVEL_TREE_ELEMENTS] = tree_elements;
-  /* systems sorted largest first, chains before subtrees, and no subtree as long as a
-   * partitioned chain (level_batch_begin): the partitioned systems are the first ones */
+  /* systems sorted largest first: those at least as long as the limit are the first ones (the
+   * chains among them are partitioned: level_partitioned) */
   int partitioned = 0;
-  while (batch->partition_compartments > 0 && partitioned < count && !systems[partitioned].tree &&
+  while (batch->partition_compartments > 0 && partitioned < count &&
          systems[partitioned].size >= batch->partition_compartments)
     partitioned++;
   ints[LEVEL_PARTITIONED] = partitioned;
@@ -646,7 +646,7 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
         diagonal_contribution[system_offset[level] + (size_t)s] =
             previous_factor * previous_off_diagonal;
         fill_branch_responses(batch, &v, s);
-        if (s < v.partitioned)
+        if (level_partitioned(&v, s))
           fill_partition_constants(batch, &v, s, far_diagonal);
       }
     }
@@ -1006,13 +1006,10 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
   }
   out->split_compartments = options->split_compartments > 0 ? options->split_compartments : 0;
   out->partition_compartments = 0;
-  if (options->partition_compartments > 0 && !out->padded) {
-    const int least = out->subtree_compartments + 1 > LEVEL_PARTITION_LEAST
-                          ? out->subtree_compartments + 1
-                          : LEVEL_PARTITION_LEAST;
-    out->partition_compartments =
-        options->partition_compartments > least ? options->partition_compartments : least;
-  }
+  if (options->partition_compartments > 0 && !out->padded)
+    out->partition_compartments = options->partition_compartments > LEVEL_PARTITION_LEAST
+                                      ? options->partition_compartments
+                                      : LEVEL_PARTITION_LEAST;
   if (out->subtree_compartments > 0 || out->split_compartments > 0) {
     out->units = calloc((size_t)n_morphologies, sizeof *out->units);
     int ok = out->units != NULL;

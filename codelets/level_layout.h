@@ -46,7 +46,8 @@ enum level_header {
   LEVEL_SHAPE_INTS,        /* ints of the subtree shapes */
   LEVEL_TREE_ELEMENTS,     /* elements of the leaf subtree systems (a GPU sweeps a level that is
                               mostly subtrees with kernels of its own: hines_level_cuda.cu) */
-  LEVEL_PARTITIONED,       /* the first systems, chains, swept in two halves (below) */
+  LEVEL_PARTITIONED,       /* the first systems, as long as the partition limit at least: the
+                              chains among them are swept in two halves (below) */
   LEVEL_PARTITION_COLUMNS, /* where their constants start, in doubles past the row factors'
                               column (CONST_PARTITION); 0 where the block has none */
   LEVEL_HEADER_SIZE
@@ -155,6 +156,12 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(cons
 
 static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(const int *ints) {
   return level_block_view_of(ints, ints + LEVEL_HEADER_SIZE);
+}
+
+/* Whether system s is a partitioned chain (level_batch_options.partition_compartments): one of
+ * the block's first, long systems (LEVEL_PARTITIONED), not a subtree. */
+static inline HINES_HOST_DEVICE int level_partitioned(const struct level_block_view *v, int s) {
+  return s < v->partitioned && !(v->trees && v->tree[s] >= 0);
 }
 
 static inline size_t level_block_ints(int systems, int max_size, int elements, int children,
@@ -321,9 +328,8 @@ struct level_batch_options {
    * compartments (NCP only) is swept in two halves, joined by a 2 x 2 system, so that two GPU
    * threads walk it at once; 0: none. Used by the passive steps that read the row factors
    * (level_step_arguments.row_factors; every other step sweeps such a system whole, as before).
-   * At least subtree_compartments + 1 (so that such systems are a level's first, being its
-   * longest chains) and 4. A rule by the morphology alone, so the bits do not depend on the
-   * chunks, the worker or the GPUs' count. */
+   * At least LEVEL_PARTITION_LEAST. A rule by the morphology alone, so the bits do not depend on
+   * the chunks, the worker or the GPUs' count. */
   int partition_compartments;
 #define LEVEL_PARTITION_LEAST 4 /* each half a separator row and one row at least */
   /* Roots (1): each morphology's systems hang from its center (morphology_center) instead of its

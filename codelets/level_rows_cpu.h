@@ -1063,11 +1063,16 @@ static inline void level_backward_rows(
     double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots,
     const struct level_element_constants *ec) {
   if (begin < v->partitioned && level_row_factors(constants, args, gates, rows_assembled)) {
-    const int last = end < v->partitioned ? end : v->partitioned; /* level_partition.h */
+    /* the block's long systems one by one: the chains in halves (level_partition.h) */
+    const int last = end < v->partitioned ? end : v->partitioned;
     for (int s = begin; s < last; s++)
-      level_partition_backward(v, s, constants,
-                               level_row_factors(constants, args, gates, rows_assembled), args,
-                               voltage, contribution, child_contribution);
+      if (level_partitioned(v, s))
+        level_partition_backward(v, s, constants,
+                                 level_row_factors(constants, args, gates, rows_assembled), args,
+                                 voltage, contribution, child_contribution);
+      else
+        level_backward_systems(v, s, s + 1, constants, args, voltage, factor, contribution,
+                               child_contribution, gates, rows_assembled, stored_pivots, ec);
     if ((begin = last) >= end)
       return;
   }
@@ -1147,9 +1152,12 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
                                       const double *parent_voltage,
                                       const struct level_element_constants *ec) {
   if (begin < v->partitioned && row_factor) {
-    const int last = end < v->partitioned ? end : v->partitioned; /* level_partition.h */
+    const int last = end < v->partitioned ? end : v->partitioned; /* as level_backward_rows */
     for (int s = begin; s < last; s++)
-      level_partition_forward(v, s, voltage, row_factor, parent_voltage);
+      if (level_partitioned(v, s))
+        level_partition_forward(v, s, voltage, row_factor, parent_voltage);
+      else
+        level_forward_systems(v, s, s + 1, voltage, factor, row_factor, parent_voltage, ec);
     if ((begin = last) >= end)
       return;
   }

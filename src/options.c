@@ -1387,6 +1387,12 @@ void options_warn(const struct options *o, FILE *out) {
                      "applies to --level-kernel cell, shared or branches (or a trunk of branches) "
                      "only");
     }
+    if (given(o, OPT_LEVEL_PARTITION) && o->partition_compartments > 0 && !o->per_neuron &&
+        !o->level_tasks && (o->model.channels.placement != PLACE_NONE || o->padded))
+      warn_ignored(out, "--level-partition",
+                   o->padded ? "applies to --padding ncp only"
+                             : "applies to passive runs only (--hh none): with channels a step "
+                               "computes its pivots");
     if (given(o, OPT_LEVEL_ROOT) && o->level_root_center && !o->per_neuron &&
         !options_level_root_center(o))
       warn_ignored(out, "--level-root center",

@@ -631,7 +631,9 @@
 #   cpugpu148 (one GPU, 2026-12-07 eighty-sixth session) CPU workers alone against the GPU alone
 #             (this build, its default kernels): per batch of MIXES, 200 steps with the stimulus on,
 #             probes of five neurons every 0.1 ms; the two probe files must be the same bytes
-#             (issue #18's same bits, on the batches whose middle levels the lean sweeps take)
+#             (issue #18's same bits, on the batches whose middle levels the lean sweeps take);
+#             EXTRA: options added to both runs, commas for spaces (eighty-eighth session:
+#             EXTRA=--level-partition,32, the lean kernels' two threads a partitioned chain)
 #   samebits144 (one GPU, 2026-12-07 eighty-fourth session) whether builds compute the same
 #             bits: per batch of MIXES (default "large-3322 D-3702 all15-8178 E-9356"), 200 steps
 #             with the stimulus on and probes on five neurons, the probe file of each of BUILDS
@@ -5020,8 +5022,9 @@ if [ "$mode" = cpugpu148 ]; then
     args_of $b; n=${b##*-}
     five_neuron_probes $n
     rm -f $out/p_gpu.csv $out/p_cpu.csv # a failed run must leave no file behind to compare
-    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_gpu.csv > $out/t.log 2>&1 || echo "FAIL $b GPU alone: $(tail -1 $out/t.log)"
-    STARPU_NCUDA=0 timeout 300 "$H" --quiet --force "${A[@]}" "${pr[@]}" --probes $out/p_cpu.csv > $out/t.log 2>&1 || echo "FAIL $b CPU workers alone: $(tail -1 $out/t.log)"
+    IFS=, read -r -a extra <<< "${EXTRA:-}"
+    STARPU_NCPU=0 timeout 120 "$H" --quiet --force "${A[@]}" "${extra[@]}" "${pr[@]}" --probes $out/p_gpu.csv > $out/t.log 2>&1 || echo "FAIL $b GPU alone: $(tail -1 $out/t.log)"
+    STARPU_NCUDA=0 timeout 300 "$H" --quiet --force "${A[@]}" "${extra[@]}" "${pr[@]}" --probes $out/p_cpu.csv > $out/t.log 2>&1 || echo "FAIL $b CPU workers alone: $(tail -1 $out/t.log)"
     [ -s $out/p_gpu.csv ] && cmp -s $out/p_gpu.csv $out/p_cpu.csv && echo "PASS $b: CPU workers alone and the GPU alone, the same probe bits ($(wc -l < $out/p_cpu.csv) lines)" || echo "FAIL $b: CPU and GPU probe files differ or missing"
   done
   rm -f $out/p_gpu.csv $out/p_cpu.csv $out/t.log
