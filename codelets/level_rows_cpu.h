@@ -1062,14 +1062,15 @@ static inline void level_backward_rows(
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
     double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots,
     const struct level_element_constants *ec) {
-  if (begin < v->partitioned && level_row_factors(constants, args, gates, rows_assembled)) {
+  const double *partition_factors =
+      begin < v->partitioned ? level_row_factors(constants, args, gates, rows_assembled) : NULL;
+  if (partition_factors) {
     /* the block's long systems one by one: the chains in halves (level_partition.h) */
     const int last = end < v->partitioned ? end : v->partitioned;
     for (int s = begin; s < last; s++)
       if (level_partitioned(v, s))
-        level_partition_backward(v, s, constants,
-                                 level_row_factors(constants, args, gates, rows_assembled), args,
-                                 voltage, contribution, child_contribution);
+        level_partition_backward(v, s, constants, partition_factors, args, voltage, contribution,
+                                 child_contribution);
       else
         level_backward_systems(v, s, s + 1, constants, args, voltage, factor, contribution,
                                child_contribution, gates, rows_assembled, stored_pivots, ec);
