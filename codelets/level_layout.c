@@ -503,9 +503,10 @@ static void fill_branch_responses(struct level_batch *batch, const struct level_
 /* The constants of partitioned system s (codelets/level_partition.h), from its rows' diagonals
  * (the last one, far_diagonal, less its children's terms, as its pivots took it) and
  * off-diagonals: each half's interior eliminated bottom-up (inverse pivots, factors, the spike
- * to the next separator) and top-down (factors, the last row's inverse pivot and its couplings
- * to the two separators), then the separators' 2 x 2 system (scripts/bench/
- * level_partition_cost.cu, passive_constants_host, where it was checked against a dense solve). */
+ * to the next separator) and top-down (each row's weight in the last row's rhs, the last row's
+ * inverse pivot and its couplings to the two separators), then the separators' 2 x 2 system
+ * (scripts/bench/level_partition_cost.cu, passive_constants_host, where it was checked against a
+ * dense solve). */
 static void fill_partition_constants(struct level_batch *batch, const struct level_block_view *v,
                                      int s, double far_diagonal) {
   const int rows = batch->constant_rows, size = v->size[s], first_row = v->first_row[s];

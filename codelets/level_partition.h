@@ -8,8 +8,9 @@
  * in its last row (a fixed combination of its rows' rhs), two independent chains; the
  * separators' rows then form a 2 x 2 tridiagonal system, eliminated from the far half.
  * Forward, the separators are solved first (from the junction's voltage), then each half's
- * interior from its separator and the next one. The algebra is scripts/bench/
- * level_partition_cost.cu's (passive_constants_host, upfront_part_backward/forward), where it
+ * interior from its separator and the next one. The algebra is that of
+ * scripts/bench/level_partition_cost.cu (passive_constants_host, upfront_part_backward/forward),
+ * where it
  * was measured against the serial chain (BENCHMARKS.md, "Partitioned elimination, measured in
  * isolation"); it differs from the serial chain's, so the last bits differ from a whole sweep's.
  * Passive only, with constant pivots: every constant below depends on the morphology's rows
