@@ -10,15 +10,14 @@
  * Forward, the separators are solved first (from the junction's voltage), then each half's
  * interior from its separator and the next one. The algebra is that of
  * scripts/bench/level_partition_cost.cu (passive_constants_host, upfront_part_backward/forward),
- * where it
- * was measured against the serial chain (BENCHMARKS.md, "Partitioned elimination, measured in
- * isolation"); it differs from the serial chain's, so the last bits differ from a whole sweep's.
- * Passive only, with constant pivots: every constant below depends on the morphology's rows
- * (level_layout.c, fill_partition_constants), only the rhs changes from step to step.
- * A half's sweep (level_partition_half_backward/forward) is the same function whether one
- * thread runs both halves (CPU workers, the GPU's generic sweeps) or two GPU threads run one each
- * (the lean kernels, hines_level_cuda.cu) and pass the separators' values by shuffles, so every
- * worker computes the same bits. Included by hines_level_kernels.h, which it needs. */
+ * where it was measured against the serial chain (BENCHMARKS.md, "Partitioned elimination,
+ * measured in isolation"); it differs from the serial chain's, so the last bits differ from a whole
+ * sweep's. Passive only, with constant pivots: every constant below depends on the morphology's
+ * rows (level_layout.c, fill_partition_constants), only the rhs changes from step to step. A half's
+ * sweep (level_partition_half_backward/forward) is the same function whether one thread runs both
+ * halves (CPU workers, the GPU's generic sweeps) or two GPU threads run one each (the lean kernels,
+ * hines_level_cuda.cu) and pass the separators' values by shuffles, so every worker computes the
+ * same bits. Included by hines_level_kernels.h, which it needs. */
 #ifndef HINES_LEVEL_PARTITION_H
 #define HINES_LEVEL_PARTITION_H
 
