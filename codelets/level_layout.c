@@ -350,7 +350,7 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode, int c
  * subtree unit are side by side, so each shape is stored once per run of copies). */
 static int *build_block(const struct level_batch *batch, const struct branch_children *lists,
                         const struct unit_shapes *shapes, const struct pending_system *systems,
-                        int count) {
+                        int count, int partition_compartments) {
   int max_size = count ? systems[0].size : 0;
   int elements = 0, children = 0, trees = 0, shape_ints = 0, tree_elements = 0;
   for (int s = 0; s < count; s++) {
@@ -380,8 +380,8 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   /* systems sorted largest first: those at least as long as the limit are the first ones (the
    * chains among them are partitioned: level_partitioned) */
   int partitioned = 0;
-  while (batch->partition_compartments > 0 && partitioned < count &&
-         systems[partitioned].size >= batch->partition_compartments)
+  while (partition_compartments > 0 && partitioned < count &&
+         systems[partitioned].size >= partition_compartments)
     partitioned++;
   ints[LEVEL_PARTITIONED] = partitioned;
   ints[LEVEL_PARTITION_COLUMNS] =
@@ -1011,6 +1011,7 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
     out->partition_compartments = options->partition_compartments > LEVEL_PARTITION_LEAST
                                       ? options->partition_compartments
                                       : LEVEL_PARTITION_LEAST;
+  out->partition_narrow = options->partition_narrow > 1 ? options->partition_narrow : 1;
   if (out->subtree_compartments > 0 || out->split_compartments > 0) {
     out->units = calloc((size_t)n_morphologies, sizeof *out->units);
     int ok = out->units != NULL;
@@ -1122,6 +1123,25 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
   return HINES_OK;
 }
 
+/* The partition limit of a level (level_batch_options.partition_narrow): the batch's where the
+ * level holds at most 1 / partition_narrow of the widest level's branches, counted over one copy
+ * of each morphology, 0 (every chain swept whole) elsewhere. */
+static int partition_limit_at(const struct level_batch *batch, const struct branch_children *lists,
+                              int n_morphologies, int level) {
+  if (batch->partition_compartments <= 0 || batch->partition_narrow <= 1)
+    return batch->partition_compartments;
+  long long widest = 0, width_at_level = 0;
+  for (int l = 0; l < batch->n_levels; l++) {
+    long long width = 0;
+    for (int m = 0; m < n_morphologies; m++)
+      width += lists[m].level_first[l + 1] - lists[m].level_first[l];
+    widest = width > widest ? width : widest;
+    if (l == level)
+      width_at_level = width;
+  }
+  return width_at_level * batch->partition_narrow <= widest ? batch->partition_compartments : 0;
+}
+
 int level_batch_build_levels(struct level_build *build, int chunk, int first_level, int last_level,
                              struct hines_error *err) {
   struct level_batch *out = build->out;
@@ -1160,7 +1180,8 @@ int level_batch_build_levels(struct level_build *build, int chunk, int first_lev
     qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
     for (int s = 0; s < count; s++)
       out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
-    int *block = build_block(out, lists, shapes, pending, count);
+    int *block = build_block(out, lists, shapes, pending, count,
+                             partition_limit_at(out, lists, n_morphologies, level));
     if (!block) {
       status = hines_fail(err, HINES_FAILURE, "out of memory");
       break;

@@ -332,6 +332,12 @@ struct level_batch_options {
    * the chunks, the worker or the GPUs' count. */
   int partition_compartments;
 #define LEVEL_PARTITION_LEAST 4 /* each half a separator row and one row at least */
+  /* ... and only in the levels of at most 1 / partition_narrow of the widest level's branches,
+   * counted over one copy of each morphology (a rule by the batch's cells, not its chunks, so
+   * the bits still do not depend on the chunks or the GPUs' count): a level that fills the GPU
+   * by its own width gains nothing from two threads a branch and reads more constants;
+   * 0 or 1: every level. */
+  int partition_narrow;
   /* Roots (1): each morphology's systems hang from its center (morphology_center) instead of its
    * soma. A step waits for the sweeps along the longest root-to-leaf path, and a soma near one
    * end of its cell (a long axon or apical trunk on one side) makes that path up to the whole
@@ -382,7 +388,7 @@ struct level_batch {
    * the given morphologies' compartment arrays and own only their branch arrays). */
   const struct morphology *morphologies;
   struct morphology *units; /* those copies (owned), or NULL: morphologies are the given ones */
-  int subtree_compartments, split_compartments, partition_compartments;
+  int subtree_compartments, split_compartments, partition_compartments, partition_narrow;
   /* Rooted at their centers (level_batch_options.reroot): the re-rooted copies (owned; the units
    * above, when there are, share their compartment arrays), and for each morphology where its
    * compartment i went (internal_compartment[m][i]) and back (user_compartment[m][internal]);

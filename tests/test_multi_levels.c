@@ -621,8 +621,9 @@ static double trunk_per_neuron;
 static int element_factors;
 /* --level-rows of the runs below (enum level_rows; 0: fused, the sweeps build every row). */
 static enum level_rows level_rows_mode;
-/* --level-partition of the runs below (0: every chain swept whole). */
-static int partition_limit;
+/* --level-partition of the runs below (0: every chain swept whole), and
+ * --level-partition-narrow (0 or 1: every level). */
+static int partition_limit, partition_narrow;
 /* hinestask's defaults for passive steps in the runs below (1): pivots read from the constants
  * and, on a GPU, lean sweeps of the small levels (where partitioned systems take two threads);
  * 0: pivots divided, no lean sweeps. */
@@ -647,6 +648,7 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .subtree_compartments = subtree_limit,
                                       .split_compartments = split_limit,
                                       .partition_compartments = partition_limit,
+                                      .partition_narrow = partition_narrow,
                                       .level_root_center = root_center,
                                       .level_row_factors = !element_factors,
                                       .level_rows = level_rows_mode,
@@ -3005,14 +3007,16 @@ static void row_factors_match_element_factors(void **state) {
  * hinestask's passive defaults, so that on CUDA workers (scripts/gpu_run.sh) the lean kernels
  * sweep the small levels with two threads a partitioned system and the larger ones with one.
  * Layouts: the default cut and subtrees at the centers, branches whole and short limits (halves
- * of two rows), cut at 16. */
+ * of two rows), cut at 16, and the default cut with only the narrow levels partitioned
+ * (--level-partition-narrow: a level's branches, one copy of each cell counted, at most a
+ * quarter of the widest level's). */
 static void partitioned_chains_match_reference(void **state) {
   (void)state;
   const int steps = 30, neurons = 2 * mix_count + 3;
   const struct step_model model = stimulated_model(0);
   const struct {
-    int split, subtrees, partition, root;
-  } cases[] = {{64, 64, 32, 1}, {0, 0, 4, 0}, {16, 6, 9, 1}};
+    int split, subtrees, partition, root, narrow;
+  } cases[] = {{64, 64, 32, 1, 1}, {0, 0, 4, 0, 1}, {16, 6, 9, 1, 1}, {16, 6, 9, 1, 4}};
   const struct {
     int per_task, parts, trunk_below;
   } runs[] = {{0, 0, 0}, {7, 0, 0}, {5, 2, 0}, {0, 0, 20}};
@@ -3028,29 +3032,45 @@ static void partitioned_chains_match_reference(void **state) {
                                                 .subtree_compartments = subtree_limit,
                                                 .split_compartments = split_limit,
                                                 .partition_compartments = cases[c].partition,
+                                                .partition_narrow = cases[c].narrow,
                                                 .reroot = root_center};
     struct level_batch lb;
     build_batch(mix, mix_count, neurons, &options, 0.025, &lb);
-    int partitioned = 0, long_subtrees = 0;
+    /* each level's width: its systems of one copy of each cell, from the branches' levels */
+    int *width = calloc((size_t)lb.n_levels, sizeof *width), widest = 0;
+    assert_non_null(width);
+    for (int m = 0; m < mix_count; m++)
+      for (int b = 0; b < lb.morphologies[m].n_branches; b++)
+        if (lb.branch_level[m][b] >= 0 && lb.branch_level[m][b] < lb.n_levels)
+          width[lb.branch_level[m][b]]++;
+    for (int level = 0; level < lb.n_levels; level++)
+      widest = width[level] > widest ? width[level] : widest;
+    int partitioned = 0, long_subtrees = 0, long_in_wide_levels = 0;
     for (int level = 0; level < lb.n_levels; level++) {
       if (!lb.blocks[level])
         continue;
       const struct level_block_view v = level_block_describe(lb.blocks[level]);
+      const int narrow = width[level] * cases[c].narrow <= widest;
       for (int s = 0; s < v.systems; s++) {
-        assert_int_equal(s < v.partitioned, v.size[s] >= cases[c].partition);
+        assert_int_equal(s < v.partitioned, narrow && v.size[s] >= cases[c].partition);
         partitioned += level_partitioned(&v, s);
         long_subtrees += s < v.partitioned && !level_partitioned(&v, s);
+        long_in_wide_levels += !narrow && v.size[s] >= cases[c].partition;
       }
     }
-    printf("# partitioned from %d: %d chains, %d subtrees as long swept whole\n",
-           cases[c].partition, partitioned, long_subtrees);
+    printf("# partitioned from %d in levels of 1/%d of the widest: %d chains, %d subtrees as long "
+           "swept whole, %d systems as long in wider levels swept whole\n",
+           cases[c].partition, cases[c].narrow, partitioned, long_subtrees, long_in_wide_levels);
     assert_true(partitioned > 0);
+    if (cases[c].narrow > 1) /* the rule leaves some long systems whole */
+      assert_true(long_in_wide_levels > 0);
+    free(width);
     level_batch_free(&lb);
     size_t values, other;
     partition_limit = 0;
     double *whole = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
                                      LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
-    partition_limit = cases[c].partition;
+    partition_limit = cases[c].partition, partition_narrow = cases[c].narrow;
     double *first = NULL;
     for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
       trunk_below_systems = runs[r].trunk_below;
@@ -3076,8 +3096,8 @@ static void partitioned_chains_match_reference(void **state) {
     }
     free(first), free(whole);
   }
-  split_limit = subtree_limit = root_center = partition_limit = trunk_below_systems = 0;
-  lean_defaults = 0;
+  split_limit = subtree_limit = root_center = partition_limit = partition_narrow = 0;
+  trunk_below_systems = lean_defaults = 0;
 }
 
 /* HH everywhere with its rows built apart (a row kernel, one GPU thread an element, before the
