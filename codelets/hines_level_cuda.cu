@@ -286,6 +286,8 @@ __device__ inline void lean_partition_forward(const level_block_view &v, int s, 
   const double *part = level_partition_constants(&v, s, row_factor);
   const int middle = level_partition_middle(v.size[s]), junction = v.junction[s];
   const double own = voltage[v.row_offset[half ? middle : 0] + s];
+  level_partition_forward_group first_group;
+  level_partition_forward_begin(&v, s, half, part, voltage, 1, &first_group);
   LEVEL_AFTER_FIRST_LOADS();
   const double junction_voltage =
       junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
@@ -294,7 +296,7 @@ __device__ inline void lean_partition_forward(const level_block_view &v, int s, 
   level_partition_join_forward(part, middle, half ? other : own, half ? own : other,
                                junction_voltage, &first, &second);
   level_partition_half_forward(&v, s, half, part, voltage, half ? second : first,
-                               half ? 0.0 : second);
+                               half ? 0.0 : second, 1, &first_group);
 }
 
 // What each lean thread asks for at its start, beside the L2 hints of its elements: its branch's

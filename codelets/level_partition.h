@@ -32,24 +32,27 @@ level_partition_constants(const struct level_block_view *v, int s,
   return row_factor + v->partition_columns + (size_t)CONST_PARTITION_COLUMNS * v->first_row[s];
 }
 
-/* The rows a half's sweep takes at once: their old voltages (or scaled rhs) are loaded a group
- * ahead, since a thread cannot load an element before the stores of the elements before it
- * (they might alias: the sweeps overwrite each row in place), and one element at a time each
- * load would wait its full latency (measured on the H200 with loads element by element: the
- * deep chains' step 0.85 -> 4.1 ms). The arithmetic does not depend on it. */
-#define LEVEL_PARTITION_GROUP 8
+/* The rows a half's sweep takes at once: their old voltages (or scaled rhs) and every constant
+ * the sweep reads of them are loaded a group ahead, since a thread cannot load an element before
+ * the stores of the elements before it (they might alias: the sweeps overwrite each row in
+ * place), and one element at a time each load would wait its full latency. Measured on the H100
+ * (BENCHMARKS.md, "Partitioned chains in the solver"): with the voltages a group ahead but the
+ * partition constants loaded element by element, cold, T's full step 1.03 -> 2.77 ms. The
+ * arithmetic does not depend on it. */
+#define LEVEL_PARTITION_GROUP 4
 
-/* What a backward group reads of rows first, first - 1, ..., first - count + 1. */
+/* What a backward group reads of rows first, first - 1, ..., first - count + 1: the row's
+ * membrane terms and old voltage, and its partition constants. */
 struct level_partition_group {
   double old_voltage[LEVEL_PARTITION_GROUP], c_over_dt[LEVEL_PARTITION_GROUP],
-      leak_current[LEVEL_PARTITION_GROUP];
+      leak_current[LEVEL_PARTITION_GROUP], inverse[LEVEL_PARTITION_GROUP],
+      factor[LEVEL_PARTITION_GROUP], down[LEVEL_PARTITION_GROUP];
 };
 
-static inline HINES_HOST_DEVICE void level_partition_load(const struct level_block_view *v, int s,
-                                                          int first, int count,
-                                                          const double *LEVEL_RESTRICT rows,
-                                                          const double *voltage,
-                                                          struct level_partition_group *g) {
+static inline HINES_HOST_DEVICE void
+level_partition_load(const struct level_block_view *v, int s, int first, int count,
+                     const double *LEVEL_RESTRICT rows, const double *LEVEL_RESTRICT part,
+                     const double *voltage, struct level_partition_group *g) {
   LEVEL_UNROLL
   for (int b = 0; b < LEVEL_PARTITION_GROUP; b++)
     if (b < count) {
@@ -57,6 +60,9 @@ static inline HINES_HOST_DEVICE void level_partition_load(const struct level_blo
       g->old_voltage[b] = voltage[v->row_offset[j] + s];
       g->c_over_dt[b] = rows[(size_t)j * CONST_STRIDE + CONST_C_OVER_DT];
       g->leak_current[b] = rows[(size_t)j * CONST_STRIDE + CONST_LEAK_CURRENT];
+      g->inverse[b] = part[CONST_PARTITION_COLUMNS * j + PARTITION_INVERSE];
+      g->factor[b] = part[CONST_PARTITION_COLUMNS * j + PARTITION_FACTOR];
+      g->down[b] = part[CONST_PARTITION_COLUMNS * j + PARTITION_DOWN];
     }
 }
 
@@ -90,23 +96,31 @@ static inline HINES_HOST_DEVICE double level_partition_half_backward(
   const double injected = stimulated >= 0 && stimulated < size
                               ? stimulus_current(&args->stimulus, v->neuron[s], args->time_ms)
                               : 0.0;
+  /* what the half reads, asked of L2 first (nothing on a CPU): no step writes the constants,
+   * but each step streams the batch's voltages through L2, which evicts them */
+  level_hint_lines(rows + (size_t)separator * CONST_STRIDE, (hi - separator + 1) * CONST_STRIDE);
+  level_hint_lines(part + CONST_PARTITION_COLUMNS * separator,
+                   (hi - separator + 1) * CONST_PARTITION_COLUMNS);
   if (HINES_ON_GPU)
     for (int j = separator; j <= hi; j++)
       HINES_PREFETCH_L2(voltage + row_offset[j] + s);
+  const double first_coupling =
+      part[CONST_PARTITION_COLUMNS * separator + PARTITION_FIRST_COUPLING];
   /* rows hi, hi - 1, ..., separator in groups: the first holds hi and the group after it */
   struct level_partition_group current = {.old_voltage = {0.0}}, next = {.old_voltage = {0.0}};
   const int first_count = (hi - separator) % LEVEL_PARTITION_GROUP + 1;
-  level_partition_load(v, s, hi, first_count, rows, voltage, &current);
+  level_partition_load(v, s, hi, first_count, rows, part, voltage, &current);
   LEVEL_AFTER_FIRST_LOADS();
   /* up: row i's rhs with the rows below it eliminated; down (half 0 only: the last half has no
    * next separator): the last row's rhs with the rows above it eliminated, a fixed combination of
    * the rows' rhs (PARTITION_DOWN) summed in the same pass, since the sweep overwrites each row's
-   * old voltage with its scaled rhs as it goes */
-  double up = 0.0, down = 0.0, separator_rhs = 0.0;
+   * old voltage with its scaled rhs as it goes; below_inverse, below_factor: the constants of
+   * the row eliminated last (row i + 1) */
+  double up = 0.0, down = 0.0, separator_rhs = 0.0, below_inverse = 0.0, below_factor = 0.0;
   for (int top = hi, count = first_count; top >= separator;) {
     const int after = top - count; /* the next group's first row */
     if (after >= separator)
-      level_partition_load(v, s, after, LEVEL_PARTITION_GROUP, rows, voltage, &next);
+      level_partition_load(v, s, after, LEVEL_PARTITION_GROUP, rows, part, voltage, &next);
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PARTITION_GROUP; b++)
       if (b < count) {
@@ -117,22 +131,22 @@ static inline HINES_HOST_DEVICE double level_partition_half_backward(
           up = down = rhs;
         } else if (i == separator) {
           separator_rhs = rhs;
+          continue;
         } else { /* row i + 1 eliminated into row i */
-          voltage[row_offset[i + 1] + s] =
-              up * part[CONST_PARTITION_COLUMNS * (i + 1) + PARTITION_INVERSE];
-          up = fma(-part[CONST_PARTITION_COLUMNS * (i + 1) + PARTITION_FACTOR], up, rhs);
+          voltage[row_offset[i + 1] + s] = up * below_inverse;
+          up = fma(-below_factor, up, rhs);
           if (!half)
-            down = fma(part[CONST_PARTITION_COLUMNS * i + PARTITION_DOWN], rhs, down);
+            down = fma(current.down[b], rhs, down);
         }
+        below_inverse = current.inverse[b], below_factor = current.factor[b];
       }
     current = next;
     top = after;
     count = LEVEL_PARTITION_GROUP;
   }
-  voltage[row_offset[lo] + s] = up * part[CONST_PARTITION_COLUMNS * lo + PARTITION_INVERSE];
+  voltage[row_offset[lo] + s] = up * below_inverse;
   *bottom = down;
-  return fma(-part[CONST_PARTITION_COLUMNS * separator + PARTITION_FIRST_COUPLING], up,
-             separator_rhs);
+  return fma(-first_coupling, up, separator_rhs);
 }
 
 /* The 2 x 2 system of the separators, eliminated from the far half: from each half's separator
@@ -197,43 +211,81 @@ static inline HINES_HOST_DEVICE void level_partition_join_forward(const double *
                 second_scaled);
 }
 
+/* What a forward group reads of rows first .. first + count - 1: their scaled rhs and the two
+ * constants the forward sweep takes of each. */
+struct level_partition_forward_group {
+  double scaled[LEVEL_PARTITION_GROUP], factor[LEVEL_PARTITION_GROUP], spike[LEVEL_PARTITION_GROUP];
+};
+
+static inline HINES_HOST_DEVICE void
+level_partition_forward_load(const struct level_block_view *v, int s, int first, int end,
+                             const double *LEVEL_RESTRICT part, const double *voltage,
+                             int constants_ahead, struct level_partition_forward_group *g) {
+  LEVEL_UNROLL
+  for (int b = 0; b < LEVEL_PARTITION_GROUP; b++)
+    if (first + b < end) {
+      const int j = first + b;
+      g->scaled[b] = voltage[v->row_offset[j] + s];
+      if (constants_ahead) {
+        g->factor[b] = part[CONST_PARTITION_COLUMNS * j + PARTITION_FACTOR];
+        g->spike[b] = part[CONST_PARTITION_COLUMNS * j + PARTITION_SPIKE];
+      }
+    }
+}
+
+/* The start of half `half`'s forward sweep, which needs no voltage of another level: its rows
+ * and constants asked of L2 (nothing on a CPU) and its interior's first group loaded, so they
+ * can be issued before the wait on the parent's voltage (LEVEL_AFTER_FIRST_LOADS). With
+ * constants_ahead (a constant where it is inlined: the lean kernels' two threads a system), each
+ * group's constants are loaded with its scaled rhs; without (one thread sweeping both halves in
+ * the GPU's whole-system kernels, whose register bounds the larger groups overflow: the tree
+ * kernel's 64 spilled 296 bytes; and CPU workers), each row's as the sweep reaches it. */
+static inline HINES_HOST_DEVICE void level_partition_forward_begin(
+    const struct level_block_view *v, int s, int half, const double *LEVEL_RESTRICT part,
+    const double *voltage, int constants_ahead, struct level_partition_forward_group *first_group) {
+  const int size = v->size[s], middle = level_partition_middle(size);
+  const int separator = half ? middle : 0, end = half ? size : middle;
+  level_hint_lines(part + CONST_PARTITION_COLUMNS * (separator + 1),
+                   (end - separator - 1) * CONST_PARTITION_COLUMNS);
+  if (HINES_ON_GPU)
+    for (int j = separator + 1; j < end; j++)
+      HINES_PREFETCH_L2(voltage + v->row_offset[j] + s);
+  level_partition_forward_load(v, s, separator + 1, end, part, voltage, constants_ahead,
+                               first_group);
+}
+
 /* Forward sweep of half `half`: its separator's voltage `own`, then its interior from it and
- * the next separator's voltage `next` (0 for the last half, whose spikes are 0), the scaled rhs
- * loaded a group ahead (LEVEL_PARTITION_GROUP). */
-static inline HINES_HOST_DEVICE void level_partition_half_forward(const struct level_block_view *v,
-                                                                  int s, int half,
-                                                                  const double *LEVEL_RESTRICT part,
-                                                                  double *voltage, double own,
-                                                                  double next) {
+ * the next separator's voltage `next` (0 for the last half, whose spikes are 0), from the first
+ * group level_partition_forward_begin loaded, each next group loaded a group ahead
+ * (LEVEL_PARTITION_GROUP). */
+static inline HINES_HOST_DEVICE void
+level_partition_half_forward(const struct level_block_view *v, int s, int half,
+                             const double *LEVEL_RESTRICT part, double *voltage, double own,
+                             double next, int constants_ahead,
+                             const struct level_partition_forward_group *first_group) {
   const int size = v->size[s], middle = level_partition_middle(size);
   const int separator = half ? middle : 0, end = half ? size : middle;
   const int *row_offset = v->row_offset;
-  if (HINES_ON_GPU)
-    for (int j = separator + 1; j < end; j++)
-      HINES_PREFETCH_L2(voltage + row_offset[j] + s);
   voltage[row_offset[separator] + s] = own;
-  double x = own, current[LEVEL_PARTITION_GROUP] = {0.0}, ahead[LEVEL_PARTITION_GROUP] = {0.0};
-  LEVEL_UNROLL
-  for (int b = 0; b < LEVEL_PARTITION_GROUP; b++)
-    if (separator + 1 + b < end)
-      current[b] = voltage[row_offset[separator + 1 + b] + s];
+  double x = own;
+  struct level_partition_forward_group current = *first_group, ahead = {.scaled = {0.0}};
   for (int first = separator + 1; first < end; first += LEVEL_PARTITION_GROUP) {
     const int after = first + LEVEL_PARTITION_GROUP;
-    LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_PARTITION_GROUP; b++)
-      if (after + b < end)
-        ahead[b] = voltage[row_offset[after + b] + s];
+    if (after < end)
+      level_partition_forward_load(v, s, after, end, part, voltage, constants_ahead, &ahead);
     LEVEL_UNROLL
     for (int b = 0; b < LEVEL_PARTITION_GROUP; b++)
       if (first + b < end) {
         const int j = first + b;
-        x = fma(-part[CONST_PARTITION_COLUMNS * j + PARTITION_FACTOR], x,
-                fma(-part[CONST_PARTITION_COLUMNS * j + PARTITION_SPIKE], next, current[b]));
+        const double factor = constants_ahead
+                                  ? current.factor[b]
+                                  : part[CONST_PARTITION_COLUMNS * j + PARTITION_FACTOR];
+        const double spike = constants_ahead ? current.spike[b]
+                                             : part[CONST_PARTITION_COLUMNS * j + PARTITION_SPIKE];
+        x = fma(-factor, x, fma(-spike, next, current.scaled[b]));
         voltage[row_offset[j] + s] = x;
       }
-    LEVEL_UNROLL
-    for (int b = 0; b < LEVEL_PARTITION_GROUP; b++)
-      current[b] = ahead[b];
+    current = ahead;
   }
 }
 
@@ -245,14 +297,19 @@ level_partition_forward(const struct level_block_view *v, int s, double *voltage
   const int middle = level_partition_middle(v->size[s]), junction = v->junction[s];
   const double first_scaled = voltage[v->row_offset[0] + s];
   const double second_scaled = voltage[v->row_offset[middle] + s];
+  struct level_partition_forward_group first_group;
+  level_partition_forward_begin(v, s, 0, part, voltage, 0, &first_group);
   LEVEL_AFTER_FIRST_LOADS();
   const double junction_voltage =
       junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
   double first, second;
   level_partition_join_forward(part, middle, first_scaled, second_scaled, junction_voltage, &first,
                                &second);
-  level_partition_half_forward(v, s, 0, part, voltage, first, second);
-  level_partition_half_forward(v, s, 1, part, voltage, second, 0.0);
+  level_partition_half_forward(v, s, 0, part, voltage, first, second, 0, &first_group);
+  /* the second half's first group only now: both held at once overflow the register bounds of
+   * the GPU's whole-system kernels */
+  level_partition_forward_begin(v, s, 1, part, voltage, 0, &first_group);
+  level_partition_half_forward(v, s, 1, part, voltage, second, 0.0, 0, &first_group);
 }
 
 #endif
