@@ -190,8 +190,6 @@ static void shared_block_fill(const struct cell_schedule_view *c, int block,
     ints[LEVEL_TREES] = t.trees;
     ints[LEVEL_SHAPE_INTS] = t.shape_ints;
     ints[LEVEL_TREE_ELEMENTS] = 0; /* added up below */
-    ints[LEVEL_PARTITIONED] = 0;   /* its steps keep their factors: every system swept whole */
-    ints[LEVEL_PARTITION_COLUMNS] = 0;
     const struct level_block_view local = level_block_describe(ints);
     int *size = (int *)local.size, *row_offset = (int *)local.row_offset;
     int *first_row = (int *)local.first_row, *neuron = (int *)local.neuron;

@@ -233,70 +233,15 @@ __global__ void LEVEL_BACKWARD_BOUNDS backward_kernel(
 
 // What both lean kernels do first, every thread of the block (a barrier inside): the level's
 // description with its row offsets staged, the wait on the previous kernel when the launch asks
-// for it first, and the thread's system (-1: none, past the level's last one). With `halves`
-// (the step reads the row factors: level_partition.h), the level's first, long systems
-// (LEVEL_PARTITIONED) take two threads each, side by side in a warp: *half is the thread's (0 or
-// 1; a subtree among them is swept whole by its first), -1 for any other system
-// (lean_blocks(systems + partitioned) threads).
+// for it first, and the thread's system (-1: none, past the level's last one).
 __device__ inline int lean_thread_system(const block_description &block, level_block_view &v,
-                                         int *staged_row_offsets, bool wait_first, bool halves,
-                                         int *half) {
+                                         int *staged_row_offsets, bool wait_first) {
   v = describe(block);
   stage_row_offsets(v, staged_row_offsets);
   if (wait_first)
     LEVEL_AFTER_FIRST_LOADS();
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int paired = halves ? v.partitioned : 0;
-  *half = t < 2 * paired ? t & 1 : -1;
-  const int s = t < 2 * paired ? t >> 1 : t - paired;
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
   return s < v.systems ? s : -1;
-}
-
-// The two threads of a partitioned system's halves (lanes 2k and 2k + 1 of a warp).
-__device__ inline unsigned lean_pair_mask() {
-  return 3u << (threadIdx.x % kWarp & ~1u);
-}
-
-// Half `half` of partitioned system s (level_partition.h): the sweep of level_partition_backward
-// split between the pair, which passes what the 2 x 2 system needs by a shuffle: half 0 its
-// bottom, half 1 its separator's rhs; both then compute half 1's eliminated separator alike.
-__device__ inline void lean_partition_backward(const level_block_view &v, int s, int half,
-                                               const double *constants,
-                                               const level_step_arguments &args, double *voltage,
-                                               double *contribution,
-                                               const double *child_contribution) {
-  const double *row_factor = constants + CONST_ROW_FACTOR(args.constant_rows);
-  const double *part = level_partition_constants(&v, s, row_factor);
-  double bottom;
-  const double rhs = level_partition_half_backward(&v, s, half, constants, part, &args, voltage,
-                                                   child_contribution, &bottom);
-  const double other = __shfl_xor_sync(lean_pair_mask(), half ? rhs : bottom, 1);
-  double first, second;
-  level_partition_join_backward(part, level_partition_middle(v.size[s]), half ? 0.0 : rhs,
-                                half ? rhs : other, half ? other : bottom, &first, &second);
-  level_partition_separator_backward(&v, s, half, constants, part, row_factor,
-                                     half ? second : first, voltage, contribution);
-}
-
-// The same for level_partition_forward: each half reads its separator's scaled rhs, and the
-// pair swaps them.
-__device__ inline void lean_partition_forward(const level_block_view &v, int s, int half,
-                                              double *voltage, const double *row_factor,
-                                              const double *parent_voltage) {
-  const double *part = level_partition_constants(&v, s, row_factor);
-  const int middle = level_partition_middle(v.size[s]), junction = v.junction[s];
-  const double own = voltage[v.row_offset[half ? middle : 0] + s];
-  level_partition_forward_group first_group;
-  level_partition_forward_begin(&v, s, half, part, voltage, 1, &first_group);
-  LEVEL_AFTER_FIRST_LOADS();
-  const double junction_voltage =
-      junction >= 0 ? LEVEL_LOAD_PRODUCED(&parent_voltage[junction]) : 0.0;
-  const double other = __shfl_xor_sync(lean_pair_mask(), own, 1);
-  double first, second;
-  level_partition_join_forward(part, middle, half ? other : own, half ? own : other,
-                               junction_voltage, &first, &second);
-  level_partition_half_forward(&v, s, half, part, voltage, half ? second : first,
-                               half ? 0.0 : second, 1, &first_group);
 }
 
 // What each lean thread asks for at its start, beside the L2 hints of its elements: its branch's
@@ -448,16 +393,10 @@ __global__ void lean_backward_kernel(block_description block, const double *cons
                                      bool wait_first) {
   __shared__ int staged_row_offsets[kStagedRowOffsets];
   level_block_view v;
-  int half;
-  const int s =
-      lean_thread_system(block, v, staged_row_offsets, wait_first, args.row_factors, &half);
+  const int s = lean_thread_system(block, v, staged_row_offsets, wait_first);
   if (s < 0)
     return;
-  if (half >= 0 && level_partitioned(&v, s))
-    lean_partition_backward(v, s, half, constants, args, voltage, contribution, child_contribution);
-  else if (half > 0) // a subtree's second thread
-    return;
-  else if (v.trees && v.tree[s] >= 0)
+  if (v.trees && v.tree[s] >= 0)
     level_backward_system_in_groups(&v, s, constants, &args, voltage, factor, contribution,
                                     child_contribution, nullptr, 0, LEVEL_PREFETCH, 1);
   else
@@ -536,16 +475,10 @@ __global__ void lean_forward_kernel(block_description block, double *voltage, co
                                     bool wait_first) {
   __shared__ int staged_row_offsets[kStagedRowOffsets];
   level_block_view v;
-  int half;
-  const int s =
-      lean_thread_system(block, v, staged_row_offsets, wait_first, row_factor != nullptr, &half);
+  const int s = lean_thread_system(block, v, staged_row_offsets, wait_first);
   if (s < 0)
     return;
-  if (half >= 0 && level_partitioned(&v, s))
-    lean_partition_forward(v, s, half, voltage, row_factor, parent_voltage);
-  else if (half > 0) // a subtree's second thread
-    return;
-  else if (v.trees && v.tree[s] >= 0)
+  if (v.trees && v.tree[s] >= 0)
     level_forward_system_in_groups(&v, s, voltage, factor, row_factor, parent_voltage,
                                    LEVEL_FORWARD_PREFETCH);
   else
@@ -860,11 +793,10 @@ extern "C" int level_backward_cuda(const int *block_ints, const int *host_block,
           ? lean_group(block, systems, warp_systems, args->lean_sweeps)
           : 0;
   if (lean)
-    return launch_blocks_of(kLeanThreads,
-                            lean == 8 ? lean_backward_kernel<8> : lean_backward_kernel<4>,
-                            lean_blocks(systems + (args->row_factors ? block.view.partitioned : 0)),
-                            how, (cudaStream_t)stream, block, constants, *args, voltage, factor,
-                            contribution, child_contribution, how == LEVEL_LAUNCH_EARLY);
+    return launch_blocks_of(
+        kLeanThreads, lean == 8 ? lean_backward_kernel<8> : lean_backward_kernel<4>,
+        lean_blocks(systems), how, (cudaStream_t)stream, block, constants, *args, voltage, factor,
+        contribution, child_contribution, how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems) && (rows_assembled || !gates))
     return launch_tree_backward(block, systems, constants, args, voltage, factor, contribution,
                                 child_contribution, rows_assembled, how, (cudaStream_t)stream);
@@ -937,10 +869,10 @@ extern "C" int level_forward_cuda(const int *block_ints, const int *host_block, 
   const int warp_systems = warp_systems_of(block, systems);
   const int lean_by = lean_group(block, systems, warp_systems, lean);
   if (lean_by)
-    return launch_blocks_of(
-        kLeanThreads, lean_by == 8 ? lean_forward_kernel<16> : lean_forward_kernel<8>,
-        lean_blocks(systems + (row_factor ? block.view.partitioned : 0)), how, (cudaStream_t)stream,
-        block, voltage, factor, row_factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
+    return launch_blocks_of(kLeanThreads,
+                            lean_by == 8 ? lean_forward_kernel<16> : lean_forward_kernel<8>,
+                            lean_blocks(systems), how, (cudaStream_t)stream, block, voltage, factor,
+                            row_factor, parent_voltage, how == LEVEL_LAUNCH_EARLY);
   if (is_tree_level(block, warp_systems))
     return launch_tree_forward(block, systems, voltage, factor, row_factor, parent_voltage, how,
                                (cudaStream_t)stream);

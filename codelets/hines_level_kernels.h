@@ -458,8 +458,6 @@ level_backward_tree(const struct level_block_view *v, int s, const double *LEVEL
                            rows_assembled, ahead, inverse_pivots, row_factor, variant);
 }
 
-#include "level_partition.h"
-
 /* Backward sweep of system s: assemble each element, eliminate the chain from its far end to the
  * junction, gathering the child systems' contributions at the far end (their fixed order makes
  * the result reproducible). Leaves in contribution[2s], [2s+1] what the system adds to its
@@ -487,11 +485,6 @@ static inline HINES_HOST_DEVICE void level_backward_system_as(
   const double *inverse_pivots =
       stored_pivots ? level_stored_pivots(constants, args, gates, rows_assembled) : 0;
   const double *row_factor = level_row_factors(constants, args, gates, rows_assembled);
-  if (row_factor && level_partitioned(v, s)) { /* level_partition.h */
-    level_partition_backward(v, s, constants, row_factor, args, voltage, contribution,
-                             child_contribution);
-    return;
-  }
   if (v->trees && v->tree[s] >= 0) {
     level_backward_tree(v, s, constants, args, voltage, factor, contribution, gates, rows_assembled,
                         prefetch > 1, inverse_pivots, row_factor, variant);
@@ -851,10 +844,6 @@ level_forward_system_in_groups(const struct level_block_view *v, int s, double *
                                const double *LEVEL_RESTRICT factor,
                                const double *LEVEL_RESTRICT row_factor,
                                const double *LEVEL_RESTRICT parent_voltage, int prefetch) {
-  if (row_factor && level_partitioned(v, s)) { /* level_partition.h */
-    level_partition_forward(v, s, voltage, row_factor, parent_voltage);
-    return;
-  }
   if (v->trees && v->tree[s] >= 0) {
     level_forward_tree(v, s, voltage, factor, row_factor, parent_voltage);
     return;

@@ -350,7 +350,7 @@ int level_warp_systems(const int *top, int systems, enum level_warps mode, int c
  * subtree unit are side by side, so each shape is stored once per run of copies). */
 static int *build_block(const struct level_batch *batch, const struct branch_children *lists,
                         const struct unit_shapes *shapes, const struct pending_system *systems,
-                        int count, int partition_compartments) {
+                        int count) {
   int max_size = count ? systems[0].size : 0;
   int elements = 0, children = 0, trees = 0, shape_ints = 0, tree_elements = 0;
   for (int s = 0; s < count; s++) {
@@ -377,17 +377,6 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
   ints[LEVEL_TREES] = trees;
   ints[LEVEL_SHAPE_INTS] = shape_ints;
   ints[LEVEL_TREE_ELEMENTS] = tree_elements;
-  /* systems sorted largest first: those at least as long as the limit are the first ones (the
-   * chains among them are partitioned: level_partitioned) */
-  int partitioned = 0;
-  while (partition_compartments > 0 && partitioned < count &&
-         systems[partitioned].size >= partition_compartments)
-    partitioned++;
-  ints[LEVEL_PARTITIONED] = partitioned;
-  ints[LEVEL_PARTITION_COLUMNS] =
-      partitioned
-          ? (int)(CONST_PARTITION(batch->constant_rows) - CONST_ROW_FACTOR(batch->constant_rows))
-          : 0;
   struct level_block_view v = level_block_describe(ints);
   int *size = (int *)v.size, *row_offset = (int *)v.row_offset, *first_row = (int *)v.first_row,
       *junction = (int *)v.junction, *child_first = (int *)v.child_first, *child = (int *)v.child,
@@ -401,7 +390,7 @@ static int *build_block(const struct level_batch *batch, const struct branch_chi
       size, count, batch->warps, batch->channels_everywhere && count >= batch->rows_apart_below,
       batch->chunks_per_gpu);
   for (int s = 0; s < warp_systems; s++)
-    if (systems[s].tree || s < partitioned) /* a warp sweeps whole chains only */
+    if (systems[s].tree) /* a warp sweeps chains only */
       warp_systems = s;
   ints[LEVEL_WARP_SYSTEMS] = warp_systems;
   ints[LEVEL_WARP_LANES] = batch->warp_lanes;
@@ -500,78 +489,6 @@ static void fill_branch_responses(struct level_batch *batch, const struct level_
   }
 }
 
-/* The constants of partitioned system s (codelets/level_partition.h), from its rows' diagonals
- * (the last one, far_diagonal, less its children's terms, as its pivots took it) and
- * off-diagonals: each half's interior eliminated bottom-up (inverse pivots, factors, the spike
- * to the next separator) and top-down (each row's weight in the last row's rhs, the last row's
- * inverse pivot and its couplings to the two separators), then the separators' 2 x 2 system
- * (scripts/bench/level_partition_cost.cu, passive_constants_host, where it was checked against a
- * dense solve). */
-static void fill_partition_constants(struct level_batch *batch, const struct level_block_view *v,
-                                     int s, double far_diagonal) {
-  const int rows = batch->constant_rows, size = v->size[s], first_row = v->first_row[s];
-  const int middle = size / 2;
-  const double *c = batch->constants + (size_t)first_row * CONST_STRIDE;
-  double *part =
-      batch->constants + CONST_PARTITION(rows) + (size_t)CONST_PARTITION_COLUMNS * first_row;
-#define DIAGONAL(J)                                                                                \
-  ((J) == size - 1 ? far_diagonal : c[(size_t)(J)*CONST_STRIDE + CONST_DIAGONAL_BASE])
-#define OFF(J) (c[(size_t)(J)*CONST_STRIDE + CONST_OFF_DIAGONAL])
-#define AT(J, SLOT) part[(size_t)CONST_PARTITION_COLUMNS * (J) + (SLOT)]
-  double reduced_diagonal[2], above[2], below[2], last_inverse[2], last_first_coupling[2];
-  for (int half = 0; half < 2; half++) {
-    const int separator = half ? middle : 0, lo = separator + 1, hi = half ? size - 1 : middle - 1;
-    double pivot = DIAGONAL(hi), spike = half ? 0.0 : OFF(hi + 1);
-    for (int i = hi; i >= lo; i--) {
-      AT(i, PARTITION_INVERSE) = 1.0 / pivot;
-      AT(i, PARTITION_FACTOR) = OFF(i) * AT(i, PARTITION_INVERSE);
-      AT(i, PARTITION_SPIKE) = spike * AT(i, PARTITION_INVERSE);
-      if (i > lo) {
-        pivot = DIAGONAL(i - 1) - AT(i, PARTITION_FACTOR) * OFF(i);
-        spike = -AT(i, PARTITION_FACTOR) * spike;
-      }
-    }
-    /* the spike at lo before scaling: row lo's coupling to the next separator */
-    const double lo_spike = spike;
-    double down_pivot = DIAGONAL(lo), down_spike = OFF(lo);
-    for (int i = lo + 1; i <= hi; i++) { /* top-down factors, for now */
-      AT(i, PARTITION_DOWN) = OFF(i) / down_pivot;
-      down_pivot = DIAGONAL(i) - AT(i, PARTITION_DOWN) * OFF(i);
-      down_spike = -AT(i, PARTITION_DOWN) * down_spike;
-    }
-    /* then each row's weight in row hi's top-down rhs: 1 for hi, -factor(i + 1) x weight(i + 1) */
-    double weight = 1.0;
-    for (int i = hi; i >= lo; i--) {
-      const double factor = i > lo ? AT(i, PARTITION_DOWN) : 0.0;
-      AT(i, PARTITION_DOWN) = weight;
-      weight = -factor * weight;
-    }
-    last_inverse[half] = 1.0 / down_pivot;
-    last_first_coupling[half] = down_spike * last_inverse[half];
-    const double first_coupling = OFF(lo) * AT(lo, PARTITION_INVERSE);
-    AT(separator, PARTITION_FIRST_COUPLING) = first_coupling;
-    reduced_diagonal[half] = DIAGONAL(separator) - first_coupling * OFF(lo);
-    below[half] = -first_coupling * lo_spike;
-    above[half] = OFF(separator);
-    if (half) {
-      const double last_next_coupling = OFF(middle) * last_inverse[0];
-      reduced_diagonal[1] -= OFF(middle) * last_next_coupling;
-      above[1] = -OFF(middle) * last_first_coupling[0];
-      AT(middle, PARTITION_PREVIOUS_COUPLING) = OFF(middle) * last_inverse[0];
-    }
-  }
-  const double reduced_factor = below[0] / reduced_diagonal[1];
-  AT(0, PARTITION_REDUCED_FACTOR) = reduced_factor;
-  const double first_pivot = reduced_diagonal[0] - reduced_factor * above[1];
-  AT(0, PARTITION_SEPARATOR_INVERSE) = 1.0 / first_pivot;
-  AT(middle, PARTITION_SEPARATOR_INVERSE) = 1.0 / reduced_diagonal[1];
-  AT(0, PARTITION_SEPARATOR_FACTOR) = above[0] * AT(0, PARTITION_SEPARATOR_INVERSE);
-  AT(middle, PARTITION_SEPARATOR_FACTOR) = above[1] * AT(middle, PARTITION_SEPARATOR_INVERSE);
-#undef DIAGONAL
-#undef OFF
-#undef AT
-}
-
 static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
   const double *c = batch->constants;
   double *inverse = batch->constants + CONST_INVERSE_PIVOT(batch->constant_rows);
@@ -611,7 +528,6 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
         double previous_factor = 0.0, previous_off_diagonal = 0.0;
         const int tree = v.trees && v.tree[s] >= 0;
         int below_is_first_child = 0;
-        double far_diagonal = 0.0; /* element size - 1's, less its children's terms */
         for (int j = size - 1; j >= 0; j--) {
           const int row = first_row + j;
           const double off_diagonal = c[(size_t)row * CONST_STRIDE + CONST_OFF_DIAGONAL];
@@ -633,7 +549,6 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
           } else if (j == size - 1) {
             for (int k = v.child_first[s]; k < v.child_first[s + 1]; k++)
               diagonal -= diagonal_contribution[child_base + (size_t)v.child[k]];
-            far_diagonal = diagonal;
           } else {
             diagonal = fma(-previous_factor, previous_off_diagonal, diagonal);
           }
@@ -647,8 +562,6 @@ static int fill_inverse_pivots(struct level_batch *batch, int n_neurons) {
         diagonal_contribution[system_offset[level] + (size_t)s] =
             previous_factor * previous_off_diagonal;
         fill_branch_responses(batch, &v, s);
-        if (level_partitioned(&v, s))
-          fill_partition_constants(batch, &v, s, far_diagonal);
       }
     }
     free(diagonal_contribution);
@@ -1006,12 +919,6 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
     return hines_fail(err, HINES_FAILURE, "out of memory");
   }
   out->split_compartments = options->split_compartments > 0 ? options->split_compartments : 0;
-  out->partition_compartments = 0;
-  if (options->partition_compartments > 0 && !out->padded)
-    out->partition_compartments = options->partition_compartments > LEVEL_PARTITION_LEAST
-                                      ? options->partition_compartments
-                                      : LEVEL_PARTITION_LEAST;
-  out->partition_narrow = options->partition_narrow > 1 ? options->partition_narrow : 1;
   if (out->subtree_compartments > 0 || out->split_compartments > 0) {
     out->units = calloc((size_t)n_morphologies, sizeof *out->units);
     int ok = out->units != NULL;
@@ -1123,25 +1030,6 @@ int level_batch_begin(const struct morphology *morphologies, int n_morphologies,
   return HINES_OK;
 }
 
-/* The partition limit of a level (level_batch_options.partition_narrow): the batch's where the
- * level holds at most 1 / partition_narrow of the widest level's branches, counted over one copy
- * of each morphology, 0 (every chain swept whole) elsewhere. */
-static int partition_limit_at(const struct level_batch *batch, const struct branch_children *lists,
-                              int n_morphologies, int level) {
-  if (batch->partition_compartments <= 0 || batch->partition_narrow <= 1)
-    return batch->partition_compartments;
-  long long widest = 0, width_at_level = 0;
-  for (int l = 0; l < batch->n_levels; l++) {
-    long long width = 0;
-    for (int m = 0; m < n_morphologies; m++)
-      width += lists[m].level_first[l + 1] - lists[m].level_first[l];
-    widest = width > widest ? width : widest;
-    if (l == level)
-      width_at_level = width;
-  }
-  return width_at_level * batch->partition_narrow <= widest ? batch->partition_compartments : 0;
-}
-
 int level_batch_build_levels(struct level_build *build, int chunk, int first_level, int last_level,
                              struct hines_error *err) {
   struct level_batch *out = build->out;
@@ -1180,8 +1068,7 @@ int level_batch_build_levels(struct level_build *build, int chunk, int first_lev
     qsort(pending, (size_t)count, sizeof *pending, by_size_descending);
     for (int s = 0; s < count; s++)
       out->branch_system[out->branch_offset[pending[s].neuron] + pending[s].branch] = s;
-    int *block = build_block(out, lists, shapes, pending, count,
-                             partition_limit_at(out, lists, n_morphologies, level));
+    int *block = build_block(out, lists, shapes, pending, count);
     if (!block) {
       status = hines_fail(err, HINES_FAILURE, "out of memory");
       break;

@@ -35,21 +35,17 @@
 /* The integer description of one level block, in one array (one read-only StarPU handle):
  * header then the arrays below, at the offsets level_block_ints gives. */
 enum level_header {
-  LEVEL_SYSTEMS,           /* S */
-  LEVEL_MAX_SIZE,          /* longest system */
-  LEVEL_ELEMENTS,          /* values stored (padding included for CP) */
-  LEVEL_CHILDREN,          /* child systems in the next level */
-  LEVEL_PADDED,            /* 1: CP, 0: NCP */
-  LEVEL_WARP_SYSTEMS,      /* the first (longest) systems a GPU sweeps with a warp each (below) */
-  LEVEL_WARP_LANES,        /* lanes of a warp per such system: 8, 16 or 32 */
-  LEVEL_TREES,             /* systems that are leaf subtrees (below); 0: every system is a chain */
-  LEVEL_SHAPE_INTS,        /* ints of the subtree shapes */
-  LEVEL_TREE_ELEMENTS,     /* elements of the leaf subtree systems (a GPU sweeps a level that is
-                              mostly subtrees with kernels of its own: hines_level_cuda.cu) */
-  LEVEL_PARTITIONED,       /* the first systems, as long as the partition limit at least: the
-                              chains among them are swept in two halves (below) */
-  LEVEL_PARTITION_COLUMNS, /* where their constants start, in doubles past the row factors'
-                              column (CONST_PARTITION); 0 where the block has none */
+  LEVEL_SYSTEMS,       /* S */
+  LEVEL_MAX_SIZE,      /* longest system */
+  LEVEL_ELEMENTS,      /* values stored (padding included for CP) */
+  LEVEL_CHILDREN,      /* child systems in the next level */
+  LEVEL_PADDED,        /* 1: CP, 0: NCP */
+  LEVEL_WARP_SYSTEMS,  /* the first (longest) systems a GPU sweeps with a warp each (below) */
+  LEVEL_WARP_LANES,    /* lanes of a warp per such system: 8, 16 or 32 */
+  LEVEL_TREES,         /* systems that are leaf subtrees (below); 0: every system is a chain */
+  LEVEL_SHAPE_INTS,    /* ints of the subtree shapes */
+  LEVEL_TREE_ELEMENTS, /* elements of the leaf subtree systems (a GPU sweeps a level that is
+                          mostly subtrees with kernels of its own: hines_level_cuda.cu) */
   LEVEL_HEADER_SIZE
 };
 
@@ -83,7 +79,7 @@ enum level_shape { SHAPE_PARENT_STEP, SHAPE_SIBLING_STEP, SHAPE_INTS_PER_ELEMENT
 
 struct level_block_view {
   int systems, max_size, elements, children, padded, warp_systems, warp_lanes, trees, shape_ints,
-      tree_elements, partitioned, partition_columns;
+      tree_elements;
   const int *size;              /* [S] */
   const int *row_offset;        /* [max_size + 1] */
   const int *first_row;         /* [S] constants row of element 0 (element j: first_row + j; a
@@ -129,8 +125,6 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(cons
   v.trees = header[LEVEL_TREES];
   v.shape_ints = header[LEVEL_SHAPE_INTS];
   v.tree_elements = header[LEVEL_TREE_ELEMENTS];
-  v.partitioned = header[LEVEL_PARTITIONED];
-  v.partition_columns = header[LEVEL_PARTITION_COLUMNS];
   const int *at = arrays;
   v.size = at;
   at += v.systems;
@@ -156,12 +150,6 @@ static inline HINES_HOST_DEVICE struct level_block_view level_block_view_of(cons
 
 static inline HINES_HOST_DEVICE struct level_block_view level_block_describe(const int *ints) {
   return level_block_view_of(ints, ints + LEVEL_HEADER_SIZE);
-}
-
-/* Whether system s is a partitioned chain (level_batch_options.partition_compartments): one of
- * the block's first, long systems (LEVEL_PARTITIONED), not a subtree. */
-static inline HINES_HOST_DEVICE int level_partitioned(const struct level_block_view *v, int s) {
-  return s < v->partitioned && !(v->trees && v->tree[s] >= 0);
 }
 
 static inline size_t level_block_ints(int systems, int max_size, int elements, int children,
@@ -217,32 +205,8 @@ enum level_constants {
 #define CONST_BRANCH_P(rows) (CONST_ROW_FACTOR(rows) + (size_t)(rows))
 #define CONST_BRANCH_Q(rows) (CONST_BRANCH_P(rows) + (size_t)(rows))
 #define CONST_BRANCH_G(rows) (CONST_BRANCH_Q(rows) + (size_t)(rows))
-/* Then five values a row for the partitioned systems (level_batch_options.partition_compartments,
- * codelets/level_partition.h: enum level_partition_slot), slot k of row r at CONST_PARTITION(rows)
- * + CONST_PARTITION_COLUMNS * r + k (a half's sweep reads its rows one after another), passive
- * only; filled with the inverse pivots for the rows of such systems (0 elsewhere). */
-#define CONST_PARTITION(rows) (CONST_BRANCH_G(rows) + (size_t)(rows))
-#define CONST_PARTITION_COLUMNS 5
-/* The five constants of each row (CONST_PARTITION), by the row's kind. Forward
- * reads slots 0 and 1 only, so the same two for both kinds. */
-enum level_partition_slot {
-  /* an interior row: */
-  PARTITION_FACTOR = 0,  /* bottom-up factor: off-diagonal x PARTITION_INVERSE */
-  PARTITION_SPIKE = 1,   /* coupling to the next half's separator, x PARTITION_INVERSE */
-  PARTITION_INVERSE = 2, /* bottom-up inverse pivot */
-  PARTITION_DOWN = 3,    /* the weight of the row's rhs in the half's last row's rhs once its
-                            interior is eliminated top-down (1 on the last row) */
-  /* a separator row: */
-  PARTITION_SEPARATOR_FACTOR = 0,  /* its coupling above (the junction's, the previous
-                                      separator's) x PARTITION_SEPARATOR_INVERSE */
-  PARTITION_SEPARATOR_INVERSE = 1, /* inverse pivot of the reduced system */
-  PARTITION_FIRST_COUPLING = 2,    /* coupling to the first interior row, x its inverse pivot */
-  PARTITION_PREVIOUS_COUPLING = 3, /* coupling to the previous half's last row, x its top-down
-                                      inverse pivot (half 1) */
-  PARTITION_REDUCED_FACTOR = 4,    /* the reduced elimination's factor (half 0) */
-};
 /* Doubles of the whole table for `rows` rows. */
-#define CONST_TABLE_SIZE(rows) (CONST_PARTITION(rows) + (size_t)CONST_PARTITION_COLUMNS * (rows))
+#define CONST_TABLE_SIZE(rows) (CONST_BRANCH_G(rows) + (size_t)(rows))
 
 enum level_order {
   LEVEL_ORDER_AUTO,   /* height with chunk links, depth with level links */
@@ -324,20 +288,6 @@ struct level_batch_options {
   /* Long branches (above): a chain system longer than this many compartments is cut into
    * segments of at most this many; 0: branches stay whole. */
   int split_compartments;
-  /* Partitioned chains (codelets/level_partition.h): a chain system of at least this many
-   * compartments (NCP only) is swept in two halves, joined by a 2 x 2 system, so that two GPU
-   * threads walk it at once; 0: none. Used by the passive steps that read the row factors
-   * (level_step_arguments.row_factors; every other step sweeps such a system whole, as before).
-   * At least LEVEL_PARTITION_LEAST. A rule by the morphology alone, so the bits do not depend on
-   * the chunks, the worker or the GPUs' count. */
-  int partition_compartments;
-#define LEVEL_PARTITION_LEAST 4 /* each half a separator row and one row at least */
-  /* ... and only in the levels of at most 1 / partition_narrow of the widest level's branches,
-   * counted over one copy of each morphology (a rule by the batch's cells, not its chunks, so
-   * the bits still do not depend on the chunks or the GPUs' count): a level that fills the GPU
-   * by its own width gains nothing from two threads a branch and reads more constants;
-   * 0 or 1: every level. */
-  int partition_narrow;
   /* Roots (1): each morphology's systems hang from its center (morphology_center) instead of its
    * soma. A step waits for the sweeps along the longest root-to-leaf path, and a soma near one
    * end of its cell (a long axon or apical trunk on one side) makes that path up to the whole
@@ -388,7 +338,7 @@ struct level_batch {
    * the given morphologies' compartment arrays and own only their branch arrays). */
   const struct morphology *morphologies;
   struct morphology *units; /* those copies (owned), or NULL: morphologies are the given ones */
-  int subtree_compartments, split_compartments, partition_compartments, partition_narrow;
+  int subtree_compartments, split_compartments;
   /* Rooted at their centers (level_batch_options.reroot): the re-rooted copies (owned; the units
    * above, when there are, share their compartment arrays), and for each morphology where its
    * compartment i went (internal_compartment[m][i]) and back (user_compartment[m][internal]);

@@ -1062,21 +1062,6 @@ static inline void level_backward_rows(
     double *LEVEL_RESTRICT contribution, const double *LEVEL_RESTRICT child_contribution,
     double *LEVEL_RESTRICT gates, int rows_assembled, int stored_pivots,
     const struct level_element_constants *ec) {
-  const double *partition_factors =
-      begin < v->partitioned ? level_row_factors(constants, args, gates, rows_assembled) : NULL;
-  if (partition_factors) {
-    /* the block's long systems one by one: the chains in halves (level_partition.h) */
-    const int last = end < v->partitioned ? end : v->partitioned;
-    for (int s = begin; s < last; s++)
-      if (level_partitioned(v, s))
-        level_partition_backward(v, s, constants, partition_factors, args, voltage, contribution,
-                                 child_contribution);
-      else
-        level_backward_systems(v, s, s + 1, constants, args, voltage, factor, contribution,
-                               child_contribution, gates, rows_assembled, stored_pivots, ec);
-    if ((begin = last) >= end)
-      return;
-  }
   if ((gates && !rows_assembled && level_rows_channels_in(v, begin, end, &args->channels)) ||
       end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     level_backward_systems(v, begin, end, constants, args, voltage, factor, contribution,
@@ -1152,16 +1137,6 @@ static inline void level_forward_rows(const struct level_block_view *v, int begi
                                       const double *LEVEL_RESTRICT row_factor,
                                       const double *parent_voltage,
                                       const struct level_element_constants *ec) {
-  if (begin < v->partitioned && row_factor) {
-    const int last = end < v->partitioned ? end : v->partitioned; /* as level_backward_rows */
-    for (int s = begin; s < last; s++)
-      if (level_partitioned(v, s))
-        level_partition_forward(v, s, voltage, row_factor, parent_voltage);
-      else
-        level_forward_systems(v, s, s + 1, voltage, factor, row_factor, parent_voltage, ec);
-    if ((begin = last) >= end)
-      return;
-  }
   if (end - begin > LEVEL_ROWS_BLOCK_MAX || !level_rows_cover(v, begin, end)) {
     level_forward_systems(v, begin, end, voltage, factor, row_factor, parent_voltage, ec);
     return;

@@ -1377,11 +1377,6 @@ int multi_batch_create(const struct multi_batch_config *asked, struct multi_batc
       .warp_lanes = config->warp_lanes,
       .subtree_compartments = config->subtree_compartments,
       .split_compartments = config->split_compartments,
-      /* only the passive steps of the level kernels read them (level_step_arguments.row_factors);
-       * marked systems get no warp sweeps, which steps with channels may want */
-      .partition_compartments =
-          config->model.channels.placement == PLACE_NONE ? config->partition_compartments : 0,
-      .partition_narrow = config->partition_narrow,
       .reroot = config->level_root_center,
       .channels_everywhere = config->model.channels.placement == PLACE_ALL,
       .rows_apart_below = batch->rows_apart_below,

@@ -89,12 +89,6 @@ struct multi_batch_config {
   /* Chain systems longer than this many compartments are cut into segments (0: none;
    * codelets/level_layout.h, level_batch_options). */
   int split_compartments;
-  /* Chain systems of at least this many compartments are swept in two halves (0: none;
-   * codelets/level_layout.h, level_batch_options); passive steps only. */
-  int partition_compartments;
-  /* ... only in levels of at most 1 / partition_narrow of the widest level's branches (0 or 1:
-   * every level; level_batch_options). */
-  int partition_narrow;
   /* Systems rooted at each cell's center (codelets/level_layout.h, level_batch_options.reroot);
    * asked only with the stimulus at the soma. */
   int level_root_center;

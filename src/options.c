@@ -201,13 +201,6 @@ static void usage(FILE *out) {
       "                       different cells stop adding up level after level "
       "(default " LEVEL_SPLIT_DEFAULT_TEXT ";\n"
       "                       off or 0: branches whole)\n"
-      "  --level-partition N|off  multi, passive, level kernels: sweep every chain system of\n"
-      "                       N compartments or more in two halves joined by a 2 x 2 system,\n"
-      "                       two GPU threads a system in small levels (default off; other\n"
-      "                       bits than whole sweeps, the same on every worker)\n"
-      "  --level-partition-narrow D  multi, with --level-partition: partition only in the\n"
-      "                       levels of at most 1/D of the widest level's branches (one\n"
-      "                       copy of each cell counted; default 1: every level)\n"
       "  --level-root center|soma  multi: root each cell's systems at its center (the middle\n"
       "                       of its longest path) where that shortens the path by an eighth\n"
       "                       or more (default center, with the stimulus at the soma), or at\n"
@@ -508,8 +501,6 @@ enum long_only_options {
   OPT_CELL_NEURONS,
   OPT_LEVEL_SUBTREES,
   OPT_LEVEL_SPLIT,
-  OPT_LEVEL_PARTITION,
-  OPT_LEVEL_PARTITION_NARROW,
   OPT_LEVEL_ROOT,
   OPT_HH_RATES,
   OPT_NSEG_FACTOR,
@@ -803,8 +794,6 @@ void options_parse(int argc, char **argv, struct options *o) {
       {"level-warps", required_argument, 0, OPT_LEVEL_WARPS},
       {"level-subtrees", required_argument, 0, OPT_LEVEL_SUBTREES},
       {"level-split", required_argument, 0, OPT_LEVEL_SPLIT},
-      {"level-partition", required_argument, 0, OPT_LEVEL_PARTITION},
-      {"level-partition-narrow", required_argument, 0, OPT_LEVEL_PARTITION_NARROW},
       {"level-root", required_argument, 0, OPT_LEVEL_ROOT},
       {"warp-lanes", required_argument, 0, OPT_WARP_LANES},
       {"cell-neurons", required_argument, 0, OPT_CELL_NEURONS},
@@ -845,7 +834,6 @@ void options_parse(int argc, char **argv, struct options *o) {
                         .subtree_compartments = LEVEL_SUBTREES_DEFAULT,
                         .split_compartments = LEVEL_SPLIT_DEFAULT,
                         .level_root_center = 1,
-                        .partition_narrow = 1,
                         .verify_samples = 8};
   channel_set_init(&o->model.channels);
   o->argc = argc;
@@ -1192,15 +1180,6 @@ void options_parse(int argc, char **argv, struct options *o) {
       o->split_compartments =
           strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-split", optarg, 0, 1000000);
       break;
-    case OPT_LEVEL_PARTITION:
-      o->multi_option_given = 1;
-      o->partition_compartments =
-          strcmp(optarg, "off") == 0 ? 0 : parse_int("--level-partition", optarg, 0, 1000000);
-      break;
-    case OPT_LEVEL_PARTITION_NARROW:
-      o->multi_option_given = 1;
-      o->partition_narrow = parse_int("--level-partition-narrow", optarg, 1, 1000000);
-      break;
     case OPT_LEVEL_ROOT:
       o->multi_option_given = 1;
       if (strcmp(optarg, "center") && strcmp(optarg, "soma"))
@@ -1312,8 +1291,6 @@ void options_warn(const struct options *o, FILE *out) {
                     {OPT_WARP_LANES, "--warp-lanes"},
                     {OPT_LEVEL_SUBTREES, "--level-subtrees"},
                     {OPT_LEVEL_SPLIT, "--level-split"},
-                    {OPT_LEVEL_PARTITION, "--level-partition"},
-                    {OPT_LEVEL_PARTITION_NARROW, "--level-partition-narrow"},
                     {OPT_LEVEL_ROOT, "--level-root"},
                     {OPT_LEVEL_PIVOTS, "--level-pivots"},
                     {OPT_LEVEL_PRIORITIES, "--level-priorities"},
@@ -1359,8 +1336,7 @@ void options_warn(const struct options *o, FILE *out) {
                      "applies to chunk tasks only, not to --multi-tasks levels");
       else if (o->level_kernel != LEVEL_KERNEL_LEVELS && o->level_kernel != LEVEL_KERNEL_AUTO &&
                (option == OPT_LEVEL_ROWS || option == OPT_LEVEL_PRIORITIES ||
-                option == OPT_LEVEL_LEAN || option == OPT_LEVEL_FACTORS ||
-                option == OPT_LEVEL_PARTITION || option == OPT_LEVEL_PARTITION_NARROW))
+                option == OPT_LEVEL_LEAN || option == OPT_LEVEL_FACTORS))
         warn_ignored(out, multi_only[i].name, "applies to --level-kernel levels only");
       else if (o->level_kernel == LEVEL_KERNEL_FLOW &&
                (option == OPT_TRUNK_BELOW || option == OPT_TRUNK_BRANCHES ||
@@ -1398,15 +1374,6 @@ void options_warn(const struct options *o, FILE *out) {
                      "applies to --level-kernel cell, shared or branches (or a trunk of branches) "
                      "only");
     }
-    if (given(o, OPT_LEVEL_PARTITION) && o->partition_compartments > 0 && !o->per_neuron &&
-        !o->level_tasks && (o->model.channels.placement != PLACE_NONE || o->padded))
-      warn_ignored(out, "--level-partition",
-                   o->padded ? "applies to --padding ncp only"
-                             : "applies to passive runs only (--hh none): with channels a step "
-                               "computes its pivots");
-    if (given(o, OPT_LEVEL_PARTITION_NARROW) && o->partition_narrow > 1 &&
-        o->partition_compartments == 0 && !o->per_neuron)
-      warn_ignored(out, "--level-partition-narrow", "applies with --level-partition N only");
     if (given(o, OPT_LEVEL_ROOT) && o->level_root_center && !o->per_neuron &&
         !options_level_root_center(o))
       warn_ignored(out, "--level-root center",

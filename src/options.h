@@ -68,8 +68,6 @@ struct options {
   int warp_lanes;                 /* multi, chunk tasks: --warp-lanes */
   int subtree_compartments;       /* multi: --level-subtrees (0: off) */
   int split_compartments;         /* multi: --level-split (0: off) */
-  int partition_compartments;     /* multi: --level-partition (0: off) */
-  int partition_narrow;           /* multi: --level-partition-narrow (1: every level) */
   int level_root_center;          /* multi: --level-root center (1) or soma (0) */
   int cell_neurons;               /* --cell-neurons; 0: automatic */
   int cpu_group;

@@ -319,8 +319,6 @@ double simulation_host_bytes(const struct options *o, const struct morphology *m
                                                 .warp_lanes = o->warp_lanes,
                                                 .subtree_compartments = o->subtree_compartments,
                                                 .split_compartments = o->split_compartments,
-                                                .partition_compartments = o->partition_compartments,
-                                                .partition_narrow = o->partition_narrow,
                                                 .reroot = options_level_root_center(o)};
     struct level_batch lb;
     int status = level_batch_build(morphologies, n_morph, sample, &options, &o->model.cable,
@@ -450,8 +448,6 @@ int simulation_create(const struct options *o, const struct morphology *morpholo
                                         .warp_lanes = o->warp_lanes,
                                         .subtree_compartments = o->subtree_compartments,
                                         .split_compartments = o->split_compartments,
-                                        .partition_compartments = o->partition_compartments,
-                                        .partition_narrow = o->partition_narrow,
                                         .level_root_center = options_level_root_center(o),
                                         .cell_neurons = o->cell_neurons,
                                         .padded = o->padded,

@@ -268,8 +268,6 @@ void json_write_summary(FILE *f, const struct options *o, const struct run_resul
       key_string(&j, "padding", o->padded ? "cp" : "ncp");
       key_int(&j, "level_subtrees", o->subtree_compartments);
       key_int(&j, "level_split", o->split_compartments);
-      key_int(&j, "level_partition", o->partition_compartments);
-      key_int(&j, "level_partition_narrow", o->partition_narrow);
       key_string(&j, "level_root", options_level_root_center(o) ? "center" : "soma");
       key_string(&j, "level_order",
                  o->level_order == LEVEL_ORDER_DEPTH ||

@@ -621,16 +621,6 @@ static double trunk_per_neuron;
 static int element_factors;
 /* --level-rows of the runs below (enum level_rows; 0: fused, the sweeps build every row). */
 static enum level_rows level_rows_mode;
-/* --level-partition of the runs below (0: every chain swept whole), and
- * --level-partition-narrow (0 or 1: every level). */
-static int partition_limit, partition_narrow;
-/* hinestask's defaults for passive steps in the runs below (1): pivots read from the constants
- * and, on a GPU, lean sweeps of the small levels (where partitioned systems take two threads);
- * 0: pivots divided, no lean sweeps. */
-static int lean_defaults;
-/* --trunk-below of the runs below: the levels up to the first of this many systems swept neuron
- * by neuron with the level kernels' arithmetic (0: none). */
-static int trunk_below_systems;
 
 static double *run_chunk_kernel(const struct morphology *morphologies, int n_morphologies,
                                 int neurons, int per_task, int parts, enum level_order order,
@@ -647,15 +637,10 @@ static double *run_chunk_kernel(const struct morphology *morphologies, int n_mor
                                       .cell_neurons = cell_neurons,
                                       .subtree_compartments = subtree_limit,
                                       .split_compartments = split_limit,
-                                      .partition_compartments = partition_limit,
-                                      .partition_narrow = partition_narrow,
                                       .level_root_center = root_center,
                                       .level_row_factors = !element_factors,
                                       .level_rows = level_rows_mode,
                                       .trunk_branches = trunk_per_neuron,
-                                      .trunk_below = trunk_below_systems,
-                                      .stored_pivots_below = lean_defaults ? INT_MAX : 0,
-                                      .level_lean = lean_defaults,
                                       .model = *model};
   struct multi_batch *batch;
   struct hines_error err;
@@ -2999,107 +2984,6 @@ static void row_factors_match_element_factors(void **state) {
   split_limit = subtree_limit = root_center = 0;
 }
 
-/* Partitioned chains (--level-partition, codelets/level_partition.h): every chain of at least
- * the limit swept in two halves joined by a 2 x 2 system, passive, against the sequential
- * reference; the batch must hold such systems, and their other algebra must change the bits of
- * the whole sweeps' run (else the halves never ran). The bits do not depend on the chunks, their
- * parts or a trunk swept neuron by neuron (one thread sweeps both halves there). With
- * hinestask's passive defaults, so that on CUDA workers (scripts/gpu_run.sh) the lean kernels
- * sweep the small levels with two threads a partitioned system and the larger ones with one.
- * Layouts: the default cut and subtrees at the centers, branches whole and short limits (halves
- * of two rows), cut at 16, and the default cut with only the narrow levels partitioned
- * (--level-partition-narrow: a level's branches, one copy of each cell counted, at most a
- * quarter of the widest level's). */
-static void partitioned_chains_match_reference(void **state) {
-  (void)state;
-  const int steps = 30, neurons = 2 * mix_count + 3;
-  const struct step_model model = stimulated_model(0);
-  const struct {
-    int split, subtrees, partition, root, narrow;
-  } cases[] = {{64, 64, 32, 1, 1}, {0, 0, 4, 0, 1}, {16, 6, 9, 1, 1}, {16, 6, 9, 1, 4}};
-  const struct {
-    int per_task, parts, trunk_below;
-  } runs[] = {{0, 0, 0}, {7, 0, 0}, {5, 2, 0}, {0, 0, 20}};
-  const int n = testing_scheduler_only() ? 1 : (int)(sizeof cases / sizeof *cases);
-  lean_defaults = 1;
-  for (int c = 0; c < n; c++) {
-    split_limit = cases[c].split, subtree_limit = cases[c].subtrees, root_center = cases[c].root;
-    /* the batch holds partitioned chains; a level's systems as long as the limit are its
-     * first ones, and all of them */
-    const struct level_batch_options options = {.neurons_per_chunk = neurons,
-                                                .chunk_links = 1,
-                                                .order = LEVEL_ORDER_HEIGHT,
-                                                .subtree_compartments = subtree_limit,
-                                                .split_compartments = split_limit,
-                                                .partition_compartments = cases[c].partition,
-                                                .partition_narrow = cases[c].narrow,
-                                                .reroot = root_center};
-    struct level_batch lb;
-    build_batch(mix, mix_count, neurons, &options, 0.025, &lb);
-    /* each level's width: its systems of one copy of each cell, from the branches' levels */
-    int *width = calloc((size_t)lb.n_levels, sizeof *width), widest = 0;
-    assert_non_null(width);
-    for (int m = 0; m < mix_count; m++)
-      for (int b = 0; b < lb.morphologies[m].n_branches; b++)
-        if (lb.branch_level[m][b] >= 0 && lb.branch_level[m][b] < lb.n_levels)
-          width[lb.branch_level[m][b]]++;
-    for (int level = 0; level < lb.n_levels; level++)
-      widest = width[level] > widest ? width[level] : widest;
-    int partitioned = 0, long_subtrees = 0, long_in_wide_levels = 0;
-    for (int level = 0; level < lb.n_levels; level++) {
-      if (!lb.blocks[level])
-        continue;
-      const struct level_block_view v = level_block_describe(lb.blocks[level]);
-      const int narrow = width[level] * cases[c].narrow <= widest;
-      for (int s = 0; s < v.systems; s++) {
-        assert_int_equal(s < v.partitioned, narrow && v.size[s] >= cases[c].partition);
-        partitioned += level_partitioned(&v, s);
-        long_subtrees += s < v.partitioned && !level_partitioned(&v, s);
-        long_in_wide_levels += !narrow && v.size[s] >= cases[c].partition;
-      }
-    }
-    printf("# partitioned from %d in levels of 1/%d of the widest: %d chains, %d subtrees as long "
-           "swept whole, %d systems as long in wider levels swept whole\n",
-           cases[c].partition, cases[c].narrow, partitioned, long_subtrees, long_in_wide_levels);
-    assert_true(partitioned > 0);
-    if (cases[c].narrow > 1) /* the rule leaves some long systems whole */
-      assert_true(long_in_wide_levels > 0);
-    free(width);
-    level_batch_free(&lb);
-    size_t values, other;
-    partition_limit = 0;
-    double *whole = run_chunk_kernel(mix, mix_count, neurons, 0, 0, LEVEL_ORDER_AUTO, 0,
-                                     LEVEL_KERNEL_LEVELS, 0, &model, steps, &values);
-    partition_limit = cases[c].partition, partition_narrow = cases[c].narrow;
-    double *first = NULL;
-    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
-      trunk_below_systems = runs[r].trunk_below;
-      double *got =
-          run_chunk_kernel(mix, mix_count, neurons, runs[r].per_task, runs[r].parts,
-                           LEVEL_ORDER_AUTO, 0, LEVEL_KERNEL_LEVELS, 0, &model, steps, &other);
-      assert_int_equal(values, other);
-      char what[96];
-      snprintf(what, sizeof what, "partitioned from %d (cut %d, subtrees %d), run %zu",
-               cases[c].partition, cases[c].split, cases[c].subtrees, r);
-      const double worst =
-          worst_against_reference(mix, mix_count, neurons, &model, steps, got, what);
-      if (r == 0) {
-        if (memcmp(got, whole, values * sizeof(double)) == 0)
-          fail_msg("%s: the bits of whole sweeps (no system was partitioned)", what);
-        first = got;
-        printf("# %s: max relative error %.3e\n", what, worst);
-      } else {
-        if (memcmp(got, first, values * sizeof(double)) != 0)
-          fail_msg("%s: differs in bits from the one-chunk run", what);
-        free(got);
-      }
-    }
-    free(first), free(whole);
-  }
-  split_limit = subtree_limit = root_center = partition_limit = partition_narrow = 0;
-  trunk_below_systems = lean_defaults = 0;
-}
-
 /* HH everywhere with its rows built apart (a row kernel, one GPU thread an element, before the
  * sweeps; --level-rows apart and the small levels of auto, hinestask's default) against the
  * fused sweeps, with exact rates and with rate tables, through the runtime: the same bits, and
@@ -3186,7 +3070,6 @@ int main(void) {
       cmocka_unit_test(aligned_share_leaves_no_rest),
       cmocka_unit_test(aligned_lead_keeps_rows_on_lines),
       cmocka_unit_test(row_factors_match_element_factors),
-      cmocka_unit_test(partitioned_chains_match_reference),
       cmocka_unit_test(row_sweeps_match_branch_sweeps),
       cmocka_unit_test(branch_rows_match_branch_systems),
       cmocka_unit_test(rows_apart_through_runtime_match_fused_rows),
