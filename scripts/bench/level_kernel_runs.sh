@@ -633,7 +633,8 @@
 #             probes of five neurons every 0.1 ms; the two probe files must be the same bytes
 #             (issue #18's same bits, on the batches whose middle levels the lean sweeps take);
 #             EXTRA: options added to both runs, commas for spaces (eighty-eighth session:
-#             EXTRA=--level-partition,32, the lean kernels' two threads a partitioned chain)
+#             EXTRA=--level-partition,32, the lean kernels' two threads a partitioned chain; that option was
+#             removed in the ninetieth session)
 #   samebits144 (one GPU, 2026-12-07 eighty-fourth session) whether builds compute the same
 #             bits: per batch of MIXES (default "large-3322 D-3702 all15-8178 E-9356"), 200 steps
 #             with the stimulus on and probes on five neurons, the probe file of each of BUILDS
